@@ -1,0 +1,42 @@
+import { t } from 'elysia'
+
+// Every field required message of the spec (section 5): wrong types and missing fields alike.
+const FILL_ALL = 'Заполните все поля'
+const str = (description: string) => t.String({ error: FILL_ALL, description })
+
+export const Credentials = t.Object(
+  { email: str('E-mail'), password: str('Пароль') },
+  { error: FILL_ALL },
+)
+
+export const RefreshBody = t.Object(
+  { refreshToken: t.String({ error: 'Передайте refreshToken', description: 'Refresh-токен' }) },
+  { error: 'Передайте refreshToken' },
+)
+
+export const ForgotBody = t.Object({ email: t.String({ error: 'Введите email' }) }, { error: 'Введите email' })
+
+export const ResetBody = t.Object(
+  { token: str('Токен из письма'), password: str('Новый пароль') },
+  { error: FILL_ALL },
+)
+
+export const PublicUser = t.Object(
+  {
+    id: t.String(),
+    email: t.String(),
+    role: t.UnionEnum(['user', 'admin']),
+    balance: t.Number({ description: 'Баланс в рублях' }),
+    createdAt: t.String({ format: 'date-time' }),
+  },
+  { title: 'User' },
+)
+
+export const TokenPair = t.Object({ accessToken: t.String(), refreshToken: t.String() }, { title: 'TokenPair' })
+
+export const AuthResult = t.Object(
+  { user: PublicUser, accessToken: t.String(), refreshToken: t.String() },
+  { title: 'AuthResult' },
+)
+
+export const Message = t.Object({ message: t.String() })

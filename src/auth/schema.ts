@@ -1,0 +1,55 @@
+import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core'
+
+const timestamp = (name: string) => integer(name, { mode: 'timestamp_ms' })
+
+export const users = sqliteTable('users', {
+  id: text('id').primaryKey(),
+  /** As the customer typed it (trimmed); shown in the UI and used for letters. */
+  email: text('email').notNull(),
+  /** Lower-cased: the unique key, so e-mails are unique case-insensitively. */
+  emailNormalized: text('email_normalized').notNull().unique(),
+  passwordHash: text('password_hash').notNull(),
+  role: text('role', { enum: ['user', 'admin'] }).notNull().default('user'),
+  /** Current balance in micro-rubles; changed only together with a ledger row (billing/ledger.ts). */
+  balanceMicros: integer('balance_micros').notNull().default(0),
+  createdAt: timestamp('created_at').notNull(),
+  updatedAt: timestamp('updated_at').notNull(),
+})
+
+/**
+ * Refresh tokens rotate: each use marks the row used and issues a successor in the same family.
+ * Presenting a used token means it leaked, so the whole family (the session) is revoked.
+ */
+export const refreshTokens = sqliteTable(
+  'refresh_tokens',
+  {
+    id: text('id').primaryKey(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    familyId: text('family_id').notNull(),
+    tokenHash: text('token_hash').notNull().unique(),
+    createdAt: timestamp('created_at').notNull(),
+    expiresAt: timestamp('expires_at').notNull(),
+    usedAt: timestamp('used_at'),
+    revokedAt: timestamp('revoked_at'),
+  },
+  (t) => [index('refresh_tokens_family_idx').on(t.familyId), index('refresh_tokens_user_idx').on(t.userId)],
+)
+
+export const passwordResets = sqliteTable(
+  'password_resets',
+  {
+    id: text('id').primaryKey(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    tokenHash: text('token_hash').notNull().unique(),
+    createdAt: timestamp('created_at').notNull(),
+    expiresAt: timestamp('expires_at').notNull(),
+    usedAt: timestamp('used_at'),
+  },
+  (t) => [index('password_resets_user_idx').on(t.userId)],
+)
+
+export type UserRow = typeof users.$inferSelect

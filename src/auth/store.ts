@@ -1,0 +1,53 @@
+import { and, eq, isNull } from 'drizzle-orm'
+import type { Db } from '../db/client'
+import type { Tx } from '../billing/ledger'
+import { passwordResets, refreshTokens, users } from './schema'
+
+export const authStore = (db: Db) => ({
+  userById: (id: string) => db.select().from(users).where(eq(users.id, id)).get(),
+  userByEmail: (normalized: string) => db.select().from(users).where(eq(users.emailNormalized, normalized)).get(),
+
+  insertUser: (tx: Tx, row: typeof users.$inferInsert) => tx.insert(users).values(row).run(),
+
+  insertRefreshToken: (tx: Tx, row: typeof refreshTokens.$inferInsert) => tx.insert(refreshTokens).values(row).run(),
+  refreshTokenByHash: (hash: string) => db.select().from(refreshTokens).where(eq(refreshTokens.tokenHash, hash)).get(),
+
+  /** Marks a token used only if nobody else did first; false means this is a replay. */
+  claimRefreshToken: (tx: Tx, id: string, now: Date) =>
+    tx
+      .update(refreshTokens)
+      .set({ usedAt: now })
+      .where(and(eq(refreshTokens.id, id), isNull(refreshTokens.usedAt), isNull(refreshTokens.revokedAt)))
+      .returning({ id: refreshTokens.id })
+      .all().length === 1,
+
+  revokeFamily: (familyId: string, now: Date) =>
+    db
+      .update(refreshTokens)
+      .set({ revokedAt: now })
+      .where(and(eq(refreshTokens.familyId, familyId), isNull(refreshTokens.revokedAt)))
+      .run(),
+
+  revokeAllForUser: (tx: Tx, userId: string, now: Date) =>
+    tx
+      .update(refreshTokens)
+      .set({ revokedAt: now })
+      .where(and(eq(refreshTokens.userId, userId), isNull(refreshTokens.revokedAt)))
+      .run(),
+
+  insertPasswordReset: (row: typeof passwordResets.$inferInsert) => db.insert(passwordResets).values(row).run(),
+  passwordResetByHash: (hash: string) =>
+    db.select().from(passwordResets).where(eq(passwordResets.tokenHash, hash)).get(),
+
+  /** Single use: succeeds for exactly one caller even under concurrent resets. */
+  claimPasswordReset: (tx: Tx, id: string, now: Date) =>
+    tx
+      .update(passwordResets)
+      .set({ usedAt: now })
+      .where(and(eq(passwordResets.id, id), isNull(passwordResets.usedAt)))
+      .returning({ id: passwordResets.id })
+      .all().length === 1,
+
+  setPassword: (tx: Tx, userId: string, passwordHash: string, now: Date) =>
+    tx.update(users).set({ passwordHash, updatedAt: now }).where(eq(users.id, userId)).run(),
+})

@@ -1,0 +1,26 @@
+import type { Db } from '../db/client'
+import { formatSignedMicros, microsToRub } from '../lib/money'
+import { notFound } from '../lib/errors'
+import { billingStore } from './store'
+
+export function billingService(db: Db) {
+  const store = billingStore(db)
+  return {
+    balance(userId: string) {
+      const micros = store.balanceMicros(userId)
+      if (micros === undefined) throw notFound('Пользователь не найден')
+      return { balance: microsToRub(micros) }
+    },
+
+    transactions(userId: string, limit = 50) {
+      return store.transactions(userId, limit).map((r) => ({
+        id: r.id,
+        amount: formatSignedMicros(r.amountMicros),
+        balanceAfter: microsToRub(r.balanceAfterMicros),
+        description: r.description,
+        type: r.type,
+        createdAt: r.createdAt.toISOString(),
+      }))
+    },
+  }
+}

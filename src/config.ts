@@ -1,0 +1,98 @@
+// The only reader of process.env. Every setting is optional; the defaults give a working product.
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import { randomBytes } from 'node:crypto'
+
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>
+
+function int(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name]?.trim()
+  if (!raw) return fallback
+  const n = Number(raw)
+  if (!Number.isInteger(n) || n < min || n > max) throw new ConfigError(`${name} must be an integer between ${min} and ${max}, got "${raw}"`)
+  return n
+}
+
+function decimal(env: Env, name: string, fallback: number | null, min: number): number | null {
+  const raw = env[name]?.trim()
+  if (!raw) return fallback
+  const n = Number(raw.replace(',', '.'))
+  if (!Number.isFinite(n) || n < min) throw new ConfigError(`${name} must be a number ≥ ${min}, got "${raw}"`)
+  return n
+}
+
+function url(env: Env, name: string, fallback: string | null): string | null {
+  const raw = env[name]?.trim()
+  if (!raw) return fallback
+  try {
+    new URL(raw)
+  } catch {
+    throw new ConfigError(`${name} must be an absolute URL, got "${raw}"`)
+  }
+  return raw.replace(/\/+$/, '')
+}
+
+function flag(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name]?.trim().toLowerCase()
+  if (!raw) return fallback
+  if (['1', 'true', 'yes', 'on'].includes(raw)) return true
+  if (['0', 'false', 'no', 'off'].includes(raw)) return false
+  throw new ConfigError(`${name} must be true or false, got "${raw}"`)
+}
+
+/** Reads JWT_SECRET or the secret generated once into DATA_DIR, so tokens survive restarts. */
+function jwtSecret(env: Env, dataDir: string): string {
+  const given = env.JWT_SECRET?.trim()
+  if (given) {
+    if (given.length < 32) throw new ConfigError('JWT_SECRET must be at least 32 characters')
+    return given
+  }
+  const file = join(dataDir, 'jwt-secret')
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim()
+  const secret = randomBytes(48).toString('base64url')
+  writeFileSync(file, secret, { mode: 0o600 })
+  return secret
+}
+
+export function loadConfig(env: Env = process.env) {
+  const port = int(env, 'PORT', 3000, 0, 65535)
+  const dataDir = resolve(env.DATA_DIR?.trim() || './data')
+  mkdirSync(dataDir, { recursive: true })
+  const nodeEnv = env.NODE_ENV?.trim() || 'development'
+  const usdRubRate = decimal(env, 'USD_RUB_RATE', null, 0.0001)
+  const markup = decimal(env, 'MARKUP', 1.3, 1)!
+  const welcomeBonusRub = decimal(env, 'WELCOME_BONUS_RUB', 50, 0)!
+
+  return Object.freeze({
+    nodeEnv,
+    isProduction: nodeEnv === 'production',
+    port,
+    host: env.HOST?.trim() || '0.0.0.0',
+    dataDir,
+    databaseUrl: env.DATABASE_URL?.trim() || join(dataDir, 'gateway.db'),
+    publicUrl: url(env, 'PUBLIC_URL', `http://localhost:${port}`)!,
+    jwtSecret: jwtSecret(env, dataDir),
+    /** Lifetime of an access JWT; short, because it cannot be revoked. */
+    accessTokenTtlSec: int(env, 'ACCESS_TOKEN_TTL', 15 * 60, 10, 24 * 3600),
+    refreshTokenTtlDays: int(env, 'REFRESH_TOKEN_TTL_DAYS', 30, 1, 365),
+    adminEmails: Object.freeze(
+      (env.ADMIN_EMAILS ?? '').split(',').map((e) => e.trim().toLowerCase()).filter(Boolean),
+    ),
+    /** Only behind a reverse proxy: take the client IP from X-Forwarded-For. */
+    trustProxy: flag(env, 'TRUST_PROXY', false),
+    openrouterApiKey: env.OPENROUTER_API_KEY?.trim() || null,
+    openrouterBaseUrl: url(env, 'OPENROUTER_BASE_URL', 'https://openrouter.ai/api/v1')!,
+    usdRubRate,
+    markup,
+    welcomeBonusRub,
+    smtpUrl: url(env, 'SMTP_URL', null),
+    mailFrom: env.MAIL_FROM?.trim() || 'AI Gateway <no-reply@localhost>',
+    yookassaShopId: env.YOOKASSA_SHOP_ID?.trim() || null,
+    yookassaSecretKey: env.YOOKASSA_SECRET_KEY?.trim() || null,
+    yookassaApiUrl: url(env, 'YOOKASSA_API_URL', 'https://api.yookassa.ru/v3')!,
+  })
+}
+
+export type Config = ReturnType<typeof loadConfig>

@@ -1,0 +1,4 @@
+// Schema barrel: every table, for the Drizzle client and drizzle-kit.
+export * from '../auth/schema'
+export * from '../billing/schema'
+export { rateLimits } from '../lib/rate-limit'

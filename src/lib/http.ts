@@ -1,0 +1,64 @@
+// The /api wire shapes: `{success:true, data}` and `{success:false, error}`, plus the one error handler.
+import { Elysia, t, type TSchema } from 'elysia'
+import { AppError } from './errors'
+
+export const ok = <T>(data: T) => ({ success: true as const, data })
+
+/** Response schema of a successful call, for route declarations (and so for OpenAPI). */
+export const envelope = <S extends TSchema>(data: S) => t.Object({ success: t.Literal(true), data })
+
+export const ErrorBody = t.Object(
+  { success: t.Literal(false), error: t.String({ description: 'Сообщение об ошибке на русском' }) },
+  { title: 'Error' },
+)
+
+/** The error statuses a route can answer with, each in the `{success:false, error}` shape. */
+export const errors = (...statuses: number[]) =>
+  Object.fromEntries(statuses.map((s) => [s, ErrorBody])) as Record<number, typeof ErrorBody>
+
+const fail = (status: number, error: string, headers: Record<string, string> = {}) =>
+  new Response(JSON.stringify({ success: false, error }), {
+    status,
+    headers: { 'content-type': 'application/json; charset=utf-8', ...headers },
+  })
+
+/**
+ * Maps every failure to a proper status and a Russian message. Validation errors carry the
+ * message set on the schema (`error:` option); anything unexpected is logged and becomes a 500
+ * without internals.
+ */
+export const errorHandler = new Elysia({ name: 'error-handler' }).onError(
+  { as: 'global' },
+  ({ code, error, request }) => {
+    if (error instanceof AppError) return fail(error.status, error.message, error.headers)
+    switch (code) {
+      case 'VALIDATION': {
+        const custom = (error as { customError?: unknown }).customError
+        return fail(400, typeof custom === 'string' ? custom : 'Некорректные данные запроса')
+      }
+      case 'PARSE':
+        return fail(400, 'Некорректный JSON в теле запроса')
+      case 'NOT_FOUND':
+        return fail(404, 'Не найдено')
+      case 'INVALID_COOKIE_SIGNATURE':
+        return fail(400, 'Некорректный запрос')
+    }
+    const status = (error as { status?: number }).status
+    if (typeof status === 'number' && status >= 400 && status < 500) return fail(status, 'Некорректный запрос')
+    console.error(`[error] ${request.method} ${new URL(request.url).pathname}:`, error)
+    return fail(500, 'Внутренняя ошибка сервера. Попробуйте позже.')
+  },
+)
+
+/** The caller's address; X-Forwarded-For is believed only when TRUST_PROXY says a proxy sets it. */
+export function clientIp(
+  request: Request,
+  server: { requestIP(r: Request): { address: string } | null } | null,
+  trustProxy: boolean,
+): string {
+  if (trustProxy) {
+    const forwarded = request.headers.get('x-forwarded-for')?.split(',')[0]?.trim()
+    if (forwarded) return forwarded
+  }
+  return server?.requestIP(request)?.address ?? 'unknown'
+}

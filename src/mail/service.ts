@@ -1,0 +1,37 @@
+// Outgoing letters: through SMTP when SMTP_URL is set, otherwise written to DATA_DIR/outbox
+// (an .eml a mail client opens, plus a .json twin that scripts and tests read).
+import nodemailer from 'nodemailer'
+import { mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import type { Config } from '../config'
+import { newId } from '../lib/crypto'
+
+export type Letter = { to: string; subject: string; text: string; html: string }
+export type Mailer = { send(letter: Letter): Promise<void>; readonly mode: 'smtp' | 'outbox' }
+
+export function createMailer(config: Pick<Config, 'smtpUrl' | 'mailFrom' | 'dataDir'>): Mailer {
+  if (config.smtpUrl) {
+    const transport = nodemailer.createTransport(config.smtpUrl)
+    return {
+      mode: 'smtp',
+      async send(letter) {
+        await transport.sendMail({ from: config.mailFrom, ...letter })
+      },
+    }
+  }
+  const outbox = join(config.dataDir, 'outbox')
+  mkdirSync(outbox, { recursive: true })
+  const transport = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' })
+  return {
+    mode: 'outbox',
+    async send(letter) {
+      const info = await transport.sendMail({ from: config.mailFrom, ...letter })
+      const name = `${new Date().toISOString().replace(/[:.]/g, '-')}-${newId()}`
+      await Bun.write(join(outbox, `${name}.eml`), info.message as Buffer)
+      await Bun.write(
+        join(outbox, `${name}.json`),
+        JSON.stringify({ from: config.mailFrom, ...letter, createdAt: new Date().toISOString() }, null, 2),
+      )
+    },
+  }
+}

@@ -1,0 +1,35 @@
+import { Elysia, t } from 'elysia'
+import { sql } from 'drizzle-orm'
+import type { Config } from '../config'
+import type { Db } from '../db/client'
+import { envelope, errors, ok } from '../lib/http'
+import type { Mailer } from '../mail/service'
+import pkg from '../../package.json'
+
+const Health = t.Object({
+  status: t.Literal('ok'),
+  version: t.String(),
+  uptimeSec: t.Integer(),
+  upstream: t.UnionEnum(['demo', 'openrouter'], { description: 'demo — встроенная демо-модель' }),
+  mail: t.UnionEnum(['smtp', 'outbox']),
+  payments: t.UnionEnum(['test', 'yookassa']),
+})
+
+export function systemRoutes(config: Config, db: Db, mailer: Mailer) {
+  const started = Date.now()
+  return new Elysia({ name: 'system', prefix: '/api', detail: { tags: ['Система'] } }).get(
+    '/health',
+    () => {
+      db.get(sql`select 1`) // throws (→ 500) if the database is unusable
+      return ok({
+        status: 'ok' as const,
+        version: pkg.version,
+        uptimeSec: Math.floor((Date.now() - started) / 1000),
+        upstream: config.openrouterApiKey ? ('openrouter' as const) : ('demo' as const),
+        mail: mailer.mode,
+        payments: config.yookassaShopId ? ('yookassa' as const) : ('test' as const),
+      })
+    },
+    { response: { 200: envelope(Health), ...errors(500) }, detail: { summary: 'Проверка работоспособности' } },
+  )
+}
