@@ -38,6 +38,8 @@ export function createApp({ config, db, mailer }: AppDeps) {
           components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
         },
         exclude: { paths: ['/*', '/assets/*'] },
+        // Absolute, because the UI page itself lives under /api/ (a relative URL would double it).
+        scalar: { url: '/api/openapi.json' },
       }),
     )
     .use(systemRoutes(config, db, mailer))

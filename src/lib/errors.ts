@@ -15,7 +15,7 @@ export const forbidden = (message = 'Недостаточно прав') => new 
 export const notFound = (message = 'Не найдено') => new AppError(404, message)
 export const conflict = (message: string) => new AppError(409, message)
 export const tooManyRequests = (retryAfterSec: number) =>
-  new AppError(429, `Слишком много попыток. Повторите через ${formatWait(retryAfterSec)}.`, {
+  new AppError(429, `Слишком много попыток. Повторите через ${formatWait(retryAfterSec)}`, {
     'retry-after': String(retryAfterSec),
   })
 

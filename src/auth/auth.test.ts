@@ -1,0 +1,290 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { Database } from 'bun:sqlite'
+import { join } from 'node:path'
+import { client, registerUser, signJwt, startServer, uniqueEmail, type TestServer } from '../test-support/server'
+import { startSmtp } from '../test-support/smtp'
+
+let server: TestServer
+let smtp: Awaited<ReturnType<typeof startSmtp>>
+const ADMIN = 'Boss@Example.ru'
+
+beforeAll(async () => {
+  smtp = await startSmtp()
+  server = await startServer({ SMTP_URL: smtp.url, ADMIN_EMAILS: ` other@x.ru , ${ADMIN.toLowerCase()} `, PUBLIC_URL: 'https://gw.example.ru' })
+})
+afterAll(async () => {
+  await server.stop()
+  await smtp.close()
+})
+
+const db = () => new Database(join(server.dataDir, 'gateway.db'), { readonly: true })
+const resetLinkRe = /https:\/\/gw\.example\.ru\/reset-password\/([A-Za-z0-9_-]{20,})/
+
+describe('register', () => {
+  test('creates the account with the welcome bonus and a session', async () => {
+    const api = client(server.url)
+    const email = uniqueEmail('New.Person')
+    const res = await api.post('/api/auth/register', { email, password: 'secret-pass' })
+    expect(res.status).toBe(201)
+    expect(res.body.success).toBe(true)
+    const { user, accessToken, refreshToken } = res.body.data
+    expect(user).toMatchObject({ email, role: 'user', balance: 50 })
+    expect(new Date(user.createdAt).getTime()).toBeGreaterThan(Date.now() - 60_000)
+    expect(accessToken.split('.')).toHaveLength(3)
+    expect(refreshToken.length).toBeGreaterThanOrEqual(40)
+
+    const profile = await api.get('/api/auth/profile', accessToken)
+    expect(profile.status).toBe(200)
+    expect(profile.body.data.user).toEqual(user)
+  })
+
+  test('stores only an Argon2id password hash and a hashed refresh token', async () => {
+    const { user, password, refreshToken } = await registerUser(server.url)
+    const conn = db()
+    const row = conn.query('select password_hash from users where id = ?').get(user.id) as { password_hash: string }
+    expect(row.password_hash.startsWith('$argon2id$')).toBe(true)
+    expect(row.password_hash).not.toContain(password)
+    const tokens = conn.query('select token_hash from refresh_tokens where user_id = ?').all(user.id) as { token_hash: string }[]
+    expect(tokens).toHaveLength(1)
+    expect(tokens[0]!.token_hash).not.toBe(refreshToken)
+    expect(tokens[0]!.token_hash).toMatch(/^[0-9a-f]{64}$/)
+    conn.close()
+  })
+
+  test.each([
+    [{}, 'Заполните все поля'],
+    [{ email: 'a@b.ru' }, 'Заполните все поля'],
+    [{ email: '', password: '' }, 'Заполните все поля'],
+    [{ email: '   ', password: 'longenough' }, 'Заполните все поля'],
+    [{ email: 123, password: 'longenough' }, 'Заполните все поля'],
+    [{ email: 'a@b.ru', password: ['x'] }, 'Заполните все поля'],
+    [{ email: 'a@b.ru', password: '1234567' }, 'Пароль должен содержать минимум 8 символов'],
+    [{ email: 'not-an-email', password: 'longenough' }, 'Некорректный email'],
+    [{ email: 'a@b', password: 'longenough' }, 'Некорректный email'],
+  ])('rejects %j with 400 "%s"', async (body, message) => {
+    const res = await client(server.url).post('/api/auth/register', body)
+    expect(res.status).toBe(400)
+    expect(res.body).toEqual({ success: false, error: message })
+  })
+
+  test.each(['{"email":', 'null', '[]', '"text"', '42'])('answers 400, not 500, to malformed JSON %s', async (raw) => {
+    const res = await client(server.url).postRaw('/api/auth/register', raw)
+    expect(res.status).toBe(400)
+    expect(res.body.success).toBe(false)
+    expect(typeof res.body.error).toBe('string')
+  })
+
+  test('e-mail is unique case-insensitively', async () => {
+    const email = uniqueEmail('Case')
+    await registerUser(server.url, email)
+    const res = await client(server.url).post('/api/auth/register', { email: `  ${email.toUpperCase()} `, password: 'another-pass' })
+    expect(res.status).toBe(409)
+    expect(res.body.error).toBe('Пользователь с таким email уже существует')
+  })
+
+  test('accounts listed in ADMIN_EMAILS are admins, case-insensitively', async () => {
+    const admin = await registerUser(server.url, ADMIN)
+    expect(admin.user.role).toBe('admin')
+    const profile = await client(server.url).get('/api/auth/profile', admin.accessToken)
+    expect(profile.body.data.user.role).toBe('admin')
+  })
+})
+
+describe('login and profile', () => {
+  test('logs in with any letter case of the e-mail', async () => {
+    const { email, password, user } = await registerUser(server.url)
+    const res = await client(server.url).post('/api/auth/login', { email: email.toUpperCase(), password })
+    expect(res.status).toBe(200)
+    expect(res.body.data.user.id).toBe(user.id)
+    expect(res.body.data.refreshToken).toBeString()
+    const profile = await client(server.url).get('/api/auth/profile', res.body.data.accessToken)
+    expect(profile.body.data.user.email).toBe(email)
+  })
+
+  test('wrong password and unknown e-mail get the same 401', async () => {
+    const { email } = await registerUser(server.url)
+    const api = client(server.url)
+    const wrong = await api.post('/api/auth/login', { email, password: 'wrong-password' })
+    const unknown = await api.post('/api/auth/login', { email: uniqueEmail('ghost'), password: 'wrong-password' })
+    expect(wrong.status).toBe(401)
+    expect(wrong.body).toEqual({ success: false, error: 'Неверный email или пароль' })
+    expect(unknown.status).toBe(401)
+    expect(unknown.body).toEqual(wrong.body)
+  })
+
+  test('login validation', async () => {
+    const api = client(server.url)
+    expect((await api.post('/api/auth/login', { email: 'a@b.ru' })).body.error).toBe('Заполните все поля')
+    expect((await api.post('/api/auth/login', { email: '', password: 'x' })).body.error).toBe('Заполните все поля')
+    expect((await api.postRaw('/api/auth/login', '{oops')).status).toBe(400)
+  })
+
+  test('profile needs a valid, unexpired access token', async () => {
+    const { user } = await registerUser(server.url)
+    const api = client(server.url)
+    const now = Math.floor(Date.now() / 1000)
+    expect((await api.get('/api/auth/profile')).status).toBe(401)
+    expect((await api.get('/api/auth/profile', 'garbage')).status).toBe(401)
+    const expired = signJwt({ sub: user.id, iat: now - 3600, exp: now - 60 })
+    const res = await api.get('/api/auth/profile', expired)
+    expect(res.status).toBe(401)
+    expect(res.body).toEqual({ success: false, error: 'Требуется авторизация' })
+    const forged = signJwt({ sub: user.id, iat: now, exp: now + 600 }, 'another-secret-that-is-long-enough-000000')
+    expect((await api.get('/api/auth/profile', forged)).status).toBe(401)
+    const valid = signJwt({ sub: user.id, iat: now, exp: now + 600 })
+    expect((await api.get('/api/auth/profile', valid)).status).toBe(200)
+  })
+})
+
+describe('refresh tokens', () => {
+  test('rotate on every refresh; a reused token is refused and revokes the family', async () => {
+    const { refreshToken: first, api } = await registerUser(server.url)
+    const r1 = await api.post('/api/auth/refresh', { refreshToken: first })
+    expect(r1.status).toBe(200)
+    const second = r1.body.data.refreshToken
+    expect(second).not.toBe(first)
+    expect((await api.get('/api/auth/profile', r1.body.data.accessToken)).status).toBe(200)
+
+    const reuse = await api.post('/api/auth/refresh', { refreshToken: first })
+    expect(reuse.status).toBe(401)
+    expect(reuse.body.error).toBe('Сессия истекла, войдите снова')
+    // The thief's replay also kills the legitimate successor.
+    expect((await api.post('/api/auth/refresh', { refreshToken: second })).status).toBe(401)
+  })
+
+  test('revoking one session leaves the user’s other sessions alive', async () => {
+    const { email, password, refreshToken: a, api } = await registerUser(server.url)
+    const b = (await api.post('/api/auth/login', { email, password })).body.data.refreshToken
+    await api.post('/api/auth/refresh', { refreshToken: a })
+    await api.post('/api/auth/refresh', { refreshToken: a }) // reuse: revokes family A only
+    expect((await api.post('/api/auth/refresh', { refreshToken: b })).status).toBe(200)
+  })
+
+  test('concurrent refreshes with one token: exactly one wins', async () => {
+    const { refreshToken, api } = await registerUser(server.url)
+    const results = await Promise.all(Array.from({ length: 8 }, () => api.post('/api/auth/refresh', { refreshToken })))
+    expect(results.filter((r) => r.status === 200).length).toBeLessThanOrEqual(1)
+    expect(results.every((r) => r.status === 200 || r.status === 401)).toBe(true)
+  })
+
+  test('unknown, empty or missing tokens get 401/400', async () => {
+    const api = client(server.url)
+    expect((await api.post('/api/auth/refresh', { refreshToken: 'nope' })).status).toBe(401)
+    expect((await api.post('/api/auth/refresh', { refreshToken: '' })).status).toBe(401)
+    expect((await api.post('/api/auth/refresh', {})).status).toBe(400)
+  })
+
+  test('logout revokes the refresh token', async () => {
+    const { refreshToken, api } = await registerUser(server.url)
+    const out = await api.post('/api/auth/logout', { refreshToken })
+    expect(out.status).toBe(200)
+    expect(out.body).toEqual({ success: true, data: { ok: true } })
+    expect((await api.post('/api/auth/refresh', { refreshToken })).status).toBe(401)
+  })
+})
+
+describe('password reset', () => {
+  test('letter arrives over SMTP; its link works exactly once and ends old sessions', async () => {
+    const { email, password, refreshToken, api } = await registerUser(server.url, uniqueEmail('Reset.Me'))
+    const res = await api.post('/api/auth/forgot-password', { email: email.toUpperCase() })
+    expect(res.status).toBe(200)
+    const letter = await smtp.waitFor(email)
+    expect(letter.subject).toBe('Восстановление пароля — AI Gateway')
+    expect(letter.text).toContain('Здравствуйте!')
+    expect(letter.text).toContain('действительна 1 час')
+    const token = letter.text.match(resetLinkRe)?.[1]
+    expect(token).toBeString()
+    // Only the hash is stored.
+    const conn = db()
+    const stored = conn.query('select token_hash from password_resets').all() as { token_hash: string }[]
+    expect(stored.some((r) => r.token_hash === token)).toBe(false)
+    conn.close()
+
+    const short = await api.post('/api/auth/reset-password', { token, password: '12345' })
+    expect(short.status).toBe(400)
+    expect(short.body.error).toBe('Пароль должен быть не менее 6 символов')
+
+    const done = await api.post('/api/auth/reset-password', { token, password: 'brand-new' })
+    expect(done.status).toBe(200)
+    expect(done.body.success).toBe(true)
+
+    const again = await api.post('/api/auth/reset-password', { token, password: 'third-one' })
+    expect(again.status).toBe(400)
+    expect(again.body.error).toBe('Ссылка для сброса пароля недействительна или устарела')
+
+    expect((await api.post('/api/auth/login', { email, password })).status).toBe(401)
+    expect((await api.post('/api/auth/login', { email, password: 'brand-new' })).status).toBe(200)
+    expect((await api.post('/api/auth/refresh', { refreshToken })).status).toBe(401)
+  })
+
+  test('same answer whether or not the account exists, and no letter for strangers', async () => {
+    const { email } = await registerUser(server.url)
+    const api = client(server.url)
+    const known = await api.post('/api/auth/forgot-password', { email })
+    const ghost = uniqueEmail('ghost')
+    const unknown = await api.post('/api/auth/forgot-password', { email: ghost })
+    expect(known.status).toBe(200)
+    expect(unknown.status).toBe(200)
+    expect(unknown.body).toEqual(known.body)
+    await smtp.waitFor(email)
+    await Bun.sleep(200)
+    expect(smtp.inbox.some((m) => m.to.includes(ghost))).toBe(false)
+  })
+
+  test('an expired link is refused', async () => {
+    const { email, api } = await registerUser(server.url, uniqueEmail('Expired'))
+    await api.post('/api/auth/forgot-password', { email })
+    const token = (await smtp.waitFor(email)).text.match(resetLinkRe)![1]
+    const rw = new Database(join(server.dataDir, 'gateway.db'))
+    rw.run('update password_resets set expires_at = ? where user_id = (select id from users where email = ?)', [Date.now() - 1000, email])
+    rw.close()
+    const res = await api.post('/api/auth/reset-password', { token, password: 'whatever-1' })
+    expect(res.status).toBe(400)
+    expect(res.body.error).toBe('Ссылка для сброса пароля недействительна или устарела')
+  })
+
+  test('validation', async () => {
+    const api = client(server.url)
+    expect((await api.post('/api/auth/forgot-password', {})).body.error).toBe('Введите email')
+    expect((await api.post('/api/auth/forgot-password', { email: ' ' })).body.error).toBe('Введите email')
+    expect((await api.post('/api/auth/forgot-password', { email: 'nope' })).body.error).toBe('Некорректный email')
+    expect((await api.post('/api/auth/reset-password', { token: 'x' })).body.error).toBe('Заполните все поля')
+    const bogus = await api.post('/api/auth/reset-password', { token: 'x'.repeat(43), password: 'long-enough' })
+    expect(bogus.status).toBe(400)
+    expect(bogus.body.error).toBe('Ссылка для сброса пароля недействительна или устарела')
+  })
+})
+
+describe('rate limits', () => {
+  const tooMany = (res: { status: number; body: any; headers: Headers }) => {
+    expect(res.status).toBe(429)
+    expect(res.body.error).toMatch(/^Слишком много попыток\. Повторите через \d+ (сек|мин)\.$/)
+    expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0)
+  }
+
+  test('login: 10 attempts per e-mail, whatever the address they come from', async () => {
+    const { email } = await registerUser(server.url)
+    for (let i = 0; i < 10; i++) expect((await client(server.url).post('/api/auth/login', { email, password: 'bad-guess' })).status).toBe(401)
+    tooMany(await client(server.url).post('/api/auth/login', { email, password: 'bad-guess' }))
+  })
+
+  test('login: 30 attempts per IP, whatever the e-mail', async () => {
+    const api = client(server.url)
+    for (let i = 0; i < 30; i++) expect((await api.post('/api/auth/login', { email: uniqueEmail('spray'), password: 'x' })).status).toBe(401)
+    tooMany(await api.post('/api/auth/login', { email: uniqueEmail('spray'), password: 'x' }))
+    // Another address is unaffected.
+    expect((await client(server.url).post('/api/auth/login', { email: uniqueEmail('spray'), password: 'x' })).status).toBe(401)
+  })
+
+  test('register: 10 per IP per hour', async () => {
+    const api = client(server.url)
+    for (let i = 0; i < 10; i++) expect((await api.post('/api/auth/register', { email: uniqueEmail('bulk'), password: 'short' })).status).toBe(400)
+    tooMany(await api.post('/api/auth/register', { email: uniqueEmail('bulk'), password: 'long-enough-pass' }))
+  })
+
+  test('forgot-password: 3 letters per e-mail per hour', async () => {
+    const { email } = await registerUser(server.url)
+    for (let i = 0; i < 3; i++) expect((await client(server.url).post('/api/auth/forgot-password', { email })).status).toBe(200)
+    tooMany(await client(server.url).post('/api/auth/forgot-password', { email }))
+  })
+})

@@ -1,0 +1,111 @@
+// Starts the real server (`bun src/index.ts`) as a child process on a random loopback port,
+// with its own temporary DATA_DIR. Tests talk to it over HTTP only.
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { Subprocess } from 'bun'
+
+export const TEST_JWT_SECRET = 'test-secret-0123456789-abcdefghijklmnopqrstuvwxyz'
+const ENTRY = new URL('../index.ts', import.meta.url).pathname
+
+export type TestServer = {
+  url: string
+  dataDir: string
+  logs: () => string
+  stop: () => Promise<number>
+}
+
+export async function startServer(env: Record<string, string> = {}): Promise<TestServer> {
+  const dataDir = env.DATA_DIR ?? mkdtempSync(join(tmpdir(), 'gateway-test-'))
+  const proc: Subprocess<'ignore', 'pipe', 'pipe'> = Bun.spawn(['bun', ENTRY], {
+    env: {
+      PATH: process.env.PATH!,
+      HOME: process.env.HOME ?? '/tmp',
+      HOST: '127.0.0.1',
+      PORT: '0',
+      DATA_DIR: dataDir,
+      JWT_SECRET: TEST_JWT_SECRET,
+      // Tests pick a client address per scenario through X-Forwarded-For, isolating rate limits.
+      TRUST_PROXY: 'true',
+      ...env,
+    },
+    stdin: 'ignore',
+    stdout: 'pipe',
+    stderr: 'pipe',
+  })
+  let output = ''
+  const collect = async (stream: ReadableStream<Uint8Array>) => {
+    const decoder = new TextDecoder()
+    for await (const chunk of stream) output += decoder.decode(chunk, { stream: true })
+  }
+  void collect(proc.stdout)
+  void collect(proc.stderr)
+
+  const deadline = Date.now() + 15_000
+  let port: string | undefined
+  while (!(port = output.match(/listening on http:\/\/[^:]+:(\d+)/)?.[1])) {
+    if (proc.exitCode !== null || Date.now() > deadline) {
+      proc.kill()
+      throw new Error(`server did not start (exit ${proc.exitCode}):\n${output}`)
+    }
+    await Bun.sleep(20)
+  }
+  return {
+    url: `http://127.0.0.1:${port}`,
+    dataDir,
+    logs: () => output,
+    async stop() {
+      if (proc.exitCode === null) proc.kill('SIGTERM')
+      const code = await proc.exited
+      if (!env.DATA_DIR) rmSync(dataDir, { recursive: true, force: true })
+      return code
+    },
+  }
+}
+
+let ipCounter = 0
+/** A fresh client address (sent as X-Forwarded-For), so each scenario has its own rate-limit budget. */
+export const freshIp = () => `10.${(++ipCounter >> 16) & 255}.${(ipCounter >> 8) & 255}.${ipCounter & 255}`
+
+export type ApiResult<T = any> = { status: number; body: T; headers: Headers }
+
+/** A tiny JSON client bound to one server and one client IP. */
+export function client(baseUrl: string, ip = freshIp()) {
+  async function call<T = any>(method: string, path: string, body?: unknown, token?: string, raw?: string): Promise<ApiResult<T>> {
+    const headers: Record<string, string> = { 'x-forwarded-for': ip }
+    if (body !== undefined || raw !== undefined) headers['content-type'] = 'application/json'
+    if (token) headers.authorization = `Bearer ${token}`
+    const res = await fetch(baseUrl + path, { method, headers, body: raw ?? (body === undefined ? undefined : JSON.stringify(body)) })
+    const text = await res.text()
+    let parsed: any = text
+    try {
+      parsed = JSON.parse(text)
+    } catch {}
+    return { status: res.status, body: parsed, headers: res.headers }
+  }
+  return {
+    ip,
+    get: <T = any>(path: string, token?: string) => call<T>('GET', path, undefined, token),
+    post: <T = any>(path: string, body?: unknown, token?: string) => call<T>('POST', path, body, token),
+    postRaw: <T = any>(path: string, raw: string) => call<T>('POST', path, undefined, undefined, raw),
+  }
+}
+
+let emailCounter = 0
+export const uniqueEmail = (tag = 'user') => `${tag}.${Date.now().toString(36)}.${++emailCounter}@example.ru`
+
+/** Registers a fresh account and returns its tokens and user. */
+export async function registerUser(baseUrl: string, email = uniqueEmail(), password = 'correct-horse-42') {
+  const api = client(baseUrl)
+  const res = await api.post('/api/auth/register', { email, password })
+  if (res.status !== 201) throw new Error(`register failed: ${res.status} ${JSON.stringify(res.body)}`)
+  return { api, email, password, ...(res.body.data as { user: any; accessToken: string; refreshToken: string }) }
+}
+
+/** HS256 JWT signed like the server's, to forge expired or foreign tokens in tests. */
+export function signJwt(payload: Record<string, unknown>, secret = TEST_JWT_SECRET): string {
+  const enc = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url')
+  const head = `${enc({ alg: 'HS256', typ: 'JWT' })}.${enc(payload)}`
+  const sig = new Bun.CryptoHasher('sha256', secret).update(head).digest('base64url')
+  return `${head}.${sig}`
+}
