@@ -1,6 +1,6 @@
 // Bundles the SPA (web/index.html → dist/web) with Tailwind. Run by `bun run build` and before `bun start`.
 import tailwind from 'bun-plugin-tailwind'
-import { rmSync } from 'node:fs'
+import { cpSync, existsSync, rmSync } from 'node:fs'
 
 const outdir = 'dist/web'
 rmSync(outdir, { recursive: true, force: true })
@@ -19,5 +19,7 @@ if (!result.success) {
   for (const log of result.logs) console.error(log)
   process.exit(1)
 }
+// public/ holds files served as-is at the site root (favicon, robots.txt…).
+if (existsSync('public')) cpSync('public', outdir, { recursive: true })
 const kb = (n: number) => `${(n / 1024).toFixed(1)} KB`
 for (const o of result.outputs) if (!o.path.endsWith('.map')) console.log(`  ${o.path.replace(process.cwd() + '/', '')}  ${kb(o.size)}`)

@@ -1,5 +1,6 @@
 // Starts the real server (`bun src/index.ts`) as a child process on a random loopback port,
 // with its own temporary DATA_DIR. Tests talk to it over HTTP only.
+import { createHmac } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -106,6 +107,6 @@ export async function registerUser(baseUrl: string, email = uniqueEmail(), passw
 export function signJwt(payload: Record<string, unknown>, secret = TEST_JWT_SECRET): string {
   const enc = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url')
   const head = `${enc({ alg: 'HS256', typ: 'JWT' })}.${enc(payload)}`
-  const sig = new Bun.CryptoHasher('sha256', secret).update(head).digest('base64url')
+  const sig = createHmac('sha256', secret).update(head).digest('base64url') // node:crypto: Playwright runs under Node
   return `${head}.${sig}`
 }

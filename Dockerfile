@@ -1,0 +1,23 @@
+# One container = the whole product. Data (SQLite, uploads, outbox, generated secrets) lives in /data.
+FROM oven/bun:1 AS build
+WORKDIR /app
+COPY package.json bun.lock ./
+RUN bun install --frozen-lockfile
+COPY . .
+RUN bun run build
+
+FROM oven/bun:1 AS runtime
+WORKDIR /app
+ENV NODE_ENV=production DATA_DIR=/data PORT=3000 HOST=0.0.0.0
+COPY package.json bun.lock ./
+RUN bun install --frozen-lockfile --production && rm -rf /root/.bun/install/cache
+COPY --from=build /app/dist ./dist
+COPY src ./src
+COPY drizzle ./drizzle
+RUN mkdir -p /data && chown bun:bun /data
+USER bun
+VOLUME ["/data"]
+EXPOSE 3000
+HEALTHCHECK --interval=30s --timeout=5s CMD bun -e "fetch('http://127.0.0.1:3000/api/health').then(r => process.exit(r.ok ? 0 : 1), () => process.exit(1))"
+# Exec form: bun is PID 1, so the SIGTERM of `docker stop` reaches the graceful shutdown.
+CMD ["bun", "src/index.ts"]

@@ -1,0 +1,47 @@
+// Browser tests in Debian's Chromium against the real built app on a random loopback port.
+// The runner picks the port and data dir once; workers inherit them through the environment.
+import { defineConfig } from '@playwright/test'
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+
+process.env.E2E_PORT ??= String(20000 + Math.floor(Math.random() * 30000))
+process.env.E2E_DATA_DIR ??= mkdtempSync(join(tmpdir(), 'gateway-e2e-'))
+process.env.E2E_JWT_SECRET ??= 'e2e-secret-0123456789-abcdefghijklmnopqrstuvwxyz'
+const baseURL = `http://127.0.0.1:${process.env.E2E_PORT}`
+
+export default defineConfig({
+  testDir: 'e2e',
+  testMatch: '**/*.e2e.ts',
+  outputDir: 'test-results',
+  fullyParallel: false,
+  workers: 1,
+  retries: 0,
+  timeout: 60_000,
+  reporter: process.env.CI ? 'list' : [['list']],
+  use: {
+    baseURL,
+    locale: 'ru-RU',
+    timezoneId: 'Europe/Moscow',
+    screenshot: 'only-on-failure',
+    trace: 'retain-on-failure',
+    launchOptions: {
+      executablePath: '/usr/bin/chromium',
+      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    },
+  },
+  webServer: {
+    command: 'bun src/index.ts',
+    url: `${baseURL}/api/health`,
+    reuseExistingServer: false,
+    timeout: 30_000,
+    env: {
+      HOST: '127.0.0.1',
+      PORT: process.env.E2E_PORT,
+      DATA_DIR: process.env.E2E_DATA_DIR,
+      PUBLIC_URL: baseURL,
+      JWT_SECRET: process.env.E2E_JWT_SECRET,
+      ADMIN_EMAILS: 'admin@e2e.ru',
+    },
+  },
+})

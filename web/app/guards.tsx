@@ -1,0 +1,18 @@
+import type { ReactNode } from 'react'
+import { Redirect } from 'wouter'
+import { useSession } from '../stores/session'
+
+/** Signed-in area only: visitors are sent to /login. */
+export function RequireAuth({ children }: { children: ReactNode }) {
+  const isAuthenticated = useSession((s) => s.isAuthenticated)
+  const hasUser = useSession((s) => s.user !== null)
+  if (!isAuthenticated || !hasUser) return <Redirect to="/login" replace />
+  return <>{children}</>
+}
+
+/** Admin screens: other users go back to their dashboard (the server enforces the role anyway). */
+export function RequireAdmin({ children }: { children: ReactNode }) {
+  const isAdmin = useSession((s) => s.user?.role === 'admin')
+  if (!isAdmin) return <Redirect to="/app/dashboard" replace />
+  return <>{children}</>
+}

@@ -1,0 +1,42 @@
+import { useId, type InputHTMLAttributes, type ReactNode } from 'react'
+import { cn } from '../lib/cn'
+
+export const inputClasses =
+  'block h-10 w-full rounded-lg border border-slate-300 bg-white px-3 text-[15px] text-slate-900 shadow-xs ' +
+  'placeholder:text-slate-400 transition-colors ' +
+  'focus:border-indigo-500 focus:outline-none focus:ring-3 focus:ring-indigo-500/15 ' +
+  'aria-invalid:border-red-400 aria-invalid:focus:ring-red-500/15 ' +
+  'disabled:cursor-not-allowed disabled:bg-slate-50 disabled:text-slate-500'
+
+export interface FieldProps {
+  label: string
+  /** Small text under the field. */
+  hint?: ReactNode
+  /** Content at the right end of the label row (e.g. a 'Забыли пароль?' link). */
+  labelAside?: ReactNode
+}
+
+export interface InputProps extends InputHTMLAttributes<HTMLInputElement>, FieldProps {}
+
+/** A labelled text input; the <label> is bound by id so screen readers and getByLabel find it. */
+export function Input({ label, hint, labelAside, id, className, ...props }: InputProps) {
+  const autoId = useId()
+  const inputId = id ?? autoId
+  const hintId = hint ? `${inputId}-hint` : undefined
+  return (
+    <div className="space-y-1.5">
+      <div className="flex items-baseline justify-between gap-3">
+        <label htmlFor={inputId} className="text-sm font-medium text-slate-700">
+          {label}
+        </label>
+        {labelAside}
+      </div>
+      <input id={inputId} aria-describedby={hintId} className={cn(inputClasses, className)} {...props} />
+      {hint && (
+        <p id={hintId} className="text-xs text-slate-500">
+          {hint}
+        </p>
+      )}
+    </div>
+  )
+}

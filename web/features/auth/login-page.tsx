@@ -1,0 +1,94 @@
+import { useState, type FormEvent } from 'react'
+import { Link, useLocation } from 'wouter'
+import { Button } from '../../components/button'
+import { FormAlert } from '../../components/form-alert'
+import { ArrowLeftIcon } from '../../components/icons'
+import { Input } from '../../components/input'
+import { PasswordInput } from '../../components/password-input'
+import { api, errorMessage } from '../../lib/api'
+import { useDocumentTitle } from '../../lib/use-document-title'
+import { useSession, type AuthResult } from '../../stores/session'
+import { toast } from '../../stores/toasts'
+import { AuthCard, authLinkClass } from './auth-card'
+
+export function LoginPage() {
+  useDocumentTitle('Вход')
+  const setAuth = useSession((s) => s.setAuth)
+  const [, navigate] = useLocation()
+  const [email, setEmail] = useState('')
+  const [password, setPassword] = useState('')
+  const [error, setError] = useState<string | null>(null)
+  const [loading, setLoading] = useState(false)
+
+  async function onSubmit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault()
+    if (!email.trim() || !password) {
+      setError('Заполните все поля')
+      return
+    }
+    setError(null)
+    setLoading(true)
+    try {
+      const auth = await api.post<AuthResult>('/api/auth/login', { email: email.trim(), password })
+      setAuth(auth)
+      navigate('/app/dashboard')
+    } catch (err) {
+      toast.error(errorMessage(err, 'Ошибка входа'))
+      setLoading(false)
+    }
+  }
+
+  return (
+    <AuthCard
+      title="Вход в аккаунт"
+      subtitle="Войдите, чтобы продолжить работу с AI Gateway"
+      footer={
+        <>
+          <p>
+            Нет аккаунта?{' '}
+            <Link href="/register" className={authLinkClass}>
+              Зарегистрироваться
+            </Link>
+          </p>
+          <p>
+            <Link href="/" className="inline-flex items-center gap-1.5 text-slate-500 hover:text-slate-800">
+              <ArrowLeftIcon size={14} />
+              На главную
+            </Link>
+          </p>
+        </>
+      }
+    >
+      <form noValidate onSubmit={onSubmit} className="space-y-4">
+        <Input
+          label="Email"
+          name="email"
+          type="email"
+          autoComplete="email"
+          inputMode="email"
+          placeholder="you@example.com"
+          value={email}
+          onChange={(e) => setEmail(e.target.value)}
+          autoFocus
+        />
+        <PasswordInput
+          label="Пароль"
+          name="password"
+          autoComplete="current-password"
+          showToggle={false}
+          value={password}
+          onChange={(e) => setPassword(e.target.value)}
+          labelAside={
+            <Link href="/forgot-password" className="text-sm font-medium text-indigo-600 hover:text-indigo-500">
+              Забыли пароль?
+            </Link>
+          }
+        />
+        <FormAlert message={error} />
+        <Button type="submit" size="lg" fullWidth loading={loading}>
+          Войти
+        </Button>
+      </form>
+    </AuthCard>
+  )
+}

@@ -1,0 +1,124 @@
+import { useState, type FormEvent } from 'react'
+import { Link, useLocation } from 'wouter'
+import { Button } from '../../components/button'
+import { FormAlert } from '../../components/form-alert'
+import { ArrowLeftIcon, SparklesIcon } from '../../components/icons'
+import { Input } from '../../components/input'
+import { PasswordInput } from '../../components/password-input'
+import { api, errorMessage } from '../../lib/api'
+import { useDocumentTitle } from '../../lib/use-document-title'
+import { useSession, type AuthResult } from '../../stores/session'
+import { toast } from '../../stores/toasts'
+import { AuthCard, authLinkClass } from './auth-card'
+
+const MIN_PASSWORD = 8
+
+export function RegisterPage() {
+  useDocumentTitle('Регистрация')
+  const setAuth = useSession((s) => s.setAuth)
+  const [, navigate] = useLocation()
+  const [email, setEmail] = useState('')
+  const [password, setPassword] = useState('')
+  const [confirm, setConfirm] = useState('')
+  const [error, setError] = useState<string | null>(null)
+  const [loading, setLoading] = useState(false)
+
+  function validate(): string | null {
+    if (!email.trim() || !password || !confirm) return 'Заполните все поля'
+    if (password.length < MIN_PASSWORD) return 'Пароль должен содержать минимум 8 символов'
+    if (password !== confirm) return 'Пароли не совпадают'
+    return null
+  }
+
+  async function onSubmit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault()
+    const problem = validate()
+    setError(problem)
+    if (problem) return
+    setLoading(true)
+    try {
+      const auth = await api.post<AuthResult>('/api/auth/register', { email: email.trim(), password })
+      setAuth(auth)
+      navigate('/app/dashboard')
+    } catch (err) {
+      toast.error(errorMessage(err, 'Ошибка регистрации'))
+      setLoading(false)
+    }
+  }
+
+  return (
+    <AuthCard
+      title="Создание аккаунта"
+      subtitle="Один аккаунт — доступ к сотням моделей через единый API"
+      footer={
+        <>
+          <p>
+            Уже есть аккаунт?{' '}
+            <Link href="/login" className={authLinkClass}>
+              Войти
+            </Link>
+          </p>
+          <p>
+            <Link href="/" className="inline-flex items-center gap-1.5 text-slate-500 hover:text-slate-800">
+              <ArrowLeftIcon size={14} />
+              На главную
+            </Link>
+          </p>
+        </>
+      }
+    >
+      <div className="mb-5 flex items-start gap-3 rounded-xl border border-indigo-100 bg-indigo-50/70 px-3.5 py-3 text-sm text-indigo-900">
+        <SparklesIcon size={18} className="mt-0.5 shrink-0 text-indigo-600" />
+        <p>
+          <span className="font-semibold">50 ₽ в подарок</span> — приветственный бонус зачисляется на баланс сразу
+          после регистрации.
+        </p>
+      </div>
+      <form noValidate onSubmit={onSubmit} className="space-y-4">
+        <Input
+          label="Email"
+          name="email"
+          type="email"
+          autoComplete="email"
+          inputMode="email"
+          placeholder="you@example.com"
+          value={email}
+          onChange={(e) => setEmail(e.target.value)}
+          autoFocus
+        />
+        <PasswordInput
+          label="Пароль"
+          name="password"
+          autoComplete="new-password"
+          showToggle={false}
+          hint="Не менее 8 символов"
+          value={password}
+          onChange={(e) => setPassword(e.target.value)}
+        />
+        <PasswordInput
+          label="Подтвердите пароль"
+          name="confirmPassword"
+          autoComplete="new-password"
+          showToggle={false}
+          value={confirm}
+          onChange={(e) => setConfirm(e.target.value)}
+        />
+        <FormAlert message={error} />
+        <Button type="submit" size="lg" fullWidth loading={loading}>
+          Зарегистрироваться
+        </Button>
+        <p className="text-center text-xs leading-5 text-slate-500">
+          Регистрируясь, вы принимаете{' '}
+          <Link href="/terms-of-service" className="underline underline-offset-2 hover:text-slate-700">
+            пользовательское соглашение
+          </Link>{' '}
+          и{' '}
+          <Link href="/privacy-policy" className="underline underline-offset-2 hover:text-slate-700">
+            политику конфиденциальности
+          </Link>
+          .
+        </p>
+      </form>
+    </AuthCard>
+  )
+}

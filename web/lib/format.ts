@@ -1,0 +1,95 @@
+// Display formatting for the ru-RU interface. Amounts come from the API in rubles
+// (numbers for balances, signed numeric strings for transaction amounts and prices).
+
+const LOCALE = 'ru-RU'
+
+const numberFormats = new Map<string, Intl.NumberFormat>()
+function decimals(digits: number): Intl.NumberFormat {
+  const key = String(digits)
+  let format = numberFormats.get(key)
+  if (!format) {
+    format = new Intl.NumberFormat(LOCALE, { minimumFractionDigits: digits, maximumFractionDigits: digits })
+    numberFormats.set(key, format)
+  }
+  return format
+}
+
+function toNumber(value: number | string | null | undefined): number {
+  if (value === null || value === undefined || value === '') return Number.NaN
+  return typeof value === 'number' ? value : Number(value)
+}
+
+/** '50,00 ₽', '12 345,67 ₽' — balances and totals, always two decimals. */
+export function formatRubles(value: number | string | null | undefined): string {
+  const n = toNumber(value)
+  if (!Number.isFinite(n)) return '—'
+  return `${decimals(2).format(n)} ₽`
+}
+
+/** Digits for a unit price by the spec's rule: under 0.01 → 6, under 1 → 4, otherwise 2. */
+export function priceDigits(value: number): number {
+  const abs = Math.abs(value)
+  if (abs < 0.01) return 6
+  if (abs < 1) return 4
+  return 2
+}
+
+/** A price in rubles by the spec's display rule: '0,001600 ₽', '0,1234 ₽', '1,50 ₽'. */
+export function formatPrice(value: number | string | null | undefined): string {
+  const n = toNumber(value)
+  if (!Number.isFinite(n)) return '—'
+  return `${decimals(priceDigits(n)).format(n)} ₽`
+}
+
+/**
+ * A signed ledger amount such as '+50.00' or '-0.001234' → '+50,00 ₽' / '-0,001234 ₽'.
+ * Small usage charges keep their precision (price rule), whole movements show two decimals.
+ */
+export function formatSignedRubles(value: number | string | null | undefined): string {
+  const n = toNumber(value)
+  if (!Number.isFinite(n)) return '—'
+  const sign = n > 0 ? '+' : n < 0 ? '-' : ''
+  const abs = Math.abs(n)
+  return `${sign}${decimals(abs === 0 ? 2 : priceDigits(abs)).format(abs)} ₽`
+}
+
+const integerFormat = new Intl.NumberFormat(LOCALE, { maximumFractionDigits: 0 })
+/** '1 234 567' */
+export function formatInteger(value: number | null | undefined): string {
+  if (value === null || value === undefined || !Number.isFinite(value)) return '—'
+  return integerFormat.format(value)
+}
+
+function toDate(value: string | number | Date | null | undefined): Date | null {
+  if (value === null || value === undefined || value === '') return null
+  const date = value instanceof Date ? value : new Date(value)
+  return Number.isNaN(date.getTime()) ? null : date
+}
+
+const dateFormat = new Intl.DateTimeFormat(LOCALE, { day: '2-digit', month: '2-digit', year: 'numeric' })
+const longDateFormat = new Intl.DateTimeFormat(LOCALE, { day: 'numeric', month: 'long', year: 'numeric' })
+const dateTimeFormat = new Intl.DateTimeFormat(LOCALE, {
+  day: '2-digit',
+  month: '2-digit',
+  year: 'numeric',
+  hour: '2-digit',
+  minute: '2-digit',
+})
+
+/** '21.11.2025' */
+export function formatDate(value: string | number | Date | null | undefined): string {
+  const date = toDate(value)
+  return date ? dateFormat.format(date) : '—'
+}
+
+/** '21 ноября 2025 г.' */
+export function formatLongDate(value: string | number | Date | null | undefined): string {
+  const date = toDate(value)
+  return date ? longDateFormat.format(date) : '—'
+}
+
+/** '21.11.2025, 14:05' */
+export function formatDateTime(value: string | number | Date | null | undefined): string {
+  const date = toDate(value)
+  return date ? dateTimeFormat.format(date) : '—'
+}
