@@ -215,6 +215,30 @@ describe('password reset', () => {
     expect((await api.post('/api/auth/login', { email, password })).status).toBe(401)
     expect((await api.post('/api/auth/login', { email, password: 'brand-new' })).status).toBe(200)
     expect((await api.post('/api/auth/refresh', { refreshToken })).status).toBe(401)
+
+    // The owner is told, in case the reset was not theirs.
+    const deadline = Date.now() + 5000
+    while (!smtp.inbox.some((m) => m.to.includes(email) && m.subject === 'Пароль изменён — AI Gateway') && Date.now() < deadline) await Bun.sleep(25)
+    const notice = smtp.inbox.find((m) => m.to.includes(email) && m.subject === 'Пароль изменён — AI Gateway')
+    expect(notice?.text).toContain('https://gw.example.ru/forgot-password')
+  })
+
+  test('a successful reset voids the user’s other outstanding links', async () => {
+    const { email, api } = await registerUser(server.url, uniqueEmail('Two.Links'))
+    await api.post('/api/auth/forgot-password', { email })
+    await smtp.waitFor(email)
+    await api.post('/api/auth/forgot-password', { email })
+    const deadline = Date.now() + 5000
+    let letters: string[] = []
+    while ((letters = smtp.inbox.filter((m) => m.to.includes(email)).map((m) => m.text.match(resetLinkRe)![1]!)).length < 2 && Date.now() < deadline) await Bun.sleep(25)
+    const [first, second] = letters
+    expect((await api.post('/api/auth/reset-password', { token: second, password: 'new-pass-1' })).status).toBe(200)
+    expect((await api.post('/api/auth/reset-password', { token: first, password: 'new-pass-2' })).status).toBe(400)
+  })
+
+  test('the reset page is served with Referrer-Policy: no-referrer', async () => {
+    const res = await fetch(`${server.url}/reset-password/some-token`)
+    expect(res.headers.get('referrer-policy')).toBe('no-referrer')
   })
 
   test('same answer whether or not the account exists, and no letter for strangers', async () => {

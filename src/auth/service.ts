@@ -8,7 +8,7 @@ import { AppError, badRequest, conflict, isUniqueViolation, unauthorized } from 
 import { microsToRub, rubToMicros } from '../lib/money'
 import { consume, type Rule } from '../lib/rate-limit'
 import type { Mailer } from '../mail/service'
-import { passwordResetLetter } from '../mail/templates'
+import { passwordChangedLetter, passwordResetLetter } from '../mail/templates'
 import type { UserRow } from './schema'
 import { authStore } from './store'
 
@@ -195,12 +195,18 @@ export function authService({ db, config, mailer }: Deps) {
       const passwordHash = await hashPassword(input.password)
       const done = db.transaction((tx) => {
         if (!store.claimPasswordReset(tx, row.id, now)) return false
+        store.expireOtherResets(tx, row.userId, now)
         store.setPassword(tx, row.userId, passwordHash, now)
         // Whoever knew the old password loses every session.
         store.revokeAllForUser(tx, row.userId, now)
         return true
       })
       if (!done) throw badRequest(MESSAGES.resetInvalid)
+      const user = store.userById(row.userId)
+      if (user)
+        mailer.send(passwordChangedLetter(user.email, `${config.publicUrl}/forgot-password`)).catch((e) => {
+          console.error(`[mail] password changed notice for user ${user.id} failed:`, (e as Error).message)
+        })
       return { message: MESSAGES.resetDone }
     },
   }

@@ -48,6 +48,14 @@ export const authStore = (db: Db) => ({
       .returning({ id: passwordResets.id })
       .all().length === 1,
 
+  /** After a reset, every other outstanding link of the user stops working too. */
+  expireOtherResets: (tx: Tx, userId: string, now: Date) =>
+    tx
+      .update(passwordResets)
+      .set({ usedAt: now })
+      .where(and(eq(passwordResets.userId, userId), isNull(passwordResets.usedAt)))
+      .run(),
+
   setPassword: (tx: Tx, userId: string, passwordHash: string, now: Date) =>
     tx.update(users).set({ passwordHash, updatedAt: now }).where(eq(users.id, userId)).run(),
 })

@@ -4,6 +4,9 @@ import type { Letter } from './service'
 const escape = (s: string) =>
   s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!)
 
+const page = (body: string) =>
+  `<!doctype html><html lang="ru"><body style="font-family:system-ui,sans-serif;color:#0f172a;line-height:1.5">${body}<p>— Команда AI Gateway</p></body></html>`
+
 export function passwordResetLetter(to: string, link: string): Letter {
   const text = [
     'Здравствуйте!',
@@ -17,12 +20,30 @@ export function passwordResetLetter(to: string, link: string): Letter {
     '',
     '— Команда AI Gateway',
   ].join('\n')
-  const html = `<!doctype html><html lang="ru"><body style="font-family:system-ui,sans-serif;color:#0f172a;line-height:1.5">
+  const html = page(`
 <p>Здравствуйте!</p>
 <p>Мы получили запрос на сброс пароля для аккаунта <b>${escape(to)}</b> в AI Gateway.</p>
 <p><a href="${escape(link)}" style="display:inline-block;padding:10px 18px;background:#4f46e5;color:#fff;border-radius:8px;text-decoration:none">Задать новый пароль</a></p>
 <p style="color:#475569">Ссылка действительна 1 час и срабатывает один раз:<br>${escape(link)}</p>
-<p style="color:#475569">Если вы не запрашивали сброс, просто проигнорируйте это письмо — пароль останется прежним.</p>
-<p>— Команда AI Gateway</p></body></html>`
+<p style="color:#475569">Если вы не запрашивали сброс, просто проигнорируйте это письмо — пароль останется прежним.</p>`)
   return { to, subject: 'Восстановление пароля — AI Gateway', text, html }
+}
+
+/** Sent after a successful reset, so the owner learns of a reset they did not make. */
+export function passwordChangedLetter(to: string, forgotLink: string): Letter {
+  const text = [
+    'Здравствуйте!',
+    '',
+    `Пароль аккаунта ${to} в AI Gateway только что изменён. Все активные сессии завершены.`,
+    'Если это были не вы, немедленно восстановите доступ по ссылке:',
+    '',
+    forgotLink,
+    '',
+    '— Команда AI Gateway',
+  ].join('\n')
+  const html = page(`
+<p>Здравствуйте!</p>
+<p>Пароль аккаунта <b>${escape(to)}</b> в AI Gateway только что изменён. Все активные сессии завершены.</p>
+<p>Если это были не вы, немедленно <a href="${escape(forgotLink)}">восстановите доступ</a>.</p>`)
+  return { to, subject: 'Пароль изменён — AI Gateway', text, html }
 }

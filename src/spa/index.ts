@@ -35,7 +35,10 @@ export function spaRoutes() {
           return new Response(Bun.file(file), { headers: { 'cache-control': 'public, max-age=3600' } })
         if (!existsSync(index))
           return new Response('Интерфейс не собран: выполните `bun run build`.', { status: 503, headers: { 'content-type': 'text/plain; charset=utf-8' } })
-        return new Response(Bun.file(index), { headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-cache' } })
+        const headers: Record<string, string> = { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-cache' }
+        // The reset token is in the path: never let it leave in a Referer header.
+        if (path.startsWith('/reset-password/')) headers['referrer-policy'] = 'no-referrer'
+        return new Response(Bun.file(index), { headers })
       },
       { detail: { hide: true } },
     )
