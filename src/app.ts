@@ -1,4 +1,4 @@
-// Composes the feature plugins into the one application. Used by src/index.ts and by tests.
+// Builds the services once and composes the feature plugins into the one application.
 import { Elysia } from 'elysia'
 import { openapi } from '@elysiajs/openapi'
 import type { Config } from './config'
@@ -9,15 +9,29 @@ import { authService } from './auth/service'
 import { authGuard } from './auth/guard'
 import { authRoutes } from './auth'
 import { billingRoutes } from './billing'
+import { keysService } from './keys/service'
+import { keysRoutes } from './keys'
+import { createUpstreamClient } from './upstream/client'
+import { createRateProvider } from './catalog/rate'
+import { createCatalog } from './catalog/service'
+import { gatewayRoutes } from './gateway'
 import { systemRoutes } from './system'
 import { spaRoutes } from './spa'
 import pkg from '../package.json'
 
-export type AppDeps = { config: Config; db: Db; mailer: Mailer }
-
-export function createApp({ config, db, mailer }: AppDeps) {
+export function createServices(config: Config, db: Db, mailer: Mailer) {
+  const upstream = createUpstreamClient(config)
+  const rates = createRateProvider(config, db, upstream.mode === 'demo')
+  const catalog = createCatalog(db, upstream)
   const auth = authService({ db, config, mailer })
-  const guard = authGuard(config, auth)
+  const keys = keysService(db)
+  return { config, db, mailer, upstream, rates, catalog, auth, keys }
+}
+
+export type Services = ReturnType<typeof createServices>
+
+export function createApp(s: Services) {
+  const guard = authGuard(s.config, s.auth)
   return new Elysia()
     .use(errorHandler)
     .onRequest(({ set }) => {
@@ -33,18 +47,21 @@ export function createApp({ config, db, mailer }: AppDeps) {
           info: {
             title: 'AI Gateway API',
             version: pkg.version,
-            description: 'Аккаунты, баланс и OpenAI-совместимый шлюз. Ответы /api: `{success, data}` или `{success:false, error}`.',
+            description:
+              'Аккаунты, баланс и OpenAI-совместимый шлюз. Ответы /api: `{success, data}` или `{success:false, error}`; ответы /v1 — в форматах OpenAI.',
           },
-          components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
+          components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT или API-ключ sk-gw-…' } } },
         },
         exclude: { paths: ['/*', '/assets/*'] },
         // Absolute, because the UI page itself lives under /api/ (a relative URL would double it).
         scalar: { url: '/api/openapi.json' },
       }),
     )
-    .use(systemRoutes(config, db, mailer))
-    .use(authRoutes(config, auth, guard))
-    .use(billingRoutes(db, guard))
+    .use(systemRoutes(s.config, s.db, s.mailer))
+    .use(authRoutes(s.config, s.auth, guard))
+    .use(keysRoutes(s.keys, guard))
+    .use(billingRoutes(s.db, guard))
+    .use(gatewayRoutes(s, s.auth, guard))
     .use(spaRoutes())
 }
 

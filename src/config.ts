@@ -85,6 +85,10 @@ export function loadConfig(env: Env = process.env) {
     openrouterApiKey: env.OPENROUTER_API_KEY?.trim() || null,
     openrouterBaseUrl: url(env, 'OPENROUTER_BASE_URL', 'https://openrouter.ai/api/v1')!,
     usdRubRate,
+    /** Central Bank daily XML (windows-1251); tests point it at a local fake. */
+    cbrRateUrl: url(env, 'CBR_RATE_URL', 'https://www.cbr.ru/scripts/XML_daily.asp')!,
+    /** Longest wait for the upstream's answer (non-stream) or first byte, and the longest silent gap in a stream. */
+    upstreamTimeoutMs: int(env, 'UPSTREAM_TIMEOUT_MS', 300_000, 100, 3_600_000),
     markup,
     welcomeBonusRub,
     smtpUrl: url(env, 'SMTP_URL', null),

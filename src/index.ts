@@ -3,8 +3,9 @@ import { cron, Patterns } from '@elysiajs/cron'
 import { ConfigError, loadConfig, type Config } from './config'
 import { openDatabase, runMigrations } from './db/client'
 import { createMailer } from './mail/service'
-import { createApp } from './app'
+import { createApp, createServices } from './app'
 import { purgeExpired } from './system/housekeeping'
+import { releaseStaleHolds } from './billing/holds'
 
 let config: Config
 try {
@@ -21,8 +22,29 @@ const { sqlite, db } = openDatabase(config.databaseUrl)
 runMigrations(db)
 const mailer = createMailer(config)
 
-const app = createApp({ config, db, mailer })
+const services = createServices(config, db, mailer)
+const { catalog, rates } = services
+
+// Holds still open now were left by a crash: nothing is in flight before we listen.
+const released = releaseStaleHolds(db)
+if (released) console.log(`[billing] released ${released} hold(s) left open by the previous run`)
+
+/** Logs instead of throwing: a failed sync keeps the last good catalogue and rate. */
+const syncCatalog = () =>
+  catalog.sync().then(
+    (n) => console.log(`[catalog] synced ${n} models from the ${services.upstream.mode} upstream`),
+    (e) => console.error(`[catalog] sync failed, keeping ${catalog.list().length} models: ${(e as Error).message}`),
+  )
+// First start: wait for a catalogue and a rate; later starts serve the stored ones and refresh behind.
+const firstRun = Promise.all([syncCatalog(), rates.refresh()])
+if (catalog.isEmpty() || !rates.current()) await firstRun
+
+const STALE_HOLD_MS = 2 * 3600 * 1000
+const app = createApp(services)
   .use(cron({ name: 'housekeeping', pattern: Patterns.EVERY_HOUR, run: () => purgeExpired(db) }))
+  .use(cron({ name: 'catalog-sync', pattern: '7 * * * *', run: () => void syncCatalog() }))
+  .use(cron({ name: 'exchange-rate', pattern: '17 * * * *', run: () => void rates.refresh() }))
+  .use(cron({ name: 'stale-holds', pattern: '*/5 * * * *', run: () => releaseStaleHolds(db, new Date(Date.now() - STALE_HOLD_MS)) }))
   .listen({ hostname: config.host, port: config.port })
 
 const port = app.server!.port

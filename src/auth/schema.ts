@@ -12,6 +12,8 @@ export const users = sqliteTable('users', {
   role: text('role', { enum: ['user', 'admin'] }).notNull().default('user'),
   /** Current balance in micro-rubles; changed only together with a ledger row (billing/ledger.ts). */
   balanceMicros: integer('balance_micros').notNull().default(0),
+  /** Sum of open holds (billing/holds.ts): reserved for requests in flight, not spendable. */
+  heldMicros: integer('held_micros').notNull().default(0),
   createdAt: timestamp('created_at').notNull(),
   updatedAt: timestamp('updated_at').notNull(),
 })

@@ -1,5 +1,6 @@
 import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core'
 import { users } from '../auth/schema'
+import { apiKeys } from '../keys/schema'
 
 export const LEDGER_TYPES = ['bonus', 'topup', 'usage', 'admin', 'refund'] as const
 export type LedgerType = (typeof LEDGER_TYPES)[number]
@@ -28,3 +29,55 @@ export const ledgerEntries = sqliteTable(
 )
 
 export type LedgerRow = typeof ledgerEntries.$inferSelect
+
+/**
+ * A reservation of a request's worst-case cost, taken before the upstream call and settled to
+ * the real cost (or released) when it ends. Open holds are summed in users.held_micros.
+ */
+export const holds = sqliteTable(
+  'holds',
+  {
+    id: text('id').primaryKey(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    apiKeyId: text('api_key_id').references(() => apiKeys.id, { onDelete: 'set null' }),
+    amountMicros: integer('amount_micros').notNull(),
+    status: text('status', { enum: ['open', 'settled', 'released'] }).notNull().default('open'),
+    createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
+    closedAt: integer('closed_at', { mode: 'timestamp_ms' }),
+  },
+  (t) => [index('holds_status_idx').on(t.status, t.createdAt), index('holds_key_idx').on(t.apiKeyId, t.status)],
+)
+
+export const USAGE_STATUSES = ['success', 'error', 'cancelled'] as const
+
+/** One row per /v1 request: what was asked, what the upstream reported and what we charged. */
+export const usageLogs = sqliteTable(
+  'usage_logs',
+  {
+    id: text('id').primaryKey(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    apiKeyId: text('api_key_id').references(() => apiKeys.id, { onDelete: 'set null' }),
+    endpoint: text('endpoint', { enum: ['chat', 'images'] }).notNull(),
+    model: text('model').notNull(),
+    promptTokens: integer('prompt_tokens').notNull().default(0),
+    completionTokens: integer('completion_tokens').notNull().default(0),
+    totalTokens: integer('total_tokens').notNull().default(0),
+    /** What the customer paid, micro-rubles (0 for failed requests). */
+    costMicros: integer('cost_micros').notNull().default(0),
+    /** What the upstream reported, USD decimal string; null when it reported nothing. */
+    upstreamCostUsd: text('upstream_cost_usd'),
+    upstreamId: text('upstream_id'),
+    status: text('status', { enum: USAGE_STATUSES }).notNull(),
+    error: text('error'),
+    durationMs: integer('duration_ms').notNull(),
+    stream: integer('stream', { mode: 'boolean' }).notNull().default(false),
+    createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
+  },
+  (t) => [index('usage_user_created_idx').on(t.userId, t.createdAt), index('usage_key_created_idx').on(t.apiKeyId, t.createdAt)],
+)
+
+export type UsageLogRow = typeof usageLogs.$inferSelect

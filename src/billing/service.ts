@@ -12,6 +12,27 @@ export function billingService(db: Db) {
       return { balance: microsToRub(micros) }
     },
 
+    usage(userId: string, since: Date, limit = 50) {
+      const totals = store.usageTotals(userId, since)
+      return {
+        totalCost: microsToRub(totals.cost),
+        totalTokens: totals.tokens,
+        totalRequests: totals.requests,
+        logs: store.recentUsage(userId, since, limit).map((r) => ({
+          id: r.id,
+          model: r.model,
+          promptTokens: r.promptTokens,
+          completionTokens: r.completionTokens,
+          totalTokens: r.totalTokens,
+          cost: microsToRub(r.costMicros),
+          status: r.status,
+          apiKeyId: r.apiKeyId,
+          durationMs: r.durationMs,
+          createdAt: r.createdAt.toISOString(),
+        })),
+      }
+    },
+
     transactions(userId: string, limit = 50) {
       return store.transactions(userId, limit).map((r) => ({
         id: r.id,

@@ -1,7 +1,7 @@
-import { desc, eq, sql } from 'drizzle-orm'
+import { and, desc, eq, gte, sql } from 'drizzle-orm'
 import type { Db } from '../db/client'
 import { users } from '../auth/schema'
-import { ledgerEntries } from './schema'
+import { ledgerEntries, usageLogs } from './schema'
 
 export const billingStore = (db: Db) => ({
   balanceMicros(userId: string): number | undefined {
@@ -15,6 +15,28 @@ export const billingStore = (db: Db) => ({
       .from(ledgerEntries)
       .where(eq(ledgerEntries.userId, userId))
       .orderBy(desc(ledgerEntries.createdAt), desc(ledgerEntries.id))
+      .limit(limit)
+      .all()
+  },
+
+  usageTotals(userId: string, since: Date) {
+    return db
+      .select({
+        cost: sql<number>`coalesce(sum(${usageLogs.costMicros}), 0)`,
+        tokens: sql<number>`coalesce(sum(${usageLogs.totalTokens}), 0)`,
+        requests: sql<number>`count(*)`,
+      })
+      .from(usageLogs)
+      .where(and(eq(usageLogs.userId, userId), gte(usageLogs.createdAt, since)))
+      .get()!
+  },
+
+  recentUsage(userId: string, since: Date, limit: number) {
+    return db
+      .select()
+      .from(usageLogs)
+      .where(and(eq(usageLogs.userId, userId), gte(usageLogs.createdAt, since)))
+      .orderBy(desc(usageLogs.createdAt), desc(usageLogs.id))
       .limit(limit)
       .all()
   },

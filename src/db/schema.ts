@@ -1,4 +1,6 @@
 // Schema barrel: every table, for the Drizzle client and drizzle-kit.
 export * from '../auth/schema'
 export * from '../billing/schema'
+export * from '../keys/schema'
+export * from '../catalog/schema'
 export { rateLimits } from '../lib/rate-limit'

@@ -31,3 +31,44 @@ export function isUniqueViolation(e: unknown): boolean {
   if (typeof err?.message === 'string' && err.message.includes('UNIQUE constraint failed')) return true
   return err?.cause ? isUniqueViolation(err.cause) : false
 }
+
+/**
+ * A /v1 failure in OpenAI's shape: `{error:{message, type, code, param, action?}}`. The SDKs map the
+ * status to an exception class and retry 408/409/429/5xx unless `x-should-retry: false` says not to.
+ */
+export class OpenAIError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly type: string,
+    readonly code: string,
+    readonly extra: { param?: string | null; action?: { label: string; url: string }; shouldRetry?: boolean; retryAfter?: string } = {},
+  ) {
+    super(message)
+  }
+
+  body() {
+    return {
+      error: { message: this.message, type: this.type, code: this.code, param: this.extra.param ?? null, ...(this.extra.action ? { action: this.extra.action } : {}) },
+    }
+  }
+
+  headers(): Record<string, string> {
+    const h: Record<string, string> = { 'content-type': 'application/json; charset=utf-8' }
+    if (this.extra.shouldRetry !== undefined) h['x-should-retry'] = String(this.extra.shouldRetry)
+    if (this.extra.retryAfter) h['retry-after'] = this.extra.retryAfter
+    return h
+  }
+
+  toResponse() {
+    return new Response(JSON.stringify(this.body()), { status: this.status, headers: this.headers() })
+  }
+}
+
+export const TOP_UP_ACTION = { label: 'Пополнить баланс', url: '/app/billing' }
+
+export const insufficientBalance = (message: string) =>
+  new OpenAIError(402, message, 'insufficient_balance', 'insufficient_balance', { action: TOP_UP_ACTION, shouldRetry: false })
+
+export const invalidRequest = (message: string, param: string | null = null, code = 'invalid_request') =>
+  new OpenAIError(400, message, 'invalid_request_error', code, { param })

@@ -1,6 +1,6 @@
 // The /api wire shapes: `{success:true, data}` and `{success:false, error}`, plus the one error handler.
 import { Elysia, t, type TSchema } from 'elysia'
-import { AppError } from './errors'
+import { AppError, OpenAIError } from './errors'
 
 export const ok = <T>(data: T) => ({ success: true as const, data })
 
@@ -30,6 +30,8 @@ const fail = (status: number, error: string, headers: Record<string, string> = {
 export const errorHandler = new Elysia({ name: 'error-handler' }).onError(
   { as: 'global' },
   ({ code, error, request }) => {
+    const path = new URL(request.url).pathname
+    if (path.startsWith('/v1/') || path === '/v1') return openAIFailure(code, error, path, request.method)
     if (error instanceof AppError) return fail(error.status, error.message, error.headers)
     switch (code) {
       case 'VALIDATION': {
@@ -45,10 +47,33 @@ export const errorHandler = new Elysia({ name: 'error-handler' }).onError(
     }
     const status = (error as { status?: number }).status
     if (typeof status === 'number' && status >= 400 && status < 500) return fail(status, 'Некорректный запрос')
-    console.error(`[error] ${request.method} ${new URL(request.url).pathname}:`, error)
+    console.error(`[error] ${request.method} ${path}:`, error)
     return fail(500, 'Внутренняя ошибка сервера. Попробуйте позже.')
   },
 )
+
+/** The same failures in OpenAI's error shape, for the /v1 gateway and its SDK clients. */
+function openAIFailure(code: string | number, error: unknown, path: string, method: string): Response {
+  if (error instanceof OpenAIError) return error.toResponse()
+  if (error instanceof AppError) {
+    const type = error.status === 401 ? 'invalid_request_error' : error.status >= 500 ? 'server_error' : 'invalid_request_error'
+    return new OpenAIError(error.status, error.message, type, error.status === 429 ? 'rate_limit_exceeded' : 'invalid_request').toResponse()
+  }
+  switch (code) {
+    case 'VALIDATION': {
+      const e = error as { customError?: unknown; valueError?: { path?: string } }
+      const param = e.valueError?.path?.replace(/^\//, '').replace(/\//g, '.') || null
+      const message = typeof e.customError === 'string' ? e.customError : `Некорректный параметр ${param ?? 'запроса'}`
+      return new OpenAIError(400, message, 'invalid_request_error', 'invalid_request', { param }).toResponse()
+    }
+    case 'PARSE':
+      return new OpenAIError(400, 'Тело запроса должно быть корректным JSON', 'invalid_request_error', 'invalid_json').toResponse()
+    case 'NOT_FOUND':
+      return new OpenAIError(404, `Неизвестный адрес ${path}`, 'invalid_request_error', 'not_found').toResponse()
+  }
+  console.error(`[error] ${method} ${path}:`, error)
+  return new OpenAIError(500, 'Внутренняя ошибка шлюза. Попробуйте позже.', 'server_error', 'internal_error', { shouldRetry: false }).toResponse()
+}
 
 /** The caller's address; X-Forwarded-For is believed only when TRUST_PROXY says a proxy sets it. */
 export function clientIp(

@@ -1,0 +1,36 @@
+import { integer, sqliteTable, text } from 'drizzle-orm/sqlite-core'
+
+/**
+ * The upstream catalogue as last synced. Prices stay in the upstream's USD decimal strings;
+ * ruble prices are derived on read from the current rate, so a rate change needs no re-sync.
+ */
+export const models = sqliteTable('models', {
+  id: text('id').primaryKey(),
+  name: text('name').notNull(),
+  description: text('description').notNull().default(''),
+  contextLength: integer('context_length').notNull().default(0),
+  /** USD per token / per image / per request, as the upstream wrote them; "-1" = variable. */
+  promptUsd: text('prompt_usd').notNull(),
+  completionUsd: text('completion_usd').notNull(),
+  imageUsd: text('image_usd').notNull().default('0'),
+  requestUsd: text('request_usd').notNull().default('0'),
+  inputModalities: text('input_modalities', { mode: 'json' }).$type<string[]>().notNull(),
+  outputModalities: text('output_modalities', { mode: 'json' }).$type<string[]>().notNull(),
+  maxCompletionTokens: integer('max_completion_tokens'),
+  /** Upstream's creation time (seconds), for "newest" ordering. */
+  created: integer('created').notNull().default(0),
+  /** False once the upstream stops listing the model; kept so old usage rows still resolve. */
+  isActive: integer('is_active', { mode: 'boolean' }).notNull().default(true),
+  syncedAt: integer('synced_at', { mode: 'timestamp_ms' }).notNull(),
+})
+
+/** Last good exchange rate per currency (RUB per 1 unit), kept when the Central Bank is unreachable. */
+export const exchangeRates = sqliteTable('exchange_rates', {
+  currency: text('currency').primaryKey(),
+  rate: text('rate').notNull(),
+  /** The date the Central Bank says the rate is in force for (dd.mm.yyyy). */
+  effectiveDate: text('effective_date').notNull(),
+  fetchedAt: integer('fetched_at', { mode: 'timestamp_ms' }).notNull(),
+})
+
+export type ModelRow = typeof models.$inferSelect

@@ -1,0 +1,389 @@
+// POST /v1/chat/completions: hold → forward → relay (plain or SSE) → settle to the reported cost.
+import type { Config } from '../config'
+import type { Db } from '../db/client'
+import type { PublicUser } from '../auth/service'
+import type { ApiKeyRow } from '../keys/schema'
+import type { KeysService } from '../keys/service'
+import type { Catalog } from '../catalog/service'
+import type { RateProvider } from '../catalog/rate'
+import type { ModelRow } from '../catalog/schema'
+import { isVariable, usdToMicros } from '../catalog/pricing'
+import { availableMicros, HoldRefused, placeHold, releaseHold, settleHold, type UsageFacts } from '../billing/holds'
+import { add, ceilUnits, dec, mul, type Dec } from '../lib/decimal'
+import { formatMicros } from '../lib/money'
+import { sha256 } from '../lib/crypto'
+import { insufficientBalance, OpenAIError } from '../lib/errors'
+import { dataOf, SseSplitter, sseData } from '../lib/sse'
+import { upstreamErrorFrom, type UpstreamClient } from '../upstream/client'
+import { estimatePrompt, planChatHold } from './estimate'
+import { fromFetchFailure, fromUpstream, unavailable } from './upstream-errors'
+
+export type Caller = { user: PublicUser; apiKey: ApiKeyRow | null }
+export type GatewayDeps = { db: Db; config: Config; catalog: Catalog; rates: RateProvider; upstream: UpstreamClient; keys: KeysService }
+
+/** The parts of an OpenAI chat request we read; everything else is passed through untouched. */
+export type ChatBody = {
+  model: string
+  messages: Array<{ role: string; content?: unknown }>
+  max_tokens?: number
+  max_completion_tokens?: number
+  stream?: boolean
+  stream_options?: { include_usage?: boolean }
+  [k: string]: unknown
+}
+
+type Usage = { prompt_tokens?: number; completion_tokens?: number; total_tokens?: number; cost?: number; [k: string]: unknown }
+
+/** A request between its hold and its settlement. */
+export type Prepared = {
+  caller: Caller
+  model: ModelRow
+  rate: Dec
+  holdId: string
+  promptTokens: number
+  maxTokens: number | null
+  started: number
+  endpoint: 'chat' | 'images'
+  stream: boolean
+}
+
+const KEEPALIVE_EVERY_MS = 15_000
+/** Reconciliation after a client disconnect: the router publishes generation stats with a delay. */
+const GENERATION_RETRY_MS = [500, 1000, 2000, 4000]
+
+export function chatService(deps: GatewayDeps) {
+  const { db, config, catalog, rates, upstream, keys } = deps
+  const markup = dec(String(config.markup))
+
+  function prepare(caller: Caller, body: ChatBody, opts: { endpoint: 'chat' | 'images'; extraUsd?: Dec; requested?: number }): Prepared {
+    const model = catalog.get(body.model)
+    if (!model) throw new OpenAIError(404, `Модель ${body.model} не найдена в каталоге`, 'invalid_request_error', 'model_not_found', { param: 'model' })
+    const rate = rates.current()
+    if (!rate) throw unavailable('Курс валют временно недоступен. Попробуйте позже.')
+    const prompt = estimatePrompt(body.messages)
+    const plan = planChatHold({
+      model,
+      promptTokens: prompt.tokens,
+      promptImages: prompt.images,
+      requested: opts.requested ?? body.max_completion_tokens ?? body.max_tokens,
+      availableMicros: availableMicros(db, caller.user.id),
+      rate,
+      markup,
+      extraUsd: opts.extraUsd,
+    })
+    if (plan.kind === 'refuse') throw insufficientBalance(plan.message)
+    const key = caller.apiKey
+    const keyLimit =
+      key?.monthlyLimitMicros != null ? { limitMicros: key.monthlyLimitMicros, spentMicros: keys.spentThisMonthMicros(key.id) } : undefined
+    let holdId: string
+    try {
+      holdId = placeHold(db, { userId: caller.user.id, apiKeyId: key?.id ?? null, amountMicros: plan.holdMicros, keyLimit })
+    } catch (e) {
+      if (!(e instanceof HoldRefused)) throw e
+      if (e.reason === 'key_limit')
+        throw new OpenAIError(402, `Превышен месячный лимит расходов API-ключа «${key!.name}» (${formatMicros(key!.monthlyLimitMicros!)} ₽). Увеличьте лимит на странице API ключей.`, 'insufficient_balance', 'key_limit_exceeded', {
+          shouldRetry: false,
+          action: { label: 'Настроить ключ', url: '/app/api-keys' },
+        })
+      throw insufficientBalance('Недостаточно средств на балансе: остаток зарезервирован под выполняющиеся запросы или исчерпан. Пополните баланс.')
+    }
+    return { caller, model, rate, holdId, promptTokens: prompt.tokens, maxTokens: plan.maxTokens, started: performance.now(), endpoint: opts.endpoint, stream: body.stream === true }
+  }
+
+  /** The charge for a finished request: the reported cost, else tokens × price. */
+  function chargeFor(p: Prepared, usage: Usage | undefined, fallbackCompletion = 0): { micros: number; upstreamCostUsd: string | null } {
+    if (typeof usage?.cost === 'number' && Number.isFinite(usage.cost) && usage.cost >= 0)
+      return { micros: usdToMicros(dec(usage.cost), p.rate, markup), upstreamCostUsd: String(usage.cost) }
+    const m = p.model
+    if ([m.promptUsd, m.completionUsd, m.requestUsd].some(isVariable)) {
+      console.warn(`[billing] ${m.id}: no reported cost for a variable-price model; nothing charged`)
+      return { micros: 0, upstreamCostUsd: null }
+    }
+    const promptTokens = usage?.prompt_tokens ?? p.promptTokens
+    const completionTokens = usage?.completion_tokens ?? fallbackCompletion
+    const usd = add(add(mul(dec(m.promptUsd), dec(promptTokens)), mul(dec(m.completionUsd), dec(completionTokens))), dec(m.requestUsd))
+    return { micros: ceilUnits(mul(usd, p.rate, markup), 6), upstreamCostUsd: null }
+  }
+
+  const facts = (p: Prepared, f: Partial<UsageFacts> & Pick<UsageFacts, 'status'>): UsageFacts => ({
+    endpoint: p.endpoint,
+    model: p.model.id,
+    promptTokens: f.promptTokens ?? 0,
+    completionTokens: f.completionTokens ?? 0,
+    totalTokens: f.totalTokens ?? (f.promptTokens ?? 0) + (f.completionTokens ?? 0),
+    upstreamCostUsd: f.upstreamCostUsd ?? null,
+    upstreamId: f.upstreamId ?? null,
+    status: f.status,
+    error: f.error ?? null,
+    durationMs: Math.round(performance.now() - p.started),
+    stream: p.stream,
+  })
+
+  function settle(p: Prepared, usage: Usage | undefined, upstreamId: string | null, status: 'success' | 'cancelled' = 'success', fallbackCompletion = 0) {
+    const charge = chargeFor(p, usage, fallbackCompletion)
+    const completionTokens = usage?.completion_tokens ?? fallbackCompletion
+    const promptTokens = usage?.prompt_tokens ?? (usage ? 0 : p.promptTokens)
+    const settled = settleHold(db, p.holdId, charge.micros, facts(p, { status, promptTokens, completionTokens, totalTokens: usage?.total_tokens, upstreamCostUsd: charge.upstreamCostUsd, upstreamId }))
+    return settled?.chargedMicros ?? 0
+  }
+
+  const release = (p: Prepared, error: string, upstreamId: string | null = null, status: 'error' | 'cancelled' = 'error') =>
+    releaseHold(db, p.holdId, facts(p, { status, error: error.slice(0, 500), upstreamId }))
+
+  /** What the customer sees of usage: tokens and the ruble charge; never our upstream cost in USD. */
+  function publicUsage(usage: Usage | undefined, chargedMicros: number) {
+    const { cost: _cost, cost_details: _details, is_byok: _byok, ...rest } = usage ?? {}
+    return { ...rest, cost_rub: formatMicros(chargedMicros) }
+  }
+
+  function upstreamBody(p: Prepared, body: ChatBody, stream: boolean): Record<string, unknown> {
+    const out: Record<string, unknown> = { ...body, model: p.model.id, stream }
+    if (stream) out.stream_options = { include_usage: true }
+    else delete out.stream_options
+    if (p.maxTokens !== null) {
+      delete out.max_completion_tokens
+      out.max_tokens = p.maxTokens
+    }
+    // A stable, non-identifying end-user id helps the router isolate abuse.
+    out.user = sha256(`user:${p.caller.user.id}`).slice(0, 32)
+    return out
+  }
+
+  /** Sends the request with our timeout linked to the client's disconnect. */
+  async function send(p: Prepared, body: Record<string, unknown>, clientSignal: AbortSignal) {
+    const ac = new AbortController()
+    let timedOut = false
+    const timer = setTimeout(() => {
+      timedOut = true
+      ac.abort()
+    }, config.upstreamTimeoutMs)
+    const onClientAbort = () => ac.abort()
+    clientSignal.addEventListener('abort', onClientAbort, { once: true })
+    const done = () => {
+      clearTimeout(timer)
+      clientSignal.removeEventListener('abort', onClientAbort)
+    }
+    try {
+      const res = await upstream.chat(body, ac.signal)
+      if (!res.ok) throw fromUpstream(await upstreamErrorFrom(res))
+      return { res, ac, done, timedOut: () => timedOut }
+    } catch (e) {
+      done()
+      const err = e instanceof OpenAIError ? e : fromFetchFailure(e, timedOut)
+      release(p, clientSignal.aborted ? 'client disconnected' : err.message, null, clientSignal.aborted ? 'cancelled' : 'error')
+      throw err
+    }
+  }
+
+  /** Non-streaming completion: the whole JSON, settled before it is returned. */
+  async function complete(caller: Caller, body: ChatBody, clientSignal: AbortSignal, opts: { endpoint?: 'chat' | 'images'; extraUsd?: Dec } = {}) {
+    const p = prepare(caller, body, { endpoint: opts.endpoint ?? 'chat', extraUsd: opts.extraUsd })
+    const { res, done, timedOut } = await send(p, upstreamBody(p, body, false), clientSignal)
+    const upstreamId = res.headers.get('x-generation-id')
+    try {
+      const json = (await res.json()) as { id?: string; error?: { message?: string }; choices?: Array<{ error?: { message?: string } }>; usage?: Usage }
+      // A 200 can carry an error (reference §1.3): never bill it.
+      const err = json?.error ?? json?.choices?.[0]?.error
+      if (err || !Array.isArray(json?.choices)) {
+        const message = err?.message ?? 'ответ без choices'
+        release(p, message, json?.id ?? upstreamId)
+        throw new OpenAIError(502, `Провайдер модели вернул ошибку: ${message}`, 'server_error', 'upstream_error', { shouldRetry: false })
+      }
+      const charged = settle(p, json.usage, json.id ?? upstreamId)
+      return { ...json, usage: publicUsage(json.usage, charged) }
+    } catch (e) {
+      if (e instanceof OpenAIError) throw e
+      release(p, (e as Error).message, upstreamId, clientSignal.aborted ? 'cancelled' : 'error')
+      throw fromFetchFailure(e, timedOut())
+    } finally {
+      done()
+    }
+  }
+
+  /** Streaming completion: events are relayed one by one as they arrive. */
+  async function stream(caller: Caller, body: ChatBody, clientSignal: AbortSignal): Promise<Response> {
+    const p = prepare(caller, body, { endpoint: 'chat' })
+    const { res, ac, done } = await send(p, upstreamBody(p, body, true), clientSignal)
+    done() // from here on the relay's own idle watch applies
+    if (!res.headers.get('content-type')?.includes('text/event-stream')) {
+      const text = await res.text().catch(() => '')
+      let message = 'неожиданный ответ провайдера'
+      try {
+        message = JSON.parse(text)?.error?.message ?? message
+      } catch {}
+      release(p, message, res.headers.get('x-generation-id'))
+      throw new OpenAIError(502, `Провайдер модели вернул ошибку: ${message}`, 'server_error', 'upstream_error', { shouldRetry: false })
+    }
+    const relay = new Relay(p, res, ac, body.stream_options?.include_usage === true)
+    clientSignal.addEventListener('abort', () => relay.clientGone(), { once: true })
+    return new Response(relay.stream, {
+      headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' },
+    })
+  }
+
+  /** One relayed stream: forwards events, watches for usage and errors, settles exactly once. */
+  class Relay {
+    readonly stream: ReadableStream<Uint8Array>
+    private readonly encoder = new TextEncoder()
+    private readonly splitter = new SseSplitter()
+    private upstreamId: string | null
+    private pieces = 0
+    private usage: Usage | undefined
+    private finished = false
+    private lastUpstreamAt = Date.now()
+    private lastClientWriteAt = Date.now()
+    private idleTimedOut = false
+    private controller!: ReadableStreamDefaultController<Uint8Array>
+    private readonly watch: ReturnType<typeof setInterval>
+
+    constructor(
+      private readonly p: Prepared,
+      res: Response,
+      private readonly ac: AbortController,
+      private readonly includeUsage: boolean,
+    ) {
+      this.upstreamId = res.headers.get('x-generation-id')
+      const reader = res.body!.getReader()
+      this.watch = setInterval(() => this.tick(), 1000)
+      this.stream = new ReadableStream<Uint8Array>({
+        start: (c) => {
+          this.controller = c
+        },
+        pull: async (c) => {
+          for (;;) {
+            let chunk: Awaited<ReturnType<typeof reader.read>>
+            try {
+              chunk = await reader.read()
+            } catch (e) {
+              return this.fail(this.idleTimedOut ? 'Провайдер модели перестал отвечать.' : 'Соединение с провайдером модели прервано.', (e as Error)?.message ?? 'read failed')
+            }
+            if (chunk.done) return this.end()
+            this.lastUpstreamAt = Date.now()
+            const out = this.splitter.push(chunk.value).map((e) => this.transform(e)).join('')
+            if (this.finished && !out) return
+            if (out) {
+              this.write(out)
+              return
+            }
+          }
+        },
+        cancel: () => this.clientGone(),
+      })
+    }
+
+    private write(text: string) {
+      try {
+        this.controller.enqueue(this.encoder.encode(text))
+        this.lastClientWriteAt = Date.now()
+      } catch {
+        // the client is gone; clientGone() settles
+      }
+    }
+
+    private tick() {
+      const now = Date.now()
+      if (now - this.lastUpstreamAt > config.upstreamTimeoutMs) {
+        this.idleTimedOut = true
+        this.ac.abort()
+      } else if (now - this.lastClientWriteAt > KEEPALIVE_EVERY_MS) this.write(': keep-alive\n\n')
+    }
+
+    /** Returns what to send for one upstream event (possibly nothing). */
+    private transform(event: string): string {
+      if (this.finished) return ''
+      const data = dataOf(event)
+      if (data === undefined) return `${event}\n\n` // comments (keep-alives), [DONE], other fields
+      if (!data.includes('"usage"') && !data.includes('"error"')) {
+        if (data.includes('"content"') || data.includes('"images"')) this.pieces++
+        if (!this.upstreamId) this.upstreamId = JSON.parse(data).id ?? null
+        return `${event}\n\n`
+      }
+      let obj: { id?: string; usage?: Usage | null; error?: { message?: string; code?: unknown }; choices?: unknown[] }
+      try {
+        obj = JSON.parse(data)
+      } catch {
+        return '' // never relay a non-JSON data line: the SDK would throw on it
+      }
+      this.upstreamId ??= obj.id ?? null
+      if (obj.error) {
+        // Mid-stream error (reference §1.5): bill nothing, tell the client in OpenAI's shape, stop.
+        this.finish()
+        release(this.p, `mid-stream: ${obj.error.message ?? 'error'}`, this.upstreamId)
+        this.ac.abort()
+        return sseData({ error: { message: `Провайдер модели прервал ответ: ${obj.error.message ?? 'ошибка'}`, type: 'server_error', code: 'upstream_error', param: null } })
+      }
+      if (obj.usage) {
+        this.usage = obj.usage
+        const charged = settle(this.p, obj.usage, this.upstreamId)
+        const choices = Array.isArray(obj.choices) ? obj.choices : []
+        if (!this.includeUsage) return choices.length ? sseData({ ...obj, usage: undefined }) : ''
+        return sseData({ ...obj, usage: publicUsage(obj.usage, charged) })
+      }
+      if (data.includes('"content"')) this.pieces++
+      return `${event}\n\n`
+    }
+
+    private finish() {
+      this.finished = true
+      clearInterval(this.watch)
+    }
+
+    /** The upstream ended the stream. */
+    private end() {
+      const rest = this.splitter.rest()
+      if (rest) this.write(this.transform(rest))
+      if (!this.finished) {
+        this.finish()
+        // No usage chunk arrived: bill by tokens (fallback), never more than what was streamed.
+        if (!this.usage) settle(this.p, undefined, this.upstreamId, 'success', this.pieces)
+      }
+      try {
+        this.controller.close()
+      } catch {}
+    }
+
+    /** The upstream connection broke or went silent. */
+    private fail(message: string, detail: string) {
+      if (!this.finished) {
+        this.finish()
+        if (this.usage) {
+          /* already settled from the usage chunk */
+        } else release(this.p, `${message} (${detail})`, this.upstreamId)
+        this.write(sseData({ error: { message, type: 'server_error', code: 'upstream_error', param: null } }))
+      }
+      try {
+        this.controller.close()
+      } catch {}
+    }
+
+    /** The client went away: stop the upstream, pay what the upstream reports for what it made. */
+    clientGone() {
+      if (this.finished) return
+      this.finish()
+      this.ac.abort()
+      if (!this.usage) void reconcile(this.p, this.upstreamId, this.pieces) // else settled from the usage chunk
+    }
+  }
+
+  /** After a disconnect: ask the router what it billed; fall back to what was streamed. */
+  async function reconcile(p: Prepared, upstreamId: string | null, pieces: number) {
+    if (upstreamId)
+      for (const wait of GENERATION_RETRY_MS) {
+        await Bun.sleep(wait)
+        try {
+          const stats = await upstream.generation(upstreamId)
+          if (stats) {
+            settle(p, { cost: stats.totalCost, prompt_tokens: stats.tokensPrompt, completion_tokens: stats.tokensCompletion }, upstreamId, 'cancelled')
+            return
+          }
+        } catch (e) {
+          console.warn(`[billing] generation ${upstreamId} lookup failed: ${(e as Error).message}`)
+        }
+      }
+    settle(p, undefined, upstreamId, 'cancelled', pieces)
+  }
+
+  return { prepare, complete, stream, settle, release, publicUsage, chargeFor }
+}
+
+export type ChatService = ReturnType<typeof chatService>

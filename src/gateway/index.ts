@@ -1,0 +1,110 @@
+// The OpenAI-compatible face: /v1/models, /v1/chat/completions, /v1/images, /v1/files.
+import { Elysia, t } from 'elysia'
+import type { AuthGuard } from '../auth/guard'
+import { bearer } from '../auth/guard'
+import type { AuthService } from '../auth/service'
+import { KEY_PREFIX } from '../keys/service'
+import { dec } from '../lib/decimal'
+import { OpenAIError } from '../lib/errors'
+import { chatService, type Caller, type GatewayDeps } from './chat'
+import { createImageStore } from './files'
+import { imagesService } from './images'
+import { ChatRequest, ImagesRequest, ModelObject, OpenAIErrorBody } from './model'
+import { unavailable } from './upstream-errors'
+
+const unauthorized = (message: string, code: string) => new OpenAIError(401, message, 'invalid_request_error', code)
+const errorsOf = (...statuses: number[]) => Object.fromEntries(statuses.map((s) => [s, OpenAIErrorBody]))
+
+export function gatewayRoutes(deps: GatewayDeps, auth: AuthService, guard: AuthGuard) {
+  const chat = chatService(deps)
+  const files = createImageStore(deps.config)
+  const images = imagesService(deps, chat, files)
+  const markup = dec(String(deps.config.markup))
+
+  const modelsList = () => {
+    const rate = deps.rates.current()
+    if (!rate) throw unavailable('Курс валют временно недоступен. Попробуйте позже.')
+    return deps.catalog.list().map((m) => deps.catalog.toApi(m, rate, markup))
+  }
+
+  const imagesHook = (summary: string) => ({
+    caller: true as const,
+    body: ImagesRequest,
+    response: { 200: t.Any({ description: 'OpenAI ImagesResponse: {created, data:[{url|b64_json, revised_prompt}], usage}' }), ...errorsOf(400, 401, 402, 404, 502, 503) },
+    detail: { summary, security: [{ bearerAuth: [] }] },
+  })
+
+  return new Elysia({ name: 'gateway', prefix: '/v1', detail: { tags: ['OpenAI-совместимый API'] } })
+    .use(guard)
+    .macro({
+      /** An API key (sk-gw-…) or the web session's access token, as the Bearer credential. */
+      caller: {
+        async resolve({ headers, accessJwt }): Promise<{ caller: Caller }> {
+          const token = bearer(headers.authorization)
+          if (!token) throw unauthorized('Передайте API-ключ в заголовке Authorization: Bearer <ключ>', 'missing_api_key')
+          if (token.startsWith(KEY_PREFIX)) {
+            const key = deps.keys.findBySecret(token)
+            if (!key) throw unauthorized('Неверный API-ключ', 'invalid_api_key')
+            if (!key.isActive) throw unauthorized(`API-ключ «${key.name}» отключён. Включите его на странице API ключей.`, 'api_key_disabled')
+            const user = auth.userForToken(key.userId)
+            if (!user) throw unauthorized('Неверный API-ключ', 'invalid_api_key')
+            return { caller: { user, apiKey: key } }
+          }
+          const payload = await accessJwt.verify(token)
+          const user = payload && typeof payload.sub === 'string' ? auth.userForToken(payload.sub) : undefined
+          if (!user) throw unauthorized('Неверный API-ключ или истёкшая сессия', 'invalid_api_key')
+          return { caller: { user, apiKey: null } }
+        },
+      },
+    })
+    .get('/models', () => ({ object: 'list' as const, data: modelsList() }), {
+      response: { 200: t.Object({ object: t.Literal('list'), data: t.Array(ModelObject) }), ...errorsOf(503) },
+      detail: { summary: 'Каталог моделей с ценами в рублях (публичный)' },
+    })
+    .get(
+      '/models/*',
+      ({ params }) => {
+        // The SDK percent-encodes the slash (openai%2Fgpt-4o); curl users send it raw.
+        const id = decodeURIComponent(params['*'])
+        const rate = deps.rates.current()
+        if (!rate) throw unavailable('Курс валют временно недоступен. Попробуйте позже.')
+        const model = deps.catalog.get(id)
+        if (!model) throw new OpenAIError(404, `Модель ${id} не найдена`, 'invalid_request_error', 'model_not_found', { param: 'model' })
+        return deps.catalog.toApi(model, rate, markup)
+      },
+      { response: { 200: ModelObject, ...errorsOf(404, 503) }, detail: { summary: 'Одна модель каталога (id с %2F или со слэшем)' } },
+    )
+    .post(
+      '/chat/completions',
+      ({ caller, body, request }) => (body.stream ? chat.stream(caller, body, request.signal) : chat.complete(caller, body, request.signal)),
+      {
+        caller: true,
+        body: ChatRequest,
+        response: { 200: t.Any({ description: 'chat.completion, или text/event-stream из chat.completion.chunk при stream: true' }), ...errorsOf(400, 401, 402, 404, 429, 502, 503, 504) },
+        detail: {
+          summary: 'Чат-комплишн (формат OpenAI), обычный и потоковый',
+          description: 'Стоимость списывается по фактической стоимости у провайдера × курс ЦБ × наценка; usage.cost_rub — списанная сумма в рублях.',
+          security: [{ bearerAuth: [] }],
+        },
+      },
+    )
+    .post('/images', ({ caller, body, request }) => images.generate(caller, body, request.signal), imagesHook('Генерация изображений (формат OpenAI images.generate)'))
+    .post(
+      '/images/generations',
+      ({ caller, body, request }) => images.generate(caller, body, request.signal),
+      imagesHook('Генерация изображений — путь официального SDK OpenAI'),
+    )
+    .get(
+      '/files/:name',
+      ({ params, query }) => {
+        const found = files.open(params.name, query.exp, query.sig)
+        if (!found) throw new OpenAIError(404, 'Файл не найден или ссылка устарела', 'invalid_request_error', 'file_not_found')
+        return new Response(found.file, { headers: { 'content-type': found.type, 'cache-control': 'private, max-age=86400' } })
+      },
+      {
+        params: t.Object({ name: t.String() }),
+        query: t.Object({ exp: t.Optional(t.String()), sig: t.Optional(t.String()) }),
+        detail: { summary: 'Сгенерированное изображение по подписанной ссылке' },
+      },
+    )
+}

@@ -1,0 +1,72 @@
+import { t } from 'elysia'
+
+const content = t.Union([t.String(), t.Array(t.Record(t.String(), t.Any())), t.Null()], {
+  error: 'content сообщения должен быть строкой или массивом частей',
+})
+
+export const ChatRequest = t.Object(
+  {
+    model: t.String({ minLength: 1, error: 'Укажите model — идентификатор модели из /v1/models' }),
+    messages: t.Array(
+      t.Object(
+        {
+          role: t.UnionEnum(['system', 'developer', 'user', 'assistant', 'tool'], { error: 'role должен быть system, developer, user, assistant или tool' }),
+          content: t.Optional(content),
+        },
+        { additionalProperties: true },
+      ),
+      { minItems: 1, error: 'messages должен быть непустым массивом сообщений' },
+    ),
+    temperature: t.Optional(t.Number({ minimum: 0, maximum: 2, error: 'temperature должен быть числом от 0 до 2' })),
+    max_tokens: t.Optional(t.Integer({ minimum: 1, maximum: 1_000_000, error: 'max_tokens должен быть целым числом не меньше 1' })),
+    max_completion_tokens: t.Optional(t.Integer({ minimum: 1, maximum: 1_000_000, error: 'max_completion_tokens должен быть целым числом не меньше 1' })),
+    stream: t.Optional(t.Boolean({ error: 'stream должен быть true или false' })),
+    stream_options: t.Optional(t.Object({ include_usage: t.Optional(t.Boolean()) }, { additionalProperties: true })),
+  },
+  // Everything else (tools, response_format, top_p, …) goes to the router untouched.
+  { additionalProperties: true, error: 'Тело запроса должно быть объектом с полями model и messages' },
+)
+
+export const ImagesRequest = t.Object(
+  {
+    model: t.String({ minLength: 1, error: 'Укажите model — модель, генерирующую изображения' }),
+    prompt: t.String({ minLength: 1, maxLength: 32_000, error: 'Укажите prompt — описание изображения' }),
+    n: t.Optional(t.Integer({ minimum: 1, maximum: 4, error: 'n должен быть целым числом от 1 до 4' })),
+    size: t.Optional(t.String({ pattern: '^\\d{2,4}x\\d{2,4}$', error: 'size должен иметь вид 1024x1024' })),
+    quality: t.Optional(t.String()),
+    response_format: t.Optional(t.UnionEnum(['url', 'b64_json'], { error: 'response_format должен быть url или b64_json' })),
+  },
+  { additionalProperties: true, error: 'Тело запроса должно быть объектом с полями model и prompt' },
+)
+
+export const OpenAIErrorBody = t.Object(
+  {
+    error: t.Object({
+      message: t.String(),
+      type: t.String(),
+      code: t.String(),
+      param: t.Union([t.String(), t.Null()]),
+      action: t.Optional(t.Object({ label: t.String(), url: t.String() })),
+    }),
+  },
+  { title: 'OpenAIError' },
+)
+
+export const ModelObject = t.Object(
+  {
+    id: t.String(),
+    object: t.Literal('model'),
+    created: t.Number(),
+    owned_by: t.String(),
+    name: t.String(),
+    description: t.String(),
+    context_length: t.Number(),
+    pricing: t.Object(
+      { prompt: t.String(), completion: t.String(), image: t.String(), request: t.String() },
+      { description: 'Рубли с наценкой: prompt/completion — за токен, image — за изображение, request — за запрос; "-1" — цена переменная' },
+    ),
+    capabilities: t.Object({ image: t.Boolean(), vision: t.Boolean() }),
+    variable_pricing: t.Boolean(),
+  },
+  { title: 'Model' },
+)

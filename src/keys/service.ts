@@ -1,0 +1,94 @@
+import type { Db } from '../db/client'
+import { newId, randomToken, sha256 } from '../lib/crypto'
+import { badRequest, notFound } from '../lib/errors'
+import { microsToRub, rubToMicros } from '../lib/money'
+import type { ApiKeyRow } from './schema'
+import { keysStore, monthStart } from './store'
+
+export const KEY_PREFIX = 'sk-gw-'
+/** Shown in lists: "sk-gw-" plus 8 characters — enough to tell keys apart, useless to an attacker. */
+const SHOWN_PREFIX_LENGTH = KEY_PREFIX.length + 8
+export const MAX_KEYS_PER_USER = 20
+const MAX_NAME = 100
+const MAX_LIMIT_RUB = 10_000_000
+
+export const KEY_MESSAGES = {
+  name: 'Введите название ключа',
+  nameTooLong: `Название ключа не длиннее ${MAX_NAME} символов`,
+  tooMany: `Можно создать не более ${MAX_KEYS_PER_USER} ключей`,
+  notFound: 'Ключ не найден',
+  limit: 'Лимит должен быть положительным числом',
+} as const
+
+function cleanName(name: string) {
+  const trimmed = name.trim()
+  if (!trimmed) throw badRequest(KEY_MESSAGES.name)
+  if (trimmed.length > MAX_NAME) throw badRequest(KEY_MESSAGES.nameTooLong)
+  return trimmed
+}
+
+export function keysService(db: Db) {
+  const store = keysStore(db)
+
+  const toApi = (k: ApiKeyRow, spentMicros: number) => ({
+    id: k.id,
+    name: k.name,
+    keyPrefix: k.keyPrefix,
+    isActive: k.isActive,
+    monthlyLimit: k.monthlyLimitMicros === null ? null : microsToRub(k.monthlyLimitMicros),
+    monthSpent: microsToRub(spentMicros),
+    createdAt: k.createdAt.toISOString(),
+    lastUsedAt: k.lastUsedAt?.toISOString() ?? null,
+  })
+
+  const withSpend = (k: ApiKeyRow) => toApi(k, store.spentSince([k.id], monthStart()).get(k.id) ?? 0)
+
+  function owned(userId: string, id: string) {
+    const key = store.byIdForUser(id, userId)
+    if (!key) throw notFound(KEY_MESSAGES.notFound)
+    return key
+  }
+
+  return {
+    list(userId: string) {
+      const keys = store.listForUser(userId)
+      const spent = store.spentSince(keys.map((k) => k.id), monthStart())
+      return keys.map((k) => toApi(k, spent.get(k.id) ?? 0))
+    },
+
+    create(userId: string, rawName: string) {
+      const name = cleanName(rawName)
+      if (store.countForUser(userId) >= MAX_KEYS_PER_USER) throw badRequest(KEY_MESSAGES.tooMany)
+      const key = `${KEY_PREFIX}${randomToken(30)}` // 240 bits of entropy
+      const row = { id: newId(), userId, name, keyPrefix: key.slice(0, SHOWN_PREFIX_LENGTH), keyHash: sha256(key), isActive: true, createdAt: new Date() }
+      store.insert(row)
+      return { ...toApi({ ...row, monthlyLimitMicros: null, lastUsedAt: null }, 0), key }
+    },
+
+    update(userId: string, id: string, patch: { name?: string; isActive?: boolean; monthlyLimit?: number | null }) {
+      owned(userId, id)
+      const set: Parameters<typeof store.update>[1] = {}
+      if (patch.name !== undefined) set.name = cleanName(patch.name)
+      if (patch.isActive !== undefined) set.isActive = patch.isActive
+      if (patch.monthlyLimit !== undefined) {
+        const limit = patch.monthlyLimit
+        if (limit !== null && (!Number.isFinite(limit) || limit <= 0 || limit > MAX_LIMIT_RUB)) throw badRequest(KEY_MESSAGES.limit)
+        set.monthlyLimitMicros = limit === null ? null : rubToMicros(limit)
+      }
+      const updated = Object.keys(set).length ? store.update(id, set)! : owned(userId, id)
+      return withSpend(updated)
+    },
+
+    remove(userId: string, id: string) {
+      owned(userId, id)
+      store.delete(id)
+    },
+
+    /** The key row for a presented secret, or undefined (unknown key). */
+    findBySecret: (secret: string) => store.byHash(sha256(secret)),
+
+    spentThisMonthMicros: (keyId: string) => store.spentSince([keyId], monthStart()).get(keyId) ?? 0,
+  }
+}
+
+export type KeysService = ReturnType<typeof keysService>

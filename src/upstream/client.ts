@@ -1,0 +1,100 @@
+// Client for the model router's protocol (reference/protocols.md §1). Without OPENROUTER_API_KEY it
+// talks in-process to the built-in demo upstream, which speaks the same protocol.
+import type { Config } from '../config'
+import { createDemoUpstream } from './demo'
+
+export type FetchLike = (url: string, init?: RequestInit) => Promise<Response>
+
+/** Model object as the router lists it (only the fields we use). */
+export type UpstreamModel = {
+  id: string
+  name?: string
+  description?: string
+  created?: number
+  context_length?: number | null
+  architecture?: { input_modalities?: string[]; output_modalities?: string[] }
+  pricing?: Partial<Record<'prompt' | 'completion' | 'image' | 'request', string>>
+  top_provider?: { max_completion_tokens?: number | null; context_length?: number | null }
+}
+
+/** A router error, normalised from `{error:{code, message, metadata}}` (code may be number or string). */
+export class UpstreamError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly errorType?: string,
+    readonly retryAfter?: string,
+  ) {
+    super(message)
+  }
+}
+
+export async function upstreamErrorFrom(res: Response): Promise<UpstreamError> {
+  const text = await res.text().catch(() => '')
+  let message = text.slice(0, 500) || res.statusText
+  let errorType: string | undefined
+  try {
+    const err = JSON.parse(text)?.error
+    if (typeof err?.message === 'string') message = err.message
+    errorType = err?.metadata?.error_type
+  } catch {}
+  return new UpstreamError(res.status, message, errorType, res.headers.get('retry-after') ?? undefined)
+}
+
+export type KeyStatus = { usage: number; limit: number | null; limitRemaining: number | null }
+export type GenerationStats = { totalCost: number; tokensPrompt: number; tokensCompletion: number; cancelled: boolean }
+
+export function createUpstreamClient(config: Config, fetchOverride?: FetchLike) {
+  const demo = config.openrouterApiKey ? null : createDemoUpstream()
+  const base = demo ? 'http://demo.upstream/api/v1' : config.openrouterBaseUrl
+  const doFetch: FetchLike = fetchOverride ?? (demo ? (url, init) => demo.fetch(new Request(url, init)) : (url, init) => fetch(url, init))
+  const headers = {
+    authorization: `Bearer ${config.openrouterApiKey ?? 'demo'}`,
+    'content-type': 'application/json',
+    'http-referer': config.publicUrl,
+    'x-openrouter-title': 'AI Gateway',
+  }
+
+  async function getJson<T>(path: string): Promise<T> {
+    const res = await doFetch(base + path, { headers, signal: AbortSignal.timeout(30_000) })
+    if (!res.ok) throw await upstreamErrorFrom(res)
+    return (await res.json()) as T
+  }
+
+  return {
+    mode: demo ? ('demo' as const) : ('openrouter' as const),
+
+    /** Every model, image-output ones included (the router hides them without output_modalities=all). */
+    async listModels(): Promise<UpstreamModel[]> {
+      const body = await getJson<{ data?: UpstreamModel[] }>('/models?output_modalities=all')
+      if (!Array.isArray(body.data)) throw new UpstreamError(502, 'models list without data[]')
+      return body.data
+    },
+
+    /** POSTs a chat completion and returns the raw response (the caller streams or parses it). */
+    chat(body: Record<string, unknown>, signal: AbortSignal): Promise<Response> {
+      return doFetch(`${base}/chat/completions`, { method: 'POST', headers, body: JSON.stringify(body), signal })
+    },
+
+    async keyStatus(): Promise<KeyStatus> {
+      const { data } = await getJson<{ data: { usage?: number; limit?: number | null; limit_remaining?: number | null } }>('/key')
+      return { usage: data.usage ?? 0, limit: data.limit ?? null, limitRemaining: data.limit_remaining ?? null }
+    },
+
+    /** Generation stats (authoritative cost); null while the router has not published them yet. */
+    async generation(id: string): Promise<GenerationStats | null> {
+      const res = await doFetch(`${base}/generation?id=${encodeURIComponent(id)}`, { headers, signal: AbortSignal.timeout(15_000) })
+      if (res.status === 404) return null
+      if (!res.ok) throw await upstreamErrorFrom(res)
+      const { data } = (await res.json()) as { data: Record<string, unknown> }
+      return {
+        totalCost: Number(data.total_cost ?? 0),
+        tokensPrompt: Number(data.tokens_prompt ?? data.native_tokens_prompt ?? 0),
+        tokensCompletion: Number(data.tokens_completion ?? data.native_tokens_completion ?? 0),
+        cancelled: data.cancelled === true,
+      }
+    },
+  }
+}
+
+export type UpstreamClient = ReturnType<typeof createUpstreamClient>

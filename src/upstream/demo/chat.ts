@@ -1,0 +1,463 @@
+// `POST /chat/completions`: validates the request, plans a locally generated answer and delivers it
+// as one JSON body or as an SSE stream, token by token, billing exactly what was delivered.
+import { outputsImage, outputsText, resolveChatModel, type Model } from './catalogue'
+import {
+  httpFaultResponse, parseFaults, stripDirectives, LONG_MIN_TOKENS, PIECES_BEFORE_FAILURE,
+  SLOW_MIN_TOKENS, SLOW_TOKEN_DELAY_MS, type Fault,
+} from './faults'
+import { promptImageDataUrl } from './png'
+import { computeCost, femtoToUsd } from './pricing'
+import {
+  countMediaParts, countPromptTokens, lastUserText, padToTokens, replyText, splitTokens, type ChatMessage,
+} from './replies'
+import type { DemoState, GenerationStats } from './state'
+import { generationId, json, openRouterError, sleep, untilAborted } from './wire'
+
+/** Image output is billed as this many image tokens per picture (Gemini's figure). */
+export const IMAGE_TOKENS_PER_IMAGE = 1290
+const PROVIDER = 'Demo'
+const KEEP_ALIVE = ': OPENROUTER PROCESSING\n\n'
+const KEEP_ALIVE_EVERY_MS = 1000
+/** A request without `model` goes to the account default, which is the router. */
+const DEFAULT_MODEL = 'openrouter/auto'
+const ROLES = new Set(['system', 'developer', 'user', 'assistant', 'tool'])
+
+type ChatRequest = {
+  model: Model
+  messages: ChatMessage[]
+  stream: boolean
+  maxTokens: number | null
+  wantsImage: boolean
+  aspectRatio: unknown
+  user: string | null
+}
+
+/** What one request will answer, decided up front so cancellation can bill a prefix of it. */
+type Plan = {
+  id: string
+  created: number
+  startedAt: number
+  req: ChatRequest
+  faults: Set<Fault>
+  pieces: string[]
+  finishReason: 'stop' | 'length'
+  imageUrl: string | null
+  promptTokens: number
+  tokenDelayMs: number
+}
+
+/**
+ * What the router gives each request: a signal that aborts when the client goes away (HTTP
+ * disconnect or a cancelled body stream), `cancel` to raise it, and `markFinished` once the answer
+ * is complete, after which an abort no longer counts as the client's.
+ */
+export type RequestContext = { signal: AbortSignal; cancel: () => void; markFinished: () => void }
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
+
+function parseMaxTokens(body: Record<string, unknown>): number | null | Response {
+  const raw = body.max_completion_tokens ?? body.max_tokens
+  if (raw === undefined || raw === null) return null
+  if (typeof raw !== 'number' || !Number.isInteger(raw) || raw < 1) {
+    return openRouterError(400, 'max_tokens must be a positive integer', { error_type: 'invalid_request' })
+  }
+  return raw
+}
+
+function parseMessages(raw: unknown): ChatMessage[] | Response {
+  if (!Array.isArray(raw) || raw.length === 0) {
+    return openRouterError(400, 'Input required: specify "messages" as a non-empty array', {
+      error_type: 'invalid_request',
+    })
+  }
+  const bad = raw.findIndex((m) => !isObject(m) || typeof m.role !== 'string' || !ROLES.has(m.role))
+  if (bad >= 0) {
+    return openRouterError(400, `messages[${bad}]: expected an object with role system|developer|user|assistant|tool`, {
+      error_type: 'invalid_request',
+    })
+  }
+  return raw as ChatMessage[]
+}
+
+function parseChatRequest(body: unknown): ChatRequest | Response {
+  if (!isObject(body)) return openRouterError(400, 'Request body must be a JSON object', { error_type: 'invalid_request' })
+  const messages = parseMessages(body.messages)
+  if (messages instanceof Response) return messages
+  const modelId = body.model ?? DEFAULT_MODEL
+  if (typeof modelId !== 'string') return openRouterError(400, 'model must be a string', { error_type: 'invalid_request' })
+  const model = resolveChatModel(modelId)
+  if (!model) return openRouterError(400, `${modelId} is not a valid model ID`)
+  const maxTokens = parseMaxTokens(body)
+  if (maxTokens instanceof Response) return maxTokens
+  const wantsImage = Array.isArray(body.modalities) && body.modalities.includes('image')
+  if (wantsImage && !outputsImage(model)) {
+    return openRouterError(404, 'No endpoints found that support the requested output modalities: image', {
+      error_type: 'not_found',
+    })
+  }
+  const imageConfig = isObject(body.image_config) ? body.image_config : {}
+  return {
+    model,
+    messages,
+    stream: body.stream === true,
+    maxTokens,
+    wantsImage,
+    aspectRatio: imageConfig.aspect_ratio,
+    user: typeof body.user === 'string' ? body.user : null,
+  }
+}
+
+function planAnswer(req: ChatRequest, faults: Set<Fault>, tokenDelayMs: number, faultsOn: boolean): Plan {
+  const rawText = lastUserText(req.messages)
+  const userText = faultsOn ? stripDirectives(rawText) : rawText
+  const drawsImage = outputsImage(req.model) && (req.wantsImage || !outputsText(req.model))
+  let text = outputsText(req.model) ? replyText(userText, drawsImage ? 'image' : 'text') : ''
+  if (faults.has('slow')) text = padToTokens(text, SLOW_MIN_TOKENS)
+  if (faults.has('long')) text = padToTokens(text, LONG_MIN_TOKENS)
+  if (faults.has('empty')) text = ''
+  const all = splitTokens(text)
+  const cut = req.maxTokens !== null && all.length > req.maxTokens
+  return {
+    id: generationId(),
+    created: Math.floor(Date.now() / 1000),
+    startedAt: Date.now(),
+    req,
+    faults,
+    pieces: cut ? all.slice(0, req.maxTokens!) : all,
+    finishReason: cut ? 'length' : 'stop',
+    imageUrl: drawsImage && !faults.has('empty') ? promptImageDataUrl(userText, req.aspectRatio) : null,
+    promptTokens: countPromptTokens(req.messages),
+    tokenDelayMs: faults.has('slow') ? SLOW_TOKEN_DELAY_MS : tokenDelayMs,
+  }
+}
+
+type Outcome = { finishReason: string | null; cancelled: boolean }
+
+/** Tracks what has been delivered and records the generation exactly once, however it ends. */
+class Generation {
+  emitted = 0
+  images = 0
+  private firstTokenAt: number | null = null
+  private recorded = false
+
+  constructor(
+    readonly plan: Plan,
+    private readonly state: DemoState,
+  ) {}
+
+  get content(): string {
+    return this.plan.pieces.slice(0, this.emitted).join('')
+  }
+
+  emitPiece(): string {
+    this.firstTokenAt ??= Date.now()
+    return this.plan.pieces[this.emitted++]!
+  }
+
+  private cost() {
+    return computeCost(this.plan.req.model.pricing, {
+      promptTokens: this.plan.promptTokens,
+      completionTokens: this.emitted,
+      outputImages: this.images,
+    })
+  }
+
+  /** protocols.md 1.4; `nocost` drops `cost` and `cost_details` so a client must fall back to prices. */
+  usage() {
+    const { prompt, completion, total } = this.cost()
+    const usage = {
+      prompt_tokens: this.plan.promptTokens,
+      completion_tokens: this.emitted,
+      total_tokens: this.plan.promptTokens + this.emitted,
+      prompt_tokens_details: { cached_tokens: 0, cache_write_tokens: 0, audio_tokens: 0, video_tokens: 0 },
+      completion_tokens_details: {
+        reasoning_tokens: 0,
+        audio_tokens: 0,
+        image_tokens: this.images * IMAGE_TOKENS_PER_IMAGE,
+      },
+    }
+    const billing = {
+      cost: femtoToUsd(total),
+      is_byok: false,
+      cost_details: {
+        upstream_inference_cost: null,
+        upstream_inference_prompt_cost: femtoToUsd(prompt),
+        upstream_inference_completions_cost: femtoToUsd(completion),
+      },
+      server_tool_use: { web_search_requests: 0 },
+    }
+    if (this.plan.faults.has('nocost')) {
+      return { ...usage, is_byok: false, server_tool_use: billing.server_tool_use }
+    }
+    return { ...usage, ...billing }
+  }
+
+  finish(outcome: Outcome): void {
+    if (this.recorded) return
+    this.recorded = true
+    const { plan } = this
+    const total = this.cost().total
+    const now = Date.now()
+    const stats: GenerationStats = {
+      id: plan.id,
+      model: plan.req.model.id,
+      provider_name: PROVIDER,
+      created_at: new Date(plan.startedAt).toISOString(),
+      total_cost: femtoToUsd(total),
+      usage: femtoToUsd(total),
+      upstream_inference_cost: null,
+      cache_discount: null,
+      tokens_prompt: plan.promptTokens,
+      tokens_completion: this.emitted,
+      native_tokens_prompt: plan.promptTokens,
+      native_tokens_completion: this.emitted,
+      native_tokens_reasoning: 0,
+      native_tokens_cached: 0,
+      native_tokens_completion_images: this.images * IMAGE_TOKENS_PER_IMAGE,
+      num_media_prompt: countMediaParts(plan.req.messages),
+      num_media_completion: this.images,
+      num_search_results: 0,
+      finish_reason: outcome.finishReason,
+      native_finish_reason: outcome.finishReason,
+      streamed: plan.req.stream,
+      cancelled: outcome.cancelled,
+      latency: this.firstTokenAt === null ? null : this.firstTokenAt - plan.startedAt,
+      generation_time: now - plan.startedAt,
+      moderation_latency: null,
+      api_type: 'completions',
+      is_byok: false,
+      external_user: plan.req.user,
+      origin: '',
+    }
+    this.state.recordGeneration(stats, total)
+  }
+
+  /** The fields every streamed chunk starts with. */
+  chunkHead() {
+    const { plan } = this
+    return { id: plan.id, object: 'chat.completion.chunk', created: plan.created, model: plan.req.model.id, provider: PROVIDER }
+  }
+}
+
+const imageItems = (url: string) => [{ type: 'image_url', image_url: { url } }]
+
+/** Faults under which the generation dies after a few pieces. */
+const failsMidway = (faults: Set<Fault>) => faults.has('error200') || faults.has('midstream') || faults.has('break')
+
+const piecesToSend = (plan: Plan) =>
+  failsMidway(plan.faults) ? Math.min(PIECES_BEFORE_FAILURE, plan.pieces.length) : plan.pieces.length
+
+const providerError = () => ({
+  code: 502,
+  message: 'Upstream provider error',
+  metadata: { error_type: 'provider_unavailable', provider_code: 'demo_fault' },
+})
+
+// ---------------------------------------------------------------- non-stream
+
+function completionBody(gen: Generation, finishReason: string, error?: ReturnType<typeof providerError>) {
+  const { plan } = gen
+  const message: Record<string, unknown> = {
+    role: 'assistant',
+    content: gen.content,
+    refusal: null,
+    reasoning: null,
+  }
+  if (gen.images > 0 && plan.imageUrl) message.images = imageItems(plan.imageUrl)
+  const choice: Record<string, unknown> = {
+    index: 0,
+    logprobs: null,
+    finish_reason: finishReason,
+    native_finish_reason: finishReason,
+    message,
+  }
+  if (error) choice.error = error
+  return {
+    id: plan.id,
+    object: 'chat.completion',
+    created: plan.created,
+    model: plan.req.model.id,
+    provider: PROVIDER,
+    system_fingerprint: null,
+    choices: [choice],
+    usage: gen.usage(),
+  }
+}
+
+/** `break` without streaming: a 200 whose JSON body is cut off by a connection error. */
+function brokenBody(gen: Generation): Response {
+  const whole = JSON.stringify(completionBody(gen, 'stop'))
+  const body = new ReadableStream<Uint8Array>({
+    async start(controller) {
+      controller.enqueue(new TextEncoder().encode(whole.slice(0, Math.floor(whole.length / 2))))
+      await sleep(20)
+      controller.error(new Error('demo upstream: connection broken on purpose ([[fault:break]])'))
+    },
+  })
+  return new Response(body, { headers: { 'Content-Type': 'application/json', 'X-Generation-Id': gen.plan.id } })
+}
+
+async function respondJson(gen: Generation, ctx: RequestContext): Promise<Response> {
+  const { plan } = gen
+  // Only `slow` makes a non-streamed answer take time (for disconnect tests); otherwise it is instant.
+  const delay = plan.faults.has('slow') ? plan.tokenDelayMs : 0
+  for (let i = piecesToSend(plan); i > 0; i--) {
+    await sleep(delay, ctx.signal)
+    if (ctx.signal.aborted) return cancelled(gen)
+    gen.emitPiece()
+  }
+  const headers = { 'X-Generation-Id': plan.id }
+  if (plan.faults.has('break')) {
+    gen.finish({ finishReason: 'error', cancelled: false })
+    return brokenBody(gen)
+  }
+  if (failsMidway(plan.faults)) {
+    gen.finish({ finishReason: 'error', cancelled: false })
+    return json(completionBody(gen, 'error', providerError()), 200, headers)
+  }
+  if (plan.imageUrl) gen.images = 1
+  gen.finish({ finishReason: plan.finishReason, cancelled: false })
+  return json(completionBody(gen, plan.finishReason), 200, headers)
+}
+
+function cancelled(gen: Generation): Response {
+  gen.finish({ finishReason: null, cancelled: true })
+  // Nobody reads this: the client has gone.
+  return new Response(null, { status: 499 })
+}
+
+// ---------------------------------------------------------------- stream
+
+/** Writes SSE frames; after the client cancels, writes are dropped instead of throwing. */
+class SseWriter {
+  private readonly encoder = new TextEncoder()
+  closed = false
+
+  constructor(private readonly controller: ReadableStreamDefaultController<Uint8Array>) {}
+
+  private write(text: string): void {
+    if (this.closed) return
+    try {
+      this.controller.enqueue(this.encoder.encode(text))
+    } catch {
+      this.closed = true
+    }
+  }
+
+  comment(): void {
+    this.write(KEEP_ALIVE)
+  }
+
+  data(payload: unknown): void {
+    this.write(`data: ${typeof payload === 'string' ? payload : JSON.stringify(payload)}\n\n`)
+  }
+
+  close(): void {
+    if (this.closed) return
+    this.closed = true
+    this.controller.close()
+  }
+
+  /** Errors the body so the client sees a truncated response / network error. */
+  fail(): void {
+    if (this.closed) return
+    this.closed = true
+    this.controller.error(new Error('demo upstream: connection broken on purpose ([[fault:break]])'))
+  }
+}
+
+/** Waits `ms`, sending a keep-alive comment every second of a long wait (as OpenRouter does). */
+async function waitWithKeepAlive(out: SseWriter, ms: number, signal: AbortSignal): Promise<void> {
+  let remaining = ms
+  while (remaining > KEEP_ALIVE_EVERY_MS && !signal.aborted) {
+    await sleep(KEEP_ALIVE_EVERY_MS, signal)
+    if (!signal.aborted) out.comment()
+    remaining -= KEEP_ALIVE_EVERY_MS
+  }
+  await sleep(remaining, signal)
+}
+
+function deltaChunk(gen: Generation, delta: Record<string, unknown>, finishReason: string | null = null) {
+  return {
+    ...gen.chunkHead(),
+    choices: [{ index: 0, delta: { role: 'assistant', ...delta }, finish_reason: finishReason, native_finish_reason: finishReason }],
+  }
+}
+
+/** The final SSE event of a mid-stream failure (protocols.md 1.5): top-level `error`, finish_reason "error". */
+const midStreamError = (gen: Generation) => ({
+  ...gen.chunkHead(),
+  error: providerError(),
+  choices: [{ index: 0, delta: { content: '' }, finish_reason: 'error', native_finish_reason: 'error' }],
+})
+
+async function pump(gen: Generation, out: SseWriter, ctx: RequestContext): Promise<void> {
+  const { plan } = gen
+  out.comment()
+  if (plan.faults.has('toplevel200')) {
+    out.data({ error: { code: 500, message: 'Provider returned error' } })
+    return out.close()
+  }
+  for (let i = piecesToSend(plan); i > 0; i--) {
+    await waitWithKeepAlive(out, plan.tokenDelayMs, ctx.signal)
+    if (ctx.signal.aborted) {
+      cancelled(gen)
+      return out.close()
+    }
+    out.data(deltaChunk(gen, { content: gen.emitPiece() }))
+  }
+  if (plan.faults.has('break')) {
+    gen.finish({ finishReason: 'error', cancelled: false })
+    return out.fail()
+  }
+  if (failsMidway(plan.faults)) {
+    out.data(midStreamError(gen))
+    gen.finish({ finishReason: 'error', cancelled: false })
+    return out.close()
+  }
+  if (plan.imageUrl) {
+    out.data(deltaChunk(gen, { content: '', images: imageItems(plan.imageUrl) }))
+    gen.images = 1
+  }
+  out.data(deltaChunk(gen, { content: '' }, plan.finishReason))
+  out.data({ ...gen.chunkHead(), choices: [], usage: gen.usage() })
+  out.data('[DONE]')
+  gen.finish({ finishReason: plan.finishReason, cancelled: false })
+  out.close()
+}
+
+function respondStream(gen: Generation, ctx: RequestContext): Response {
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      const out = new SseWriter(controller)
+      void pump(gen, out, ctx).finally(ctx.markFinished)
+    },
+    // The consumer (a disconnected HTTP client or an in-process reader) gave up.
+    cancel: ctx.cancel,
+  })
+  return new Response(body, {
+    headers: {
+      'Content-Type': 'text/event-stream',
+      'Cache-Control': 'no-cache',
+      'X-Generation-Id': gen.plan.id,
+    },
+  })
+}
+
+// ---------------------------------------------------------------- entry
+
+export async function handleChat(body: unknown, state: DemoState, ctx: RequestContext): Promise<Response> {
+  const req = parseChatRequest(body)
+  if (req instanceof Response) return req
+  const faultsOn = state.opts.faults
+  const faults = faultsOn ? parseFaults(lastUserText(req.messages)) : new Set<Fault>()
+  const refused = httpFaultResponse(faults)
+  if (refused) return refused
+  const gen = new Generation(planAnswer(req, faults, state.opts.tokenDelayMs, faultsOn), state)
+  if (faults.has('timeout')) {
+    await untilAborted(ctx.signal)
+    return cancelled(gen)
+  }
+  if (faults.has('toplevel200') && !req.stream) return json({ error: { code: 500, message: 'Provider returned error' } })
+  return req.stream ? respondStream(gen, ctx) : respondJson(gen, ctx)
+}

@@ -1,0 +1,60 @@
+// Test-only fault directives: `[[fault:NAME]]` in the last user message makes the demo misbehave
+// the way OpenRouter can. Honoured only when the upstream is created with `faults: true`.
+import { openRouterError } from './wire'
+
+export const FAULTS = [
+  'http500', 'http502', 'http503', 'http429', 'http400', 'credits402',
+  'timeout', 'error200', 'toplevel200', 'midstream', 'break',
+  'slow', 'nocost', 'empty', 'long',
+] as const
+export type Fault = (typeof FAULTS)[number]
+
+const isFault = (name: string): name is Fault => (FAULTS as readonly string[]).includes(name)
+
+const DIRECTIVE = /\[\[fault:([a-z0-9]+)\]\]/gi
+
+export function parseFaults(text: string): Set<Fault> {
+  const found = new Set<Fault>()
+  for (const m of text.matchAll(DIRECTIVE)) {
+    const name = m[1]!.toLowerCase()
+    if (isFault(name)) found.add(name)
+  }
+  return found
+}
+
+/** The text without its directives, so a faulty request still reads naturally in the reply. */
+export const stripDirectives = (text: string) => text.replace(DIRECTIVE, '').replace(/\s+/g, ' ').trim()
+
+/** Faults answered with an HTTP error before any generation starts (no SSE, no generation record). */
+const HTTP_FAULTS: Partial<Record<Fault, () => Response>> = {
+  http500: () => openRouterError(500, 'Internal Server Error'),
+  http502: () => openRouterError(502, 'Provider returned error', { error_type: 'provider_unavailable' }),
+  http503: () =>
+    openRouterError(503, 'No available providers could handle the request', { error_type: 'provider_overloaded' }, {
+      'Retry-After': '1',
+    }),
+  http429: () =>
+    openRouterError(429, 'Rate limit exceeded: too many requests', { error_type: 'rate_limit_exceeded' }, {
+      'Retry-After': '1',
+    }),
+  http400: () => openRouterError(400, 'Invalid request: demo fault', { error_type: 'invalid_request' }),
+  credits402: () =>
+    openRouterError(402, 'Insufficient credits. Add more using https://openrouter.ai/credits', {
+      error_type: 'payment_required',
+    }),
+}
+
+export function httpFaultResponse(faults: Set<Fault>): Response | null {
+  for (const f of faults) {
+    const make = HTTP_FAULTS[f]
+    if (make) return make()
+  }
+  return null
+}
+
+/** How many pieces a faulty generation produces before it fails (`midstream`, `break`, `error200`). */
+export const PIECES_BEFORE_FAILURE = 3
+/** Per-token delay under `slow`, and the minimum reply lengths of `slow` and `long`. */
+export const SLOW_TOKEN_DELAY_MS = 200
+export const SLOW_MIN_TOKENS = 60
+export const LONG_MIN_TOKENS = 200

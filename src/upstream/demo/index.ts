@@ -1,0 +1,214 @@
+// The demo upstream: a local stand-in for the OpenRouter API (protocols.md section 1) that answers
+// with locally generated text and pictures. Production uses it when no OPENROUTER_API_KEY is set;
+// tests start it as a fake upstream (with `faults: true`) and talk to it over real HTTP.
+//
+// Routes match by path SUFFIX, so any base prefix works (`/api/v1/models`, `/v1/models`, `/models`).
+import { findModel, listModels, modelEndpoints } from './catalogue'
+import { handleChat, type RequestContext } from './chat'
+import { DemoState, resolveOptions, type DemoUpstreamOptions, type GenerationStats, type RecordedRequest } from './state'
+import { json, openRouterError } from './wire'
+
+export type { DemoUpstreamOptions, GenerationStats, RecordedRequest } from './state'
+export { CATALOGUE, type Model } from './catalogue'
+export { FAULTS, type Fault } from './faults'
+
+export type DemoUpstream = {
+  /** A Bun.serve-compatible handler; may also be called in-process. */
+  fetch(req: Request): Promise<Response>
+  /** Every request received, in arrival order. */
+  log: RecordedRequest[]
+  /** What `GET /generation` serves (completed, cancelled and failed generations). */
+  generations: Map<string, GenerationStats>
+  /** Cumulative USD charged to the key, as `GET /key` reports it. */
+  keyUsageUsd(): number
+}
+
+export type RunningFakeUpstream = DemoUpstream & {
+  /** Base URL including `/api/v1`, e.g. `http://127.0.0.1:PORT/api/v1`. */
+  url: string
+  stop(): Promise<void>
+}
+
+export function createDemoUpstream(opts?: DemoUpstreamOptions): DemoUpstream {
+  const state = new DemoState(resolveOptions(opts))
+  return {
+    fetch: (req) => handle(req, state),
+    log: state.log,
+    generations: state.generations,
+    keyUsageUsd: state.keyUsageUsd,
+  }
+}
+
+export async function startFakeUpstream(opts?: DemoUpstreamOptions): Promise<RunningFakeUpstream> {
+  const demo = createDemoUpstream(opts)
+  const server = Bun.serve({
+    port: 0,
+    hostname: '127.0.0.1',
+    // 0 disables Bun's idle cut-off, which would otherwise end `timeout` and `slow` answers early.
+    idleTimeout: 0,
+    fetch: demo.fetch,
+    error: () => openRouterError(500, 'Internal Server Error'),
+  })
+  return {
+    ...demo,
+    url: `http://127.0.0.1:${server.port}/api/v1`,
+    stop: () => server.stop(true),
+  }
+}
+
+// ---------------------------------------------------------------- request handling
+
+async function readJson(req: Request): Promise<unknown> {
+  if (req.method === 'GET' || req.method === 'HEAD') return null
+  const text = await req.text().catch(() => '')
+  if (!text) return null
+  try {
+    return JSON.parse(text) as unknown
+  } catch {
+    return null
+  }
+}
+
+/** Logs the request and wires its abort signal; see RequestContext for the meaning of each hook. */
+function track(req: Request, url: URL, state: DemoState): { entry: RecordedRequest; ctx: RequestContext } {
+  const entry: RecordedRequest = {
+    method: req.method,
+    path: url.pathname,
+    query: url.search,
+    headers: Object.fromEntries(req.headers),
+    body: null,
+    at: Date.now(),
+    aborted: false,
+  }
+  state.log.push(entry)
+  const controller = new AbortController()
+  let finished = false
+  const forward = () => controller.abort()
+  if (req.signal.aborted) controller.abort()
+  else req.signal.addEventListener('abort', forward, { once: true })
+  controller.signal.addEventListener('abort', () => {
+    if (!finished) entry.aborted = true
+  })
+  const ctx: RequestContext = {
+    signal: controller.signal,
+    cancel: () => controller.abort(),
+    markFinished: () => {
+      finished = true
+      req.signal.removeEventListener('abort', forward)
+    },
+  }
+  return { entry, ctx }
+}
+
+function authorised(req: Request, apiKey: string | undefined): Response | null {
+  if (apiKey === undefined) return null
+  const header = req.headers.get('authorization')
+  if (!header) return openRouterError(401, 'No auth credentials found')
+  if (header !== `Bearer ${apiKey}`) return openRouterError(401, 'User not found.')
+  return null
+}
+
+async function handle(req: Request, state: DemoState): Promise<Response> {
+  const url = new URL(req.url)
+  const { entry, ctx } = track(req, url, state)
+  try {
+    entry.body = await readJson(req)
+    const res = authorised(req, state.opts.apiKey) ?? (await route(req.method, url, entry.body, state, ctx))
+    // A streamed answer marks itself finished when its last event is written.
+    if (!res.headers.get('content-type')?.startsWith('text/event-stream')) ctx.markFinished()
+    return res
+  } catch (err) {
+    ctx.markFinished()
+    console.error('demo upstream: unexpected error', err)
+    return openRouterError(500, 'Internal Server Error')
+  }
+}
+
+const decodePath = (p: string) => {
+  try {
+    return decodeURIComponent(p).replace(/\/+$/, '')
+  } catch {
+    return p
+  }
+}
+
+type Route = {
+  method: 'GET' | 'POST'
+  pattern: RegExp
+  run: (m: RegExpExecArray, url: URL, body: unknown, state: DemoState, ctx: RequestContext) => Response | Promise<Response>
+}
+
+// Most specific first: `/models/{author}/{slug}` must win over `/models`.
+const ROUTES: Route[] = [
+  { method: 'POST', pattern: /\/chat\/completions$/, run: (_m, _u, body, state, ctx) => handleChat(body, state, ctx) },
+  { method: 'GET', pattern: /\/models\/([^/]+\/[^/]+)\/endpoints$/, run: (m) => modelEndpointsRoute(m[1]!) },
+  { method: 'GET', pattern: /\/models?\/([^/]+\/[^/]+)$/, run: (m) => modelRoute(m[1]!) },
+  { method: 'GET', pattern: /\/models$/, run: (_m, url) => json(listModels(url.searchParams)) },
+  { method: 'GET', pattern: /(?:^|\/)(?:auth\/)?key$/, run: (_m, _u, _b, state) => keyRoute(state) },
+  { method: 'GET', pattern: /\/credits$/, run: (_m, _u, _b, state) => creditsRoute(state) },
+  { method: 'GET', pattern: /\/generation$/, run: (_m, url, _b, state) => generationRoute(url, state) },
+]
+
+function route(method: string, url: URL, body: unknown, state: DemoState, ctx: RequestContext) {
+  const path = decodePath(url.pathname)
+  for (const r of ROUTES) {
+    const m = r.pattern.exec(path)
+    if (!m) continue
+    if (method !== r.method) return openRouterError(405, 'Method Not Allowed')
+    return r.run(m, url, body, state, ctx)
+  }
+  return openRouterError(404, 'Not Found', { error_type: 'not_found' })
+}
+
+const unknownModel = (id: string) => openRouterError(404, `Model ${id} not found`, { error_type: 'not_found' })
+
+function modelRoute(id: string): Response {
+  const model = findModel(id)
+  return model ? json({ data: model }) : unknownModel(id)
+}
+
+function modelEndpointsRoute(id: string): Response {
+  const model = findModel(id)
+  return model ? json({ data: modelEndpoints(model) }) : unknownModel(id)
+}
+
+/** protocols.md 1.8: a key without a cap; every window's usage is the process lifetime's usage. */
+function keyRoute(state: DemoState): Response {
+  const usage = state.keyUsageUsd()
+  return json({
+    data: {
+      label: 'demo',
+      limit: null,
+      limit_remaining: null,
+      limit_reset: null,
+      include_byok_in_limit: false,
+      usage,
+      usage_daily: usage,
+      usage_weekly: usage,
+      usage_monthly: usage,
+      byok_usage: 0,
+      byok_usage_daily: 0,
+      byok_usage_weekly: 0,
+      byok_usage_monthly: 0,
+      is_free_tier: false,
+      is_management_key: false,
+      is_provisioning_key: false,
+      creator_user_id: null,
+      expires_at: null,
+      rate_limit: { requests: -1, interval: '10s', note: 'This field is deprecated and safe to ignore.' },
+    },
+  })
+}
+
+const DEMO_CREDITS_USD = 1000
+
+function creditsRoute(state: DemoState): Response {
+  return json({ data: { total_credits: DEMO_CREDITS_USD, total_usage: state.keyUsageUsd() } })
+}
+
+function generationRoute(url: URL, state: DemoState): Response {
+  const id = url.searchParams.get('id')
+  if (!id) return openRouterError(400, 'Query parameter "id" is required', { error_type: 'invalid_request' })
+  const stats = state.visibleGeneration(id)
+  return stats ? json({ data: stats }) : openRouterError(404, `Generation ${id} not found`, { error_type: 'not_found' })
+}

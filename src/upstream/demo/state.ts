@@ -1,0 +1,100 @@
+// Shared types and the mutable state of one demo upstream: the request log, generation stats and
+// the key's cumulative usage.
+import { femtoToUsd } from './pricing'
+
+export type DemoUpstreamOptions = {
+  /** Honour `[[fault:NAME]]` directives (tests only; false in the production demo). */
+  faults?: boolean
+  /** Delay between streamed tokens, ms (default 15). */
+  tokenDelayMs?: number
+  /** `GET /generation` answers 404 until this long after the generation ended, ms (default 0). */
+  generationStatsDelayMs?: number
+  /** When set, every route requires `Authorization: Bearer <apiKey>` (401 otherwise). */
+  apiKey?: string
+}
+
+export type RecordedRequest = {
+  method: string
+  /** URL path including the base prefix, without the query string, e.g. `/api/v1/chat/completions`. */
+  path: string
+  /** The query string with its `?`, or '' when there is none. */
+  query: string
+  /** Request headers, names lower-cased. */
+  headers: Record<string, string>
+  /** Parsed JSON body, or null (no body or not JSON). */
+  body: unknown
+  /** Date.now() when the request arrived. */
+  at: number
+  /** True when the client went away before the answer was complete. */
+  aborted: boolean
+}
+
+/** What `GET /generation?id=` serves in `data` (protocols.md 1.10). */
+export type GenerationStats = {
+  id: string
+  model: string
+  provider_name: 'Demo'
+  created_at: string
+  total_cost: number
+  usage: number
+  upstream_inference_cost: null
+  cache_discount: null
+  tokens_prompt: number
+  tokens_completion: number
+  native_tokens_prompt: number
+  native_tokens_completion: number
+  native_tokens_reasoning: number
+  native_tokens_cached: number
+  native_tokens_completion_images: number
+  num_media_prompt: number
+  num_media_completion: number
+  num_search_results: number
+  finish_reason: string | null
+  native_finish_reason: string | null
+  streamed: boolean
+  cancelled: boolean
+  /** ms from request to first token (null if none came). */
+  latency: number | null
+  /** ms from request to the end of the generation. */
+  generation_time: number
+  moderation_latency: null
+  api_type: 'completions'
+  is_byok: false
+  external_user: string | null
+  origin: string
+}
+
+export type ResolvedOptions = Required<Omit<DemoUpstreamOptions, 'apiKey'>> & { apiKey: string | undefined }
+
+export class DemoState {
+  readonly log: RecordedRequest[] = []
+  readonly generations = new Map<string, GenerationStats>()
+  /** When each generation's stats become visible (the real API lags behind). */
+  private readonly readyAt = new Map<string, number>()
+  private usageFemto = 0n
+
+  constructor(readonly opts: ResolvedOptions) {}
+
+  recordGeneration(stats: GenerationStats, costFemto: bigint): void {
+    this.generations.set(stats.id, stats)
+    this.readyAt.set(stats.id, Date.now() + this.opts.generationStatsDelayMs)
+    this.usageFemto += costFemto
+  }
+
+  /** Stats the API would serve now: unknown ids and not-yet-visible generations give undefined. */
+  visibleGeneration(id: string): GenerationStats | undefined {
+    const stats = this.generations.get(id)
+    return stats && Date.now() >= (this.readyAt.get(id) ?? 0) ? stats : undefined
+  }
+
+  keyUsageUsd = (): number => femtoToUsd(this.usageFemto)
+}
+
+export function resolveOptions(opts: DemoUpstreamOptions = {}): ResolvedOptions {
+  return {
+    faults: opts.faults ?? false,
+    tokenDelayMs: opts.tokenDelayMs ?? 15,
+    generationStatsDelayMs: opts.generationStatsDelayMs ?? 0,
+    apiKey: opts.apiKey,
+  }
+}
