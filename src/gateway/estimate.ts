@@ -72,7 +72,8 @@ export function planChatHold(args: {
   if (args.requested !== undefined) {
     const tokens = Math.min(args.requested, modelMax > 0 ? modelMax : args.requested)
     const hold = holdFor(tokens)
-    if (hold <= availableMicros) return { kind: 'hold', holdMicros: hold, maxTokens: null }
+    // Above the model's cap, the upstream is told the cap, so it can never write more than was held.
+    if (hold <= availableMicros) return { kind: 'hold', holdMicros: hold, maxTokens: tokens < args.requested ? tokens : null }
     const affordable = affordableTokens(baseUsd, completionUsd, availableMicros, rate, markup)
     return {
       kind: 'refuse',

@@ -34,27 +34,36 @@ export function gatewayRoutes(deps: GatewayDeps, auth: AuthService, guard: AuthG
     detail: { summary, security: [{ bearerAuth: [] }] },
   })
 
+  const callers = new WeakMap<Request, Caller>()
+  async function authenticate(header: string | undefined, jwt: { verify(t: string): Promise<false | { sub?: string }> }): Promise<Caller> {
+    const token = bearer(header)
+    if (!token) throw unauthorized('Передайте API-ключ в заголовке Authorization: Bearer <ключ>', 'missing_api_key')
+    if (token.startsWith(KEY_PREFIX)) {
+      const key = deps.keys.findBySecret(token)
+      if (!key) throw unauthorized('Неверный API-ключ', 'invalid_api_key')
+      if (!key.isActive) throw unauthorized(`API-ключ «${key.name}» отключён. Включите его на странице API ключей.`, 'api_key_disabled')
+      const user = auth.userForToken(key.userId)
+      if (!user) throw unauthorized('Неверный API-ключ', 'invalid_api_key')
+      return { user, apiKey: key }
+    }
+    const payload = await jwt.verify(token)
+    const user = payload && typeof payload.sub === 'string' ? auth.userForToken(payload.sub) : undefined
+    if (!user) throw unauthorized('Неверный API-ключ или истёкшая сессия', 'invalid_api_key')
+    return { user, apiKey: null }
+  }
+
   return new Elysia({ name: 'gateway', prefix: '/v1', detail: { tags: ['OpenAI-совместимый API'] } })
     .use(guard)
     .macro({
-      /** An API key (sk-gw-…) or the web session's access token, as the Bearer credential. */
+      /**
+       * An API key (sk-gw-…) or the web session's access token, as the Bearer credential. Checked in
+       * `transform`, which runs before body validation: a caller without credentials gets 401, not 400.
+       */
       caller: {
-        async resolve({ headers, accessJwt }): Promise<{ caller: Caller }> {
-          const token = bearer(headers.authorization)
-          if (!token) throw unauthorized('Передайте API-ключ в заголовке Authorization: Bearer <ключ>', 'missing_api_key')
-          if (token.startsWith(KEY_PREFIX)) {
-            const key = deps.keys.findBySecret(token)
-            if (!key) throw unauthorized('Неверный API-ключ', 'invalid_api_key')
-            if (!key.isActive) throw unauthorized(`API-ключ «${key.name}» отключён. Включите его на странице API ключей.`, 'api_key_disabled')
-            const user = auth.userForToken(key.userId)
-            if (!user) throw unauthorized('Неверный API-ключ', 'invalid_api_key')
-            return { caller: { user, apiKey: key } }
-          }
-          const payload = await accessJwt.verify(token)
-          const user = payload && typeof payload.sub === 'string' ? auth.userForToken(payload.sub) : undefined
-          if (!user) throw unauthorized('Неверный API-ключ или истёкшая сессия', 'invalid_api_key')
-          return { caller: { user, apiKey: null } }
+        async transform({ request, headers, accessJwt }) {
+          callers.set(request, await authenticate(headers.authorization, accessJwt))
         },
+        resolve: ({ request }): { caller: Caller } => ({ caller: callers.get(request)! }),
       },
     })
     .get('/models', () => ({ object: 'list' as const, data: modelsList() }), {
@@ -76,7 +85,8 @@ export function gatewayRoutes(deps: GatewayDeps, auth: AuthService, guard: AuthG
     )
     .post(
       '/chat/completions',
-      ({ caller, body, request }) => (body.stream ? chat.stream(caller, body, request.signal) : chat.complete(caller, body, request.signal)),
+      // Explicitly async: Elysia awaits (and routes rejections to onError) only handlers it sees as async.
+      async ({ caller, body, request }) => (body.stream ? await chat.stream(caller, body, request.signal) : await chat.complete(caller, body, request.signal)),
       {
         caller: true,
         body: ChatRequest,
@@ -88,10 +98,10 @@ export function gatewayRoutes(deps: GatewayDeps, auth: AuthService, guard: AuthG
         },
       },
     )
-    .post('/images', ({ caller, body, request }) => images.generate(caller, body, request.signal), imagesHook('Генерация изображений (формат OpenAI images.generate)'))
+    .post('/images', async ({ caller, body, request }) => await images.generate(caller, body, request.signal), imagesHook('Генерация изображений (формат OpenAI images.generate)'))
     .post(
       '/images/generations',
-      ({ caller, body, request }) => images.generate(caller, body, request.signal),
+      async ({ caller, body, request }) => await images.generate(caller, body, request.signal),
       imagesHook('Генерация изображений — путь официального SDK OpenAI'),
     )
     .get(
@@ -104,6 +114,7 @@ export function gatewayRoutes(deps: GatewayDeps, auth: AuthService, guard: AuthG
       {
         params: t.Object({ name: t.String() }),
         query: t.Object({ exp: t.Optional(t.String()), sig: t.Optional(t.String()) }),
+        response: { 200: t.Any({ description: 'Файл изображения (image/png, image/jpeg, …)' }), ...errorsOf(404) },
         detail: { summary: 'Сгенерированное изображение по подписанной ссылке' },
       },
     )

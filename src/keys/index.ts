@@ -7,12 +7,12 @@ import type { KeysService } from './service'
 export function keysRoutes(keys: KeysService, guard: AuthGuard) {
   return new Elysia({ name: 'keys', prefix: '/api/auth/api-keys', detail: { tags: ['API ключи'], security: [{ bearerAuth: [] }] } })
     .use(guard)
-    .get('/', ({ user }) => ok(keys.list(user.id)), {
+    .get('', ({ user }) => ok(keys.list(user.id)), {
       auth: true,
       response: { 200: envelope(t.Array(ApiKey)), ...errors(401) },
       detail: { summary: 'Список API-ключей (без самих ключей), новые сверху' },
     })
-    .post('/', ({ user, body, status }) => status(201, ok(keys.create(user.id, body.name))), {
+    .post('', ({ user, body, status }) => status(201, ok(keys.create(user.id, body.name))), {
       auth: true,
       body: CreateKeyBody,
       response: { 201: envelope(CreatedApiKey), ...errors(400, 401) },

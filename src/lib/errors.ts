@@ -60,7 +60,8 @@ export class OpenAIError extends Error {
     return h
   }
 
-  toResponse() {
+  /** Not named toResponse: Elysia would then bypass our onError for it. */
+  asResponse() {
     return new Response(JSON.stringify(this.body()), { status: this.status, headers: this.headers() })
   }
 }

@@ -54,25 +54,25 @@ export const errorHandler = new Elysia({ name: 'error-handler' }).onError(
 
 /** The same failures in OpenAI's error shape, for the /v1 gateway and its SDK clients. */
 function openAIFailure(code: string | number, error: unknown, path: string, method: string): Response {
-  if (error instanceof OpenAIError) return error.toResponse()
+  if (error instanceof OpenAIError) return error.asResponse()
   if (error instanceof AppError) {
     const type = error.status === 401 ? 'invalid_request_error' : error.status >= 500 ? 'server_error' : 'invalid_request_error'
-    return new OpenAIError(error.status, error.message, type, error.status === 429 ? 'rate_limit_exceeded' : 'invalid_request').toResponse()
+    return new OpenAIError(error.status, error.message, type, error.status === 429 ? 'rate_limit_exceeded' : 'invalid_request').asResponse()
   }
   switch (code) {
     case 'VALIDATION': {
       const e = error as { customError?: unknown; valueError?: { path?: string } }
       const param = e.valueError?.path?.replace(/^\//, '').replace(/\//g, '.') || null
       const message = typeof e.customError === 'string' ? e.customError : `Некорректный параметр ${param ?? 'запроса'}`
-      return new OpenAIError(400, message, 'invalid_request_error', 'invalid_request', { param }).toResponse()
+      return new OpenAIError(400, message, 'invalid_request_error', 'invalid_request', { param }).asResponse()
     }
     case 'PARSE':
-      return new OpenAIError(400, 'Тело запроса должно быть корректным JSON', 'invalid_request_error', 'invalid_json').toResponse()
+      return new OpenAIError(400, 'Тело запроса должно быть корректным JSON', 'invalid_request_error', 'invalid_json').asResponse()
     case 'NOT_FOUND':
-      return new OpenAIError(404, `Неизвестный адрес ${path}`, 'invalid_request_error', 'not_found').toResponse()
+      return new OpenAIError(404, `Неизвестный адрес ${path}`, 'invalid_request_error', 'not_found').asResponse()
   }
   console.error(`[error] ${method} ${path}:`, error)
-  return new OpenAIError(500, 'Внутренняя ошибка шлюза. Попробуйте позже.', 'server_error', 'internal_error', { shouldRetry: false }).toResponse()
+  return new OpenAIError(500, 'Внутренняя ошибка шлюза. Попробуйте позже.', 'server_error', 'internal_error', { shouldRetry: false }).asResponse()
 }
 
 /** The caller's address; X-Forwarded-For is believed only when TRUST_PROXY says a proxy sets it. */

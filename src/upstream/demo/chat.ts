@@ -18,6 +18,7 @@ export const IMAGE_TOKENS_PER_IMAGE = 1290
 const PROVIDER = 'Demo'
 const KEEP_ALIVE = ': OPENROUTER PROCESSING\n\n'
 const KEEP_ALIVE_EVERY_MS = 1000
+const BREAK_FLUSH_MS = 50
 /** A request without `model` goes to the account default, which is the router. */
 const DEFAULT_MODEL = 'openrouter/auto'
 const ROLES = new Set(['system', 'developer', 'user', 'assistant', 'tool'])
@@ -232,6 +233,14 @@ class Generation {
     this.state.recordGeneration(stats, total)
   }
 
+  /**
+   * What a `break` errors the body with. Over HTTP the client only sees a reset connection, and an
+   * `undefined` reason keeps Bun.serve from logging the error; in-process readers get a real Error.
+   */
+  get breakReason(): unknown {
+    return this.state.overHttp ? undefined : new Error('demo upstream: connection broken on purpose ([[fault:break]])')
+  }
+
   /** The fields every streamed chunk starts with. */
   chunkHead() {
     const { plan } = this
@@ -285,13 +294,13 @@ function completionBody(gen: Generation, finishReason: string, error?: ReturnTyp
 }
 
 /** `break` without streaming: a 200 whose JSON body is cut off by a connection error. */
-function brokenBody(gen: Generation): Response {
+function brokenBody(gen: Generation, reason: unknown): Response {
   const whole = JSON.stringify(completionBody(gen, 'stop'))
   const body = new ReadableStream<Uint8Array>({
     async start(controller) {
       controller.enqueue(new TextEncoder().encode(whole.slice(0, Math.floor(whole.length / 2))))
-      await sleep(20)
-      controller.error(new Error('demo upstream: connection broken on purpose ([[fault:break]])'))
+      await sleep(BREAK_FLUSH_MS)
+      controller.error(reason)
     },
   })
   return new Response(body, { headers: { 'Content-Type': 'application/json', 'X-Generation-Id': gen.plan.id } })
@@ -309,7 +318,7 @@ async function respondJson(gen: Generation, ctx: RequestContext): Promise<Respon
   const headers = { 'X-Generation-Id': plan.id }
   if (plan.faults.has('break')) {
     gen.finish({ finishReason: 'error', cancelled: false })
-    return brokenBody(gen)
+    return brokenBody(gen, gen.breakReason)
   }
   if (failsMidway(plan.faults)) {
     gen.finish({ finishReason: 'error', cancelled: false })
@@ -352,17 +361,22 @@ class SseWriter {
     this.write(`data: ${typeof payload === 'string' ? payload : JSON.stringify(payload)}\n\n`)
   }
 
+  /** Ends the body; a no-op once the consumer has cancelled it. */
   close(): void {
     if (this.closed) return
     this.closed = true
-    this.controller.close()
+    try {
+      this.controller.close()
+    } catch {
+      // already closed by a cancel
+    }
   }
 
   /** Errors the body so the client sees a truncated response / network error. */
-  fail(): void {
+  fail(reason: unknown): void {
     if (this.closed) return
     this.closed = true
-    this.controller.error(new Error('demo upstream: connection broken on purpose ([[fault:break]])'))
+    this.controller.error(reason)
   }
 }
 
@@ -408,7 +422,9 @@ async function pump(gen: Generation, out: SseWriter, ctx: RequestContext): Promi
   }
   if (plan.faults.has('break')) {
     gen.finish({ finishReason: 'error', cancelled: false })
-    return out.fail()
+    // Let the last chunks reach the socket first: erroring the stream drops anything still queued.
+    await sleep(BREAK_FLUSH_MS)
+    return out.fail(gen.breakReason)
   }
   if (failsMidway(plan.faults)) {
     out.data(midStreamError(gen))
@@ -430,7 +446,12 @@ function respondStream(gen: Generation, ctx: RequestContext): Response {
   const body = new ReadableStream<Uint8Array>({
     start(controller) {
       const out = new SseWriter(controller)
-      void pump(gen, out, ctx).finally(ctx.markFinished)
+      pump(gen, out, ctx)
+        .catch((err: unknown) => {
+          console.error('demo upstream: stream failed', err)
+          out.fail(err)
+        })
+        .finally(ctx.markFinished)
     },
     // The consumer (a disconnected HTTP client or an in-process reader) gave up.
     cancel: ctx.cancel,

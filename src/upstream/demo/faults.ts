@@ -1,5 +1,24 @@
 // Test-only fault directives: `[[fault:NAME]]` in the last user message makes the demo misbehave
-// the way OpenRouter can. Honoured only when the upstream is created with `faults: true`.
+// the way OpenRouter can. Honoured only when the upstream is created with `faults: true`;
+// otherwise a directive is just text. Several directives combine (e.g. slow + nocost).
+//
+//   http500 / http502 / http503   5xx error body before any generation (503 with Retry-After: 1)
+//   http429                       429 rate_limit_exceeded, Retry-After: 1
+//   http400                       400 invalid_request
+//   credits402                    402 "Insufficient credits…", metadata.error_type payment_required
+//   timeout                       never answers; on client abort the generation is recorded as cancelled
+//   error200                      JSON: 200 + partial content, finish_reason "error", choices[0].error;
+//                                 stream: same as midstream
+//   toplevel200                   JSON: 200 + {error:{code:500,…}}; stream: keep-alive, then one
+//                                 `data: {error}` event and the end of the stream
+//   midstream                     stream: 3 token chunks, the error chunk of protocols.md 1.5, end
+//                                 (no usage, no [DONE]); JSON: same as error200
+//   break                         3 token chunks (JSON: half the body), then the connection is reset
+//   slow                          200 ms per token, ≥ 60 tokens; the only fault that delays a JSON answer
+//   nocost                        usage without `cost` and `cost_details`
+//   empty                         content "" and 0 completion tokens (no image either)
+//   long                          ≥ 200 tokens, still cut by max_tokens
+// HTTP-error faults create no generation; the others record one in GET /generation.
 import { openRouterError } from './wire'
 
 export const FAULTS = [

@@ -30,7 +30,10 @@ export type RunningFakeUpstream = DemoUpstream & {
 }
 
 export function createDemoUpstream(opts?: DemoUpstreamOptions): DemoUpstream {
-  const state = new DemoState(resolveOptions(opts))
+  return upstreamOn(new DemoState(resolveOptions(opts)))
+}
+
+function upstreamOn(state: DemoState): DemoUpstream {
   return {
     fetch: (req) => handle(req, state),
     log: state.log,
@@ -40,7 +43,7 @@ export function createDemoUpstream(opts?: DemoUpstreamOptions): DemoUpstream {
 }
 
 export async function startFakeUpstream(opts?: DemoUpstreamOptions): Promise<RunningFakeUpstream> {
-  const demo = createDemoUpstream(opts)
+  const demo = upstreamOn(new DemoState(resolveOptions(opts), true))
   const server = Bun.serve({
     port: 0,
     hostname: '127.0.0.1',
@@ -80,7 +83,7 @@ function track(req: Request, url: URL, state: DemoState): { entry: RecordedReque
     at: Date.now(),
     aborted: false,
   }
-  state.log.push(entry)
+  state.logRequest(entry)
   const controller = new AbortController()
   let finished = false
   const forward = () => controller.abort()

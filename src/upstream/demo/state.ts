@@ -66,6 +66,13 @@ export type GenerationStats = {
 
 export type ResolvedOptions = Required<Omit<DemoUpstreamOptions, 'apiKey'>> & { apiKey: string | undefined }
 
+/**
+ * The production demo lives as long as the server, so the log and the stats keep only the newest
+ * entries (far more than any test makes).
+ */
+export const LOG_LIMIT = 10_000
+export const GENERATIONS_LIMIT = 10_000
+
 export class DemoState {
   readonly log: RecordedRequest[] = []
   readonly generations = new Map<string, GenerationStats>()
@@ -73,12 +80,26 @@ export class DemoState {
   private readonly readyAt = new Map<string, number>()
   private usageFemto = 0n
 
-  constructor(readonly opts: ResolvedOptions) {}
+  /** `overHttp`: answers go out through Bun.serve (startFakeUpstream), not to an in-process caller. */
+  constructor(
+    readonly opts: ResolvedOptions,
+    readonly overHttp = false,
+  ) {}
+
+  logRequest(entry: RecordedRequest): void {
+    this.log.push(entry)
+    if (this.log.length > LOG_LIMIT) this.log.splice(0, this.log.length - LOG_LIMIT)
+  }
 
   recordGeneration(stats: GenerationStats, costFemto: bigint): void {
     this.generations.set(stats.id, stats)
     this.readyAt.set(stats.id, Date.now() + this.opts.generationStatsDelayMs)
     this.usageFemto += costFemto
+    for (const oldest of this.generations.keys()) {
+      if (this.generations.size <= GENERATIONS_LIMIT) break
+      this.generations.delete(oldest)
+      this.readyAt.delete(oldest)
+    }
   }
 
   /** Stats the API would serve now: unknown ids and not-yet-visible generations give undefined. */
