@@ -12,6 +12,8 @@ test('register → dashboard with 50 ₽ → logout → login → reload keeps t
   await expect(balance).toHaveText(/50,00\s₽/)
   await expect(page.getByText(email).first()).toBeVisible()
   await expect(page.getByText('Админ-панель')).toHaveCount(0)
+  // No OPENROUTER_API_KEY in the e2e server: the demo upstream must be labelled as such.
+  await expect(page.getByTestId('demo-banner')).toContainText('Демо-режим')
   await shoot(page, 'dashboard-1280')
 
   await page.getByRole('button', { name: 'Выйти' }).click()

@@ -25,3 +25,16 @@ export function useBalance() {
     },
   })
 }
+
+export interface HealthResponse {
+  status: 'ok'
+  version: string
+  upstream: 'demo' | 'openrouter'
+  mail: 'smtp' | 'outbox'
+  payments: 'test' | 'yookassa'
+}
+
+/** How this installation runs: the demo upstream and the test payment page are labelled in the UI. */
+export function useHealth() {
+  return useSWR<HealthResponse>('/api/health')
+}

@@ -23,6 +23,7 @@ import { api } from '../../lib/api'
 import { cn } from '../../lib/cn'
 import { formatRubles } from '../../lib/format'
 import { useBalance } from '../../lib/queries'
+import { DemoBanner } from '../../components/demo-banner'
 import { getSession, useSession, type User } from '../../stores/session'
 
 interface NavItem {
@@ -254,6 +255,7 @@ export function AppLayout({ children }: { children: ReactNode }) {
       )}
       <Sidebar user={user} open={menuOpen} onClose={() => setMenuOpen(false)} />
       <main className="lg:pl-64">
+        <DemoBanner />
         <div className="mx-auto w-full max-w-6xl px-4 py-6 sm:px-6 sm:py-8 lg:px-8 lg:py-10">{children}</div>
       </main>
     </div>
