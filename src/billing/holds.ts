@@ -32,14 +32,16 @@ export type UsageFacts = Omit<UsageLogRow, 'id' | 'userId' | 'apiKeyId' | 'costM
 export const availableMicros = (db: Tx, userId: string) =>
   db.select({ a: sql<number>`${users.balanceMicros} - ${users.heldMicros}` }).from(users).where(eq(users.id, userId)).get()?.a ?? 0
 
+/** Micro-rubles reserved right now by requests in flight with this key. */
+export const keyOpenHoldsMicros = (db: Tx, apiKeyId: string) =>
+  db.select({ s: sql<number>`coalesce(sum(${holds.amountMicros}), 0)` }).from(holds)
+    .where(and(eq(holds.apiKeyId, apiKeyId), eq(holds.status, 'open'))).get()?.s ?? 0
+
 export function placeHold(db: Db, req: HoldRequest): string {
   if (!Number.isSafeInteger(req.amountMicros) || req.amountMicros < 0) throw new RangeError('hold must be a non-negative integer')
   return db.transaction((tx) => {
     if (req.keyLimit && req.apiKeyId) {
-      const openForKey =
-        tx.select({ s: sql<number>`coalesce(sum(${holds.amountMicros}), 0)` }).from(holds)
-          .where(and(eq(holds.apiKeyId, req.apiKeyId), eq(holds.status, 'open'))).get()?.s ?? 0
-      const left = req.keyLimit.limitMicros - req.keyLimit.spentMicros - openForKey
+      const left = req.keyLimit.limitMicros - req.keyLimit.spentMicros - keyOpenHoldsMicros(tx, req.apiKeyId)
       if (req.amountMicros > left || left <= 0) throw new HoldRefused('key_limit', Math.max(0, left))
     }
     // One conditional UPDATE: two concurrent holds can never both take the same micro-ruble.

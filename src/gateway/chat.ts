@@ -8,7 +8,7 @@ import type { Catalog } from '../catalog/service'
 import type { RateProvider } from '../catalog/rate'
 import type { ModelRow } from '../catalog/schema'
 import { isVariable, usdToMicros } from '../catalog/pricing'
-import { availableMicros, HoldRefused, placeHold, releaseHold, settleHold, type UsageFacts } from '../billing/holds'
+import { availableMicros, HoldRefused, keyOpenHoldsMicros, placeHold, releaseHold, settleHold, type UsageFacts } from '../billing/holds'
 import { add, ceilUnits, dec, mul, type Dec } from '../lib/decimal'
 import { formatMicros } from '../lib/money'
 import { sha256 } from '../lib/crypto'
@@ -61,30 +61,36 @@ export function chatService(deps: GatewayDeps) {
     const rate = rates.current()
     if (!rate) throw unavailable('Курс валют временно недоступен. Попробуйте позже.')
     const prompt = estimatePrompt(body.messages)
+    const key = caller.apiKey
+    const keyLimit =
+      key?.monthlyLimitMicros != null ? { limitMicros: key.monthlyLimitMicros, spentMicros: keys.spentThisMonthMicros(key.id) } : undefined
+    // What this request may spend: the free balance, or less if the key's monthly limit leaves less.
+    // Without max_tokens the answer is then capped to it, exactly as to a small balance.
+    const balanceLeft = availableMicros(db, caller.user.id)
+    const keyLeft = keyLimit ? Math.max(0, keyLimit.limitMicros - keyLimit.spentMicros - keyOpenHoldsMicros(db, key!.id)) : Infinity
+    const keyBinds = keyLeft < balanceLeft
+    const keyLimitError = () =>
+      new OpenAIError(402, `Превышен месячный лимит расходов API-ключа «${key!.name}» (${formatMicros(key!.monthlyLimitMicros!)} ₽). Увеличьте лимит на странице API ключей.`, 'insufficient_balance', 'key_limit_exceeded', {
+        shouldRetry: false,
+        action: { label: 'Настроить ключ', url: '/app/api-keys' },
+      })
     const plan = planChatHold({
       model,
       promptTokens: prompt.tokens,
       promptImages: prompt.images,
       requested: opts.requested ?? body.max_completion_tokens ?? body.max_tokens,
-      availableMicros: availableMicros(db, caller.user.id),
+      availableMicros: keyBinds ? keyLeft : balanceLeft,
       rate,
       markup,
       extraUsd: opts.extraUsd,
     })
-    if (plan.kind === 'refuse') throw insufficientBalance(plan.message)
-    const key = caller.apiKey
-    const keyLimit =
-      key?.monthlyLimitMicros != null ? { limitMicros: key.monthlyLimitMicros, spentMicros: keys.spentThisMonthMicros(key.id) } : undefined
+    if (plan.kind === 'refuse') throw keyBinds ? keyLimitError() : insufficientBalance(plan.message)
     let holdId: string
     try {
       holdId = placeHold(db, { userId: caller.user.id, apiKeyId: key?.id ?? null, amountMicros: plan.holdMicros, keyLimit })
     } catch (e) {
       if (!(e instanceof HoldRefused)) throw e
-      if (e.reason === 'key_limit')
-        throw new OpenAIError(402, `Превышен месячный лимит расходов API-ключа «${key!.name}» (${formatMicros(key!.monthlyLimitMicros!)} ₽). Увеличьте лимит на странице API ключей.`, 'insufficient_balance', 'key_limit_exceeded', {
-          shouldRetry: false,
-          action: { label: 'Настроить ключ', url: '/app/api-keys' },
-        })
+      if (e.reason === 'key_limit') throw keyLimitError()
       throw insufficientBalance('Недостаточно средств на балансе: остаток зарезервирован под выполняющиеся запросы или исчерпан. Пополните баланс.')
     }
     return { caller, model, rate, holdId, promptTokens: prompt.tokens, maxTokens: plan.maxTokens, started: performance.now(), endpoint: opts.endpoint, stream: body.stream === true }

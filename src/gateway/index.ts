@@ -74,7 +74,12 @@ export function gatewayRoutes(deps: GatewayDeps, auth: AuthService, guard: AuthG
       '/models/*',
       ({ params }) => {
         // The SDK percent-encodes the slash (openai%2Fgpt-4o); curl users send it raw.
-        const id = decodeURIComponent(params['*'])
+        let id: string
+        try {
+          id = decodeURIComponent(params['*'])
+        } catch {
+          throw new OpenAIError(400, 'Некорректный идентификатор модели в адресе', 'invalid_request_error', 'invalid_request', { param: 'model' })
+        }
         const rate = deps.rates.current()
         if (!rate) throw unavailable('Курс валют временно недоступен. Попробуйте позже.')
         const model = deps.catalog.get(id)

@@ -18,6 +18,7 @@ export const KEY_MESSAGES = {
   tooMany: `Можно создать не более ${MAX_KEYS_PER_USER} ключей`,
   notFound: 'Ключ не найден',
   limit: 'Лимит должен быть положительным числом',
+  limitTooBig: 'Лимит не может превышать 10 000 000 ₽',
 } as const
 
 function cleanName(name: string) {
@@ -72,8 +73,12 @@ export function keysService(db: Db) {
       if (patch.isActive !== undefined) set.isActive = patch.isActive
       if (patch.monthlyLimit !== undefined) {
         const limit = patch.monthlyLimit
-        if (limit !== null && (!Number.isFinite(limit) || limit <= 0 || limit > MAX_LIMIT_RUB)) throw badRequest(KEY_MESSAGES.limit)
-        set.monthlyLimitMicros = limit === null ? null : rubToMicros(limit)
+        if (limit !== null && !Number.isFinite(limit)) throw badRequest(KEY_MESSAGES.limit)
+        if (limit !== null && limit > MAX_LIMIT_RUB) throw badRequest(KEY_MESSAGES.limitTooBig)
+        // Checked after rounding to micro-rubles: a limit that rounds to nothing would block the key.
+        const micros = limit === null ? null : rubToMicros(limit)
+        if (micros !== null && micros < 1) throw badRequest(KEY_MESSAGES.limit)
+        set.monthlyLimitMicros = micros
       }
       const updated = Object.keys(set).length ? store.update(id, set)! : owned(userId, id)
       return withSpend(updated)

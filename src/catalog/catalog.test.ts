@@ -1,0 +1,492 @@
+// The catalogue in rubles: /v1/models and /v1/models/{id} against the fake upstream, the Central Bank
+// rate read from a local fake of XML_daily.asp (windows-1251, comma decimals) and kept across
+// restarts, and the catalogue sync itself on an in-memory database.
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { Server } from 'bun'
+import { loadConfig } from '../config'
+import { openDatabase, runMigrations } from '../db/client'
+import { dec, mul, toDecimalString } from '../lib/decimal'
+import { eventually, startGateway, TEST_RATE } from '../test-support/gateway'
+import { registerUser } from '../test-support/server'
+import { UpstreamError, type UpstreamClient, type UpstreamModel } from '../upstream/client'
+import { CATALOGUE } from '../upstream/demo'
+import { createRateProvider, DEMO_FALLBACK_RATE, parseCbrXml } from './rate'
+import { createCatalog } from './service'
+
+/** What /v1/models must show for a USD price: × rate × 1.3, rounded up at 10 decimals; "-1" stays "-1". */
+const rub = (usd: string, rate: string) => (usd === '-1' ? '-1' : toDecimalString(mul(dec(usd), dec(rate), dec('1.3')), 10))
+const NUMERIC = /^-?\d+(\.\d+)?$/
+
+const expectedEntry = (m: (typeof CATALOGUE)[number], rate: string) => ({
+  id: m.id,
+  object: 'model',
+  created: m.created,
+  owned_by: m.id.split('/')[0],
+  name: m.name,
+  description: m.description,
+  context_length: m.context_length,
+  pricing: {
+    prompt: rub(m.pricing.prompt, rate),
+    completion: rub(m.pricing.completion, rate),
+    image: rub(m.pricing.image, rate),
+    request: rub(m.pricing.request, rate),
+  },
+  capabilities: expect.objectContaining({ image: m.architecture.output_modalities.includes('image') }),
+})
+
+async function getJson(url: string): Promise<{ status: number; body: any; headers: Headers }> {
+  const res = await fetch(url)
+  const text = await res.text()
+  let body: any = text
+  try {
+    body = JSON.parse(text)
+  } catch {}
+  return { status: res.status, body, headers: res.headers }
+}
+
+// ---------------------------------------------------------------- a fake Central Bank
+
+/** windows-1251 bytes for ASCII plus the Russian alphabet (А–я → 0xC0–0xFF, Ё/ё → 0xA8/0xB8). */
+function encode1251(text: string): Uint8Array<ArrayBuffer> {
+  const out = new Uint8Array(new ArrayBuffer(text.length))
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (c < 0x80) out[i] = c
+    else if (c >= 0x410 && c <= 0x44f) out[i] = 0xc0 + (c - 0x410)
+    else if (c === 0x401) out[i] = 0xa8
+    else if (c === 0x451) out[i] = 0xb8
+    else throw new Error(`no windows-1251 byte for ${text[i]}`)
+  }
+  return out
+}
+
+const CBR_RATE = '81.2345'
+const CBR_DATE = '21.11.2026'
+
+/** XML_daily.asp as the Central Bank writes it; USD sits between currencies with other nominals and values. */
+function cbrXml(usd: { value: string; vunit?: string; nominal?: string } = { value: '81,2345', vunit: '81,2345' }) {
+  const valute = (id: string, num: string, code: string, nominal: string, name: string, value: string, vunit?: string) =>
+    `<Valute ID="${id}"><NumCode>${num}</NumCode><CharCode>${code}</CharCode><Nominal>${nominal}</Nominal><Name>${name}</Name><Value>${value}</Value>${
+      vunit ? `<VunitRate>${vunit}</VunitRate>` : ''
+    }</Valute>`
+  return (
+    '<?xml version="1.0" encoding="windows-1251"?>\n' +
+    `<ValCurs Date="${CBR_DATE}" name="Foreign Currency Market">` +
+    valute('R01010', '036', 'AUD', '1', 'Австралийский доллар', '52,7391', '52,7391') +
+    valute('R01060', '051', 'AMD', '100', 'Армянских драмов', '20,9876', '0,209876') +
+    valute('R01235', '840', 'USD', usd.nominal ?? '1', 'Доллар США', usd.value, usd.vunit) +
+    valute('R01239', '978', 'EUR', '1', 'Евро', '94,1234', '94,1234') +
+    valute('R01335', '398', 'KZT', '100', 'Казахстанских тенге', '15,4321', '0,154321') +
+    valute('R01820', '392', 'JPY', '100', 'Японских иен', '53,0011', '0,530011') +
+    '</ValCurs>'
+  )
+}
+
+type FakeCbr = { url: string; hits: number; mode: 'ok' | 'error'; stop(): void }
+
+function startFakeCbr(): FakeCbr {
+  const state: FakeCbr = {
+    url: '',
+    hits: 0,
+    mode: 'ok',
+    stop: () => server.stop(true),
+  }
+  const server: Server<undefined> = Bun.serve({
+    hostname: '127.0.0.1',
+    port: 0,
+    fetch(req) {
+      const path = new URL(req.url).pathname
+      if (path !== '/scripts/XML_daily.asp') return new Response('not found', { status: 404 })
+      state.hits++
+      if (state.mode === 'error') return new Response('Service Unavailable', { status: 503 })
+      return new Response(encode1251(cbrXml()), { headers: { 'content-type': 'application/xml; charset=windows-1251' } })
+    },
+  })
+  state.url = `http://127.0.0.1:${server.port}/scripts/XML_daily.asp`
+  return state
+}
+
+// ---------------------------------------------------------------- /v1/models with USD_RUB_RATE
+
+describe('/v1/models with a fixed USD_RUB_RATE', () => {
+  let gw: Awaited<ReturnType<typeof startGateway>>
+  beforeAll(async () => {
+    gw = await startGateway()
+  })
+  afterAll(() => gw.stop())
+
+  test('public list in the OpenAI shape with every upstream model, image-output ones included', async () => {
+    const res = await getJson(`${gw.url}/v1/models`) // no Authorization header
+    expect(res.status).toBe(200)
+    expect(res.body.object).toBe('list')
+    expect(Object.keys(res.body).sort()).toEqual(['data', 'object'])
+    const ids = res.body.data.map((m: any) => m.id)
+    expect([...ids].sort()).toEqual(CATALOGUE.map((m) => m.id).sort())
+    expect(ids).toContain('google/gemini-2.5-flash-image')
+    expect(ids).toContain('black-forest-labs/flux.2-pro')
+
+    const image = res.body.data.find((m: any) => m.id === 'google/gemini-2.5-flash-image')
+    expect(image.capabilities.image).toBe(true)
+    expect(res.body.data.find((m: any) => m.id === 'openai/gpt-4').capabilities.image).toBe(false)
+
+    // The router hides image-output models unless asked for all: every catalogue fetch asked.
+    const modelFetches = gw.upstream.log.filter((r) => r.method === 'GET' && r.path.endsWith('/models'))
+    expect(modelFetches.length).toBeGreaterThanOrEqual(1)
+    for (const r of modelFetches) expect(new URLSearchParams(r.query).get('output_modalities')).toBe('all')
+  })
+
+  test('each entry: id, object, created, owned_by, name, description, context_length and ruble prices = USD × rate × 1.3', async () => {
+    const { body } = await getJson(`${gw.url}/v1/models`)
+    for (const m of CATALOGUE) {
+      const entry = body.data.find((e: any) => e.id === m.id)
+      expect(entry).toMatchObject(expectedEntry(m, TEST_RATE))
+      expect(Object.keys(entry.pricing).sort()).toEqual(['completion', 'image', 'prompt', 'request'])
+      for (const v of Object.values(entry.pricing)) {
+        expect(typeof v).toBe('string')
+        expect(v as string).toMatch(NUMERIC)
+      }
+      expect(typeof entry.created).toBe('number')
+      expect(typeof entry.context_length).toBe('number')
+    }
+  })
+
+  test('worked examples: exact products, rounding up, "-1" kept as variable, "0" kept as free', async () => {
+    const { body } = await getJson(`${gw.url}/v1/models`)
+    const byId = (id: string) => body.data.find((e: any) => e.id === id)
+    // 0.00003 × 92.5431 × 1.3 = 0.0036091809 exactly.
+    expect(byId('openai/gpt-4').pricing).toEqual({ prompt: '0.0036091809', completion: '0.0072183618', image: '0', request: '0' })
+    // 0.0000005 × 92.5431 × 1.3 = 0.000060153015 → rounded UP at 10 decimals, never shown cheaper.
+    expect(byId('openai/gpt-3.5-turbo').pricing.prompt).toBe('0.0000601531')
+    expect(byId('openrouter/auto').pricing).toEqual({ prompt: '-1', completion: '-1', image: '-1', request: '-1' })
+    expect(byId('meta-llama/llama-3.1-8b-instruct:free').pricing).toEqual({ prompt: '0', completion: '0', image: '0', request: '0' })
+    // An image-only model: free tokens, a priced image.
+    expect(byId('black-forest-labs/flux.2-pro').pricing).toEqual({ prompt: '0', completion: '0', image: rub('0.03', TEST_RATE), request: '0' })
+    expect(byId('black-forest-labs/flux.2-pro').capabilities.image).toBe(true)
+  })
+
+  test('/v1/models/{id} with an encoded or a raw slash returns the same entry as the list', async () => {
+    const { body: list } = await getJson(`${gw.url}/v1/models`)
+    for (const id of ['openai/gpt-4', 'google/gemini-2.5-flash-image', 'meta-llama/llama-3.1-8b-instruct:free', 'openrouter/auto']) {
+      const fromList = list.data.find((e: any) => e.id === id)
+      const encoded = await getJson(`${gw.url}/v1/models/${encodeURIComponent(id)}`)
+      expect(encoded.status).toBe(200)
+      expect(encoded.body).toEqual(fromList)
+      const raw = await getJson(`${gw.url}/v1/models/${id}`)
+      expect(raw.status).toBe(200)
+      expect(raw.body).toEqual(fromList)
+    }
+  })
+
+  test('an unknown model → 404 model_not_found in the OpenAI error shape', async () => {
+    for (const path of ['openai%2Fgpt-5', 'openai/gpt-5', 'nothing']) {
+      const id = decodeURIComponent(path)
+      const res = await getJson(`${gw.url}/v1/models/${path}`)
+      expect(res.status).toBe(404)
+      expect(res.body).toEqual({ error: { message: `Модель ${id} не найдена`, type: 'invalid_request_error', code: 'model_not_found', param: 'model' } })
+    }
+  })
+
+  test('a malformed percent-encoding in the id is a 400, not a 500', async () => {
+    for (const path of ['foo%ZZ', '%E0%A4%A']) {
+      const res = await getJson(`${gw.url}/v1/models/${path}`)
+      expect(res.status).toBe(400)
+      expect(res.body.error).toMatchObject({ code: 'invalid_request', param: 'model', message: 'Некорректный идентификатор модели в адресе' })
+    }
+  })
+
+  test('the catalogue is stored in the database with the upstream’s USD prices', () => {
+    const rows = gw.read<{ id: string; name: string; prompt_usd: string; completion_usd: string; image_usd: string; request_usd: string; output_modalities: string; is_active: number }>(
+      'select id, name, prompt_usd, completion_usd, image_usd, request_usd, output_modalities, is_active from models order by id',
+    )
+    expect(rows.map((r) => r.id)).toEqual(CATALOGUE.map((m) => m.id).sort())
+    for (const r of rows) {
+      const m = CATALOGUE.find((x) => x.id === r.id)!
+      expect(r).toEqual({
+        id: m.id,
+        name: m.name,
+        prompt_usd: m.pricing.prompt,
+        completion_usd: m.pricing.completion,
+        image_usd: m.pricing.image,
+        request_usd: m.pricing.request,
+        output_modalities: JSON.stringify(m.architecture.output_modalities),
+        is_active: 1,
+      })
+    }
+  })
+})
+
+// ---------------------------------------------------------------- the Central Bank rate
+
+describe('USD/RUB from the Central Bank', () => {
+  let cbr: FakeCbr
+  const dataDir = mkdtempSync(join(tmpdir(), 'catalog-cbr-test-'))
+  beforeAll(() => {
+    cbr = startFakeCbr()
+  })
+  afterAll(() => {
+    cbr.stop()
+    rmSync(dataDir, { recursive: true, force: true })
+  })
+
+  test('without USD_RUB_RATE prices use the Central Bank rate; after a restart with the bank down, the last good rate is kept', async () => {
+    const first = await startGateway({ USD_RUB_RATE: '', CBR_RATE_URL: cbr.url, DATA_DIR: dataDir })
+    try {
+      expect(cbr.hits).toBeGreaterThanOrEqual(1)
+      const { status, body } = await getJson(`${first.url}/v1/models`)
+      expect(status).toBe(200)
+      for (const m of CATALOGUE) expect(body.data.find((e: any) => e.id === m.id)).toMatchObject(expectedEntry(m, CBR_RATE))
+      expect(body.data.find((e: any) => e.id === 'openai/gpt-4').pricing.prompt).toBe('0.0031681455') // 0.00003 × 81.2345 × 1.3
+      expect(first.read('select currency, rate, effective_date from exchange_rates')).toEqual([{ currency: 'USD', rate: CBR_RATE, effective_date: CBR_DATE }])
+    } finally {
+      await first.stop()
+    }
+
+    // The bank goes away; the restarted gateway (same DATA_DIR) still prices with 81.2345.
+    cbr.stop()
+    const second = await startGateway({ USD_RUB_RATE: '', CBR_RATE_URL: cbr.url, DATA_DIR: dataDir })
+    try {
+      await eventually(() => second.server.logs().includes('[rate] Central Bank rate unavailable'))
+      expect(second.server.logs()).toContain(`keeping ${CBR_RATE} of ${CBR_DATE}`)
+      const { status, body } = await getJson(`${second.url}/v1/models`)
+      expect(status).toBe(200)
+      for (const m of CATALOGUE) expect(body.data.find((e: any) => e.id === m.id)).toMatchObject(expectedEntry(m, CBR_RATE))
+      const one = await getJson(`${second.url}/v1/models/openai%2Fgpt-4o`)
+      expect(one.body.pricing.completion).toBe(rub('0.00001', CBR_RATE))
+      expect(second.read('select rate, effective_date from exchange_rates')).toEqual([{ rate: CBR_RATE, effective_date: CBR_DATE }])
+    } finally {
+      await second.stop()
+    }
+  })
+
+  test('with no rate ever fetched and no override, the catalogue and chats answer 503 instead of guessing', async () => {
+    const dead = 'http://127.0.0.1:9/scripts/XML_daily.asp' // discard port: nothing listens
+    const gw = await startGateway({ USD_RUB_RATE: '', CBR_RATE_URL: dead })
+    try {
+      const unavailable = { error: { message: 'Курс валют временно недоступен. Попробуйте позже.', type: 'server_error', code: 'service_unavailable', param: null } }
+      const list = await getJson(`${gw.url}/v1/models`)
+      expect(list.status).toBe(503)
+      expect(list.body).toEqual(unavailable)
+      const one = await getJson(`${gw.url}/v1/models/openai%2Fgpt-4`)
+      expect(one.status).toBe(503)
+      expect(one.body).toEqual(unavailable)
+
+      const c = await gw.customer()
+      const res = await fetch(`${gw.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${c.key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'openai/gpt-3.5-turbo', messages: [{ role: 'user', content: 'hi' }] }),
+      })
+      expect(res.status).toBe(503)
+      expect(await res.json()).toEqual(unavailable)
+      expect(gw.books(c.user.id)).toMatchObject({ balance: 50_000_000, held: 0, openHolds: 0 })
+      expect(gw.read('select * from exchange_rates')).toEqual([])
+    } finally {
+      await gw.stop()
+    }
+  })
+})
+
+describe('createRateProvider against the fake bank', () => {
+  let cbr: FakeCbr
+  const dataDir = mkdtempSync(join(tmpdir(), 'catalog-rate-unit-'))
+  const config = (env: Record<string, string> = {}) =>
+    loadConfig({ DATA_DIR: dataDir, JWT_SECRET: 'x'.repeat(40), USD_RUB_RATE: '', CBR_RATE_URL: cbr.url, ...env })
+  beforeAll(() => {
+    cbr = startFakeCbr()
+  })
+  afterAll(() => {
+    cbr.stop()
+    rmSync(dataDir, { recursive: true, force: true })
+  })
+
+  test('fetches and stores the rate, keeps it when the bank fails, and a new provider starts from the stored one', async () => {
+    const { db, sqlite } = openDatabase(':memory:')
+    runMigrations(db)
+    try {
+      const rates = createRateProvider(config(), db, false)
+      expect(rates.current()).toBeNull()
+      expect(rates.describe()).toEqual({ rate: null, source: 'fallback', effectiveDate: null })
+
+      expect(await rates.refresh()).toBe(true)
+      expect(rates.current()).toEqual(dec(CBR_RATE))
+      expect(rates.describe()).toEqual({ rate: CBR_RATE, source: 'cbr', effectiveDate: CBR_DATE })
+
+      cbr.mode = 'error'
+      const hits = cbr.hits
+      expect(await rates.refresh()).toBe(false)
+      expect(cbr.hits).toBe(hits + 1)
+      expect(rates.current()).toEqual(dec(CBR_RATE))
+
+      const restarted = createRateProvider(config(), db, false)
+      expect(restarted.describe()).toEqual({ rate: CBR_RATE, source: 'cbr', effectiveDate: CBR_DATE })
+
+      // USD_RUB_RATE overrides the stored rate and never calls the bank.
+      const fixed = createRateProvider(config({ USD_RUB_RATE: '95,5' }), db, false)
+      const before = cbr.hits
+      expect(await fixed.refresh()).toBe(true)
+      expect(cbr.hits).toBe(before)
+      expect(fixed.current()).toEqual(dec('95.5'))
+      expect(fixed.describe()).toEqual({ rate: '95.5', source: 'USD_RUB_RATE', effectiveDate: null })
+    } finally {
+      cbr.mode = 'ok'
+      sqlite.close()
+    }
+  })
+
+  test('the demo upstream falls back to a fixed rate only when nothing was ever fetched', () => {
+    const { db, sqlite } = openDatabase(':memory:')
+    runMigrations(db)
+    try {
+      expect(createRateProvider(config(), db, true).current()).toEqual(dec(DEMO_FALLBACK_RATE))
+      expect(createRateProvider(config(), db, false).current()).toBeNull()
+    } finally {
+      sqlite.close()
+    }
+  })
+})
+
+describe('parseCbrXml', () => {
+  test('the encoded feed decodes from windows-1251 back to the same text', () => {
+    const xml = cbrXml()
+    const bytes = encode1251(xml)
+    expect(bytes.length).toBe(xml.length) // one byte per character
+    expect(bytes.includes(0xc4)).toBe(true) // "Д" of "Доллар"
+    expect(new TextDecoder('windows-1251').decode(bytes)).toBe(xml)
+  })
+
+  test('VunitRate present: the USD per-unit rate with a dot, and the date it is in force for', () => {
+    const xml = new TextDecoder('windows-1251').decode(encode1251(cbrXml()))
+    expect(parseCbrXml(xml)).toEqual({ rate: '81.2345', effectiveDate: CBR_DATE })
+  })
+
+  test('VunitRate absent, Nominal 1: Value is the rate — not a neighbour’s VunitRate', () => {
+    const xml = new TextDecoder('windows-1251').decode(encode1251(cbrXml({ value: '79,8765' })))
+    expect(xml).not.toContain('<VunitRate>79')
+    expect(parseCbrXml(xml)).toEqual({ rate: '79.8765', effectiveDate: CBR_DATE })
+  })
+
+  test('VunitRate absent, Nominal 10: Value is divided by the nominal', () => {
+    const xml = cbrXml({ value: '812,5', nominal: '10' })
+    expect(parseCbrXml(xml)).toEqual({ rate: '81.25', effectiveDate: CBR_DATE })
+  })
+
+  test('a feed without USD, without a date, or with a zero rate is rejected', () => {
+    expect(() => parseCbrXml(cbrXml().replace('<CharCode>USD</CharCode>', '<CharCode>XDR</CharCode>'))).toThrow('no USD rate in the Central Bank answer')
+    expect(() => parseCbrXml(cbrXml().replace(`Date="${CBR_DATE}"`, ''))).toThrow('no USD rate in the Central Bank answer')
+    expect(() => parseCbrXml(cbrXml({ value: '0,0000', vunit: '0,0000' }))).toThrow('implausible USD rate')
+    expect(() => parseCbrXml('<html>Сервис недоступен</html>')).toThrow()
+  })
+})
+
+// ---------------------------------------------------------------- catalogue sync
+
+const upstreamModel = (id: string, created: number, pricing: UpstreamModel['pricing'] = { prompt: '0.000001', completion: '0.000002' }): UpstreamModel => ({
+  id,
+  name: `Model ${id}`,
+  description: `about ${id}`,
+  created,
+  context_length: 4096,
+  architecture: { input_modalities: ['text'], output_modalities: ['text'] },
+  pricing,
+  top_provider: { max_completion_tokens: 1024, context_length: 4096 },
+})
+
+/** An UpstreamClient whose catalogue the test decides, call by call. */
+function scriptedUpstream(answers: Array<UpstreamModel[] | Error>): UpstreamClient & { calls: number } {
+  const client = {
+    mode: 'openrouter' as const,
+    calls: 0,
+    async listModels() {
+      const next = answers[client.calls++]
+      if (next === undefined) throw new Error('no more scripted answers')
+      if (next instanceof Error) throw next
+      return next
+    },
+    chat: () => Promise.reject(new Error('not used')),
+    keyStatus: () => Promise.reject(new Error('not used')),
+    generation: () => Promise.reject(new Error('not used')),
+  }
+  return client
+}
+
+describe('createCatalog sync', () => {
+  const A = upstreamModel('acme/a', 200)
+  const B = upstreamModel('acme/b', 100)
+
+  test('a model the upstream stops listing is retired; failures and empty lists keep the old catalogue', async () => {
+    const { db, sqlite } = openDatabase(':memory:')
+    runMigrations(db)
+    try {
+      const upstream = scriptedUpstream([[A, B], [A], new UpstreamError(503, 'upstream down'), [], [B, A]])
+      const catalog = createCatalog(db, upstream)
+      expect(catalog.isEmpty()).toBe(true)
+
+      expect(await catalog.sync()).toBe(2)
+      expect(catalog.list().map((m) => m.id)).toEqual(['acme/a', 'acme/b']) // newest first
+      expect(catalog.get('acme/b')?.name).toBe('Model acme/b')
+
+      expect(await catalog.sync()).toBe(1)
+      expect(catalog.list().map((m) => m.id)).toEqual(['acme/a'])
+      expect(catalog.get('acme/b')).toBeUndefined()
+      // Retired, not deleted: old usage rows still resolve.
+      expect(sqlite.query('select id, is_active from models order by id').all()).toEqual([
+        { id: 'acme/a', is_active: 1 },
+        { id: 'acme/b', is_active: 0 },
+      ])
+
+      await expect(catalog.sync()).rejects.toThrow('upstream down')
+      expect(catalog.list().map((m) => m.id)).toEqual(['acme/a'])
+
+      await expect(catalog.sync()).rejects.toThrow('empty catalogue')
+      expect(catalog.list().map((m) => m.id)).toEqual(['acme/a'])
+      expect(sqlite.query('select count(*) as n from models where is_active = 1').get()).toEqual({ n: 1 })
+
+      // Listed again: active again.
+      expect(await catalog.sync()).toBe(2)
+      expect(catalog.list().map((m) => m.id)).toEqual(['acme/a', 'acme/b'])
+      expect(upstream.calls).toBe(5)
+
+      // A new catalog over the same database (a restart) serves the stored models before any sync.
+      const restarted = createCatalog(db, scriptedUpstream([]))
+      expect(restarted.list().map((m) => m.id)).toEqual(['acme/a', 'acme/b'])
+    } finally {
+      sqlite.close()
+    }
+  })
+
+  test('stored rows keep the upstream’s strings; missing or junk prices become "0", "-1" stays variable', async () => {
+    const { db, sqlite } = openDatabase(':memory:')
+    runMigrations(db)
+    try {
+      const odd: UpstreamModel = { id: 'odd/one', pricing: { prompt: 'abc', completion: '' } }
+      const auto = upstreamModel('router/auto', 50, { prompt: '-1', completion: '-1', request: '-1', image: '-1' })
+      const image = { ...upstreamModel('pics/draw', 300, { prompt: '0', completion: '0', image: '0.04' }), architecture: { input_modalities: ['text'], output_modalities: ['image'] } }
+      const catalog = createCatalog(db, scriptedUpstream([[odd, auto, image, { id: '' } as UpstreamModel]]))
+      expect(await catalog.sync()).toBe(3) // the id-less entry is skipped
+
+      const oddRow = catalog.get('odd/one')!
+      expect(oddRow).toMatchObject({ name: 'odd/one', description: '', contextLength: 0, promptUsd: '0', completionUsd: '0', imageUsd: '0', requestUsd: '0' })
+      expect(oddRow.inputModalities).toEqual(['text'])
+
+      const rate = dec('100')
+      const markup = dec('1.3')
+      expect(catalog.toApi(catalog.get('router/auto')!, rate, markup)).toMatchObject({
+        id: 'router/auto',
+        owned_by: 'router',
+        pricing: { prompt: '-1', completion: '-1', image: '-1', request: '-1' },
+        variable_pricing: true,
+      })
+      expect(catalog.toApi(catalog.get('pics/draw')!, rate, markup)).toMatchObject({
+        pricing: { prompt: '0', completion: '0', image: '5.2', request: '0' },
+        capabilities: { image: true },
+        variable_pricing: false,
+      })
+      expect(catalog.list().map((m) => m.id)).toEqual(['pics/draw', 'router/auto', 'odd/one'])
+    } finally {
+      sqlite.close()
+    }
+  })
+})
