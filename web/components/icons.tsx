@@ -260,3 +260,41 @@ export const ClockIcon = (p: IconProps) => (
     <path d="M12 6v6l4 2" />
   </Icon>
 )
+
+export const PencilIcon = (p: IconProps) => (
+  <Icon size={16} {...p}>
+    <path d="M17 3a2.85 2.85 0 1 1 4 4L7.5 20.5 2 22l1.5-5.5Z" />
+    <path d="m15 5 4 4" />
+  </Icon>
+)
+
+export const TrashIcon = (p: IconProps) => (
+  <Icon size={16} {...p}>
+    <path d="M3 6h18" />
+    <path d="M19 6v14a2 2 0 0 1-2 2H7a2 2 0 0 1-2-2V6" />
+    <path d="M8 6V4a2 2 0 0 1 2-2h4a2 2 0 0 1 2 2v2" />
+    <path d="M10 11v6" />
+    <path d="M14 11v6" />
+  </Icon>
+)
+
+export const GaugeIcon = (p: IconProps) => (
+  <Icon size={16} {...p}>
+    <path d="m12 14 4-4" />
+    <path d="M3.34 19a10 10 0 1 1 17.32 0" />
+  </Icon>
+)
+
+export const PowerIcon = (p: IconProps) => (
+  <Icon size={16} {...p}>
+    <path d="M12 2v10" />
+    <path d="M18.4 6.6a9 9 0 1 1-12.77.04" />
+  </Icon>
+)
+
+export const SearchIcon = (p: IconProps) => (
+  <Icon {...p}>
+    <circle cx="11" cy="11" r="7" />
+    <path d="m20 20-3.5-3.5" />
+  </Icon>
+)

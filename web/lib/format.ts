@@ -93,3 +93,16 @@ export function formatDateTime(value: string | number | Date | null | undefined)
   const date = toDate(value)
   return date ? dateTimeFormat.format(date) : '—'
 }
+
+/**
+ * The Russian plural form for `n`: pluralRu(1, ['модель', 'модели', 'моделей']) → 'модель',
+ * 3 → 'модели', 11 → 'моделей', 21 → 'модель'.
+ */
+export function pluralRu(n: number, forms: readonly [one: string, few: string, many: string]): string {
+  const abs = Math.abs(Math.trunc(n))
+  const mod10 = abs % 10
+  const mod100 = abs % 100
+  if (mod10 === 1 && mod100 !== 11) return forms[0]
+  if (mod10 >= 2 && mod10 <= 4 && (mod100 < 12 || mod100 > 14)) return forms[1]
+  return forms[2]
+}

@@ -1,9 +1,314 @@
-import { PlaceholderPage } from '../../components/placeholder-page'
+import { useDeferredValue, useEffect, useMemo, useRef, useState } from 'react'
+import { useSearch } from 'wouter'
+import { Button } from '../../components/button'
+import { Card } from '../../components/card'
+import { AlertCircleIcon, CloseIcon, CubeIcon, SearchIcon } from '../../components/icons'
+import { inputClasses } from '../../components/input'
+import { PageHeading } from '../../components/page-heading'
+import { cn } from '../../lib/cn'
+import { formatInteger, pluralRu } from '../../lib/format'
+import { useDocumentTitle } from '../../lib/use-document-title'
+import { countProviders, matchesSearch, providerOf, useModels, type Model, type ProviderCount } from './catalog'
+import { ModelCard } from './model-card'
+
+export const MODELS_LOAD_ERROR = 'Не удалось загрузить список моделей. Попробуйте обновить страницу.'
+/** Chips shown before 'Ещё N'; the catalogue has dozens of providers, most with a model or two. */
+const CHIPS_COLLAPSED = 11
+
+/**
+ * The query string is the source of truth on arrival (site search links to
+ * /app/models?search=term) and is kept in step with replaceState, so reload and Back keep filters.
+ */
+function useUrlFilters() {
+  const search = useSearch()
+  const params = new URLSearchParams(search)
+  const urlQuery = params.get('search') ?? ''
+  const urlProvider = params.get('provider') ?? ''
+  const [query, setQuery] = useState(urlQuery)
+  const [provider, setProvider] = useState(urlProvider)
+
+  // What this hook last wrote to the URL: a different value there came from a link (another
+  // ?search=… while the page is open) and wins over the local state.
+  const written = useRef({ query: urlQuery, provider: urlProvider })
+  useEffect(() => {
+    if (urlQuery === written.current.query) return
+    written.current.query = urlQuery
+    setQuery(urlQuery)
+  }, [urlQuery])
+  useEffect(() => {
+    if (urlProvider === written.current.provider) return
+    written.current.provider = urlProvider
+    setProvider(urlProvider)
+  }, [urlProvider])
+
+  useEffect(() => {
+    written.current = { query, provider }
+    const url = new URL(window.location.href)
+    if (query) url.searchParams.set('search', query)
+    else url.searchParams.delete('search')
+    if (provider) url.searchParams.set('provider', provider)
+    else url.searchParams.delete('provider')
+    const next = `${url.pathname}${url.search}${url.hash}`
+    const current = `${window.location.pathname}${window.location.search}${window.location.hash}`
+    if (next !== current) window.history.replaceState(window.history.state, '', next)
+  }, [query, provider])
+
+  return { query, setQuery, provider, setProvider }
+}
+
+function Chip({
+  label,
+  count,
+  pressed,
+  onClick,
+}: {
+  label: string
+  count: number
+  pressed: boolean
+  onClick: () => void
+}) {
+  const empty = count === 0 && !pressed
+  return (
+    <button
+      type="button"
+      aria-pressed={pressed}
+      onClick={onClick}
+      disabled={empty}
+      title={empty ? 'Нет моделей по этому запросу' : undefined}
+      className={cn(
+        'inline-flex h-8 shrink-0 items-center gap-1.5 rounded-full border px-3 text-sm font-medium transition-colors',
+        pressed
+          ? 'border-indigo-600 bg-indigo-600 text-white shadow-sm'
+          : 'border-slate-200 bg-white text-slate-700 hover:border-slate-300 hover:bg-slate-50',
+        empty && 'opacity-50 disabled:cursor-default',
+      )}
+    >
+      {label}{' '}
+      <span className={cn('text-xs tabular-nums', pressed ? 'text-indigo-100' : 'text-slate-400')}>{count}</span>
+    </button>
+  )
+}
+
+function ProviderChips({
+  providers,
+  counts,
+  total,
+  selected,
+  onSelect,
+}: {
+  providers: ProviderCount[]
+  counts: Map<string, number>
+  total: number
+  selected: string
+  onSelect: (provider: string) => void
+}) {
+  const [expanded, setExpanded] = useState(false)
+  const collapsible = providers.length > CHIPS_COLLAPSED + 1
+  let shown = providers
+  if (collapsible && !expanded) {
+    shown = providers.slice(0, CHIPS_COLLAPSED)
+    const chosen = providers.find((p) => p.provider === selected)
+    if (chosen && !shown.includes(chosen)) shown = [...shown, chosen]
+  }
+  const hidden = providers.length - shown.length
+  return (
+    <div role="group" aria-label="Провайдеры" className="flex flex-wrap gap-2">
+      <Chip label="Все" count={total} pressed={selected === ''} onClick={() => onSelect('')} />
+      {shown.map((p) => (
+        <Chip
+          key={p.provider}
+          label={p.label}
+          count={counts.get(p.provider) ?? 0}
+          pressed={selected === p.provider}
+          onClick={() => onSelect(selected === p.provider ? '' : p.provider)}
+        />
+      ))}
+      {collapsible && (
+        <button
+          type="button"
+          onClick={() => setExpanded((v) => !v)}
+          aria-expanded={expanded}
+          className="inline-flex h-8 items-center rounded-full px-3 text-sm font-medium text-indigo-600 hover:bg-indigo-50 hover:text-indigo-500"
+        >
+          {expanded ? 'Свернуть' : `Ещё ${hidden}`}
+        </button>
+      )}
+    </div>
+  )
+}
+
+function SkeletonGrid() {
+  return (
+    <div className="grid grid-cols-1 gap-4 sm:grid-cols-2 xl:grid-cols-3" aria-hidden="true">
+      {Array.from({ length: 6 }, (_, i) => (
+        <Card key={i} className="p-5">
+          <div className="h-3 w-20 animate-pulse rounded bg-slate-100" />
+          <div className="mt-4 h-4 w-44 animate-pulse rounded bg-slate-100" />
+          <div className="mt-2 h-3 w-32 animate-pulse rounded bg-slate-100" />
+          <div className="mt-5 space-y-2">
+            <div className="h-3 w-full animate-pulse rounded bg-slate-100" />
+            <div className="h-3 w-11/12 animate-pulse rounded bg-slate-100" />
+            <div className="h-3 w-2/3 animate-pulse rounded bg-slate-100" />
+          </div>
+          <div className="mt-6 space-y-2 border-t border-slate-100 pt-3">
+            <div className="h-3 w-full animate-pulse rounded bg-slate-100" />
+            <div className="h-3 w-full animate-pulse rounded bg-slate-100" />
+          </div>
+        </Card>
+      ))}
+    </div>
+  )
+}
+
+function Catalogue({ models }: { models: Model[] }) {
+  const { query, setQuery, provider, setProvider } = useUrlFilters()
+  const deferredQuery = useDeferredValue(query)
+
+  const providers = useMemo(() => countProviders(models), [models])
+  const searched = useMemo(() => models.filter((m) => matchesSearch(m, deferredQuery)), [models, deferredQuery])
+  const searchedCounts = useMemo(() => {
+    const counts = new Map<string, number>()
+    for (const m of searched) counts.set(providerOf(m.id), (counts.get(providerOf(m.id)) ?? 0) + 1)
+    return counts
+  }, [searched])
+  // An unknown ?provider= (a stale link) filters nothing rather than hiding the catalogue.
+  const activeProvider = providers.some((p) => p.provider === provider) ? provider : ''
+  const shown = activeProvider ? searched.filter((m) => providerOf(m.id) === activeProvider) : searched
+  const filtering = query.trim() !== '' || activeProvider !== ''
+
+  const reset = () => {
+    setQuery('')
+    setProvider('')
+  }
+
+  return (
+    <>
+      <div className="space-y-4">
+        <div className="relative">
+          <SearchIcon className="pointer-events-none absolute top-1/2 left-3 -translate-y-1/2 text-slate-400" />
+          <input
+            type="search"
+            value={query}
+            onChange={(e) => setQuery(e.target.value)}
+            placeholder="Поиск моделей..."
+            aria-label="Поиск моделей"
+            autoComplete="off"
+            spellCheck={false}
+            className={cn(inputClasses, 'h-11 pr-10 pl-10 [&::-webkit-search-cancel-button]:hidden')}
+          />
+          {query && (
+            <button
+              type="button"
+              onClick={() => setQuery('')}
+              aria-label="Очистить поиск"
+              className="absolute top-1/2 right-1.5 flex h-8 w-8 -translate-y-1/2 items-center justify-center rounded-md text-slate-400 hover:bg-slate-100 hover:text-slate-700"
+            >
+              <CloseIcon size={16} />
+            </button>
+          )}
+        </div>
+        {providers.length > 1 && (
+          <ProviderChips
+            providers={providers}
+            counts={searchedCounts}
+            total={searched.length}
+            selected={activeProvider}
+            onSelect={setProvider}
+          />
+        )}
+      </div>
+
+      <div className="mt-5 mb-3 flex flex-wrap items-center justify-between gap-2">
+        <p className="text-sm text-slate-500" aria-live="polite" data-testid="models-count">
+          Найдено моделей: <span className="font-medium text-slate-900 tabular-nums">{formatInteger(shown.length)}</span>
+        </p>
+        {filtering && shown.length > 0 && (
+          <button type="button" onClick={reset} className="text-sm font-medium text-indigo-600 hover:text-indigo-500">
+            Сбросить фильтры
+          </button>
+        )}
+      </div>
+
+      {shown.length === 0 ? (
+        <Card className="flex flex-col items-center px-6 py-14 text-center">
+          <div className="mb-4 flex h-11 w-11 items-center justify-center rounded-full bg-slate-100 text-slate-500">
+            <SearchIcon />
+          </div>
+          <p className="text-[15px] font-medium text-slate-800">Ничего не найдено</p>
+          <p className="mt-1 max-w-sm text-sm text-slate-500">
+            Попробуйте изменить запрос или выбрать другого провайдера.
+          </p>
+          <Button variant="secondary" className="mt-5" onClick={reset}>
+            Сбросить поиск
+          </Button>
+        </Card>
+      ) : (
+        <ul className="grid grid-cols-1 gap-4 sm:grid-cols-2 xl:grid-cols-3">
+          {shown.map((model) => (
+            <li key={model.id} className="min-w-0">
+              <ModelCard model={model} />
+            </li>
+          ))}
+        </ul>
+      )}
+    </>
+  )
+}
 
 export function ModelsPage() {
+  useDocumentTitle('Модели')
+  const { data, error, isLoading, isValidating, mutate } = useModels()
+  const models = Array.isArray(data?.data) ? data.data : null
+  const providerTotal = useMemo(() => (models ? countProviders(models).length : 0), [models])
+
+  const description =
+    models && models.length > 0
+      ? `${formatInteger(models.length)} ${pluralRu(models.length, ['модель', 'модели', 'моделей'])} от ${formatInteger(providerTotal)} ${pluralRu(providerTotal, ['провайдера', 'провайдеров', 'провайдеров'])}. Цены в рублях; нажмите на карточку, чтобы открыть модель в Playground.`
+      : 'Языковые модели и модели для изображений с ценами в рублях.'
+
+  let body
+  if (models && models.length > 0) {
+    body = <Catalogue models={models} />
+  } else if (error && !models) {
+    body = (
+      <Card className="flex flex-col items-center px-6 py-14 text-center">
+        <div className="mb-4 flex h-11 w-11 items-center justify-center rounded-full bg-red-50 text-red-600">
+          <AlertCircleIcon size={20} />
+        </div>
+        <p role="alert" className="max-w-md text-[15px] font-medium text-slate-800">
+          {MODELS_LOAD_ERROR}
+        </p>
+        <Button variant="secondary" className="mt-5" loading={isValidating} onClick={() => void mutate()}>
+          Повторить
+        </Button>
+      </Card>
+    )
+  } else if (isLoading || !models) {
+    body = (
+      <div aria-busy="true">
+        <span className="sr-only" role="status">
+          Загрузка моделей…
+        </span>
+        <div className="mb-4 h-11 w-full animate-pulse rounded-lg bg-slate-100" />
+        <SkeletonGrid />
+      </div>
+    )
+  } else {
+    body = (
+      <Card className="flex flex-col items-center px-6 py-14 text-center">
+        <div className="mb-4 flex h-11 w-11 items-center justify-center rounded-full bg-indigo-50 text-indigo-600">
+          <CubeIcon size={20} />
+        </div>
+        <p className="text-[15px] font-medium text-slate-800">Каталог пока пуст</p>
+        <p className="mt-1 max-w-sm text-sm text-slate-500">Список моделей обновляется автоматически — загляните чуть позже.</p>
+      </Card>
+    )
+  }
+
   return (
-    <PlaceholderPage title="Модели" description="Каталог языковых моделей и моделей для изображений.">
-      Здесь появится каталог с поиском, фильтром по провайдерам и ценами в рублях.
-    </PlaceholderPage>
+    <>
+      <PageHeading title="Модели" description={description} />
+      {body}
+    </>
   )
 }

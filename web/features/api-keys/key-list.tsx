@@ -1,0 +1,454 @@
+import { useState, useSyncExternalStore, type KeyboardEvent, type ReactNode } from 'react'
+import type { KeyedMutator } from 'swr'
+import { Button } from '../../components/button'
+import { ConfirmDialog } from '../../components/dialog'
+import { inputClasses } from '../../components/input'
+import { errorMessage } from '../../lib/api'
+import { cn } from '../../lib/cn'
+import { formatDate, formatDateTime } from '../../lib/format'
+import { toast } from '../../stores/toasts'
+import { GaugeIcon, PencilIcon, PowerIcon, TrashIcon } from '../../components/icons'
+import {
+  NAME_MAX_LENGTH,
+  NAME_REQUIRED_MESSAGE,
+  formatLimit,
+  formatSpend,
+  keysApi,
+  type ApiKey,
+  type ApiKeyPatch,
+} from './keys-api'
+import { LimitDialog } from './limit-dialog'
+
+/** Wide enough (sidebar included) for the seven-column table; narrower screens get cards. */
+const TABLE_QUERY = '(min-width: 1280px)'
+
+function useMediaQuery(query: string): boolean {
+  return useSyncExternalStore(
+    (onChange) => {
+      const list = window.matchMedia(query)
+      list.addEventListener('change', onChange)
+      return () => list.removeEventListener('change', onChange)
+    },
+    () => window.matchMedia(query).matches,
+    () => false,
+  )
+}
+
+export const deleteQuestion = (name: string) =>
+  `Удалить ключ «${name}»? Приложения, использующие его, перестанут работать.`
+
+// ─── small pieces ────────────────────────────────────────────────────────────
+
+function StatusBadge({ active }: { active: boolean }) {
+  return (
+    <span
+      className={cn(
+        'inline-flex h-6 items-center gap-1.5 rounded-full px-2.5 text-xs font-medium whitespace-nowrap ring-1 ring-inset',
+        active ? 'bg-emerald-50 text-emerald-700 ring-emerald-100' : 'bg-slate-100 text-slate-600 ring-slate-200',
+      )}
+    >
+      <span className={cn('h-1.5 w-1.5 rounded-full', active ? 'bg-emerald-500' : 'bg-slate-400')} aria-hidden="true" />
+      {active ? 'Активен' : 'Отключён'}
+    </span>
+  )
+}
+
+function Spend({ apiKey, className }: { apiKey: ApiKey; className?: string }) {
+  const spent = formatSpend(apiKey.monthSpent)
+  if (apiKey.monthlyLimit === null) {
+    return (
+      <div className={className}>
+        <span className="font-medium whitespace-nowrap text-slate-900 tabular-nums">{spent}</span>
+        <span className="block text-xs text-slate-500">без лимита</span>
+      </div>
+    )
+  }
+  const ratio = apiKey.monthlyLimit > 0 ? Math.min(1, apiKey.monthSpent / apiKey.monthlyLimit) : 1
+  const exhausted = apiKey.monthSpent >= apiKey.monthlyLimit
+  return (
+    <div className={cn('min-w-0', className)}>
+      <span className={cn('font-medium whitespace-nowrap tabular-nums', exhausted ? 'text-red-700' : 'text-slate-900')}>
+        {spent} из {formatLimit(apiKey.monthlyLimit)}
+      </span>
+      <div
+        className="mt-1.5 h-1.5 w-full max-w-40 min-w-24 overflow-hidden rounded-full bg-slate-100"
+        role="progressbar"
+        aria-label="Израсходовано от месячного лимита"
+        aria-valuemin={0}
+        aria-valuemax={100}
+        aria-valuenow={Math.round(ratio * 100)}
+      >
+        <div
+          className={cn('h-full rounded-full', exhausted ? 'bg-red-500' : ratio >= 0.8 ? 'bg-amber-500' : 'bg-indigo-500')}
+          style={{ width: `${Math.max(ratio * 100, ratio > 0 ? 3 : 0)}%` }}
+        />
+      </div>
+      {exhausted && <span className="mt-1 block text-xs text-red-600">Лимит исчерпан</span>}
+    </div>
+  )
+}
+
+function LastUsed({ value }: { value: string | null }) {
+  return value ? (
+    <time dateTime={value} className="whitespace-nowrap">
+      {formatDateTime(value)}
+    </time>
+  ) : (
+    <span className="text-slate-400">ещё не использовался</span>
+  )
+}
+
+function IconAction({
+  label,
+  onClick,
+  disabled,
+  danger,
+  children,
+}: {
+  label: string
+  onClick: () => void
+  disabled?: boolean
+  danger?: boolean
+  children: ReactNode
+}) {
+  return (
+    <button
+      type="button"
+      aria-label={label}
+      title={label}
+      onClick={onClick}
+      disabled={disabled}
+      className={cn(
+        'flex h-8 w-8 items-center justify-center rounded-lg text-slate-500 transition-colors disabled:cursor-not-allowed disabled:opacity-50',
+        danger ? 'hover:bg-red-50 hover:text-red-600' : 'hover:bg-slate-100 hover:text-slate-900',
+      )}
+    >
+      {children}
+    </button>
+  )
+}
+
+// ─── rename ──────────────────────────────────────────────────────────────────
+
+interface Editing {
+  id: string
+  value: string
+  error: string | null
+  saving: boolean
+}
+
+function NameField({
+  editing,
+  onChange,
+  onSave,
+  onCancel,
+}: {
+  editing: Editing
+  onChange: (value: string) => void
+  onSave: () => void
+  onCancel: () => void
+}) {
+  const errorId = `rename-error-${editing.id}`
+  const onKeyDown = (event: KeyboardEvent<HTMLInputElement>) => {
+    if (event.key === 'Enter') {
+      event.preventDefault()
+      onSave()
+    } else if (event.key === 'Escape') {
+      event.preventDefault()
+      onCancel()
+    }
+  }
+  return (
+    <div className="min-w-0">
+      <input
+        value={editing.value}
+        onChange={(e) => onChange(e.target.value)}
+        onKeyDown={onKeyDown}
+        aria-label="Новое название ключа"
+        aria-invalid={editing.error ? true : undefined}
+        aria-describedby={editing.error ? errorId : undefined}
+        maxLength={NAME_MAX_LENGTH}
+        disabled={editing.saving}
+        autoFocus
+        className={cn(inputClasses, 'h-9 text-sm')}
+      />
+      {editing.error && (
+        <p id={errorId} role="alert" className="mt-1 text-xs font-medium text-red-600">
+          {editing.error}
+        </p>
+      )}
+    </div>
+  )
+}
+
+function RenameButtons({ editing, onSave, onCancel, className }: { editing: Editing; onSave: () => void; onCancel: () => void; className?: string }) {
+  return (
+    <div className={cn('flex gap-2', className)}>
+      <Button size="sm" onClick={onSave} loading={editing.saving}>
+        Сохранить
+      </Button>
+      <Button size="sm" variant="secondary" onClick={onCancel} disabled={editing.saving}>
+        Отмена
+      </Button>
+    </div>
+  )
+}
+
+// ─── the list ────────────────────────────────────────────────────────────────
+
+export function KeyList({
+  keys,
+  mutate,
+  onDeleted,
+}: {
+  keys: ApiKey[]
+  mutate: KeyedMutator<ApiKey[]>
+  onDeleted: (id: string) => void
+}) {
+  const wide = useMediaQuery(TABLE_QUERY)
+  const [editing, setEditing] = useState<Editing | null>(null)
+  const [toggling, setToggling] = useState<string | null>(null)
+  const [limitKey, setLimitKey] = useState<ApiKey | null>(null)
+  const [deleting, setDeleting] = useState<{ key: ApiKey; pending: boolean } | null>(null)
+
+  /** PATCH, put the answer into the cached list, revalidate. Resolves false on failure. */
+  async function update(key: ApiKey, patch: ApiKeyPatch, success: string): Promise<boolean> {
+    try {
+      const updated = await keysApi.update(key.id, patch)
+      await mutate((list) => list?.map((k) => (k.id === key.id ? { ...k, ...updated } : k)), { revalidate: true })
+      toast.success(success)
+      return true
+    } catch (err) {
+      toast.error(errorMessage(err, 'Ошибка обновления ключа'))
+      return false
+    }
+  }
+
+  async function toggle(key: ApiKey) {
+    setToggling(key.id)
+    await update(key, { isActive: !key.isActive }, key.isActive ? 'Ключ отключён' : 'Ключ включён')
+    setToggling(null)
+  }
+
+  const startRename = (key: ApiKey) => setEditing({ id: key.id, value: key.name, error: null, saving: false })
+  const cancelRename = () => setEditing(null)
+  async function saveRename() {
+    if (!editing || editing.saving) return
+    const key = keys.find((k) => k.id === editing.id)
+    const name = editing.value.trim()
+    if (!name) {
+      setEditing({ ...editing, error: NAME_REQUIRED_MESSAGE })
+      return
+    }
+    if (!key || name === key.name) {
+      setEditing(null)
+      return
+    }
+    setEditing({ ...editing, error: null, saving: true })
+    const ok = await update(key, { name }, 'Название сохранено')
+    setEditing((current) => (current?.id !== key.id ? current : ok ? null : { ...current, saving: false }))
+  }
+
+  async function saveLimit(key: ApiKey, limit: number | null): Promise<boolean> {
+    const ok = await update(key, { monthlyLimit: limit }, limit === null ? 'Лимит снят' : 'Лимит сохранён')
+    if (ok) setLimitKey(null)
+    return ok
+  }
+
+  async function confirmDelete() {
+    if (!deleting || deleting.pending) return
+    const key = deleting.key
+    setDeleting({ key, pending: true })
+    try {
+      await keysApi.remove(key.id)
+      setDeleting(null)
+      if (editing?.id === key.id) setEditing(null)
+      onDeleted(key.id)
+      toast.success('Ключ удалён')
+      await mutate((list) => list?.filter((k) => k.id !== key.id), { revalidate: true })
+    } catch (err) {
+      toast.error(errorMessage(err, 'Ошибка удаления ключа'))
+      setDeleting({ key, pending: false })
+    }
+  }
+
+  const nameChange = (value: string) => setEditing((e) => (e ? { ...e, value, error: null } : e))
+  const busy = (key: ApiKey) => toggling === key.id || (editing?.id === key.id && editing.saving)
+
+  const toggleButton = (key: ApiKey, withIcon: boolean, className?: string) => (
+    <Button
+      size="sm"
+      variant="secondary"
+      onClick={() => void toggle(key)}
+      loading={toggling === key.id}
+      disabled={busy(key)}
+      className={className}
+    >
+      {withIcon && toggling !== key.id && (
+        <PowerIcon size={15} className={key.isActive ? 'text-slate-500' : 'text-emerald-600'} />
+      )}
+      {key.isActive ? 'Отключить' : 'Включить'}
+    </Button>
+  )
+
+  const dialogs = (
+    <>
+      <LimitDialog apiKey={limitKey} onClose={() => setLimitKey(null)} onSave={saveLimit} />
+      <ConfirmDialog
+        open={deleting !== null}
+        title="Удаление ключа"
+        message={deleting ? deleteQuestion(deleting.key.name) : ''}
+        confirmLabel="Удалить"
+        tone="danger"
+        loading={deleting?.pending}
+        onConfirm={() => void confirmDelete()}
+        onCancel={() => setDeleting(null)}
+      />
+    </>
+  )
+
+  if (wide) {
+    return (
+      <>
+        <div className="overflow-x-auto">
+          <table className="w-full text-left text-sm">
+            <thead className="border-b border-slate-200 bg-slate-50/80 text-xs text-slate-500">
+              <tr>
+                <th scope="col" className="py-2.5 pr-2.5 pl-6 font-medium">Название и ключ</th>
+                <th scope="col" className="px-2.5 py-2.5 font-medium">Статус</th>
+                <th scope="col" className="px-2.5 py-2.5 font-medium">Расход в этом месяце</th>
+                <th scope="col" className="px-2.5 py-2.5 font-medium">Создан</th>
+                <th scope="col" className="px-2.5 py-2.5 font-medium">Последнее использование</th>
+                <th scope="col" className="py-2.5 pr-5 pl-2.5 text-right font-medium">
+                  <span className="sr-only">Действия</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody className="divide-y divide-slate-100">
+              {keys.map((key) => {
+                const isEditing = editing?.id === key.id
+                return (
+                  <tr key={key.id} data-testid="api-key-row" className="align-middle">
+                    <td className="min-w-40 py-3.5 pr-2.5 pl-6">
+                      {isEditing ? (
+                        <NameField editing={editing} onChange={nameChange} onSave={() => void saveRename()} onCancel={cancelRename} />
+                      ) : (
+                        <span className={cn('block font-medium break-words', key.isActive ? 'text-slate-900' : 'text-slate-500')}>
+                          {key.name}
+                        </span>
+                      )}
+                      <code className="mt-0.5 block font-mono text-[13px] whitespace-nowrap text-slate-500">{`${key.keyPrefix}…`}</code>
+                    </td>
+                    <td className="px-2.5 py-3.5">
+                      <StatusBadge active={key.isActive} />
+                    </td>
+                    <td className="px-2.5 py-3.5">
+                      <Spend apiKey={key} />
+                    </td>
+                    <td className="px-2.5 py-3.5 whitespace-nowrap text-slate-600">
+                      <time dateTime={key.createdAt}>{formatDate(key.createdAt)}</time>
+                    </td>
+                    <td className="px-2.5 py-3.5 text-slate-600">
+                      <LastUsed value={key.lastUsedAt} />
+                    </td>
+                    <td className="py-3.5 pr-5 pl-2.5">
+                      {isEditing ? (
+                        <RenameButtons editing={editing} onSave={() => void saveRename()} onCancel={cancelRename} className="justify-end" />
+                      ) : (
+                        <div className="flex items-center justify-end gap-1">
+                          {toggleButton(key, false, 'mr-1 min-w-[6.5rem]')}
+                          <IconAction label="Переименовать" onClick={() => startRename(key)} disabled={busy(key)}>
+                            <PencilIcon />
+                          </IconAction>
+                          <IconAction label="Месячный лимит" onClick={() => setLimitKey(key)} disabled={busy(key)}>
+                            <GaugeIcon />
+                          </IconAction>
+                          <IconAction label="Удалить" danger onClick={() => setDeleting({ key, pending: false })} disabled={busy(key)}>
+                            <TrashIcon />
+                          </IconAction>
+                        </div>
+                      )}
+                    </td>
+                  </tr>
+                )
+              })}
+            </tbody>
+          </table>
+        </div>
+        {dialogs}
+      </>
+    )
+  }
+
+  return (
+    <>
+      <ul className="divide-y divide-slate-100">
+        {keys.map((key) => {
+          const isEditing = editing?.id === key.id
+          return (
+            <li key={key.id} data-testid="api-key-row" className="px-4 py-4 sm:px-6">
+              <div className="flex items-start justify-between gap-3">
+                <div className="min-w-0 flex-1">
+                  {isEditing ? (
+                    <NameField editing={editing} onChange={nameChange} onSave={() => void saveRename()} onCancel={cancelRename} />
+                  ) : (
+                    <p className={cn('font-medium break-words', key.isActive ? 'text-slate-900' : 'text-slate-500')}>{key.name}</p>
+                  )}
+                  <code className="mt-1 block font-mono text-[13px] break-all text-slate-600">{`${key.keyPrefix}…`}</code>
+                </div>
+                <StatusBadge active={key.isActive} />
+              </div>
+              {/* phones: label left, value right; wider cards: three labelled columns */}
+              <dl className="mt-3 space-y-2 text-sm sm:grid sm:grid-cols-3 sm:gap-x-6 sm:space-y-0">
+                <div className="flex items-start justify-between gap-3 sm:block">
+                  <dt className="text-slate-500 sm:text-xs">Расход в этом месяце</dt>
+                  <dd className="text-right sm:mt-0.5 sm:text-left">
+                    <Spend apiKey={key} className="flex flex-col items-end sm:block" />
+                  </dd>
+                </div>
+                <div className="flex items-baseline justify-between gap-3 sm:block">
+                  <dt className="text-slate-500 sm:text-xs">Создан</dt>
+                  <dd className="text-right text-slate-700 sm:mt-0.5 sm:text-left">
+                    <time dateTime={key.createdAt}>{formatDate(key.createdAt)}</time>
+                  </dd>
+                </div>
+                <div className="flex items-baseline justify-between gap-3 sm:block">
+                  <dt className="min-w-0 text-slate-500 sm:text-xs">Последнее использование</dt>
+                  <dd className="shrink-0 text-right whitespace-nowrap text-slate-700 sm:mt-0.5 sm:text-left sm:whitespace-normal">
+                    <LastUsed value={key.lastUsedAt} />
+                  </dd>
+                </div>
+              </dl>
+              {isEditing ? (
+                <RenameButtons editing={editing} onSave={() => void saveRename()} onCancel={cancelRename} className="mt-4" />
+              ) : (
+                <div className="mt-4 grid grid-cols-2 gap-2 sm:flex sm:flex-wrap">
+                  {toggleButton(key, true)}
+                  <Button size="sm" variant="secondary" onClick={() => startRename(key)} disabled={busy(key)}>
+                    <PencilIcon size={15} className="text-slate-500" />
+                    Переименовать
+                  </Button>
+                  <Button size="sm" variant="secondary" onClick={() => setLimitKey(key)} disabled={busy(key)} aria-label="Месячный лимит">
+                    <GaugeIcon size={15} className="text-slate-500" />
+                    Лимит
+                  </Button>
+                  <Button
+                    size="sm"
+                    variant="secondary"
+                    onClick={() => setDeleting({ key, pending: false })}
+                    disabled={busy(key)}
+                    className="text-red-600 hover:border-red-200 hover:bg-red-50"
+                  >
+                    <TrashIcon size={15} />
+                    Удалить
+                  </Button>
+                </div>
+              )}
+            </li>
+          )
+        })}
+      </ul>
+      {dialogs}
+    </>
+  )
+}

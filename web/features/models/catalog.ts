@@ -1,0 +1,132 @@
+// The model catalogue: GET /v1/models (OpenAI list shape, not the {success,data} envelope),
+// plus the pure helpers the catalogue screen needs: providers, search and ruble prices.
+import useSWR from 'swr'
+import { formatInteger, formatPrice } from '../../lib/format'
+
+/** Ruble prices as decimal strings: per token (prompt, completion), per image, per request. */
+export interface ModelPricing {
+  prompt: string
+  completion: string
+  image: string
+  request: string
+}
+
+export interface Model {
+  id: string
+  object: 'model'
+  created: number
+  owned_by: string
+  name: string
+  description: string
+  context_length: number
+  pricing: ModelPricing
+  capabilities: { image: boolean }
+}
+
+export interface ModelList {
+  object: string
+  data: Model[]
+}
+
+export const MODELS_KEY = '/v1/models'
+
+export function useModels() {
+  return useSWR<ModelList>(MODELS_KEY)
+}
+
+// ─── providers ───────────────────────────────────────────────────────────────
+
+const PROVIDER_LABELS: Record<string, string> = {
+  openai: 'OpenAI',
+  anthropic: 'Anthropic',
+  google: 'Google',
+  'meta-llama': 'Meta',
+  mistralai: 'Mistral AI',
+  deepseek: 'DeepSeek',
+  openrouter: 'OpenRouter',
+  'x-ai': 'xAI',
+  qwen: 'Qwen',
+  cohere: 'Cohere',
+  perplexity: 'Perplexity',
+  microsoft: 'Microsoft',
+  amazon: 'Amazon',
+  nvidia: 'NVIDIA',
+}
+
+/** 'openai/gpt-4o' → 'openai'; an id without a slash is its own provider. */
+export function providerOf(id: string): string {
+  const slash = id.indexOf('/')
+  return slash > 0 ? id.slice(0, slash) : id
+}
+
+/** Readable provider name: known ones mapped, others capitalised as they are ('z-ai' → 'Z-ai'). */
+export function providerLabel(provider: string): string {
+  const known = PROVIDER_LABELS[provider.toLowerCase()]
+  if (known) return known
+  return provider ? provider.charAt(0).toUpperCase() + provider.slice(1) : provider
+}
+
+export interface ProviderCount {
+  provider: string
+  label: string
+  count: number
+}
+
+/** Providers of `models`, most models first, then alphabetically by label. */
+export function countProviders(models: readonly Model[]): ProviderCount[] {
+  const counts = new Map<string, number>()
+  for (const model of models) {
+    const provider = providerOf(model.id)
+    counts.set(provider, (counts.get(provider) ?? 0) + 1)
+  }
+  return [...counts]
+    .map(([provider, count]) => ({ provider, label: providerLabel(provider), count }))
+    .sort((a, b) => b.count - a.count || a.label.localeCompare(b.label, 'ru'))
+}
+
+// ─── search ──────────────────────────────────────────────────────────────────
+
+/**
+ * Case-insensitive search over id, name and description. Every word of the query must occur
+ * somewhere, so 'gpt 4o' finds 'openai/gpt-4o' while 'claude' stays a plain substring match.
+ */
+export function matchesSearch(model: Model, query: string): boolean {
+  const words = query.toLowerCase().split(/\s+/).filter(Boolean)
+  if (words.length === 0) return true
+  const haystack = `${model.id}\n${model.name}\n${model.description ?? ''}`.toLowerCase()
+  return words.every((word) => haystack.includes(word))
+}
+
+// ─── prices ──────────────────────────────────────────────────────────────────
+
+export const VARIABLE_PRICE_TEXT = 'Цена зависит от запроса'
+export const FREE_TEXT = 'Бесплатно'
+
+export type PriceValue = { kind: 'free' } | { kind: 'variable' } | { kind: 'amount'; rubles: number }
+
+/** A pricing string as sent by the server: "0" is free, "-1" (any negative) means variable. */
+export function parsePrice(value: string | null | undefined): PriceValue {
+  const n = Number(value)
+  if (value === null || value === undefined || value === '' || !Number.isFinite(n) || n === 0) return { kind: 'free' }
+  if (n < 0) return { kind: 'variable' }
+  return { kind: 'amount', rubles: n }
+}
+
+/** The display text of a price, optionally scaled (×1000 for "per 1K tokens"). */
+export function priceText(price: PriceValue, scale = 1): string {
+  if (price.kind === 'free') return FREE_TEXT
+  if (price.kind === 'variable') return VARIABLE_PRICE_TEXT
+  return formatPrice(price.rubles * scale)
+}
+
+/** True when nothing about the model costs money. */
+export function isFreeModel(pricing: ModelPricing): boolean {
+  return (['prompt', 'completion', 'image', 'request'] as const).every((k) => parsePrice(pricing[k]).kind === 'free')
+}
+
+/** '128K контекст' from 128000; under a thousand tokens the exact number. */
+export function contextText(tokens: number): string | null {
+  if (!Number.isFinite(tokens) || tokens <= 0) return null
+  if (tokens < 1000) return `${formatInteger(tokens)} токенов контекст`
+  return `${formatInteger(Math.round(tokens / 1000))}K контекст`
+}
