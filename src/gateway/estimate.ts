@@ -99,6 +99,6 @@ function affordableTokens(baseUsd: Dec, completionUsd: Dec, availableMicros: num
   if (isZero(completionUsd)) return Number.MAX_SAFE_INTEGER
   const leftRub = sub({ n: BigInt(availableMicros), scale: 6 }, mul(baseUsd, rate, markup))
   if (leftRub.n <= 0n) return 0
-  // Completion price per token in rubles, rounded up to whole micro-micro-rubles to stay on the safe side.
+  // Exact: how many whole tokens at the per-token ruble price fit into what is left.
   return floorDiv(leftRub, mul(completionUsd, rate, markup))
 }

@@ -129,4 +129,22 @@ describe('openai SDK', () => {
     expect(after.held).toBe(0)
   })
 
+  test('GET /api/billing/usage reports exactly what was charged, filtered by startDate', async () => {
+    const books = gw.books(customer.user.id)
+    const res = await customer.api.get('/api/billing/usage', customer.accessToken)
+    expect(res.status).toBe(200)
+    const { totalCost, totalTokens, totalRequests, logs } = res.body.data
+    const spent = books.usage.reduce((s, u) => s + u.cost_micros, 0)
+    expect(totalCost).toBe(spent / 1e6)
+    expect(totalCost).toBe((50_000_000 - books.balance) / 1e6)
+    expect(totalRequests).toBe(books.usage.length)
+    expect(totalTokens).toBe(books.usage.reduce((s, u) => s + u.prompt_tokens + u.completion_tokens, 0))
+    expect(logs[0]).toMatchObject({ model: expect.any(String), totalTokens: expect.any(Number), cost: expect.any(Number), status: expect.any(String) })
+    expect(Date.parse(logs[0].createdAt)).toBeGreaterThanOrEqual(Date.parse(logs.at(-1).createdAt)) // newest first
+    const future = await customer.api.get(`/api/billing/usage?startDate=${new Date(Date.now() + 3600_000).toISOString()}`, customer.accessToken)
+    expect(future.body.data).toEqual({ totalCost: 0, totalTokens: 0, totalRequests: 0, logs: [] })
+    const bad = await customer.api.get('/api/billing/usage?startDate=yesterday', customer.accessToken)
+    expect(bad.status).toBe(400)
+    expect(bad.body.error).toBe('startDate должен быть датой в формате ISO 8601')
+  })
 })
