@@ -1,7 +1,7 @@
 // Entry: config → database + migrations → app → listen → cron; stops gracefully on SIGTERM/SIGINT.
 import { cron, Patterns } from '@elysiajs/cron'
 import { ConfigError, loadConfig, type Config } from './config'
-import { openDatabase, runMigrations } from './db/client'
+import { openDatabase, runMigrations, startCheckpointer } from './db/client'
 import { createMailer } from './mail/service'
 import { createApp, createServices } from './app'
 import { purgeExpired } from './system/housekeeping'
@@ -20,6 +20,7 @@ try {
 
 const { sqlite, db } = openDatabase(config.databaseUrl)
 runMigrations(db)
+const stopCheckpointer = startCheckpointer(sqlite, config.databaseUrl)
 const mailer = createMailer(config)
 
 const services = createServices(config, db, mailer)
@@ -63,6 +64,7 @@ async function shutdown(signal: string) {
   await app.stop()
   clearTimeout(force)
   for (const job of Object.values(app.store.cron ?? {})) (job as { stop(): void }).stop()
+  stopCheckpointer()
   sqlite.close()
   console.log('[server] stopped')
   process.exit(0)

@@ -117,7 +117,7 @@ export function authService({ db, config, mailer }: Deps) {
         const refreshToken = db.transaction((tx) => {
           store.insertUser(tx, { id, email, emailNormalized: normalized, passwordHash, createdAt: now, updatedAt: now })
           if (bonus > 0)
-            postMovement(tx, { userId: id, type: 'bonus', amountMicros: bonus, description: WELCOME_BONUS_DESCRIPTION, reference: `welcome:${id}`, now })
+            postMovement(db, { userId: id, type: 'bonus', amountMicros: bonus, description: WELCOME_BONUS_DESCRIPTION, reference: `welcome:${id}`, now })
           return issueRefreshToken(tx, id)
         })
         return { user: toPublic(store.userById(id)!), refreshToken }

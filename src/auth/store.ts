@@ -1,10 +1,13 @@
-import { and, eq, isNull } from 'drizzle-orm'
+import { and, eq, isNull, sql } from 'drizzle-orm'
 import type { Db } from '../db/client'
+import { prepared } from '../db/prepared'
 import type { Tx } from '../billing/ledger'
 import { passwordResets, refreshTokens, users } from './schema'
 
 export const authStore = (db: Db) => ({
-  userById: (id: string) => db.select().from(users).where(eq(users.id, id)).get(),
+  /** On every authenticated request: prepared once. */
+  userById: (id: string) =>
+    prepared(db, 'user-by-id', () => db.select().from(users).where(eq(users.id, sql.placeholder('id'))).prepare()).get({ id }),
   userByEmail: (normalized: string) => db.select().from(users).where(eq(users.emailNormalized, normalized)).get(),
 
   insertUser: (tx: Tx, row: typeof users.$inferInsert) => tx.insert(users).values(row).run(),

@@ -1,11 +1,13 @@
 // Holds: reserve a request's worst case before the upstream call, settle to the real cost after.
 // Each step is one transaction, so a hold, its charge, its ledger row and its usage row never part.
+// These run on every /v1 request, so their statements are prepared once (db/prepared.ts).
 import { and, eq, gte, lt, sql } from 'drizzle-orm'
 import type { Db } from '../db/client'
+import { prepared } from '../db/prepared'
 import { newId } from '../lib/crypto'
 import { users } from '../auth/schema'
 import { apiKeys } from '../keys/schema'
-import { postMovement, type Tx } from './ledger'
+import { postMovement } from './ledger'
 import { holds, usageLogs, type UsageLogRow } from './schema'
 
 export class HoldRefused extends Error {
@@ -29,50 +31,101 @@ export type HoldRequest = {
 /** The usage row's facts; ids, cost and timestamps are filled in here. */
 export type UsageFacts = Omit<UsageLogRow, 'id' | 'userId' | 'apiKeyId' | 'costMicros' | 'createdAt'>
 
-export const availableMicros = (db: Tx, userId: string) =>
-  db.select({ a: sql<number>`${users.balanceMicros} - ${users.heldMicros}` }).from(users).where(eq(users.id, userId)).get()?.a ?? 0
+const p = sql.placeholder
+
+const statements = (db: Db) =>
+  prepared(db, 'holds', () => ({
+    available: db
+      .select({ a: sql<number>`${users.balanceMicros} - ${users.heldMicros}` })
+      .from(users)
+      .where(eq(users.id, p('userId')))
+      .prepare(),
+    balance: db.select({ b: users.balanceMicros }).from(users).where(eq(users.id, p('userId'))).prepare(),
+    openForKey: db
+      .select({ s: sql<number>`coalesce(sum(${holds.amountMicros}), 0)` })
+      .from(holds)
+      .where(and(eq(holds.apiKeyId, p('keyId')), eq(holds.status, 'open')))
+      .prepare(),
+    // One conditional UPDATE: two concurrent holds can never both take the same micro-ruble.
+    reserve: db
+      .update(users)
+      .set({ heldMicros: sql`${users.heldMicros} + ${p('amount')}` })
+      .where(and(eq(users.id, p('userId')), gte(sql`${users.balanceMicros} - ${users.heldMicros}`, p('amount'))))
+      .returning({ id: users.id })
+      .prepare(),
+    unreserve: db
+      .update(users)
+      .set({ heldMicros: sql`${users.heldMicros} - ${p('amount')}` })
+      .where(eq(users.id, p('userId')))
+      .prepare(),
+    insertHold: db
+      .insert(holds)
+      .values({ id: p('id'), userId: p('userId'), apiKeyId: p('apiKeyId'), amountMicros: p('amount'), createdAt: p('createdAt') })
+      .prepare(),
+    // Closes only an open hold, so settling or releasing twice does nothing the second time.
+    close: db
+      .update(holds)
+      .set({ status: sql`${p('status')}`, closedAt: sql`${p('closedAt')}` })
+      .where(and(eq(holds.id, p('id')), eq(holds.status, 'open')))
+      .returning()
+      .prepare(),
+    insertUsage: db
+      .insert(usageLogs)
+      .values({
+        id: p('id'),
+        userId: p('userId'),
+        apiKeyId: p('apiKeyId'),
+        endpoint: p('endpoint'),
+        model: p('model'),
+        promptTokens: p('promptTokens'),
+        completionTokens: p('completionTokens'),
+        totalTokens: p('totalTokens'),
+        costMicros: p('costMicros'),
+        upstreamCostUsd: p('upstreamCostUsd'),
+        upstreamId: p('upstreamId'),
+        status: p('status'),
+        error: p('error'),
+        durationMs: p('durationMs'),
+        stream: p('stream'),
+        createdAt: p('createdAt'),
+      })
+      .prepare(),
+    touchKey: db.update(apiKeys).set({ lastUsedAt: sql`${p('now')}` }).where(eq(apiKeys.id, p('keyId'))).prepare(),
+  }))
+
+export const availableMicros = (db: Db, userId: string) => statements(db).available.get({ userId })?.a ?? 0
 
 /** Micro-rubles reserved right now by requests in flight with this key. */
-export const keyOpenHoldsMicros = (db: Tx, apiKeyId: string) =>
-  db.select({ s: sql<number>`coalesce(sum(${holds.amountMicros}), 0)` }).from(holds)
-    .where(and(eq(holds.apiKeyId, apiKeyId), eq(holds.status, 'open'))).get()?.s ?? 0
+export const keyOpenHoldsMicros = (db: Db, apiKeyId: string) => statements(db).openForKey.get({ keyId: apiKeyId })?.s ?? 0
 
 export function placeHold(db: Db, req: HoldRequest): string {
   if (!Number.isSafeInteger(req.amountMicros) || req.amountMicros < 0) throw new RangeError('hold must be a non-negative integer')
-  return db.transaction((tx) => {
+  const s = statements(db)
+  return db.transaction(() => {
     if (req.keyLimit && req.apiKeyId) {
-      const left = req.keyLimit.limitMicros - req.keyLimit.spentMicros - keyOpenHoldsMicros(tx, req.apiKeyId)
+      const left = req.keyLimit.limitMicros - req.keyLimit.spentMicros - keyOpenHoldsMicros(db, req.apiKeyId)
       if (req.amountMicros > left || left <= 0) throw new HoldRefused('key_limit', Math.max(0, left))
     }
-    // One conditional UPDATE: two concurrent holds can never both take the same micro-ruble.
-    const held = tx
-      .update(users)
-      .set({ heldMicros: sql`${users.heldMicros} + ${req.amountMicros}` })
-      .where(and(eq(users.id, req.userId), gte(sql`${users.balanceMicros} - ${users.heldMicros}`, req.amountMicros)))
-      .returning({ id: users.id })
-      .all()
-    if (held.length === 0) throw new HoldRefused('balance', Math.max(0, availableMicros(tx, req.userId)))
+    if (s.reserve.all({ userId: req.userId, amount: req.amountMicros }).length === 0)
+      throw new HoldRefused('balance', Math.max(0, availableMicros(db, req.userId)))
     const id = newId()
-    tx.insert(holds).values({ id, userId: req.userId, apiKeyId: req.apiKeyId, amountMicros: req.amountMicros, createdAt: new Date() }).run()
+    s.insertHold.run({ id, userId: req.userId, apiKeyId: req.apiKeyId, amount: req.amountMicros, createdAt: new Date() })
     return id
   })
 }
 
-/** Closes an open hold (idempotent: a second close does nothing) and returns it. */
-function closeHold(tx: Tx, holdId: string, status: 'settled' | 'released') {
-  const [hold] = tx
-    .update(holds)
-    .set({ status, closedAt: new Date() })
-    .where(and(eq(holds.id, holdId), eq(holds.status, 'open')))
-    .returning()
-    .all()
-  if (hold) tx.update(users).set({ heldMicros: sql`${users.heldMicros} - ${hold.amountMicros}` }).where(eq(users.id, hold.userId)).run()
+/** Closes an open hold and returns its reservation to the balance; undefined if it was not open. */
+function closeHold(db: Db, holdId: string, status: 'settled' | 'released', now: Date) {
+  const s = statements(db)
+  const [hold] = s.close.all({ id: holdId, status, closedAt: now.getTime() })
+  if (hold) s.unreserve.run({ userId: hold.userId, amount: hold.amountMicros })
   return hold
 }
 
-function logUsage(tx: Tx, hold: { userId: string; apiKeyId: string | null }, facts: UsageFacts, costMicros: number, now: Date) {
-  tx.insert(usageLogs).values({ ...facts, id: newId(), userId: hold.userId, apiKeyId: hold.apiKeyId, costMicros, createdAt: now }).run()
-  if (hold.apiKeyId) tx.update(apiKeys).set({ lastUsedAt: now }).where(eq(apiKeys.id, hold.apiKeyId)).run()
+function logUsage(db: Db, hold: { userId: string; apiKeyId: string | null }, facts: UsageFacts, costMicros: number, now: Date) {
+  const s = statements(db)
+  s.insertUsage.run({ ...facts, id: newId(), userId: hold.userId, apiKeyId: hold.apiKeyId, costMicros, createdAt: now })
+  if (hold.apiKeyId) s.touchKey.run({ keyId: hold.apiKeyId, now: now.getTime() })
 }
 
 /**
@@ -80,25 +133,26 @@ function logUsage(tx: Tx, hold: { userId: string; apiKeyId: string | null }, fac
  * writes the ledger row and the usage row. Returns what was charged, or null if already closed.
  */
 export function settleHold(db: Db, holdId: string, chargeMicros: number, facts: UsageFacts): { chargedMicros: number } | null {
-  return db.transaction((tx) => {
-    const hold = closeHold(tx, holdId, 'settled')
-    if (!hold) return null
+  return db.transaction(() => {
     const now = new Date()
-    const balance = tx.select({ b: users.balanceMicros }).from(users).where(eq(users.id, hold.userId)).get()?.b ?? 0
+    const hold = closeHold(db, holdId, 'settled', now)
+    if (!hold) return null
+    const balance = statements(db).balance.get({ userId: hold.userId })?.b ?? 0
     const charged = Math.max(0, Math.min(chargeMicros, balance))
     if (charged < chargeMicros) console.error(`[billing] user ${hold.userId}: cost ${chargeMicros} µ₽ exceeds balance ${balance} µ₽; charged ${charged}`)
     if (charged > 0)
-      postMovement(tx, { userId: hold.userId, type: 'usage', amountMicros: -charged, description: `Запрос к модели ${facts.model}`, reference: `usage:${holdId}`, now })
-    logUsage(tx, hold, facts, charged, now)
+      postMovement(db, { userId: hold.userId, type: 'usage', amountMicros: -charged, description: `Запрос к модели ${facts.model}`, reference: `usage:${holdId}`, now })
+    logUsage(db, hold, facts, charged, now)
     return { chargedMicros: charged }
   })
 }
 
 /** Releases a hold without charging (failed request) and logs the attempt. */
 export function releaseHold(db: Db, holdId: string, facts: UsageFacts): void {
-  db.transaction((tx) => {
-    const hold = closeHold(tx, holdId, 'released')
-    if (hold) logUsage(tx, hold, facts, 0, new Date())
+  db.transaction(() => {
+    const now = new Date()
+    const hold = closeHold(db, holdId, 'released', now)
+    if (hold) logUsage(db, hold, facts, 0, now)
   })
 }
 
@@ -107,9 +161,9 @@ export function releaseHold(db: Db, holdId: string, facts: UsageFacts): void {
  * than `olderThan`). Single-instance assumption: with several instances, only the sweep may run.
  */
 export function releaseStaleHolds(db: Db, olderThan = new Date()): number {
-  return db.transaction((tx) => {
-    const stale = tx.select().from(holds).where(and(eq(holds.status, 'open'), lt(holds.createdAt, olderThan))).all()
-    for (const h of stale) closeHold(tx, h.id, 'released')
+  return db.transaction(() => {
+    const stale = db.select().from(holds).where(and(eq(holds.status, 'open'), lt(holds.createdAt, olderThan))).all()
+    for (const h of stale) closeHold(db, h.id, 'released', new Date())
     return stale.length
   })
 }

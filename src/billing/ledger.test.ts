@@ -37,7 +37,7 @@ describe('ledger', () => {
   test('a reference credits at most once', () => {
     const db = freshDb()
     const credit = () =>
-      db.transaction((tx) => postMovement(tx, { userId: 'u1', type: 'topup', amountMicros: 5_000_000, description: 'p', reference: 'payment:1' }))
+      db.transaction((tx) => postMovement(db, { userId: 'u1', type: 'topup', amountMicros: 5_000_000, description: 'p', reference: 'payment:1' }))
     credit()
     expect(credit).toThrow()
     expect(billingStore(db).balanceMicros('u1')).toBe(5_000_000)

@@ -1,6 +1,7 @@
-// The only code that changes a balance. Call inside a transaction you already hold, or let it open one.
+// The only code that changes a balance. Call it inside a transaction you already hold, or alone.
 import { and, eq, gte, sql } from 'drizzle-orm'
 import type { Db } from '../db/client'
+import { prepared } from '../db/prepared'
 import { newId } from '../lib/crypto'
 import { users } from '../auth/schema'
 import { ledgerEntries, type LedgerType } from './schema'
@@ -22,32 +23,55 @@ export type Movement = {
 
 export class InsufficientFundsError extends Error {}
 
-/**
- * Applies a signed amount to the balance and writes its ledger row. The balance update is a
- * single conditional UPDATE, so two concurrent debits can never both spend the same micro-ruble.
- */
-export function postMovement(tx: Tx, m: Movement): { id: string; balanceAfterMicros: number } {
+const p = sql.placeholder
+
+const statements = (db: Db) =>
+  prepared(db, 'ledger', () => ({
+    apply: db
+      .update(users)
+      .set({ balanceMicros: sql`${users.balanceMicros} + ${p('amount')}` })
+      .where(eq(users.id, p('userId')))
+      .returning({ balance: users.balanceMicros })
+      .prepare(),
+    // The guard lives in the WHERE clause: two concurrent debits can never both spend the same micro-ruble.
+    applyIfFunded: db
+      .update(users)
+      .set({ balanceMicros: sql`${users.balanceMicros} + ${p('amount')}` })
+      .where(and(eq(users.id, p('userId')), gte(users.balanceMicros, sql`-${p('amount')}`)))
+      .returning({ balance: users.balanceMicros })
+      .prepare(),
+    insert: db
+      .insert(ledgerEntries)
+      .values({
+        id: p('id'),
+        userId: p('userId'),
+        type: p('type'),
+        amountMicros: p('amount'),
+        balanceAfterMicros: p('balanceAfter'),
+        description: p('description'),
+        reference: p('reference'),
+        createdAt: p('createdAt'),
+      })
+      .prepare(),
+  }))
+
+/** Applies a signed amount to the balance and writes its ledger row (pass the root db, even inside a transaction). */
+export function postMovement(db: Db, m: Movement): { id: string; balanceAfterMicros: number } {
   if (!Number.isSafeInteger(m.amountMicros) || m.amountMicros === 0) throw new RangeError('amount must be a non-zero integer')
+  const s = statements(db)
   const guard = m.amountMicros < 0 && m.requireFunds !== false
-  const [row] = tx
-    .update(users)
-    .set({ balanceMicros: sql`${users.balanceMicros} + ${m.amountMicros}` })
-    .where(guard ? and(eq(users.id, m.userId), gte(users.balanceMicros, -m.amountMicros)) : eq(users.id, m.userId))
-    .returning({ balance: users.balanceMicros })
-    .all()
+  const [row] = (guard ? s.applyIfFunded : s.apply).all({ amount: m.amountMicros, userId: m.userId })
   if (!row) throw new InsufficientFundsError(`insufficient funds or unknown user ${m.userId}`)
   const id = newId()
-  tx.insert(ledgerEntries)
-    .values({
-      id,
-      userId: m.userId,
-      type: m.type,
-      amountMicros: m.amountMicros,
-      balanceAfterMicros: row.balance,
-      description: m.description,
-      reference: m.reference ?? null,
-      createdAt: m.now ?? new Date(),
-    })
-    .run()
+  s.insert.run({
+    id,
+    userId: m.userId,
+    type: m.type,
+    amount: m.amountMicros,
+    balanceAfter: row.balance,
+    description: m.description,
+    reference: m.reference ?? null,
+    createdAt: m.now ?? new Date(),
+  })
   return { id, balanceAfterMicros: row.balance }
 }

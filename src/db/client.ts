@@ -19,6 +19,22 @@ export function openDatabase(url: string) {
   return { sqlite, db }
 }
 
+/**
+ * Moves WAL checkpoints off the request path: automatic checkpoints are turned off on the main
+ * connection and a worker thread checkpoints every second instead. Returns a stop function.
+ */
+export function startCheckpointer(sqlite: Database, url: string): () => void {
+  if (url === ':memory:' || url.startsWith('file::memory:')) return () => {}
+  sqlite.exec('PRAGMA wal_autocheckpoint = 0')
+  const worker = new Worker(new URL('./checkpoint-worker.ts', import.meta.url).href)
+  worker.postMessage({ url })
+  worker.unref()
+  return () => {
+    worker.terminate()
+    sqlite.exec('PRAGMA wal_autocheckpoint = 1000')
+  }
+}
+
 /** Applies the committed migrations in drizzle/ (idempotent; run at every start). */
 export function runMigrations(db: Db) {
   migrate(db, { migrationsFolder: MIGRATIONS })
