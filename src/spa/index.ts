@@ -33,12 +33,11 @@ export function spaRoutes() {
         const file = join(DIST, normalize(decodeURIComponent(path)).replace(/^(\.\.[/\\])+/, ''))
         if (file.startsWith(DIST + '/') && file !== index && existsSync(file) && statSync(file).isFile())
           return new Response(Bun.file(file), { headers: { 'cache-control': 'public, max-age=3600' } })
-        if (!existsSync(index))
-          return new Response('Интерфейс не собран: выполните `bun run build`.', { status: 503, headers: { 'content-type': 'text/plain; charset=utf-8' } })
-        const headers: Record<string, string> = { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-cache' }
         // The reset token is in the path: never let it leave in a Referer header.
-        if (path.startsWith('/reset-password/')) headers['referrer-policy'] = 'no-referrer'
-        return new Response(Bun.file(index), { headers })
+        const referrer: Record<string, string> = path.startsWith('/reset-password/') ? { 'referrer-policy': 'no-referrer' } : {}
+        if (!existsSync(index))
+          return new Response('Интерфейс не собран: выполните `bun run build`.', { status: 503, headers: { 'content-type': 'text/plain; charset=utf-8', ...referrer } })
+        return new Response(Bun.file(index), { headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-cache', ...referrer } })
       },
       { detail: { hide: true } },
     )
