@@ -3,15 +3,11 @@ CREATE TABLE `holds` (
 	`user_id` text NOT NULL,
 	`api_key_id` text,
 	`amount_micros` integer NOT NULL,
-	`status` text DEFAULT 'open' NOT NULL,
 	`created_at` integer NOT NULL,
-	`closed_at` integer,
 	FOREIGN KEY (`user_id`) REFERENCES `users`(`id`) ON UPDATE no action ON DELETE cascade,
 	FOREIGN KEY (`api_key_id`) REFERENCES `api_keys`(`id`) ON UPDATE no action ON DELETE set null
 );
 --> statement-breakpoint
-CREATE INDEX `holds_status_idx` ON `holds` (`status`,`created_at`);--> statement-breakpoint
-CREATE INDEX `holds_key_idx` ON `holds` (`api_key_id`,`status`);--> statement-breakpoint
 CREATE TABLE `usage_logs` (
 	`id` text PRIMARY KEY NOT NULL,
 	`user_id` text NOT NULL,

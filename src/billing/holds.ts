@@ -44,7 +44,7 @@ const statements = (db: Db) =>
     openForKey: db
       .select({ s: sql<number>`coalesce(sum(${holds.amountMicros}), 0)` })
       .from(holds)
-      .where(and(eq(holds.apiKeyId, p('keyId')), eq(holds.status, 'open')))
+      .where(eq(holds.apiKeyId, p('keyId')))
       .prepare(),
     // One conditional UPDATE: two concurrent holds can never both take the same micro-ruble.
     reserve: db
@@ -62,13 +62,8 @@ const statements = (db: Db) =>
       .insert(holds)
       .values({ id: p('id'), userId: p('userId'), apiKeyId: p('apiKeyId'), amountMicros: p('amount'), createdAt: p('createdAt') })
       .prepare(),
-    // Closes only an open hold, so settling or releasing twice does nothing the second time.
-    close: db
-      .update(holds)
-      .set({ status: sql`${p('status')}`, closedAt: sql`${p('closedAt')}` })
-      .where(and(eq(holds.id, p('id')), eq(holds.status, 'open')))
-      .returning()
-      .prepare(),
+    // Deleting is closing: settling or releasing twice finds nothing the second time.
+    close: db.delete(holds).where(eq(holds.id, p('id'))).returning().prepare(),
     insertUsage: db
       .insert(usageLogs)
       .values({
@@ -115,9 +110,9 @@ export function placeHold(db: Db, req: HoldRequest): string {
 }
 
 /** Closes an open hold and returns its reservation to the balance; undefined if it was not open. */
-function closeHold(db: Db, holdId: string, status: 'settled' | 'released', now: Date) {
+function closeHold(db: Db, holdId: string) {
   const s = statements(db)
-  const [hold] = s.close.all({ id: holdId, status, closedAt: now.getTime() })
+  const [hold] = s.close.all({ id: holdId })
   if (hold) s.unreserve.run({ userId: hold.userId, amount: hold.amountMicros })
   return hold
 }
@@ -135,7 +130,7 @@ function logUsage(db: Db, hold: { userId: string; apiKeyId: string | null }, fac
 export function settleHold(db: Db, holdId: string, chargeMicros: number, facts: UsageFacts): { chargedMicros: number } | null {
   return db.transaction(() => {
     const now = new Date()
-    const hold = closeHold(db, holdId, 'settled', now)
+    const hold = closeHold(db, holdId)
     if (!hold) return null
     const balance = statements(db).balance.get({ userId: hold.userId })?.b ?? 0
     const charged = Math.max(0, Math.min(chargeMicros, balance))
@@ -151,7 +146,7 @@ export function settleHold(db: Db, holdId: string, chargeMicros: number, facts: 
 export function releaseHold(db: Db, holdId: string, facts: UsageFacts): void {
   db.transaction(() => {
     const now = new Date()
-    const hold = closeHold(db, holdId, 'released', now)
+    const hold = closeHold(db, holdId)
     if (hold) logUsage(db, hold, facts, 0, now)
   })
 }
@@ -162,8 +157,8 @@ export function releaseHold(db: Db, holdId: string, facts: UsageFacts): void {
  */
 export function releaseStaleHolds(db: Db, olderThan = new Date()): number {
   return db.transaction(() => {
-    const stale = db.select().from(holds).where(and(eq(holds.status, 'open'), lt(holds.createdAt, olderThan))).all()
-    for (const h of stale) closeHold(db, h.id, 'released', new Date())
+    const stale = db.select().from(holds).where(lt(holds.createdAt, olderThan)).all()
+    for (const h of stale) closeHold(db, h.id)
     return stale.length
   })
 }

@@ -28,7 +28,7 @@ export function startCheckpointer(sqlite: Database, url: string): () => void {
   sqlite.exec('PRAGMA wal_autocheckpoint = 0')
   const worker = new Worker(new URL('./checkpoint-worker.ts', import.meta.url).href)
   worker.postMessage({ url })
-  worker.unref()
+  ;(worker as Worker & { unref(): void }).unref() // never keeps the process alive
   return () => {
     worker.terminate()
     sqlite.exec('PRAGMA wal_autocheckpoint = 1000')

@@ -36,7 +36,7 @@ export async function startGateway(env: Record<string, string> = {}, upstreamOpt
     books(userId: string) {
       const [u] = read<{ balance_micros: number; held_micros: number }>('select balance_micros, held_micros from users where id = ?', userId)
       const [l] = read<{ s: number }>('select coalesce(sum(amount_micros), 0) as s from ledger_entries where user_id = ?', userId)
-      const [open] = read<{ n: number }>("select count(*) as n from holds where user_id = ? and status = 'open'", userId)
+      const [open] = read<{ n: number }>('select count(*) as n from holds where user_id = ?', userId)
       const usage = read<{ cost_micros: number; status: string; model: string; upstream_id: string | null; prompt_tokens: number; completion_tokens: number }>(
         'select cost_micros, status, model, upstream_id, prompt_tokens, completion_tokens from usage_logs where user_id = ? order by created_at',
         userId,
