@@ -1,9 +1,9 @@
 import { useState, type FormEvent } from 'react'
+import { EmailField } from './email-field'
 import { Link } from 'wouter'
 import { Button, ButtonLink } from '../../components/button'
 import { FormAlert } from '../../components/form-alert'
 import { ArrowLeftIcon, MailIcon } from '../../components/icons'
-import { Input } from '../../components/input'
 import { api, errorMessage } from '../../lib/api'
 import { useDocumentTitle } from '../../lib/use-document-title'
 import { toast } from '../../stores/toasts'
@@ -81,17 +81,7 @@ export function ForgotPasswordPage() {
       }
     >
       <form noValidate onSubmit={onSubmit} className="space-y-4">
-        <Input
-          label="Email"
-          name="email"
-          type="email"
-          autoComplete="email"
-          inputMode="email"
-          placeholder="you@example.com"
-          value={email}
-          onChange={(e) => setEmail(e.target.value)}
-          autoFocus
-        />
+        <EmailField value={email} onChange={setEmail} />
         <FormAlert message={error} />
         <Button type="submit" size="lg" fullWidth loading={loading}>
           Отправить ссылку

@@ -1,9 +1,9 @@
 import { useState, type FormEvent } from 'react'
+import { EmailField } from './email-field'
 import { Link, useLocation } from 'wouter'
 import { Button } from '../../components/button'
 import { FormAlert } from '../../components/form-alert'
 import { ArrowLeftIcon } from '../../components/icons'
-import { Input } from '../../components/input'
 import { PasswordInput } from '../../components/password-input'
 import { api, errorMessage } from '../../lib/api'
 import { useDocumentTitle } from '../../lib/use-document-title'
@@ -60,17 +60,7 @@ export function LoginPage() {
       }
     >
       <form noValidate onSubmit={onSubmit} className="space-y-4">
-        <Input
-          label="Email"
-          name="email"
-          type="email"
-          autoComplete="email"
-          inputMode="email"
-          placeholder="you@example.com"
-          value={email}
-          onChange={(e) => setEmail(e.target.value)}
-          autoFocus
-        />
+        <EmailField value={email} onChange={setEmail} />
         <PasswordInput
           label="Пароль"
           name="password"
