@@ -11,11 +11,7 @@ import { postMovement } from './ledger'
 import { holds, usageLogs, type UsageLogRow } from './schema'
 
 export class HoldRefused extends Error {
-  constructor(
-    readonly reason: 'balance' | 'key_limit',
-    /** What could still be held: the spendable balance, or what the key's monthly limit leaves. */
-    readonly availableMicros: number,
-  ) {
+  constructor(readonly reason: 'balance' | 'key_limit') {
     super(reason)
   }
 }
@@ -99,10 +95,10 @@ export function placeHold(db: Db, req: HoldRequest): string {
   return db.transaction(() => {
     if (req.keyLimit && req.apiKeyId) {
       const left = req.keyLimit.limitMicros - req.keyLimit.spentMicros - keyOpenHoldsMicros(db, req.apiKeyId)
-      if (req.amountMicros > left || left <= 0) throw new HoldRefused('key_limit', Math.max(0, left))
+      if (req.amountMicros > left || left <= 0) throw new HoldRefused('key_limit')
     }
     if (s.reserve.all({ userId: req.userId, amount: req.amountMicros }).length === 0)
-      throw new HoldRefused('balance', Math.max(0, availableMicros(db, req.userId)))
+      throw new HoldRefused('balance')
     const id = newId()
     s.insertHold.run({ id, userId: req.userId, apiKeyId: req.apiKeyId, amount: req.amountMicros, createdAt: new Date() })
     return id

@@ -10,7 +10,7 @@ import { loadConfig } from '../config'
 import { openDatabase, runMigrations } from '../db/client'
 import { dec, mul, toDecimalString } from '../lib/decimal'
 import { eventually, startGateway, TEST_RATE } from '../test-support/gateway'
-import { registerUser } from '../test-support/server'
+import { readResult, registerUser } from '../test-support/server'
 import { UpstreamError, type UpstreamClient, type UpstreamModel } from '../upstream/client'
 import { CATALOGUE } from '../upstream/demo'
 import { createRateProvider, DEMO_FALLBACK_RATE, parseCbrXml } from './rate'
@@ -37,15 +37,7 @@ const expectedEntry = (m: (typeof CATALOGUE)[number], rate: string) => ({
   capabilities: expect.objectContaining({ image: m.architecture.output_modalities.includes('image') }),
 })
 
-async function getJson(url: string): Promise<{ status: number; body: any; headers: Headers }> {
-  const res = await fetch(url)
-  const text = await res.text()
-  let body: any = text
-  try {
-    body = JSON.parse(text)
-  } catch {}
-  return { status: res.status, body, headers: res.headers }
-}
+const getJson = async (url: string) => readResult(await fetch(url))
 
 // ---------------------------------------------------------------- a fake Central Bank
 

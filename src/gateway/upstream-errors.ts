@@ -33,4 +33,3 @@ export function fromFetchFailure(e: unknown, timedOut: boolean): OpenAIError {
   return new OpenAIError(502, 'Не удалось связаться с провайдером модели. Попробуйте позже.', 'server_error', 'upstream_unreachable', { shouldRetry: false })
 }
 
-export { UpstreamError }

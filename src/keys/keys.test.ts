@@ -6,7 +6,7 @@ import { estimatePrompt } from '../gateway/estimate'
 import { add, ceilUnits, dec, mul } from '../lib/decimal'
 import { startGateway, TEST_RATE } from '../test-support/gateway'
 import { CATALOGUE } from '../upstream/demo'
-import { freshIp, registerUser, signJwt } from '../test-support/server'
+import { freshIp, readResult, registerUser, signJwt } from '../test-support/server'
 
 type Gateway = Awaited<ReturnType<typeof startGateway>>
 let gw: Gateway
@@ -26,13 +26,7 @@ async function call(method: string, path: string, opts: { body?: unknown; raw?: 
   const headers: Record<string, string> = { 'x-forwarded-for': freshIp() }
   if (opts.body !== undefined || opts.raw !== undefined) headers['content-type'] = 'application/json'
   if (opts.token) headers.authorization = `Bearer ${opts.token}`
-  const res = await fetch(gw.url + path, { method, headers, body: opts.raw ?? (opts.body === undefined ? undefined : JSON.stringify(opts.body)) })
-  const text = await res.text()
-  let body: any = text
-  try {
-    body = JSON.parse(text)
-  } catch {}
-  return { status: res.status, body, headers: res.headers }
+  return readResult(await fetch(gw.url + path, { method, headers, body: opts.raw ?? (opts.body === undefined ? undefined : JSON.stringify(opts.body)) }))
 }
 
 const createKey = (token: string, name: unknown) => call('POST', KEYS, { body: { name }, token })

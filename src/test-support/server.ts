@@ -70,19 +70,23 @@ export const freshIp = () => `10.${(++ipCounter >> 16) & 255}.${(ipCounter >> 8)
 
 export type ApiResult<T = any> = { status: number; body: T; headers: Headers }
 
+/** Status, headers and the body parsed as JSON (or kept as text when it is not JSON). */
+export async function readResult<T = any>(res: Response): Promise<ApiResult<T>> {
+  const text = await res.text()
+  let body: any = text
+  try {
+    body = JSON.parse(text)
+  } catch {}
+  return { status: res.status, body, headers: res.headers }
+}
+
 /** A tiny JSON client bound to one server and one client IP. */
 export function client(baseUrl: string, ip = freshIp()) {
   async function call<T = any>(method: string, path: string, body?: unknown, token?: string, raw?: string): Promise<ApiResult<T>> {
     const headers: Record<string, string> = { 'x-forwarded-for': ip }
     if (body !== undefined || raw !== undefined) headers['content-type'] = 'application/json'
     if (token) headers.authorization = `Bearer ${token}`
-    const res = await fetch(baseUrl + path, { method, headers, body: raw ?? (body === undefined ? undefined : JSON.stringify(body)) })
-    const text = await res.text()
-    let parsed: any = text
-    try {
-      parsed = JSON.parse(text)
-    } catch {}
-    return { status: res.status, body: parsed, headers: res.headers }
+    return readResult<T>(await fetch(baseUrl + path, { method, headers, body: raw ?? (body === undefined ? undefined : JSON.stringify(body)) }))
   }
   return {
     ip,
