@@ -18,11 +18,15 @@ export interface FieldProps {
 
 export interface InputProps extends InputHTMLAttributes<HTMLInputElement>, FieldProps {}
 
-/** A labelled text input; the <label> is bound by id so screen readers and getByLabel find it. */
-export function Input({ label, hint, labelAside, id, className, ...props }: InputProps) {
+/** The ids a field needs: its own (given or generated) and its hint's, for aria-describedby. */
+export function useFieldIds(id: string | undefined, hint: ReactNode) {
   const autoId = useId()
   const inputId = id ?? autoId
-  const hintId = hint ? `${inputId}-hint` : undefined
+  return { inputId, hintId: hint ? `${inputId}-hint` : undefined }
+}
+
+/** Label row above and hint below a control; the <label> is bound by id so screen readers and getByLabel find it. */
+export function FieldFrame({ label, hint, labelAside, inputId, hintId, children }: FieldProps & { inputId: string; hintId?: string; children: ReactNode }) {
   return (
     <div className="space-y-1.5">
       <div className="flex items-baseline justify-between gap-3">
@@ -31,12 +35,22 @@ export function Input({ label, hint, labelAside, id, className, ...props }: Inpu
         </label>
         {labelAside}
       </div>
-      <input id={inputId} aria-describedby={hintId} className={cn(inputClasses, className)} {...props} />
+      {children}
       {hint && (
         <p id={hintId} className="text-xs text-slate-500">
           {hint}
         </p>
       )}
     </div>
+  )
+}
+
+/** A labelled text input. */
+export function Input({ label, hint, labelAside, id, className, ...props }: InputProps) {
+  const { inputId, hintId } = useFieldIds(id, hint)
+  return (
+    <FieldFrame label={label} hint={hint} labelAside={labelAside} inputId={inputId} hintId={hintId}>
+      <input id={inputId} aria-describedby={hintId} className={cn(inputClasses, className)} {...props} />
+    </FieldFrame>
   )
 }

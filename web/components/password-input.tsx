@@ -1,7 +1,7 @@
-import { useId, useState, type InputHTMLAttributes } from 'react'
+import { useState, type InputHTMLAttributes } from 'react'
 import { cn } from '../lib/cn'
 import { EyeIcon, EyeOffIcon } from './icons'
-import { inputClasses, type FieldProps } from './input'
+import { FieldFrame, inputClasses, useFieldIds, type FieldProps } from './input'
 
 export interface PasswordInputProps extends Omit<InputHTMLAttributes<HTMLInputElement>, 'type'>, FieldProps {
   /** Controlled visibility, so one toggle can reveal several fields; uncontrolled when omitted. */
@@ -23,9 +23,7 @@ export function PasswordInput({
   showToggle = true,
   ...props
 }: PasswordInputProps) {
-  const autoId = useId()
-  const inputId = id ?? autoId
-  const hintId = hint ? `${inputId}-hint` : undefined
+  const { inputId, hintId } = useFieldIds(id, hint)
   const [ownVisible, setOwnVisible] = useState(false)
   const isVisible = visible ?? ownVisible
   const toggle = () => {
@@ -34,13 +32,7 @@ export function PasswordInput({
     onVisibleChange?.(next)
   }
   return (
-    <div className="space-y-1.5">
-      <div className="flex items-baseline justify-between gap-3">
-        <label htmlFor={inputId} className="text-sm font-medium text-slate-700">
-          {label}
-        </label>
-        {labelAside}
-      </div>
+    <FieldFrame label={label} hint={hint} labelAside={labelAside} inputId={inputId} hintId={hintId}>
       <div className="relative">
         <input
           id={inputId}
@@ -62,11 +54,6 @@ export function PasswordInput({
           </button>
         )}
       </div>
-      {hint && (
-        <p id={hintId} className="text-xs text-slate-500">
-          {hint}
-        </p>
-      )}
-    </div>
+    </FieldFrame>
   )
 }

@@ -1,13 +1,13 @@
 import { useState, type FormEvent } from 'react'
 import { EmailField } from './email-field'
-import { Link } from 'wouter'
 import { Button, ButtonLink } from '../../components/button'
 import { FormAlert } from '../../components/form-alert'
-import { ArrowLeftIcon, MailIcon } from '../../components/icons'
+import { MailIcon } from '../../components/icons'
 import { api, errorMessage } from '../../lib/api'
 import { useDocumentTitle } from '../../lib/use-document-title'
 import { toast } from '../../stores/toasts'
 import { AuthBadge, AuthCard, authLinkClass } from './auth-card'
+import { BackToLogin } from './back-to-login'
 
 export function ForgotPasswordPage() {
   useDocumentTitle('Восстановление пароля')
@@ -71,14 +71,7 @@ export function ForgotPasswordPage() {
     <AuthCard
       title="Восстановление пароля"
       subtitle="Укажите email, с которым вы регистрировались, — мы пришлём ссылку для сброса пароля."
-      footer={
-        <p>
-          <Link href="/login" className="inline-flex items-center gap-1.5 text-slate-500 hover:text-slate-800">
-            <ArrowLeftIcon size={14} />
-            Вернуться ко входу
-          </Link>
-        </p>
-      }
+      footer={<BackToLogin />}
     >
       <form noValidate onSubmit={onSubmit} className="space-y-4">
         <EmailField value={email} onChange={setEmail} />

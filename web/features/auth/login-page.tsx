@@ -1,24 +1,20 @@
 import { useState, type FormEvent } from 'react'
 import { EmailField } from './email-field'
-import { Link, useLocation } from 'wouter'
+import { Link } from 'wouter'
 import { Button } from '../../components/button'
 import { FormAlert } from '../../components/form-alert'
 import { ArrowLeftIcon } from '../../components/icons'
 import { PasswordInput } from '../../components/password-input'
-import { api, errorMessage } from '../../lib/api'
 import { useDocumentTitle } from '../../lib/use-document-title'
-import { useSession, type AuthResult } from '../../stores/session'
-import { toast } from '../../stores/toasts'
 import { AuthCard, authLinkClass } from './auth-card'
+import { useSignIn } from './use-sign-in'
 
 export function LoginPage() {
   useDocumentTitle('Вход')
-  const setAuth = useSession((s) => s.setAuth)
-  const [, navigate] = useLocation()
   const [email, setEmail] = useState('')
   const [password, setPassword] = useState('')
   const [error, setError] = useState<string | null>(null)
-  const [loading, setLoading] = useState(false)
+  const { signIn, loading } = useSignIn('/api/auth/login', 'Ошибка входа')
 
   async function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault()
@@ -27,15 +23,7 @@ export function LoginPage() {
       return
     }
     setError(null)
-    setLoading(true)
-    try {
-      const auth = await api.post<AuthResult>('/api/auth/login', { email: email.trim(), password })
-      setAuth(auth)
-      navigate('/app/dashboard')
-    } catch (err) {
-      toast.error(errorMessage(err, 'Ошибка входа'))
-      setLoading(false)
-    }
+    await signIn(email, password)
   }
 
   return (

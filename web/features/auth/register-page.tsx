@@ -1,27 +1,23 @@
 import { useState, type FormEvent } from 'react'
 import { EmailField } from './email-field'
-import { Link, useLocation } from 'wouter'
+import { Link } from 'wouter'
 import { Button } from '../../components/button'
 import { FormAlert } from '../../components/form-alert'
 import { ArrowLeftIcon, SparklesIcon } from '../../components/icons'
 import { PasswordInput } from '../../components/password-input'
-import { api, errorMessage } from '../../lib/api'
 import { useDocumentTitle } from '../../lib/use-document-title'
-import { useSession, type AuthResult } from '../../stores/session'
-import { toast } from '../../stores/toasts'
 import { AuthCard, authLinkClass } from './auth-card'
+import { useSignIn } from './use-sign-in'
 
 const MIN_PASSWORD = 8
 
 export function RegisterPage() {
   useDocumentTitle('Регистрация')
-  const setAuth = useSession((s) => s.setAuth)
-  const [, navigate] = useLocation()
   const [email, setEmail] = useState('')
   const [password, setPassword] = useState('')
   const [confirm, setConfirm] = useState('')
   const [error, setError] = useState<string | null>(null)
-  const [loading, setLoading] = useState(false)
+  const { signIn, loading } = useSignIn('/api/auth/register', 'Ошибка регистрации')
 
   function validate(): string | null {
     if (!email.trim() || !password || !confirm) return 'Заполните все поля'
@@ -35,15 +31,7 @@ export function RegisterPage() {
     const problem = validate()
     setError(problem)
     if (problem) return
-    setLoading(true)
-    try {
-      const auth = await api.post<AuthResult>('/api/auth/register', { email: email.trim(), password })
-      setAuth(auth)
-      navigate('/app/dashboard')
-    } catch (err) {
-      toast.error(errorMessage(err, 'Ошибка регистрации'))
-      setLoading(false)
-    }
+    await signIn(email, password)
   }
 
   return (

@@ -2,12 +2,13 @@ import { useEffect, useState, type FormEvent } from 'react'
 import { Link, useLocation } from 'wouter'
 import { Button } from '../../components/button'
 import { FormAlert } from '../../components/form-alert'
-import { ArrowLeftIcon, CheckCircleIcon, ClockIcon } from '../../components/icons'
+import { CheckCircleIcon, ClockIcon } from '../../components/icons'
 import { PasswordInput } from '../../components/password-input'
 import { api, errorMessage } from '../../lib/api'
 import { useDocumentTitle } from '../../lib/use-document-title'
 import { toast } from '../../stores/toasts'
 import { AuthBadge, AuthCard, authLinkClass } from './auth-card'
+import { BackToLogin } from './back-to-login'
 
 const MIN_PASSWORD = 6
 const REDIRECT_DELAY_MS = 3000
@@ -73,14 +74,7 @@ export function ResetPasswordPage({ token }: { token: string }) {
     <AuthCard
       title="Новый пароль"
       subtitle="Придумайте новый пароль для своего аккаунта."
-      footer={
-        <p>
-          <Link href="/login" className="inline-flex items-center gap-1.5 text-slate-500 hover:text-slate-800">
-            <ArrowLeftIcon size={14} />
-            Вернуться ко входу
-          </Link>
-        </p>
-      }
+      footer={<BackToLogin />}
     >
       <form noValidate onSubmit={onSubmit} className="space-y-4">
         <PasswordInput
