@@ -14,6 +14,10 @@ export const users = sqliteTable('users', {
   balanceMicros: integer('balance_micros').notNull().default(0),
   /** Sum of open holds (billing/holds.ts): reserved for requests in flight, not spendable. */
   heldMicros: integer('held_micros').notNull().default(0),
+  /** The customer's low-balance e-mail level, micro-rubles; null = no letter. */
+  lowBalanceAlertMicros: integer('low_balance_alert_micros'),
+  /** Set when the letter went out; cleared when the balance is back above the level, so it is sent once per drop. */
+  lowBalanceAlerted: integer('low_balance_alerted', { mode: 'boolean' }).notNull().default(false),
   createdAt: timestamp('created_at').notNull(),
   updatedAt: timestamp('updated_at').notNull(),
 })

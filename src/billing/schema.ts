@@ -1,4 +1,4 @@
-import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core'
+import { index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core'
 import { users } from '../auth/schema'
 import { apiKeys } from '../keys/schema'
 
@@ -73,7 +73,33 @@ export const usageLogs = sqliteTable(
     stream: integer('stream', { mode: 'boolean' }).notNull().default(false),
     createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
   },
-  (t) => [index('usage_user_created_idx').on(t.userId, t.createdAt), index('usage_key_created_idx').on(t.apiKeyId, t.createdAt)],
+  (t) => [
+    index('usage_user_created_idx').on(t.userId, t.createdAt),
+    index('usage_key_created_idx').on(t.apiKeyId, t.createdAt),
+    // the usage page's model filter walks this instead of every row of the user
+    index('usage_user_model_created_idx').on(t.userId, t.model, t.createdAt),
+  ],
 )
 
 export type UsageLogRow = typeof usageLogs.$inferSelect
+
+/**
+ * Daily totals per user, key and model, kept in step with usage_logs in the same transaction, so
+ * the usage page sums a few hundred rows instead of a million. `day` is the Moscow calendar day
+ * (UTC+3, no DST) and `apiKeyId` is '' for requests made from the web session.
+ */
+export const usageDaily = sqliteTable(
+  'usage_daily',
+  {
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    day: text('day').notNull(),
+    apiKeyId: text('api_key_id').notNull(),
+    model: text('model').notNull(),
+    requests: integer('requests').notNull(),
+    tokens: integer('tokens').notNull(),
+    costMicros: integer('cost_micros').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.day, t.apiKeyId, t.model] })],
+)
