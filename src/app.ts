@@ -17,6 +17,10 @@ import { createCatalog } from './catalog/service'
 import { gatewayRoutes } from './gateway'
 import { systemRoutes } from './system'
 import { spaRoutes } from './spa'
+import { paymentsService } from './payments/service'
+import { refundsService } from './payments/refunds'
+import { paymentsRoutes, refundAdminRoutes } from './payments'
+import { lowBalanceMailer } from './billing/alerts'
 import pkg from '../package.json'
 
 export function createServices(config: Config, db: Db, mailer: Mailer) {
@@ -25,7 +29,10 @@ export function createServices(config: Config, db: Db, mailer: Mailer) {
   const catalog = createCatalog(db, upstream)
   const auth = authService({ db, config, mailer })
   const keys = keysService(db)
-  return { config, db, mailer, upstream, rates, catalog, auth, keys }
+  const payments = paymentsService({ db, config })
+  const refunds = refundsService(db)
+  const notifyLowBalance = lowBalanceMailer(config, mailer)
+  return { config, db, mailer, upstream, rates, catalog, auth, keys, payments, refunds, notifyLowBalance }
 }
 
 export type Services = ReturnType<typeof createServices>
@@ -61,6 +68,8 @@ export function createApp(s: Services) {
     .use(authRoutes(s.config, s.auth, guard))
     .use(keysRoutes(s.keys, guard))
     .use(billingRoutes(s.db, guard))
+    .use(paymentsRoutes(s.config, s.payments, s.refunds, guard))
+    .use(refundAdminRoutes(s.refunds, guard))
     .use(gatewayRoutes(s, s.auth, guard))
     .use(spaRoutes())
 }

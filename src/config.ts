@@ -65,6 +65,9 @@ export function loadConfig(env: Env = process.env) {
   const markup = decimal(env, 'MARKUP', 1.3, 1)!
   const welcomeBonusRub = decimal(env, 'WELCOME_BONUS_RUB', 50, 0)!
 
+  if (!!env.YOOKASSA_SHOP_ID?.trim() !== !!env.YOOKASSA_SECRET_KEY?.trim())
+    throw new ConfigError('YOOKASSA_SHOP_ID and YOOKASSA_SECRET_KEY must be set together (or neither, for the test payment page)')
+
   return Object.freeze({
     nodeEnv,
     isProduction: nodeEnv === 'production',
@@ -96,6 +99,12 @@ export function loadConfig(env: Env = process.env) {
     yookassaShopId: env.YOOKASSA_SHOP_ID?.trim() || null,
     yookassaSecretKey: env.YOOKASSA_SECRET_KEY?.trim() || null,
     yookassaApiUrl: url(env, 'YOOKASSA_API_URL', 'https://api.yookassa.ru/v3')!,
+    /** Accept payment notifications only from YooKassa's published addresses (needs TRUST_PROXY behind a proxy). */
+    yookassaWebhookIpCheck: flag(env, 'YOOKASSA_WEBHOOK_IP_CHECK', nodeEnv === 'production'),
+    /** A payment still pending this long is looked up at the provider, in case its notification was lost. */
+    paymentReconcileAfterSec: int(env, 'PAYMENT_RECONCILE_AFTER_SEC', 600, 1, 7 * 24 * 3600),
+    /** How often the reconciliation looks (cron pattern; six fields allow seconds). */
+    paymentReconcileCron: env.PAYMENT_RECONCILE_CRON?.trim() || '*/2 * * * *',
   })
 }
 

@@ -46,12 +46,14 @@ const app = createApp(services)
   .use(cron({ name: 'catalog-sync', pattern: '7 * * * *', run: () => void syncCatalog() }))
   .use(cron({ name: 'exchange-rate', pattern: '17 * * * *', run: () => void rates.refresh() }))
   .use(cron({ name: 'stale-holds', pattern: '*/5 * * * *', run: () => releaseStaleHolds(db, new Date(Date.now() - STALE_HOLD_MS)) }))
+  .use(cron({ name: 'payments-reconcile', pattern: config.paymentReconcileCron, run: () => void services.payments.reconcile().catch((e) => console.error(`[payments] reconciliation failed: ${(e as Error).message}`)) }))
   .listen({ hostname: config.host, port: config.port })
 
 const port = app.server!.port
 console.log(`[server] listening on http://${config.host}:${port} (public URL ${config.publicUrl})`)
 console.log(`[server] database ${config.databaseUrl}; mail ${mailer.mode === 'smtp' ? 'via SMTP' : `to ${config.dataDir}/outbox`}`)
 if (!config.openrouterApiKey) console.log('[server] upstream: DEMO mode (no OPENROUTER_API_KEY) — replies are generated locally')
+if (!config.yookassaShopId) console.log('[server] payments: TEST mode (no YOOKASSA_SHOP_ID) — top-ups go through the built-in test payment page')
 if (config.adminEmails.length === 0) console.log('[server] no ADMIN_EMAILS set: nobody has the admin role')
 
 let stopping = false

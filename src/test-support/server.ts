@@ -92,6 +92,7 @@ export function client(baseUrl: string, ip = freshIp()) {
     ip,
     get: <T = any>(path: string, token?: string) => call<T>('GET', path, undefined, token),
     post: <T = any>(path: string, body?: unknown, token?: string) => call<T>('POST', path, body, token),
+    patch: <T = any>(path: string, body?: unknown, token?: string) => call<T>('PATCH', path, body, token),
     postRaw: <T = any>(path: string, raw: string) => call<T>('POST', path, undefined, undefined, raw),
   }
 }

@@ -1,0 +1,99 @@
+import { Elysia, t } from 'elysia'
+import type { AuthGuard } from '../auth/guard'
+import type { Config } from '../config'
+import { clientIp, envelope, errors, ok } from '../lib/http'
+import { forbidden, notFound } from '../lib/errors'
+import {
+  AdminRefundRequest,
+  CreatedPayment,
+  CreatedRefundRequest,
+  CreatePaymentBody,
+  ListQuery,
+  Notification,
+  Payment,
+  PaymentParams,
+  RefundRequestBody,
+  RefundStatus,
+  TestPayment,
+  TestPaymentResult,
+} from './model'
+import type { PaymentsService } from './service'
+import type { RefundsService } from './refunds'
+
+export function paymentsRoutes(config: Config, payments: PaymentsService, refunds: RefundsService, guard: AuthGuard) {
+  const testPage = () => {
+    if (!payments.test) throw notFound('Тестовая оплата отключена: подключена ЮKassa')
+    return payments.test
+  }
+
+  return new Elysia({ name: 'payments', prefix: '/api/payments', detail: { tags: ['Платежи'] } })
+    .use(guard)
+    .post('/create', async ({ user, body, request }) => ok(await payments.create(user, body.amount, body.returnUrl, new URL(request.url).origin)), {
+      auth: true,
+      body: CreatePaymentBody,
+      response: { 200: envelope(CreatedPayment), ...errors(400, 401, 502) },
+      detail: { summary: 'Пополнение картой: создаёт платёж и возвращает адрес страницы оплаты', security: [{ bearerAuth: [] }] },
+    })
+    .get('/list', ({ user, query }) => ok(payments.list(user.id, query.limit)), {
+      auth: true,
+      query: ListQuery,
+      response: { 200: envelope(t.Array(Payment)), ...errors(400, 401) },
+      detail: { summary: 'Платежи пользователя, новые сверху', security: [{ bearerAuth: [] }] },
+    })
+    .get('/refund-request', ({ user }) => ok(refunds.status(user.id)), {
+      auth: true,
+      response: { 200: envelope(RefundStatus), ...errors(401) },
+      detail: { summary: 'Можно ли вернуть остаток сейчас, и последняя заявка', security: [{ bearerAuth: [] }] },
+    })
+    .post('/refund-request', ({ user, body, status }) => status(201, ok(refunds.request(user.id, body.reason))), {
+      auth: true,
+      body: RefundRequestBody,
+      response: { 201: envelope(CreatedRefundRequest), ...errors(400, 401, 409) },
+      detail: { summary: 'Заявка на возврат остатка (рассматривает администратор)', security: [{ bearerAuth: [] }] },
+    })
+    .post(
+      '/webhook',
+      ({ body, request, server }) => {
+        const verdict = payments.notification(body, clientIp(request, server, config.trustProxy))
+        if (verdict === 'forbidden') throw forbidden('Уведомление не от платёжной системы')
+        return ok({ ok: true })
+      },
+      {
+        body: Notification,
+        response: { 200: envelope(t.Object({ ok: t.Boolean() })), ...errors(400, 403) },
+        detail: { summary: 'HTTP-уведомления ЮKassa: тело не доверяется, платёж перепроверяется запросом к ЮKassa' },
+      },
+    )
+    .get('/test/:id', ({ params }) => ok(testPage().view(params.id)), {
+      params: PaymentParams,
+      response: { 200: envelope(TestPayment), ...errors(404) },
+      detail: { summary: 'Тестовый режим: данные платежа для встроенной страницы оплаты' },
+    })
+    .post('/test/:id/pay', async ({ params }) => ok(await testPage().complete(params.id, 'pay')), {
+      params: PaymentParams,
+      response: { 200: envelope(TestPaymentResult), ...errors(404, 409) },
+      detail: { summary: 'Тестовый режим: «оплатить» (проходит тот же путь зачисления, что и уведомление ЮKassa)' },
+    })
+    .post('/test/:id/cancel', async ({ params }) => ok(await testPage().complete(params.id, 'cancel')), {
+      params: PaymentParams,
+      response: { 200: envelope(TestPaymentResult), ...errors(404, 409) },
+      detail: { summary: 'Тестовый режим: отменить оплату' },
+    })
+    .get('/:id', async ({ user, params }) => ok(await payments.get(user.id, params.id)), {
+      auth: true,
+      params: PaymentParams,
+      response: { 200: envelope(Payment), ...errors(401, 404) },
+      detail: { summary: 'Статус платежа (пока он ожидает оплаты — уточняется у платёжной системы)', security: [{ bearerAuth: [] }] },
+    })
+}
+
+/** The admin's view of refund requests (the admin area lists them). */
+export function refundAdminRoutes(refunds: RefundsService, guard: AuthGuard) {
+  return new Elysia({ name: 'refunds-admin', prefix: '/api/admin', detail: { tags: ['Администрирование'], security: [{ bearerAuth: [] }] } })
+    .use(guard)
+    .get('/refund-requests', () => ok(refunds.adminList()), {
+      admin: true,
+      response: { 200: envelope(t.Array(AdminRefundRequest)), ...errors(401, 403) },
+      detail: { summary: 'Заявки на возврат остатка, ожидающие сверху' },
+    })
+}

@@ -1,0 +1,303 @@
+// Card top-ups. The rule that keeps the money right: a balance is credited only from the
+// provider's own answer to our GET (never from a notification body or a return visit), only when
+// it matches our row, and only on the row's single transition pending → succeeded, in the same
+// transaction as the ledger row (whose unique reference is a second lock).
+import type { Config } from '../config'
+import type { Db } from '../db/client'
+import { AppError, badRequest, conflict, notFound } from '../lib/errors'
+import { newId } from '../lib/crypto'
+import { formatMicros, microsToRub } from '../lib/money'
+import { postMovement } from '../billing/ledger'
+import { rearmLowBalance } from '../billing/alerts'
+import { createFakeYooKassa, type FakeYooKassa } from './fake'
+import { isYooKassaAddress } from './ip-ranges'
+import { paymentsStore } from './store'
+import type { PaymentRow } from './schema'
+import { createYooKassaClient, YooKassaError, type YooKassaClient, type YooPayment } from './yookassa'
+import { TOP_UP } from '../lib/terms'
+
+const MICROS_PER_KOPECK = 10_000
+
+/** Kopecks → '500.00', the provider's amount format. */
+const amountValue = (micros: number) => (micros / MICROS_PER_KOPECK / 100).toFixed(2)
+
+/** '500.00' → micro-rubles, exactly (no float maths on the provider's string). */
+export function valueToMicros(value: string): number | null {
+  const m = /^(\d+)(?:\.(\d{1,2}))?$/.exec(value)
+  if (!m) return null
+  return (Number(m[1]) * 100 + Number((m[2] ?? '').padEnd(2, '0'))) * MICROS_PER_KOPECK
+}
+
+const CANCEL_REASONS: Record<string, string> = {
+  expired_on_confirmation: 'Время на оплату истекло',
+  insufficient_funds: 'Недостаточно средств на карте',
+  card_expired: 'Истёк срок действия карты',
+  '3d_secure_failed': 'Не пройдена проверка 3-D Secure',
+  call_issuer: 'Банк отклонил платёж: обратитесь в банк, выпустивший карту',
+  fraud_suspected: 'Платёж отклонён из-за подозрения в мошенничестве',
+  general_decline: 'Банк отклонил платёж',
+  payment_method_limit_exceeded: 'Превышен лимит платежей по карте',
+  payment_method_restricted: 'Операции по этой карте запрещены',
+  canceled_by_merchant: 'Платёж отменён магазином',
+  test_canceled: 'Оплата отменена на тестовой странице',
+}
+const cancelReason = (p: YooPayment) => CANCEL_REASONS[p.cancellation_details?.reason ?? ''] ?? 'Платёж отменён'
+
+export const REVIEW_REASON = 'Платёж на проверке: данные платёжной системы не совпали с заказом. Мы свяжемся с вами.'
+export const NOT_CREATED_REASON = 'Платёж не был создан'
+
+export type PaymentsDeps = { db: Db; config: Config }
+
+/** The provider: real YooKassa, or the built-in test provider in-process. */
+function providerFor(config: Config): { client: YooKassaClient; test: FakeYooKassa | null } {
+  if (config.yookassaShopId && config.yookassaSecretKey)
+    return { client: createYooKassaClient({ apiUrl: config.yookassaApiUrl, shopId: config.yookassaShopId, secretKey: config.yookassaSecretKey }), test: null }
+  // The payer is sent to our own test page, on the origin they came from.
+  const test = createFakeYooKassa({
+    shopId: 'test-shop',
+    secretKey: 'test_built_in',
+    confirmationUrl: (id, returnUrl) => `${new URL(returnUrl).origin}/pay/test/${id}`,
+  })
+  const client = createYooKassaClient({
+    apiUrl: 'http://test-payments.local/v3',
+    shopId: 'test-shop',
+    secretKey: 'test_built_in',
+    fetch: (url, init) => test.fetch(new Request(url, init)),
+  })
+  return { client, test }
+}
+
+export function paymentsService({ db, config }: PaymentsDeps, provider = providerFor(config)) {
+  const store = paymentsStore(db)
+  const { client, test } = provider
+  /** One provider lookup per payment at a time: 20 concurrent notifications cause one GET. */
+  const inFlight = new Map<string, Promise<PaymentRow | undefined>>()
+
+  function toApi(r: PaymentRow) {
+    return {
+      id: r.id,
+      amount: microsToRub(r.amountMicros),
+      status: r.status,
+      description: r.description,
+      createdAt: r.createdAt.toISOString(),
+      paidAt: r.paidAt?.toISOString() ?? null,
+      cancelReason: r.cancelReason,
+      test: r.provider === 'test',
+    }
+  }
+
+  /** Same-origin return URLs only (ours or the caller's), with our payment id appended. */
+  function returnUrlFor(given: string | undefined, requestOrigin: string, paymentId: string): string {
+    const allowed = new Set([new URL(config.publicUrl).origin, requestOrigin])
+    let url: URL
+    try {
+      url = new URL(given || '/app/billing', config.publicUrl)
+    } catch {
+      throw badRequest('Некорректный адрес возврата')
+    }
+    if (!allowed.has(url.origin)) throw badRequest('Адрес возврата должен вести на этот сайт')
+    url.searchParams.set('payment', paymentId)
+    return url.toString()
+  }
+
+  /** Checks the provider's object against our row; the reason it does not match, or null. */
+  function mismatch(row: PaymentRow, remote: YooPayment): string | null {
+    if (remote.id !== row.providerPaymentId) return `id ${remote.id} ≠ ${row.providerPaymentId}`
+    if (remote.recipient?.account_id !== client.shopId) return `shop ${remote.recipient?.account_id} ≠ ${client.shopId}`
+    if (remote.amount?.currency !== 'RUB') return `currency ${remote.amount?.currency}`
+    if (valueToMicros(String(remote.amount?.value)) !== row.amountMicros) return `amount ${remote.amount?.value} ≠ ${amountValue(row.amountMicros)}`
+    if (remote.metadata?.payment_id !== row.id) return `metadata.payment_id ${remote.metadata?.payment_id} ≠ ${row.id}`
+    return null
+  }
+
+  /** Applies the provider's answer to our row; the only code that credits a top-up. */
+  function apply(row: PaymentRow, remote: YooPayment): void {
+    const problem = mismatch(row, remote)
+    if (problem) {
+      if (store.finish(row.id, 'review', { cancelReason: REVIEW_REASON }))
+        console.error(`[payments] ALERT payment ${row.id} (provider ${row.providerPaymentId}) does not match the provider's answer: ${problem}; nothing credited, held for review`)
+      return
+    }
+    if (remote.status === 'succeeded' && remote.paid !== false) {
+      db.transaction(() => {
+        if (!store.finish(row.id, 'succeeded', { paidAt: remote.captured_at ? new Date(remote.captured_at) : new Date() })) return
+        postMovement(db, {
+          userId: row.userId,
+          type: 'topup',
+          amountMicros: row.amountMicros,
+          description: `Пополнение картой, платёж ${row.providerPaymentId}`,
+          reference: `payment:${row.id}`,
+        })
+        rearmLowBalance(db, row.userId)
+        console.log(`[payments] payment ${row.id} succeeded: +${formatMicros(row.amountMicros)} ₽ to user ${row.userId}`)
+      })
+    } else if (remote.status === 'canceled') {
+      if (store.finish(row.id, 'canceled', { cancelReason: cancelReason(remote) })) console.log(`[payments] payment ${row.id} canceled (${remote.cancellation_details?.reason})`)
+    } else {
+      store.checked(row.id)
+    }
+  }
+
+  /** Asks the provider about one of our pending payments and applies the answer. */
+  async function refresh(row: PaymentRow): Promise<PaymentRow | undefined> {
+    if (row.status !== 'pending' || !row.providerPaymentId) return row
+    const providerId = row.providerPaymentId
+    const running = inFlight.get(providerId)
+    if (running) return running
+    const job = (async () => {
+      try {
+        apply(row, await client.getPayment(providerId))
+      } catch (e) {
+        if (e instanceof YooKassaError && e.status === 404) store.finish(row.id, 'canceled', { cancelReason: 'Платёж не найден в платёжной системе' })
+        else throw e
+      }
+      return store.byId(row.id)
+    })().finally(() => inFlight.delete(providerId))
+    inFlight.set(providerId, job)
+    return job
+  }
+
+  return {
+    mode: test ? ('test' as const) : ('yookassa' as const),
+
+    async create(user: { id: string; email: string }, amount: unknown, returnUrl: string | undefined, requestOrigin: string) {
+      if (typeof amount !== 'number' || !Number.isFinite(amount) || amount < TOP_UP.minRub) throw badRequest(TOP_UP.minMessage)
+      if (amount > TOP_UP.maxRub) throw badRequest(TOP_UP.maxMessage)
+      const kopecks = Math.round(amount * 100)
+      if (Math.abs(kopecks - amount * 100) > 1e-6) throw badRequest('Сумма указывается в рублях с точностью до копейки')
+      const micros = kopecks * MICROS_PER_KOPECK
+      const id = newId()
+      const now = new Date()
+      const row: PaymentRow = {
+        id,
+        userId: user.id,
+        amountMicros: micros,
+        status: 'pending',
+        provider: test ? 'test' : 'yookassa',
+        providerPaymentId: null,
+        description: `Пополнение баланса на ${amountValue(micros)} ₽`,
+        confirmationUrl: null,
+        returnUrl: returnUrlFor(returnUrl, requestOrigin, id),
+        cancelReason: null,
+        createdAt: now,
+        updatedAt: now,
+        paidAt: null,
+        checkedAt: null,
+      }
+      store.insert(row)
+      const value = amountValue(micros)
+      let remote: YooPayment
+      try {
+        remote = await client.createPayment(
+          {
+            amount: { value, currency: 'RUB' },
+            capture: true,
+            confirmation: { type: 'redirect', return_url: row.returnUrl, locale: 'ru_RU' },
+            description: row.description,
+            metadata: { payment_id: id, user_id: user.id },
+            receipt: {
+              customer: { email: user.email },
+              items: [
+                {
+                  description: 'Пополнение баланса',
+                  quantity: '1.00',
+                  amount: { value, currency: 'RUB' },
+                  vat_code: 1,
+                  payment_subject: 'service',
+                  payment_mode: 'full_prepayment',
+                },
+              ],
+            },
+          },
+          id,
+        )
+      } catch (e) {
+        store.finish(id, 'canceled', { cancelReason: NOT_CREATED_REASON })
+        console.error(`[payments] create ${id} failed: ${(e as Error).message}`)
+        throw new AppError(502, 'Ошибка создания платежа')
+      }
+      const confirmationUrl = remote.confirmation?.confirmation_url ?? null
+      store.accepted(id, remote.id, confirmationUrl)
+      if (!confirmationUrl) {
+        store.finish(id, 'canceled', { cancelReason: NOT_CREATED_REASON })
+        throw new AppError(502, 'Ошибка создания платежа')
+      }
+      return { id, status: 'pending' as const, amount: microsToRub(micros), confirmationUrl }
+    },
+
+    list: (userId: string, limit = 20) => store.list(userId, limit).map(toApi),
+
+    /** Our row, asked about at the provider first while it is pending (the return page polls this). */
+    async get(userId: string, id: string) {
+      const row = store.byId(id)
+      if (!row || row.userId !== userId) throw notFound('Платёж не найден')
+      const fresh = await refresh(row).catch((e) => {
+        console.error(`[payments] refresh ${id} failed: ${(e as Error).message}`)
+        return row
+      })
+      return toApi(fresh ?? row)
+    },
+
+    /**
+     * A notification: its body is only a hint of which payment to look up. Answers at once; the
+     * lookup runs behind, and a lookup that fails is retried by reconciliation.
+     */
+    notification(body: { event?: unknown; object?: { id?: unknown } }, ip: string): 'accepted' | 'ignored' | 'forbidden' {
+      if (config.yookassaWebhookIpCheck && !isYooKassaAddress(ip)) {
+        console.warn(`[payments] notification from ${ip} rejected: not a YooKassa address`)
+        return 'forbidden'
+      }
+      const providerId = body.object?.id
+      if (typeof body.event !== 'string' || !body.event.startsWith('payment.') || typeof providerId !== 'string') return 'ignored'
+      const row = store.byProviderId(providerId)
+      if (!row) {
+        console.warn(`[payments] notification ${body.event} for unknown payment ${providerId.slice(0, 64)} ignored`)
+        return 'ignored'
+      }
+      void refresh(row).catch((e) => console.error(`[payments] notification for ${row.id}: lookup failed, reconciliation will retry: ${(e as Error).message}`))
+      return 'accepted'
+    },
+
+    /** Asks the provider about payments pending longer than the configured age (lost notifications). */
+    async reconcile(now = new Date()) {
+      const stale = store.stalePending(new Date(+now - config.paymentReconcileAfterSec * 1000), 100)
+      let settled = 0
+      for (const row of stale) {
+        if (!row.providerPaymentId) {
+          store.finish(row.id, 'canceled', { cancelReason: NOT_CREATED_REASON })
+          continue
+        }
+        const fresh = await refresh(row).catch((e) => {
+          console.error(`[payments] reconcile ${row.id}: ${(e as Error).message}`)
+          return row
+        })
+        if (fresh?.status !== 'pending') settled++
+      }
+      if (settled) console.log(`[payments] reconciliation settled ${settled} payment(s)`)
+      return settled
+    },
+
+    /** The built-in test page: what the payer sees and the two buttons. Absent with real YooKassa. */
+    test: test && {
+      view(providerId: string) {
+        const remote = test.get(providerId)
+        const row = store.byProviderId(providerId)
+        if (!remote || !row) throw notFound('Платёж не найден')
+        return { id: providerId, amount: microsToRub(row.amountMicros), description: row.description, status: remote.status, returnUrl: row.returnUrl }
+      },
+      async complete(providerId: string, outcome: 'pay' | 'cancel') {
+        const remote = test.get(providerId)
+        const row = store.byProviderId(providerId)
+        if (!remote || !row) throw notFound('Платёж не найден')
+        if (remote.status !== 'pending') throw conflict('Платёж уже завершён')
+        if (outcome === 'pay') test.pay(providerId)
+        else test.cancel(providerId, 'test_canceled')
+        // The same path a YooKassa notification takes: look the payment up and apply the answer.
+        const fresh = await refresh(row)
+        return { status: fresh?.status ?? row.status, returnUrl: row.returnUrl }
+      },
+    },
+  }
+}
+
+export type PaymentsService = ReturnType<typeof paymentsService>
