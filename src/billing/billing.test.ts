@@ -12,7 +12,8 @@ describe('balance and transactions', () => {
     const { accessToken, api } = await registerUser(server.url)
     const balance = await api.get('/api/billing/balance', accessToken)
     expect(balance.status).toBe(200)
-    expect(balance.body).toEqual({ success: true, data: { balance: 50 } })
+    // No requests yet: the low-balance level is 100 default typical requests (0.20 ₽ each).
+    expect(balance.body).toEqual({ success: true, data: { balance: 50, lowBalanceThreshold: 20, isLow: false, alertThreshold: null } })
 
     const list = await api.get('/api/billing/transactions?limit=50', accessToken)
     expect(list.status).toBe(200)

@@ -8,7 +8,9 @@ import { newId } from '../lib/crypto'
 import { users } from '../auth/schema'
 import { apiKeys } from '../keys/schema'
 import { postMovement } from './ledger'
-import { holds, usageLogs, type UsageLogRow } from './schema'
+import { holds, usageDaily, usageLogs, type UsageLogRow } from './schema'
+import { moscowDay } from './days'
+import { checkLowBalance, type LowBalance } from './alerts'
 
 export class HoldRefused extends Error {
   constructor(readonly reason: 'balance' | 'key_limit') {
@@ -81,6 +83,18 @@ const statements = (db: Db) =>
         createdAt: p('createdAt'),
       })
       .prepare(),
+    rollup: db
+      .insert(usageDaily)
+      .values({ userId: p('userId'), day: p('day'), apiKeyId: p('apiKeyId'), model: p('model'), requests: 1, tokens: p('tokens'), costMicros: p('cost') })
+      .onConflictDoUpdate({
+        target: [usageDaily.userId, usageDaily.day, usageDaily.apiKeyId, usageDaily.model],
+        set: {
+          requests: sql`${usageDaily.requests} + 1`,
+          tokens: sql`${usageDaily.tokens} + excluded.tokens`,
+          costMicros: sql`${usageDaily.costMicros} + excluded.cost_micros`,
+        },
+      })
+      .prepare(),
     touchKey: db.update(apiKeys).set({ lastUsedAt: sql`${p('now')}` }).where(eq(apiKeys.id, p('keyId'))).prepare(),
   }))
 
@@ -116,14 +130,21 @@ function closeHold(db: Db, holdId: string) {
 function logUsage(db: Db, hold: { userId: string; apiKeyId: string | null }, facts: UsageFacts, costMicros: number, now: Date) {
   const s = statements(db)
   s.insertUsage.run({ ...facts, id: newId(), userId: hold.userId, apiKeyId: hold.apiKeyId, costMicros, createdAt: now })
+  s.rollup.run({ userId: hold.userId, day: moscowDay(now), apiKeyId: hold.apiKeyId ?? '', model: facts.model, tokens: facts.totalTokens, cost: costMicros })
   if (hold.apiKeyId) s.touchKey.run({ keyId: hold.apiKeyId, now: now.getTime() })
 }
 
 /**
  * Settles a hold to the real cost: releases the reservation, charges (never below a zero balance),
- * writes the ledger row and the usage row. Returns what was charged, or null if already closed.
+ * writes the ledger row and the usage row. Returns what was charged (and a low-balance alert when
+ * this charge crossed the customer's level), or null if already closed.
  */
-export function settleHold(db: Db, holdId: string, chargeMicros: number, facts: UsageFacts): { chargedMicros: number } | null {
+export function settleHold(
+  db: Db,
+  holdId: string,
+  chargeMicros: number,
+  facts: UsageFacts,
+): { chargedMicros: number; lowBalance?: LowBalance } | null {
   return db.transaction(() => {
     const now = new Date()
     const hold = closeHold(db, holdId)
@@ -134,7 +155,7 @@ export function settleHold(db: Db, holdId: string, chargeMicros: number, facts: 
     if (charged > 0)
       postMovement(db, { userId: hold.userId, type: 'usage', amountMicros: -charged, description: `Запрос к модели ${facts.model}`, reference: `usage:${holdId}`, now })
     logUsage(db, hold, facts, charged, now)
-    return { chargedMicros: charged }
+    return { chargedMicros: charged, lowBalance: charged > 0 ? checkLowBalance(db, hold.userId) : undefined }
   })
 }
 

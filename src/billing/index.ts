@@ -2,8 +2,12 @@ import { Elysia, t } from 'elysia'
 import type { AuthGuard } from '../auth/guard'
 import type { Db } from '../db/client'
 import { envelope, errors, ok } from '../lib/http'
-import { Balance, Transaction, TransactionsQuery, UsageQuery, UsageStats } from './model'
+import { moscowDay } from './days'
+import { Alerts, AlertsBody, Balance, ExportQuery, Transaction, TransactionsQuery, UsageQuery, UsageStats } from './model'
 import { billingService } from './service'
+import { usageCsv } from './usage-export'
+
+const sinceOf = (startDate: string | undefined) => (startDate ? new Date(startDate) : null)
 
 export function billingRoutes(db: Db, guard: AuthGuard) {
   const billing = billingService(db)
@@ -12,7 +16,13 @@ export function billingRoutes(db: Db, guard: AuthGuard) {
     .get('/balance', ({ user }) => ok(billing.balance(user.id)), {
       auth: true,
       response: { 200: envelope(Balance), ...errors(401, 404) },
-      detail: { summary: 'Текущий баланс в рублях' },
+      detail: { summary: 'Текущий баланс в рублях и признак «баланс заканчивается»' },
+    })
+    .patch('/alerts', ({ user, body }) => ok(billing.setAlert(user.id, body.threshold)), {
+      auth: true,
+      body: AlertsBody,
+      response: { 200: envelope(Alerts), ...errors(400, 401) },
+      detail: { summary: 'Порог письма о низком балансе (рубли; null — отключить)' },
     })
     .get('/transactions', ({ user, query }) => ok(billing.transactions(user.id, query.limit)), {
       auth: true,
@@ -20,10 +30,29 @@ export function billingRoutes(db: Db, guard: AuthGuard) {
       response: { 200: envelope(t.Array(Transaction)), ...errors(400, 401) },
       detail: { summary: 'История движений баланса, новые сверху' },
     })
-    .get('/usage', ({ user, query }) => ok(billing.usage(user.id, new Date(query.startDate ?? 0), query.limit)), {
+    .get('/usage', ({ user, query }) => ok(billing.usage(user.id, sinceOf(query.startDate), query, query.limit)), {
       auth: true,
       query: UsageQuery,
       response: { 200: envelope(UsageStats), ...errors(400, 401) },
-      detail: { summary: 'Статистика запросов к /v1 с даты startDate (ISO): итоги и последние запросы' },
+      detail: {
+        summary: 'Статистика запросов к /v1 с даты startDate (ISO; без неё — за всё время): итоги, по дням, по моделям, последние запросы',
+      },
     })
+    .get(
+      '/usage/export',
+      ({ user, query }) =>
+        new Response(usageCsv(db, user.id, sinceOf(query.startDate), query), {
+          headers: {
+            'content-type': 'text/csv; charset=utf-8',
+            'content-disposition': `attachment; filename="usage-${moscowDay(new Date())}.csv"`,
+            'cache-control': 'no-store',
+          },
+        }),
+      {
+        auth: true,
+        query: ExportQuery,
+        response: { 200: t.String({ description: 'CSV (RFC 4180, UTF-8 с BOM)' }), ...errors(400, 401) },
+        detail: { summary: 'Выгрузка запросов периода в CSV для Excel и Google Таблиц' },
+      },
+    )
 }

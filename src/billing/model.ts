@@ -1,7 +1,18 @@
 import { t } from 'elysia'
 import { LEDGER_TYPES, USAGE_STATUSES } from './schema'
 
-export const Balance = t.Object({ balance: t.Number({ description: 'Баланс в рублях' }) })
+export const Balance = t.Object({
+  balance: t.Number({ description: 'Баланс в рублях' }),
+  lowBalanceThreshold: t.Number({ description: 'Уровень «баланс заканчивается»: около 100 типичных запросов, рубли' }),
+  isLow: t.Boolean(),
+  alertThreshold: t.Union([t.Number(), t.Null()], { description: 'Порог письма о низком балансе, рубли; null — письма отключены' }),
+})
+
+export const AlertsBody = t.Object({
+  threshold: t.Union([t.Number(), t.Null()], { error: 'Порог должен быть числом от 1 до 1 000 000 ₽' }),
+})
+
+export const Alerts = t.Object({ alertThreshold: t.Union([t.Number(), t.Null()]) })
 
 export const Transaction = t.Object(
   {
@@ -24,13 +35,32 @@ export const TransactionsQuery = t.Object({
 export const UsageQuery = t.Object({
   startDate: t.Optional(t.String({ format: 'date-time', error: 'startDate должен быть датой в формате ISO 8601' })),
   limit: t.Optional(t.Integer({ minimum: 1, maximum: 500, default: 50, error: 'limit должен быть целым числом от 1 до 500' })),
+  apiKeyId: t.Optional(t.String({ maxLength: 64 })),
+  model: t.Optional(t.String({ maxLength: 200 })),
 })
+
+export const ExportQuery = t.Object({
+  startDate: UsageQuery.properties.startDate,
+  apiKeyId: UsageQuery.properties.apiKeyId,
+  model: UsageQuery.properties.model,
+  format: t.Optional(t.Literal('csv', { error: 'Поддерживается только format=csv' })),
+})
+
+const Totals = { cost: t.Number({ description: 'Рубли' }), requests: t.Integer(), tokens: t.Integer() }
 
 export const UsageStats = t.Object(
   {
     totalCost: t.Number({ description: 'Потрачено за период, рубли' }),
     totalTokens: t.Integer(),
     totalRequests: t.Integer(),
+    daily: t.Array(t.Object({ date: t.String({ description: 'День по Москве, YYYY-MM-DD' }), ...Totals }), {
+      description: 'По дням периода, без пропусков, старые сначала',
+    }),
+    topModels: t.Array(t.Object({ model: t.String(), ...Totals }), { description: 'До 10 моделей по расходам' }),
+    filters: t.Object({
+      apiKeys: t.Array(t.Object({ id: t.String(), name: t.String() })),
+      models: t.Array(t.String()),
+    }),
     logs: t.Array(
       t.Object({
         id: t.String(),
@@ -41,6 +71,7 @@ export const UsageStats = t.Object(
         cost: t.Number({ description: 'Списано, рубли' }),
         status: t.UnionEnum([...USAGE_STATUSES]),
         apiKeyId: t.Union([t.String(), t.Null()]),
+        apiKeyName: t.Union([t.String(), t.Null()], { description: 'null — запрос из веб-сессии (Playground)' }),
         durationMs: t.Integer(),
         createdAt: t.String({ format: 'date-time' }),
       }),

@@ -1,37 +1,40 @@
+import { eq } from 'drizzle-orm'
 import type { Db } from '../db/client'
-import { formatSignedMicros, microsToRub } from '../lib/money'
-import { notFound } from '../lib/errors'
+import { formatSignedMicros, microsToRub, rubToMicros } from '../lib/money'
+import { badRequest, notFound } from '../lib/errors'
+import { users } from '../auth/schema'
 import { billingStore } from './store'
+import { bannerThresholdMicros } from './alerts'
+import { usageReader, type UsageFilter } from './usage'
+
+const ALERT_MAX_RUB = 1_000_000
 
 export function billingService(db: Db) {
   const store = billingStore(db)
+  const usage = usageReader(db)
   return {
     balance(userId: string) {
-      const micros = store.balanceMicros(userId)
-      if (micros === undefined) throw notFound('Пользователь не найден')
-      return { balance: microsToRub(micros) }
-    },
-
-    usage(userId: string, since: Date, limit = 50) {
-      const totals = store.usageTotals(userId, since)
+      const row = store.balanceRow(userId)
+      if (!row) throw notFound('Пользователь не найден')
+      const threshold = bannerThresholdMicros(db, userId)
       return {
-        totalCost: microsToRub(totals.cost),
-        totalTokens: totals.tokens,
-        totalRequests: totals.requests,
-        logs: store.recentUsage(userId, since, limit).map((r) => ({
-          id: r.id,
-          model: r.model,
-          promptTokens: r.promptTokens,
-          completionTokens: r.completionTokens,
-          totalTokens: r.totalTokens,
-          cost: microsToRub(r.costMicros),
-          status: r.status,
-          apiKeyId: r.apiKeyId,
-          durationMs: r.durationMs,
-          createdAt: r.createdAt.toISOString(),
-        })),
+        balance: microsToRub(row.balanceMicros),
+        lowBalanceThreshold: microsToRub(threshold),
+        isLow: row.balanceMicros < threshold,
+        alertThreshold: row.lowBalanceAlertMicros === null ? null : microsToRub(row.lowBalanceAlertMicros),
       }
     },
+
+    /** Sets (or, with null, turns off) the low-balance e-mail; the next drop below it sends a letter. */
+    setAlert(userId: string, thresholdRub: number | null) {
+      if (thresholdRub !== null && !(Number.isFinite(thresholdRub) && thresholdRub >= 1 && thresholdRub <= ALERT_MAX_RUB))
+        throw badRequest('Порог должен быть числом от 1 до 1 000 000 ₽')
+      const micros = thresholdRub === null ? null : rubToMicros(Math.round(thresholdRub * 100) / 100)
+      db.update(users).set({ lowBalanceAlertMicros: micros, lowBalanceAlerted: false }).where(eq(users.id, userId)).run()
+      return { alertThreshold: micros === null ? null : microsToRub(micros) }
+    },
+
+    usage: (userId: string, since: Date | null, filter: UsageFilter, limit = 50) => usage.stats(userId, since, filter, limit),
 
     transactions(userId: string, limit = 50) {
       return store.transactions(userId, limit).map((r) => ({

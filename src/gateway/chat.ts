@@ -8,6 +8,7 @@ import type { Catalog } from '../catalog/service'
 import type { RateProvider } from '../catalog/rate'
 import type { ModelRow } from '../catalog/schema'
 import { isVariable, usdToMicros } from '../catalog/pricing'
+import type { LowBalance } from '../billing/alerts'
 import { availableMicros, HoldRefused, keyOpenHoldsMicros, placeHold, releaseHold, settleHold, type UsageFacts } from '../billing/holds'
 import { add, ceilUnits, dec, mul, type Dec } from '../lib/decimal'
 import { formatMicros } from '../lib/money'
@@ -19,7 +20,15 @@ import { estimatePrompt, planChatHold } from './estimate'
 import { fromFetchFailure, fromUpstream, unavailable } from './upstream-errors'
 
 export type Caller = { user: PublicUser; apiKey: ApiKeyRow | null }
-export type GatewayDeps = { db: Db; config: Config; catalog: Catalog; rates: RateProvider; upstream: UpstreamClient; keys: KeysService }
+export type GatewayDeps = {
+  db: Db
+  config: Config
+  catalog: Catalog
+  rates: RateProvider
+  upstream: UpstreamClient
+  keys: KeysService
+  notifyLowBalance: (alert: LowBalance) => void
+}
 
 /** The parts of an OpenAI chat request we read; everything else is passed through untouched. */
 export type ChatBody = {
@@ -130,6 +139,7 @@ export function chatService(deps: GatewayDeps) {
     const completionTokens = usage?.completion_tokens ?? fallbackCompletion
     const promptTokens = usage?.prompt_tokens ?? (usage ? 0 : p.promptTokens)
     const settled = settleHold(db, p.holdId, charge.micros, facts(p, { status, promptTokens, completionTokens, totalTokens: usage?.total_tokens, upstreamCostUsd: charge.upstreamCostUsd, upstreamId }))
+    if (settled?.lowBalance) deps.notifyLowBalance(settled.lowBalance)
     return settled?.chargedMicros ?? 0
   }
 

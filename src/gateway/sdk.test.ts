@@ -142,7 +142,7 @@ describe('openai SDK', () => {
     expect(logs[0]).toMatchObject({ model: expect.any(String), totalTokens: expect.any(Number), cost: expect.any(Number), status: expect.any(String) })
     expect(Date.parse(logs[0].createdAt)).toBeGreaterThanOrEqual(Date.parse(logs.at(-1).createdAt)) // newest first
     const future = await customer.api.get(`/api/billing/usage?startDate=${new Date(Date.now() + 3600_000).toISOString()}`, customer.accessToken)
-    expect(future.body.data).toEqual({ totalCost: 0, totalTokens: 0, totalRequests: 0, logs: [] })
+    expect(future.body.data).toMatchObject({ totalCost: 0, totalTokens: 0, totalRequests: 0, topModels: [], logs: [] })
     const bad = await customer.api.get('/api/billing/usage?startDate=yesterday', customer.accessToken)
     expect(bad.status).toBe(400)
     expect(bad.body.error).toBe('startDate должен быть датой в формате ISO 8601')

@@ -1,5 +1,6 @@
 // Letters in Russian. HTML is built from escaped values only.
 import type { Letter } from './service'
+import { formatMicros } from '../lib/money'
 
 const escape = (s: string) =>
   s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!)
@@ -46,4 +47,30 @@ export function passwordChangedLetter(to: string, forgotLink: string): Letter {
 <p>Пароль аккаунта <b>${escape(to)}</b> в AI Gateway только что изменён. Все активные сессии завершены.</p>
 <p>Если это были не вы, немедленно <a href="${escape(forgotLink)}">восстановите доступ</a>.</p>`)
   return { to, subject: 'Пароль изменён — AI Gateway', text, html }
+}
+
+/** Sent once when the balance first falls below the level the customer set on the billing page. */
+export function lowBalanceLetter(to: string, balanceMicros: number, thresholdMicros: number, billingLink: string): Letter {
+  const balance = formatMicros(balanceMicros)
+  const threshold = formatMicros(thresholdMicros)
+  const text = [
+    'Здравствуйте!',
+    '',
+    `Баланс аккаунта ${to} в AI Gateway опустился ниже ${threshold} ₽: сейчас на счёте ${balance} ₽.`,
+    'Когда средства закончатся, запросы к API будут отклоняться с ошибкой insufficient_balance.',
+    'Пополнить баланс картой:',
+    '',
+    billingLink,
+    '',
+    'Порог уведомления можно изменить или отключить на странице «Баланс».',
+    '',
+    '— Команда AI Gateway',
+  ].join('\n')
+  const html = page(`
+<p>Здравствуйте!</p>
+<p>Баланс аккаунта <b>${escape(to)}</b> в AI Gateway опустился ниже <b>${escape(threshold)} ₽</b>: сейчас на счёте <b>${escape(balance)} ₽</b>.</p>
+<p>Когда средства закончатся, запросы к API будут отклоняться с ошибкой <code>insufficient_balance</code>.</p>
+<p><a href="${escape(billingLink)}" style="display:inline-block;padding:10px 18px;background:#4f46e5;color:#fff;border-radius:8px;text-decoration:none">Пополнить баланс</a></p>
+<p style="color:#475569">Порог уведомления можно изменить или отключить на странице «Баланс».</p>`)
+  return { to, subject: 'Баланс заканчивается — AI Gateway', text, html }
 }

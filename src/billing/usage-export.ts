@@ -1,0 +1,92 @@
+// CSV export of a period's requests, streamed page by page so a million rows never sit in memory.
+// RFC 4180 (comma, CRLF, quotes doubled) with a UTF-8 BOM so Excel reads the Cyrillic correctly.
+import { and, asc, eq, gt, gte, or, type SQL } from 'drizzle-orm'
+import type { Db } from '../db/client'
+import { formatMicros } from '../lib/money'
+import { apiKeys } from '../keys/schema'
+import { usageLogs } from './schema'
+import type { UsageFilter } from './usage'
+
+const PAGE = 2000
+const MSK_OFFSET_MS = 3 * 3600 * 1000
+
+const HEADER = [
+  'Время (МСК)',
+  'Модель',
+  'API-ключ',
+  'Токены запроса',
+  'Токены ответа',
+  'Всего токенов',
+  'Стоимость, ₽',
+  'Статус',
+  'Длительность, мс',
+  'Потоковый',
+  'ID запроса',
+]
+
+const STATUS_LABELS = { success: 'успешно', error: 'ошибка', cancelled: 'прерван' } as const
+
+/** One RFC 4180 field: quoted when it holds a comma, quote or line break. */
+export function csvField(value: string | number): string {
+  const s = String(value)
+  return /[",\r\n]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s
+}
+
+export const csvLine = (fields: (string | number)[]) => fields.map(csvField).join(',') + '\r\n'
+
+/** '2026-11-21 14:03:05' in Moscow time: a spreadsheet recognises it as a date. */
+const moscowDateTime = (d: Date) => new Date(+d + MSK_OFFSET_MS).toISOString().slice(0, 19).replace('T', ' ')
+
+export function usageCsv(db: Db, userId: string, since: Date | null, f: UsageFilter): ReadableStream<Uint8Array> {
+  const encoder = new TextEncoder()
+  let cursor: { at: Date; id: string } | null = null
+  let started = false
+
+  const page = () => {
+    const where: SQL[] = [eq(usageLogs.userId, userId)]
+    if (since) where.push(gte(usageLogs.createdAt, since))
+    if (f.apiKeyId) where.push(eq(usageLogs.apiKeyId, f.apiKeyId))
+    if (f.model) where.push(eq(usageLogs.model, f.model))
+    if (cursor)
+      where.push(or(gt(usageLogs.createdAt, cursor.at), and(eq(usageLogs.createdAt, cursor.at), gt(usageLogs.id, cursor.id)))!)
+    return db
+      .select({ log: usageLogs, keyName: apiKeys.name })
+      .from(usageLogs)
+      .leftJoin(apiKeys, eq(apiKeys.id, usageLogs.apiKeyId))
+      .where(and(...where))
+      .orderBy(asc(usageLogs.createdAt), asc(usageLogs.id))
+      .limit(PAGE)
+      .all()
+  }
+
+  return new ReadableStream({
+    pull(controller) {
+      if (!started) {
+        started = true
+        controller.enqueue(encoder.encode('\uFEFF' + csvLine(HEADER)))
+        return
+      }
+      const rows = page()
+      if (rows.length === 0) return controller.close()
+      let chunk = ''
+      for (const { log: r, keyName } of rows) {
+        chunk += csvLine([
+          moscowDateTime(r.createdAt),
+          r.model,
+          keyName ?? (r.apiKeyId ? 'Удалённый ключ' : 'Веб-сессия'),
+          r.promptTokens,
+          r.completionTokens,
+          r.totalTokens,
+          formatMicros(r.costMicros),
+          STATUS_LABELS[r.status],
+          r.durationMs,
+          r.stream ? 'да' : 'нет',
+          r.id,
+        ])
+      }
+      const last = rows[rows.length - 1]!.log
+      cursor = { at: last.createdAt, id: last.id }
+      controller.enqueue(encoder.encode(chunk))
+    },
+  })
+}
