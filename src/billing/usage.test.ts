@@ -24,7 +24,7 @@ async function chat(bearer: string, model: string, content = 'Привет') {
 }
 
 describe('GET /api/billing/usage', () => {
-  let c: Awaited<ReturnType<ReturnType<typeof startGateway>['customer']>>
+  let c: Awaited<ReturnType<Awaited<ReturnType<typeof startGateway>>['customer']>>
   let secondKey: { id: string; key: string }
 
   beforeAll(async () => {
@@ -103,7 +103,7 @@ describe('GET /api/billing/usage', () => {
   test('another user sees none of it', async () => {
     const other = await gw.customer()
     const d = (await other.api.get('/api/billing/usage', other.accessToken)).body.data
-    expect(d).toMatchObject({ totalRequests: 0, daily: [], topModels: [], logs: [], filters: { apiKeys: [], models: [] } })
+    expect(d).toMatchObject({ totalRequests: 0, daily: [], topModels: [], logs: [], filters: { apiKeys: [{ id: other.keyId, name: 'test' }], models: [] } })
     const foreign = (await other.api.get(`/api/billing/usage?apiKeyId=${c.keyId}`, other.accessToken)).body.data
     expect(foreign.totalRequests).toBe(0)
   })
@@ -165,11 +165,11 @@ describe('low balance', () => {
     await chat(c.key, 'openai/gpt-4')
     const letters = await eventually(() => {
       const l = lettersTo(c.email)
-      return l.length > 0 && l
+      return l.length > 0 ? l : null
     })
-    expect(letters[0].subject).toBe('Баланс заканчивается — AI Gateway')
-    expect(letters[0].text).toContain('опустился ниже 49.99 ₽')
-    expect(letters[0].text).toContain('/app/billing')
+    expect(letters![0].subject).toBe('Баланс заканчивается — AI Gateway')
+    expect(letters![0].text).toContain('опустился ниже 49.99 ₽')
+    expect(letters![0].text).toContain('/app/billing')
     await chat(c.key, 'openai/gpt-4')
     await Bun.sleep(300)
     expect(lettersTo(c.email)).toHaveLength(1)

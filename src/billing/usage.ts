@@ -1,7 +1,7 @@
 // Usage statistics. Whole days come from the usage_daily rollup (a few rows per day), so a period
 // costs the same with a thousand or a million requests; only a period that starts mid-day reads
 // that first partial day from usage_logs, through the (user, created_at) index.
-import { and, desc, eq, gte, inArray, lt, sql, type SQL } from 'drizzle-orm'
+import { and, desc, eq, gte, lt, sql, type SQL } from 'drizzle-orm'
 import type { Db } from '../db/client'
 import { microsToRub } from '../lib/money'
 import { apiKeys } from '../keys/schema'
@@ -10,7 +10,8 @@ import { daysBetween, moscowDay, moscowDayStart, nextDay } from './days'
 
 export type UsageFilter = { apiKeyId?: string; model?: string }
 
-type Bucket = { day: string; model: string; apiKeyId: string; requests: number; tokens: number; cost: number }
+type Sums = { requests: number; tokens: number; cost: number }
+type Grouped = Sums & { k: string }
 
 /** How a period maps onto the rollup: whole days from `fullFrom`, plus the raw rows of [since, headEnd). */
 export function splitPeriod(since: Date | null) {
@@ -22,50 +23,79 @@ export function splitPeriod(since: Date | null) {
 }
 
 export function usageReader(db: Db) {
-  /** Per day × model × key buckets of the period (the partial head day read from the raw rows). */
-  function buckets(userId: string, since: Date | null, f: UsageFilter): Bucket[] {
-    const { fullFrom, head } = splitPeriod(since)
-    const rolled: SQL[] = [eq(usageDaily.userId, userId)]
-    if (fullFrom) rolled.push(gte(usageDaily.day, fullFrom))
-    if (f.apiKeyId) rolled.push(eq(usageDaily.apiKeyId, f.apiKeyId))
-    if (f.model) rolled.push(eq(usageDaily.model, f.model))
-    const rows: Bucket[] = db
-      .select({
-        day: usageDaily.day,
-        model: usageDaily.model,
-        apiKeyId: usageDaily.apiKeyId,
-        requests: usageDaily.requests,
-        tokens: usageDaily.tokens,
-        cost: usageDaily.costMicros,
-      })
-      .from(usageDaily)
-      .where(and(...rolled))
-      .all()
-    if (head) {
-      const raw: SQL[] = [eq(usageLogs.userId, userId), gte(usageLogs.createdAt, head.since), lt(usageLogs.createdAt, head.until)]
-      if (f.apiKeyId) raw.push(eq(usageLogs.apiKeyId, f.apiKeyId))
-      if (f.model) raw.push(eq(usageLogs.model, f.model))
-      const partial = db
-        .select({
-          model: usageLogs.model,
-          apiKeyId: sql<string>`coalesce(${usageLogs.apiKeyId}, '')`,
-          requests: sql<number>`count(*)`,
-          tokens: sql<number>`coalesce(sum(${usageLogs.totalTokens}), 0)`,
-          cost: sql<number>`coalesce(sum(${usageLogs.costMicros}), 0)`,
-        })
-        .from(usageLogs)
-        .where(and(...raw))
-        .groupBy(usageLogs.model, usageLogs.apiKeyId)
-        .all()
-      for (const r of partial) rows.push({ ...r, day: head.day })
-    }
-    return rows
+  const sums = {
+    requests: sql<number>`sum(${usageDaily.requests})`.mapWith(Number),
+    tokens: sql<number>`sum(${usageDaily.tokens})`.mapWith(Number),
+    cost: sql<number>`sum(${usageDaily.costMicros})`.mapWith(Number),
   }
 
-  function keyNames(ids: string[]): Map<string, string> {
-    if (ids.length === 0) return new Map()
-    const rows = db.select({ id: apiKeys.id, name: apiKeys.name }).from(apiKeys).where(inArray(apiKeys.id, ids)).all()
-    return new Map(rows.map((r) => [r.id, r.name]))
+  /** Whole days of the period from the rollup, summed in SQL per day, model or key. */
+  function rolled(userId: string, fullFrom: string | null, f: UsageFilter, by: 'day' | 'model'): Grouped[] {
+    const where: SQL[] = [eq(usageDaily.userId, userId)]
+    if (fullFrom) where.push(gte(usageDaily.day, fullFrom))
+    if (f.apiKeyId) where.push(eq(usageDaily.apiKeyId, f.apiKeyId))
+    if (f.model) where.push(eq(usageDaily.model, f.model))
+    const col = usageDaily[by]
+    return db.select({ k: col, ...sums }).from(usageDaily).where(and(...where)).groupBy(col).all()
+  }
+
+  /** The period's partial first day from the raw rows, per model (a day's rows at most). */
+  function head(userId: string, h: { since: Date; until: Date }, f: UsageFilter) {
+    const where: SQL[] = [eq(usageLogs.userId, userId), gte(usageLogs.createdAt, h.since), lt(usageLogs.createdAt, h.until)]
+    if (f.apiKeyId) where.push(eq(usageLogs.apiKeyId, f.apiKeyId))
+    if (f.model) where.push(eq(usageLogs.model, f.model))
+    return db
+      .select({
+        model: usageLogs.model,
+        requests: sql<number>`count(*)`,
+        tokens: sql<number>`coalesce(sum(${usageLogs.totalTokens}), 0)`,
+        cost: sql<number>`coalesce(sum(${usageLogs.costMicros}), 0)`,
+      })
+      .from(usageLogs)
+      .where(and(...where))
+      .groupBy(usageLogs.model)
+      .all()
+  }
+
+  /** Adds `extra` into the map under `key`. */
+  function addTo(map: Map<string, Sums>, key: string, extra: Sums) {
+    const acc = map.get(key) ?? { requests: 0, tokens: 0, cost: 0 }
+    acc.requests += extra.requests
+    acc.tokens += extra.tokens
+    acc.cost += extra.cost
+    map.set(key, acc)
+  }
+
+  /** Per-day and per-model sums of the period, the partial head day included. */
+  function aggregate(userId: string, since: Date | null, f: UsageFilter) {
+    const { fullFrom, head: h } = splitPeriod(since)
+    const byDay = new Map<string, Sums>()
+    const byModel = new Map<string, Sums>()
+    for (const r of rolled(userId, fullFrom, f, 'day')) addTo(byDay, r.k, r)
+    for (const r of rolled(userId, fullFrom, f, 'model')) addTo(byModel, r.k, r)
+    if (h)
+      for (const r of head(userId, h, f)) {
+        addTo(byDay, h.day, r)
+        addTo(byModel, r.model, r)
+      }
+    return { byDay, byModel }
+  }
+
+  /** Every key of the customer, to filter by (a key unused in the period simply shows nothing). */
+  const userKeys = (userId: string) =>
+    db
+      .select({ id: apiKeys.id, name: apiKeys.name })
+      .from(apiKeys)
+      .where(eq(apiKeys.userId, userId))
+      .all()
+      .sort((a, b) => a.name.localeCompare(b.name, 'ru'))
+
+  /** The models used in the period, whatever the filters say. */
+  function rolledModels(userId: string, since: Date | null): string[] {
+    const { fullFrom, head: h } = splitPeriod(since)
+    const models = new Set(rolled(userId, fullFrom, {}, 'model').map((r) => r.k))
+    if (h) for (const r of head(userId, h, {})) models.add(r.model)
+    return [...models]
   }
 
   function recent(userId: string, since: Date | null, f: UsageFilter, limit: number) {
@@ -85,33 +115,21 @@ export function usageReader(db: Db) {
 
   return {
     stats(userId: string, since: Date | null, f: UsageFilter, limit: number, now = new Date()) {
-      const filtered = buckets(userId, since, f)
+      const { byDay, byModel } = aggregate(userId, since, f)
       // The filter options describe the whole period, so choosing one never hides the others.
-      const all = f.apiKeyId || f.model ? buckets(userId, since, {}) : filtered
-
-      const byDay = new Map<string, { cost: number; requests: number; tokens: number }>()
-      const byModel = new Map<string, { cost: number; requests: number; tokens: number }>()
+      const models = f.apiKeyId || f.model ? rolledModels(userId, since) : [...byModel.keys()]
       let cost = 0
       let tokens = 0
       let requests = 0
-      for (const b of filtered) {
-        cost += b.cost
-        tokens += b.tokens
-        requests += b.requests
-        for (const [map, k] of [[byDay, b.day], [byModel, b.model]] as const) {
-          const acc = map.get(k) ?? { cost: 0, requests: 0, tokens: 0 }
-          acc.cost += b.cost
-          acc.requests += b.requests
-          acc.tokens += b.tokens
-          map.set(k, acc)
-        }
+      for (const d of byDay.values()) {
+        cost += d.cost
+        tokens += d.tokens
+        requests += d.requests
       }
 
       const today = moscowDay(now)
       const firstDay = since ? moscowDay(since) : [...byDay.keys()].sort()[0]
       const days = firstDay && firstDay <= today ? daysBetween(firstDay, today) : []
-      const keyIds = [...new Set(all.map((b) => b.apiKeyId).filter(Boolean))]
-      const names = keyNames(keyIds)
 
       return {
         totalCost: microsToRub(cost),
@@ -126,10 +144,8 @@ export function usageReader(db: Db) {
           .slice(0, 10)
           .map(([model, v]) => ({ model, cost: microsToRub(v.cost), requests: v.requests, tokens: v.tokens })),
         filters: {
-          apiKeys: keyIds
-            .map((id) => ({ id, name: names.get(id) ?? 'Удалённый ключ' }))
-            .sort((a, b) => a.name.localeCompare(b.name, 'ru')),
-          models: [...new Set(all.map((b) => b.model))].sort(),
+          apiKeys: userKeys(userId),
+          models: models.sort(),
         },
         logs: recent(userId, since, f, limit).map(({ log: r, keyName }) => ({
           id: r.id,
