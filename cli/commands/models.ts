@@ -1,0 +1,52 @@
+// models [search] [--provider P]: the public catalogue with ruble prices (spec's display rule).
+import type { Command } from 'commander'
+import type { Model } from '../lib/api'
+import { context, print, printJson } from '../lib/context'
+import { integer, price, table } from '../lib/format'
+
+export const providerOf = (id: string) => (id.includes('/') ? id.slice(0, id.indexOf('/')) : id)
+
+/** Every word of the query must occur in the id, name or description (same as the web catalogue). */
+export function matches(model: Model, query: string): boolean {
+  const hay = `${model.id}\n${model.name}\n${model.description ?? ''}`.toLowerCase()
+  return query.toLowerCase().split(/\s+/).filter(Boolean).every((w) => hay.includes(w))
+}
+
+/** "0" is free and a negative price ("-1") varies per request; the rest per the price rule. */
+export function priceCell(value: string, scale = 1): string {
+  const n = Number(value)
+  if (!Number.isFinite(n) || n === 0) return 'бесплатно'
+  if (n < 0) return 'по запросу'
+  return price(n * scale)
+}
+
+export function modelsCommand(program: Command) {
+  program
+    .command('models')
+    .description('каталог моделей с ценами в рублях (наценка включена)')
+    .argument('[поиск...]', 'слова для поиска по названию и описанию')
+    .option('--provider <P>', 'только модели провайдера, например openai или anthropic')
+    .option('--json', 'вывести JSON')
+    .action(async (words: string[], opts: { provider?: string; json?: boolean }, cmd: Command) => {
+      const { data } = await context(cmd).api.v1<{ data: Model[] }>('/models')
+      const provider = opts.provider?.toLowerCase()
+      const list = data.filter((m) => matches(m, words.join(' ')) && (!provider || providerOf(m.id).toLowerCase() === provider))
+      if (opts.json) return printJson(list)
+      if (list.length === 0) return print('Ничего не найдено. Все модели: gw models')
+      const images = list.some((m) => Number(m.pricing.image) !== 0)
+      print(
+        table(
+          ['Модель', 'Ввод, 1K токенов', 'Вывод, 1K токенов', ...(images ? ['Изображение'] : []), 'Контекст'],
+          list.map((m) => [
+            m.id,
+            priceCell(m.pricing.prompt, 1000),
+            priceCell(m.pricing.completion, 1000),
+            ...(images ? [Number(m.pricing.image) === 0 ? '—' : priceCell(m.pricing.image)] : []),
+            m.context_length ? integer(m.context_length) : '—',
+          ]),
+          [1, 2, 3, ...(images ? [4] : [])],
+        ),
+      )
+      print(`\nМоделей: ${list.length}. Цены в рублях за 1000 токенов; «по запросу» — цена зависит от запроса.`)
+    })
+}

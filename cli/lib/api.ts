@@ -1,0 +1,178 @@
+// The HTTP client for /api (the {success, data} envelope) with the web client's session rule:
+// on a 401, renew the access token with the refresh token once (the pair rotates, so the new
+// pair is stored), repeat the request, and give up with "войдите снова" if that fails too.
+import type { ConfigStore, Session } from './config'
+import { CliError, EXIT, insufficientBalance, notSignedIn, sessionExpired, unreachable } from './errors'
+
+type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE'
+
+/** Turns an error answer (either wire shape) into the one-line error the user sees. */
+export function httpError(status: number, body: unknown): CliError {
+  const b = body as { error?: string | { message?: string; code?: string } } | undefined
+  const err = b?.error
+  const message = typeof err === 'string' ? err : err?.message || `сервер ответил кодом ${status}`
+  const code = typeof err === 'object' ? err?.code : undefined
+  if (status === 402 && code !== 'key_limit_exceeded') return insufficientBalance(message)
+  if (status === 401) return new CliError(message, 'войдите снова: `gw login`', EXIT.auth)
+  if (code === 'model_not_found') return new CliError(message, 'список моделей: `gw models`')
+  if (status === 429) return new CliError(message, 'подождите и повторите')
+  if (status >= 500) return new CliError(message, 'повторите позже; если ошибка не проходит — напишите в поддержку')
+  return new CliError(message)
+}
+
+async function readJson(res: Response): Promise<unknown> {
+  const text = await res.text()
+  try {
+    return JSON.parse(text)
+  } catch {
+    return undefined
+  }
+}
+
+export function createApi(server: string, store: ConfigStore) {
+  async function send(method: Method, path: string, body: unknown, token: string | null): Promise<Response> {
+    const headers: Record<string, string> = { accept: 'application/json' }
+    if (body !== undefined) headers['content-type'] = 'application/json'
+    if (token) headers.authorization = `Bearer ${token}`
+    try {
+      return await fetch(server + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) })
+    } catch {
+      throw unreachable(server)
+    }
+  }
+
+  async function unwrap<T>(res: Response): Promise<T> {
+    const body = (await readJson(res)) as { success?: boolean; data?: T } | undefined
+    if (res.ok && body?.success === true) return body.data as T
+    throw httpError(res.status, body)
+  }
+
+  /** The stored session, only if it belongs to this server. */
+  function session(): Session | undefined {
+    const config = store.read()
+    return config.server === server ? config.session : undefined
+  }
+
+  function token(): string {
+    const s = session()
+    if (!s) throw notSignedIn(server)
+    return s.accessToken
+  }
+
+  function forget() {
+    store.update(({ session: _gone, ...rest }) => rest)
+  }
+
+  /** A fresh access token after `failed` was refused; another gw process may have renewed already. */
+  function renew(failed: string): Promise<string> {
+    return store.withLock(async () => {
+      const current = session()
+      if (!current) throw sessionExpired()
+      if (current.accessToken !== failed) return current.accessToken
+      const res = await send('POST', '/api/auth/refresh', { refreshToken: current.refreshToken }, null)
+      if (res.status === 401 || res.status === 400) {
+        forget()
+        throw sessionExpired()
+      }
+      const pair = await unwrap<{ accessToken: string; refreshToken: string }>(res)
+      store.update((c) => ({ ...c, session: { ...current, ...pair } }))
+      return pair.accessToken
+    })
+  }
+
+  /** An authenticated /api call with one renewal on 401. */
+  async function call<T>(method: Method, path: string, body?: unknown): Promise<T> {
+    const first = token()
+    let res = await send(method, path, body, first)
+    if (res.status === 401) res = await send(method, path, body, await renew(first))
+    return unwrap<T>(res)
+  }
+
+  return {
+    server,
+    session,
+    token,
+    renew,
+    get: <T>(path: string) => call<T>('GET', path),
+    post: <T>(path: string, body?: unknown) => call<T>('POST', path, body ?? {}),
+    patch: <T>(path: string, body: unknown) => call<T>('PATCH', path, body),
+    delete: <T>(path: string) => call<T>('DELETE', path),
+
+    async login(email: string, password: string) {
+      const res = await send('POST', '/api/auth/login', { email, password }, null)
+      if (res.status === 401) {
+        const body = (await readJson(res)) as { error?: string } | undefined
+        throw new CliError(body?.error ?? 'Неверный email или пароль', `сбросить пароль: ${server}/forgot-password`, EXIT.auth)
+      }
+      const data = await unwrap<{ user: User; accessToken: string; refreshToken: string }>(res)
+      store.update((c) => ({ ...c, server, session: { email: data.user.email, accessToken: data.accessToken, refreshToken: data.refreshToken } }))
+      return data.user
+    },
+
+    /** Revokes the session on the server (best effort) and always forgets it locally. */
+    async logout(): Promise<{ was: boolean; revoked: boolean }> {
+      const s = session()
+      if (!s) return { was: false, revoked: false }
+      let revoked = false
+      try {
+        revoked = (await send('POST', '/api/auth/logout', { refreshToken: s.refreshToken }, null)).ok
+      } catch {
+        // Unreachable server: the local copy goes anyway, the caller says the server kept it.
+      }
+      forget()
+      return { was: true, revoked }
+    },
+
+    /** GET on /v1 (OpenAI shapes, public catalogue). */
+    async v1<T>(path: string): Promise<T> {
+      const res = await send('GET', `/v1${path}`, undefined, null)
+      const body = await readJson(res)
+      if (!res.ok) throw httpError(res.status, body)
+      return body as T
+    },
+  }
+}
+
+export type Api = ReturnType<typeof createApi>
+
+// ─── server shapes (see src/*/model.ts); optional fields are newer additions ─────────────────
+
+export type User = { id: string; email: string; role: 'user' | 'admin'; balance: number; createdAt: string }
+export type Balance = { balance: number; isLow?: boolean; lowBalanceThreshold?: number }
+export type Transaction = {
+  id: string
+  amount: string
+  balanceAfter: number
+  description: string
+  type: 'bonus' | 'topup' | 'usage' | 'admin' | 'refund'
+  createdAt: string
+}
+export type ApiKey = {
+  id: string
+  name: string
+  keyPrefix: string
+  isActive: boolean
+  monthlyLimit: number | null
+  monthSpent: number
+  createdAt: string
+  lastUsedAt: string | null
+}
+export type UsageLog = {
+  id: string
+  model: string
+  totalTokens: number
+  cost: number
+  status: 'success' | 'error' | 'cancelled'
+  apiKeyId: string | null
+  apiKeyName?: string | null
+  createdAt: string
+}
+export type Usage = { totalCost: number; totalTokens: number; totalRequests: number; logs: UsageLog[] }
+export type Model = {
+  id: string
+  name: string
+  description: string
+  context_length: number
+  pricing: { prompt: string; completion: string; image: string; request: string }
+}
+export type Payment = { id: string; status: string; amount: number; confirmationUrl: string }
