@@ -42,6 +42,8 @@ export default defineConfig({
       PUBLIC_URL: baseURL,
       JWT_SECRET: process.env.E2E_JWT_SECRET,
       ADMIN_EMAILS: 'admin@e2e.ru',
+      // Every browser test registers from 127.0.0.1; the limits themselves are covered by the API tests.
+      AUTH_RATE_LIMIT_SCALE: '20',
     },
   },
 })

@@ -83,6 +83,8 @@ export function loadConfig(env: Env = process.env) {
     adminEmails: Object.freeze(
       (env.ADMIN_EMAILS ?? '').split(',').map((e) => e.trim().toLowerCase()).filter(Boolean),
     ),
+    /** Multiplies the sign-in/registration/reset rate limits; only for test environments that share one address. */
+    authRateLimitScale: int(env, 'AUTH_RATE_LIMIT_SCALE', 1, 1, 1000),
     /** Only behind a reverse proxy: take the client IP from X-Forwarded-For. */
     trustProxy: flag(env, 'TRUST_PROXY', false),
     openrouterApiKey: env.OPENROUTER_API_KEY?.trim() || null,
@@ -105,6 +107,10 @@ export function loadConfig(env: Env = process.env) {
     paymentReconcileAfterSec: int(env, 'PAYMENT_RECONCILE_AFTER_SEC', 600, 1, 7 * 24 * 3600),
     /** How often the reconciliation looks (cron pattern; six fields allow seconds). */
     paymentReconcileCron: env.PAYMENT_RECONCILE_CRON?.trim() || '*/2 * * * *',
+    /** The model that writes blog articles (platform spend); another text model is used if the catalogue lacks it. */
+    autopostTextModel: env.AUTOPOST_TEXT_MODEL?.trim() || 'openai/gpt-4o-mini',
+    /** The model that draws article covers; another image-output model is used if the catalogue lacks it. */
+    autopostImageModel: env.AUTOPOST_IMAGE_MODEL?.trim() || 'google/gemini-2.5-flash-image',
   })
 }
 

@@ -58,8 +58,9 @@ export function authService({ db, config, mailer }: Deps) {
   }
 
   function limit(action: keyof typeof RATE_RULES, ip: string, email?: string) {
-    consume(db, `${action}:ip:${ip}`, RATE_RULES[action].ip)
-    if (email) consume(db, `${action}:email:${email}`, RATE_RULES[action].email)
+    const scaled = (r: Rule) => ({ limit: r.limit * config.authRateLimitScale, windowSec: r.windowSec })
+    consume(db, `${action}:ip:${ip}`, scaled(RATE_RULES[action].ip))
+    if (email) consume(db, `${action}:email:${email}`, scaled(RATE_RULES[action].email))
   }
 
   const roleOf = (u: UserRow) => (config.adminEmails.includes(u.emailNormalized) ? 'admin' : u.role)
@@ -144,7 +145,8 @@ export function authService({ db, config, mailer }: Deps) {
       const row = token ? store.refreshTokenByHash(sha256(token)) : undefined
       if (!row) throw unauthorized(MESSAGES.sessionExpired)
       const now = new Date()
-      if (row.revokedAt || row.expiresAt <= now) throw unauthorized(MESSAGES.sessionExpired)
+      // A deleted account's tokens are revoked with it; the lookup is the second lock on that door.
+      if (row.revokedAt || row.expiresAt <= now || !store.userById(row.userId)) throw unauthorized(MESSAGES.sessionExpired)
       const next = db.transaction((tx) => (store.claimRefreshToken(tx, row.id, now) ? issueRefreshToken(tx, row.userId, row.familyId) : null))
       if (!next) {
         store.revokeFamily(row.familyId, now)

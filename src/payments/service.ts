@@ -125,7 +125,7 @@ export function paymentsService({ db, config }: PaymentsDeps, provider = provide
           userId: row.userId,
           type: 'topup',
           amountMicros: row.amountMicros,
-          description: `Пополнение картой, платёж ${row.providerPaymentId}`,
+          description: 'Пополнение баланса картой',
           reference: `payment:${row.id}`,
         })
         rearmLowBalance(db, row.userId)
@@ -175,7 +175,7 @@ export function paymentsService({ db, config }: PaymentsDeps, provider = provide
         status: 'pending',
         provider: test ? 'test' : 'yookassa',
         providerPaymentId: null,
-        description: `Пополнение баланса на ${amountValue(micros)} ₽`,
+        description: `Пополнение баланса на ${amountValue(micros).replace('.', ',')} ₽`,
         confirmationUrl: null,
         returnUrl: returnUrlFor(returnUrl, requestOrigin, id),
         cancelReason: null,

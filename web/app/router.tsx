@@ -19,6 +19,7 @@ import { PublicOfferPage } from '../features/legal/public-offer-page'
 import { RefundPolicyPage } from '../features/legal/refund-policy-page'
 import { TermsOfServicePage } from '../features/legal/terms-of-service-page'
 import { ModelsPage } from '../features/models/models-page'
+import { TestPaymentPage } from '../features/payments/test-payment-page'
 import { PlaygroundPage } from '../features/playground/playground-page'
 import { ServicesPage } from '../features/services/services-page'
 import { UsagePage } from '../features/usage/usage-page'
@@ -136,6 +137,14 @@ export function AppRouter() {
           <PublicLayout>
             <ServicesPage />
           </PublicLayout>
+        </Route>
+        {/* the built-in card-payment stand-in: opened by the redirect, so no sign-in is required */}
+        <Route path="/pay/test/:id">
+          {(params) => (
+            <AuthLayout>
+              <TestPaymentPage key={params.id} id={params.id} />
+            </AuthLayout>
+          )}
         </Route>
         <Route path="/app">
           <Redirect to="/app/dashboard" replace />

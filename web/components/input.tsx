@@ -8,6 +8,9 @@ export const inputClasses =
   'aria-invalid:border-red-400 aria-invalid:focus:ring-red-500/15 ' +
   'disabled:cursor-not-allowed disabled:bg-slate-50 disabled:text-slate-500'
 
+/** The same frame for a multi-line field: grows with the text instead of a fixed height. */
+export const textareaClasses = `${inputClasses.replace('h-10 ', '')} min-h-20 resize-y py-2 leading-6`
+
 export interface FieldProps {
   label: string
   /** Small text under the field. */

@@ -34,21 +34,22 @@ export function priceDigits(value: number): number {
   return 2
 }
 
-/** A price in rubles by the spec's display rule: '0,001600 ₽', '0,1234 ₽', '1,50 ₽'. */
+/** A price in rubles by the spec's display rule: '0,001600 ₽', '0,1234 ₽', '1,50 ₽'; nothing is '0,00 ₽'. */
 export function formatPrice(value: number | string | null | undefined): string {
   const n = toNumber(value)
   if (!Number.isFinite(n)) return '—'
-  return `${decimals(priceDigits(n)).format(n)} ₽`
+  return `${decimals(n === 0 ? 2 : priceDigits(n)).format(n)} ₽`
 }
 
 /**
- * A signed ledger amount such as '+50.00' or '-0.001234' → '+50,00 ₽' / '-0,001234 ₽'.
- * Small usage charges keep their precision (price rule), whole movements show two decimals.
+ * A signed ledger amount such as '+50.00' or '-0.001234' → '+50,00 ₽' / '−0,001234 ₽' (a true
+ * minus sign, as wide as the plus). Small usage charges keep their precision (price rule),
+ * whole movements show two decimals.
  */
 export function formatSignedRubles(value: number | string | null | undefined): string {
   const n = toNumber(value)
   if (!Number.isFinite(n)) return '—'
-  const sign = n > 0 ? '+' : n < 0 ? '-' : ''
+  const sign = n > 0 ? '+' : n < 0 ? '\u2212' : ''
   const abs = Math.abs(n)
   return `${sign}${decimals(abs === 0 ? 2 : priceDigits(abs)).format(abs)} ₽`
 }

@@ -2,9 +2,16 @@
 import useSWR from 'swr'
 import { useSession } from '../stores/session'
 import { BALANCE_REFRESH_MS } from './swr-config'
+import type { UsageStats } from './types'
 
 export interface BalanceResponse {
+  /** rubles */
   balance: number
+  /** rubles: about the cost of 100 typical requests; under it the app shows a warning */
+  lowBalanceThreshold: number
+  isLow: boolean
+  /** the user's e-mail alert level in rubles; null = off */
+  alertThreshold: number | null
 }
 
 export const BALANCE_KEY = '/api/billing/balance'
@@ -37,4 +44,36 @@ export interface HealthResponse {
 /** How this installation runs: the demo upstream and the test payment page are labelled in the UI. */
 export function useHealth() {
   return useSWR<HealthResponse>('/api/health')
+}
+
+/** The ledger as the billing page and the dashboard show it (the spec fetches 50). */
+export const TRANSACTIONS_KEY = '/api/billing/transactions?limit=50'
+
+/** How many recent requests the usage screens show (spec: 20). */
+export const USAGE_LOGS_SHOWN = 20
+
+export interface UsageParams {
+  /** ISO start of the period; omitted = all time */
+  startDate?: string
+  apiKeyId?: string
+  model?: string
+}
+
+/** The query string for GET /api/billing/usage and its CSV export, empty parts left out. */
+export function usageQuery(params: UsageParams, extra: Record<string, string> = {}): string {
+  const query = new URLSearchParams()
+  if (params.startDate) query.set('startDate', params.startDate)
+  if (params.apiKeyId) query.set('apiKeyId', params.apiKeyId)
+  if (params.model) query.set('model', params.model)
+  for (const [name, value] of Object.entries(extra)) query.set(name, value)
+  return query.toString()
+}
+
+/**
+ * Usage totals, per-day series and recent requests. New requests land any second, so unlike
+ * the 5-minute default a screen that mounts always asks again (while showing the cached figures).
+ */
+export function useUsage(params: UsageParams) {
+  const key = `/api/billing/usage?${usageQuery(params, { limit: String(USAGE_LOGS_SHOWN) })}`
+  return useSWR<UsageStats>(key, { dedupingInterval: 2000, keepPreviousData: true })
 }

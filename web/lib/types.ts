@@ -22,3 +22,52 @@ export const TRANSACTION_TYPE_LABELS: Record<TransactionType, string> = {
   admin: 'Корректировка',
   refund: 'Возврат',
 }
+
+export type UsageStatus = 'success' | 'error' | 'cancelled'
+
+/** One request to /v1 in GET /api/billing/usage `logs`. */
+export interface UsageLog {
+  id: string
+  model: string
+  promptTokens: number
+  completionTokens: number
+  totalTokens: number
+  /** rubles charged */
+  cost: number
+  status: UsageStatus
+  apiKeyId: string | null
+  /** null = a web session (the Playground), not an API key */
+  apiKeyName: string | null
+  durationMs: number
+  createdAt: string
+}
+
+/** One Moscow calendar day of the usage chart. */
+export interface UsageDay {
+  /** 'YYYY-MM-DD' (Moscow day) */
+  date: string
+  cost: number
+  requests: number
+  tokens: number
+}
+
+export interface UsageModel {
+  model: string
+  cost: number
+  requests: number
+  tokens: number
+}
+
+/** GET /api/billing/usage: totals, per-day series and the latest requests of a period. */
+export interface UsageStats {
+  totalCost: number
+  totalTokens: number
+  totalRequests: number
+  /** contiguous, zero-filled, oldest first */
+  daily: UsageDay[]
+  /** by cost, most expensive first, at most 10 */
+  topModels: UsageModel[]
+  /** the choices for the filter selects over the whole period (filters ignored) */
+  filters: { apiKeys: Array<{ id: string; name: string }>; models: string[] }
+  logs: UsageLog[]
+}

@@ -24,6 +24,7 @@ import { cn } from '../../lib/cn'
 import { formatRubles } from '../../lib/format'
 import { useBalance } from '../../lib/queries'
 import { DemoBanner } from '../../components/demo-banner'
+import { LowBalanceBanner } from '../../components/low-balance-banner'
 import { getSession, useSession, type User } from '../../stores/session'
 
 interface NavItem {
@@ -256,6 +257,7 @@ export function AppLayout({ children }: { children: ReactNode }) {
       <Sidebar user={user} open={menuOpen} onClose={() => setMenuOpen(false)} />
       <main className="lg:pl-64">
         <DemoBanner />
+        <LowBalanceBanner />
         <div className="mx-auto w-full max-w-6xl px-4 py-6 sm:px-6 sm:py-8 lg:px-8 lg:py-10">{children}</div>
       </main>
     </div>

@@ -1,4 +1,4 @@
-import { useState, useSyncExternalStore, type KeyboardEvent, type ReactNode } from 'react'
+import { useState, type KeyboardEvent, type ReactNode } from 'react'
 import type { KeyedMutator } from 'swr'
 import { Button } from '../../components/button'
 import { ConfirmDialog } from '../../components/dialog'
@@ -6,6 +6,7 @@ import { inputClasses } from '../../components/input'
 import { errorMessage } from '../../lib/api'
 import { cn } from '../../lib/cn'
 import { formatDate, formatDateTime } from '../../lib/format'
+import { useMediaQuery } from '../../lib/use-media-query'
 import { toast } from '../../stores/toasts'
 import { GaugeIcon, PencilIcon, PowerIcon, TrashIcon } from '../../components/icons'
 import {
@@ -21,18 +22,6 @@ import { LimitDialog } from './limit-dialog'
 
 /** Wide enough (sidebar included) for the seven-column table; narrower screens get cards. */
 const TABLE_QUERY = '(min-width: 1280px)'
-
-function useMediaQuery(query: string): boolean {
-  return useSyncExternalStore(
-    (onChange) => {
-      const list = window.matchMedia(query)
-      list.addEventListener('change', onChange)
-      return () => list.removeEventListener('change', onChange)
-    },
-    () => window.matchMedia(query).matches,
-    () => false,
-  )
-}
 
 export const deleteQuestion = (name: string) =>
   `Удалить ключ «${name}»? Приложения, использующие его, перестанут работать.`

@@ -1,9 +1,93 @@
-import { PlaceholderPage } from '../../components/placeholder-page'
+import { useLocation, useSearch } from 'wouter'
+import { Card } from '../../components/card'
+import { AlertCircleIcon } from '../../components/icons'
+import { PageHeading } from '../../components/page-heading'
+import { formatDate, formatRubles } from '../../lib/format'
+import { useBalance } from '../../lib/queries'
+import { useDocumentTitle } from '../../lib/use-document-title'
+import { useSession } from '../../stores/session'
+import { BalanceAlert } from './balance-alert'
+import { usePayments } from './billing-api'
+import { PaymentList } from './payment-list'
+import { PaymentOutcome } from './payment-outcome'
+import { RefundSection } from './refund-section'
+import { TopUpForm } from './top-up-form'
+import { TransactionList } from './transaction-list'
+
+/** The latest successful top-up, for the balance card (the payment list is loaded anyway). */
+function LastTopUp() {
+  const { data } = usePayments()
+  if (!Array.isArray(data)) return null
+  const last = data.find((p) => p.status === 'succeeded')
+  return (
+    <div className="text-sm">
+      <p className="text-xs text-slate-500">Последнее пополнение</p>
+      <p className="mt-0.5 font-medium text-slate-800">
+        {last ? (
+          <>
+            <span className="whitespace-nowrap">{formatRubles(last.amount)}</span> ·{' '}
+            <span className="whitespace-nowrap">{formatDate(last.paidAt ?? last.createdAt)}</span>
+          </>
+        ) : (
+          <span className="font-normal text-slate-500">пока не было</span>
+        )}
+      </p>
+    </div>
+  )
+}
+
+function BalanceCard() {
+  const { data } = useBalance()
+  const stored = useSession((s) => s.user?.balance)
+  const balance = data?.balance ?? stored
+  return (
+    <Card className="flex flex-col p-4 sm:p-6">
+      <h2 className="text-sm font-medium text-slate-500">Текущий баланс</h2>
+      <p data-testid="billing-balance" className="mt-2 text-3xl font-semibold tracking-tight whitespace-nowrap text-slate-900 tabular-nums">
+        {formatRubles(balance)}
+      </p>
+      {data?.isLow ? (
+        <p className="mt-2 flex items-start gap-2 text-sm text-amber-800">
+          <AlertCircleIcon size={16} className="mt-0.5 shrink-0" />
+          <span>Баланс заканчивается: его хватит меньше чем на 100 типичных запросов.</span>
+        </p>
+      ) : (
+        <p className="mt-2 text-sm text-slate-500">Списывается по мере запросов к моделям, по цене, показанной до отправки.</p>
+      )}
+      {/* mt-auto: on wide screens the card is as tall as the form beside it */}
+      <div className="mt-5 border-t border-slate-100 pt-4 lg:mt-auto">
+        <LastTopUp />
+      </div>
+    </Card>
+  )
+}
 
 export function BillingPage() {
+  useDocumentTitle('Баланс')
+  const search = useSearch()
+  const [, navigate] = useLocation()
+  const paymentId = new URLSearchParams(search).get('payment')
+
   return (
-    <PlaceholderPage title="Баланс" description="Пополнение баланса и история операций.">
-      Здесь появятся пополнение баланса картой и полная история операций.
-    </PlaceholderPage>
+    <>
+      <PageHeading title="Баланс" description="Пополнение картой, история операций и платежей." />
+      {paymentId && <PaymentOutcome key={paymentId} paymentId={paymentId} onClose={() => navigate('/app/billing', { replace: true })} />}
+      <div className="grid grid-cols-1 gap-6 lg:grid-cols-3">
+        <BalanceCard />
+        <div className="lg:col-span-2">
+          <TopUpForm />
+        </div>
+      </div>
+      <div className="mt-6 grid grid-cols-1 items-start gap-6 lg:grid-cols-5">
+        <div className="lg:col-span-3">
+          <TransactionList />
+        </div>
+        <div className="space-y-6 lg:col-span-2">
+          <PaymentList />
+          <BalanceAlert />
+          <RefundSection />
+        </div>
+      </div>
+    </>
   )
 }

@@ -1,9 +1,9 @@
 import type { ReactNode } from 'react'
 import useSWR from 'swr'
 import { Link } from 'wouter'
-import { Button } from '../../components/button'
 import { Card } from '../../components/card'
 import { CopyButton } from '../../components/copy-button'
+import { EmptyNote, ListSkeleton, LoadError } from '../../components/list-state'
 import {
   ActivityIcon,
   ArrowRightIcon,
@@ -14,46 +14,15 @@ import {
   WalletIcon,
 } from '../../components/icons'
 import { PageHeading } from '../../components/page-heading'
-import { cn } from '../../lib/cn'
-import { formatDateTime, formatRubles, formatSignedRubles } from '../../lib/format'
-import { useBalance } from '../../lib/queries'
-import { TRANSACTION_TYPE_LABELS, type Transaction } from '../../lib/types'
+import { StatCard } from '../../components/stat-card'
+import { TransactionRow } from '../../components/transaction-row'
+import { formatInteger, formatPrice, formatRubles } from '../../lib/format'
+import { TRANSACTIONS_KEY, useBalance, useUsage } from '../../lib/queries'
+import type { Transaction } from '../../lib/types'
 import { useDocumentTitle } from '../../lib/use-document-title'
 import { useSession } from '../../stores/session'
 
-const TRANSACTIONS_KEY = '/api/billing/transactions?limit=50'
 const RECENT_SHOWN = 5
-const NO_USAGE_NOTE = 'появится после первых запросов'
-
-function StatCard({
-  label,
-  icon,
-  children,
-  note,
-  testId,
-}: {
-  label: string
-  icon: ReactNode
-  children: ReactNode
-  note?: ReactNode
-  testId?: string
-}) {
-  return (
-    <Card className="flex flex-col p-4 sm:p-5">
-      <p className="flex items-start gap-2 text-sm leading-5 font-medium text-slate-500">
-        <span className="mt-0.5 shrink-0 text-slate-400 max-[1400px]:xl:hidden">{icon}</span>
-        <span>{label}</span>
-      </p>
-      <div
-        className="mt-3 text-2xl leading-8 font-semibold tracking-tight whitespace-nowrap text-slate-900 tabular-nums sm:text-[26px]"
-        data-testid={testId}
-      >
-        {children}
-      </div>
-      {note && <div className="mt-1 text-xs text-slate-500">{note}</div>}
-    </Card>
-  )
-}
 
 function BalanceCard() {
   const { data, error, isLoading } = useBalance()
@@ -143,53 +112,17 @@ function RecentTransactions() {
 
   let body: ReactNode
   if (isLoading && !data) {
-    body = (
-      <ul className="divide-y divide-slate-100" aria-hidden="true">
-        {[0, 1, 2].map((i) => (
-          <li key={i} className="flex items-center justify-between py-3">
-            <span className="h-4 w-40 animate-pulse rounded bg-slate-100" />
-            <span className="h-4 w-16 animate-pulse rounded bg-slate-100" />
-          </li>
-        ))}
-      </ul>
-    )
+    body = <ListSkeleton />
   } else if (error && !data) {
-    body = (
-      <div className="py-6 text-center text-sm text-slate-500">
-        <p>Не удалось загрузить операции.</p>
-        <Button variant="secondary" size="sm" className="mt-3" onClick={() => void mutate()}>
-          Повторить
-        </Button>
-      </div>
-    )
+    body = <LoadError message="Не удалось загрузить операции." onRetry={() => void mutate()} />
   } else if (recent.length === 0) {
-    body = <p className="py-6 text-center text-sm text-slate-500">Операций пока нет</p>
+    body = <EmptyNote>Операций пока нет</EmptyNote>
   } else {
     body = (
       <ul className="divide-y divide-slate-100">
-        {recent.map((tx) => {
-          const negative = tx.amount.trim().startsWith('-')
-          return (
-            <li key={tx.id} className="flex items-start justify-between gap-3 py-3">
-              <div className="min-w-0">
-                <p className="truncate text-sm font-medium text-slate-800">
-                  {tx.description || TRANSACTION_TYPE_LABELS[tx.type] || 'Операция'}
-                </p>
-                <p className="mt-0.5 text-xs text-slate-500">
-                  {TRANSACTION_TYPE_LABELS[tx.type] ?? tx.type} · <time dateTime={tx.createdAt}>{formatDateTime(tx.createdAt)}</time>
-                </p>
-              </div>
-              <span
-                className={cn(
-                  'shrink-0 text-sm font-semibold whitespace-nowrap tabular-nums',
-                  negative ? 'text-slate-700' : 'text-emerald-600',
-                )}
-              >
-                {formatSignedRubles(tx.amount)}
-              </span>
-            </li>
-          )
-        })}
+        {recent.map((tx) => (
+          <TransactionRow key={tx.id} tx={tx} />
+        ))}
       </ul>
     )
   }
@@ -240,23 +173,44 @@ function CurlExample() {
   )
 }
 
+const skeleton = <span className="inline-block h-7 w-24 animate-pulse rounded-md bg-slate-100 align-middle" />
+
+/** All-time totals from GET /api/billing/usage (no startDate), the same figures as the usage screen's "Всё время". */
+function UsageCards() {
+  const { data, error } = useUsage({})
+  const value = (figure: (d: NonNullable<typeof data>) => string) => (data ? figure(data) : error ? '—' : skeleton)
+  const note =
+    data && data.totalRequests === 0 ? (
+      <span>появится после первых запросов</span>
+    ) : (
+      <Link href="/app/usage" className="inline-flex items-center gap-1 font-medium text-indigo-600 hover:text-indigo-500">
+        Статистика
+        <ArrowRightIcon size={12} />
+      </Link>
+    )
+  return (
+    <>
+      <StatCard label="Всего потрачено" icon={<CoinsIcon size={15} />} testId="dashboard-spent" note={note}>
+        {value((d) => formatPrice(d.totalCost))}
+      </StatCard>
+      <StatCard label="Использовано токенов" icon={<HashIcon size={15} />} testId="dashboard-tokens" note={<span>за всё время</span>}>
+        {value((d) => formatInteger(d.totalTokens))}
+      </StatCard>
+      <StatCard label="Запросов" icon={<ActivityIcon size={15} />} testId="dashboard-requests" note={<span>за всё время</span>}>
+        {value((d) => formatInteger(d.totalRequests))}
+      </StatCard>
+    </>
+  )
+}
+
 export function DashboardPage() {
   useDocumentTitle('Дашборд')
-  const noUsage = <span>{NO_USAGE_NOTE}</span>
   return (
     <>
       <PageHeading title="Дашборд" description="Баланс, расходы и первые шаги в AI Gateway." />
       <section aria-label="Показатели" className="grid grid-cols-1 gap-4 sm:grid-cols-2 xl:grid-cols-4">
         <BalanceCard />
-        <StatCard label="Всего потрачено" icon={<CoinsIcon size={15} />} note={noUsage}>
-          <span className="text-slate-400">—</span>
-        </StatCard>
-        <StatCard label="Использовано токенов" icon={<HashIcon size={15} />} note={noUsage}>
-          <span className="text-slate-400">—</span>
-        </StatCard>
-        <StatCard label="Запросов" icon={<ActivityIcon size={15} />} note={noUsage}>
-          <span className="text-slate-400">—</span>
-        </StatCard>
+        <UsageCards />
       </section>
       <div className="mt-6 grid grid-cols-1 gap-6 lg:grid-cols-5">
         <div className="lg:col-span-3">

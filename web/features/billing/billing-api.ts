@@ -1,0 +1,115 @@
+// Payments, refunds and balance alerts: /api/payments/* and PATCH /api/billing/alerts ({success,data} envelope).
+import useSWR, { mutate } from 'swr'
+import { api } from '../../lib/api'
+import { BALANCE_KEY, TRANSACTIONS_KEY } from '../../lib/queries'
+
+export type PaymentStatus = 'pending' | 'succeeded' | 'canceled' | 'review'
+
+export interface Payment {
+  id: string
+  /** rubles */
+  amount: number
+  status: PaymentStatus
+  description: string
+  createdAt: string
+  paidAt: string | null
+  /** Russian, e.g. 'Платёж отменён' */
+  cancelReason: string | null
+  /** made on the built-in test payment page (no real money) */
+  test: boolean
+}
+
+export interface CreatedPayment {
+  id: string
+  status: 'pending'
+  amount: number
+  confirmationUrl: string
+}
+
+export type RefundStatus = 'pending' | 'approved' | 'rejected'
+
+export interface RefundRequest {
+  id: string
+  amount: number
+  status: RefundStatus
+  reason: string | null
+  createdAt: string
+}
+
+export interface RefundEligibility {
+  eligible: boolean
+  /** rubles that would be returned */
+  remainder: number
+  /** Russian sentences: why a request is not possible now */
+  reasons: string[]
+  lastTopUpAt: string | null
+  /** the latest request, if any */
+  request: RefundRequest | null
+}
+
+export const PAYMENTS_KEY = '/api/payments/list?limit=20'
+export const REFUND_KEY = '/api/payments/refund-request'
+export const paymentKey = (id: string) => `/api/payments/${encodeURIComponent(id)}`
+
+export const PAYMENT_STATUS_LABELS: Record<PaymentStatus, string> = {
+  pending: 'Ожидает оплаты',
+  succeeded: 'Оплачен',
+  canceled: 'Отменён',
+  review: 'На проверке',
+}
+
+export const REFUND_STATUS_LABELS: Record<RefundStatus, string> = {
+  pending: 'На рассмотрении',
+  approved: 'Одобрена',
+  rejected: 'Отклонена',
+}
+
+// The spec's top-up limits and messages (section 5), checked before the server sees the amount.
+export const MIN_TOP_UP = 100
+export const MAX_TOP_UP = 1_000_000
+export const QUICK_AMOUNTS = [500, 1000, 2500, 5000] as const
+export const MIN_TOP_UP_MESSAGE = 'Минимальная сумма пополнения: 100 RUB'
+export const MAX_TOP_UP_MESSAGE = 'Максимальная сумма пополнения: 1,000,000 RUB'
+export const KOPECKS_MESSAGE = 'Сумма указывается в рублях с точностью до копейки'
+export const CREATE_PAYMENT_FALLBACK = 'Ошибка создания платежа'
+
+export const ALERT_MAX = 1_000_000
+export const ALERT_INVALID_MESSAGE = 'Порог должен быть числом от 1 до 1 000 000 ₽'
+
+/** '1 000', '99,5', '250.00' → a number; anything that is not a plain decimal → NaN. */
+export function parseRubles(raw: string): number {
+  const text = raw.replace(/[\s\u00a0]/g, '').replace(',', '.')
+  return /^\d+(\.\d+)?$/.test(text) ? Number(text) : Number.NaN
+}
+
+/** The validation message for a top-up amount, or null when it may be sent. */
+export function topUpError(raw: string): string | null {
+  const text = raw.replace(/[\s\u00a0]/g, '').replace(',', '.')
+  const amount = parseRubles(raw)
+  if (!Number.isFinite(amount) || amount < MIN_TOP_UP) return MIN_TOP_UP_MESSAGE
+  if (amount > MAX_TOP_UP) return MAX_TOP_UP_MESSAGE
+  if (/\.\d{3,}$/.test(text)) return KOPECKS_MESSAGE
+  return null
+}
+
+export function usePayments() {
+  return useSWR<Payment[]>(PAYMENTS_KEY)
+}
+
+export function useRefund() {
+  return useSWR<RefundEligibility>(REFUND_KEY)
+}
+
+/** After money moved: everything on the billing screen that shows it asks the server again. */
+export function revalidateMoney(): Promise<unknown> {
+  return Promise.all([mutate(BALANCE_KEY), mutate(TRANSACTIONS_KEY), mutate(PAYMENTS_KEY), mutate(REFUND_KEY)])
+}
+
+export const billingApi = {
+  createPayment: (amount: number, returnUrl: string) =>
+    api.post<CreatedPayment>('/api/payments/create', { amount, returnUrl }, { fallback: CREATE_PAYMENT_FALLBACK }),
+  requestRefund: (reason: string | undefined) =>
+    api.post<RefundRequest>(REFUND_KEY, reason ? { reason } : {}, { fallback: 'Не удалось отправить заявку' }),
+  setAlert: (threshold: number | null) =>
+    api.patch<{ alertThreshold: number | null }>('/api/billing/alerts', { threshold }, { fallback: 'Не удалось сохранить настройку' }),
+}

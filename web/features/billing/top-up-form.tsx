@@ -1,0 +1,136 @@
+import { useEffect, useId, useState, type FormEvent } from 'react'
+import { Button } from '../../components/button'
+import { Card } from '../../components/card'
+import { FormAlert } from '../../components/form-alert'
+import { InfoIcon } from '../../components/icons'
+import { inputClasses } from '../../components/input'
+import { errorMessage } from '../../lib/api'
+import { cn } from '../../lib/cn'
+import { formatInteger } from '../../lib/format'
+import { useHealth } from '../../lib/queries'
+import { toast } from '../../stores/toasts'
+import { CREATE_PAYMENT_FALLBACK, QUICK_AMOUNTS, billingApi, parseRubles, topUpError } from './billing-api'
+
+/** Tells newcomers that the built-in test page takes the place of a real card payment. */
+function TestModeNote() {
+  const { data } = useHealth()
+  if (data?.payments !== 'test') return null
+  return (
+    <p data-testid="payments-test-mode" className="mt-4 flex items-start gap-2 rounded-lg border border-amber-200 bg-amber-50 px-3 py-2.5 text-sm text-amber-900">
+      <InfoIcon size={16} className="mt-0.5 shrink-0" />
+      <span>
+        <strong className="font-semibold">Тестовый режим.</strong> Платёжная система не подключена: оплата пройдёт на встроенной
+        тестовой странице, настоящие деньги не списываются.
+      </span>
+    </p>
+  )
+}
+
+/** Amount → POST /api/payments/create → the provider's confirmation page (a full navigation). */
+export function TopUpForm() {
+  const inputId = useId()
+  const hintId = useId()
+  const [value, setValue] = useState('')
+  const [error, setError] = useState<string | null>(null)
+  const [pending, setPending] = useState(false)
+  const current = parseRubles(value)
+
+  // Back from the payment page may restore this page from the bfcache with the spinner still on.
+  useEffect(() => {
+    const onShow = (event: PageTransitionEvent) => {
+      if (event.persisted) setPending(false)
+    }
+    window.addEventListener('pageshow', onShow)
+    return () => window.removeEventListener('pageshow', onShow)
+  }, [])
+
+  async function onSubmit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault()
+    if (pending) return
+    const invalid = topUpError(value)
+    if (invalid) {
+      setError(invalid)
+      return
+    }
+    setError(null)
+    setPending(true)
+    try {
+      const payment = await billingApi.createPayment(parseRubles(value), `${window.location.origin}/app/billing`)
+      // The button keeps spinning until the browser leaves for the payment page.
+      window.location.assign(payment.confirmationUrl)
+    } catch (err) {
+      toast.error(errorMessage(err, CREATE_PAYMENT_FALLBACK))
+      setPending(false)
+    }
+  }
+
+  function choose(amount: number) {
+    setValue(String(amount))
+    setError(null)
+  }
+
+  return (
+    <Card className="p-4 sm:p-6">
+      <h2 className="text-base font-semibold text-slate-900">Пополнить баланс</h2>
+      <p className="mt-1 text-sm text-slate-500">Оплата банковской картой в рублях. Списания — только за фактическое использование.</p>
+      <form noValidate onSubmit={onSubmit} className="mt-4">
+        <div role="group" aria-label="Быстрый выбор суммы" className="grid grid-cols-2 gap-2 sm:grid-cols-4">
+          {QUICK_AMOUNTS.map((amount) => {
+            const selected = current === amount
+            return (
+              <button
+                key={amount}
+                type="button"
+                aria-pressed={selected}
+                onClick={() => choose(amount)}
+                className={cn(
+                  'h-11 rounded-lg border text-[15px] font-semibold whitespace-nowrap tabular-nums transition-colors',
+                  'focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-500',
+                  selected
+                    ? 'border-indigo-600 bg-indigo-50 text-indigo-700 ring-1 ring-indigo-600'
+                    : 'border-slate-200 bg-white text-slate-800 hover:border-slate-300 hover:bg-slate-50',
+                )}
+              >
+                {formatInteger(amount)} ₽
+              </button>
+            )
+          })}
+        </div>
+        <label htmlFor={inputId} className="mt-4 block text-sm font-medium text-slate-700">
+          Сумма пополнения, ₽
+        </label>
+        <div className="mt-1.5 flex flex-col gap-2 sm:flex-row">
+          {/* text + decimal keypad: accepts '1 000' and '99,50', which type=number would reject in ru-RU */}
+          <input
+            id={inputId}
+            name="amount"
+            type="text"
+            inputMode="decimal"
+            autoComplete="off"
+            placeholder="Например, 1000"
+            value={value}
+            onChange={(e) => {
+              setValue(e.target.value)
+              if (error) setError(null)
+            }}
+            aria-invalid={error ? true : undefined}
+            aria-describedby={hintId}
+            className={cn(inputClasses, 'sm:flex-1')}
+          />
+          <Button type="submit" loading={pending} className="sm:w-auto sm:min-w-[11rem]">
+            Перейти к оплате
+          </Button>
+        </div>
+        <p id={hintId} className="mt-1.5 text-xs text-slate-500">
+          От 100 до 1 000 000 ₽. Деньги зачисляются сразу после подтверждения оплаты.
+        </p>
+        {error && (
+          <div className="mt-3">
+            <FormAlert message={error} />
+          </div>
+        )}
+      </form>
+      <TestModeNote />
+    </Card>
+  )
+}

@@ -1,0 +1,102 @@
+import { Card } from '../../components/card'
+import { cn } from '../../lib/cn'
+import { formatDateTime, formatInteger, formatPrice } from '../../lib/format'
+import type { UsageLog, UsageStatus } from '../../lib/types'
+import { useMediaQuery } from '../../lib/use-media-query'
+
+/** Requests made in the Playground carry no API key. */
+export const WEB_SESSION = 'Веб-сессия'
+/** Wide enough for the five columns; phones get one card per request. */
+const TABLE_QUERY = '(min-width: 768px)'
+
+const statusLabels: Record<Exclude<UsageStatus, 'success'>, string> = {
+  error: 'Ошибка',
+  cancelled: 'Прерван',
+}
+
+function StatusMark({ status }: { status: UsageStatus }) {
+  if (status === 'success') return null
+  return (
+    <span className="ml-2 inline-flex h-5 items-center rounded-full bg-red-50 px-2 text-[11px] font-medium text-red-700 ring-1 ring-red-100 ring-inset">
+      {statusLabels[status]}
+    </span>
+  )
+}
+
+function KeyName({ log }: { log: UsageLog }) {
+  return log.apiKeyName === null ? <span className="text-slate-500">{WEB_SESSION}</span> : <span className="break-words">{log.apiKeyName}</span>
+}
+
+function Tokens({ log }: { log: UsageLog }) {
+  return (
+    <span title={`Запрос: ${formatInteger(log.promptTokens)}, ответ: ${formatInteger(log.completionTokens)}`} className="tabular-nums">
+      {formatInteger(log.totalTokens)}
+    </span>
+  )
+}
+
+const th = 'px-4 py-2.5 text-left text-xs font-medium text-slate-500 first:pl-6 last:pr-6'
+const td = 'px-4 py-3 align-top first:pl-6 last:pr-6'
+
+/** The latest requests of the period: model, key, tokens, cost, time. */
+export function RecentRequests({ logs }: { logs: UsageLog[] }) {
+  const wide = useMediaQuery(TABLE_QUERY)
+  return (
+    <Card className="overflow-hidden">
+      <div className="flex items-baseline justify-between gap-3 border-b border-slate-200 px-4 py-4 sm:px-6">
+        <h2 className="text-base font-semibold text-slate-900">Последние запросы</h2>
+        <span className="text-sm text-slate-500">{logs.length > 0 ? `последние ${logs.length}` : ''}</span>
+      </div>
+      {wide ? (
+        <table className="w-full text-sm">
+          <thead className="bg-slate-50">
+            <tr>
+              <th scope="col" className={th}>Время</th>
+              <th scope="col" className={th}>Модель</th>
+              <th scope="col" className={th}>Ключ</th>
+              <th scope="col" className={cn(th, 'text-right')}>Токены</th>
+              <th scope="col" className={cn(th, 'text-right')}>Стоимость</th>
+            </tr>
+          </thead>
+          <tbody className="divide-y divide-slate-100">
+            {logs.map((log) => (
+              <tr key={log.id} data-testid="usage-log-row">
+                <td className={cn(td, 'whitespace-nowrap text-slate-600 tabular-nums')}>
+                  <time dateTime={log.createdAt}>{formatDateTime(log.createdAt)}</time>
+                </td>
+                <td className={cn(td, 'font-medium break-all text-slate-900')}>
+                  {log.model}
+                  <StatusMark status={log.status} />
+                </td>
+                <td className={cn(td, 'text-slate-700')}>
+                  <KeyName log={log} />
+                </td>
+                <td className={cn(td, 'text-right text-slate-700')}>
+                  <Tokens log={log} />
+                </td>
+                <td className={cn(td, 'text-right font-medium whitespace-nowrap text-slate-900 tabular-nums')}>{formatPrice(log.cost)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : (
+        <ul className="divide-y divide-slate-100">
+          {logs.map((log) => (
+            <li key={log.id} data-testid="usage-log-row" className="px-4 py-3 text-sm">
+              <div className="flex items-start justify-between gap-3">
+                <p className="min-w-0 font-medium break-all text-slate-900">
+                  {log.model}
+                  <StatusMark status={log.status} />
+                </p>
+                <span className="shrink-0 font-semibold whitespace-nowrap text-slate-900 tabular-nums">{formatPrice(log.cost)}</span>
+              </div>
+              <p className="mt-1 text-xs text-slate-500">
+                <KeyName log={log} /> · <Tokens log={log} /> ток. · <time dateTime={log.createdAt}>{formatDateTime(log.createdAt)}</time>
+              </p>
+            </li>
+          ))}
+        </ul>
+      )}
+    </Card>
+  )
+}

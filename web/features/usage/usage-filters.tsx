@@ -1,0 +1,95 @@
+import { useId } from 'react'
+import { inputClasses } from '../../components/input'
+import { cn } from '../../lib/cn'
+import type { UsageStats } from '../../lib/types'
+import { PERIODS, type Period } from './usage-period'
+
+/** 7 / 30 / 90 days / all time, as one segmented control. */
+export function PeriodSwitch({ value, onChange }: { value: Period; onChange: (period: Period) => void }) {
+  return (
+    <div role="group" aria-label="Период" className="flex gap-1 rounded-lg bg-slate-100 p-1 sm:inline-flex sm:self-start">
+      {PERIODS.map((p) => (
+        <button
+          key={p.id}
+          type="button"
+          aria-pressed={value === p.id}
+          onClick={() => onChange(p.id)}
+          className={cn(
+            'h-8 flex-auto rounded-md px-1.5 text-sm font-medium whitespace-nowrap transition-colors sm:flex-none sm:px-3',
+            'focus-visible:outline-2 focus-visible:outline-offset-1 focus-visible:outline-indigo-500',
+            value === p.id ? 'bg-white text-slate-900 shadow-sm' : 'text-slate-600 hover:text-slate-900',
+          )}
+        >
+          {p.label}
+        </button>
+      ))}
+    </div>
+  )
+}
+
+function Select({
+  label,
+  value,
+  onChange,
+  allLabel,
+  options,
+}: {
+  label: string
+  value: string
+  onChange: (value: string) => void
+  allLabel: string
+  options: Array<{ value: string; label: string }>
+}) {
+  const id = useId()
+  // A choice from another period stays selectable rather than silently jumping to "all".
+  const list = value && !options.some((o) => o.value === value) ? [...options, { value, label: value }] : options
+  return (
+    <div className="w-full sm:w-52">
+      <label htmlFor={id} className="sr-only">
+        {label}
+      </label>
+      <select id={id} value={value} onChange={(e) => onChange(e.target.value)} className={cn(inputClasses, 'h-10 pr-8 text-sm')}>
+        <option value="">{allLabel}</option>
+        {list.map((o) => (
+          <option key={o.value} value={o.value}>
+            {o.label}
+          </option>
+        ))}
+      </select>
+    </div>
+  )
+}
+
+/** Narrow the period to one API key and/or one model (choices come from the period's data). */
+export function UsageFilters({
+  filters,
+  apiKeyId,
+  model,
+  onApiKeyChange,
+  onModelChange,
+}: {
+  filters: UsageStats['filters'] | undefined
+  apiKeyId: string
+  model: string
+  onApiKeyChange: (id: string) => void
+  onModelChange: (model: string) => void
+}) {
+  return (
+    <div className="flex flex-col gap-2 sm:flex-row">
+      <Select
+        label="API ключ"
+        value={apiKeyId}
+        onChange={onApiKeyChange}
+        allLabel="Все ключи"
+        options={(filters?.apiKeys ?? []).map((k) => ({ value: k.id, label: k.name }))}
+      />
+      <Select
+        label="Модель"
+        value={model}
+        onChange={onModelChange}
+        allLabel="Все модели"
+        options={(filters?.models ?? []).map((m) => ({ value: m, label: m }))}
+      />
+    </div>
+  )
+}
