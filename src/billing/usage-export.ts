@@ -1,11 +1,11 @@
 // CSV export of a period's requests, streamed page by page so a million rows never sit in memory.
 // RFC 4180 (comma, CRLF, quotes doubled) with a UTF-8 BOM so Excel reads the Cyrillic correctly.
-import { and, asc, eq, gt, gte, or, type SQL } from 'drizzle-orm'
+import { and, asc, eq, gt, or } from 'drizzle-orm'
 import type { Db } from '../db/client'
 import { formatMicros } from '../lib/money'
 import { apiKeys } from '../keys/schema'
 import { usageLogs } from './schema'
-import type { UsageFilter } from './usage'
+import { logConditions, type UsageFilter } from './usage'
 
 const PAGE = 2000
 const MSK_OFFSET_MS = 3 * 3600 * 1000
@@ -43,10 +43,7 @@ export function usageCsv(db: Db, userId: string, since: Date | null, f: UsageFil
   let started = false
 
   const page = () => {
-    const where: SQL[] = [eq(usageLogs.userId, userId)]
-    if (since) where.push(gte(usageLogs.createdAt, since))
-    if (f.apiKeyId) where.push(eq(usageLogs.apiKeyId, f.apiKeyId))
-    if (f.model) where.push(eq(usageLogs.model, f.model))
+    const where = logConditions(userId, since, f)
     if (cursor)
       where.push(or(gt(usageLogs.createdAt, cursor.at), and(eq(usageLogs.createdAt, cursor.at), gt(usageLogs.id, cursor.id)))!)
     return db

@@ -13,6 +13,15 @@ export type UsageFilter = { apiKeyId?: string; model?: string }
 type Sums = { requests: number; tokens: number; cost: number }
 type Grouped = Sums & { k: string }
 
+/** The usage_logs conditions for a customer's period (from `since`) and filters. */
+export function logConditions(userId: string, since: Date | null, f: UsageFilter): SQL[] {
+  const where: SQL[] = [eq(usageLogs.userId, userId)]
+  if (since) where.push(gte(usageLogs.createdAt, since))
+  if (f.apiKeyId) where.push(eq(usageLogs.apiKeyId, f.apiKeyId))
+  if (f.model) where.push(eq(usageLogs.model, f.model))
+  return where
+}
+
 /** How a period maps onto the rollup: whole days from `fullFrom`, plus the raw rows of [since, headEnd). */
 export function splitPeriod(since: Date | null) {
   if (!since) return { fullFrom: null, head: null }
@@ -41,9 +50,7 @@ export function usageReader(db: Db) {
 
   /** The period's partial first day from the raw rows, per model (a day's rows at most). */
   function head(userId: string, h: { since: Date; until: Date }, f: UsageFilter) {
-    const where: SQL[] = [eq(usageLogs.userId, userId), gte(usageLogs.createdAt, h.since), lt(usageLogs.createdAt, h.until)]
-    if (f.apiKeyId) where.push(eq(usageLogs.apiKeyId, f.apiKeyId))
-    if (f.model) where.push(eq(usageLogs.model, f.model))
+    const where = [...logConditions(userId, h.since, f), lt(usageLogs.createdAt, h.until)]
     return db
       .select({
         model: usageLogs.model,
@@ -99,15 +106,11 @@ export function usageReader(db: Db) {
   }
 
   function recent(userId: string, since: Date | null, f: UsageFilter, limit: number) {
-    const where: SQL[] = [eq(usageLogs.userId, userId)]
-    if (since) where.push(gte(usageLogs.createdAt, since))
-    if (f.apiKeyId) where.push(eq(usageLogs.apiKeyId, f.apiKeyId))
-    if (f.model) where.push(eq(usageLogs.model, f.model))
     return db
       .select({ log: usageLogs, keyName: apiKeys.name })
       .from(usageLogs)
       .leftJoin(apiKeys, eq(apiKeys.id, usageLogs.apiKeyId))
-      .where(and(...where))
+      .where(and(...logConditions(userId, since, f)))
       .orderBy(desc(usageLogs.createdAt), desc(usageLogs.id))
       .limit(limit)
       .all()

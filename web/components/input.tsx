@@ -57,3 +57,32 @@ export function Input({ label, hint, labelAside, id, className, ...props }: Inpu
     </FieldFrame>
   )
 }
+
+/**
+ * A rubles field: text with the decimal keypad, because type=number rejects '1 000' and '99,50'
+ * as typed in ru-RU. Typing clears the field's error (`onEdit`).
+ */
+export function MoneyInput({
+  value,
+  onValueChange,
+  invalid,
+  className,
+  ...props
+}: Omit<InputHTMLAttributes<HTMLInputElement>, 'value' | 'onChange' | 'type'> & {
+  value: string
+  onValueChange: (value: string) => void
+  invalid: boolean
+}) {
+  return (
+    <input
+      type="text"
+      inputMode="decimal"
+      autoComplete="off"
+      value={value}
+      onChange={(e) => onValueChange(e.target.value)}
+      aria-invalid={invalid ? true : undefined}
+      className={cn(inputClasses, className)}
+      {...props}
+    />
+  )
+}

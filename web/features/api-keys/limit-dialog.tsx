@@ -2,7 +2,7 @@ import { useEffect, useId, useState, type FormEvent } from 'react'
 import { Button } from '../../components/button'
 import { Dialog } from '../../components/dialog'
 import { FormAlert } from '../../components/form-alert'
-import { inputClasses } from '../../components/input'
+import { MoneyInput } from '../../components/input'
 import { LIMIT_INVALID_MESSAGE, formatSpend, parseLimitInput, type ApiKey } from './keys-api'
 
 /** '500', '99.5' → '500', '99,5' for the input (no thousands separators, so it parses back). */
@@ -79,21 +79,17 @@ export function LimitDialog({
         <label htmlFor={inputId} className="text-sm font-medium text-slate-700">
           Месячный лимит, ₽
         </label>
-        <input
+        <MoneyInput
           id={inputId}
-          type="text"
-          inputMode="decimal"
-          autoComplete="off"
           placeholder="Без лимита"
           value={value}
-          onChange={(e) => {
-            setValue(e.target.value)
+          onValueChange={(v) => {
+            setValue(v)
             if (error) setError(null)
           }}
-          aria-invalid={error ? true : undefined}
+          invalid={!!error}
           aria-describedby={hintId}
           data-autofocus
-          className={inputClasses}
         />
         <p id={hintId} className="text-xs text-slate-500">
           Оставьте поле пустым, чтобы снять лимит.

@@ -3,9 +3,8 @@ import { mutate } from 'swr'
 import { Button } from '../../components/button'
 import { Card } from '../../components/card'
 import { FormAlert } from '../../components/form-alert'
-import { inputClasses } from '../../components/input'
+import { MoneyInput } from '../../components/input'
 import { errorMessage } from '../../lib/api'
-import { cn } from '../../lib/cn'
 import { formatRubles } from '../../lib/format'
 import { BALANCE_KEY, useBalance, type BalanceResponse } from '../../lib/queries'
 import { toast } from '../../stores/toasts'
@@ -69,19 +68,16 @@ export function BalanceAlert() {
           Порог, ₽
         </label>
         <div className="mt-1.5 flex flex-col gap-2 sm:flex-row">
-          <input
+          <MoneyInput
             id={inputId}
-            type="text"
-            inputMode="decimal"
-            autoComplete="off"
             placeholder="Например, 100"
             value={value}
-            onChange={(e) => {
-              setValue(e.target.value)
+            onValueChange={(v) => {
+              setValue(v)
               if (error) setError(null)
             }}
-            aria-invalid={error ? true : undefined}
-            className={cn(inputClasses, 'sm:min-w-0 sm:flex-1')}
+            invalid={!!error}
+            className="sm:min-w-0 sm:flex-1"
           />
           <div className="flex gap-2">
             <Button type="submit" variant="secondary" className="flex-1 sm:flex-none" loading={pending === 'save'} disabled={pending === 'off'}>

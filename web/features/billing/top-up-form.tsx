@@ -3,7 +3,7 @@ import { Button } from '../../components/button'
 import { Card } from '../../components/card'
 import { FormAlert } from '../../components/form-alert'
 import { InfoIcon } from '../../components/icons'
-import { inputClasses } from '../../components/input'
+import { MoneyInput } from '../../components/input'
 import { errorMessage } from '../../lib/api'
 import { cn } from '../../lib/cn'
 import { formatInteger } from '../../lib/format'
@@ -100,22 +100,18 @@ export function TopUpForm() {
           Сумма пополнения, ₽
         </label>
         <div className="mt-1.5 flex flex-col gap-2 sm:flex-row">
-          {/* text + decimal keypad: accepts '1 000' and '99,50', which type=number would reject in ru-RU */}
-          <input
+          <MoneyInput
             id={inputId}
             name="amount"
-            type="text"
-            inputMode="decimal"
-            autoComplete="off"
             placeholder="Например, 1000"
             value={value}
-            onChange={(e) => {
-              setValue(e.target.value)
+            onValueChange={(v) => {
+              setValue(v)
               if (error) setError(null)
             }}
-            aria-invalid={error ? true : undefined}
+            invalid={!!error}
             aria-describedby={hintId}
-            className={cn(inputClasses, 'sm:flex-1')}
+            className="sm:flex-1"
           />
           <Button type="submit" loading={pending} className="sm:w-auto sm:min-w-[11rem]">
             Перейти к оплате
