@@ -21,6 +21,11 @@ import { paymentsService } from './payments/service'
 import { refundsService } from './payments/refunds'
 import { paymentsRoutes, refundAdminRoutes } from './payments'
 import { lowBalanceMailer } from './billing/alerts'
+import { blogService } from './blog/service'
+import { autopostService } from './blog/autopost'
+import { blogAdminRoutes, blogImageRoutes, blogRoutes } from './blog'
+import { adminService } from './admin/service'
+import { adminRoutes } from './admin'
 import pkg from '../package.json'
 
 export function createServices(config: Config, db: Db, mailer: Mailer) {
@@ -32,7 +37,10 @@ export function createServices(config: Config, db: Db, mailer: Mailer) {
   const payments = paymentsService({ db, config })
   const refunds = refundsService(db)
   const notifyLowBalance = lowBalanceMailer(config, mailer)
-  return { config, db, mailer, upstream, rates, catalog, auth, keys, payments, refunds, notifyLowBalance }
+  const blog = blogService(db)
+  const autopost = autopostService({ config, db, upstream, catalog, rates })
+  const admin = adminService({ db, auth, upstream, rates, blog })
+  return { config, db, mailer, upstream, rates, catalog, auth, keys, payments, refunds, notifyLowBalance, blog, autopost, admin }
 }
 
 export type Services = ReturnType<typeof createServices>
@@ -70,6 +78,10 @@ export function createApp(s: Services) {
     .use(billingRoutes(s.db, guard))
     .use(paymentsRoutes(s.config, s.payments, s.refunds, guard))
     .use(refundAdminRoutes(s.refunds, guard))
+    .use(adminRoutes(s.admin, guard))
+    .use(blogRoutes(s.config, s.blog))
+    .use(blogAdminRoutes(s.blog, s.autopost, guard))
+    .use(blogImageRoutes(s.autopost))
     .use(gatewayRoutes(s, s.auth, guard))
     .use(spaRoutes())
 }

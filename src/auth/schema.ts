@@ -20,6 +20,11 @@ export const users = sqliteTable('users', {
   lowBalanceAlerted: integer('low_balance_alerted', { mode: 'boolean' }).notNull().default(false),
   createdAt: timestamp('created_at').notNull(),
   updatedAt: timestamp('updated_at').notNull(),
+  /**
+   * Set when an admin deletes the account: the row stays (anonymised) because ledger and usage rows
+   * must be kept for their retention periods; every lookup for sign-in or a session ignores it.
+   */
+  deletedAt: timestamp('deleted_at'),
 })
 
 /**

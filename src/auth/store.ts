@@ -5,10 +5,13 @@ import type { Tx } from '../billing/ledger'
 import { passwordResets, refreshTokens, users } from './schema'
 
 export const authStore = (db: Db) => ({
-  /** On every authenticated request: prepared once. */
+  /** On every authenticated request: prepared once. A deleted account is not found, so its sessions end at once. */
   userById: (id: string) =>
-    prepared(db, 'user-by-id', () => db.select().from(users).where(eq(users.id, sql.placeholder('id'))).prepare()).get({ id }),
-  userByEmail: (normalized: string) => db.select().from(users).where(eq(users.emailNormalized, normalized)).get(),
+    prepared(db, 'user-by-id', () =>
+      db.select().from(users).where(and(eq(users.id, sql.placeholder('id')), isNull(users.deletedAt))).prepare(),
+    ).get({ id }),
+  userByEmail: (normalized: string) =>
+    db.select().from(users).where(and(eq(users.emailNormalized, normalized), isNull(users.deletedAt))).get(),
 
   insertUser: (tx: Tx, row: typeof users.$inferInsert) => tx.insert(users).values(row).run(),
 

@@ -11,6 +11,17 @@ import { postMovement } from './ledger'
 import { holds, usageDaily, usageLogs, type UsageLogRow } from './schema'
 import { moscowDay } from './days'
 import { checkLowBalance, type LowBalance } from './alerts'
+import { ceilUnits, dec } from '../lib/decimal'
+
+/** The upstream's reported USD cost in nano-dollars (0 when it reported none). */
+const usdToNano = (usd: string | null) => {
+  if (!usd) return 0
+  try {
+    return Math.max(0, ceilUnits(dec(usd), 9))
+  } catch {
+    return 0
+  }
+}
 
 export class HoldRefused extends Error {
   constructor(readonly reason: 'balance' | 'key_limit') {
@@ -85,13 +96,14 @@ const statements = (db: Db) =>
       .prepare(),
     rollup: db
       .insert(usageDaily)
-      .values({ userId: p('userId'), day: p('day'), apiKeyId: p('apiKeyId'), model: p('model'), requests: 1, tokens: p('tokens'), costMicros: p('cost') })
+      .values({ userId: p('userId'), day: p('day'), apiKeyId: p('apiKeyId'), model: p('model'), requests: 1, tokens: p('tokens'), costMicros: p('cost'), upstreamCostNanoUsd: p('upstreamNano') })
       .onConflictDoUpdate({
         target: [usageDaily.userId, usageDaily.day, usageDaily.apiKeyId, usageDaily.model],
         set: {
           requests: sql`${usageDaily.requests} + 1`,
           tokens: sql`${usageDaily.tokens} + excluded.tokens`,
           costMicros: sql`${usageDaily.costMicros} + excluded.cost_micros`,
+          upstreamCostNanoUsd: sql`${usageDaily.upstreamCostNanoUsd} + excluded.upstream_cost_nano_usd`,
         },
       })
       .prepare(),
@@ -130,7 +142,7 @@ function closeHold(db: Db, holdId: string) {
 function logUsage(db: Db, hold: { userId: string; apiKeyId: string | null }, facts: UsageFacts, costMicros: number, now: Date) {
   const s = statements(db)
   s.insertUsage.run({ ...facts, id: newId(), userId: hold.userId, apiKeyId: hold.apiKeyId, costMicros, createdAt: now })
-  s.rollup.run({ userId: hold.userId, day: moscowDay(now), apiKeyId: hold.apiKeyId ?? '', model: facts.model, tokens: facts.totalTokens, cost: costMicros })
+  s.rollup.run({ userId: hold.userId, day: moscowDay(now), apiKeyId: hold.apiKeyId ?? '', model: facts.model, tokens: facts.totalTokens, cost: costMicros, upstreamNano: usdToNano(facts.upstreamCostUsd) })
   if (hold.apiKeyId) s.touchKey.run({ keyId: hold.apiKeyId, now: now.getTime() })
 }
 

@@ -18,6 +18,8 @@ export type Movement = {
   reference?: string
   /** Refuse a debit that would take the balance below zero (default true for debits). */
   requireFunds?: boolean
+  /** The admin who made the movement (admin adjustments); null for the customer's own and system movements. */
+  actorId?: string
   now?: Date
 }
 
@@ -50,6 +52,7 @@ const statements = (db: Db) =>
         balanceAfterMicros: p('balanceAfter'),
         description: p('description'),
         reference: p('reference'),
+        actorId: p('actorId'),
         createdAt: p('createdAt'),
       })
       .prepare(),
@@ -71,6 +74,7 @@ export function postMovement(db: Db, m: Movement): { id: string; balanceAfterMic
     balanceAfter: row.balance,
     description: m.description,
     reference: m.reference ?? null,
+    actorId: m.actorId ?? null,
     createdAt: m.now ?? new Date(),
   })
   return { id, balanceAfterMicros: row.balance }

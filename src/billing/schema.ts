@@ -23,6 +23,8 @@ export const ledgerEntries = sqliteTable(
     description: text('description').notNull(),
     /** Idempotency key of the cause (e.g. `payment:<id>`); unique so a cause credits at most once. */
     reference: text('reference').unique(),
+    /** Who made the movement when it was not the customer or the system: the admin behind an adjustment. */
+    actorId: text('actor_id').references(() => users.id),
     createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
   },
   (t) => [index('ledger_user_created_idx').on(t.userId, t.createdAt)],
@@ -100,6 +102,8 @@ export const usageDaily = sqliteTable(
     requests: integer('requests').notNull(),
     tokens: integer('tokens').notNull(),
     costMicros: integer('cost_micros').notNull(),
+    /** What the upstream reported for these requests, nano-dollars (the admin's provider cost and margin). */
+    upstreamCostNanoUsd: integer('upstream_cost_nano_usd').notNull().default(0),
   },
   (t) => [primaryKey({ columns: [t.userId, t.day, t.apiKeyId, t.model] })],
 )

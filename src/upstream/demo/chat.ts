@@ -5,6 +5,7 @@ import {
   httpFaultResponse, parseFaults, stripDirectives, LONG_MIN_TOKENS, PIECES_BEFORE_FAILURE,
   SLOW_MIN_TOKENS, SLOW_TOKEN_DELAY_MS, type Fault,
 } from './faults'
+import { articleJson, isArticleRequest } from './article'
 import { promptImageDataUrl } from './png'
 import { computeCost, femtoToUsd } from './pricing'
 import {
@@ -31,6 +32,8 @@ type ChatRequest = {
   wantsImage: boolean
   aspectRatio: unknown
   user: string | null
+  /** The blog's article request: answered with the article JSON instead of the usual echo. */
+  article: boolean
 }
 
 /** What one request will answer, decided up front so cancellation can bill a prefix of it. */
@@ -105,6 +108,7 @@ function parseChatRequest(body: unknown): ChatRequest | Response {
     wantsImage,
     aspectRatio: imageConfig.aspect_ratio,
     user: typeof body.user === 'string' ? body.user : null,
+    article: isArticleRequest(body),
   }
 }
 
@@ -112,7 +116,7 @@ function planAnswer(req: ChatRequest, faults: Set<Fault>, tokenDelayMs: number, 
   const rawText = lastUserText(req.messages)
   const userText = faultsOn ? stripDirectives(rawText) : rawText
   const drawsImage = outputsImage(req.model) && (req.wantsImage || !outputsText(req.model))
-  let text = outputsText(req.model) ? replyText(userText, drawsImage ? 'image' : 'text') : ''
+  let text = !outputsText(req.model) ? '' : req.article && !drawsImage ? articleJson(rawText) : replyText(userText, drawsImage ? 'image' : 'text')
   if (faults.has('slow')) text = padToTokens(text, SLOW_MIN_TOKENS)
   if (faults.has('long')) text = padToTokens(text, LONG_MIN_TOKENS)
   if (faults.has('empty')) text = ''
@@ -472,6 +476,7 @@ export async function handleChat(body: unknown, state: DemoState, ctx: RequestCo
   if (req instanceof Response) return req
   const faultsOn = state.opts.faults
   const faults = faultsOn ? parseFaults(lastUserText(req.messages)) : new Set<Fault>()
+  if (faultsOn) for (const f of state.takeForcedFaults(body as Record<string, unknown>)) faults.add(f)
   const refused = httpFaultResponse(faults)
   if (refused) return refused
   const gen = new Generation(planAnswer(req, faults, state.opts.tokenDelayMs, faultsOn), state)

@@ -1,6 +1,7 @@
 // Test-only fault directives: `[[fault:NAME]]` in the last user message makes the demo misbehave
 // the way OpenRouter can. Honoured only when the upstream is created with `faults: true`;
-// otherwise a directive is just text. Several directives combine (e.g. slow + nocost).
+// otherwise a directive is just text. Several directives combine (e.g. slow + nocost). For prompts a
+// test does not write itself (the blog's), `failNext` in index.ts arms a fault for the next match.
 //
 //   http500 / http502 / http503   5xx error body before any generation (503 with Retry-After: 1)
 //   http429                       429 rate_limit_exceeded, Retry-After: 1

@@ -6,11 +6,13 @@
 import { findModel, listModels, modelEndpoints } from './catalogue'
 import { handleChat, type RequestContext } from './chat'
 import { DemoState, resolveOptions, type DemoUpstreamOptions, type GenerationStats, type RecordedRequest } from './state'
+import type { Fault } from './faults'
 import { json, openRouterError } from './wire'
 
 export type { DemoUpstreamOptions, GenerationStats, RecordedRequest } from './state'
 export { CATALOGUE, type Model } from './catalogue'
 export { FAULTS, type Fault } from './faults'
+export { ARTICLE_FORMAT_NAME } from './article'
 
 export type DemoUpstream = {
   /** A Bun.serve-compatible handler; may also be called in-process. */
@@ -21,6 +23,11 @@ export type DemoUpstream = {
   generations: Map<string, GenerationStats>
   /** Cumulative USD charged to the key, as `GET /key` reports it. */
   keyUsageUsd(): number
+  /**
+   * Tests only (needs `faults: true`): the next chat request that `match` accepts fails with
+   * `fault`, as if its prompt carried `[[fault:NAME]]` — for prompts a test cannot write itself.
+   */
+  failNext(fault: Fault, match?: (body: Record<string, unknown>) => boolean): void
 }
 
 export type RunningFakeUpstream = DemoUpstream & {
@@ -39,6 +46,7 @@ function upstreamOn(state: DemoState): DemoUpstream {
     log: state.log,
     generations: state.generations,
     keyUsageUsd: state.keyUsageUsd,
+    failNext: (fault, match = () => true) => void state.forcedFaults.push({ fault, match }),
   }
 }
 

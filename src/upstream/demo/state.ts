@@ -1,5 +1,6 @@
 // Shared types and the mutable state of one demo upstream: the request log, generation stats and
 // the key's cumulative usage.
+import type { Fault } from './faults'
 import { femtoToUsd } from './pricing'
 
 export type DemoUpstreamOptions = {
@@ -73,8 +74,12 @@ export type ResolvedOptions = Required<Omit<DemoUpstreamOptions, 'apiKey'>> & { 
 export const LOG_LIMIT = 10_000
 export const GENERATIONS_LIMIT = 10_000
 
+/** A fault a test arms for the next chat request that `match` accepts (for prompts it cannot edit). */
+export type ForcedFault = { fault: Fault; match: (body: Record<string, unknown>) => boolean }
+
 export class DemoState {
   readonly log: RecordedRequest[] = []
+  readonly forcedFaults: ForcedFault[] = []
   readonly generations = new Map<string, GenerationStats>()
   /** When each generation's stats become visible (the real API lags behind). */
   private readonly readyAt = new Map<string, number>()
@@ -109,6 +114,19 @@ export class DemoState {
   }
 
   keyUsageUsd = (): number => femtoToUsd(this.usageFemto)
+
+  /** Removes and returns the armed faults this request matches (each fires once). */
+  takeForcedFaults(body: Record<string, unknown>): Fault[] {
+    const hit: Fault[] = []
+    for (let i = 0; i < this.forcedFaults.length; ) {
+      const f = this.forcedFaults[i]!
+      if (f.match(body)) {
+        hit.push(f.fault)
+        this.forcedFaults.splice(i, 1)
+      } else i++
+    }
+    return hit
+  }
 }
 
 export function resolveOptions(opts: DemoUpstreamOptions = {}): ResolvedOptions {

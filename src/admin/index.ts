@@ -1,0 +1,37 @@
+import { Elysia } from 'elysia'
+import type { AuthGuard } from '../auth/guard'
+import { envelope, errors, ok } from '../lib/http'
+import { AdminStats, BalanceBody, BalanceResult, Deleted, UserParams, UsersPage, UsersQuery } from './model'
+import type { AdminService } from './service'
+
+/** Every route here is behind the server-side admin check (403 for others, 401 without a token). */
+export function adminRoutes(admin: AdminService, guard: AuthGuard) {
+  return new Elysia({ name: 'admin', prefix: '/api/admin', detail: { tags: ['Администрирование'], security: [{ bearerAuth: [] }] } })
+    .use(guard)
+    .get('/stats', async () => ok(await admin.stats()), {
+      admin: true,
+      response: { 200: envelope(AdminStats), ...errors(401, 403) },
+      detail: { summary: 'Статистика платформы: ключ провайдера, пользователи, финансы, использование, блог' },
+    })
+    .get('/users', ({ query }) => ({ success: true as const, ...admin.users(query.search, query.limit ?? 100) }), {
+      admin: true,
+      query: UsersQuery,
+      response: { 200: UsersPage, ...errors(400, 401, 403) },
+      detail: { summary: 'Пользователи (поиск по e-mail), новые сверху, с числом ключей и запросов' },
+    })
+    .delete('/users/:id', ({ user, params }) => ok(admin.deleteUser(user, params.id)), {
+      admin: true,
+      params: UserParams,
+      response: { 200: envelope(Deleted), ...errors(400, 401, 403, 404) },
+      detail: {
+        summary: 'Удаление пользователя: ключи и сессии отзываются сразу, e-mail обезличивается, проводки и журнал запросов сохраняются',
+      },
+    })
+    .post('/users/:id/balance', ({ user, params, body }) => ok(admin.adjustBalance(user, params.id, body)), {
+      admin: true,
+      params: UserParams,
+      body: BalanceBody,
+      response: { 200: envelope(BalanceResult), ...errors(400, 401, 403, 404) },
+      detail: { summary: 'Корректировка баланса (+ пополнение, − списание): проводка с id администратора; ниже нуля списать нельзя' },
+    })
+}

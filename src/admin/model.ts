@@ -1,0 +1,78 @@
+import { t } from 'elysia'
+
+const numOrNull = (description?: string) => t.Union([t.Number(), t.Null()], description ? { description } : {})
+
+export const AdminStats = t.Object(
+  {
+    openrouter: t.Object({
+      mode: t.UnionEnum(['demo', 'openrouter'], { description: 'demo — встроенная демо-модель' }),
+      usage: numOrNull('Потрачено с ключа провайдера, USD'),
+      limit: numOrNull('Лимит ключа, USD; null — без лимита'),
+      remaining: numOrNull('Остаток лимита, USD; null — без лимита'),
+      unlimited: t.Boolean({ description: 'Без лимита (оплата по факту): лимита нет или он ≥ 999999' }),
+      error: t.Union([t.String(), t.Null()]),
+    }),
+    users: t.Object({ total: t.Integer(), newWeek: t.Integer(), newToday: t.Integer() }),
+    finance: t.Object({
+      totalTransactions: t.Integer({ description: 'Движений по балансам за всё время' }),
+      totalBalance: t.Number({ description: 'Сумма балансов пользователей, рубли' }),
+      totalRevenue: t.Number({ description: 'Списано с пользователей за запросы, рубли' }),
+      openrouterCost: t.Number({ description: 'Расходы у провайдера (запросы пользователей и блог), USD' }),
+      totalMargin: numOrNull('Выручка по текущему курсу минус расходы, USD; null — курс неизвестен'),
+      usdRubRate: numOrNull('Курс, по которому посчитана маржа, ₽ за USD'),
+    }),
+    usage: t.Object({ totalApiKeys: t.Integer(), totalRequests: t.Integer(), totalTokens: t.Integer() }),
+    blog: t.Object({ total: t.Integer(), published: t.Integer() }),
+  },
+  { title: 'AdminStats' },
+)
+
+export const AdminUser = t.Object(
+  {
+    id: t.String(),
+    email: t.String(),
+    role: t.UnionEnum(['user', 'admin']),
+    balance: t.Number({ description: 'Рубли' }),
+    createdAt: t.String({ format: 'date-time' }),
+    apiKeys: t.Integer(),
+    usageLogs: t.Integer({ description: 'Запросов к API за всё время' }),
+  },
+  { title: 'AdminUser' },
+)
+
+export const UsersQuery = t.Object({
+  search: t.Optional(t.String({ maxLength: 254, error: 'Слишком длинный поисковый запрос' })),
+  limit: t.Optional(t.Integer({ minimum: 1, maximum: 100, default: 100, error: 'limit должен быть целым числом от 1 до 100' })),
+})
+
+export const UsersPage = t.Object({
+  success: t.Literal(true),
+  data: t.Array(AdminUser),
+  pagination: t.Object({ total: t.Integer({ description: 'Найдено всего' }), limit: t.Integer() }),
+})
+
+export const UserParams = t.Object({ id: t.String({ maxLength: 64, error: 'Пользователь не найден' }) })
+
+// Any JSON is accepted so a wrong value gets the service's Russian message, not a schema dump.
+export const BalanceBody = t.Object(
+  {
+    amount: t.Any({ description: 'Рубли: положительная — пополнение, отрицательная — списание; по модулю до 1 000 000', examples: [500, -100] }),
+    description: t.Optional(t.Any({ description: 'Описание движения (до 200 символов)', examples: ['Admin adjustment'] })),
+  },
+  { error: 'Сумма должна быть числом' },
+)
+
+export const BalanceResult = t.Object({
+  userId: t.String(),
+  balance: t.Number({ description: 'Новый баланс, рубли' }),
+  transaction: t.Object({
+    id: t.String(),
+    amount: t.String({ description: 'Со знаком, рубли: "+500.00"' }),
+    balanceAfter: t.Number(),
+    description: t.String(),
+    type: t.Literal('admin'),
+    createdAt: t.String({ format: 'date-time' }),
+  }),
+})
+
+export const Deleted = t.Object({ id: t.String(), deleted: t.Literal(true) })

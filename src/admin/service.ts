@@ -1,0 +1,162 @@
+// The operator's cockpit: platform statistics, the user list, balance adjustments and deletion.
+import type { Db } from '../db/client'
+import type { AuthService, PublicUser } from '../auth/service'
+import type { BlogService } from '../blog/service'
+import type { RateProvider } from '../catalog/rate'
+import type { UpstreamClient } from '../upstream/client'
+import { InsufficientFundsError, postMovement } from '../billing/ledger'
+import { rearmLowBalance } from '../billing/alerts'
+import { moscowDay, moscowDayStart } from '../billing/days'
+import { toDecimalString } from '../lib/decimal'
+import { badRequest, notFound } from '../lib/errors'
+import { formatMicros, formatSignedMicros, microsToRub, rubToMicros } from '../lib/money'
+import { adminStore } from './store'
+
+export type AdminDeps = { db: Db; auth: AuthService; upstream: UpstreamClient; rates: RateProvider; blog: BlogService }
+
+export const ADMIN_MESSAGES = {
+  userNotFound: 'Пользователь не найден',
+  cannotDeleteSelf: 'Нельзя удалить собственный аккаунт',
+  amountNotNumber: 'Сумма должна быть числом',
+  amountZero: 'Сумма не может быть нулевой',
+  amountTooLarge: 'Сумма корректировки — не больше 1 000 000 ₽ за раз',
+  descriptionTooLong: 'Описание — не длиннее 200 символов',
+  descriptionNotText: 'Описание должно быть строкой',
+} as const
+
+export const MAX_ADJUSTMENT_RUB = 1_000_000
+/** The spec's threshold: a limit this large means the upstream key has no cap (pay as you go). */
+export const UNLIMITED_LIMIT_USD = 999_999
+const DEFAULT_DESCRIPTION = 'Корректировка баланса администратором'
+const KEY_STATUS_TTL_MS = 60_000
+const DAY_MS = 86_400_000
+
+/** USD with at most 6 decimals, so sums of nano-dollars do not show float noise. */
+const usd6 = (n: number) => Math.round(n * 1e6) / 1e6
+
+type UpstreamKey = {
+  mode: 'demo' | 'openrouter'
+  usage: number | null
+  limit: number | null
+  remaining: number | null
+  unlimited: boolean
+  error: string | null
+}
+
+export function adminService({ db, auth, upstream, rates, blog }: AdminDeps) {
+  const store = adminStore(db)
+  let keyCache: { at: number; value: UpstreamKey } | null = null
+
+  /** The upstream key's spend and limit, cached for a minute (the router rate-limits this call). */
+  async function upstreamKey(now: number): Promise<UpstreamKey> {
+    if (keyCache && now - keyCache.at < KEY_STATUS_TTL_MS) return keyCache.value
+    let value: UpstreamKey
+    try {
+      const k = await upstream.keyStatus()
+      const unlimited = k.limit === null || k.limit >= UNLIMITED_LIMIT_USD
+      value = { mode: upstream.mode, usage: usd6(k.usage), limit: k.limit, remaining: unlimited ? null : k.limitRemaining, unlimited, error: null }
+    } catch (e) {
+      console.warn(`[admin] upstream key status unavailable: ${(e as Error).message}`)
+      value = { mode: upstream.mode, usage: null, limit: null, remaining: null, unlimited: false, error: 'Провайдер не ответил на запрос о расходах ключа' }
+    }
+    keyCache = { at: now, value }
+    return value
+  }
+
+  function toListed(row: ReturnType<typeof store.users>['rows'][number]) {
+    const u = auth.toPublic(row.user)
+    return { id: u.id, email: u.email, role: u.role, balance: u.balance, createdAt: u.createdAt, apiKeys: row.apiKeys, usageLogs: row.usageLogs }
+  }
+
+  function parseAmount(raw: unknown): number {
+    if (typeof raw !== 'number' || !Number.isFinite(raw)) throw badRequest(ADMIN_MESSAGES.amountNotNumber)
+    if (Math.abs(raw) > MAX_ADJUSTMENT_RUB) throw badRequest(ADMIN_MESSAGES.amountTooLarge)
+    const micros = rubToMicros(raw)
+    if (micros === 0) throw badRequest(ADMIN_MESSAGES.amountZero)
+    return micros
+  }
+
+  function parseDescription(raw: unknown): string {
+    if (raw === undefined || raw === null) return DEFAULT_DESCRIPTION
+    if (typeof raw !== 'string') throw badRequest(ADMIN_MESSAGES.descriptionNotText)
+    const text = raw.replace(/\s+/g, ' ').trim()
+    if (text.length > 200) throw badRequest(ADMIN_MESSAGES.descriptionTooLong)
+    return text || DEFAULT_DESCRIPTION
+  }
+
+  return {
+    async stats(now = new Date()) {
+      const users = store.userCounts(new Date(+now - 7 * DAY_MS), moscowDayStart(moscowDay(now)))
+      const usage = store.usageTotals()
+      const spendNano = usage.upstreamNano + blog.platformSpendNanoUsd()
+      const rate = rates.current()
+      const rateNumber = rate ? Number(toDecimalString(rate)) : null
+      const revenueRub = microsToRub(usage.costMicros)
+      const costUsd = spendNano / 1e9
+      return {
+        openrouter: await upstreamKey(+now),
+        users: { total: users.total, newWeek: users.newWeek, newToday: users.newToday },
+        finance: {
+          totalTransactions: store.ledgerCount(),
+          totalBalance: microsToRub(users.balanceMicros),
+          totalRevenue: revenueRub,
+          openrouterCost: usd6(costUsd),
+          // Revenue converted at today's rate, not at each request's: an estimate, and the UI says so.
+          totalMargin: rateNumber ? usd6(revenueRub / rateNumber - costUsd) : null,
+          usdRubRate: rateNumber,
+        },
+        usage: { totalApiKeys: store.apiKeyCount(), totalRequests: usage.requests, totalTokens: usage.tokens },
+        blog: blog.counts(),
+      }
+    },
+
+    users(search: string | undefined, limit: number) {
+      const { total, rows } = store.users(search?.trim() ?? '', limit)
+      return { data: rows.map(toListed), pagination: { total, limit } }
+    },
+
+    /** A ledger row of type 'admin' carrying the admin's id; a deduction may not take the balance below zero. */
+    adjustBalance(admin: PublicUser, userId: string, input: { amount?: unknown; description?: unknown }) {
+      const amountMicros = parseAmount(input.amount)
+      const description = parseDescription(input.description)
+      const target = store.liveUser(userId)
+      if (!target) throw notFound(ADMIN_MESSAGES.userNotFound)
+      const now = new Date()
+      let movement: { id: string; balanceAfterMicros: number }
+      try {
+        movement = db.transaction(() =>
+          postMovement(db, { userId, type: 'admin', amountMicros, description, actorId: admin.id, requireFunds: true, now }),
+        )
+      } catch (e) {
+        if (!(e instanceof InsufficientFundsError)) throw e
+        const balance = store.liveUser(userId)?.balanceMicros ?? 0
+        throw badRequest(`Нельзя списать больше, чем есть на балансе: сейчас на нём ${formatMicros(balance)} ₽`)
+      }
+      if (amountMicros > 0) rearmLowBalance(db, userId)
+      console.log(`[admin] ${admin.email} adjusted the balance of user ${userId} by ${formatSignedMicros(amountMicros)} ₽ (now ${formatMicros(movement.balanceAfterMicros)} ₽)`)
+      return {
+        userId,
+        balance: microsToRub(movement.balanceAfterMicros),
+        transaction: {
+          id: movement.id,
+          amount: formatSignedMicros(amountMicros),
+          balanceAfter: microsToRub(movement.balanceAfterMicros),
+          description,
+          type: 'admin' as const,
+          createdAt: now.toISOString(),
+        },
+      }
+    },
+
+    /** Ends the account at once (keys, sessions) and anonymises it; ledger and usage rows stay for their retention periods. */
+    deleteUser(admin: PublicUser, userId: string) {
+      if (userId === admin.id) throw badRequest(ADMIN_MESSAGES.cannotDeleteSelf)
+      if (!store.liveUser(userId)) throw notFound(ADMIN_MESSAGES.userNotFound)
+      const removed = db.transaction((tx) => store.anonymise(tx, userId, new Date()))
+      console.log(`[admin] ${admin.email} deleted user ${userId} (${removed.keys} key(s), ${removed.sessions} session(s) revoked)`)
+      return { id: userId, deleted: true as const }
+    },
+  }
+}
+
+export type AdminService = ReturnType<typeof adminService>
