@@ -26,6 +26,11 @@ import { autopostService } from './blog/autopost'
 import { blogAdminRoutes, blogImageRoutes, blogRoutes } from './blog'
 import { adminService } from './admin/service'
 import { adminRoutes } from './admin'
+import { uploadsService } from './uploads/service'
+import { uploadsRoutes } from './uploads'
+import { chatsService } from './chats/service'
+import { chatsRoutes } from './chats'
+import { createImageStore } from './gateway/files'
 import pkg from '../package.json'
 
 export function createServices(config: Config, db: Db, mailer: Mailer) {
@@ -40,7 +45,9 @@ export function createServices(config: Config, db: Db, mailer: Mailer) {
   const blog = blogService(db)
   const autopost = autopostService({ config, db, upstream, catalog, rates })
   const admin = adminService({ db, auth, upstream, rates, blog })
-  return { config, db, mailer, upstream, rates, catalog, auth, keys, payments, refunds, notifyLowBalance, blog, autopost, admin }
+  const uploads = uploadsService(config, db)
+  const chats = chatsService(db, uploads, createImageStore(config))
+  return { config, db, mailer, upstream, rates, catalog, auth, keys, payments, refunds, notifyLowBalance, blog, autopost, admin, uploads, chats }
 }
 
 export type Services = ReturnType<typeof createServices>
@@ -82,6 +89,8 @@ export function createApp(s: Services) {
     .use(blogRoutes(s.config, s.blog))
     .use(blogAdminRoutes(s.blog, s.autopost, guard))
     .use(blogImageRoutes(s.autopost))
+    .use(chatsRoutes(s.chats, guard))
+    .use(uploadsRoutes(s.uploads, s.auth, guard))
     .use(gatewayRoutes(s, s.auth, guard))
     .use(spaRoutes())
 }

@@ -1,0 +1,45 @@
+import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core'
+import { users } from '../auth/schema'
+
+/** A Playground conversation. Listed newest activity first, so `updated_at` moves with every message. */
+export const chats = sqliteTable(
+  'chats',
+  {
+    id: text('id').primaryKey(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    title: text('title').notNull(),
+    /** The catalogue id the chat was held with (opening the chat selects it again). */
+    model: text('model').notNull(),
+    createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
+    updatedAt: integer('updated_at', { mode: 'timestamp_ms' }).notNull(),
+  },
+  (t) => [index('chats_user_updated_idx').on(t.userId, t.updatedAt)],
+)
+
+/**
+ * One message. `content` is the text, or for generated pictures the spec's JSON string
+ * `{"type":"image-message","text","images","metadata"}`, parsed back when the chat is read.
+ */
+export const chatMessages = sqliteTable(
+  'chat_messages',
+  {
+    id: text('id').primaryKey(),
+    chatId: text('chat_id')
+      .notNull()
+      .references(() => chats.id, { onDelete: 'cascade' }),
+    role: text('role', { enum: ['user', 'assistant'] }).notNull(),
+    content: text('content').notNull(),
+    /** Attachments as JSON: [{id, name, filename, mimetype, size}] of uploads (URLs are signed afresh on every read). */
+    files: text('files', { mode: 'json' }).$type<StoredFile[]>(),
+    /** Small JSON facts about a reply (model, cost in rubles, tokens, stopped). */
+    metadata: text('metadata', { mode: 'json' }).$type<Record<string, unknown>>(),
+    createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
+  },
+  (t) => [index('chat_messages_chat_created_idx').on(t.chatId, t.createdAt)],
+)
+
+export type StoredFile = { id: string; name: string; filename: string; mimetype: string; size: number }
+export type ChatRow = typeof chats.$inferSelect
+export type ChatMessageRow = typeof chatMessages.$inferSelect

@@ -1,0 +1,78 @@
+// /api/chats and /api/upload: the saved history of the Playground.
+import useSWR from 'swr'
+import { api } from '../../lib/api'
+
+export interface UploadedFile {
+  id: string
+  /** signed link (about a week); every chat read returns a fresh one */
+  url: string
+  filename: string
+  mimetype: string
+  size: number
+}
+
+export interface ChatSummary {
+  id: string
+  title: string
+  model: string
+  createdAt: string
+  updatedAt: string
+}
+
+export interface MessageMetadata {
+  model?: string
+  costRub?: string
+  totalTokens?: number
+  stopped?: boolean
+  size?: string
+  quality?: string
+  quantity?: number
+}
+
+export interface StoredMessage {
+  id: string
+  role: 'user' | 'assistant'
+  type: 'text' | 'image-message'
+  content: string
+  images: string[]
+  files: UploadedFile[]
+  metadata: MessageMetadata
+  createdAt: string
+}
+
+export interface ChatWithMessages extends ChatSummary {
+  messages: StoredMessage[]
+}
+
+/** The history bar shows the latest 10 chats (spec §9). */
+export const HISTORY_SIZE = 10
+export const CHATS_KEY = `/api/chats?limit=${HISTORY_SIZE}`
+
+export function useChatHistory() {
+  // new chats and messages change the order: a screen that mounts asks again
+  return useSWR<ChatSummary[]>(CHATS_KEY, { dedupingInterval: 2000 })
+}
+
+export const createChat = (title: string, model: string) => api.post<ChatWithMessages>('/api/chats', { title, model })
+export const loadChat = (id: string) => api.get<ChatWithMessages>(`/api/chats/${encodeURIComponent(id)}`)
+export const deleteChat = (id: string) => api.delete<{ ok: boolean }>(`/api/chats/${encodeURIComponent(id)}`)
+
+export function saveMessage(
+  chatId: string,
+  message: { role: 'user' | 'assistant'; content: string; files?: Array<{ id: string }>; metadata?: MessageMetadata },
+) {
+  return api.post<StoredMessage>(`/api/chats/${encodeURIComponent(chatId)}/messages`, message)
+}
+
+/** The spec's stored form of a message with pictures. */
+export function imageMessageContent(text: string, images: string[], metadata: MessageMetadata): string {
+  return JSON.stringify({ type: 'image-message', text, images, metadata })
+}
+
+export const UPLOAD_ERROR = 'Ошибка загрузки файла'
+
+export function uploadFile(file: Blob, filename: string, signal?: AbortSignal) {
+  const form = new FormData()
+  form.append('file', file, filename)
+  return api.post<UploadedFile>('/api/upload', form, { fallback: UPLOAD_ERROR, signal })
+}

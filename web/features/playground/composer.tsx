@@ -1,0 +1,218 @@
+// The input: Enter sends, Shift+Enter adds a line; attachments as chips above the text; Stop while
+// a reply is on its way (the field is locked with a spinner until then).
+import { useEffect, useRef, type KeyboardEvent } from 'react'
+import { Spinner } from '../../components/spinner'
+import { AlertCircleIcon, CloseIcon } from '../../components/icons'
+import { cn } from '../../lib/cn'
+import { formatPrice } from '../../lib/format'
+import { ACCEPT, formatSize, kindOf } from './attachments'
+import type { UploadedFile } from './chats-api'
+import { FileIcon, ImageIcon, PaperclipIcon, SendIcon, StopIcon } from './icons'
+
+export interface Attachment {
+  key: string
+  name: string
+  size: number
+  status: 'uploading' | 'ready' | 'failed'
+  upload?: UploadedFile
+  /** a local preview of a picture while it uploads and after */
+  preview?: string
+  error?: string
+}
+
+function AttachmentChip({ item, onRemove, disabled }: { item: Attachment; onRemove: () => void; disabled: boolean }) {
+  const isImage = item.upload ? kindOf(item.upload.mimetype) === 'image' : !!item.preview
+  return (
+    <li
+      data-testid="attachment-chip"
+      data-status={item.status}
+      className={cn(
+        'flex h-10 max-w-64 min-w-0 items-center gap-2 rounded-lg border bg-white pr-1 pl-1.5 text-xs',
+        item.status === 'failed' ? 'border-red-200 bg-red-50 text-red-700' : 'border-slate-200 text-slate-700',
+      )}
+      title={item.error ?? item.name}
+    >
+      {item.preview && isImage ? (
+        <img src={item.preview} alt="" className="h-7 w-7 shrink-0 rounded object-cover" />
+      ) : (
+        <span className="flex h-7 w-7 shrink-0 items-center justify-center rounded bg-slate-100 text-slate-500">
+          {isImage ? <ImageIcon size={14} /> : <FileIcon size={14} />}
+        </span>
+      )}
+      <span className="min-w-0">
+        <span className="block truncate font-medium">{item.name}</span>
+        <span className={cn('block truncate', item.status === 'failed' ? 'text-red-600' : 'text-slate-400')}>
+          {item.status === 'uploading' ? 'Загрузка…' : item.status === 'failed' ? item.error : formatSize(item.size)}
+        </span>
+      </span>
+      {item.status === 'uploading' ? (
+        <Spinner size={14} className="mx-1.5 shrink-0 text-slate-400" />
+      ) : (
+        <button
+          type="button"
+          onClick={onRemove}
+          disabled={disabled}
+          aria-label={`Убрать файл ${item.name}`}
+          className="flex h-7 w-7 shrink-0 items-center justify-center rounded-md text-slate-400 hover:bg-slate-100 hover:text-slate-700"
+        >
+          <CloseIcon size={14} />
+        </button>
+      )}
+    </li>
+  )
+}
+
+export function Composer({
+  value,
+  onChange,
+  onSend,
+  onStop,
+  onAttach,
+  onRemoveAttachment,
+  attachments,
+  pending,
+  canAttach,
+  placeholder,
+  estimate,
+  estimateTitle,
+  overBalance = false,
+}: {
+  value: string
+  onChange: (value: string) => void
+  onSend: () => void
+  onStop: () => void
+  onAttach: (files: File[]) => void
+  onRemoveAttachment: (key: string) => void
+  attachments: Attachment[]
+  pending: boolean
+  canAttach: boolean
+  placeholder: string
+  estimate: number | null
+  estimateTitle?: string
+  /** the estimate exceeds the balance: the request will most likely be refused */
+  overBalance?: boolean
+}) {
+  const textarea = useRef<HTMLTextAreaElement>(null)
+  const picker = useRef<HTMLInputElement>(null)
+  const uploading = attachments.some((a) => a.status === 'uploading')
+  const ready = attachments.filter((a) => a.status === 'ready')
+  const canSend = !pending && !uploading && (value.trim() !== '' || ready.length > 0)
+
+  // grows with the text up to about eight lines
+  useEffect(() => {
+    const el = textarea.current
+    if (!el) return
+    el.style.height = ''
+    // an empty field is one line whatever the placeholder does
+    if (value) el.style.height = `${Math.min(el.scrollHeight, 200)}px`
+  }, [value])
+
+  // back to the field when the reply is done
+  useEffect(() => {
+    if (!pending) textarea.current?.focus({ preventScroll: true })
+  }, [pending])
+
+  function onKeyDown(event: KeyboardEvent<HTMLTextAreaElement>) {
+    if (event.key === 'Enter' && !event.shiftKey && !event.nativeEvent.isComposing) {
+      event.preventDefault()
+      if (canSend) onSend()
+    }
+  }
+
+  return (
+    <div className="border-t border-slate-200 bg-slate-50/60 p-3 sm:p-4">
+      {attachments.length > 0 && (
+        <ul className="mb-2 flex flex-wrap gap-2" aria-label="Вложения">
+          {attachments.map((a) => (
+            <AttachmentChip key={a.key} item={a} disabled={pending} onRemove={() => onRemoveAttachment(a.key)} />
+          ))}
+        </ul>
+      )}
+      <div
+        className={cn(
+          'flex items-end gap-1.5 rounded-xl border border-slate-300 bg-white p-1.5 shadow-xs transition-colors',
+          'focus-within:border-indigo-500 focus-within:ring-3 focus-within:ring-indigo-500/15',
+          pending && 'bg-slate-50',
+        )}
+      >
+        {canAttach && (
+          <>
+            <button
+              type="button"
+              onClick={() => picker.current?.click()}
+              disabled={pending}
+              aria-label="Прикрепить файл"
+              title="Прикрепить файл: изображения, PDF, TXT, JSON, CSV — до 20 МБ"
+              className="flex h-9 w-9 shrink-0 items-center justify-center rounded-lg text-slate-500 transition-colors hover:bg-slate-100 hover:text-slate-800 disabled:cursor-not-allowed disabled:opacity-50"
+            >
+              <PaperclipIcon size={18} />
+            </button>
+            <input
+              ref={picker}
+              type="file"
+              multiple
+              accept={ACCEPT}
+              className="hidden"
+              data-testid="file-input"
+              onChange={(e) => {
+                const files = [...(e.target.files ?? [])]
+                e.target.value = ''
+                if (files.length) onAttach(files)
+              }}
+            />
+          </>
+        )}
+        <textarea
+          ref={textarea}
+          value={value}
+          onChange={(e) => onChange(e.target.value)}
+          onKeyDown={onKeyDown}
+          disabled={pending}
+          rows={1}
+          placeholder={placeholder}
+          aria-label="Сообщение"
+          className="max-h-[200px] min-h-9 flex-1 resize-none bg-transparent px-2 py-1.5 text-[15px] leading-6 text-slate-900 placeholder:text-slate-400 focus:outline-none disabled:cursor-not-allowed disabled:text-slate-500"
+        />
+        {pending ? (
+          <button
+            type="button"
+            onClick={onStop}
+            aria-label="Остановить"
+            className="inline-flex h-9 shrink-0 items-center gap-2 rounded-lg bg-slate-900 px-3 text-sm font-medium text-white transition-colors hover:bg-slate-700"
+          >
+            <Spinner size={14} />
+            <StopIcon size={12} />
+            <span className="hidden sm:inline">Стоп</span>
+          </button>
+        ) : (
+          <button
+            type="button"
+            onClick={onSend}
+            disabled={!canSend}
+            aria-label="Отправить"
+            className="flex h-9 w-9 shrink-0 items-center justify-center rounded-lg bg-indigo-600 text-white shadow-sm transition-colors hover:bg-indigo-500 disabled:cursor-not-allowed disabled:bg-slate-300 disabled:shadow-none"
+          >
+            <SendIcon size={18} />
+          </button>
+        )}
+      </div>
+      <div className="mt-2 flex flex-wrap items-center justify-between gap-x-4 gap-y-1 px-1 text-xs text-slate-500">
+        <span className="hidden sm:inline">
+          <kbd className="font-sans font-medium text-slate-600">Enter</kbd> — отправить, <kbd className="font-sans font-medium text-slate-600">Shift+Enter</kbd> — новая строка
+        </span>
+        <span data-testid="cost-estimate" title={estimateTitle} className={cn('tabular-nums', overBalance && 'text-red-600')}>
+          {estimate === null ? (
+            <span className="inline-flex items-center gap-1">
+              <AlertCircleIcon size={12} /> Цена этой модели неизвестна заранее
+            </span>
+          ) : (
+            <>
+              Оценка: до <span className={cn('font-medium', overBalance ? 'text-red-700' : 'text-slate-700')}>{formatPrice(estimate)}</span>
+              {overBalance && ' — больше баланса'}
+            </>
+          )}
+        </span>
+      </div>
+    </div>
+  )
+}

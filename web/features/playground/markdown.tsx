@@ -1,0 +1,70 @@
+// A model's reply as markdown: code blocks with their language, tables, lists — and nothing that
+// runs. Raw HTML in the reply is shown as text, links keep only http(s)/mailto, and DOMPurify
+// cleans the result once more. Replies are untrusted input (a prompt can make a model write HTML).
+import DOMPurify from 'dompurify'
+import { Marked, type Tokens } from 'marked'
+import { memo, useMemo } from 'react'
+import { cn } from '../../lib/cn'
+
+const escapeHtml = (text: string) =>
+  text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!)
+
+function safeHref(raw: string): string | null {
+  // eslint-disable-next-line no-control-regex -- what a browser strips from a scheme
+  const squashed = raw.trim().replace(/[\u0000-\u0020\u007f-\u009f]/g, '').toLowerCase()
+  const scheme = /^([a-z][a-z0-9+.-]*):/.exec(squashed)?.[1]
+  if (!scheme) return squashed.startsWith('//') ? null : raw.trim()
+  return ['http', 'https', 'mailto'].includes(scheme) ? raw.trim() : null
+}
+
+const chatMarkdown = new Marked({
+  gfm: true,
+  breaks: true,
+  renderer: {
+    html({ text }: Tokens.HTML | Tokens.Tag) {
+      return escapeHtml(text)
+    },
+    link({ href, tokens }: Tokens.Link) {
+      const inner = this.parser.parseInline(tokens)
+      const url = safeHref(href)
+      return url ? `<a href="${escapeHtml(url)}" target="_blank" rel="noopener noreferrer nofollow">${inner}</a>` : inner
+    },
+    // Pictures inside a reply are shown as links: a reply must not make the browser fetch anything.
+    image({ href, text }: Tokens.Image) {
+      const url = safeHref(href)
+      return url ? `<a href="${escapeHtml(url)}" target="_blank" rel="noopener noreferrer nofollow">${escapeHtml(text || url)}</a>` : escapeHtml(text)
+    },
+    code({ text, lang }: Tokens.Code) {
+      const language = (lang ?? '').match(/^[\w+#.-]{1,20}/)?.[0] ?? ''
+      const label = language ? `<div class="code-lang">${escapeHtml(language)}</div>` : ''
+      return `<div class="code-block">${label}<pre><code${language ? ` class="language-${escapeHtml(language)}"` : ''}>${escapeHtml(text)}</code></pre></div>`
+    },
+  },
+})
+
+const PURIFY = { ADD_ATTR: ['target'], FORBID_TAGS: ['style', 'form', 'input', 'button', 'textarea', 'select', 'iframe', 'object', 'embed', 'img'], ALLOW_DATA_ATTR: false }
+
+export function renderReply(source: string): string {
+  return DOMPurify.sanitize(chatMarkdown.parse(source, { async: false }) as string, PURIFY)
+}
+
+const proseClasses = [
+  'min-w-0 text-[15px] leading-7 break-words text-slate-800',
+  '[&>*:first-child]:mt-0 [&>*:last-child]:mb-0',
+  '[&_p]:my-2.5 [&_ul]:my-2.5 [&_ol]:my-2.5 [&_ul]:list-disc [&_ol]:list-decimal [&_ul]:pl-6 [&_ol]:pl-6 [&_li]:my-1',
+  '[&_h1]:mt-4 [&_h1]:mb-2 [&_h1]:text-lg [&_h1]:font-semibold [&_h2]:mt-4 [&_h2]:mb-2 [&_h2]:text-base [&_h2]:font-semibold [&_h3]:mt-3 [&_h3]:mb-1.5 [&_h3]:font-semibold',
+  '[&_a]:font-medium [&_a]:text-indigo-700 [&_a]:underline [&_a]:underline-offset-2',
+  '[&_blockquote]:my-2.5 [&_blockquote]:border-l-3 [&_blockquote]:border-slate-300 [&_blockquote]:pl-3 [&_blockquote]:text-slate-600',
+  '[&_:not(pre)>code]:rounded [&_:not(pre)>code]:bg-slate-100 [&_:not(pre)>code]:px-1.5 [&_:not(pre)>code]:py-0.5 [&_:not(pre)>code]:font-mono [&_:not(pre)>code]:text-[0.85em] [&_:not(pre)>code]:text-slate-800',
+  '[&_.code-block]:my-3 [&_.code-block]:overflow-hidden [&_.code-block]:rounded-lg [&_.code-block]:bg-slate-900',
+  '[&_.code-lang]:border-b [&_.code-lang]:border-white/10 [&_.code-lang]:px-3 [&_.code-lang]:py-1.5 [&_.code-lang]:font-mono [&_.code-lang]:text-xs [&_.code-lang]:text-slate-400',
+  '[&_pre]:overflow-x-auto [&_pre]:p-3 [&_pre]:font-mono [&_pre]:text-[13px] [&_pre]:leading-6 [&_pre]:text-slate-100',
+  '[&_table]:my-3 [&_table]:block [&_table]:overflow-x-auto [&_table]:text-sm [&_th]:border [&_th]:border-slate-200 [&_th]:bg-slate-50 [&_th]:px-2.5 [&_th]:py-1.5 [&_th]:text-left [&_td]:border [&_td]:border-slate-200 [&_td]:px-2.5 [&_td]:py-1.5',
+  '[&_hr]:my-4 [&_hr]:border-slate-200',
+].join(' ')
+
+/** Re-parsed only when the text changes (each streamed token), never on unrelated renders. */
+export const Markdown = memo(function Markdown({ source, className }: { source: string; className?: string }) {
+  const html = useMemo(() => renderReply(source), [source])
+  return <div className={cn(proseClasses, className)} data-testid="markdown" dangerouslySetInnerHTML={{ __html: html }} />
+})

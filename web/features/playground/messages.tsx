@@ -1,0 +1,242 @@
+// The conversation: the customer's messages with their attachments, the model's replies rendered
+// as markdown (token by token while streaming), generated pictures with a download button, and
+// what each reply cost.
+import { useEffect, useRef, type ReactNode } from 'react'
+import { Spinner } from '../../components/spinner'
+import { AlertCircleIcon, SparklesIcon } from '../../components/icons'
+import { cn } from '../../lib/cn'
+import { formatInteger, formatPrice, pluralRu } from '../../lib/format'
+import { toast } from '../../stores/toasts'
+import { formatSize, kindOf, sameOrigin } from './attachments'
+import type { MessageMetadata, UploadedFile } from './chats-api'
+import { DownloadIcon, FileIcon } from './icons'
+import { Markdown } from './markdown'
+
+export interface UiMessage {
+  key: string
+  role: 'user' | 'assistant'
+  content: string
+  images: string[]
+  files: UploadedFile[]
+  metadata: MessageMetadata
+  /** streaming: tokens arriving; generating: a picture is being drawn; stopped/failed: cut short */
+  status?: 'streaming' | 'generating' | 'stopped' | 'failed'
+  note?: string
+}
+
+function FileChip({ file, tone }: { file: UploadedFile; tone: 'light' | 'dark' }) {
+  return (
+    <a
+      href={sameOrigin(file.url)}
+      target="_blank"
+      rel="noopener noreferrer"
+      data-testid="message-file"
+      className={cn(
+        'flex max-w-full min-w-0 items-center gap-2 rounded-lg px-2.5 py-1.5 text-xs',
+        tone === 'dark' ? 'bg-white/15 text-white hover:bg-white/25' : 'border border-slate-200 bg-white text-slate-700 hover:bg-slate-50',
+      )}
+    >
+      <FileIcon size={14} className="shrink-0 opacity-80" />
+      <span className="truncate font-medium">{file.filename}</span>
+      <span className="shrink-0 opacity-70">{formatSize(file.size)}</span>
+    </a>
+  )
+}
+
+function Attachments({ files }: { files: UploadedFile[] }) {
+  if (files.length === 0) return null
+  const pictures = files.filter((f) => kindOf(f.mimetype) === 'image')
+  const others = files.filter((f) => kindOf(f.mimetype) !== 'image')
+  return (
+    <div className="mt-2 flex flex-col items-end gap-1.5">
+      {pictures.length > 0 && (
+        <div className="flex flex-wrap justify-end gap-1.5">
+          {pictures.map((f) => (
+            <a key={f.id} href={sameOrigin(f.url)} target="_blank" rel="noopener noreferrer" title={f.filename} data-testid="message-image-attachment">
+              <img src={sameOrigin(f.url)} alt={f.filename} className="h-20 w-20 rounded-lg border border-slate-200 bg-white object-cover shadow-xs" loading="lazy" />
+            </a>
+          ))}
+        </div>
+      )}
+      {others.map((f) => (
+        <FileChip key={f.id} file={f} tone="light" />
+      ))}
+    </div>
+  )
+}
+
+/** Downloads through a blob, so the file keeps its name whatever origin the link points at. */
+async function download(url: string, name: string) {
+  try {
+    const response = await fetch(sameOrigin(url))
+    if (!response.ok) throw new Error(String(response.status))
+    const blob = await response.blob()
+    const href = URL.createObjectURL(blob)
+    const a = document.createElement('a')
+    a.href = href
+    a.download = name
+    document.body.append(a)
+    a.click()
+    a.remove()
+    setTimeout(() => URL.revokeObjectURL(href), 10_000)
+  } catch {
+    toast.error('Не удалось скачать изображение')
+  }
+}
+
+const extensionOf = (url: string) => url.match(/^data:image\/(png|jpeg|webp|gif)/)?.[1] ?? url.split('?')[0]!.match(/\.(png|jpe?g|webp|gif)$/i)?.[1] ?? 'png'
+
+function GeneratedImages({ images, prompt }: { images: string[]; prompt: string }) {
+  return (
+    <div className={cn('my-1 grid gap-3', images.length > 1 && 'sm:grid-cols-2')}>
+      {images.map((url, i) => (
+        <figure key={url} data-testid="generated-image" className="max-w-sm overflow-hidden rounded-xl border border-slate-200 bg-slate-50">
+          <img src={url.startsWith('data:') ? url : sameOrigin(url)} alt={prompt ? `Изображение: ${prompt}` : `Изображение ${i + 1}`} className="block max-h-80 w-full object-contain" />
+          <figcaption className="flex items-center justify-between gap-2 border-t border-slate-200 bg-white px-3 py-2">
+            <span className="text-xs text-slate-500">Изображение {i + 1}</span>
+            <button
+              type="button"
+              onClick={() => void download(url, `image-${i + 1}.${extensionOf(url).replace('jpeg', 'jpg')}`)}
+              className="inline-flex h-8 items-center gap-1.5 rounded-md border border-slate-200 px-2.5 text-xs font-medium text-slate-700 hover:bg-slate-50"
+            >
+              <DownloadIcon size={14} />
+              Скачать
+            </button>
+          </figcaption>
+        </figure>
+      ))}
+    </div>
+  )
+}
+
+function ReplyFooter({ message }: { message: UiMessage }) {
+  const { costRub, totalTokens, stopped, size, quantity } = message.metadata
+  const parts: string[] = []
+  if (size) parts.push(`${size.replace('x', '×')}${quantity && quantity > 1 ? ` × ${quantity}` : ''}`)
+  if (typeof totalTokens === 'number' && totalTokens > 0) parts.push(`${formatInteger(totalTokens)} ${pluralRu(totalTokens, ['токен', 'токена', 'токенов'])}`)
+  const stoppedNow = message.status === 'stopped' || stopped
+  if (!costRub && parts.length === 0 && !stoppedNow) return null
+  return (
+    <div className="mt-1.5 flex flex-wrap items-center gap-x-3 gap-y-1 pl-1 text-xs text-slate-500">
+      {costRub !== undefined && (
+        <span data-testid="reply-cost">
+          Стоимость: <span className="font-medium text-slate-700 tabular-nums">{formatPrice(Number(costRub))}</span>
+        </span>
+      )}
+      {parts.map((p) => (
+        <span key={p}>{p}</span>
+      ))}
+      {stoppedNow && (
+        <span className="rounded-full bg-amber-50 px-2 py-0.5 font-medium text-amber-800 ring-1 ring-amber-200 ring-inset" data-testid="reply-stopped">
+          Остановлено: оплачена только сгенерированная часть
+        </span>
+      )}
+    </div>
+  )
+}
+
+function AssistantMessage({ message, prompt }: { message: UiMessage; prompt: string }) {
+  const waiting = (message.status === 'streaming' && !message.content && message.images.length === 0) || message.status === 'generating'
+  return (
+    <div className="flex gap-3" data-testid="assistant-message" data-status={message.status ?? 'done'}>
+      <span aria-hidden="true" className="mt-0.5 flex h-8 w-8 shrink-0 items-center justify-center rounded-full bg-indigo-50 text-indigo-600 ring-1 ring-indigo-100">
+        <SparklesIcon size={16} />
+      </span>
+      <div className="min-w-0 flex-1">
+        <div className="min-w-0 rounded-2xl rounded-tl-md border border-slate-200 bg-white px-4 py-2.5 shadow-xs">
+          {waiting ? (
+            <p className="flex items-center gap-2 py-1 text-sm text-slate-500" role="status">
+              <Spinner size={14} />
+              {message.status === 'generating' ? 'Генерация изображения…' : 'Модель думает…'}
+            </p>
+          ) : (
+            <>
+              {message.content && (
+                <div className="relative">
+                  <Markdown source={message.content} />
+                  {message.status === 'streaming' && <span aria-hidden="true" className="ml-0.5 inline-block h-4 w-1.5 translate-y-0.5 animate-pulse rounded-sm bg-indigo-400" />}
+                </div>
+              )}
+              {message.images.length > 0 && <GeneratedImages images={message.images} prompt={prompt} />}
+            </>
+          )}
+          {message.note && (
+            <p className="mt-2 flex items-start gap-1.5 text-xs text-red-600">
+              <AlertCircleIcon size={14} className="mt-px shrink-0" />
+              {message.note}
+            </p>
+          )}
+        </div>
+        <ReplyFooter message={message} />
+      </div>
+    </div>
+  )
+}
+
+function UserMessage({ message }: { message: UiMessage }) {
+  return (
+    <div className="flex justify-end" data-testid="user-message">
+      <div className="flex max-w-[85%] min-w-0 flex-col items-end sm:max-w-[75%]">
+        {(message.content || message.images.length > 0) && (
+          <div className="rounded-2xl rounded-tr-md bg-indigo-600 px-4 py-2.5 text-[15px] leading-6 break-words whitespace-pre-wrap text-white shadow-sm">
+            {message.content}
+          </div>
+        )}
+        <Attachments files={message.files} />
+      </div>
+    </div>
+  )
+}
+
+/** Follows the bottom while the reply grows, unless the reader scrolled up to read; a new message always brings it down. */
+function useStickToBottom(count: number, growth: unknown) {
+  const ref = useRef<HTMLDivElement>(null)
+  const pinned = useRef(true)
+  useEffect(() => {
+    pinned.current = true
+  }, [count])
+  useEffect(() => {
+    const el = ref.current
+    if (el && pinned.current) el.scrollTop = el.scrollHeight
+  }, [count, growth])
+  const onScroll = () => {
+    const el = ref.current
+    if (el) pinned.current = el.scrollHeight - el.scrollTop - el.clientHeight < 80
+  }
+  // pictures get their height only when they load
+  const onLoad = () => {
+    const el = ref.current
+    if (el && pinned.current) el.scrollTop = el.scrollHeight
+  }
+  return { ref, onScroll, onLoad }
+}
+
+export function MessageList({
+  messages,
+  loading,
+  empty,
+}: {
+  messages: UiMessage[]
+  loading: boolean
+  empty: ReactNode
+}) {
+  const last = messages.at(-1)
+  const { ref, onScroll, onLoad } = useStickToBottom(messages.length, `${last?.content.length}:${last?.images.length}:${last?.status}`)
+  return (
+    <div ref={ref} onScroll={onScroll} onLoadCapture={onLoad} className="min-h-0 flex-1 overflow-y-auto px-3 py-4 sm:px-5" data-testid="message-list" aria-live="polite" aria-busy={loading}>
+      {loading ? (
+        <div className="flex h-full items-center justify-center text-slate-400">
+          <Spinner size={24} label="Загрузка чата…" />
+        </div>
+      ) : messages.length === 0 ? (
+        empty
+      ) : (
+        <div className="space-y-5">
+          {messages.map((m, i) =>
+            m.role === 'user' ? <UserMessage key={m.key} message={m} /> : <AssistantMessage key={m.key} message={m} prompt={messages[i - 1]?.content ?? ''} />,
+          )}
+        </div>
+      )}
+    </div>
+  )
+}
