@@ -188,8 +188,9 @@ test.describe('Playground', () => {
     await page.setViewportSize({ width: 1280, height: 900 })
     await signIn(page)
     await page.goto('/app/playground')
-    // A long prompt of short words makes a long echo reply (about 80 tokens).
-    const words = Array.from({ length: 60 }, (_, i) => 'абвгдежзиклмнопрстуфхцчшщэюя'[i % 28]).join(' ')
+    // A long prompt of short words makes a long echo reply (about 330 tokens, ~5 s at the demo's
+    // 15 ms per token), so Stop lands mid-way even on a loaded machine.
+    const words = Array.from({ length: 300 }, (_, i) => 'абвгдежзиклмнопрстуфхцчшщэюя'[i % 28]).join(' ')
     await composer(page).fill(words)
     await composer(page).press('Enter')
     await expect(lastReply(page).getByTestId('markdown')).toContainText('Демо-ответ')
@@ -208,7 +209,7 @@ test.describe('Playground', () => {
       expect(log).toBeDefined()
     }).toPass({ timeout: 15_000 })
     expect(log!.completionTokens).toBeGreaterThan(0)
-    expect(log!.completionTokens).toBeLessThan(80)
+    expect(log!.completionTokens).toBeLessThan(300)
 
     // The stopped part is kept in the chat.
     const chats = await apiGet<Array<{ id: string }>>(page, '/api/chats')
