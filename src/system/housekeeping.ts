@@ -1,11 +1,17 @@
-import { isNotNull, lt, or } from 'drizzle-orm'
+import { inArray, isNotNull, lt, or } from 'drizzle-orm'
 import type { Db } from '../db/client'
 import { passwordResets, refreshTokens } from '../auth/schema'
 import { purgeRateLimits } from '../lib/rate-limit'
+import { RETENTION } from '../lib/terms'
+import { usageLogs } from '../billing/schema'
 
 const DAY = 86_400_000
 
-/** Hourly: drop rate-limit windows, expired or long-dead refresh tokens and old reset tokens. */
+/**
+ * Hourly: drop rate-limit windows, expired or long-dead refresh tokens, old reset tokens, and
+ * request logs past the retention the privacy policy states (their sums stay in usage_daily;
+ * ledger rows, kept for 5 years, are not touched here).
+ */
 export function purgeExpired(db: Db, now = Date.now()) {
   purgeRateLimits(db, now)
   const weekAgo = new Date(now - 7 * DAY)
@@ -13,4 +19,17 @@ export function purgeExpired(db: Db, now = Date.now()) {
     .where(or(lt(refreshTokens.expiresAt, new Date(now)), lt(refreshTokens.revokedAt, weekAgo), lt(refreshTokens.usedAt, weekAgo)))
     .run()
   db.delete(passwordResets).where(or(lt(passwordResets.expiresAt, weekAgo), isNotNull(passwordResets.usedAt))).run()
+  purgeOldUsageLogs(db, now)
+}
+
+/** Deletes request logs older than RETENTION.logsYears, in batches so no transaction runs long. */
+export function purgeOldUsageLogs(db: Db, now = Date.now(), batch = 5000): number {
+  const cutoff = new Date(now - RETENTION.logsYears * 365 * DAY)
+  let total = 0
+  for (;;) {
+    const old = db.select({ id: usageLogs.id }).from(usageLogs).where(lt(usageLogs.createdAt, cutoff)).limit(batch).all()
+    if (old.length === 0) return total
+    db.delete(usageLogs).where(inArray(usageLogs.id, old.map((r) => r.id))).run()
+    total += old.length
+  }
 }
