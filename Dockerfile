@@ -13,6 +13,8 @@ COPY package.json bun.lock ./
 RUN bun install --frozen-lockfile --production && rm -rf /root/.bun/install/cache
 COPY --from=build /app/dist ./dist
 COPY src ./src
+# The server renders page metadata and text for crawlers from the SPA's shared, DOM-free modules.
+COPY web ./web
 COPY drizzle ./drizzle
 RUN mkdir -p /data && chown bun:bun /data
 USER bun

@@ -1,6 +1,10 @@
 // Bundles the SPA (web/index.html → dist/web) with Tailwind. Run by `bun run build` and before `bun start`.
+// Code splitting: the entry chunk holds the landing and the shell; every other screen (the whole
+// /app area, the blog, legal pages, docs, sign-in) is a chunk loaded by React.lazy when opened.
+// dist/web/build-manifest.json records which file each lazy screen became, so the server can
+// preload the chunk of the page it sends and bench/bundle.ts can measure what the landing loads.
 import tailwind from 'bun-plugin-tailwind'
-import { cpSync, existsSync, rmSync } from 'node:fs'
+import { cpSync, existsSync, rmSync, writeFileSync } from 'node:fs'
 
 const outdir = 'dist/web'
 rmSync(outdir, { recursive: true, force: true })
@@ -14,12 +18,52 @@ const result = await Bun.build({
   plugins: [tailwind],
   define: { 'process.env.NODE_ENV': '"production"' },
   naming: { entry: '[name].[ext]', chunk: 'assets/[name]-[hash].[ext]', asset: 'assets/[name]-[hash].[ext]' },
+  metafile: true,
 })
 if (!result.success) {
   for (const log of result.logs) console.error(log)
   process.exit(1)
 }
-// public/ holds files served as-is at the site root (favicon, robots.txt…).
+
+type MetaOutput = { entryPoint?: string; imports: Array<{ path: string; kind: string }> }
+const outputs = (result.metafile?.outputs ?? {}) as Record<string, MetaOutput>
+const norm = (p: string) => p.replace(/^\.\//, '')
+
+/** A file and every chunk it imports statically (what loading it really costs). */
+function closure(file: string): string[] {
+  const seen = new Set<string>()
+  const visit = (f: string) => {
+    if (seen.has(f)) return
+    seen.add(f)
+    for (const i of outputs[`./${f}`]?.imports ?? []) if (i.kind === 'import-statement') visit(norm(i.path))
+  }
+  visit(file)
+  return [...seen]
+}
+
+const files = Object.entries(outputs).map(([path, o]) => ({ file: norm(path), ...o }))
+const entryJs = files.find((f) => f.entryPoint === 'web/index.html' && f.file.endsWith('.js'))
+if (!entryJs) throw new Error('no entry chunk in the build output')
+const manifest = {
+  entry: {
+    js: closure(entryJs.file),
+    css: files.filter((f) => f.file.endsWith('.css')).map((f) => f.file),
+  },
+  /** source file of a lazily imported module → its chunk and the chunks it imports statically */
+  lazy: Object.fromEntries(
+    files
+      .filter((f) => f.entryPoint && f.entryPoint !== 'web/index.html' && f.file.endsWith('.js'))
+      .map((f) => [f.entryPoint!, closure(f.file)]),
+  ),
+}
+writeFileSync(`${outdir}/build-manifest.json`, JSON.stringify(manifest, null, 2))
+
+// A gzip twin of every script and stylesheet: the server sends it to browsers that accept gzip,
+// so the landing's transfer matches bench/bundle.ts even without a compressing proxy in front.
+for (const o of result.outputs)
+  if (/\.(js|css)$/.test(o.path)) writeFileSync(`${o.path}.gz`, Bun.gzipSync(new Uint8Array(await Bun.file(o.path).arrayBuffer()), { level: 9 }))
+
+// public/ holds files served as-is at the site root (favicon, og-image…).
 if (existsSync('public')) cpSync('public', outdir, { recursive: true })
 const kb = (n: number) => `${(n / 1024).toFixed(1)} KB`
 for (const o of result.outputs) if (!o.path.endsWith('.map')) console.log(`  ${o.path.replace(process.cwd() + '/', '')}  ${kb(o.size)}`)

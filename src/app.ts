@@ -92,7 +92,7 @@ export function createApp(s: Services) {
     .use(chatsRoutes(s.chats, guard))
     .use(uploadsRoutes(s.uploads, s.auth, guard))
     .use(gatewayRoutes(s, s.auth, guard))
-    .use(spaRoutes())
+    .use(spaRoutes(s))
 }
 
 export type App = ReturnType<typeof createApp>

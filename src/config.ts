@@ -2,6 +2,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { randomBytes } from 'node:crypto'
+import { MARKUP_PERCENT, WELCOME_BONUS_RUB } from './lib/terms'
 
 export class ConfigError extends Error {}
 
@@ -62,8 +63,8 @@ export function loadConfig(env: Env = process.env) {
   mkdirSync(dataDir, { recursive: true })
   const nodeEnv = env.NODE_ENV?.trim() || 'development'
   const usdRubRate = decimal(env, 'USD_RUB_RATE', null, 0.0001)
-  const markup = decimal(env, 'MARKUP', 1.3, 1)!
-  const welcomeBonusRub = decimal(env, 'WELCOME_BONUS_RUB', 50, 0)!
+  const markup = decimal(env, 'MARKUP', 1 + MARKUP_PERCENT / 100, 1)!
+  const welcomeBonusRub = decimal(env, 'WELCOME_BONUS_RUB', WELCOME_BONUS_RUB, 0)!
 
   if (!!env.YOOKASSA_SHOP_ID?.trim() !== !!env.YOOKASSA_SECRET_KEY?.trim())
     throw new ConfigError('YOOKASSA_SHOP_ID and YOOKASSA_SECRET_KEY must be set together (or neither, for the test payment page)')

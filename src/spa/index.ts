@@ -1,43 +1,171 @@
-// Serves the built SPA (dist/web, made by `bun run build`): hashed assets with a year of caching,
-// files copied from public/, and index.html for every other non-API path (client-side routing).
+// Serves the built SPA (dist/web, made by `bun run build`): hashed assets with a year of caching
+// (gzip-compressed when the browser accepts it),
+// files copied from public/, sitemap.xml and robots.txt, and index.html for every other non-API
+// path (client-side routing). Crawlers do not run JavaScript, so each page's HTML already carries
+// its title, description, canonical link, social tags, JSON-LD and text (see pages.ts).
 import { Elysia } from 'elysia'
-import { staticPlugin } from '@elysiajs/static'
-import { existsSync, statSync } from 'node:fs'
+import { existsSync, readFileSync, statSync } from 'node:fs'
 import { join, normalize } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { headHtml, esc } from './render'
+import { jsonForScript } from '../../web/lib/seo'
+import { pickShowcase } from '../../web/features/landing/showcase'
+import { resolvePage, type PageDeps, type RenderedPage } from './pages'
+import { robotsTxt, sitemapXml } from './sitemap'
 
 const DIST = fileURLToPath(new URL('../../dist/web', import.meta.url))
+const notFound = () => new Response('Не найдено', { status: 404, headers: { 'content-type': 'text/plain; charset=utf-8' } })
+const acceptsGzip = (request: Request) => /\bgzip\b/.test(request.headers.get('accept-encoding') ?? '')
 const json = (status: number, body: unknown) =>
   new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json; charset=utf-8' } })
 
-export function spaRoutes() {
+interface Shell {
+  mtimeMs: number
+  /** index.html up to where the page's <title> and metadata go */
+  head: string
+  /** from there to </head> */
+  headEnd: string
+  /** from </head> to the <noscript> */
+  body: string
+  /** after the </noscript> */
+  tail: string
+  /** lazy chunk source → files to preload */
+  lazy: Record<string, string[]>
+  entry: Set<string>
+}
+
+/**
+ * index.html split around the places a page fills in; re-read when a new build replaces it
+ * (`bun run dev` rebuilds under a running server).
+ */
+function shellLoader(index: string) {
+  let cached: Shell | null = null
+  return (): Shell | null => {
+    if (!existsSync(index)) return null
+    const mtimeMs = statSync(index).mtimeMs
+    if (cached?.mtimeMs === mtimeMs) return cached
+    const html = readFileSync(index, 'utf8')
+      .replace(/\s*<meta\s+name="description"[\s\S]*?>/i, '')
+      .replace(/<title>[\s\S]*?<\/title>/i, '<!--seo-->')
+    const [head, rest = ''] = html.split('<!--seo-->')
+    const headClose = rest.indexOf('</head>')
+    const noscript = /<noscript>[\s\S]*?<\/noscript>/i.exec(rest)
+    let lazy: Record<string, string[]> = {}
+    let entry = new Set<string>()
+    try {
+      const manifest = JSON.parse(readFileSync(join(DIST, 'build-manifest.json'), 'utf8'))
+      lazy = manifest.lazy ?? {}
+      entry = new Set(manifest.entry?.js ?? [])
+    } catch {
+      /* an older build without a manifest: no preloading */
+    }
+    const bodyStart = rest.slice(headClose)
+    cached = {
+      mtimeMs,
+      head: head!,
+      headEnd: rest.slice(0, headClose),
+      body: noscript ? rest.slice(headClose, noscript.index) : bodyStart.replace(/<\/body>/i, ''),
+      tail: noscript ? rest.slice(noscript.index + noscript[0].length) : '</body></html>',
+      lazy,
+      entry,
+    }
+    return cached
+  }
+}
+
+function pageHtml(shell: Shell, page: RenderedPage, origin: string, showcase: string): string {
+  const preload = (page.chunk ? (shell.lazy[page.chunk] ?? []) : [])
+    .filter((file) => !shell.entry.has(file))
+    .map((file) => `<link rel="modulepreload" crossorigin href="/${esc(file)}">`)
+    .join('')
+  return (
+    shell.head +
+    headHtml(page.meta, origin) +
+    shell.headEnd +
+    preload +
+    shell.body +
+    showcase +
+    `<noscript><div class="noscript-page">${page.body}</div></noscript>` +
+    shell.tail
+  )
+}
+
+/**
+ * The landing's nine catalogue models, inline (under 1 KB): the page shows them without fetching
+ * the whole /v1/models list, which with a full catalogue outweighs the landing's code. Sent with
+ * every page, because the SPA may reach the landing from any of them.
+ */
+function showcaseIsland(deps: PageDeps): string {
+  const models = pickShowcase(deps.catalog.list()).map(({ id, name }) => ({ id, name }))
+  return models.length ? `<script type="application/json" id="showcase-data">${jsonForScript(models)}</script>` : ''
+}
+
+export function spaRoutes(deps: PageDeps) {
   const index = join(DIST, 'index.html')
+  const loadShell = shellLoader(index)
+  const origin = deps.config.publicUrl
   return new Elysia({ name: 'spa' })
-    .use(
-      staticPlugin({
-        assets: join(DIST, 'assets'),
-        prefix: '/assets',
-        directive: 'immutable',
-        maxAge: 31_536_000,
-        indexHTML: false,
-        detail: { hide: true },
-      }),
+    // Hashed build files: cached for a year; the gzip twin the build wrote is sent when accepted.
+    .get(
+      '/assets/*',
+      ({ params, request }) => {
+        const name = params['*']
+        if (!/^[\w.-]+$/.test(name)) return notFound()
+        const file = join(DIST, 'assets', name)
+        if (!existsSync(file)) return notFound()
+        const headers: Record<string, string> = {
+          'content-type': Bun.file(file).type,
+          'cache-control': 'public, max-age=31536000, immutable',
+          vary: 'accept-encoding',
+        }
+        if (acceptsGzip(request) && existsSync(`${file}.gz`))
+          return new Response(Bun.file(`${file}.gz`), { headers: { ...headers, 'content-encoding': 'gzip' } })
+        return new Response(Bun.file(file), { headers })
+      },
+      { detail: { hide: true } },
+    )
+    .get(
+      '/robots.txt',
+      () => new Response(robotsTxt(origin), { headers: { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'public, max-age=3600' } }),
+      { detail: { hide: true } },
+    )
+    .get(
+      '/sitemap.xml',
+      () => {
+        const built = existsSync(index) ? statSync(index).mtime : new Date()
+        return new Response(sitemapXml(deps.db, origin, built), {
+          headers: { 'content-type': 'application/xml; charset=utf-8', 'cache-control': 'public, max-age=600' },
+        })
+      },
+      { detail: { hide: true } },
     )
     .get(
       '/*',
-      ({ path }) => {
+      ({ path, request }) => {
         if (path === '/api' || path.startsWith('/api/')) return json(404, { success: false, error: 'Не найдено' })
         if (path === '/v1' || path.startsWith('/v1/'))
           return json(404, { error: { message: `Unknown endpoint ${path}`, type: 'invalid_request_error', code: 'not_found', param: null } })
-        // Root-level files from public/ (favicon, robots.txt…); normalize() keeps lookups inside DIST.
-        const file = join(DIST, normalize(decodeURIComponent(path)).replace(/^(\.\.[/\\])+/, ''))
-        if (file.startsWith(DIST + '/') && file !== index && existsSync(file) && statSync(file).isFile())
+        // Root-level files from public/ (favicon, og-image…); normalize() keeps lookups inside DIST.
+        let decoded: string
+        try {
+          decoded = decodeURIComponent(path)
+        } catch {
+          decoded = path
+        }
+        const file = join(DIST, normalize(decoded).replace(/^(\.\.[/\\])+/, ''))
+        if (file.startsWith(DIST + '/') && file !== index && !file.endsWith('build-manifest.json') && existsSync(file) && statSync(file).isFile())
           return new Response(Bun.file(file), { headers: { 'cache-control': 'public, max-age=3600' } })
         // The reset token is in the path: never let it leave in a Referer header.
         const referrer: Record<string, string> = path.startsWith('/reset-password/') ? { 'referrer-policy': 'no-referrer' } : {}
-        if (!existsSync(index))
+        const shell = loadShell()
+        if (!shell)
           return new Response('Интерфейс не собран: выполните `bun run build`.', { status: 503, headers: { 'content-type': 'text/plain; charset=utf-8', ...referrer } })
-        return new Response(Bun.file(index), { headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-cache', ...referrer } })
+        const page = resolvePage(path, deps)
+        const html = pageHtml(shell, page, origin, showcaseIsland(deps))
+        const headers = { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-cache', vary: 'accept-encoding', ...referrer }
+        // A page is a few KB: compressing it per request costs well under a millisecond.
+        if (acceptsGzip(request)) return new Response(Bun.gzipSync(html), { status: page.status, headers: { ...headers, 'content-encoding': 'gzip' } })
+        return new Response(html, { status: page.status, headers })
       },
       { detail: { hide: true } },
     )

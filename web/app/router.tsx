@@ -1,70 +1,71 @@
-import { useEffect } from 'react'
+import { lazy, Suspense, useEffect, useRef, type ComponentType, type ReactNode } from 'react'
 import { Redirect, Route, Switch, useLocation } from 'wouter'
-import { AdminBlogPage } from '../features/admin/admin-blog-page'
-import { AdminDashboardPage } from '../features/admin/admin-dashboard-page'
-import { AdminUsersPage } from '../features/admin/admin-users-page'
-import { ApiKeysPage } from '../features/api-keys/api-keys-page'
-import { ForgotPasswordPage } from '../features/auth/forgot-password-page'
-import { LoginPage } from '../features/auth/login-page'
-import { RegisterPage } from '../features/auth/register-page'
-import { ResetPasswordPage } from '../features/auth/reset-password-page'
-import { BillingPage } from '../features/billing/billing-page'
-import { BlogListPage } from '../features/blog/blog-list-page'
-import { BlogPostPage } from '../features/blog/blog-post-page'
-import { DashboardPage } from '../features/dashboard/dashboard-page'
-import { DocsPage } from '../features/docs/docs-page'
+import { PageSpinner } from '../components/spinner'
 import { LandingPage } from '../features/landing/landing-page'
-import { PrivacyPolicyPage } from '../features/legal/privacy-policy-page'
-import { PublicOfferPage } from '../features/legal/public-offer-page'
-import { RefundPolicyPage } from '../features/legal/refund-policy-page'
-import { TermsOfServicePage } from '../features/legal/terms-of-service-page'
-import { ModelsPage } from '../features/models/models-page'
-import { TestPaymentPage } from '../features/payments/test-payment-page'
-import { PlaygroundPage } from '../features/playground/playground-page'
-import { ServicesPage } from '../features/services/services-page'
-import { UsagePage } from '../features/usage/usage-page'
-import { RequireAdmin, RequireAuth } from './guards'
-import { AppLayout } from './layouts/app-layout'
+import { applyRouteHead } from '../lib/head'
+import { RequireAuth } from './guards'
 import { AuthLayout } from './layouts/auth-layout'
-import { PublicLayout } from './layouts/public-layout'
+import { PublicLayout, type PublicNav } from './layouts/public-layout'
 
-/** Routes inside the signed-in layout; the layout stays mounted while these change. */
-function AppRoutes() {
+// Only the landing ships in the first bundle; every other screen is a chunk loaded when opened
+// (the /app area as one chunk, see app-area.tsx).
+const named = <K extends string>(load: () => Promise<Record<K, ComponentType<any>>>, name: K) =>
+  lazy(() => load().then((m) => ({ default: m[name] })))
+
+const AppArea = lazy(() => import('./app-area'))
+const LoginPage = named(() => import('../features/auth/login-page'), 'LoginPage')
+const RegisterPage = named(() => import('../features/auth/register-page'), 'RegisterPage')
+const ForgotPasswordPage = named(() => import('../features/auth/forgot-password-page'), 'ForgotPasswordPage')
+const ResetPasswordPage = named(() => import('../features/auth/reset-password-page'), 'ResetPasswordPage')
+const BlogListPage = named(() => import('../features/blog/blog-list-page'), 'BlogListPage')
+const BlogPostPage = named(() => import('../features/blog/blog-post-page'), 'BlogPostPage')
+const PrivacyPolicyPage = named(() => import('../features/legal/legal-page'), 'PrivacyPolicyPage')
+const TermsOfServicePage = named(() => import('../features/legal/legal-page'), 'TermsOfServicePage')
+const PublicOfferPage = named(() => import('../features/legal/legal-page'), 'PublicOfferPage')
+const RefundPolicyPage = named(() => import('../features/legal/legal-page'), 'RefundPolicyPage')
+const ServicesPage = named(() => import('../features/services/services-page'), 'ServicesPage')
+const PublicDocsPage = named(() => import('../features/docs/docs-page'), 'PublicDocsPage')
+const TestPaymentPage = named(() => import('../features/payments/test-payment-page'), 'TestPaymentPage')
+
+function Public({ children, nav }: { children: ReactNode; nav?: PublicNav }) {
   return (
-    <Switch>
-      <Route path="/app/dashboard" component={DashboardPage} />
-      <Route path="/app/playground" component={PlaygroundPage} />
-      <Route path="/app/models" component={ModelsPage} />
-      <Route path="/app/api-keys" component={ApiKeysPage} />
-      <Route path="/app/billing" component={BillingPage} />
-      <Route path="/app/usage" component={UsagePage} />
-      <Route path="/app/docs" component={DocsPage} />
-      <Route path="/app/admin">
-        <RequireAdmin>
-          <AdminDashboardPage />
-        </RequireAdmin>
-      </Route>
-      <Route path="/app/admin/users">
-        <RequireAdmin>
-          <AdminUsersPage />
-        </RequireAdmin>
-      </Route>
-      <Route path="/app/admin/blog">
-        <RequireAdmin>
-          <AdminBlogPage />
-        </RequireAdmin>
-      </Route>
-      <Route>
-        <Redirect to="/" replace />
-      </Route>
-    </Switch>
+    <PublicLayout nav={nav}>
+      <Suspense fallback={<PageSpinner />}>{children}</Suspense>
+    </PublicLayout>
   )
 }
 
+function Auth({ children }: { children: ReactNode }) {
+  return (
+    <AuthLayout>
+      <Suspense fallback={<PageSpinner />}>{children}</Suspense>
+    </AuthLayout>
+  )
+}
+
+/** New page: top of the page, unless the address points at a section (#id) the page scrolls to. */
 function ScrollToTop() {
   const [location] = useLocation()
   useEffect(() => {
-    window.scrollTo(0, 0)
+    if (!window.location.hash) window.scrollTo(0, 0)
+  }, [location])
+  return null
+}
+
+/**
+ * Title, description, canonical link and social tags of the screen shown. The server sent the
+ * right ones with the first page, so only later navigations change them; a blog post then
+ * replaces them with its own once it has loaded.
+ */
+function RouteMeta() {
+  const [location] = useLocation()
+  const first = useRef(true)
+  useEffect(() => {
+    if (first.current) {
+      first.current = false
+      return
+    }
+    applyRouteHead(location)
   }, [location])
   return null
 }
@@ -73,6 +74,7 @@ export function AppRouter() {
   return (
     <>
       <ScrollToTop />
+      <RouteMeta />
       <Switch>
         <Route path="/">
           <PublicLayout>
@@ -80,70 +82,75 @@ export function AppRouter() {
           </PublicLayout>
         </Route>
         <Route path="/login">
-          <AuthLayout>
+          <Auth>
             <LoginPage />
-          </AuthLayout>
+          </Auth>
         </Route>
         <Route path="/register">
-          <AuthLayout>
+          <Auth>
             <RegisterPage />
-          </AuthLayout>
+          </Auth>
         </Route>
         <Route path="/forgot-password">
-          <AuthLayout>
+          <Auth>
             <ForgotPasswordPage />
-          </AuthLayout>
+          </Auth>
         </Route>
         <Route path="/reset-password/:token">
           {(params) => (
-            <AuthLayout>
+            <Auth>
               <ResetPasswordPage key={params.token} token={params.token} />
-            </AuthLayout>
+            </Auth>
           )}
         </Route>
         <Route path="/blog">
-          <PublicLayout>
+          <Public nav="blog">
             <BlogListPage />
-          </PublicLayout>
+          </Public>
         </Route>
         <Route path="/blog/:slug">
           {(params) => (
-            <PublicLayout>
+            <Public nav="blog">
               <BlogPostPage key={params.slug} slug={params.slug} />
-            </PublicLayout>
+            </Public>
           )}
         </Route>
+        <Route path="/docs">
+          <Public>
+            <PublicDocsPage />
+          </Public>
+        </Route>
         <Route path="/privacy-policy">
-          <PublicLayout>
+          <Public>
             <PrivacyPolicyPage />
-          </PublicLayout>
+          </Public>
         </Route>
         <Route path="/terms-of-service">
-          <PublicLayout>
+          <Public>
             <TermsOfServicePage />
-          </PublicLayout>
+          </Public>
         </Route>
         <Route path="/public-offer">
-          <PublicLayout>
+          <Public>
             <PublicOfferPage />
-          </PublicLayout>
+          </Public>
         </Route>
         <Route path="/refund-policy">
-          <PublicLayout>
+          <Public>
             <RefundPolicyPage />
-          </PublicLayout>
+          </Public>
         </Route>
         <Route path="/services">
-          <PublicLayout>
+          <Public>
             <ServicesPage />
-          </PublicLayout>
+          </Public>
         </Route>
         {/* the built-in card-payment stand-in: opened by the redirect, so no sign-in is required */}
         <Route path="/pay/test/:id">
           {(params) => (
-            <AuthLayout>
+            <Auth>
               <TestPaymentPage key={params.id} id={params.id} />
-            </AuthLayout>
+            </Auth>
           )}
         </Route>
         <Route path="/app">
@@ -151,9 +158,9 @@ export function AppRouter() {
         </Route>
         <Route path="/app/*">
           <RequireAuth>
-            <AppLayout>
-              <AppRoutes />
-            </AppLayout>
+            <Suspense fallback={<div className="flex min-h-dvh items-center justify-center"><PageSpinner /></div>}>
+              <AppArea />
+            </Suspense>
           </RequireAuth>
         </Route>
         <Route>

@@ -1,0 +1,181 @@
+// What the server knows about each page of the SPA: its metadata, the text crawlers get without
+// JavaScript, the HTTP status, and which lazily loaded chunk the browser will need for it.
+// Keep KNOWN in step with web/app/router.tsx: other paths answer 404 (the SPA then goes home).
+import type { Config } from '../config'
+import type { Db } from '../db/client'
+import { blogStore, postToApi, type BlogPost } from '../blog/store'
+import { PROVIDER, SUPPORT } from '../lib/terms'
+import { renderMarkdown } from '../../web/lib/markdown'
+import { metaForPath, postMeta, type PageMeta } from '../../web/lib/seo'
+import { LEGAL_DOCUMENTS, type LegalSlug } from '../../web/features/legal/documents'
+import { SERVICES_DOCUMENT } from '../../web/features/services/services-content'
+import { docsDocument } from '../../web/features/docs/docs-content'
+import { AUDIENCE, FEATURES, HERO, PRODUCT_CARDS, USE_CASES, type TextCard } from '../../web/features/landing/landing-content'
+import { pickShowcase, splitModelName } from '../../web/features/landing/showcase'
+import { documentHtml, esc, inlineHtml } from './render'
+
+export interface PageDeps {
+  config: Pick<Config, 'publicUrl'>
+  db: Db
+  catalog: { list(): ReadonlyArray<{ id: string; name: string }> }
+}
+
+export interface RenderedPage {
+  status: number
+  meta: PageMeta
+  /** Semantic HTML of the page's content (sent inside <noscript>). */
+  body: string
+  /** Source module of the lazy chunk the page renders (build-manifest.json `lazy` key). */
+  chunk?: string
+}
+
+/** How many articles /blog lists (the page asks the API for the same number). */
+export const BLOG_LIST_LIMIT = 100
+
+const LEGAL: Record<string, LegalSlug> = {
+  '/privacy-policy': 'privacy-policy',
+  '/terms-of-service': 'terms-of-service',
+  '/public-offer': 'public-offer',
+  '/refund-policy': 'refund-policy',
+}
+
+const CHUNKS: Record<string, string> = {
+  '/login': 'web/features/auth/login-page.tsx',
+  '/register': 'web/features/auth/register-page.tsx',
+  '/forgot-password': 'web/features/auth/forgot-password-page.tsx',
+  '/blog': 'web/features/blog/blog-list-page.tsx',
+  '/docs': 'web/features/docs/docs-page.tsx',
+  '/services': 'web/features/services/services-page.tsx',
+  ...Object.fromEntries(Object.keys(LEGAL).map((p) => [p, 'web/features/legal/legal-page.tsx'])),
+}
+const PREFIX_CHUNKS: Array<[prefix: string, chunk: string]> = [
+  ['/blog/', 'web/features/blog/blog-post-page.tsx'],
+  ['/reset-password/', 'web/features/auth/reset-password-page.tsx'],
+  ['/pay/test/', 'web/features/payments/test-payment-page.tsx'],
+  ['/app/', 'web/app/app-area.tsx'],
+]
+const KNOWN = new Set(['/', '/app', ...Object.keys(CHUNKS)])
+
+const SITE_LINKS: Array<[string, string]> = [
+  ['/', 'Главная'],
+  ['/blog', 'Блог'],
+  ['/docs', 'Документация'],
+  ['/services', 'Услуги'],
+  ['/app/models', 'Модели'],
+  ['/app/playground', 'Playground'],
+  ['/public-offer', 'Публичная оферта'],
+  ['/terms-of-service', 'Пользовательское соглашение'],
+  ['/privacy-policy', 'Политика конфиденциальности'],
+  ['/refund-policy', 'Политика возврата'],
+  ['/register', 'Регистрация'],
+  ['/login', 'Войти'],
+]
+
+const longDate = new Intl.DateTimeFormat('ru-RU', { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'Europe/Moscow' })
+const shortDate = new Intl.DateTimeFormat('ru-RU', { day: '2-digit', month: '2-digit', year: 'numeric', timeZone: 'Europe/Moscow' })
+const integer = new Intl.NumberFormat('ru-RU')
+const dateHtml = (iso: string | null, format: Intl.DateTimeFormat) => (iso ? `<time datetime="${esc(iso)}">${esc(format.format(new Date(iso)))}</time>` : '')
+/** The same readable query values the SPA links use ('/' and ':' kept). */
+const queryValue = (value: string) => encodeURIComponent(value).replace(/%2F/gi, '/').replace(/%3A/gi, ':')
+
+function siteNav(): string {
+  return `<nav aria-label="Разделы сайта"><ul>${SITE_LINKS.map(([href, label]) => `<li><a href="${href}">${esc(label)}</a></li>`).join('')}</ul></nav>`
+}
+
+function providerFooter(): string {
+  return (
+    `<footer><p>${esc(PROVIDER.status)} · ${esc(PROVIDER.taxId)} · <a href="mailto:${esc(PROVIDER.email)}">${esc(PROVIDER.email)}</a> · ` +
+    `${esc(PROVIDER.messenger.name)}: <a href="${esc(PROVIDER.messenger.url)}">${esc(PROVIDER.messenger.handle)}</a> · поддержка ${esc(SUPPORT.hours)}</p>` +
+    `<p>${esc(PROVIDER.upstreamNote)}</p><p>© ${PROVIDER.copyrightYear} AI Gateway</p></footer>`
+  )
+}
+
+const cards = (list: TextCard[]) => `<ul>${list.map((c) => `<li><h3>${esc(c.title)}</h3><p>${inlineHtml(c.text)}</p></li>`).join('')}</ul>`
+
+function postListHtml(posts: BlogPost[]): string {
+  return `<ul>${posts
+    .map(
+      (p) =>
+        `<li><article><h3><a href="/blog/${esc(encodeURIComponent(p.slug))}">${esc(p.title)}</a></h3>` +
+        `<p>${esc(p.modelName)} · ${dateHtml(p.publishedAt, shortDate)} · просмотров: ${esc(integer.format(p.views))}</p><p>${esc(p.description)}</p></article></li>`,
+    )
+    .join('')}</ul>`
+}
+
+function landingHtml(deps: PageDeps, posts: BlogPost[]): string {
+  const models = pickShowcase(deps.catalog.list())
+  return [
+    `<h1>${esc(HERO.title)}</h1><p>${esc(HERO.lead)}</p><ul>${HERO.facts.map((f) => `<li>${esc(f)}</li>`).join('')}</ul>`,
+    `<p><a href="/register">Попробовать бесплатно</a> · <a href="/app/playground">Открыть Playground</a></p>`,
+    `<section id="features"><h2>Возможности</h2>${cards(FEATURES)}</section>`,
+    `<section id="audience"><h2>Для кого</h2>${cards(AUDIENCE)}</section>`,
+    `<section id="models"><h2>Каталог из 300+ моделей</h2><ul>${models
+      .map((m) => `<li><a href="/app/models?search=${esc(queryValue(m.id))}">${esc(splitModelName(m.name).model)}</a> (${esc(m.id)})</li>`)
+      .join('')}</ul><p><a href="/app/models">Смотреть каталог</a></p></section>`,
+    `<section id="use-cases"><h2>Применение</h2>${cards(USE_CASES)}</section>`,
+    `<section id="playground"><h2>Playground, цены и аналитика</h2><ul>${PRODUCT_CARDS.map(
+      (c) => `<li><h3>${esc(c.title)}</h3><p>${esc(c.text)}</p><ul>${c.points.map((p) => `<li>${esc(p)}</li>`).join('')}</ul><a href="${c.href}">${esc(c.cta)}</a></li>`,
+    ).join('')}</ul></section>`,
+    posts.length ? `<section><h2>Последние статьи о моделях</h2>${postListHtml(posts)}<p><a href="/blog">Все статьи</a></p></section>` : '',
+    `<p><a href="/register">Создать аккаунт</a> · <a href="/login">Войти в систему</a></p>`,
+  ].join('\n')
+}
+
+function postHtml(p: BlogPost): string {
+  return (
+    `<article><p><a href="/blog">← Все статьи</a></p><p>Обзор модели · ${esc(p.modelName)}</p><h1>${esc(p.title)}</h1><p>${esc(p.description)}</p>` +
+    `<p>${dateHtml(p.publishedAt, longDate)} · просмотров: ${esc(integer.format(p.views))}</p>` +
+    (p.coverImage ? `<img src="${esc(p.coverImage)}" alt="${esc(`Обложка статьи «${p.title}»`)}">` : '') +
+    `\n<div>${renderMarkdown(p.content)}</div>\n` +
+    `<p><a href="/app/playground?model=${esc(queryValue(p.modelId))}">Открыть в Playground</a> · <a href="/app/models?search=${esc(queryValue(p.modelId))}">Найти в каталоге</a></p>` +
+    (p.keywords.length ? `<ul>${p.keywords.map((k) => `<li>#${esc(k)}</li>`).join('')}</ul>` : '') +
+    `</article>`
+  )
+}
+
+function chunkFor(path: string): string | undefined {
+  return CHUNKS[path] ?? PREFIX_CHUNKS.find(([prefix]) => path.startsWith(prefix) && path.length > prefix.length)?.[1]
+}
+
+const isKnown = (path: string) => KNOWN.has(path) || PREFIX_CHUNKS.some(([prefix]) => path.startsWith(prefix) && path.length > prefix.length)
+
+export function resolvePage(rawPath: string, deps: PageDeps): RenderedPage {
+  const origin = deps.config.publicUrl
+  const path = rawPath.length > 1 ? rawPath.replace(/\/+$/, '') : rawPath
+  const chunk = chunkFor(path)
+  const wrap = (content: string) => `${content}\n${siteNav()}\n${providerFooter()}`
+  const store = blogStore(deps.db)
+
+  if (path.startsWith('/blog/') && path.length > '/blog/'.length) {
+    let slug: string
+    try {
+      slug = decodeURIComponent(path.slice('/blog/'.length))
+    } catch {
+      slug = ''
+    }
+    const row = slug && !slug.includes('/') ? store.publishedBySlug(slug) : undefined
+    if (!row) {
+      return {
+        status: 404,
+        meta: { title: 'Статья не найдена — AI Gateway', description: 'Такой статьи нет или она снята с публикации.', path, noindex: true },
+        body: wrap('<h1>Статья не найдена</h1><p><a href="/blog">Вернуться к блогу</a></p>'),
+        chunk,
+      }
+    }
+    const post = postToApi(row)
+    return { status: 200, meta: postMeta(post, origin), body: wrap(postHtml(post)), chunk }
+  }
+
+  const meta = metaForPath(path, origin)
+  if (!isKnown(path)) return { status: 404, meta: { ...meta, noindex: true }, body: wrap('<p>Страница не найдена.</p>') }
+
+  let content = '<p>Для работы AI Gateway включите JavaScript в браузере.</p>'
+  if (path === '/') content = landingHtml(deps, store.published(3).map(postToApi))
+  else if (path === '/blog') {
+    const posts = store.published(BLOG_LIST_LIMIT).map(postToApi)
+    content = `<h1>Статьи о новых AI-моделях</h1>${posts.length ? postListHtml(posts) : '<p>Статей пока нет.</p>'}`
+  } else if (LEGAL[path]) content = documentHtml(LEGAL_DOCUMENTS[LEGAL[path]!], true)
+  else if (path === '/services') content = documentHtml(SERVICES_DOCUMENT) + '<p><a href="/register">Зарегистрироваться</a> · <a href="/docs">Документация</a></p>'
+  else if (path === '/docs' || path === '/app/docs') content = documentHtml(docsDocument(origin))
+  return { status: 200, meta, body: wrap(content), chunk }
+}

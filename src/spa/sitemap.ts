@@ -1,0 +1,69 @@
+// sitemap.xml (the public pages and every published article) and robots.txt.
+import { desc, isNotNull } from 'drizzle-orm'
+import type { Db } from '../db/client'
+import { blogPosts } from '../blog/schema'
+import { esc } from './render'
+
+/** Public pages worth indexing, with their weight in the sitemap. */
+export const SITEMAP_PAGES: Array<[path: string, priority: string, changefreq: string]> = [
+  ['/', '1.0', 'weekly'],
+  ['/blog', '0.8', 'daily'],
+  ['/docs', '0.8', 'monthly'],
+  ['/services', '0.6', 'monthly'],
+  ['/public-offer', '0.3', 'yearly'],
+  ['/terms-of-service', '0.3', 'yearly'],
+  ['/privacy-policy', '0.3', 'yearly'],
+  ['/refund-policy', '0.3', 'yearly'],
+]
+
+const day = (d: Date) => d.toISOString().slice(0, 10)
+
+/** Slug and last change of every published article, newest first (the sitemap's limit is 50 000 URLs). */
+function publishedForSitemap(db: Db) {
+  return db
+    .select({ slug: blogPosts.slug, publishedAt: blogPosts.publishedAt, updatedAt: blogPosts.updatedAt })
+    .from(blogPosts)
+    .where(isNotNull(blogPosts.publishedAt))
+    .orderBy(desc(blogPosts.publishedAt))
+    .limit(49_000)
+    .all()
+}
+
+/** `siteUpdated`: when the static pages last changed (the build's time). */
+export function sitemapXml(db: Db, origin: string, siteUpdated: Date): string {
+  const posts = publishedForSitemap(db)
+  const lastPost = posts.reduce<Date | null>((max, p) => {
+    const t = p.updatedAt > p.publishedAt! ? p.updatedAt : p.publishedAt!
+    return !max || t > max ? t : max
+  }, null)
+  const url = (loc: string, lastmod: Date, changefreq: string, priority: string) =>
+    `  <url><loc>${esc(loc)}</loc><lastmod>${day(lastmod)}</lastmod><changefreq>${changefreq}</changefreq><priority>${priority}</priority></url>`
+  const lines = SITEMAP_PAGES.map(([path, priority, changefreq]) => {
+    const lastmod = (path === '/blog' || path === '/') && lastPost && lastPost > siteUpdated ? lastPost : siteUpdated
+    return url(`${origin}${path}`, lastmod, changefreq, priority)
+  })
+  for (const p of posts) {
+    const lastmod = p.updatedAt > p.publishedAt! ? p.updatedAt : p.publishedAt!
+    lines.push(url(`${origin}/blog/${encodeURIComponent(p.slug)}`, lastmod, 'monthly', '0.7'))
+  }
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n${lines.join('\n')}\n</urlset>\n`
+}
+
+export function robotsTxt(origin: string): string {
+  return [
+    'User-agent: *',
+    'Allow: /',
+    // The signed-in area, the APIs and one-time links stay out of search results…
+    'Disallow: /app',
+    'Disallow: /api',
+    'Disallow: /v1',
+    'Disallow: /pay/',
+    'Disallow: /reset-password/',
+    // …but the public pages read these when a search engine renders them with JavaScript.
+    'Allow: /api/blog/posts',
+    'Allow: /v1/models',
+    '',
+    `Sitemap: ${origin}/sitemap.xml`,
+    '',
+  ].join('\n')
+}
