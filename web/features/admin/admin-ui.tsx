@@ -1,28 +1,10 @@
 // Small pieces the three admin screens share.
-import type { ReactNode, SVGProps } from 'react'
+import type { ReactNode } from 'react'
+import { Icon as BaseIcon, type IconProps } from '../../components/icons'
 import { cn } from '../../lib/cn'
 
-type IconProps = SVGProps<SVGSVGElement> & { size?: number }
-
-function Icon({ size = 16, children, ...props }: IconProps & { children: ReactNode }) {
-  return (
-    <svg
-      width={size}
-      height={size}
-      viewBox="0 0 24 24"
-      fill="none"
-      stroke="currentColor"
-      strokeWidth={1.8}
-      strokeLinecap="round"
-      strokeLinejoin="round"
-      aria-hidden="true"
-      focusable="false"
-      {...props}
-    >
-      {children}
-    </svg>
-  )
-}
+/** The shared icon frame at the admin screens' smaller default size. */
+const Icon = ({ size = 16, ...props }: IconProps & { children: ReactNode }) => <BaseIcon size={size} {...props} />
 
 export const ImageRefreshIcon = (p: IconProps) => (
   <Icon {...p}>

@@ -1,27 +1,9 @@
 // Icons of the landing's cards (Lucide style, like web/components/icons), looked up by name.
 import type { ComponentType, ReactNode } from 'react'
-import { ChartIcon, ChatIcon, ClockIcon, CoinsIcon, EyeIcon, KeyIcon, TerminalIcon, UsersIcon, WalletIcon, type IconProps } from '../../components/icons'
+import { ChartIcon, ChatIcon, ClockIcon, CoinsIcon, EyeIcon, KeyIcon, TerminalIcon, UsersIcon, WalletIcon, type IconProps, Icon as BaseIcon } from '../../components/icons'
 
-function Icon({ size = 20, children, ...props }: IconProps & { children: ReactNode }) {
-  return (
-    <svg
-      xmlns="http://www.w3.org/2000/svg"
-      width={size}
-      height={size}
-      viewBox="0 0 24 24"
-      fill="none"
-      stroke="currentColor"
-      strokeWidth={1.8}
-      strokeLinecap="round"
-      strokeLinejoin="round"
-      aria-hidden="true"
-      focusable="false"
-      {...props}
-    >
-      {children}
-    </svg>
-  )
-}
+/** The shared icon frame at this feature's default size. */
+const Icon = ({ size = 20, ...props }: IconProps & { children: ReactNode }) => <BaseIcon size={size} {...props} />
 
 const BracesIcon = (p: IconProps) => (
   <Icon {...p}>

@@ -1,27 +1,5 @@
 // Icons only the Playground uses, drawn like web/components/icons (Lucide style, currentColor).
-import type { ReactNode } from 'react'
-import type { IconProps } from '../../components/icons'
-
-function Icon({ size = 18, children, ...props }: IconProps & { children: ReactNode }) {
-  return (
-    <svg
-      xmlns="http://www.w3.org/2000/svg"
-      width={size}
-      height={size}
-      viewBox="0 0 24 24"
-      fill="none"
-      stroke="currentColor"
-      strokeWidth={1.8}
-      strokeLinecap="round"
-      strokeLinejoin="round"
-      aria-hidden="true"
-      focusable="false"
-      {...props}
-    >
-      {children}
-    </svg>
-  )
-}
+import { Icon, type IconProps } from '../../components/icons'
 
 export const PaperclipIcon = (p: IconProps) => (
   <Icon {...p}>
