@@ -1,5 +1,5 @@
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test'
-import { registerViaUi, shoot, uniqueEmail, watchConsole } from './helpers'
+import { loginViaUi, registerViaUi, shoot, uniqueEmail, watchConsole } from './helpers'
 
 const ADMIN_EMAIL = 'admin@e2e.ru' // ADMIN_EMAILS in playwright.config.ts
 // accounts.e2e.ts registers the same account with this password; whichever spec runs first creates it.
@@ -18,11 +18,7 @@ async function customer(request: APIRequestContext, tag: string) {
 async function signInAsAdmin(page: Page) {
   const res = await page.request.post('/api/auth/register', { data: { email: ADMIN_EMAIL, password: ADMIN_PASSWORD } })
   expect([201, 409]).toContain(res.status())
-  await page.goto('/login')
-  await page.getByLabel('Email').fill(ADMIN_EMAIL)
-  await page.getByLabel('Пароль').fill(ADMIN_PASSWORD)
-  await page.getByRole('button', { name: 'Войти' }).click()
-  await expect(page).toHaveURL(/\/app\/dashboard$/)
+  await loginViaUi(page, ADMIN_EMAIL, ADMIN_PASSWORD)
 }
 
 const toast = (page: Page, text: string | RegExp) => page.getByRole('region', { name: 'Уведомления' }).getByText(text).first()

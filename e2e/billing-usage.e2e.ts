@@ -1,28 +1,10 @@
 import { expect, test, type Page } from '@playwright/test'
 import { readFileSync } from 'node:fs'
-import { registerViaUi, shoot, uniqueEmail, watchConsole } from './helpers'
+import { apiGet, fileAccount, price, shoot, spaced, watchConsole } from './helpers'
 
 const PASSWORD = 'billing-usage-pass-1'
 
-/** Spaces in ru-RU numbers are no-break spaces: compare texts with any space as one. */
-const spaced = (text: string | null) => (text ?? '').replace(/\s+/g, ' ').trim()
-
-/** The spec's price rule (under 0.01 → 6 decimals, under 1 → 4, else 2), as the page formats it. */
-function price(value: number): string {
-  const abs = Math.abs(value)
-  const digits = abs < 0.01 ? 6 : abs < 1 ? 4 : 2
-  return `${new Intl.NumberFormat('ru-RU', { minimumFractionDigits: digits, maximumFractionDigits: digits }).format(value)} ₽`
-}
 const integer = (value: number) => new Intl.NumberFormat('ru-RU').format(value)
-
-/** A JSON call with the signed-in session's access token, made from the page. */
-function apiGet<T>(page: Page, path: string): Promise<T> {
-  return page.evaluate(async (p) => {
-    const response = await fetch(p, { headers: { Authorization: `Bearer ${localStorage.getItem('accessToken')}` } })
-    const body = await response.json()
-    return body.data ?? body
-  }, path) as Promise<T>
-}
 
 interface UsageTotals {
   totalCost: number
@@ -53,20 +35,7 @@ const accessToken = (page: Page) => page.evaluate(() => localStorage.getItem('ac
  * only the welcome bonus; each test below leaves it in a state the next one expects (tests run
  * in file order on one worker; after a failure the worker restarts and registers afresh).
  */
-let account: string | null = null
-async function signIn(page: Page) {
-  if (!account) {
-    const email = uniqueEmail('billing')
-    await registerViaUi(page, email, PASSWORD)
-    account = email
-    return
-  }
-  await page.goto('/login')
-  await page.getByLabel('Email').fill(account)
-  await page.getByLabel('Пароль').fill(PASSWORD)
-  await page.getByRole('button', { name: 'Войти' }).click()
-  await expect(page).toHaveURL(/\/app\/dashboard$/)
-}
+const signIn = fileAccount('billing', PASSWORD)
 
 async function expectNoHorizontalScroll(page: Page) {
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)

@@ -54,3 +54,45 @@ export async function registerViaUi(page: Page, email: string, password: string)
   await page.getByRole('button', { name: 'Зарегистрироваться' }).click()
   await expect(page).toHaveURL(/\/app\/dashboard$/)
 }
+
+/** Spaces in ru-RU numbers are no-break spaces: compare texts with any space as one. */
+export const spaced = (text: string | null) => (text ?? '').replace(/\s+/g, ' ').trim()
+
+/** The spec's price rule (under 0.01 → 6 decimals, under 1 → 4, else 2), as the pages format it. */
+export function price(value: number): string {
+  const abs = Math.abs(value)
+  const digits = abs < 0.01 ? 6 : abs < 1 ? 4 : 2
+  return `${new Intl.NumberFormat('ru-RU', { minimumFractionDigits: digits, maximumFractionDigits: digits }).format(value)} ₽`
+}
+
+/** A JSON call with the signed-in session's access token, made from the page; answers `data`. */
+export function apiGet<T>(page: Page, path: string): Promise<T> {
+  return page.evaluate(async (p) => {
+    const response = await fetch(p, { headers: { Authorization: `Bearer ${localStorage.getItem('accessToken')}` } })
+    const body = await response.json()
+    return body.data ?? body
+  }, path) as Promise<T>
+}
+
+export async function loginViaUi(page: Page, email: string, password: string) {
+  await page.goto('/login')
+  await page.getByLabel('Email').fill(email)
+  await page.getByLabel('Пароль').fill(password)
+  await page.getByRole('button', { name: 'Войти' }).click()
+  await expect(page).toHaveURL(/\/app\/dashboard$/)
+}
+
+/**
+ * One account per test file (registrations per address are limited): the first call registers
+ * it, later calls sign in to it. Tests run in file order on one worker; after a failure the
+ * worker restarts and registers afresh.
+ */
+export function fileAccount(tag: string, password: string) {
+  let account: string | null = null
+  return async (page: Page) => {
+    if (account) return loginViaUi(page, account, password)
+    const email = uniqueEmail(tag)
+    await registerViaUi(page, email, password)
+    account = email
+  }
+}

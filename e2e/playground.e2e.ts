@@ -3,27 +3,11 @@
 // toast, the catalogue link and deleting a chat. Screens at 1280 and 360 px.
 import { expect, test, type Page } from '@playwright/test'
 import { readFileSync } from 'node:fs'
-import { registerViaUi, shoot, uniqueEmail, watchConsole } from './helpers'
+import { apiGet, fileAccount, price, shoot, spaced, watchConsole } from './helpers'
 
 const PASSWORD = 'playground-pass-1'
 const PNG_1x1 = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64')
 const PDF = Buffer.from('%PDF-1.4\n1 0 obj <<>> endobj\ntrailer <<>>\n%%EOF\n')
-
-/** The spec's price rule, as the page formats it. */
-function price(value: number): string {
-  const abs = Math.abs(value)
-  const digits = abs < 0.01 ? 6 : abs < 1 ? 4 : 2
-  return `${new Intl.NumberFormat('ru-RU', { minimumFractionDigits: digits, maximumFractionDigits: digits }).format(value)} ₽`
-}
-const spaced = (text: string | null) => (text ?? '').replace(/\s+/g, ' ').trim()
-
-async function apiGet<T>(page: Page, path: string): Promise<T> {
-  return page.evaluate(async (p) => {
-    const response = await fetch(p, { headers: { Authorization: `Bearer ${localStorage.getItem('accessToken')}` } })
-    const body = await response.json()
-    return body.data ?? body
-  }, path) as Promise<T>
-}
 
 interface CatalogueModel {
   id: string
@@ -32,20 +16,7 @@ interface CatalogueModel {
   pricing: { prompt: string; completion: string; image: string; request: string }
 }
 
-/** One account for the file (registrations per address are limited); later tests sign in to it. */
-let account: string | null = null
-async function signIn(page: Page) {
-  if (!account) {
-    account = uniqueEmail('playground')
-    await registerViaUi(page, account, PASSWORD)
-    return
-  }
-  await page.goto('/login')
-  await page.getByLabel('Email').fill(account)
-  await page.getByLabel('Пароль').fill(PASSWORD)
-  await page.getByRole('button', { name: 'Войти' }).click()
-  await expect(page).toHaveURL(/\/app\/dashboard$/)
-}
+const signIn = fileAccount('playground', PASSWORD)
 
 const composer = (page: Page) => page.getByRole('textbox', { name: 'Сообщение' })
 const modelSelect = (page: Page) => page.getByLabel('Модель', { exact: true })

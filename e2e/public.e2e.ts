@@ -2,7 +2,7 @@
 // sanitised article, the view counter, keyboard use and the bundle split.
 import { expect, test, type Page } from '@playwright/test'
 import { seedPosts, type SeededPost } from './blog-seed'
-import { registerViaUi, shoot as shootShared, uniqueEmail, watchConsole } from './helpers'
+import { registerViaUi, shoot as shootShared, spaced, uniqueEmail, watchConsole } from './helpers'
 
 /** shoot(), plus a copy in PUBLIC_SHOTS_DIR when set (test-results/ is shared with other runs). */
 async function shoot(page: Page, name: string) {
@@ -111,8 +111,6 @@ function seedOnce() {
   counter = posts.find((p) => p.slug === 'e2e-views')!
 }
 
-/** Spaces in ru-RU numbers are no-break spaces: compare with any space as one. */
-const spaced = (text: string | null) => (text ?? '').replace(/\s+/g, ' ').trim()
 
 async function noHorizontalScroll(page: Page, name: string) {
   const { scroll, client, culprits } = await page.evaluate(() => {
