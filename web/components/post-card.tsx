@@ -1,7 +1,19 @@
 import { Link } from 'wouter'
-import { EyeIcon } from '../../components/icons'
-import { formatDate, formatInteger } from '../../lib/format'
-import type { Post } from './blog-api'
+import { EyeIcon } from './icons'
+import { formatDate, formatInteger } from '../lib/format'
+
+/** What a card shows of a published article (GET /api/blog/posts); the blog and the landing list them. */
+export interface PostSummary {
+  id: string
+  slug: string
+  title: string
+  description: string
+  /** a path on this site, or null */
+  coverImage: string | null
+  modelName: string
+  views: number
+  publishedAt: string | null
+}
 
 /** Where an article has no cover: the model's name on the brand gradient, so cards stay even. */
 export function CoverPlaceholder({ modelName }: { modelName: string }) {
@@ -16,7 +28,7 @@ export function CoverPlaceholder({ modelName }: { modelName: string }) {
 }
 
 /** A post in a list: cover, model, title (the link), description, date and views. */
-export function PostCard({ post, headingLevel = 2 }: { post: Post; headingLevel?: 2 | 3 }) {
+export function PostCard({ post, headingLevel = 2 }: { post: PostSummary; headingLevel?: 2 | 3 }) {
   const Heading = headingLevel === 2 ? 'h2' : 'h3'
   return (
     <article className="group relative flex w-full min-w-0 flex-col overflow-hidden rounded-2xl border border-slate-200 bg-white shadow-xs transition-shadow focus-within:ring-2 focus-within:ring-indigo-500 hover:shadow-md">

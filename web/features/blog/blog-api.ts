@@ -1,24 +1,16 @@
 // The public blog: GET /api/blog/posts, GET /api/blog/posts/{slug}, POST /api/blog/posts/{slug}/view.
 import useSWR from 'swr'
 import { ApiError } from '../../lib/api'
+import type { PostSummary } from '../../components/post-card'
 
 /** A published article (spec §3 "Blog post"). */
-export interface Post {
-  id: string
-  slug: string
-  title: string
-  description: string
+export interface Post extends PostSummary {
   /** markdown */
   content: string
-  /** a path on this site, or null */
-  coverImage: string | null
   metaTitle: string
   metaDescription: string
   keywords: string[]
-  modelName: string
   modelId: string
-  views: number
-  publishedAt: string | null
 }
 
 export const postsKey = (limit: number) => `/api/blog/posts?limit=${limit}`

@@ -4,7 +4,7 @@ import { LoadError } from '../../components/list-state'
 import { PageSpinner } from '../../components/spinner'
 import { errorMessage } from '../../lib/api'
 import { usePosts } from './blog-api'
-import { PostCard } from './post-card'
+import { PostCard } from '../../components/post-card'
 
 export const BLOG_PAGE_SIZE = 100
 

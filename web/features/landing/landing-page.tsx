@@ -2,9 +2,9 @@ import { useEffect, type ReactNode } from 'react'
 import useSWR from 'swr'
 import { Link } from 'wouter'
 import { ButtonLink } from '../../components/button'
-import { ArrowRightIcon, CheckIcon, EyeIcon } from '../../components/icons'
+import { ArrowRightIcon, CheckIcon } from '../../components/icons'
+import { PostCard, type PostSummary } from '../../components/post-card'
 import { InlineText } from '../../components/rich-document'
-import { formatDate, formatInteger } from '../../lib/format'
 import { AUDIENCE, FEATURES, HERO, PRODUCT_CARDS, USE_CASES, type TextCard } from './landing-content'
 import { CardIcon } from './landing-icons'
 import { pickShowcase, SHOWCASE_SIZE, splitModelName, type ShowcaseModel } from './showcase'
@@ -12,16 +12,6 @@ import { pickShowcase, SHOWCASE_SIZE, splitModelName, type ShowcaseModel } from 
 /** The landing's teaser: the spec asks GET /api/blog/posts with limit 3. */
 const LATEST_POSTS_KEY = '/api/blog/posts?limit=3'
 
-interface TeaserPost {
-  id: string
-  slug: string
-  title: string
-  description: string
-  coverImage: string | null
-  modelName: string
-  views: number
-  publishedAt: string | null
-}
 
 const snippet = (origin: string) => `from openai import OpenAI
 
@@ -279,7 +269,7 @@ function ProductCards() {
 }
 
 function LatestPosts() {
-  const { data } = useSWR<TeaserPost[]>(LATEST_POSTS_KEY)
+  const { data } = useSWR<PostSummary[]>(LATEST_POSTS_KEY)
   // Shown only when there is something to read.
   if (!data || data.length === 0) return null
   return (
@@ -295,34 +285,7 @@ function LatestPosts() {
         <ul className="mt-10 grid gap-5 md:grid-cols-3">
           {data.slice(0, 3).map((post) => (
             <li key={post.id} className="flex">
-              <article className="group relative flex min-w-0 flex-1 flex-col overflow-hidden rounded-2xl border border-slate-200 bg-white shadow-xs transition-shadow focus-within:ring-2 focus-within:ring-indigo-500 hover:shadow-md">
-                <div className="aspect-[16/9] overflow-hidden bg-slate-100">
-                  {post.coverImage ? (
-                    <img src={post.coverImage} alt="" loading="lazy" decoding="async" className="h-full w-full object-cover" />
-                  ) : (
-                    <div aria-hidden="true" className="flex h-full w-full flex-col justify-end bg-linear-to-br from-indigo-600 via-indigo-500 to-violet-500 p-5 text-white">
-                      <span className="line-clamp-2 text-xl leading-tight font-semibold">{splitModelName(post.modelName).model}</span>
-                    </div>
-                  )}
-                </div>
-                <div className="flex flex-1 flex-col p-5">
-                  <p className="truncate text-xs font-medium text-indigo-700">{post.modelName}</p>
-                  <h3 className="mt-2 text-lg leading-snug font-semibold text-slate-900">
-                    <Link href={`/blog/${post.slug}`} className="outline-none after:absolute after:inset-0 after:content-['']">
-                      {post.title}
-                    </Link>
-                  </h3>
-                  <p className="mt-2 line-clamp-3 text-[15px] leading-6 text-slate-600">{post.description}</p>
-                  <div className="mt-auto flex items-center justify-between gap-3 pt-4 text-sm text-slate-500">
-                    <time dateTime={post.publishedAt ?? undefined}>{formatDate(post.publishedAt)}</time>
-                    <span className="inline-flex items-center gap-1.5">
-                      <EyeIcon size={15} />
-                      <span className="sr-only">Просмотров: </span>
-                      {formatInteger(post.views)}
-                    </span>
-                  </div>
-                </div>
-              </article>
+              <PostCard post={post} headingLevel={3} />
             </li>
           ))}
         </ul>
