@@ -1,9 +1,11 @@
 // Holds: reserve a request's worst case before the upstream call, settle to the real cost after.
-// Each step is one transaction, so a hold, its charge, its ledger row and its usage row never part.
-// These run on every /v1 request, so their statements are prepared once (db/prepared.ts).
+// Each step is one atomic unit, so a hold, its charge, its ledger row and its usage row never part.
+// These run on every /v1 request: their statements are prepared once (db/prepared.ts) and the units
+// of concurrent requests share one commit (db/group-commit.ts); each resolves once committed.
 import { and, eq, gte, lt, sql } from 'drizzle-orm'
 import type { Db } from '../db/client'
 import { prepared } from '../db/prepared'
+import { groupCommit } from '../db/group-commit'
 import { newId } from '../lib/crypto'
 import { users } from '../auth/schema'
 import { apiKeys } from '../keys/schema'
@@ -115,10 +117,11 @@ export const availableMicros = (db: Db, userId: string) => statements(db).availa
 /** Micro-rubles reserved right now by requests in flight with this key. */
 export const keyOpenHoldsMicros = (db: Db, apiKeyId: string) => statements(db).openForKey.get({ keyId: apiKeyId })?.s ?? 0
 
-export function placeHold(db: Db, req: HoldRequest): string {
+/** Reserves the amount; rejects with HoldRefused when the balance (or the key's limit) cannot cover it. */
+export async function placeHold(db: Db, req: HoldRequest): Promise<string> {
   if (!Number.isSafeInteger(req.amountMicros) || req.amountMicros < 0) throw new RangeError('hold must be a non-negative integer')
   const s = statements(db)
-  return db.transaction(() => {
+  return groupCommit(db)(() => {
     if (req.keyLimit && req.apiKeyId) {
       const left = req.keyLimit.limitMicros - req.keyLimit.spentMicros - keyOpenHoldsMicros(db, req.apiKeyId)
       if (req.amountMicros > left || left <= 0) throw new HoldRefused('key_limit')
@@ -156,8 +159,8 @@ export function settleHold(
   holdId: string,
   chargeMicros: number,
   facts: UsageFacts,
-): { chargedMicros: number; lowBalance?: LowBalance } | null {
-  return db.transaction(() => {
+): Promise<{ chargedMicros: number; lowBalance?: LowBalance } | null> {
+  return groupCommit(db)(() => {
     const now = new Date()
     const hold = closeHold(db, holdId)
     if (!hold) return null
@@ -172,8 +175,8 @@ export function settleHold(
 }
 
 /** Releases a hold without charging (failed request) and logs the attempt. */
-export function releaseHold(db: Db, holdId: string, facts: UsageFacts): void {
-  db.transaction(() => {
+export function releaseHold(db: Db, holdId: string, facts: UsageFacts): Promise<void> {
+  return groupCommit(db)(() => {
     const now = new Date()
     const hold = closeHold(db, holdId)
     if (hold) logUsage(db, hold, facts, 0, now)

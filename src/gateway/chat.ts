@@ -64,7 +64,7 @@ export function chatService(deps: GatewayDeps) {
   const { db, config, catalog, rates, upstream, keys } = deps
   const markup = dec(String(config.markup))
 
-  function prepare(caller: Caller, body: ChatBody, opts: { endpoint: 'chat' | 'images'; extraUsd?: Dec; requested?: number }): Prepared {
+  async function prepare(caller: Caller, body: ChatBody, opts: { endpoint: 'chat' | 'images'; extraUsd?: Dec; requested?: number }): Promise<Prepared> {
     const model = catalog.get(body.model)
     if (!model) throw new OpenAIError(404, `Модель ${body.model} не найдена в каталоге`, 'invalid_request_error', 'model_not_found', { param: 'model' })
     const rate = rates.current()
@@ -96,7 +96,7 @@ export function chatService(deps: GatewayDeps) {
     if (plan.kind === 'refuse') throw keyBinds ? keyLimitError() : insufficientBalance(plan.message)
     let holdId: string
     try {
-      holdId = placeHold(db, { userId: caller.user.id, apiKeyId: key?.id ?? null, amountMicros: plan.holdMicros, keyLimit })
+      holdId = await placeHold(db, { userId: caller.user.id, apiKeyId: key?.id ?? null, amountMicros: plan.holdMicros, keyLimit })
     } catch (e) {
       if (!(e instanceof HoldRefused)) throw e
       if (e.reason === 'key_limit') throw keyLimitError()
@@ -134,11 +134,11 @@ export function chatService(deps: GatewayDeps) {
     stream: p.stream,
   })
 
-  function settle(p: Prepared, usage: Usage | undefined, upstreamId: string | null, status: 'success' | 'cancelled' = 'success', fallbackCompletion = 0) {
+  async function settle(p: Prepared, usage: Usage | undefined, upstreamId: string | null, status: 'success' | 'cancelled' = 'success', fallbackCompletion = 0) {
     const charge = chargeFor(p, usage, fallbackCompletion)
     const completionTokens = usage?.completion_tokens ?? fallbackCompletion
     const promptTokens = usage?.prompt_tokens ?? (usage ? 0 : p.promptTokens)
-    const settled = settleHold(db, p.holdId, charge.micros, facts(p, { status, promptTokens, completionTokens, totalTokens: usage?.total_tokens, upstreamCostUsd: charge.upstreamCostUsd, upstreamId }))
+    const settled = await settleHold(db, p.holdId, charge.micros, facts(p, { status, promptTokens, completionTokens, totalTokens: usage?.total_tokens, upstreamCostUsd: charge.upstreamCostUsd, upstreamId }))
     if (settled?.lowBalance) deps.notifyLowBalance(settled.lowBalance)
     return settled?.chargedMicros ?? 0
   }
@@ -186,14 +186,14 @@ export function chatService(deps: GatewayDeps) {
     } catch (e) {
       done()
       const err = e instanceof OpenAIError ? e : fromFetchFailure(e, timedOut)
-      release(p, clientSignal.aborted ? 'client disconnected' : err.message, null, clientSignal.aborted ? 'cancelled' : 'error')
+      await release(p, clientSignal.aborted ? 'client disconnected' : err.message, null, clientSignal.aborted ? 'cancelled' : 'error')
       throw err
     }
   }
 
   /** Non-streaming completion: the whole JSON, settled before it is returned. */
   async function complete(caller: Caller, body: ChatBody, clientSignal: AbortSignal, opts: { endpoint?: 'chat' | 'images'; extraUsd?: Dec } = {}) {
-    const p = prepare(caller, body, { endpoint: opts.endpoint ?? 'chat', extraUsd: opts.extraUsd })
+    const p = await prepare(caller, body, { endpoint: opts.endpoint ?? 'chat', extraUsd: opts.extraUsd })
     const { res, done, timedOut } = await send(p, upstreamBody(p, body, false), clientSignal)
     const upstreamId = res.headers.get('x-generation-id')
     try {
@@ -202,14 +202,14 @@ export function chatService(deps: GatewayDeps) {
       const err = json?.error ?? json?.choices?.[0]?.error
       if (err || !Array.isArray(json?.choices)) {
         const message = err?.message ?? 'ответ без choices'
-        release(p, message, json?.id ?? upstreamId)
+        await release(p, message, json?.id ?? upstreamId)
         throw new OpenAIError(502, `Провайдер модели вернул ошибку: ${message}`, 'server_error', 'upstream_error', { shouldRetry: false })
       }
-      const charged = settle(p, json.usage, json.id ?? upstreamId)
+      const charged = await settle(p, json.usage, json.id ?? upstreamId)
       return { ...json, usage: publicUsage(json.usage, charged) }
     } catch (e) {
       if (e instanceof OpenAIError) throw e
-      release(p, (e as Error).message, upstreamId, clientSignal.aborted ? 'cancelled' : 'error')
+      await release(p, (e as Error).message, upstreamId, clientSignal.aborted ? 'cancelled' : 'error')
       throw fromFetchFailure(e, timedOut())
     } finally {
       done()
@@ -218,7 +218,7 @@ export function chatService(deps: GatewayDeps) {
 
   /** Streaming completion: events are relayed one by one as they arrive. */
   async function stream(caller: Caller, body: ChatBody, clientSignal: AbortSignal): Promise<Response> {
-    const p = prepare(caller, body, { endpoint: 'chat' })
+    const p = await prepare(caller, body, { endpoint: 'chat' })
     const { res, ac, done } = await send(p, upstreamBody(p, body, true), clientSignal)
     done() // from here on the relay's own idle watch applies
     if (!res.headers.get('content-type')?.includes('text/event-stream')) {
@@ -227,7 +227,7 @@ export function chatService(deps: GatewayDeps) {
       try {
         message = JSON.parse(text)?.error?.message ?? message
       } catch {}
-      release(p, message, res.headers.get('x-generation-id'))
+      await release(p, message, res.headers.get('x-generation-id'))
       throw new OpenAIError(502, `Провайдер модели вернул ошибку: ${message}`, 'server_error', 'upstream_error', { shouldRetry: false })
     }
     const relay = new Relay(p, res, ac, body.stream_options?.include_usage === true)
@@ -271,11 +271,15 @@ export function chatService(deps: GatewayDeps) {
             try {
               chunk = await reader.read()
             } catch (e) {
-              return this.fail(this.idleTimedOut ? 'Провайдер модели перестал отвечать.' : 'Соединение с провайдером модели прервано.', (e as Error)?.message ?? 'read failed')
+              return await this.fail(this.idleTimedOut ? 'Провайдер модели перестал отвечать.' : 'Соединение с провайдером модели прервано.', (e as Error)?.message ?? 'read failed')
             }
-            if (chunk.done) return this.end()
+            if (chunk.done) return await this.end()
             this.lastUpstreamAt = Date.now()
-            const out = this.splitter.push(chunk.value).map((e) => this.transform(e)).join('')
+            let out = ''
+            for (const event of this.splitter.push(chunk.value)) {
+              const piece = this.transform(event)
+              out += typeof piece === 'string' ? piece : await piece // only the usage and error events wait for the database
+            }
             if (this.finished && !out) return
             if (out) {
               this.write(out)
@@ -304,8 +308,8 @@ export function chatService(deps: GatewayDeps) {
       } else if (now - this.lastClientWriteAt > KEEPALIVE_EVERY_MS) this.write(': keep-alive\n\n')
     }
 
-    /** Returns what to send for one upstream event (possibly nothing). */
-    private transform(event: string): string {
+    /** Returns what to send for one upstream event (possibly nothing); settling events resolve after the commit. */
+    private transform(event: string): string | Promise<string> {
       if (this.finished) return ''
       const data = dataOf(event)
       if (data === undefined) return `${event}\n\n` // comments (keep-alives), [DONE], other fields
@@ -323,17 +327,21 @@ export function chatService(deps: GatewayDeps) {
       this.upstreamId ??= obj.id ?? null
       if (obj.error) {
         // Mid-stream error (reference §1.5): bill nothing, tell the client in OpenAI's shape, stop.
+        const message = obj.error.message
         this.finish()
-        release(this.p, `mid-stream: ${obj.error.message ?? 'error'}`, this.upstreamId)
         this.ac.abort()
-        return sseData({ error: { message: `Провайдер модели прервал ответ: ${obj.error.message ?? 'ошибка'}`, type: 'server_error', code: 'upstream_error', param: null } })
+        return release(this.p, `mid-stream: ${message ?? 'error'}`, this.upstreamId).then(() =>
+          sseData({ error: { message: `Провайдер модели прервал ответ: ${message ?? 'ошибка'}`, type: 'server_error', code: 'upstream_error', param: null } }),
+        )
       }
       if (obj.usage) {
-        this.usage = obj.usage
-        const charged = settle(this.p, obj.usage, this.upstreamId)
-        const choices = Array.isArray(obj.choices) ? obj.choices : []
-        if (!this.includeUsage) return choices.length ? sseData({ ...obj, usage: undefined }) : ''
-        return sseData({ ...obj, usage: publicUsage(obj.usage, charged) })
+        const usage = obj.usage
+        this.usage = usage
+        return settle(this.p, usage, this.upstreamId).then((charged) => {
+          const choices = Array.isArray(obj.choices) ? obj.choices : []
+          if (!this.includeUsage) return choices.length ? sseData({ ...obj, usage: undefined }) : ''
+          return sseData({ ...obj, usage: publicUsage(usage, charged) })
+        })
       }
       if (data.includes('"content"')) this.pieces++
       return `${event}\n\n`
@@ -345,13 +353,13 @@ export function chatService(deps: GatewayDeps) {
     }
 
     /** The upstream ended the stream. */
-    private end() {
+    private async end() {
       const rest = this.splitter.rest()
-      if (rest) this.write(this.transform(rest))
+      if (rest) this.write(await this.transform(rest))
       if (!this.finished) {
         this.finish()
         // No usage chunk arrived: bill by tokens (fallback), never more than what was streamed.
-        if (!this.usage) settle(this.p, undefined, this.upstreamId, 'success', this.pieces)
+        if (!this.usage) await settle(this.p, undefined, this.upstreamId, 'success', this.pieces)
       }
       try {
         this.controller.close()
@@ -359,12 +367,12 @@ export function chatService(deps: GatewayDeps) {
     }
 
     /** The upstream connection broke or went silent. */
-    private fail(message: string, detail: string) {
+    private async fail(message: string, detail: string) {
       if (!this.finished) {
         this.finish()
         if (this.usage) {
           /* already settled from the usage chunk */
-        } else release(this.p, `${message} (${detail})`, this.upstreamId)
+        } else await release(this.p, `${message} (${detail})`, this.upstreamId)
         this.write(sseData({ error: { message, type: 'server_error', code: 'upstream_error', param: null } }))
       }
       try {
@@ -389,14 +397,14 @@ export function chatService(deps: GatewayDeps) {
         try {
           const stats = await upstream.generation(upstreamId)
           if (stats) {
-            settle(p, { cost: stats.totalCost, prompt_tokens: stats.tokensPrompt, completion_tokens: stats.tokensCompletion }, upstreamId, 'cancelled')
+            await settle(p, { cost: stats.totalCost, prompt_tokens: stats.tokensPrompt, completion_tokens: stats.tokensCompletion }, upstreamId, 'cancelled')
             return
           }
         } catch (e) {
           console.warn(`[billing] generation ${upstreamId} lookup failed: ${(e as Error).message}`)
         }
       }
-    settle(p, undefined, upstreamId, 'cancelled', pieces)
+    await settle(p, undefined, upstreamId, 'cancelled', pieces)
   }
 
   return { prepare, complete, stream, settle, release, publicUsage, chargeFor }

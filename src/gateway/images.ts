@@ -33,7 +33,7 @@ export function imagesService(deps: GatewayDeps, chat: ChatService, store: Image
       const messages = [{ role: 'user', content: body.prompt }]
       // Hold n pictures' worth up front: per picture the prompt, the output tokens and the image price.
       const perImageUsd = model ? mul(dec(IMAGE_OUTPUT_TOKENS), dec(model.completionUsd)) : dec(0)
-      const p = chat.prepare(caller, { model: body.model, messages }, { endpoint: 'images', requested: 0, extraUsd: mul(perImageUsd, dec(n)) })
+      const p = await chat.prepare(caller, { model: body.model, messages }, { endpoint: 'images', requested: 0, extraUsd: mul(perImageUsd, dec(n)) })
       const results: Array<{ url?: string; b64_json?: string; revised_prompt?: string }> = []
       let costUsd: number | undefined = 0 // undefined once any answer lacks a cost: then bill by tokens
       let tokens = { prompt: 0, completion: 0 }
@@ -66,12 +66,12 @@ export function imagesService(deps: GatewayDeps, chat: ChatService, store: Image
         }
         if (results.length === 0) throw new OpenAIError(502, 'Модель не вернула изображение.', 'server_error', 'no_image', { shouldRetry: false })
       } catch (e) {
-        chat.release(p, (e as Error).message, upstreamId, clientSignal.aborted ? 'cancelled' : 'error')
+        await chat.release(p, (e as Error).message, upstreamId, clientSignal.aborted ? 'cancelled' : 'error')
         if (e instanceof OpenAIError) throw e
         throw new OpenAIError(502, 'Не удалось сгенерировать изображение. Попробуйте позже.', 'server_error', 'upstream_error', { shouldRetry: false })
       }
       const usage = { cost: costUsd, prompt_tokens: tokens.prompt, completion_tokens: tokens.completion, total_tokens: tokens.prompt + tokens.completion }
-      const charged = chat.settle(p, usage, upstreamId)
+      const charged = await chat.settle(p, usage, upstreamId)
       return { created: Math.floor(Date.now() / 1000), data: results, usage: chat.publicUsage(usage, charged) }
     },
   }

@@ -1,0 +1,73 @@
+import { Database } from 'bun:sqlite'
+import { expect, test } from 'bun:test'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { join } from 'node:path'
+import { tmpdir } from 'node:os'
+import { createGroupCommit } from './group-commit'
+
+function fileDb() {
+  const dir = mkdtempSync(join(tmpdir(), 'gc-'))
+  const path = join(dir, 'db.sqlite')
+  const sqlite = new Database(path, { create: true, strict: true })
+  sqlite.exec('PRAGMA journal_mode = WAL')
+  sqlite.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT NOT NULL)')
+  return { sqlite, path, cleanup: () => (sqlite.close(), rmSync(dir, { recursive: true, force: true })) }
+}
+
+test('units queued in one turn share one commit; a unit that throws is rolled back alone', async () => {
+  const { sqlite, path, cleanup } = fileDb()
+  // Count the transaction statements the queue runs.
+  const ran: string[] = []
+  const spy = { prepare: (sql: string) => ({ run: () => (ran.push(sql), sqlite.prepare(sql).run()) }) } as unknown as Database
+  const run = createGroupCommit(spy)
+  const insert = sqlite.prepare('INSERT INTO t (v) VALUES (?) RETURNING id')
+  const results = await Promise.allSettled([
+    run(() => (insert.get('a') as { id: number }).id),
+    run(() => {
+      insert.run('doomed')
+      throw new Error('refused')
+    }),
+    run(() => (insert.get('c') as { id: number }).id),
+  ])
+  expect(results[0]).toEqual({ status: 'fulfilled', value: 1 })
+  expect(results[1]).toMatchObject({ status: 'rejected', reason: new Error('refused') })
+  expect(results[2]).toEqual({ status: 'fulfilled', value: 2 })
+  // Another connection sees exactly the surviving rows, committed once.
+  const other = new Database(path, { readonly: true })
+  expect(other.query('SELECT v FROM t ORDER BY id').all()).toEqual([{ v: 'a' }, { v: 'c' }])
+  other.close()
+  expect(ran.filter((q) => q === 'BEGIN IMMEDIATE' || q === 'COMMIT')).toEqual(['BEGIN IMMEDIATE', 'COMMIT'])
+  expect(ran.filter((q) => q === 'ROLLBACK TO unit')).toHaveLength(1)
+  expect(sqlite.inTransaction).toBe(false)
+  cleanup()
+})
+
+test('callers are answered only after the commit, and later turns get their own transaction', async () => {
+  const { sqlite, path, cleanup } = fileDb()
+  const run = createGroupCommit(sqlite)
+  const other = new Database(path, { readonly: true })
+  const seen = await run(() => sqlite.prepare("INSERT INTO t (v) VALUES ('x')").run().changes)
+  expect(seen).toBe(1)
+  expect(other.query('SELECT count(*) AS n FROM t').get()).toEqual({ n: 1 }) // visible elsewhere when the promise resolves
+  await run(() => sqlite.prepare("INSERT INTO t (v) VALUES ('y')").run())
+  expect(other.query('SELECT count(*) AS n FROM t').get()).toEqual({ n: 2 })
+  other.close()
+  cleanup()
+})
+
+test('a failed commit rejects every unit of the turn and leaves nothing behind', async () => {
+  const { sqlite, path, cleanup } = fileDb()
+  sqlite.exec('CREATE TABLE parent (id INTEGER PRIMARY KEY); CREATE TABLE child (p INTEGER REFERENCES parent(id) DEFERRABLE INITIALLY DEFERRED)')
+  sqlite.exec('PRAGMA foreign_keys = ON')
+  const run = createGroupCommit(sqlite)
+  // A deferred foreign key is only checked at COMMIT: the whole turn fails there.
+  const results = await Promise.allSettled([run(() => sqlite.prepare("INSERT INTO t (v) VALUES ('kept?')").run()), run(() => sqlite.prepare('INSERT INTO child (p) VALUES (42)').run())])
+  expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected'])
+  const other = new Database(path, { readonly: true })
+  expect(other.query('SELECT count(*) AS n FROM t').get()).toEqual({ n: 0 })
+  other.close()
+  expect(sqlite.inTransaction).toBe(false)
+  // The queue keeps working afterwards.
+  expect(await run(() => sqlite.prepare("INSERT INTO t (v) VALUES ('after')").run().changes)).toBe(1)
+  cleanup()
+})
