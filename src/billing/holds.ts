@@ -51,7 +51,6 @@ const statements = (db: Db) =>
       .from(users)
       .where(eq(users.id, p('userId')))
       .prepare(),
-    balance: db.select({ b: users.balanceMicros }).from(users).where(eq(users.id, p('userId'))).prepare(),
     openForKey: db
       .select({ s: sql<number>`coalesce(sum(${holds.amountMicros}), 0)` })
       .from(holds)
@@ -64,10 +63,12 @@ const statements = (db: Db) =>
       .where(and(eq(users.id, p('userId')), gte(sql`${users.balanceMicros} - ${users.heldMicros}`, p('amount'))))
       .returning({ id: users.id })
       .prepare(),
+    // Returns what settling needs next, so it reads the user row no second time.
     unreserve: db
       .update(users)
       .set({ heldMicros: sql`${users.heldMicros} - ${p('amount')}` })
       .where(eq(users.id, p('userId')))
+      .returning({ balance: users.balanceMicros, alertLevel: users.lowBalanceAlertMicros, alerted: users.lowBalanceAlerted })
       .prepare(),
     insertHold: db
       .insert(holds)
@@ -138,8 +139,9 @@ export async function placeHold(db: Db, req: HoldRequest): Promise<string> {
 function closeHold(db: Db, holdId: string) {
   const s = statements(db)
   const [hold] = s.close.all({ id: holdId })
-  if (hold) s.unreserve.run({ userId: hold.userId, amount: hold.amountMicros })
-  return hold
+  if (!hold) return undefined
+  const [user] = s.unreserve.all({ userId: hold.userId, amount: hold.amountMicros })
+  return { ...hold, user }
 }
 
 function logUsage(db: Db, hold: { userId: string; apiKeyId: string | null }, facts: UsageFacts, costMicros: number, now: Date) {
@@ -164,13 +166,16 @@ export function settleHold(
     const now = new Date()
     const hold = closeHold(db, holdId)
     if (!hold) return null
-    const balance = statements(db).balance.get({ userId: hold.userId })?.b ?? 0
+    const balance = hold.user?.balance ?? 0
     const charged = Math.max(0, Math.min(chargeMicros, balance))
     if (charged < chargeMicros) console.error(`[billing] user ${hold.userId}: cost ${chargeMicros} µ₽ exceeds balance ${balance} µ₽; charged ${charged}`)
     if (charged > 0)
       postMovement(db, { userId: hold.userId, type: 'usage', amountMicros: -charged, description: `Запрос к модели ${facts.model}`, reference: `usage:${holdId}`, now })
     logUsage(db, hold, facts, charged, now)
-    return { chargedMicros: charged, lowBalance: charged > 0 ? checkLowBalance(db, hold.userId) : undefined }
+    // The alert's UPDATE only runs when this charge can have crossed the customer's level.
+    const level = hold.user?.alertLevel
+    const mayAlert = charged > 0 && level != null && !hold.user!.alerted && balance - charged < level
+    return { chargedMicros: charged, lowBalance: mayAlert ? checkLowBalance(db, hold.userId) : undefined }
   })
 }
 

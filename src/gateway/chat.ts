@@ -60,6 +60,17 @@ const KEEPALIVE_EVERY_MS = 15_000
 /** Reconciliation after a client disconnect: the router publishes generation stats with a delay. */
 const GENERATION_RETRY_MS = [500, 1000, 2000, 4000]
 
+/** The hashed end-user id sent upstream, memoised: it is the same on every request of a customer. */
+const endUserIds = new Map<string, string>()
+function endUserId(userId: string) {
+  let id = endUserIds.get(userId)
+  if (id === undefined) {
+    if (endUserIds.size >= 10_000) endUserIds.clear() // bounded; recomputing is cheap
+    endUserIds.set(userId, (id = sha256(`user:${userId}`).slice(0, 32)))
+  }
+  return id
+}
+
 export function chatService(deps: GatewayDeps) {
   const { db, config, catalog, rates, upstream, keys } = deps
   const markup = dec(String(config.markup))
@@ -161,7 +172,7 @@ export function chatService(deps: GatewayDeps) {
       out.max_tokens = p.maxTokens
     }
     // A stable, non-identifying end-user id helps the router isolate abuse.
-    out.user = sha256(`user:${p.caller.user.id}`).slice(0, 32)
+    out.user = endUserId(p.caller.user.id)
     return out
   }
 
