@@ -147,7 +147,8 @@ test('screenshots of every account page at 1280 and 360 px', async ({ page }) =>
     await page.setViewportSize({ width, height: width === 360 ? 740 : 800 })
     for (const [name, path] of [['login', '/login'], ['register', '/register'], ['forgot', '/forgot-password'], ['reset', '/reset-password/some-token'], ['home', '/']] as const) {
       await page.goto(path)
-      await expect(page.locator('#root')).not.toBeEmpty()
+      // The auth screens are a lazy chunk: wait for the page itself, not the loading spinner.
+      await expect(page.locator('h1').first()).toBeVisible()
       await shoot(page, `${name}-${width}`)
     }
   }

@@ -1,4 +1,6 @@
 import type { ReactNode } from 'react'
+import { Link } from 'wouter'
+import { ArrowLeftIcon } from '../../components/icons'
 
 export interface AuthCardProps {
   title: string
@@ -30,3 +32,23 @@ export function AuthBadge({ tone, children }: { tone: 'success' | 'info'; childr
 }
 
 export const authLinkClass = 'font-medium text-indigo-600 hover:text-indigo-500'
+
+/** The footer of the login and register cards: the way to the other one, and home. */
+export function AuthSwitchFooter({ question, href, label }: { question: string; href: string; label: string }) {
+  return (
+    <>
+      <p>
+        {question}{' '}
+        <Link href={href} className={authLinkClass}>
+          {label}
+        </Link>
+      </p>
+      <p>
+        <Link href="/" className="inline-flex items-center gap-1.5 text-slate-500 hover:text-slate-800">
+          <ArrowLeftIcon size={14} />
+          На главную
+        </Link>
+      </p>
+    </>
+  )
+}

@@ -3,10 +3,9 @@ import { EmailField } from './email-field'
 import { Link } from 'wouter'
 import { Button } from '../../components/button'
 import { FormAlert } from '../../components/form-alert'
-import { ArrowLeftIcon } from '../../components/icons'
 import { PasswordInput } from '../../components/password-input'
 import { useDocumentTitle } from '../../lib/use-document-title'
-import { AuthCard, authLinkClass } from './auth-card'
+import { AuthCard, AuthSwitchFooter } from './auth-card'
 import { useSignIn } from './use-sign-in'
 
 export function LoginPage() {
@@ -30,22 +29,7 @@ export function LoginPage() {
     <AuthCard
       title="Вход в аккаунт"
       subtitle="Войдите, чтобы продолжить работу с AI Gateway"
-      footer={
-        <>
-          <p>
-            Нет аккаунта?{' '}
-            <Link href="/register" className={authLinkClass}>
-              Зарегистрироваться
-            </Link>
-          </p>
-          <p>
-            <Link href="/" className="inline-flex items-center gap-1.5 text-slate-500 hover:text-slate-800">
-              <ArrowLeftIcon size={14} />
-              На главную
-            </Link>
-          </p>
-        </>
-      }
+      footer={<AuthSwitchFooter question="Нет аккаунта?" href="/register" label="Зарегистрироваться" />}
     >
       <form noValidate onSubmit={onSubmit} className="space-y-4">
         <EmailField value={email} onChange={setEmail} />

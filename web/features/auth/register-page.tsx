@@ -3,10 +3,10 @@ import { EmailField } from './email-field'
 import { Link } from 'wouter'
 import { Button } from '../../components/button'
 import { FormAlert } from '../../components/form-alert'
-import { ArrowLeftIcon, SparklesIcon } from '../../components/icons'
+import { SparklesIcon } from '../../components/icons'
 import { PasswordInput } from '../../components/password-input'
 import { useDocumentTitle } from '../../lib/use-document-title'
-import { AuthCard, authLinkClass } from './auth-card'
+import { AuthCard, AuthSwitchFooter } from './auth-card'
 import { useSignIn } from './use-sign-in'
 
 const MIN_PASSWORD = 8
@@ -38,22 +38,7 @@ export function RegisterPage() {
     <AuthCard
       title="Создание аккаунта"
       subtitle="Один аккаунт — доступ к сотням моделей через единый API"
-      footer={
-        <>
-          <p>
-            Уже есть аккаунт?{' '}
-            <Link href="/login" className={authLinkClass}>
-              Войти
-            </Link>
-          </p>
-          <p>
-            <Link href="/" className="inline-flex items-center gap-1.5 text-slate-500 hover:text-slate-800">
-              <ArrowLeftIcon size={14} />
-              На главную
-            </Link>
-          </p>
-        </>
-      }
+      footer={<AuthSwitchFooter question="Уже есть аккаунт?" href="/login" label="Войти" />}
     >
       <div className="mb-5 flex items-start gap-3 rounded-xl border border-indigo-100 bg-indigo-50/70 px-3.5 py-3 text-sm text-indigo-900">
         <SparklesIcon size={18} className="mt-0.5 shrink-0 text-indigo-600" />
