@@ -15,6 +15,7 @@ export function openDatabase(url: string) {
   sqlite.exec('PRAGMA synchronous = NORMAL')
   sqlite.exec('PRAGMA foreign_keys = ON')
   sqlite.exec('PRAGMA busy_timeout = 5000')
+  sqlite.exec('PRAGMA temp_store = MEMORY')
   const db = drizzle(sqlite, { schema })
   return { sqlite, db }
 }
