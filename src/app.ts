@@ -91,7 +91,7 @@ export function createApp(s: Services) {
     .use(blogImageRoutes(s.autopost))
     .use(chatsRoutes(s.chats, guard))
     .use(uploadsRoutes(s.uploads, s.auth, guard))
-    .use(gatewayRoutes(s, s.auth, guard))
+    .use(gatewayRoutes(s, guard))
     .use(spaRoutes(s))
 }
 

@@ -5,7 +5,7 @@ import { openDatabase, runMigrations, startCheckpointer } from './db/client'
 import { createMailer } from './mail/service'
 import { createApp, createServices } from './app'
 import { purgeExpired } from './system/housekeeping'
-import { releaseStaleHolds } from './billing/holds'
+import { releaseReservationsAtStartup, releaseStaleHolds } from './billing/holds'
 
 let config: Config
 try {
@@ -26,9 +26,9 @@ const mailer = createMailer(config)
 const services = createServices(config, db, mailer)
 const { catalog, rates } = services
 
-// Holds still open now were left by a crash: nothing is in flight before we listen.
-const released = releaseStaleHolds(db)
-if (released) console.log(`[billing] released ${released} hold(s) left open by the previous run`)
+// Reservations still recorded now were left by a crash: nothing is in flight before we listen.
+const released = releaseReservationsAtStartup(db)
+if (released) console.log(`[billing] released the holds of ${released} account(s) left open by the previous run`)
 
 /** Logs instead of throwing: a failed sync keeps the last good catalogue and rate. */
 const syncCatalog = () =>
@@ -45,7 +45,7 @@ const app = createApp(services)
   .use(cron({ name: 'housekeeping', pattern: Patterns.EVERY_HOUR, run: () => purgeExpired(db) }))
   .use(cron({ name: 'catalog-sync', pattern: '7 * * * *', run: () => void syncCatalog() }))
   .use(cron({ name: 'exchange-rate', pattern: '17 * * * *', run: () => void rates.refresh() }))
-  .use(cron({ name: 'stale-holds', pattern: '*/5 * * * *', run: () => releaseStaleHolds(db, new Date(Date.now() - STALE_HOLD_MS)) }))
+  .use(cron({ name: 'stale-holds', pattern: '*/5 * * * *', run: () => void releaseStaleHolds(db, new Date(Date.now() - STALE_HOLD_MS)).catch((e) => console.error(`[billing] stale-hold sweep failed: ${(e as Error).message}`)) }))
   // Every minute: publishes when a schedule slot is due (the slot's unique run row stops double runs).
   .use(cron({ name: 'autopost', pattern: '* * * * *', run: () => void services.autopost.tick().catch((e) => console.error(`[autopost] tick failed: ${(e as Error).message}`)) }))
   .use(cron({ name: 'payments-reconcile', pattern: config.paymentReconcileCron, run: () => void services.payments.reconcile().catch((e) => console.error(`[payments] reconciliation failed: ${(e as Error).message}`)) }))

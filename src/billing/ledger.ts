@@ -20,27 +20,34 @@ export type Movement = {
   requireFunds?: boolean
   /** The admin who made the movement (admin adjustments); null for the customer's own and system movements. */
   actorId?: string
+  /** A request's reservation to give back in the same UPDATE (settling a hold, billing/holds.ts). */
+  releaseHeldMicros?: number
   now?: Date
 }
+
+/** The account after a movement: what settling needs for the low-balance check, without a second read. */
+export type Posted = { id: string; balanceAfterMicros: number; alertLevelMicros: number | null; alerted: boolean }
 
 export class InsufficientFundsError extends Error {}
 
 const p = sql.placeholder
 
+const account = { balance: users.balanceMicros, alertLevel: users.lowBalanceAlertMicros, alerted: users.lowBalanceAlerted }
+
 const statements = (db: Db) =>
   prepared(db, 'ledger', () => ({
     apply: db
       .update(users)
-      .set({ balanceMicros: sql`${users.balanceMicros} + ${p('amount')}` })
+      .set({ balanceMicros: sql`${users.balanceMicros} + ${p('amount')}`, heldMicros: sql`${users.heldMicros} - ${p('release')}` })
       .where(eq(users.id, p('userId')))
-      .returning({ balance: users.balanceMicros })
+      .returning(account)
       .prepare(),
     // The guard lives in the WHERE clause: two concurrent debits can never both spend the same micro-ruble.
     applyIfFunded: db
       .update(users)
-      .set({ balanceMicros: sql`${users.balanceMicros} + ${p('amount')}` })
+      .set({ balanceMicros: sql`${users.balanceMicros} + ${p('amount')}`, heldMicros: sql`${users.heldMicros} - ${p('release')}` })
       .where(and(eq(users.id, p('userId')), gte(users.balanceMicros, sql`-${p('amount')}`)))
-      .returning({ balance: users.balanceMicros })
+      .returning(account)
       .prepare(),
     insert: db
       .insert(ledgerEntries)
@@ -59,11 +66,13 @@ const statements = (db: Db) =>
   }))
 
 /** Applies a signed amount to the balance and writes its ledger row (pass the root db, even inside a transaction). */
-export function postMovement(db: Db, m: Movement): { id: string; balanceAfterMicros: number } {
+export function postMovement(db: Db, m: Movement): Posted {
   if (!Number.isSafeInteger(m.amountMicros) || m.amountMicros === 0) throw new RangeError('amount must be a non-zero integer')
+  const release = m.releaseHeldMicros ?? 0
+  if (!Number.isSafeInteger(release) || release < 0) throw new RangeError('released reservation must be a non-negative integer')
   const s = statements(db)
   const guard = m.amountMicros < 0 && m.requireFunds !== false
-  const [row] = (guard ? s.applyIfFunded : s.apply).all({ amount: m.amountMicros, userId: m.userId })
+  const [row] = (guard ? s.applyIfFunded : s.apply).all({ amount: m.amountMicros, release, userId: m.userId })
   if (!row) throw new InsufficientFundsError(`insufficient funds or unknown user ${m.userId}`)
   const id = newId()
   s.insert.run({
@@ -77,5 +86,5 @@ export function postMovement(db: Db, m: Movement): { id: string; balanceAfterMic
     actorId: m.actorId ?? null,
     createdAt: m.now ?? new Date(),
   })
-  return { id, balanceAfterMicros: row.balance }
+  return { id, balanceAfterMicros: row.balance, alertLevelMicros: row.alertLevel, alerted: row.alerted }
 }

@@ -32,22 +32,6 @@ export const ledgerEntries = sqliteTable(
 
 export type LedgerRow = typeof ledgerEntries.$inferSelect
 
-/**
- * A reservation of a request's worst-case cost, taken before the upstream call and deleted when
- * the request is settled or released. Only open holds exist, so the table stays a page or two and
- * needs no secondary index (each index would add a WAL page write to every request). Their sum per
- * user is kept in users.held_micros.
- */
-export const holds = sqliteTable('holds', {
-  id: text('id').primaryKey(),
-  userId: text('user_id')
-    .notNull()
-    .references(() => users.id, { onDelete: 'cascade' }),
-  apiKeyId: text('api_key_id').references(() => apiKeys.id, { onDelete: 'set null' }),
-  amountMicros: integer('amount_micros').notNull(),
-  createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
-})
-
 export const USAGE_STATUSES = ['success', 'error', 'cancelled'] as const
 
 /** One row per /v1 request: what was asked, what the upstream reported and what we charged. */

@@ -83,7 +83,6 @@ describe('streamed replies for the Playground', () => {
     const books = gw.books(u.user.id)
     expect(before - books.balance).toBe(row.cost_micros)
     expect(books.held).toBe(0)
-    expect(books.openHolds).toBe(0)
     expect(books.ledgerSum).toBe(books.balance)
   })
 })

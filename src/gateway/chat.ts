@@ -1,15 +1,14 @@
 // POST /v1/chat/completions: hold → forward → relay (plain or SSE) → settle to the reported cost.
 import type { Config } from '../config'
 import type { Db } from '../db/client'
-import type { PublicUser } from '../auth/service'
-import type { ApiKeyRow } from '../keys/schema'
+import type { Caller } from './callers'
 import type { KeysService } from '../keys/service'
 import type { Catalog } from '../catalog/service'
 import type { RateProvider } from '../catalog/rate'
 import type { ModelRow } from '../catalog/schema'
 import { isVariable, usdToMicros } from '../catalog/pricing'
 import type { LowBalance } from '../billing/alerts'
-import { availableMicros, HoldRefused, keyOpenHoldsMicros, placeHold, releaseHold, settleHold, type UsageFacts } from '../billing/holds'
+import { HoldRefused, keyOpenHoldsMicros, placeHold, releaseHold, settleHold, type UsageFacts } from '../billing/holds'
 import { add, ceilUnits, dec, mul, type Dec } from '../lib/decimal'
 import { formatMicros } from '../lib/money'
 import { sha256 } from '../lib/crypto'
@@ -19,7 +18,6 @@ import { upstreamErrorFrom, type UpstreamClient } from '../upstream/client'
 import { estimatePrompt, planChatHold } from './estimate'
 import { fromFetchFailure, fromUpstream, unavailable } from './upstream-errors'
 
-export type Caller = { user: PublicUser; apiKey: ApiKeyRow | null }
 export type GatewayDeps = {
   db: Db
   config: Config
@@ -86,7 +84,7 @@ export function chatService(deps: GatewayDeps) {
       key?.monthlyLimitMicros != null ? { limitMicros: key.monthlyLimitMicros, spentMicros: keys.spentThisMonthMicros(key.id) } : undefined
     // What this request may spend: the free balance, or less if the key's monthly limit leaves less.
     // Without max_tokens the answer is then capped to it, exactly as to a small balance.
-    const balanceLeft = availableMicros(db, caller.user.id)
+    const balanceLeft = caller.availableMicros
     const keyLeft = keyLimit ? Math.max(0, keyLimit.limitMicros - keyLimit.spentMicros - keyOpenHoldsMicros(db, key!.id)) : Infinity
     const keyBinds = keyLeft < balanceLeft
     const keyLimitError = () =>
@@ -107,7 +105,7 @@ export function chatService(deps: GatewayDeps) {
     if (plan.kind === 'refuse') throw keyBinds ? keyLimitError() : insufficientBalance(plan.message)
     let holdId: string
     try {
-      holdId = await placeHold(db, { userId: caller.user.id, apiKeyId: key?.id ?? null, amountMicros: plan.holdMicros, keyLimit })
+      holdId = await placeHold(db, { userId: caller.userId, apiKeyId: key?.id ?? null, amountMicros: plan.holdMicros, keyLimit })
     } catch (e) {
       if (!(e instanceof HoldRefused)) throw e
       if (e.reason === 'key_limit') throw keyLimitError()
@@ -172,7 +170,7 @@ export function chatService(deps: GatewayDeps) {
       out.max_tokens = p.maxTokens
     }
     // A stable, non-identifying end-user id helps the router isolate abuse.
-    out.user = endUserId(p.caller.user.id)
+    out.user = endUserId(p.caller.userId)
     return out
   }
 

@@ -3,7 +3,8 @@
 import { dec, mul } from '../lib/decimal'
 import { OpenAIError } from '../lib/errors'
 import { canOutputImages } from '../catalog/service'
-import type { Caller, ChatService, GatewayDeps } from './chat'
+import type { ChatService, GatewayDeps } from './chat'
+import type { Caller } from './callers'
 import type { ImageStore } from './files'
 
 export type ImagesBody = {
@@ -41,7 +42,7 @@ export function imagesService(deps: GatewayDeps, chat: ChatService, store: Image
       try {
         for (let i = 0; i < n; i++) {
           const res = await deps.upstream.chat(
-            { model: model!.id, messages, modalities: ['image', 'text'], image_config: { aspect_ratio: aspect }, stream: false, user: caller.user.id.slice(0, 8) },
+            { model: model!.id, messages, modalities: ['image', 'text'], image_config: { aspect_ratio: aspect }, stream: false, user: caller.userId.slice(0, 8) },
             AbortSignal.any([clientSignal, AbortSignal.timeout(deps.config.upstreamTimeoutMs)]),
           )
           const json = (await res.json().catch(() => null)) as {

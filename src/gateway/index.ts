@@ -2,11 +2,11 @@
 import { Elysia, t } from 'elysia'
 import type { AuthGuard } from '../auth/guard'
 import { bearer } from '../auth/guard'
-import type { AuthService } from '../auth/service'
 import { KEY_PREFIX } from '../keys/service'
 import { dec } from '../lib/decimal'
 import { OpenAIError } from '../lib/errors'
-import { chatService, type Caller, type GatewayDeps } from './chat'
+import { chatService, type GatewayDeps } from './chat'
+import { callerForKey, callerForUser, type Caller } from './callers'
 import { createImageStore } from './files'
 import { imagesService } from './images'
 import { ChatRequest, ImagesRequest, ModelObject, OpenAIErrorBody } from './model'
@@ -15,7 +15,7 @@ import { unavailable } from './upstream-errors'
 const unauthorized = (message: string, code: string) => new OpenAIError(401, message, 'invalid_request_error', code)
 const errorsOf = (...statuses: number[]) => Object.fromEntries(statuses.map((s) => [s, OpenAIErrorBody]))
 
-export function gatewayRoutes(deps: GatewayDeps, auth: AuthService, guard: AuthGuard) {
+export function gatewayRoutes(deps: GatewayDeps, guard: AuthGuard) {
   const chat = chatService(deps)
   const files = createImageStore(deps.config)
   const images = imagesService(deps, chat, files)
@@ -39,17 +39,15 @@ export function gatewayRoutes(deps: GatewayDeps, auth: AuthService, guard: AuthG
     const token = bearer(header)
     if (!token) throw unauthorized('Передайте API-ключ в заголовке Authorization: Bearer <ключ>', 'missing_api_key')
     if (token.startsWith(KEY_PREFIX)) {
-      const key = deps.keys.findBySecret(token)
-      if (!key) throw unauthorized('Неверный API-ключ', 'invalid_api_key')
-      if (!key.isActive) throw unauthorized(`API-ключ «${key.name}» отключён. Включите его на странице API ключей.`, 'api_key_disabled')
-      const user = auth.userForToken(key.userId)
-      if (!user) throw unauthorized('Неверный API-ключ', 'invalid_api_key')
-      return { user, apiKey: key }
+      const caller = callerForKey(deps.db, token)
+      if (!caller) throw unauthorized('Неверный API-ключ', 'invalid_api_key')
+      if (!caller.apiKey!.isActive) throw unauthorized(`API-ключ «${caller.apiKey!.name}» отключён. Включите его на странице API ключей.`, 'api_key_disabled')
+      return caller
     }
     const payload = await jwt.verify(token)
-    const user = payload && typeof payload.sub === 'string' ? auth.userForToken(payload.sub) : undefined
-    if (!user) throw unauthorized('Неверный API-ключ или истёкшая сессия', 'invalid_api_key')
-    return { user, apiKey: null }
+    const caller = payload && typeof payload.sub === 'string' ? callerForUser(deps.db, payload.sub) : undefined
+    if (!caller) throw unauthorized('Неверный API-ключ или истёкшая сессия', 'invalid_api_key')
+    return caller
   }
 
   return new Elysia({ name: 'gateway', prefix: '/v1', detail: { tags: ['OpenAI-совместимый API'] } })

@@ -390,7 +390,7 @@ describe('keys on /v1', () => {
     const books = gw.books(c.user.id)
     expect(books.balance).toBe(50_000_000 - rows2[0]!.cost_micros - rows2[1]!.cost_micros)
     expect(books.ledgerSum).toBe(books.balance)
-    expect(books.openHolds).toBe(0)
+    expect(books.held).toBe(0)
   })
 
   test('a disabled key gets 401 api_key_disabled naming the key, costs nothing, and works again when re-enabled', async () => {
@@ -484,7 +484,6 @@ describe('monthly limit on /v1', () => {
     const books = gw.books(c.user.id)
     expect(books.balance).toBe(50_000_000) // the account itself still has its 50 ₽
     expect(books.held).toBe(0)
-    expect(books.openHolds).toBe(0)
     expect(books.usage).toEqual([])
     // The upstream was never asked.
     expect(upstreamChats()).toBe(chatsBefore)
@@ -539,7 +538,6 @@ describe('monthly limit on /v1', () => {
     expect(books.balance).toBe(50_000_000 - spentMicros)
     expect(books.balance).toBeGreaterThan(0)
     expect(books.held).toBe(0)
-    expect(books.openHolds).toBe(0)
     expect(books.ledgerSum).toBe(books.balance)
     // Still refused on retry; nothing else was logged for the refused attempts.
     expect((await chat(c.key, small)).status).toBe(402)
@@ -550,7 +548,7 @@ describe('monthly limit on /v1', () => {
     expect((await chat(c.key, small)).status).toBe(200)
     await patchKey(c.accessToken, c.keyId, { monthlyLimit: null })
     expect((await chat(c.key, GPT4)).status).toBe(200)
-    expect(gw.books(c.user.id).openHolds).toBe(0)
+    expect(gw.books(c.user.id).held).toBe(0)
   })
 })
 
@@ -572,6 +570,6 @@ describe('limit edge cases', () => {
     // 0.50 ₽ at gpt-4's completion price (0.00006 $ × rate × 1.3 per token) is about 69 tokens.
     expect(sent.max_tokens).toBeGreaterThan(60)
     expect(sent.max_tokens).toBeLessThan(70)
-    expect(gw.books(c.user.id).openHolds).toBe(0)
+    expect(gw.books(c.user.id).held).toBe(0)
   })
 })

@@ -89,9 +89,6 @@ export function keysService(db: Db) {
       store.delete(id)
     },
 
-    /** The key row for a presented secret, or undefined (unknown key). */
-    findBySecret: (secret: string) => store.byHash(sha256(secret)),
-
     spentThisMonthMicros: (keyId: string) => store.spentSince([keyId], monthStart()).get(keyId) ?? 0,
   }
 }

@@ -1,6 +1,5 @@
 import { and, desc, eq, gte, inArray, sql } from 'drizzle-orm'
 import type { Db } from '../db/client'
-import { prepared } from '../db/prepared'
 import { usageLogs } from '../billing/schema'
 import { apiKeys, type ApiKeyRow } from './schema'
 
@@ -14,9 +13,6 @@ export const keysStore = (db: Db) => ({
     db.select({ n: sql<number>`count(*)` }).from(apiKeys).where(eq(apiKeys.userId, userId)).get()?.n ?? 0,
   byIdForUser: (id: string, userId: string) =>
     db.select().from(apiKeys).where(and(eq(apiKeys.id, id), eq(apiKeys.userId, userId))).get(),
-  /** On every /v1 request: prepared once. */
-  byHash: (hash: string) =>
-    prepared(db, 'key-by-hash', () => db.select().from(apiKeys).where(eq(apiKeys.keyHash, sql.placeholder('hash'))).prepare()).get({ hash }),
   insert: (row: typeof apiKeys.$inferInsert) => db.insert(apiKeys).values(row).run(),
   update: (id: string, set: Partial<Pick<ApiKeyRow, 'name' | 'isActive' | 'monthlyLimitMicros'>>) =>
     db.update(apiKeys).set(set).where(eq(apiKeys.id, id)).returning().get(),

@@ -32,16 +32,15 @@ export async function startGateway(env: Record<string, string> = {}, upstreamOpt
       if (res.status !== 201) throw new Error(`key create failed: ${JSON.stringify(res.body)}`)
       return { ...u, key: res.body.data.key as string, keyId: res.body.data.id as string }
     },
-    /** Balance, held amount and ledger sum straight from the database, in micro-rubles. */
+    /** Balance, held amount (the sum of open holds) and ledger sum straight from the database, in micro-rubles. */
     books(userId: string) {
       const [u] = read<{ balance_micros: number; held_micros: number }>('select balance_micros, held_micros from users where id = ?', userId)
       const [l] = read<{ s: number }>('select coalesce(sum(amount_micros), 0) as s from ledger_entries where user_id = ?', userId)
-      const [open] = read<{ n: number }>('select count(*) as n from holds where user_id = ?', userId)
       const usage = read<{ cost_micros: number; status: string; model: string; upstream_id: string | null; prompt_tokens: number; completion_tokens: number }>(
         'select cost_micros, status, model, upstream_id, prompt_tokens, completion_tokens from usage_logs where user_id = ? order by created_at',
         userId,
       )
-      return { balance: u!.balance_micros, held: u!.held_micros, ledgerSum: l!.s, openHolds: open!.n, usage }
+      return { balance: u!.balance_micros, held: u!.held_micros, ledgerSum: l!.s, usage }
     },
     read,
     async stop() {

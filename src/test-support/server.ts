@@ -14,6 +14,8 @@ export type TestServer = {
   dataDir: string
   logs: () => string
   stop: () => Promise<number>
+  /** SIGKILL: a crash, with no graceful shutdown (the data directory is kept). */
+  kill: () => Promise<void>
 }
 
 export async function startServer(env: Record<string, string> = {}): Promise<TestServer> {
@@ -60,6 +62,10 @@ export async function startServer(env: Record<string, string> = {}): Promise<Tes
       const code = await proc.exited
       if (!env.DATA_DIR) rmSync(dataDir, { recursive: true, force: true })
       return code
+    },
+    async kill() {
+      proc.kill('SIGKILL')
+      await proc.exited
     },
   }
 }
