@@ -18,18 +18,19 @@ export type Caller = {
 
 const p = sql.placeholder
 const available = sql<number>`${users.balanceMicros} - ${users.heldMicros}`
-const liveOwner = and(eq(users.id, apiKeys.userId), isNull(users.deletedAt))
+// A scalar subquery, not a JOIN: SQLite ran the join about four times slower (16 vs 4 µs here).
+const ownersAvailable = sql<number | null>`(select ${available} from ${users} where ${users.id} = ${apiKeys.userId} and ${users.deletedAt} is null)`
 
 const statements = (db: Db) =>
   prepared(db, 'gateway-callers', () => ({
-    byKeyHash: db.select({ key: apiKeys, available }).from(apiKeys).innerJoin(users, liveOwner).where(eq(apiKeys.keyHash, p('hash'))).prepare(),
+    byKeyHash: db.select({ key: apiKeys, available: ownersAvailable }).from(apiKeys).where(eq(apiKeys.keyHash, p('hash'))).prepare(),
     byUserId: db.select({ available }).from(users).where(and(eq(users.id, p('id')), isNull(users.deletedAt))).prepare(),
   }))
 
 /** The key presented as `secret` with its (not deleted) owner; undefined for an unknown key. */
 export function callerForKey(db: Db, secret: string): Caller | undefined {
   const row = statements(db).byKeyHash.get({ hash: sha256(secret) })
-  return row && { userId: row.key.userId, apiKey: row.key, availableMicros: row.available }
+  return row && row.available !== null ? { userId: row.key.userId, apiKey: row.key, availableMicros: row.available } : undefined
 }
 
 /** The account behind a web session's access token; undefined when it was deleted. */
