@@ -3,8 +3,18 @@
 const MSK_OFFSET_MS = 3 * 3600 * 1000
 const DAY_MS = 24 * 3600 * 1000
 
+// Every settlement asks for today's day: the last answer is kept with the bounds of its day.
+let last = { from: 0, to: 0, day: '' }
+
 /** 'YYYY-MM-DD' of the Moscow day that contains `at`. */
-export const moscowDay = (at: Date | number): string => new Date(+at + MSK_OFFSET_MS).toISOString().slice(0, 10)
+export function moscowDay(at: Date | number): string {
+  const ms = +at
+  if (ms >= last.from && ms < last.to) return last.day
+  const day = new Date(ms + MSK_OFFSET_MS).toISOString().slice(0, 10)
+  const from = Date.parse(`${day}T00:00:00Z`) - MSK_OFFSET_MS
+  last = { from, to: from + DAY_MS, day }
+  return day
+}
 
 /** The instant 00:00 Moscow time of the given day. */
 export const moscowDayStart = (day: string): Date => new Date(Date.parse(`${day}T00:00:00Z`) - MSK_OFFSET_MS)

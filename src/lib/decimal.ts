@@ -4,11 +4,27 @@
 /** value = n / 10^scale */
 export type Dec = { readonly n: bigint; readonly scale: number }
 
-const pow10 = (k: number) => 10n ** BigInt(k)
+const POW10 = Array.from({ length: 64 }, (_, k) => 10n ** BigInt(k))
+const pow10 = (k: number) => POW10[k] ?? 10n ** BigInt(k)
+
+// The same few strings (catalogue prices, token counts) are parsed on every request: parsed values
+// are immutable, so they are kept. Bounded: cleared when full, and re-parsing is always correct.
+const parsed = new Map<string, Dec>()
 
 /** Parses "0.0000025", "85,9541" (Central Bank comma), "1.234e-7" or a JS number (its shortest repr). */
 export function dec(value: string | number): Dec {
-  const s = (typeof value === 'number' ? String(value) : value).trim().replace(',', '.')
+  const key = typeof value === 'number' ? String(value) : value
+  let d = parsed.get(key)
+  if (d === undefined) {
+    d = parse(key)
+    if (parsed.size >= 4096) parsed.clear()
+    parsed.set(key, d)
+  }
+  return d
+}
+
+function parse(value: string): Dec {
+  const s = value.trim().replace(',', '.')
   const m = s.match(/^([+-]?)(\d*)(?:\.(\d*))?(?:e([+-]?\d+))?$/i)
   if (!m || (!m[2] && !m[3])) throw new RangeError(`not a decimal: "${value}"`)
   const [, sign, whole = '', frac = '', exp = '0'] = m
