@@ -9,7 +9,7 @@
 // of concurrent requests share one commit (db/group-commit.ts); each resolves once committed.
 import { and, eq, gte, ne, sql } from 'drizzle-orm'
 import type { Db } from '../db/client'
-import { prepared } from '../db/prepared'
+import { compiled, prepared } from '../db/prepared'
 import { groupCommit } from '../db/group-commit'
 import { newId } from '../lib/crypto'
 import { users } from '../auth/schema'
@@ -49,24 +49,31 @@ export type UsageFacts = Omit<UsageLogRow, 'id' | 'userId' | 'apiKeyId' | 'costM
 
 const p = sql.placeholder
 
+// Compiled statements (db/prepared.ts): values are passed as SQLite stores them, rows come back as arrays.
 const statements = (db: Db) =>
   prepared(db, 'holds', () => ({
     // One conditional UPDATE: two concurrent holds can never both take the same micro-ruble.
-    reserve: db
-      .update(users)
-      .set({ heldMicros: sql`${users.heldMicros} + ${p('amount')}` })
-      .where(and(eq(users.id, p('userId')), gte(sql`${users.balanceMicros} - ${users.heldMicros}`, p('amount'))))
-      .returning({ id: users.id })
-      .prepare(),
-    // Gives a reservation back; returns what a settlement needs when the cost exceeds the balance.
-    unreserve: db
-      .update(users)
-      .set({ heldMicros: sql`${users.heldMicros} - ${p('amount')}` })
-      .where(eq(users.id, p('userId')))
-      .returning({ balance: users.balanceMicros, alertLevel: users.lowBalanceAlertMicros, alerted: users.lowBalanceAlerted })
-      .prepare(),
-    insertUsage: db
-      .insert(usageLogs)
+    reserve: compiled(
+      db,
+      db
+        .update(users)
+        .set({ heldMicros: sql`${users.heldMicros} + ${p('amount')}` })
+        .where(and(eq(users.id, p('userId')), gte(sql`${users.balanceMicros} - ${users.heldMicros}`, p('amount'))))
+        .returning({ id: users.id }),
+    ),
+    // Gives a reservation back; returns the balance (for a cost that exceeds it).
+    unreserve: compiled(
+      db,
+      db
+        .update(users)
+        .set({ heldMicros: sql`${users.heldMicros} - ${p('amount')}` })
+        .where(eq(users.id, p('userId')))
+        .returning({ balance: users.balanceMicros }),
+    ),
+    insertUsage: compiled(
+      db,
+      db
+        .insert(usageLogs)
       .values({
         id: p('id'),
         userId: p('userId'),
@@ -84,10 +91,12 @@ const statements = (db: Db) =>
         durationMs: p('durationMs'),
         stream: p('stream'),
         createdAt: p('createdAt'),
-      })
-      .prepare(),
-    rollup: db
-      .insert(usageDaily)
+      }),
+    ),
+    rollup: compiled(
+      db,
+      db
+        .insert(usageDaily)
       .values({ userId: p('userId'), day: p('day'), apiKeyId: p('apiKeyId'), model: p('model'), requests: 1, tokens: p('tokens'), costMicros: p('cost'), upstreamCostNanoUsd: p('upstreamNano') })
       .onConflictDoUpdate({
         target: [usageDaily.userId, usageDaily.day, usageDaily.apiKeyId, usageDaily.model],
@@ -97,10 +106,10 @@ const statements = (db: Db) =>
           costMicros: sql`${usageDaily.costMicros} + excluded.cost_micros`,
           upstreamCostNanoUsd: sql`${usageDaily.upstreamCostNanoUsd} + excluded.upstream_cost_nano_usd`,
         },
-      })
-      .prepare(),
-    touchKey: db.update(apiKeys).set({ lastUsedAt: sql`${p('now')}` }).where(eq(apiKeys.id, p('keyId'))).prepare(),
-    releaseAll: db.update(users).set({ heldMicros: 0 }).where(ne(users.heldMicros, 0)).returning({ id: users.id }).prepare(),
+      }),
+    ),
+    touchKey: compiled(db, db.update(apiKeys).set({ lastUsedAt: sql`${p('now')}` }).where(eq(apiKeys.id, p('keyId')))),
+    releaseAll: compiled(db, db.update(users).set({ heldMicros: 0 }).where(ne(users.heldMicros, 0)).returning({ id: users.id })),
   }))
 
 type OpenHold = { userId: string; apiKeyId: string | null; amountMicros: number; createdAt: number }
@@ -173,7 +182,7 @@ export async function placeHold(db: Db, req: HoldRequest): Promise<string> {
         const left = req.keyLimit.limitMicros - req.keyLimit.spentMicros - open.keyMicros(req.apiKeyId)
         if (req.amountMicros > left || left <= 0) throw new HoldRefused('key_limit')
       }
-      if (s.reserve.all({ userId: req.userId, amount: req.amountMicros }).length === 0) throw new HoldRefused('balance')
+      if (s.reserve.values({ userId: req.userId, amount: req.amountMicros }).length === 0) throw new HoldRefused('balance')
       open.add(id, { userId: req.userId, apiKeyId: req.apiKeyId, amountMicros: req.amountMicros, createdAt: Date.now() })
       return id
     })
@@ -185,9 +194,10 @@ export async function placeHold(db: Db, req: HoldRequest): Promise<string> {
 
 function logUsage(db: Db, hold: OpenHold, facts: UsageFacts, costMicros: number, now: Date) {
   const s = statements(db)
-  s.insertUsage.run({ ...facts, id: newId(), userId: hold.userId, apiKeyId: hold.apiKeyId, costMicros, createdAt: now })
-  s.rollup.run({ userId: hold.userId, day: moscowDay(now), apiKeyId: hold.apiKeyId ?? '', model: facts.model, tokens: facts.totalTokens, cost: costMicros, upstreamNano: usdToNano(facts.upstreamCostUsd) })
-  if (hold.apiKeyId) s.touchKey.run({ keyId: hold.apiKeyId, now: now.getTime() })
+  const at = now.getTime()
+  s.insertUsage.run({ ...facts, id: newId(), userId: hold.userId, apiKeyId: hold.apiKeyId, costMicros, createdAt: at })
+  s.rollup.run({ userId: hold.userId, day: moscowDay(at), apiKeyId: hold.apiKeyId ?? '', model: facts.model, tokens: facts.totalTokens, cost: costMicros, upstreamNano: usdToNano(facts.upstreamCostUsd) })
+  if (hold.apiKeyId) s.touchKey.run({ keyId: hold.apiKeyId, now: at })
 }
 
 /**
@@ -214,8 +224,8 @@ export function settleHold(
       } catch (e) {
         if (!(e instanceof InsufficientFundsError)) throw e
         // The reported cost exceeds the whole balance: charge what is there, never below zero.
-        const [user] = statements(db).unreserve.all({ userId: hold.userId, amount: hold.amountMicros })
-        const balance = user?.balance ?? 0
+        const [row] = statements(db).unreserve.values({ userId: hold.userId, amount: hold.amountMicros })
+        const balance = (row?.[0] as number | undefined) ?? 0
         charged = Math.max(0, Math.min(chargeMicros, balance))
         console.error(`[billing] user ${hold.userId}: cost ${chargeMicros} µ₽ exceeds balance ${balance} µ₽; charged ${charged}`)
         if (charged > 0) account = charge(charged, 0)
@@ -247,4 +257,4 @@ export async function releaseStaleHolds(db: Db, olderThan: Date): Promise<number
  * At startup nothing is in flight, so every reservation still recorded was left by a crash: give
  * them all back. Returns how many accounts had one.
  */
-export const releaseReservationsAtStartup = (db: Db): number => statements(db).releaseAll.all().length
+export const releaseReservationsAtStartup = (db: Db): number => statements(db).releaseAll.values({}).length

@@ -1,7 +1,7 @@
 // The only code that changes a balance. Call it inside a transaction you already hold, or alone.
 import { and, eq, gte, sql } from 'drizzle-orm'
 import type { Db } from '../db/client'
-import { prepared } from '../db/prepared'
+import { compiled, prepared } from '../db/prepared'
 import { newId } from '../lib/crypto'
 import { users } from '../auth/schema'
 import { ledgerEntries, type LedgerType } from './schema'
@@ -32,38 +32,38 @@ export class InsufficientFundsError extends Error {}
 
 const p = sql.placeholder
 
-const account = { balance: users.balanceMicros, alertLevel: users.lowBalanceAlertMicros, alerted: users.lowBalanceAlerted }
-
+// Compiled statements (db/prepared.ts): settlements post a movement on every /v1 request.
 const statements = (db: Db) =>
-  prepared(db, 'ledger', () => ({
-    apply: db
-      .update(users)
-      .set({ balanceMicros: sql`${users.balanceMicros} + ${p('amount')}`, heldMicros: sql`${users.heldMicros} - ${p('release')}` })
-      .where(eq(users.id, p('userId')))
-      .returning(account)
-      .prepare(),
-    // The guard lives in the WHERE clause: two concurrent debits can never both spend the same micro-ruble.
-    applyIfFunded: db
-      .update(users)
-      .set({ balanceMicros: sql`${users.balanceMicros} + ${p('amount')}`, heldMicros: sql`${users.heldMicros} - ${p('release')}` })
-      .where(and(eq(users.id, p('userId')), gte(users.balanceMicros, sql`-${p('amount')}`)))
-      .returning(account)
-      .prepare(),
-    insert: db
-      .insert(ledgerEntries)
-      .values({
-        id: p('id'),
-        userId: p('userId'),
-        type: p('type'),
-        amountMicros: p('amount'),
-        balanceAfterMicros: p('balanceAfter'),
-        description: p('description'),
-        reference: p('reference'),
-        actorId: p('actorId'),
-        createdAt: p('createdAt'),
-      })
-      .prepare(),
-  }))
+  prepared(db, 'ledger', () => {
+    const balanceAndRelease = { balanceMicros: sql`${users.balanceMicros} + ${p('amount')}`, heldMicros: sql`${users.heldMicros} - ${p('release')}` }
+    const account = { balance: users.balanceMicros, alertLevel: users.lowBalanceAlertMicros, alerted: users.lowBalanceAlerted }
+    return {
+      apply: compiled(db, db.update(users).set(balanceAndRelease).where(eq(users.id, p('userId'))).returning(account)),
+      // The guard lives in the WHERE clause: two concurrent debits can never both spend the same micro-ruble.
+      applyIfFunded: compiled(
+        db,
+        db
+          .update(users)
+          .set(balanceAndRelease)
+          .where(and(eq(users.id, p('userId')), gte(users.balanceMicros, sql`-${p('amount')}`)))
+          .returning(account),
+      ),
+      insert: compiled(
+        db,
+        db.insert(ledgerEntries).values({
+          id: p('id'),
+          userId: p('userId'),
+          type: p('type'),
+          amountMicros: p('amount'),
+          balanceAfterMicros: p('balanceAfter'),
+          description: p('description'),
+          reference: p('reference'),
+          actorId: p('actorId'),
+          createdAt: p('createdAt'),
+        }),
+      ),
+    }
+  })
 
 /** Applies a signed amount to the balance and writes its ledger row (pass the root db, even inside a transaction). */
 export function postMovement(db: Db, m: Movement): Posted {
@@ -72,19 +72,20 @@ export function postMovement(db: Db, m: Movement): Posted {
   if (!Number.isSafeInteger(release) || release < 0) throw new RangeError('released reservation must be a non-negative integer')
   const s = statements(db)
   const guard = m.amountMicros < 0 && m.requireFunds !== false
-  const [row] = (guard ? s.applyIfFunded : s.apply).all({ amount: m.amountMicros, release, userId: m.userId })
+  const [row] = (guard ? s.applyIfFunded : s.apply).values({ amount: m.amountMicros, release, userId: m.userId })
   if (!row) throw new InsufficientFundsError(`insufficient funds or unknown user ${m.userId}`)
+  const [balance, alertLevel, alerted] = row as [number, number | null, number]
   const id = newId()
   s.insert.run({
     id,
     userId: m.userId,
     type: m.type,
     amount: m.amountMicros,
-    balanceAfter: row.balance,
+    balanceAfter: balance,
     description: m.description,
     reference: m.reference ?? null,
     actorId: m.actorId ?? null,
-    createdAt: m.now ?? new Date(),
+    createdAt: (m.now ?? new Date()).getTime(),
   })
-  return { id, balanceAfterMicros: row.balance, alertLevelMicros: row.alertLevel, alerted: row.alerted }
+  return { id, balanceAfterMicros: balance, alertLevelMicros: alertLevel, alerted: alerted === 1 }
 }

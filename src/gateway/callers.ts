@@ -1,17 +1,20 @@
-// Who is calling /v1 and what they can spend, in one read per request: the key (by its hash) joined
-// with its owner's account, or the account of a web session. The spendable amount is a snapshot
-// for planning the hold; the hold's own conditional UPDATE is what enforces it.
+// Who is calling /v1 and what they can spend, in one read per request: the key (by its hash) with
+// its owner's account, or the account of a web session. The spendable amount is a snapshot for
+// planning the hold; the hold's own conditional UPDATE is what enforces it.
 import { and, eq, isNull, sql } from 'drizzle-orm'
 import type { Db } from '../db/client'
-import { prepared } from '../db/prepared'
+import { compiled, prepared } from '../db/prepared'
 import { sha256 } from '../lib/crypto'
 import { users } from '../auth/schema'
-import { apiKeys, type ApiKeyRow } from '../keys/schema'
+import { apiKeys } from '../keys/schema'
+
+/** What a request needs of its API key. */
+export type CallerKey = { id: string; name: string; isActive: boolean; monthlyLimitMicros: number | null }
 
 export type Caller = {
   userId: string
   /** null for the web session's access token. */
-  apiKey: ApiKeyRow | null
+  apiKey: CallerKey | null
   /** Balance minus open holds when the request arrived, micro-rubles. */
   availableMicros: number
 }
@@ -23,18 +26,26 @@ const ownersAvailable = sql<number | null>`(select ${available} from ${users} wh
 
 const statements = (db: Db) =>
   prepared(db, 'gateway-callers', () => ({
-    byKeyHash: db.select({ key: apiKeys, available: ownersAvailable }).from(apiKeys).where(eq(apiKeys.keyHash, p('hash'))).prepare(),
-    byUserId: db.select({ available }).from(users).where(and(eq(users.id, p('id')), isNull(users.deletedAt))).prepare(),
+    byKeyHash: compiled(
+      db,
+      db
+        .select({ id: apiKeys.id, userId: apiKeys.userId, name: apiKeys.name, isActive: apiKeys.isActive, limit: apiKeys.monthlyLimitMicros, available: ownersAvailable })
+        .from(apiKeys)
+        .where(eq(apiKeys.keyHash, p('hash'))),
+    ),
+    byUserId: compiled(db, db.select({ available }).from(users).where(and(eq(users.id, p('id')), isNull(users.deletedAt)))),
   }))
 
 /** The key presented as `secret` with its (not deleted) owner; undefined for an unknown key. */
 export function callerForKey(db: Db, secret: string): Caller | undefined {
-  const row = statements(db).byKeyHash.get({ hash: sha256(secret) })
-  return row && row.available !== null ? { userId: row.key.userId, apiKey: row.key, availableMicros: row.available } : undefined
+  const [row] = statements(db).byKeyHash.values({ hash: sha256(secret) })
+  if (!row || row[5] === null) return undefined
+  const [id, userId, name, isActive, limit, availableMicros] = row as [string, string, string, number, number | null, number]
+  return { userId, apiKey: { id, name, isActive: isActive === 1, monthlyLimitMicros: limit }, availableMicros }
 }
 
 /** The account behind a web session's access token; undefined when it was deleted. */
 export function callerForUser(db: Db, userId: string): Caller | undefined {
-  const row = statements(db).byUserId.get({ id: userId })
-  return row && { userId, apiKey: null, availableMicros: row.available }
+  const [row] = statements(db).byUserId.values({ id: userId })
+  return row && { userId, apiKey: null, availableMicros: row[0] as number }
 }
