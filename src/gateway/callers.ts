@@ -1,9 +1,12 @@
 // Who is calling /v1 and what they can spend, in one read per request: the key (by its hash) with
 // its owner's account, or the account of a web session. The spendable amount is a snapshot for
 // planning the hold; the hold's own conditional UPDATE is what enforces it.
+// The read joins the group commit (db/group-commit.ts) rather than running alone: inside the shared
+// transaction it costs about 2 µs, where a read transaction of its own cost about 14 µs under load.
 import { and, eq, isNull, sql } from 'drizzle-orm'
 import type { Db } from '../db/client'
 import { compiled, prepared } from '../db/prepared'
+import { groupCommit } from '../db/group-commit'
 import { sha256 } from '../lib/crypto'
 import { users } from '../auth/schema'
 import { apiKeys } from '../keys/schema'
@@ -37,15 +40,20 @@ const statements = (db: Db) =>
   }))
 
 /** The key presented as `secret` with its (not deleted) owner; undefined for an unknown key. */
-export function callerForKey(db: Db, secret: string): Caller | undefined {
-  const [row] = statements(db).byKeyHash.values({ hash: sha256(secret) })
-  if (!row || row[5] === null) return undefined
-  const [id, userId, name, isActive, limit, availableMicros] = row as [string, string, string, number, number | null, number]
-  return { userId, apiKey: { id, name, isActive: isActive === 1, monthlyLimitMicros: limit }, availableMicros }
+export function callerForKey(db: Db, secret: string): Promise<Caller | undefined> {
+  const hash = sha256(secret)
+  return groupCommit(db)(() => {
+    const [row] = statements(db).byKeyHash.values({ hash })
+    if (!row || row[5] === null) return undefined
+    const [id, userId, name, isActive, limit, availableMicros] = row as [string, string, string, number, number | null, number]
+    return { userId, apiKey: { id, name, isActive: isActive === 1, monthlyLimitMicros: limit }, availableMicros }
+  })
 }
 
 /** The account behind a web session's access token; undefined when it was deleted. */
-export function callerForUser(db: Db, userId: string): Caller | undefined {
-  const [row] = statements(db).byUserId.values({ id: userId })
-  return row && { userId, apiKey: null, availableMicros: row[0] as number }
+export function callerForUser(db: Db, userId: string): Promise<Caller | undefined> {
+  return groupCommit(db)(() => {
+    const [row] = statements(db).byUserId.values({ id: userId })
+    return row && { userId, apiKey: null, availableMicros: row[0] as number }
+  })
 }

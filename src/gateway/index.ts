@@ -39,13 +39,13 @@ export function gatewayRoutes(deps: GatewayDeps, guard: AuthGuard) {
     const token = bearer(header)
     if (!token) throw unauthorized('Передайте API-ключ в заголовке Authorization: Bearer <ключ>', 'missing_api_key')
     if (token.startsWith(KEY_PREFIX)) {
-      const caller = callerForKey(deps.db, token)
+      const caller = await callerForKey(deps.db, token)
       if (!caller) throw unauthorized('Неверный API-ключ', 'invalid_api_key')
       if (!caller.apiKey!.isActive) throw unauthorized(`API-ключ «${caller.apiKey!.name}» отключён. Включите его на странице API ключей.`, 'api_key_disabled')
       return caller
     }
     const payload = await jwt.verify(token)
-    const caller = payload && typeof payload.sub === 'string' ? callerForUser(deps.db, payload.sub) : undefined
+    const caller = payload && typeof payload.sub === 'string' ? await callerForUser(deps.db, payload.sub) : undefined
     if (!caller) throw unauthorized('Неверный API-ключ или истёкшая сессия', 'invalid_api_key')
     return caller
   }
