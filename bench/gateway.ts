@@ -4,6 +4,7 @@
 //   bun bench/gateway.ts                 # full run (≈ 1 min on the 2-core box; each scenario capped at 60 s)
 //   bun bench/gateway.ts --quick         # ≈ 20 s, smaller samples
 //   bun bench/gateway.ts --requests 4000 # measured requests per side at concurrency 1 (×4 at 64)
+//   bun bench/gateway.ts --warmup 0      # skip the JIT warm-up (cold-process figures)
 //
 // The fake upstream answers instantly (tokenDelayMs 0), so what differs between the two paths is
 // the gateway itself: auth, validation, the hold and settle transactions, the usage row, the relay.
@@ -20,22 +21,27 @@ import { startGateway, UPSTREAM_KEY } from '../src/test-support/gateway'
 function parseArgs(argv: string[]) {
   let quick = false
   let requests: number | undefined
+  let warmup: number | undefined
+  const usage = 'usage: bun bench/gateway.ts [--quick] [--requests N] [--warmup N]'
+  const intArg = (name: string, raw: string | undefined, min: number, max: number) => {
+    const n = Number(raw)
+    if (!Number.isInteger(n) || n < min || n > max) {
+      console.error(`--${name} must be an integer between ${min} and ${max}, got "${raw}"`)
+      process.exit(2)
+    }
+    return n
+  }
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!
+    const value = () => (a.includes('=') ? a.slice(a.indexOf('=') + 1) : argv[++i])
     if (a === '--quick') quick = true
-    else if (a === '--requests' || a.startsWith('--requests=')) {
-      const raw = a.includes('=') ? a.slice(a.indexOf('=') + 1) : argv[++i]
-      const n = Number(raw)
-      if (!Number.isInteger(n) || n < 10 || n > 1_000_000) {
-        console.error(`--requests must be an integer between 10 and 1000000, got "${raw}"`)
-        process.exit(2)
-      }
-      requests = n
-    } else if (a === '--help' || a === '-h') {
-      console.log('usage: bun bench/gateway.ts [--quick] [--requests N]')
+    else if (a === '--requests' || a.startsWith('--requests=')) requests = intArg('requests', value(), 10, 1_000_000)
+    else if (a === '--warmup' || a.startsWith('--warmup=')) warmup = intArg('warmup', value(), 0, 1_000_000)
+    else if (a === '--help' || a === '-h') {
+      console.log(usage)
       process.exit(0)
     } else {
-      console.error(`unknown argument "${a}" (usage: bun bench/gateway.ts [--quick] [--requests N])`)
+      console.error(`unknown argument "${a}" (${usage})`)
       process.exit(2)
     }
   }
@@ -43,6 +49,8 @@ function parseArgs(argv: string[]) {
   const n1 = requests ?? (quick ? 800 : 3000)
   return {
     quick,
+    // Requests per side and mode before anything is measured, so both processes run JIT-compiled code.
+    jitWarmup: warmup ?? (quick ? 4000 : 12_000),
     c1: { requests: n1, batch: Math.max(10, Math.min(250, Math.ceil(n1 / 12))) },
     c64: { requests: n1 * 4, batch: Math.max(64, Math.min(2000, Math.ceil((n1 * 4) / 8))) },
   }
@@ -356,7 +364,7 @@ async function main() {
   console.log(
     `gateway bench: Bun ${Bun.version}, ${navigator.hardwareConcurrency} CPUs; ` +
       `${SETTINGS.c1.requests} requests/side at c1 (batches of ${SETTINGS.c1.batch}), ` +
-      `${SETTINGS.c64.requests} at c${CONCURRENCY_HIGH} (batches of ${SETTINGS.c64.batch}); warm-up ${WARMUP}+/side; load average before the run ${loadAvg()}`,
+      `${SETTINGS.c64.requests} at c${CONCURRENCY_HIGH} (batches of ${SETTINGS.c64.batch}); JIT warm-up ${SETTINGS.jitWarmup}/side/mode, then ${WARMUP}+/side per scenario; load average before the run ${loadAvg()}`,
   )
   const gw = await startGateway({ WELCOME_BONUS_RUB: String(BONUS_RUB) }, { tokenDelayMs: 0, faults: false })
   let stopped = false
@@ -378,6 +386,20 @@ async function main() {
     console.log(`fake upstream ${gw.upstream.url}, gateway ${gw.url}, customer ${who.email}\n`)
     const direct: Target = { name: 'direct', url: `${gw.upstream.url}/chat/completions`, key: UPSTREAM_KEY }
     const gateway: Target = { name: 'gateway', url: `${gw.url}/v1/chat/completions`, key: who.key }
+
+    // JIT warm-up: a fresh process runs interpreted and baseline-compiled code for its first thousands
+    // of requests (JavaScriptCore's compiler threads took ≈ 14 µs of CPU per request after 8 000);
+    // a gateway in service has long passed that. Both sides, both modes, at concurrency 64.
+    let warmupRequests = 0
+    if (SETTINGS.jitWarmup > 0) {
+      const w0 = performance.now()
+      for (const mode of ['plain', 'stream'] as const) {
+        const body = requestBody(mode)
+        await batch(direct, mode, body, CONCURRENCY_HIGH, SETTINGS.jitWarmup, Infinity)
+        warmupRequests += await batch(gateway, mode, body, CONCURRENCY_HIGH, SETTINGS.jitWarmup, Infinity)
+      }
+      console.log(`  JIT warm-up: ${SETTINGS.jitWarmup} plain + ${SETTINGS.jitWarmup} streamed requests per side in ${((performance.now() - w0) / 1000).toFixed(1)} s (not measured)`)
+    }
 
     const results: ScenarioResult[] = []
     for (const mode of ['plain', 'stream'] as const) results.push(await scenario(direct, gateway, mode, 1, SETTINGS.c1.requests, SETTINGS.c1.batch))
@@ -402,7 +424,7 @@ async function main() {
     const bonusMicros = BONUS_RUB * 1_000_000
     const usageSum = books.usage.reduce((s, u) => s + u.cost_micros, 0)
     const succeeded = books.usage.filter((u) => u.status === 'success').length
-    const sent = results.reduce((s, r) => s + r.gatewayRequests, 0)
+    const sent = warmupRequests + results.reduce((s, r) => s + r.gatewayRequests, 0)
     const checks: Array<[string, boolean]> = [
       [`balance ${books.balance} µ₽ = bonus ${bonusMicros} − usage ${usageSum}`, books.balance === bonusMicros - usageSum],
       [`ledger sum ${books.ledgerSum} µ₽ = balance`, books.ledgerSum === books.balance],
