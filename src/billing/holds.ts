@@ -192,12 +192,24 @@ export async function placeHold(db: Db, req: HoldRequest): Promise<string> {
   }
 }
 
+// The lastUsedAt each key was last given, per database: concurrent settlements in the same
+// millisecond would write the same value again.
+const touchedByDb = new WeakMap<Db, Map<string, number>>()
+
 function logUsage(db: Db, hold: OpenHold, facts: UsageFacts, costMicros: number, now: Date) {
   const s = statements(db)
   const at = now.getTime()
   s.insertUsage.run({ ...facts, id: newId(), userId: hold.userId, apiKeyId: hold.apiKeyId, costMicros, createdAt: at })
   s.rollup.run({ userId: hold.userId, day: moscowDay(at), apiKeyId: hold.apiKeyId ?? '', model: facts.model, tokens: facts.totalTokens, cost: costMicros, upstreamNano: usdToNano(facts.upstreamCostUsd) })
-  if (hold.apiKeyId) s.touchKey.run({ keyId: hold.apiKeyId, now: at })
+  if (hold.apiKeyId) {
+    let touched = touchedByDb.get(db)
+    if (!touched) touchedByDb.set(db, (touched = new Map()))
+    if (touched.get(hold.apiKeyId) !== at) {
+      if (touched.size >= 10_000) touched.clear()
+      touched.set(hold.apiKeyId, at)
+      s.touchKey.run({ keyId: hold.apiKeyId, now: at })
+    }
+  }
 }
 
 /**
