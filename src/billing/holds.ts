@@ -185,7 +185,7 @@ export async function placeHold(db: Db, req: HoldRequest): Promise<string> {
       if (s.reserve.values({ userId: req.userId, amount: req.amountMicros }).length === 0) throw new HoldRefused('balance')
       open.add(id, { userId: req.userId, apiKeyId: req.apiKeyId, amountMicros: req.amountMicros, createdAt: Date.now() })
       return id
-    })
+    }, { single: true }) // one write: the reserving UPDATE
   } catch (e) {
     open.take(id) // the commit failed after the unit ran: the reservation never reached the database
     throw e

@@ -42,6 +42,28 @@ test('units queued in one turn share one commit; a unit that throws is rolled ba
   cleanup()
 })
 
+test('a single-statement unit runs without a savepoint; its failed statement is undone by SQLite alone', async () => {
+  const { sqlite, path, cleanup } = fileDb()
+  const ran: string[] = []
+  const spy = { prepare: (sql: string) => ({ run: () => (ran.push(sql), sqlite.prepare(sql).run()) }) } as unknown as Database
+  const run = createGroupCommit(spy)
+  sqlite.exec("CREATE UNIQUE INDEX t_v ON t (v); INSERT INTO t (v) VALUES ('taken')")
+  // One multi-row INSERT whose second row violates the unique index: nothing of it may remain.
+  const results = await Promise.allSettled([
+    run(() => sqlite.prepare("INSERT INTO t (v) VALUES ('a')").run().changes, { single: true }),
+    run(() => sqlite.prepare("INSERT INTO t (v) VALUES ('b'), ('taken')").run(), { single: true }),
+    run(() => sqlite.prepare("SELECT count(*) AS n FROM t").get(), { single: true }),
+  ])
+  expect(results[0]).toEqual({ status: 'fulfilled', value: 1 })
+  expect(results[1]).toMatchObject({ status: 'rejected' })
+  expect(results[2]).toEqual({ status: 'fulfilled', value: { n: 2 } })
+  const other = new Database(path, { readonly: true })
+  expect(other.query('SELECT v FROM t ORDER BY id').all()).toEqual([{ v: 'taken' }, { v: 'a' }])
+  other.close()
+  expect(ran.filter((q) => q.includes('unit'))).toEqual([])
+  cleanup()
+})
+
 test('callers are answered only after the commit, and later turns get their own transaction', async () => {
   const { sqlite, path, cleanup } = fileDb()
   const run = createGroupCommit(sqlite)

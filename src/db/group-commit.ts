@@ -4,14 +4,16 @@
 // the gateway keep up with the upstream at concurrency 64 (bench/README.md).
 //
 // Each queued unit runs inside its own SAVEPOINT, so a unit that throws (a refused hold) rolls back
-// alone and its caller gets the error; the others still commit. Callers are answered only after
+// alone and its caller gets the error; the others still commit. A unit that only reads, or writes
+// with a single statement, can skip the savepoint (`{ single: true }`): SQLite already undoes a
+// failed statement on its own. Callers are answered only after
 // the COMMIT, so nobody sees a result that is not in the database yet.
 import type { Database } from 'bun:sqlite'
 import type { Db } from './client'
 
-type Unit = { work: () => unknown; resolve: (v: unknown) => void; reject: (e: unknown) => void }
+type Unit = { work: () => unknown; single: boolean; resolve: (v: unknown) => void; reject: (e: unknown) => void }
 
-export type GroupCommit = <T>(work: () => T) => Promise<T>
+export type GroupCommit = <T>(work: () => T, opts?: { single?: boolean }) => Promise<T>
 
 const byDb = new WeakMap<Db, GroupCommit>()
 
@@ -43,6 +45,14 @@ export function createGroupCommit(sqlite: Database): GroupCommit {
     }
     try {
       for (const u of units) {
+        if (u.single) {
+          try {
+            results.push({ ok: true, value: u.work() })
+          } catch (error) {
+            results.push({ ok: false, error })
+          }
+          continue
+        }
         savepoint.run()
         try {
           results.push({ ok: true, value: u.work() })
@@ -69,9 +79,9 @@ export function createGroupCommit(sqlite: Database): GroupCommit {
     })
   }
 
-  return <T>(work: () => T) =>
+  return <T>(work: () => T, opts?: { single?: boolean }) =>
     new Promise<T>((resolve, reject) => {
       if (pending.length === 0) setImmediate(flush)
-      pending.push({ work, resolve: resolve as (v: unknown) => void, reject })
+      pending.push({ work, single: opts?.single === true, resolve: resolve as (v: unknown) => void, reject })
     })
 }

@@ -23,6 +23,7 @@ export type Caller = {
 }
 
 const p = sql.placeholder
+const READ = { single: true } // a read needs no savepoint of its own
 const available = sql<number>`${users.balanceMicros} - ${users.heldMicros}`
 // A scalar subquery, not a JOIN: SQLite ran the join about four times slower (16 vs 4 µs here).
 const ownersAvailable = sql<number | null>`(select ${available} from ${users} where ${users.id} = ${apiKeys.userId} and ${users.deletedAt} is null)`
@@ -47,7 +48,7 @@ export function callerForKey(db: Db, secret: string): Promise<Caller | undefined
     if (!row || row[5] === null) return undefined
     const [id, userId, name, isActive, limit, availableMicros] = row as [string, string, string, number, number | null, number]
     return { userId, apiKey: { id, name, isActive: isActive === 1, monthlyLimitMicros: limit }, availableMicros }
-  })
+  }, READ)
 }
 
 /** The account behind a web session's access token; undefined when it was deleted. */
@@ -55,5 +56,5 @@ export function callerForUser(db: Db, userId: string): Promise<Caller | undefine
   return groupCommit(db)(() => {
     const [row] = statements(db).byUserId.values({ id: userId })
     return row && { userId, apiKey: null, availableMicros: row[0] as number }
-  })
+  }, READ)
 }
