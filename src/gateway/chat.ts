@@ -13,7 +13,7 @@ import { add, ceilUnits, dec, mul, type Dec } from '../lib/decimal'
 import { formatMicros } from '../lib/money'
 import { sha256 } from '../lib/crypto'
 import { insufficientBalance, OpenAIError } from '../lib/errors'
-import { dataOf, SseSplitter, sseData } from '../lib/sse'
+import { dataOf, eventsOf, SseSplitter, sseData } from '../lib/sse'
 import { upstreamErrorFrom, type UpstreamClient } from '../upstream/client'
 import { estimatePrompt, planChatHold } from './estimate'
 import { fromFetchFailure, fromUpstream, unavailable } from './upstream-errors'
@@ -67,6 +67,12 @@ function endUserId(userId: string) {
     endUserIds.set(userId, (id = sha256(`user:${userId}`).slice(0, 32)))
   }
   return id
+}
+
+/** Whether `needle` starts inside text[from, to). */
+const within = (text: string, needle: string, from: number, to: number) => {
+  const at = text.indexOf(needle, from)
+  return at >= 0 && at < to
 }
 
 export function chatService(deps: GatewayDeps) {
@@ -284,11 +290,9 @@ export function chatService(deps: GatewayDeps) {
             }
             if (chunk.done) return await this.end()
             this.lastUpstreamAt = Date.now()
-            let out = ''
-            for (const event of this.splitter.push(chunk.value)) {
-              const piece = this.transform(event)
-              out += typeof piece === 'string' ? piece : await piece // only the usage and error events wait for the database
-            }
+            const block = this.splitter.pushBlock(chunk.value)
+            const relayed = block ? this.relayBlock(block) : ''
+            const out = typeof relayed === 'string' ? relayed : await relayed // only usage and error events wait for the database
             if (this.finished && !out) return
             if (out) {
               this.write(out)
@@ -315,6 +319,26 @@ export function chatService(deps: GatewayDeps) {
         this.idleTimedOut = true
         this.ac.abort()
       } else if (now - this.lastClientWriteAt > KEEPALIVE_EVERY_MS) this.write(': keep-alive\n\n')
+    }
+
+    /** What to send for a block of complete upstream events; token events pass through as they came. */
+    private relayBlock(block: string): string | Promise<string> {
+      if (this.finished) return ''
+      if (this.upstreamId && !block.includes('"usage"') && !block.includes('"error"')) {
+        for (let start = 0, end: number; (end = block.indexOf('\n\n', start)) >= 0; start = end + 2)
+          if (within(block, '"content"', start, end) || within(block, '"images"', start, end)) this.pieces++
+        return block
+      }
+      return this.relayEvents(eventsOf(block))
+    }
+
+    private async relayEvents(events: string[]): Promise<string> {
+      let out = ''
+      for (const event of events) {
+        const piece = this.transform(event)
+        out += typeof piece === 'string' ? piece : await piece
+      }
+      return out
     }
 
     /** Returns what to send for one upstream event (possibly nothing); settling events resolve after the commit. */

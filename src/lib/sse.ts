@@ -7,15 +7,22 @@ export class SseSplitter {
 
   /** Feeds bytes; returns the events completed by them (each without its trailing blank line). */
   push(bytes: Uint8Array): string[] {
+    return eventsOf(this.pushBlock(bytes))
+  }
+
+  /**
+   * Feeds bytes; returns the events completed by them as one block of text, each event followed by
+   * its blank line ('' when none completed). The relay forwards ordinary blocks as they are.
+   */
+  pushBlock(bytes: Uint8Array): string {
     this.buf += this.decoder.decode(bytes, { stream: true })
     if (this.buf.includes('\r')) this.buf = this.buf.replace(/\r\n?/g, '\n')
-    const events: string[] = []
-    let idx: number
-    while ((idx = this.buf.indexOf('\n\n')) >= 0) {
-      events.push(this.buf.slice(0, idx))
-      this.buf = this.buf.slice(idx + 2)
-    }
-    return events
+    let end = 0
+    for (let idx: number; (idx = this.buf.indexOf('\n\n', end)) >= 0; ) end = idx + 2
+    if (end === 0) return ''
+    const block = this.buf.slice(0, end)
+    this.buf = this.buf.slice(end)
+    return block
   }
 
   /** Whatever is left when the stream ends (an event without its blank line). */
@@ -24,6 +31,13 @@ export class SseSplitter {
     this.buf = ''
     return r.trim()
   }
+}
+
+/** The events of a block from pushBlock, each without its trailing blank line. */
+export function eventsOf(block: string): string[] {
+  const events: string[] = []
+  for (let start = 0, idx: number; (idx = block.indexOf('\n\n', start)) >= 0; start = idx + 2) events.push(block.slice(start, idx))
+  return events
 }
 
 /** The JSON payload of a `data:` event, or undefined for comments, [DONE] and other fields. */
