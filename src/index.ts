@@ -20,7 +20,7 @@ try {
 
 const { sqlite, db } = openDatabase(config.databaseUrl)
 runMigrations(db)
-const stopCheckpointer = startCheckpointer(sqlite, config.databaseUrl)
+const stopCheckpointer = startCheckpointer(db, config.databaseUrl)
 const mailer = createMailer(config)
 
 const services = createServices(config, db, mailer)

@@ -93,3 +93,21 @@ test('a failed commit rejects every unit of the turn and leaves nothing behind',
   expect(await run(() => sqlite.prepare("INSERT INTO t (v) VALUES ('after')").run().changes)).toBe(1)
   cleanup()
 })
+
+test('while paused, units wait (and their callers with them); resuming commits them together', async () => {
+  const { sqlite, cleanup } = fileDb()
+  const run = createGroupCommit(sqlite)
+  const resume = run.pause()
+  let done = 0
+  const units = [run(() => sqlite.prepare("INSERT INTO t (v) VALUES ('a')").run()), run(() => sqlite.prepare("INSERT INTO t (v) VALUES ('b')").run())]
+  for (const u of units) void u.then(() => done++)
+  await Bun.sleep(20)
+  expect(done).toBe(0)
+  expect(sqlite.query('SELECT count(*) AS n FROM t').get()).toEqual({ n: 0 })
+  resume()
+  resume() // a second call changes nothing
+  await Promise.all(units)
+  expect(done).toBe(2)
+  expect(sqlite.query('SELECT count(*) AS n FROM t').get()).toEqual({ n: 2 })
+  cleanup()
+})

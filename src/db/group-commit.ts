@@ -13,7 +13,10 @@ import type { Db } from './client'
 
 type Unit = { work: () => unknown; single: boolean; resolve: (v: unknown) => void; reject: (e: unknown) => void }
 
-export type GroupCommit = <T>(work: () => T, opts?: { single?: boolean }) => Promise<T>
+export type GroupCommit = (<T>(work: () => T, opts?: { single?: boolean }) => Promise<T>) & {
+  /** Holds queued units back (their callers wait) until the returned function is called. */
+  pause(): () => void
+}
 
 const byDb = new WeakMap<Db, GroupCommit>()
 
@@ -26,6 +29,7 @@ export function groupCommit(db: Db): GroupCommit {
 
 export function createGroupCommit(sqlite: Database): GroupCommit {
   let pending: Unit[] = []
+  let paused = 0
   const begin = sqlite.prepare('BEGIN IMMEDIATE')
   const commit = sqlite.prepare('COMMIT')
   const rollback = sqlite.prepare('ROLLBACK')
@@ -34,6 +38,7 @@ export function createGroupCommit(sqlite: Database): GroupCommit {
   const rollbackUnit = sqlite.prepare('ROLLBACK TO unit')
 
   function flush() {
+    if (paused > 0 || pending.length === 0) return // resumed later, or already flushed by a resume
     const units = pending
     pending = []
     const results: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = []
@@ -79,9 +84,19 @@ export function createGroupCommit(sqlite: Database): GroupCommit {
     })
   }
 
-  return <T>(work: () => T, opts?: { single?: boolean }) =>
+  const run = <T>(work: () => T, opts?: { single?: boolean }) =>
     new Promise<T>((resolve, reject) => {
       if (pending.length === 0) setImmediate(flush)
       pending.push({ work, single: opts?.single === true, resolve: resolve as (v: unknown) => void, reject })
     })
+  const pause = () => {
+    paused++
+    let resumed = false
+    return () => {
+      if (resumed) return
+      resumed = true
+      if (--paused === 0 && pending.length > 0) setImmediate(flush)
+    }
+  }
+  return Object.assign(run, { pause })
 }

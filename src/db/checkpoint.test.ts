@@ -1,0 +1,40 @@
+import { expect, test } from 'bun:test'
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { join } from 'node:path'
+import { tmpdir } from 'node:os'
+import { openDatabase, startCheckpointer } from './client'
+import { groupCommit } from './group-commit'
+
+/** The WAL header's checkpoint sequence number: SQLite bumps it each time the WAL restarts from its start. */
+const walRestarts = (walPath: string) => readFileSync(walPath).readUInt32BE(12)
+
+test('under writes that never stop, the WAL is still checkpointed completely and restarted', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'ckpt-'))
+  const url = join(dir, 'db.sqlite')
+  const { sqlite, db } = openDatabase(url)
+  sqlite.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT NOT NULL)')
+  const stop = startCheckpointer(db, url)
+  const write = groupCommit(db)
+  const insert = sqlite.prepare('INSERT INTO t (v) VALUES (?)')
+  const payload = 'x'.repeat(500)
+  const restartsBefore = walRestarts(`${url}-wal`)
+  let commits = 0
+  // Four writers that always have a unit queued, so there is never a quiet moment between commits.
+  const until = Date.now() + 2_500
+  await Promise.all(
+    Array.from({ length: 4 }, async () => {
+      while (Date.now() < until) {
+        await write(() => insert.run(payload))
+        commits++
+      }
+    }),
+  )
+  const restarts = walRestarts(`${url}-wal`) - restartsBefore
+  const rows = (sqlite.query('select count(*) as n from t').get() as { n: number }).n
+  stop()
+  sqlite.close()
+  rmSync(dir, { recursive: true, force: true })
+  expect(rows).toBe(commits)
+  // A checkpoint every half second, each followed by a restart of the WAL (without the pause, none).
+  expect(restarts).toBeGreaterThanOrEqual(2)
+})
