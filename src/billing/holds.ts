@@ -14,7 +14,7 @@ import { groupCommit } from '../db/group-commit'
 import { newId } from '../lib/crypto'
 import { users } from '../auth/schema'
 import { apiKeys } from '../keys/schema'
-import { InsufficientFundsError, postMovement } from './ledger'
+import { InsufficientFundsError, postMovement, type Posted } from './ledger'
 import { usageDaily, usageLogs, type UsageLogRow } from './schema'
 import { moscowDay } from './days'
 import { checkLowBalance, type LowBalance } from './alerts'
@@ -149,6 +149,9 @@ function openHolds(db: Db): OpenHolds {
   return open
 }
 
+/** Gives a hold's reservation back to the balance (no charge). */
+const unreserve = (db: Db, hold: OpenHold) => statements(db).unreserve.values({ userId: hold.userId, amount: hold.amountMicros })
+
 /**
  * Runs a unit that takes a hold out of the open set; if its commit fails, the database still has
  * the reservation, so the hold goes back where the stale sweep can find it.
@@ -228,7 +231,7 @@ export function settleHold(
     const charge = (amountMicros: number, releaseHeldMicros: number) =>
       postMovement(db, { userId: hold.userId, type: 'usage', amountMicros: -amountMicros, releaseHeldMicros, description: `Запрос к модели ${facts.model}`, reference: `usage:${holdId}`, now })
     let charged = chargeMicros
-    let account: { balanceAfterMicros: number; alertLevelMicros: number | null; alerted: boolean } | undefined
+    let account: Posted | undefined
     if (charged > 0) {
       try {
         // The usual case: one UPDATE gives the reservation back and takes the charge.
@@ -236,13 +239,13 @@ export function settleHold(
       } catch (e) {
         if (!(e instanceof InsufficientFundsError)) throw e
         // The reported cost exceeds the whole balance: charge what is there, never below zero.
-        const [row] = statements(db).unreserve.values({ userId: hold.userId, amount: hold.amountMicros })
+        const [row] = unreserve(db, hold)
         const balance = (row?.[0] as number | undefined) ?? 0
         charged = Math.max(0, Math.min(chargeMicros, balance))
         console.error(`[billing] user ${hold.userId}: cost ${chargeMicros} µ₽ exceeds balance ${balance} µ₽; charged ${charged}`)
         if (charged > 0) account = charge(charged, 0)
       }
-    } else statements(db).unreserve.run({ userId: hold.userId, amount: hold.amountMicros })
+    } else unreserve(db, hold)
     logUsage(db, hold, facts, charged, now)
     // The alert's UPDATE only runs when this charge can have crossed the customer's level.
     const mayAlert = account && account.alertLevelMicros != null && !account.alerted && account.balanceAfterMicros < account.alertLevelMicros
@@ -253,7 +256,7 @@ export function settleHold(
 /** Releases a hold without charging (failed request) and logs the attempt. */
 export async function releaseHold(db: Db, holdId: string, facts: UsageFacts): Promise<void> {
   await closing(db, holdId, (hold) => {
-    statements(db).unreserve.run({ userId: hold.userId, amount: hold.amountMicros })
+    unreserve(db, hold)
     logUsage(db, hold, facts, 0, new Date())
   })
 }
@@ -261,7 +264,7 @@ export async function releaseHold(db: Db, holdId: string, facts: UsageFacts): Pr
 /** Releases holds older than `olderThan` whose request never ended (the stale-hold sweep); returns how many. */
 export async function releaseStaleHolds(db: Db, olderThan: Date): Promise<number> {
   const ids = openHolds(db).idsOlderThan(olderThan.getTime())
-  const released = await Promise.all(ids.map((id) => closing(db, id, (hold) => statements(db).unreserve.run({ userId: hold.userId, amount: hold.amountMicros }))))
+  const released = await Promise.all(ids.map((id) => closing(db, id, (hold) => unreserve(db, hold))))
   return released.filter((r) => r !== null).length
 }
 

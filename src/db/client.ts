@@ -5,7 +5,8 @@ import { fileURLToPath } from 'node:url'
 import * as schema from './schema'
 import { groupCommit } from './group-commit'
 
-export type Db = BunSQLiteDatabase<typeof schema>
+/** The drizzle database with its bun:sqlite connection (`$client`), as openDatabase returns it. */
+export type Db = BunSQLiteDatabase<typeof schema> & { $client: Database }
 
 const MIGRATIONS = fileURLToPath(new URL('../../drizzle', import.meta.url))
 
@@ -36,7 +37,7 @@ const CHECKPOINT_PAUSE_MAX_MS = 100
  * it). Returns a stop function.
  */
 export function startCheckpointer(db: Db, url: string): () => void {
-  const sqlite = (db as Db & { $client: Database }).$client
+  const sqlite = db.$client
   if (url === ':memory:' || url.startsWith('file::memory:')) return () => {}
   sqlite.exec('PRAGMA wal_autocheckpoint = 0')
   // A restarted WAL file is cut back to this size, so one busy second does not keep its disk space.

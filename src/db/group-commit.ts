@@ -23,7 +23,7 @@ const byDb = new WeakMap<Db, GroupCommit>()
 /** The group-commit queue of this database (one per connection, created on first use). */
 export function groupCommit(db: Db): GroupCommit {
   let queue = byDb.get(db)
-  if (!queue) byDb.set(db, (queue = createGroupCommit((db as Db & { $client: Database }).$client)))
+  if (!queue) byDb.set(db, (queue = createGroupCommit(db.$client)))
   return queue
 }
 
@@ -50,21 +50,15 @@ export function createGroupCommit(sqlite: Database): GroupCommit {
     }
     try {
       for (const u of units) {
-        if (u.single) {
-          try {
-            results.push({ ok: true, value: u.work() })
-          } catch (error) {
-            results.push({ ok: false, error })
-          }
-          continue
-        }
-        savepoint.run()
+        if (!u.single) savepoint.run()
         try {
           results.push({ ok: true, value: u.work() })
-          release.run()
+          if (!u.single) release.run()
         } catch (error) {
-          rollbackUnit.run()
-          release.run()
+          if (!u.single) {
+            rollbackUnit.run()
+            release.run()
+          }
           results.push({ ok: false, error })
         }
       }

@@ -1,7 +1,6 @@
 // Prepared statements, built once per database and reused: drizzle otherwise re-prepares the SQL
 // on every call, which measured as most of the gateway's per-request cost (bench/README.md).
 // Statements prepared on the root database also run inside its transactions (one connection).
-import type { Database } from 'bun:sqlite'
 import { is, Param, Placeholder } from 'drizzle-orm'
 import type { Db } from './client'
 
@@ -43,7 +42,7 @@ export type Compiled = {
 export function compiled(db: Db, query: { toSQL(): { sql: string; params: unknown[] } }): Compiled {
   const { sql, params } = query.toSQL()
   const slots = params.map(slotOf)
-  const stmt = (db as Db & { $client: Database }).$client.prepare(sql)
+  const stmt = db.$client.prepare(sql)
   const bind = (values: Record<string, Binding>) =>
     slots.map((s) => {
       if ('value' in s) return s.value

@@ -5,11 +5,6 @@ export class SseSplitter {
   private buf = ''
   private readonly decoder = new TextDecoder()
 
-  /** Feeds bytes; returns the events completed by them (each without its trailing blank line). */
-  push(bytes: Uint8Array): string[] {
-    return eventsOf(this.pushBlock(bytes))
-  }
-
   /**
    * Feeds bytes; returns the events completed by them as one block of text, each event followed by
    * its blank line ('' when none completed). The relay forwards ordinary blocks as they are.
