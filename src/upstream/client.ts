@@ -2,8 +2,9 @@
 // talks in-process to the built-in demo upstream, which speaks the same protocol.
 import type { Config } from '../config'
 import { createDemoUpstream } from './demo'
+import { http1FetchOrFetch, type FetchLike } from './http1'
 
-export type FetchLike = (url: string, init?: RequestInit) => Promise<Response>
+export type { FetchLike }
 
 /** Model object as the router lists it (only the fields we use). */
 export type UpstreamModel = {
@@ -47,7 +48,8 @@ export type GenerationStats = { totalCost: number; tokensPrompt: number; tokensC
 export function createUpstreamClient(config: Config, fetchOverride?: FetchLike) {
   const demo = config.openrouterApiKey ? null : createDemoUpstream()
   const base = demo ? 'http://demo.upstream/api/v1' : config.openrouterBaseUrl
-  const doFetch: FetchLike = fetchOverride ?? (demo ? (url, init) => demo.fetch(new Request(url, init)) : (url, init) => fetch(url, init))
+  // The router is reached over kept-alive HTTP/1.1 on the event loop's own sockets (see http1.ts for why not fetch).
+  const doFetch: FetchLike = fetchOverride ?? (demo ? (url, init) => demo.fetch(new Request(url, init)) : http1FetchOrFetch(base))
   const headers = {
     authorization: `Bearer ${config.openrouterApiKey ?? 'demo'}`,
     'content-type': 'application/json',
