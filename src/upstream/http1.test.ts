@@ -205,6 +205,22 @@ describe('http1 client', () => {
     expect(srv.stats.requests.filter((r) => r.body.toString() === '{"once":true}')).toHaveLength(1)
   })
 
+  test('idle connections expire: after idleMs, or sooner when the server announces Keep-Alive: timeout', async () => {
+    let hint = ''
+    const srv = server((_req, s) => void s.write(ok('"ok"', hint)))
+    const fetch1 = client({ idleMs: 150 })
+    await (await fetch1(srv.url)).text()
+    await (await fetch1(srv.url)).text()
+    expect(srv.stats.connections).toBe(1)
+    await Bun.sleep(200)
+    await (await fetch1(srv.url)).text()
+    expect(srv.stats.connections).toBe(2)
+    hint = 'keep-alive: timeout=1\r\n' // one second, less a second of margin: never reuse
+    await (await fetch1(srv.url)).text()
+    await (await fetch1(srv.url)).text()
+    expect(srv.stats.connections).toBe(3)
+  })
+
   test('abort before the answer rejects with the reason and closes the connection; abort mid-body errors the stream', async () => {
     const srv = server((req, s) => {
       if (req.path === '/half') s.write('HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n5\r\nhello\r\n')

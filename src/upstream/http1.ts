@@ -15,7 +15,11 @@ import type { Socket, SocketHandler } from 'bun'
 export type FetchLike = (url: string, init?: RequestInit) => Promise<Response>
 
 export type Http1Options = {
-  /** An idle kept-alive connection older than this is closed instead of reused (below common server timeouts of 5 s+). */
+  /**
+   * An idle kept-alive connection older than this is closed instead of reused, or sooner when the
+   * server announces a shorter `Keep-Alive: timeout=N`. A connection the server closed meanwhile is
+   * noticed by its close, and the race in between by the one retry (see Connection.fail).
+   */
   idleMs?: number
   /** Idle connections kept per origin. */
   maxIdlePerOrigin?: number
@@ -71,6 +75,8 @@ class Connection {
   socket: Socket<Connection> | null = null
   exchange: Exchange | null = null
   idleSince = 0
+  /** How long this connection may idle: the pool's limit, or less if the server said so. */
+  idleLimitMs = Infinity
   reused = false
   closed = false
   /** Unparsed bytes: the response head while it arrives, or a chunk-size line split across packets. */
@@ -158,9 +164,10 @@ class Connection {
       if (parsed.status >= 100 && parsed.status < 200) return this.consume(ex, body) // 100 Continue and friends: the real head follows
       this.framing = framingOf(parsed, ex.head)
       this.keepAlive = parsed.keepAlive && this.framing.kind !== 'close'
+      if (parsed.keepAliveSeconds !== null) this.idleLimitMs = Math.max(0, parsed.keepAliveSeconds * 1000 - 1000)
       // The common plain answer arrives whole in one packet: hand it out without a stream.
       if (this.framing.kind === 'length' && body.byteLength === this.framing.left) {
-        this.answer(ex, new Response(body, { status: parsed.status, statusText: parsed.statusText, headers: parsed.headers }))
+        this.answer(ex, new Response(body as Uint8Array<ArrayBuffer>, { status: parsed.status, statusText: parsed.statusText, headers: parsed.headers }))
         return this.complete()
       }
       if (this.framing.kind === 'none') {
@@ -176,6 +183,7 @@ class Connection {
           cancel: () => {
             // The reader gave up on the body: the rest of it would arrive for nobody.
             ex.controller = null
+            if (this.exchange !== ex) return
             this.finish(ex)
             this.destroy()
           },
@@ -384,7 +392,7 @@ function lineText(buf: Buffer, from: number, newline: number) {
   return buf.toString('latin1', from, end)
 }
 
-type Head = { status: number; statusText: string; headers: Headers; keepAlive: boolean; chunked: boolean; length: number | null }
+type Head = { status: number; statusText: string; headers: Headers; keepAlive: boolean; keepAliveSeconds: number | null; chunked: boolean; length: number | null }
 
 function parseHead(head: string): Head {
   const lines = head.split('\r\n')
@@ -394,6 +402,7 @@ function parseHead(head: string): Head {
   let connection = ''
   let chunked = false
   let length: number | null = null
+  let keepAliveSeconds: number | null = null
   for (let i = 1; i < lines.length; i++) {
     const line = lines[i]!
     const colon = line.indexOf(':')
@@ -403,6 +412,10 @@ function parseHead(head: string): Head {
     headers.append(name, value)
     const lower = name.toLowerCase()
     if (lower === 'connection') connection += `${value.toLowerCase()},`
+    else if (lower === 'keep-alive') {
+      const timeout = /timeout=(\d+)/i.exec(value)
+      if (timeout) keepAliveSeconds = Number(timeout[1])
+    }
     else if (lower === 'transfer-encoding') chunked = value.toLowerCase().split(',').at(-1)!.trim() === 'chunked'
     else if (lower === 'content-length') {
       const n = Number(value)
@@ -412,7 +425,7 @@ function parseHead(head: string): Head {
   }
   const http10 = m[1] === '0'
   const keepAlive = http10 ? connection.includes('keep-alive') : !connection.split(',').some((t) => t.trim() === 'close')
-  return { status: Number(m[2]), statusText: m[3] ?? '', headers, keepAlive, chunked, length }
+  return { status: Number(m[2]), statusText: m[3] ?? '', headers, keepAlive, keepAliveSeconds, chunked, length }
 }
 
 function framingOf(head: Head, requestHead: string): Framing {
@@ -437,7 +450,7 @@ class Pool {
       end: (socket) => gone(socket),
       error: (socket, error) => gone(socket, error),
     }
-    this.sweeper = setInterval(() => this.sweep(), Math.max(250, opts.idleMs / 2))
+    this.sweeper = setInterval(() => this.sweep(), 1000)
     ;(this.sweeper as unknown as { unref(): void }).unref()
   }
 
@@ -476,7 +489,7 @@ class Pool {
     const now = Date.now()
     while (list?.length) {
       const conn = list.pop()!
-      if (!conn.closed && now - conn.idleSince < this.opts.idleMs) {
+      if (!conn.closed && now - conn.idleSince < Math.min(this.opts.idleMs, conn.idleLimitMs)) {
         conn.reused = true
         return conn
       }
@@ -503,7 +516,7 @@ class Pool {
 
   private sweep() {
     const now = Date.now()
-    for (const list of this.idle.values()) for (const conn of [...list]) if (now - conn.idleSince >= this.opts.idleMs) conn.destroy()
+    for (const list of this.idle.values()) for (const conn of [...list]) if (now - conn.idleSince >= Math.min(this.opts.idleMs, conn.idleLimitMs)) conn.destroy()
   }
 
   close() {
@@ -534,7 +547,7 @@ function requestHead(url: URL, method: string, headers: HeadersInit | undefined,
  * upstream client sends (string or byte bodies); callers needing more should use fetch.
  */
 export function createHttp1Fetch(options: Http1Options = {}): FetchLike & { close(): void } {
-  const pool = new Pool({ idleMs: options.idleMs ?? 4000, maxIdlePerOrigin: options.maxIdlePerOrigin ?? 256, tls: options.tls })
+  const pool = new Pool({ idleMs: options.idleMs ?? 30_000, maxIdlePerOrigin: options.maxIdlePerOrigin ?? 256, tls: options.tls })
   const http1 = (input: string, init: RequestInit = {}) =>
     new Promise<Response>((resolve, reject) => {
       const url = new URL(input)
