@@ -51,11 +51,16 @@ type Exchange = {
   onAbort: (() => void) | null
 }
 
-/** Rejects the fetch promise, or errors the body stream when the Response is already out. */
-function failExchange(ex: Exchange, error: unknown) {
+/** Unhooks the exchange from its abort signal and its connection. */
+function detach(ex: Exchange) {
   if (ex.onAbort) ex.signal?.removeEventListener('abort', ex.onAbort)
   ex.onAbort = null
   ex.conn = null
+}
+
+/** Rejects the fetch promise, or errors the body stream when the Response is already out. */
+function failExchange(ex: Exchange, error: unknown) {
+  detach(ex)
   if (!ex.answered) {
     ex.answered = true
     ex.reject(error)
@@ -217,82 +222,56 @@ class Connection {
         pieces.push(data.subarray(at))
         return null
       }
-      if (f.kind === 'length') {
+      if (f.kind === 'length' || (f.kind === 'chunked' && f.step === 'data')) {
+        // the next f.left bytes are body
         const take = Math.min(f.left, data.byteLength - at)
         pieces.push(data.subarray(at, at + take))
         at += take
         f.left -= take
-        if (f.left === 0) return data.byteLength - at
+        if (f.left > 0) continue
+        if (f.kind === 'length') return data.byteLength - at
+        f.step = 'data-end'
         continue
       }
       if (f.kind !== 'chunked') return data.byteLength - at
-      if (f.step === 'data') {
-        const take = Math.min(f.left, data.byteLength - at)
-        pieces.push(data.subarray(at, at + take))
-        at += take
-        f.left -= take
-        if (f.left === 0) f.step = 'data-end'
-        continue
-      }
-      // The fast paths read the CRLF after a chunk and a chunk-size line straight from the bytes; a
-      // line split across packets (rare) goes through line().
-      if (!this.pending && f.step === 'data-end' && at + 1 < data.byteLength) {
-        if (data[at] !== 0x0d || data[at + 1] !== 0x0a) throw new Error('malformed chunked encoding from the upstream')
-        at += 2
-        f.step = 'size'
-        continue
-      }
-      if (!this.pending && f.step === 'size') {
-        const parsed = chunkSize(data, at)
-        if (parsed) {
-          at = parsed.next
-          if (parsed.size === 0) f.step = 'trailer'
-          else {
-            f.step = 'data'
-            f.left = parsed.size
-          }
-          continue
-        }
-      }
+      // a chunk-size line, the CRLF after a chunk's data, or a trailer line
       const line = this.line(data, at)
       if (!line) return null
       at = line.next
-      if (f.step === 'data-end') {
-        if (line.text !== '') throw new Error('malformed chunked encoding from the upstream')
-        f.step = 'size'
-      } else if (f.step === 'size') {
-        const size = Number.parseInt(line.text.split(';', 1)[0]!.trim(), 16)
-        if (!Number.isSafeInteger(size) || size < 0 || !/^[0-9a-fA-F]+/.test(line.text.trim())) throw new Error('malformed chunk size from the upstream')
+      if (f.step === 'size') {
+        const size = chunkSize(line.bytes)
         if (size === 0) f.step = 'trailer'
         else {
           f.step = 'data'
           f.left = size
         }
-      } else if (line.text === '') return data.byteLength - at // the empty line after trailers
+      } else if (line.bytes.byteLength > 0) {
+        if (f.step === 'data-end') throw new Error('malformed chunked encoding from the upstream')
+        // a trailer field: ignored
+      } else if (f.step === 'data-end') f.step = 'size'
+      else return data.byteLength - at // the empty line after the trailers
     }
     return null
   }
 
-  /** The next CRLF-terminated line from data[at], joined with bytes kept from the previous packet. */
-  private line(data: Uint8Array, at: number): { text: string; next: number } | null {
-    const view = Buffer.from(data.buffer, data.byteOffset, data.byteLength)
-    let end = view.indexOf('\n', at)
-    if (this.pending) {
-      if (end < 0) {
-        this.pending = Buffer.concat([this.pending, view.subarray(at)])
-        if (this.pending.byteLength > 8192) throw new Error('malformed chunked encoding from the upstream')
-        return null
-      }
-      const joined = Buffer.concat([this.pending, view.subarray(at, end + 1)])
-      this.pending = null
-      return { text: lineText(joined, 0, joined.byteLength - 1), next: end + 1 }
-    }
-    if (end < 0) {
-      this.pending = view.slice(at)
+  /**
+   * The next line from data[at] without its CR LF, joined with bytes kept from the previous packet;
+   * null when it is not complete yet. Usually a view into the packet, nothing copied.
+   */
+  private line(data: Uint8Array, at: number): { bytes: Uint8Array; next: number } | null {
+    const newline = data.indexOf(0x0a, at)
+    if (newline < 0) {
+      this.pending = this.pending ? Buffer.concat([this.pending, data.subarray(at)]) : data.subarray(at)
       if (this.pending.byteLength > 8192) throw new Error('malformed chunked encoding from the upstream')
       return null
     }
-    return { text: lineText(view, at, end), next: end + 1 }
+    let bytes = data.subarray(at, newline)
+    if (this.pending) {
+      bytes = Buffer.concat([this.pending, bytes])
+      this.pending = null
+    }
+    if (bytes[bytes.byteLength - 1] === 0x0d) bytes = bytes.subarray(0, bytes.byteLength - 1)
+    return { bytes, next: newline + 1 }
   }
 
   private emit(ex: Exchange, pieces: Uint8Array[]) {
@@ -325,9 +304,7 @@ class Connection {
 
   /** Detaches the exchange (and its abort listener) from this connection. */
   private finish(ex: Exchange) {
-    if (ex.onAbort) ex.signal?.removeEventListener('abort', ex.onAbort)
-    ex.onAbort = null
-    ex.conn = null
+    detach(ex)
     if (this.exchange === ex) this.exchange = null
   }
 
@@ -371,25 +348,18 @@ class Connection {
   }
 }
 
-/** A chunk-size line ("1a2\r\n", maybe with ";ext") read from the bytes at `at`; null when the line is not all there. */
-function chunkSize(data: Uint8Array, at: number): { size: number; next: number } | null {
+/** The size in a chunk-size line ("1a2", maybe followed by ";ext"). */
+function chunkSize(line: Uint8Array): number {
   let size = 0
-  let i = at
-  for (; i < data.byteLength; i++) {
-    const b = data[i]!
+  let i = 0
+  for (; i < line.byteLength; i++) {
+    const b = line[i]!
     const digit = b >= 0x30 && b <= 0x39 ? b - 0x30 : b >= 0x61 && b <= 0x66 ? b - 0x57 : b >= 0x41 && b <= 0x46 ? b - 0x37 : -1
     if (digit < 0) break
     size = size * 16 + digit
   }
-  if (i === at || i - at > 12) throw new Error('malformed chunk size from the upstream')
-  const newline = data.indexOf(0x0a, i)
-  if (newline < 0) return null
-  return { size, next: newline + 1 }
-}
-
-function lineText(buf: Buffer, from: number, newline: number) {
-  const end = newline > from && buf[newline - 1] === 0x0d ? newline - 1 : newline
-  return buf.toString('latin1', from, end)
+  if (i === 0 || i > 12) throw new Error('malformed chunk size from the upstream')
+  return size
 }
 
 type Head = { status: number; statusText: string; headers: Headers; keepAlive: boolean; keepAliveSeconds: number | null; chunked: boolean; length: number | null }
@@ -415,8 +385,7 @@ function parseHead(head: string): Head {
     else if (lower === 'keep-alive') {
       const timeout = /timeout=(\d+)/i.exec(value)
       if (timeout) keepAliveSeconds = Number(timeout[1])
-    }
-    else if (lower === 'transfer-encoding') chunked = value.toLowerCase().split(',').at(-1)!.trim() === 'chunked'
+    } else if (lower === 'transfer-encoding') chunked = value.toLowerCase().split(',').at(-1)!.trim() === 'chunked'
     else if (lower === 'content-length') {
       const n = Number(value)
       if (!/^\d+$/.test(value) || (length !== null && length !== n)) throw new Error('malformed Content-Length from the upstream')
@@ -542,6 +511,14 @@ function requestHead(url: URL, method: string, headers: HeadersInit | undefined,
   return `${head}\r\n`
 }
 
+/** The request body as this client sends it: text, bytes or none; undefined for a body only fetch can send (a stream, a form). */
+function sendable(body: RequestInit['body']): string | Uint8Array | null | undefined {
+  if (body == null) return null
+  if (typeof body === 'string' || body instanceof Uint8Array) return body
+  if (body instanceof ArrayBuffer) return new Uint8Array(body)
+  return undefined
+}
+
 /**
  * A fetch-shaped function speaking HTTP/1.1 over kept-alive Bun sockets. It accepts what the
  * upstream client sends (string or byte bodies); callers needing more should use fetch.
@@ -555,12 +532,8 @@ export function createHttp1Fetch(options: Http1Options = {}): FetchLike & { clos
       const signal = init.signal ?? undefined
       if (signal?.aborted) throw signal.reason
       const method = (init.method ?? 'GET').toUpperCase()
-      const raw = init.body ?? null
-      let body: string | Uint8Array | null
-      if (raw === null || typeof raw === 'string') body = raw
-      else if (raw instanceof Uint8Array) body = raw
-      else if (raw instanceof ArrayBuffer) body = new Uint8Array(raw)
-      else throw new TypeError('this client sends string or byte bodies only')
+      const body = sendable(init.body)
+      if (body === undefined) throw new TypeError('this client sends string or byte bodies only')
       const bodyBytes = body === null ? (method === 'POST' || method === 'PUT' || method === 'PATCH' ? 0 : null) : typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength
       const ex: Exchange = {
         url,
@@ -601,10 +574,5 @@ export function proxiedByEnv(url: string, env: Record<string, string | undefined
 export function http1FetchOrFetch(baseUrl: string, options?: Http1Options): FetchLike {
   if (proxiedByEnv(baseUrl)) return (url, init) => fetch(url, init)
   const http1 = createHttp1Fetch(options)
-  return (url, init) => {
-    const body = init?.body
-    // streamed request bodies are fetch's business
-    if (body != null && typeof body !== 'string' && !(body instanceof Uint8Array) && !(body instanceof ArrayBuffer)) return fetch(url, init)
-    return http1(url, init)
-  }
+  return (url, init) => (sendable(init?.body) === undefined ? fetch(url, init) : http1(url, init))
 }
