@@ -4,6 +4,9 @@ import { expect, test, type Page } from '@playwright/test'
 import { seedPosts, type SeededPost } from './blog-seed'
 import { registerViaUi, shoot as shootShared, spaced, uniqueEmail, watchConsole } from './helpers'
 
+/** The browser runs in Moscow time (playwright.config.ts): expected dates are formatted there too, not in the runner's zone. */
+const MOSCOW = 'Europe/Moscow'
+
 /** shoot(), plus a copy in PUBLIC_SHOTS_DIR when set (test-results/ is shared with other runs). */
 async function shoot(page: Page, name: string) {
   await shootShared(page, name)
@@ -266,7 +269,7 @@ test('the blog list and an article as the spec describes them', async ({ page })
   await expect(card.locator('img')).toHaveAttribute('src', article.coverImage!) // decorative: alt="" (the title is the card's name)
   await expect(card).toContainText('OpenAI: GPT-4o')
   await expect(card).toContainText(article.description)
-  await expect(card).toContainText(new Intl.DateTimeFormat('ru-RU', { day: '2-digit', month: '2-digit', year: 'numeric' }).format(new Date(article.publishedAt!)))
+  await expect(card).toContainText(new Intl.DateTimeFormat('ru-RU', { day: '2-digit', month: '2-digit', year: 'numeric', timeZone: MOSCOW }).format(new Date(article.publishedAt!)))
   // 15 320 seeded, plus the view of the screenshot test's opening
   expect(spaced(await card.textContent())).toMatch(/Просмотров: 15 32\d/)
   await expect(page.getByText('Черновик e2e')).toHaveCount(0)
@@ -276,7 +279,7 @@ test('the blog list and an article as the spec describes them', async ({ page })
   await expect(page.getByRole('heading', { level: 1, name: article.title })).toBeVisible()
   await expect(page.getByRole('link', { name: 'Все статьи' })).toHaveAttribute('href', '/blog')
   await expect(page.getByText('Обзор модели')).toBeVisible()
-  await expect(page.getByText(new Intl.DateTimeFormat('ru-RU', { day: 'numeric', month: 'long', year: 'numeric' }).format(new Date(article.publishedAt!)))).toBeVisible()
+  await expect(page.getByText(new Intl.DateTimeFormat('ru-RU', { day: 'numeric', month: 'long', year: 'numeric', timeZone: MOSCOW }).format(new Date(article.publishedAt!)))).toBeVisible()
   await expect(page.getByRole('img', { name: `Обложка статьи «${article.title}»` })).toBeVisible()
   const body = page.getByTestId('article-body')
   await expect(body.getByRole('heading', { level: 2, name: 'Что умеет' })).toBeVisible()

@@ -91,3 +91,29 @@ export const usageDaily = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.userId, t.day, t.apiKeyId, t.model] })],
 )
+
+/**
+ * A request whose reported cost exceeded what the customer's balance could pay: the part nobody
+ * was charged for. Written in the settling transaction; the balance itself never goes below zero.
+ * The hold is meant to make this impossible, so every row is an operator alert (/app/admin).
+ */
+export const uncoveredCosts = sqliteTable(
+  'uncovered_costs',
+  {
+    id: text('id').primaryKey(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id),
+    /** The usage row of the request. */
+    usageId: text('usage_id').notNull(),
+    model: text('model').notNull(),
+    upstreamId: text('upstream_id'),
+    heldMicros: integer('held_micros').notNull(),
+    /** The full price of the request at our rate and markup. */
+    costMicros: integer('cost_micros').notNull(),
+    chargedMicros: integer('charged_micros').notNull(),
+    uncoveredMicros: integer('uncovered_micros').notNull(),
+    createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
+  },
+  (t) => [index('uncovered_created_idx').on(t.createdAt)],
+)

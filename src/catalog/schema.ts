@@ -14,6 +14,16 @@ export const models = sqliteTable('models', {
   completionUsd: text('completion_usd').notNull(),
   imageUsd: text('image_usd').notNull().default('0'),
   requestUsd: text('request_usd').notNull().default('0'),
+  /** Per generated picture (pricing.image_output); '0' when the model prices output images otherwise. */
+  imageOutputUsd: text('image_output_usd').notNull().default('0'),
+  /** Per web-search result or search (pricing.web_search); '0' = the router's own per-result price. */
+  webSearchUsd: text('web_search_usd').notNull().default('0'),
+  /** Per reasoning token (pricing.internal_reasoning), when it differs from the completion price. */
+  reasoningUsd: text('reasoning_usd').notNull().default('0'),
+  /** Per audio input token (pricing.audio). */
+  audioUsd: text('audio_usd').notNull().default('0'),
+  /** Per prompt token written to the provider's cache (pricing.input_cache_write). */
+  cacheWriteUsd: text('cache_write_usd').notNull().default('0'),
   inputModalities: text('input_modalities', { mode: 'json' }).$type<string[]>().notNull(),
   outputModalities: text('output_modalities', { mode: 'json' }).$type<string[]>().notNull(),
   maxCompletionTokens: integer('max_completion_tokens'),
