@@ -18,6 +18,8 @@ export const users = sqliteTable('users', {
   lowBalanceAlertMicros: integer('low_balance_alert_micros'),
   /** Set when the letter went out; cleared when the balance is back above the level, so it is sent once per drop. */
   lowBalanceAlerted: integer('low_balance_alerted', { mode: 'boolean' }).notNull().default(false),
+  /** When the owner followed the confirmation link; null = not confirmed (the welcome bonus waits for it). */
+  emailVerifiedAt: timestamp('email_verified_at'),
   createdAt: timestamp('created_at').notNull(),
   updatedAt: timestamp('updated_at').notNull(),
   /**
@@ -61,6 +63,22 @@ export const passwordResets = sqliteTable(
     usedAt: timestamp('used_at'),
   },
   (t) => [index('password_resets_user_idx').on(t.userId)],
+)
+
+/** One-time links that confirm an address; only the token's hash is stored, like reset links. */
+export const emailVerifications = sqliteTable(
+  'email_verifications',
+  {
+    id: text('id').primaryKey(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    tokenHash: text('token_hash').notNull().unique(),
+    createdAt: timestamp('created_at').notNull(),
+    expiresAt: timestamp('expires_at').notNull(),
+    usedAt: timestamp('used_at'),
+  },
+  (t) => [index('email_verifications_user_idx').on(t.userId)],
 )
 
 export type UserRow = typeof users.$inferSelect
