@@ -44,6 +44,8 @@ export default defineConfig({
       ADMIN_EMAILS: 'admin@e2e.ru',
       // Every browser test registers from 127.0.0.1; the limits themselves are covered by the API tests.
       AUTH_RATE_LIMIT_SCALE: '20',
+      // The journeys expect the welcome bonus at registration; the confirmation flow has its own server in email-verification.e2e.ts.
+      REQUIRE_EMAIL_VERIFICATION: 'false',
     },
   },
 })

@@ -18,18 +18,45 @@ export type TestServer = {
   kill: () => Promise<void>
 }
 
+/** A loopback port nothing listens on right now (the server binds it a moment later). */
+function freePort(): number {
+  const probe = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } })
+  const port = probe.port
+  probe.stop(true)
+  return port
+}
+
 export async function startServer(env: Record<string, string> = {}): Promise<TestServer> {
+  // The port is chosen here so PUBLIC_URL can name it: links and payment return URLs are built
+  // from PUBLIC_URL only, and tests follow them. Another process may take the port in between:
+  // then the start is retried on a new one.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce(env)
+    } catch (e) {
+      if (attempt >= 4 || !(e instanceof PortTaken)) throw e
+    }
+  }
+}
+
+class PortTaken extends Error {}
+
+async function startOnce(env: Record<string, string>): Promise<TestServer> {
   const dataDir = env.DATA_DIR ?? mkdtempSync(join(tmpdir(), 'gateway-test-'))
+  const port = env.PORT ?? String(freePort())
   const proc: Subprocess<'ignore', 'pipe', 'pipe'> = Bun.spawn(['bun', ENTRY], {
     env: {
       PATH: process.env.PATH!,
       HOME: process.env.HOME ?? '/tmp',
       HOST: '127.0.0.1',
-      PORT: '0',
+      PORT: port,
+      PUBLIC_URL: `http://127.0.0.1:${port}`,
       DATA_DIR: dataDir,
       JWT_SECRET: TEST_JWT_SECRET,
       // Tests pick a client address per scenario through X-Forwarded-For, isolating rate limits.
       TRUST_PROXY: 'true',
+      // Most tests expect the welcome bonus at registration; the confirmation flow has its own tests.
+      REQUIRE_EMAIL_VERIFICATION: 'false',
       ...env,
     },
     stdin: 'ignore',
@@ -45,16 +72,19 @@ export async function startServer(env: Record<string, string> = {}): Promise<Tes
   void collect(proc.stderr)
 
   const deadline = Date.now() + 15_000
-  let port: string | undefined
-  while (!(port = output.match(/listening on http:\/\/[^:]+:(\d+)/)?.[1])) {
+  let bound: string | undefined
+  while (!(bound = output.match(/listening on http:\/\/[^:]+:(\d+)/)?.[1])) {
     if (proc.exitCode !== null || Date.now() > deadline) {
       proc.kill()
+      await proc.exited
+      if (!env.DATA_DIR) rmSync(dataDir, { recursive: true, force: true })
+      if (!env.PORT && /EADDRINUSE|address already in use|port \d+ in use|Is port \d+ in use/i.test(output)) throw new PortTaken(output)
       throw new Error(`server did not start (exit ${proc.exitCode}):\n${output}`)
     }
     await Bun.sleep(20)
   }
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `http://127.0.0.1:${bound}`,
     dataDir,
     logs: () => output,
     async stop() {
