@@ -14,7 +14,7 @@ import { keysRoutes } from './keys'
 import { createUpstreamClient } from './upstream/client'
 import { createRateProvider } from './catalog/rate'
 import { createCatalog } from './catalog/service'
-import { gatewayRoutes } from './gateway'
+import { estimateRoutes, gatewayRoutes } from './gateway'
 import { systemRoutes } from './system'
 import { spaRoutes } from './spa'
 import { paymentsService } from './payments/service'
@@ -92,6 +92,7 @@ export function createApp(s: Services) {
     .use(chatsRoutes(s.chats, guard))
     .use(uploadsRoutes(s.uploads, s.auth, guard))
     .use(gatewayRoutes(s, guard))
+    .use(estimateRoutes(s, guard))
     .use(spaRoutes(s))
 }
 

@@ -1,7 +1,7 @@
 import { Elysia } from 'elysia'
 import type { AuthGuard } from '../auth/guard'
 import { envelope, errors, ok } from '../lib/http'
-import { AdminStats, BalanceBody, BalanceResult, Deleted, UserParams, UsersPage, UsersQuery } from './model'
+import { AdminStats, BalanceBody, BalanceResult, Deleted, UncoveredPage, UncoveredQuery, UserParams, UsersPage, UsersQuery } from './model'
 import type { AdminService } from './service'
 
 /** Every route here is behind the server-side admin check (403 for others, 401 without a token). */
@@ -12,6 +12,12 @@ export function adminRoutes(admin: AdminService, guard: AuthGuard) {
       admin: true,
       response: { 200: envelope(AdminStats), ...errors(401, 403) },
       detail: { summary: 'Статистика платформы: ключ провайдера, пользователи, финансы, использование, блог' },
+    })
+    .get('/uncovered', ({ query }) => ({ success: true as const, ...admin.uncovered(query.limit ?? 50) }), {
+      admin: true,
+      query: UncoveredQuery,
+      response: { 200: UncoveredPage, ...errors(400, 401, 403) },
+      detail: { summary: 'Не покрыто клиентами: запросы, стоимость которых превысила баланс клиента (должно быть пусто)' },
     })
     .get('/users', ({ query }) => ({ success: true as const, ...admin.users(query.search, query.limit ?? 100) }), {
       admin: true,

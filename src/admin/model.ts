@@ -20,6 +20,8 @@ export const AdminStats = t.Object(
       openrouterCost: t.Number({ description: 'Расходы у провайдера (запросы пользователей и блог), USD' }),
       totalMargin: numOrNull('Выручка по текущему курсу минус расходы, USD; null — курс неизвестен'),
       usdRubRate: numOrNull('Курс, по которому посчитана маржа, ₽ за USD'),
+      uncoveredCost: t.Number({ description: 'Не покрыто клиентами: стоимость запросов сверх их баланса, рубли (должно быть 0)' }),
+      uncoveredRequests: t.Integer({ description: 'Запросов с непокрытой стоимостью' }),
     }),
     usage: t.Object({ totalApiKeys: t.Integer(), totalRequests: t.Integer(), totalTokens: t.Integer() }),
     blog: t.Object({ total: t.Integer(), published: t.Integer() }),
@@ -76,3 +78,31 @@ export const BalanceResult = t.Object({
 })
 
 export const Deleted = t.Object({ id: t.String(), deleted: t.Literal(true) })
+
+export const UncoveredQuery = t.Object({
+  limit: t.Optional(t.Integer({ minimum: 1, maximum: 100, default: 50, error: 'limit должен быть целым числом от 1 до 100' })),
+})
+
+export const UncoveredPage = t.Object({
+  success: t.Literal(true),
+  total: t.Number({ description: 'Не покрыто всего, рубли' }),
+  requests: t.Integer({ description: 'Запросов всего' }),
+  data: t.Array(
+    t.Object(
+      {
+        id: t.String(),
+        usageId: t.String(),
+        userId: t.String(),
+        email: t.Union([t.String(), t.Null()]),
+        model: t.String(),
+        upstreamId: t.Union([t.String(), t.Null()]),
+        held: t.Number({ description: 'Зарезервировано, рубли' }),
+        cost: t.Number({ description: 'Стоимость по отчёту провайдера × курс × наценка, рубли' }),
+        charged: t.Number({ description: 'Списано с клиента, рубли' }),
+        uncovered: t.Number({ description: 'Не покрыто, рубли' }),
+        createdAt: t.String({ format: 'date-time' }),
+      },
+      { title: 'UncoveredCost' },
+    ),
+  ),
+})

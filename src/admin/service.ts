@@ -92,6 +92,7 @@ export function adminService({ db, auth, upstream, rates, blog }: AdminDeps) {
       const rate = rates.current()
       const rateNumber = rate ? Number(toDecimalString(rate)) : null
       const revenueRub = microsToRub(usage.costMicros)
+      const uncovered = store.uncovered(0)
       const costUsd = spendNano / 1e9
       return {
         openrouter: await upstreamKey(+now),
@@ -104,9 +105,33 @@ export function adminService({ db, auth, upstream, rates, blog }: AdminDeps) {
           // Revenue converted at today's rate, not at each request's: an estimate, and the UI says so.
           totalMargin: rateNumber ? usd6(revenueRub / rateNumber - costUsd) : null,
           usdRubRate: rateNumber,
+          uncoveredCost: microsToRub(uncovered.micros),
+          uncoveredRequests: uncovered.requests,
         },
         usage: { totalApiKeys: store.apiKeyCount(), totalRequests: usage.requests, totalTokens: usage.tokens },
         blog: blog.counts(),
+      }
+    },
+
+    /** Requests whose reported cost the customer's balance could not cover, newest first. */
+    uncovered(limit: number) {
+      const { requests, micros, rows } = store.uncovered(limit)
+      return {
+        total: microsToRub(micros),
+        requests,
+        data: rows.map(({ row, email }) => ({
+          id: row.id,
+          usageId: row.usageId,
+          userId: row.userId,
+          email: email ?? null,
+          model: row.model,
+          upstreamId: row.upstreamId,
+          held: microsToRub(row.heldMicros),
+          cost: microsToRub(row.costMicros),
+          charged: microsToRub(row.chargedMicros),
+          uncovered: microsToRub(row.uncoveredMicros),
+          createdAt: row.createdAt.toISOString(),
+        })),
       }
     },
 

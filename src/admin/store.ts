@@ -4,7 +4,7 @@ import { and, count, desc, eq, isNull, sql } from 'drizzle-orm'
 import type { Db } from '../db/client'
 import type { Tx } from '../billing/ledger'
 import { passwordResets, refreshTokens, users } from '../auth/schema'
-import { ledgerEntries, usageDaily } from '../billing/schema'
+import { ledgerEntries, uncoveredCosts, usageDaily } from '../billing/schema'
 import { apiKeys } from '../keys/schema'
 
 const alive = isNull(users.deletedAt)
@@ -42,6 +42,22 @@ export const adminStore = (db: Db) => ({
       .from(usageDaily)
       .get()
     return { requests: row?.requests ?? 0, tokens: row?.tokens ?? 0, costMicros: row?.costMicros ?? 0, upstreamNano: row?.upstreamNano ?? 0 }
+  },
+
+  /** What customers' balances could not pay (billing/holds.ts): the total and the newest requests. */
+  uncovered(limit: number) {
+    const total = db
+      .select({ requests: count(), micros: sql<number>`coalesce(sum(${uncoveredCosts.uncoveredMicros}), 0)` })
+      .from(uncoveredCosts)
+      .get()
+    const rows = limit <= 0 ? [] : db
+      .select({ row: uncoveredCosts, email: users.email })
+      .from(uncoveredCosts)
+      .leftJoin(users, eq(users.id, uncoveredCosts.userId))
+      .orderBy(desc(uncoveredCosts.createdAt))
+      .limit(limit)
+      .all()
+    return { requests: total?.requests ?? 0, micros: total?.micros ?? 0, rows }
   },
 
   /** Live accounts matching the search, newest first, with key and request counts. */

@@ -15,7 +15,7 @@ import { newId } from '../lib/crypto'
 import { users } from '../auth/schema'
 import { apiKeys } from '../keys/schema'
 import { InsufficientFundsError, postMovement, type Posted } from './ledger'
-import { usageDaily, usageLogs, type UsageLogRow } from './schema'
+import { uncoveredCosts, usageDaily, usageLogs, type UsageLogRow } from './schema'
 import { moscowDay } from './days'
 import { checkLowBalance, type LowBalance } from './alerts'
 import { ceilUnits, dec } from '../lib/decimal'
@@ -106,6 +106,21 @@ const statements = (db: Db) =>
           costMicros: sql`${usageDaily.costMicros} + excluded.cost_micros`,
           upstreamCostNanoUsd: sql`${usageDaily.upstreamCostNanoUsd} + excluded.upstream_cost_nano_usd`,
         },
+      }),
+    ),
+    insertUncovered: compiled(
+      db,
+      db.insert(uncoveredCosts).values({
+        id: p('id'),
+        userId: p('userId'),
+        usageId: p('usageId'),
+        model: p('model'),
+        upstreamId: p('upstreamId'),
+        heldMicros: p('held'),
+        costMicros: p('cost'),
+        chargedMicros: p('charged'),
+        uncoveredMicros: p('uncovered'),
+        createdAt: p('createdAt'),
       }),
     ),
     touchKey: compiled(db, db.update(apiKeys).set({ lastUsedAt: sql`${p('now')}` }).where(eq(apiKeys.id, p('keyId')))),
@@ -199,10 +214,12 @@ export async function placeHold(db: Db, req: HoldRequest): Promise<string> {
 // millisecond would write the same value again.
 const touchedByDb = new WeakMap<Db, Map<string, number>>()
 
-function logUsage(db: Db, hold: OpenHold, facts: UsageFacts, costMicros: number, now: Date) {
+/** Writes the usage row (and the daily rollup); returns the row's id. */
+function logUsage(db: Db, hold: OpenHold, facts: UsageFacts, costMicros: number, now: Date): string {
   const s = statements(db)
   const at = now.getTime()
-  s.insertUsage.run({ ...facts, id: newId(), userId: hold.userId, apiKeyId: hold.apiKeyId, costMicros, createdAt: at })
+  const id = newId()
+  s.insertUsage.run({ ...facts, id, userId: hold.userId, apiKeyId: hold.apiKeyId, costMicros, createdAt: at })
   s.rollup.run({ userId: hold.userId, day: moscowDay(at), apiKeyId: hold.apiKeyId ?? '', model: facts.model, tokens: facts.totalTokens, cost: costMicros, upstreamNano: usdToNano(facts.upstreamCostUsd) })
   if (hold.apiKeyId) {
     let touched = touchedByDb.get(db)
@@ -213,6 +230,7 @@ function logUsage(db: Db, hold: OpenHold, facts: UsageFacts, costMicros: number,
       s.touchKey.run({ keyId: hold.apiKeyId, now: at })
     }
   }
+  return id
 }
 
 /**
@@ -242,11 +260,31 @@ export function settleHold(
         const [row] = unreserve(db, hold)
         const balance = (row?.[0] as number | undefined) ?? 0
         charged = Math.max(0, Math.min(chargeMicros, balance))
-        console.error(`[billing] user ${hold.userId}: cost ${chargeMicros} µ₽ exceeds balance ${balance} µ₽; charged ${charged}`)
         if (charged > 0) account = charge(charged, 0)
       }
     } else unreserve(db, hold)
-    logUsage(db, hold, facts, charged, now)
+    if (chargeMicros > hold.amountMicros)
+      console.warn(`[billing] request ${holdId} (${facts.model}): cost ${chargeMicros} µ₽ exceeds its hold ${hold.amountMicros} µ₽`)
+    const usageId = logUsage(db, hold, facts, charged, now)
+    if (charged < chargeMicros) {
+      // Never a silent cap: what the balance could not pay is the platform's loss, recorded per request.
+      const uncovered = chargeMicros - charged
+      statements(db).insertUncovered.run({
+        id: newId(),
+        userId: hold.userId,
+        usageId,
+        model: facts.model,
+        upstreamId: facts.upstreamId,
+        held: hold.amountMicros,
+        cost: chargeMicros,
+        charged,
+        uncovered,
+        createdAt: now.getTime(),
+      })
+      console.error(
+        `[billing] ALERT uncovered cost: request ${usageId} of user ${hold.userId} (${facts.model}, upstream ${facts.upstreamId ?? '—'}) cost ${chargeMicros} µ₽, held ${hold.amountMicros} µ₽, charged ${charged} µ₽; ${uncovered} µ₽ not covered`,
+      )
+    }
     // The alert's UPDATE only runs when this charge can have crossed the customer's level.
     const mayAlert = account && account.alertLevelMicros != null && !account.alerted && account.balanceAfterMicros < account.alertLevelMicros
     return { chargedMicros: charged, lowBalance: mayAlert ? checkLowBalance(db, hold.userId) : undefined }

@@ -9,13 +9,14 @@ import type { ModelRow } from '../catalog/schema'
 import { isVariable, usdToMicros } from '../catalog/pricing'
 import type { LowBalance } from '../billing/alerts'
 import { HoldRefused, keyOpenHoldsMicros, placeHold, releaseHold, settleHold, type UsageFacts } from '../billing/holds'
-import { add, ceilUnits, dec, mul, type Dec } from '../lib/decimal'
+import { ceilUnits, dec, mul, type Dec } from '../lib/decimal'
 import { formatMicros } from '../lib/money'
 import { sha256 } from '../lib/crypto'
 import { insufficientBalance, OpenAIError } from '../lib/errors'
 import { dataOf, eventsOf, SseSplitter, sseData } from '../lib/sse'
 import { upstreamErrorFrom, type UpstreamClient } from '../upstream/client'
-import { estimatePrompt, planChatHold } from './estimate'
+import { costUsd, DEFAULT_WEB_RESULTS, hasVariablePrice, planHold, type RequestShape } from './estimate'
+import { chatShape, type ChatShape } from './shape'
 import { fromFetchFailure, fromUpstream, unavailable } from './upstream-errors'
 
 export type GatewayDeps = {
@@ -30,7 +31,9 @@ export type GatewayDeps = {
 
 /** The parts of an OpenAI chat request we read; everything else is passed through untouched. */
 export type ChatBody = {
-  model: string
+  model?: string
+  models?: string[]
+  n?: number
   messages: Array<{ role: string; content?: unknown }>
   max_tokens?: number
   max_completion_tokens?: number
@@ -39,15 +42,30 @@ export type ChatBody = {
   [k: string]: unknown
 }
 
-type Usage = { prompt_tokens?: number; completion_tokens?: number; total_tokens?: number; cost?: number; [k: string]: unknown }
+type Usage = {
+  prompt_tokens?: number
+  completion_tokens?: number
+  total_tokens?: number
+  cost?: number
+  /** Pictures delivered (ours, for the fallback charge when no cost came back). */
+  pictures?: number
+  [k: string]: unknown
+}
 
 /** A request between its hold and its settlement. */
 export type Prepared = {
   caller: Caller
+  /** The first candidate's catalogue entry (the model the request names). */
   model: ModelRow
+  /** The id the request names, variant included. */
+  modelId: string
+  /** What the hold was computed from. */
+  shape: RequestShape
+  /** Fields sent instead of the caller's (chatShape). */
+  patch: Record<string, unknown>
   rate: Dec
   holdId: string
-  promptTokens: number
+  holdMicros: number
   maxTokens: number | null
   started: number
   endpoint: 'chat' | 'images'
@@ -79,35 +97,49 @@ export function chatService(deps: GatewayDeps) {
   const { db, config, catalog, rates, upstream, keys } = deps
   const markup = dec(String(config.markup))
 
-  async function prepare(caller: Caller, body: ChatBody, opts: { endpoint: 'chat' | 'images'; extraUsd?: Dec; requested?: number }): Promise<Prepared> {
-    const model = catalog.get(body.model)
-    if (!model) throw new OpenAIError(404, `Модель ${body.model} не найдена в каталоге`, 'invalid_request_error', 'model_not_found', { param: 'model' })
-    const rate = rates.current()
-    if (!rate) throw unavailable('Курс валют временно недоступен. Попробуйте позже.')
-    const prompt = estimatePrompt(body.messages)
+  /** What the caller may spend on this request: the free balance, or less if the key's monthly limit leaves less. */
+  function spendable(caller: Caller) {
     const key = caller.apiKey
     const keyLimit =
       key?.monthlyLimitMicros != null ? { limitMicros: key.monthlyLimitMicros, spentMicros: keys.spentThisMonthMicros(key.id) } : undefined
-    // What this request may spend: the free balance, or less if the key's monthly limit leaves less.
-    // Without max_tokens the answer is then capped to it, exactly as to a small balance.
     const balanceLeft = caller.availableMicros
     const keyLeft = keyLimit ? Math.max(0, keyLimit.limitMicros - keyLimit.spentMicros - keyOpenHoldsMicros(db, key!.id)) : Infinity
-    const keyBinds = keyLeft < balanceLeft
+    return { keyLimit, keyBinds: keyLeft < balanceLeft, availableMicros: Math.min(keyLeft, balanceLeft) }
+  }
+
+  const currentRate = () => {
+    const rate = rates.current()
+    if (!rate) throw unavailable('Курс валют временно недоступен. Попробуйте позже.')
+    return rate
+  }
+
+  /**
+   * The hold a request would get and the most it may cost, without placing anything: the
+   * Playground's «Оценка: до X ₽» (the same planHold as the hold itself).
+   */
+  function estimate(caller: Caller, cs: ChatShape) {
+    const rate = currentRate()
+    const worst = planHold(cs.shape, Number.MAX_SAFE_INTEGER, rate, markup)
+    const now = planHold(cs.shape, spendable(caller).availableMicros, rate, markup)
+    return {
+      maxCostMicros: worst.kind === 'hold' && !cs.shape.candidates.some((c) => hasVariablePrice(c.model)) ? worst.holdMicros : null,
+      holdMicros: now.kind === 'hold' ? now.holdMicros : null,
+      maxTokens: now.kind === 'hold' ? now.maxTokens : null,
+      refusal: now.kind === 'refuse' ? now.message : null,
+    }
+  }
+
+  async function prepare(caller: Caller, cs: ChatShape, opts: { endpoint: 'chat' | 'images'; stream: boolean }): Promise<Prepared> {
+    const rate = currentRate()
+    const key = caller.apiKey
+    const { keyLimit, keyBinds, availableMicros } = spendable(caller)
     const keyLimitError = () =>
       new OpenAIError(402, `Превышен месячный лимит расходов API-ключа «${key!.name}» (${formatMicros(key!.monthlyLimitMicros!)} ₽). Увеличьте лимит на странице API ключей.`, 'insufficient_balance', 'key_limit_exceeded', {
         shouldRetry: false,
         action: { label: 'Настроить ключ', url: '/app/api-keys' },
       })
-    const plan = planChatHold({
-      model,
-      promptTokens: prompt.tokens,
-      promptImages: prompt.images,
-      requested: opts.requested ?? body.max_completion_tokens ?? body.max_tokens,
-      availableMicros: keyBinds ? keyLeft : balanceLeft,
-      rate,
-      markup,
-      extraUsd: opts.extraUsd,
-    })
+    // Without max_tokens the answer is capped to what may be spent, exactly as to a small balance.
+    const plan = planHold(cs.shape, availableMicros, rate, markup)
     if (plan.kind === 'refuse') throw keyBinds ? keyLimitError() : insufficientBalance(plan.message)
     let holdId: string
     try {
@@ -117,27 +149,56 @@ export function chatService(deps: GatewayDeps) {
       if (e.reason === 'key_limit') throw keyLimitError()
       throw insufficientBalance('Недостаточно средств на балансе: остаток зарезервирован под выполняющиеся запросы или исчерпан. Пополните баланс.')
     }
-    return { caller, model, rate, holdId, promptTokens: prompt.tokens, maxTokens: plan.maxTokens, started: performance.now(), endpoint: opts.endpoint, stream: body.stream === true }
+    return {
+      caller,
+      model: cs.shape.candidates[0]!.model,
+      modelId: cs.modelId,
+      shape: cs.shape,
+      patch: cs.patch,
+      rate,
+      holdId,
+      holdMicros: plan.holdMicros,
+      maxTokens: plan.maxTokens,
+      started: performance.now(),
+      endpoint: opts.endpoint,
+      stream: opts.stream,
+    }
   }
 
-  /** The charge for a finished request: the reported cost, else tokens × price. */
-  function chargeFor(p: Prepared, usage: Usage | undefined, fallbackCompletion = 0): { micros: number; upstreamCostUsd: string | null } {
+  /** The candidate the router says answered (fallbacks), else the one the request names. */
+  function answered(p: Prepared, reported: unknown): { id: string; model: ModelRow } {
+    if (typeof reported === 'string' && reported !== p.modelId) {
+      const c = p.shape.candidates.find((c) => c.model.id === reported || (c.variant && `${c.model.id}:${c.variant}` === reported))
+      if (c) return { id: reported, model: c.model }
+    }
+    return { id: p.modelId, model: p.model }
+  }
+
+  /** The charge for a finished request: the reported cost, else the counts at the answering model's prices. */
+  function chargeFor(p: Prepared, usage: Usage | undefined, fallbackCompletion = 0, model = p.model): { micros: number; upstreamCostUsd: string | null } {
     if (typeof usage?.cost === 'number' && Number.isFinite(usage.cost) && usage.cost >= 0)
       return { micros: usdToMicros(dec(usage.cost), p.rate, markup), upstreamCostUsd: String(usage.cost) }
-    const m = p.model
-    if ([m.promptUsd, m.completionUsd, m.requestUsd].some(isVariable)) {
-      console.warn(`[billing] ${m.id}: no reported cost for a variable-price model; nothing charged`)
+    if ([model.promptUsd, model.completionUsd, model.requestUsd].some(isVariable)) {
+      console.warn(`[billing] ${model.id}: no reported cost for a variable-price model; nothing charged`)
       return { micros: 0, upstreamCostUsd: null }
     }
-    const promptTokens = usage?.prompt_tokens ?? p.promptTokens
-    const completionTokens = usage?.completion_tokens ?? fallbackCompletion
-    const usd = add(add(mul(dec(m.promptUsd), dec(promptTokens)), mul(dec(m.completionUsd), dec(completionTokens))), dec(m.requestUsd))
+    const s = p.shape
+    const candidate = s.candidates.find((c) => c.model === model) ?? s.candidates[0]!
+    const usd = costUsd(model, {
+      promptTokens: usage?.prompt_tokens ?? s.prompt.tokens,
+      images: s.prompt.images,
+      audioTokens: s.prompt.audioTokens,
+      completionTokens: usage?.completion_tokens ?? fallbackCompletion,
+      pictures: usage?.pictures ?? 0,
+      webResults: s.webResults || (candidate.variant === 'online' ? DEFAULT_WEB_RESULTS : 0),
+      requests: s.calls ?? 1, // the counts above are the request's totals; only the per-call price repeats
+    })
     return { micros: ceilUnits(mul(usd, p.rate, markup), 6), upstreamCostUsd: null }
   }
 
   const facts = (p: Prepared, f: Partial<UsageFacts> & Pick<UsageFacts, 'status'>): UsageFacts => ({
     endpoint: p.endpoint,
-    model: p.model.id,
+    model: f.model ?? p.modelId,
     promptTokens: f.promptTokens ?? 0,
     completionTokens: f.completionTokens ?? 0,
     totalTokens: f.totalTokens ?? (f.promptTokens ?? 0) + (f.completionTokens ?? 0),
@@ -149,11 +210,17 @@ export function chatService(deps: GatewayDeps) {
     stream: p.stream,
   })
 
-  async function settle(p: Prepared, usage: Usage | undefined, upstreamId: string | null, status: 'success' | 'cancelled' = 'success', fallbackCompletion = 0) {
-    const charge = chargeFor(p, usage, fallbackCompletion)
+  async function settle(p: Prepared, usage: Usage | undefined, upstreamId: string | null, status: 'success' | 'cancelled' = 'success', fallbackCompletion = 0, reportedModel?: unknown) {
+    const by = answered(p, reportedModel)
+    const charge = chargeFor(p, usage, fallbackCompletion, by.model)
     const completionTokens = usage?.completion_tokens ?? fallbackCompletion
-    const promptTokens = usage?.prompt_tokens ?? (usage ? 0 : p.promptTokens)
-    const settled = await settleHold(db, p.holdId, charge.micros, facts(p, { status, promptTokens, completionTokens, totalTokens: usage?.total_tokens, upstreamCostUsd: charge.upstreamCostUsd, upstreamId }))
+    const promptTokens = usage?.prompt_tokens ?? (usage ? 0 : p.shape.prompt.tokens)
+    const settled = await settleHold(
+      db,
+      p.holdId,
+      charge.micros,
+      facts(p, { status, model: by.id, promptTokens, completionTokens, totalTokens: usage?.total_tokens, upstreamCostUsd: charge.upstreamCostUsd, upstreamId }),
+    )
     if (settled?.lowBalance) deps.notifyLowBalance(settled.lowBalance)
     return settled?.chargedMicros ?? 0
   }
@@ -163,12 +230,13 @@ export function chatService(deps: GatewayDeps) {
 
   /** What the customer sees of usage: tokens and the ruble charge; never our upstream cost in USD. */
   function publicUsage(usage: Usage | undefined, chargedMicros: number) {
-    const { cost: _cost, cost_details: _details, is_byok: _byok, ...rest } = usage ?? {}
+    const { cost: _cost, cost_details: _details, is_byok: _byok, pictures: _pictures, ...rest } = usage ?? {}
     return { ...rest, cost_rub: formatMicros(chargedMicros) }
   }
 
   function upstreamBody(p: Prepared, body: ChatBody, stream: boolean): Record<string, unknown> {
-    const out: Record<string, unknown> = { ...body, model: p.model.id, stream }
+    // The model (variants included) and fallbacks go as the caller named them; the hold covers each.
+    const out: Record<string, unknown> = { ...body, ...p.patch, stream }
     if (stream) out.stream_options = { include_usage: true }
     else delete out.stream_options
     if (p.maxTokens !== null) {
@@ -207,12 +275,12 @@ export function chatService(deps: GatewayDeps) {
   }
 
   /** Non-streaming completion: the whole JSON, settled before it is returned. */
-  async function complete(caller: Caller, body: ChatBody, clientSignal: AbortSignal, opts: { endpoint?: 'chat' | 'images'; extraUsd?: Dec } = {}) {
-    const p = await prepare(caller, body, { endpoint: opts.endpoint ?? 'chat', extraUsd: opts.extraUsd })
+  async function complete(caller: Caller, body: ChatBody, clientSignal: AbortSignal) {
+    const p = await prepare(caller, chatShape(body, catalog.get), { endpoint: 'chat', stream: false })
     const { res, done, timedOut } = await send(p, upstreamBody(p, body, false), clientSignal)
     const upstreamId = res.headers.get('x-generation-id')
     try {
-      const json = (await res.json()) as { id?: string; error?: { message?: string }; choices?: Array<{ error?: { message?: string } }>; usage?: Usage }
+      const json = (await res.json()) as { id?: string; model?: string; error?: { message?: string }; choices?: Array<{ error?: { message?: string } }>; usage?: Usage }
       // A 200 can carry an error (reference §1.3): never bill it.
       const err = json?.error ?? json?.choices?.[0]?.error
       if (err || !Array.isArray(json?.choices)) {
@@ -220,7 +288,7 @@ export function chatService(deps: GatewayDeps) {
         await release(p, message, json?.id ?? upstreamId)
         throw new OpenAIError(502, `Провайдер модели вернул ошибку: ${message}`, 'server_error', 'upstream_error', { shouldRetry: false })
       }
-      const charged = await settle(p, json.usage, json.id ?? upstreamId)
+      const charged = await settle(p, json.usage, json.id ?? upstreamId, 'success', 0, json.model)
       return { ...json, usage: publicUsage(json.usage, charged) }
     } catch (e) {
       if (e instanceof OpenAIError) throw e
@@ -233,7 +301,7 @@ export function chatService(deps: GatewayDeps) {
 
   /** Streaming completion: events are relayed one by one as they arrive. */
   async function stream(caller: Caller, body: ChatBody, clientSignal: AbortSignal): Promise<Response> {
-    const p = await prepare(caller, body, { endpoint: 'chat' })
+    const p = await prepare(caller, chatShape(body, catalog.get), { endpoint: 'chat', stream: true })
     const { res, ac, done } = await send(p, upstreamBody(p, body, true), clientSignal)
     done() // from here on the relay's own idle watch applies
     if (!res.headers.get('content-type')?.includes('text/event-stream')) {
@@ -351,7 +419,7 @@ export function chatService(deps: GatewayDeps) {
         if (!this.upstreamId) this.upstreamId = JSON.parse(data).id ?? null
         return `${event}\n\n`
       }
-      let obj: { id?: string; usage?: Usage | null; error?: { message?: string; code?: unknown }; choices?: unknown[] }
+      let obj: { id?: string; model?: string; usage?: Usage | null; error?: { message?: string; code?: unknown }; choices?: unknown[] }
       try {
         obj = JSON.parse(data)
       } catch {
@@ -370,7 +438,7 @@ export function chatService(deps: GatewayDeps) {
       if (obj.usage) {
         const usage = obj.usage
         this.usage = usage
-        return settle(this.p, usage, this.upstreamId).then((charged) => {
+        return settle(this.p, usage, this.upstreamId, 'success', 0, obj.model).then((charged) => {
           const choices = Array.isArray(obj.choices) ? obj.choices : []
           if (!this.includeUsage) return choices.length ? sseData({ ...obj, usage: undefined }) : ''
           return sseData({ ...obj, usage: publicUsage(usage, charged) })
@@ -440,7 +508,7 @@ export function chatService(deps: GatewayDeps) {
     await settle(p, undefined, upstreamId, 'cancelled', pieces)
   }
 
-  return { prepare, complete, stream, settle, release, publicUsage, chargeFor }
+  return { estimate, prepare, complete, stream, settle, release, publicUsage, chargeFor }
 }
 
 export type ChatService = ReturnType<typeof chatService>

@@ -1,5 +1,12 @@
-// What a request may cost at worst, and how many completion tokens a balance affords.
-// Estimates err high (a hold is returned in full when the request ends); charges use real usage.
+// What a request may cost at worst, and how much of it a balance affords: the one place that
+// prices a request before it is forwarded. The hold, the 402 and the Playground's «Оценка: до X ₽»
+// all come from planHold(), so the customer is never charged more than was held or shown.
+//
+// The bound covers everything the router can bill for the request as forwarded (protocols.md 1.11):
+// every candidate model (`models` fallbacks, routing variants), `n` choices, reasoning tokens inside
+// the completion cap, output pictures, web-search results, and every prompt part (text, tool and
+// schema definitions, images, files, audio) at the catalogue's prices. Estimates err high (a hold
+// is returned in full when the request ends); charges use the reported cost.
 import { add, ceilUnits, dec, floorDiv, isZero, mul, sub, type Dec } from '../lib/decimal'
 import { isVariable } from '../catalog/pricing'
 import type { ModelRow } from '../catalog/schema'
@@ -9,96 +16,255 @@ export const MIN_AFFORDABLE_TOKENS = 16
 /** Hold for models whose price varies (the router's "-1"): the charge comes from the reported cost. */
 export const VARIABLE_PRICE_HOLD_MICROS = 20_000_000
 export const VARIABLE_PRICE_MIN_BALANCE_MICROS = 1_000_000
+/** Routing variants: suffixes the router prices as the base model plus what they add (`:free` ids are catalogue entries). */
+export const VARIANTS = ['online', 'nitro', 'floor', 'thinking', 'exacto', 'extended'] as const
+export type Variant = (typeof VARIANTS)[number]
+/** The router's default number of web results, and its own per-result price when the model has none ($4 per 1 000). */
+export const DEFAULT_WEB_RESULTS = 5
+const ROUTER_WEB_RESULT_USD = dec('0.004')
+/** Tokens an output picture may take when the model bills pictures as completion tokens (~1290 at the router). */
+const IMAGE_OUTPUT_TOKENS = 1_500
+/** Prompt tokens an input image, a file or a video may add besides the catalogue's per-image price. */
+const IMAGE_PART_TOKENS = 1_500
 const FILE_PART_TOKENS = 2_000
+/** Audio tokens per byte of audio data: generous (Gemini counts 32 tokens a second; 128 kbit/s MP3 is 16 000 bytes a second). */
+const AUDIO_BYTES_PER_TOKEN = 100
 const PER_MESSAGE_TOKENS = 4
+const ZERO = dec(0)
 
-type Part = { type?: string; text?: unknown }
+/** A model the router may answer with: a catalogue entry, possibly with a routing variant. */
+export type Candidate = { model: ModelRow; variant: Variant | null }
 
-/** Tokens the prompt may take: UTF-8 bytes / 3 (real tokenizers average ~4 bytes/token), plus framing. */
-export function estimatePrompt(messages: Array<{ content?: unknown }>): { tokens: number; images: number } {
-  let bytes = 0
+/** Resolves an id as the router would: a catalogue entry (`:free` included), else `base:variant`. */
+export function resolveCandidate(get: (id: string) => ModelRow | undefined, id: string): Candidate | undefined {
+  const model = get(id)
+  if (model) return { model, variant: null }
+  const colon = id.lastIndexOf(':')
+  if (colon <= 0) return undefined
+  const variant = id.slice(colon + 1) as Variant
+  if (!VARIANTS.includes(variant)) return undefined
+  const base = get(id.slice(0, colon))
+  return base ? { model: base, variant } : undefined
+}
+
+/** What the prompt carries, counted generously. */
+export type PromptEstimate = { tokens: number; images: number; audioTokens: number }
+
+const bytes = (s: string) => Buffer.byteLength(s)
+/** Bytes a data: URL (or bare base64) decodes to. */
+const decodedBytes = (data: unknown) => {
+  if (typeof data !== 'string') return 0
+  const comma = data.startsWith('data:') ? data.indexOf(',') + 1 : 0
+  return Math.floor(((data.length - comma) * 3) / 4)
+}
+
+type Part = { type?: string; text?: unknown; input_audio?: { data?: unknown } }
+type Message = { content?: unknown; tool_calls?: unknown; [k: string]: unknown }
+
+/**
+ * Tokens the prompt may take: UTF-8 bytes / 3 (real tokenizers average ~4 bytes a token), plus
+ * framing, for message text, assistant tool calls and the body's tool and schema definitions.
+ */
+export function estimatePrompt(messages: Message[], extras: unknown[] = []): PromptEstimate {
+  let textBytes = 0
   let tokens = 0
   let images = 0
+  let audioTokens = 0
   for (const m of messages) {
     tokens += PER_MESSAGE_TOKENS
-    if (typeof m.content === 'string') bytes += Buffer.byteLength(m.content)
+    if (typeof m.content === 'string') textBytes += bytes(m.content)
     else if (Array.isArray(m.content))
       for (const part of m.content as Part[]) {
-        if (part?.type === 'text' && typeof part.text === 'string') bytes += Buffer.byteLength(part.text)
-        else if (part?.type === 'image_url') images++
-        else if (part?.type === 'file' || part?.type === 'input_audio' || part?.type === 'video_url') tokens += FILE_PART_TOKENS
+        const type = part?.type
+        if (type === 'text') textBytes += typeof part.text === 'string' ? bytes(part.text) : 0
+        else if (type === 'image_url' || type === 'input_image') {
+          images++
+          tokens += IMAGE_PART_TOKENS
+        } else if (type === 'input_audio') audioTokens += Math.ceil(decodedBytes(part.input_audio?.data) / AUDIO_BYTES_PER_TOKEN)
+        else tokens += FILE_PART_TOKENS // file, video_url and anything newer
       }
+    if (m.tool_calls !== undefined && m.tool_calls !== null) textBytes += bytes(JSON.stringify(m.tool_calls))
   }
-  return { tokens: tokens + Math.ceil(bytes / 3), images }
+  for (const extra of extras) if (extra !== undefined && extra !== null) textBytes += bytes(JSON.stringify(extra))
+  return { tokens: tokens + Math.ceil(textBytes / 3), images, audioTokens }
 }
+
+/** Everything about a request, as forwarded, that the router may bill. */
+export type RequestShape = {
+  /** Every model the router may answer with; the bound is the worst of them. */
+  candidates: Candidate[]
+  prompt: PromptEstimate
+  /** `n`: choices per call. */
+  choices: number
+  /** The request asks for pictures (modalities include "image"); image-only models draw one regardless. */
+  wantsImages: boolean
+  /** Web results the request asks for (plugins web / web_search_options); `:online` candidates add the default. */
+  webResults: number
+  /** The caller's completion cap per choice (max_tokens / max_completion_tokens), if any. */
+  requestedTokens: number | undefined
+  /** How many times the whole call is made (/v1/images makes one call per picture). */
+  calls?: number
+}
+
+const outputsImages = (m: ModelRow) => m.outputModalities.includes('image')
+const outputsText = (m: ModelRow) => m.outputModalities.includes('text')
+
+/** Pictures one choice of this candidate may return. */
+export const picturesPerChoice = (c: Candidate, wantsImages: boolean) => (outputsImages(c.model) && (wantsImages || !outputsText(c.model)) ? 1 : 0)
+
+/** Web results this candidate may be billed for. */
+const webResultsOf = (c: Candidate, requested: number) => (requested > 0 ? requested : c.variant === 'online' ? DEFAULT_WEB_RESULTS : 0)
+
+const maxDec = (a: Dec, b: Dec) => (sub(a, b).n >= 0n ? a : b)
+
+/** USD per output picture: the catalogue's output-image price, else what its image tokens may cost. */
+function picturePriceUsd(m: ModelRow): Dec {
+  const out = dec(m.imageOutputUsd)
+  if (!isZero(out)) return out
+  return maxDec(dec(m.imageUsd), mul(dec(IMAGE_OUTPUT_TOKENS), dec(m.completionUsd)))
+}
+
+const webResultPriceUsd = (m: ModelRow) => {
+  const own = dec(m.webSearchUsd)
+  return isZero(own) ? ROUTER_WEB_RESULT_USD : own
+}
+
+/** Counts a request produced (or may produce), priced by one candidate. */
+export type Counts = {
+  promptTokens: number
+  images: number
+  audioTokens: number
+  completionTokens: number
+  pictures: number
+  webResults: number
+  /** Calls billed the request price (default 1). */
+  requests?: number
+}
+
+/**
+ * USD a candidate bills for the counts: the prompt (at the cache-write price where that is higher),
+ * input images and audio, the request price, completion tokens (reasoning tokens inside them, at
+ * the higher of the two prices), output pictures and web results. Also the fallback charge when
+ * the router reports no cost.
+ */
+export function costUsd(m: ModelRow, c: Counts): Dec {
+  const promptPrice = maxDec(dec(m.promptUsd), dec(m.cacheWriteUsd))
+  let usd = add(mul(promptPrice, dec(c.promptTokens)), mul(dec(m.requestUsd), dec(c.requests ?? 1)))
+  if (c.images) usd = add(usd, mul(dec(m.imageUsd), dec(c.images)))
+  if (c.audioTokens) usd = add(usd, mul(maxDec(dec(m.audioUsd), dec(m.promptUsd)), dec(c.audioTokens)))
+  if (c.completionTokens) usd = add(usd, mul(completionPriceUsd(m), dec(c.completionTokens)))
+  if (c.pictures) usd = add(usd, mul(picturePriceUsd(m), dec(c.pictures)))
+  if (c.webResults) usd = add(usd, mul(webResultPriceUsd(m), dec(c.webResults)))
+  return usd
+}
+
+const completionPriceUsd = (m: ModelRow) => maxDec(dec(m.completionUsd), dec(m.reasoningUsd))
+
+export const hasVariablePrice = (m: ModelRow) => [m.promptUsd, m.completionUsd, m.imageUsd, m.requestUsd, m.imageOutputUsd].some(isVariable)
 
 export type Plan =
   | { kind: 'hold'; holdMicros: number; maxTokens: number | null /* to send upstream; null = leave as given/absent */ }
   | { kind: 'refuse'; message: string }
 
 const rub = (micros: number): string => (micros / 1_000_000).toFixed(2)
+const NOT_ENOUGH = 'Недостаточно средств на балансе для этого запроса. Пополните баланс.'
+
+/** One candidate's bound: a fixed part, a price per completion token (all choices) and its completion cap. */
+type Bound = { fixedUsd: Dec; perTokenUsd: Dec; maxTokens: number }
+
+function boundOf(c: Candidate, s: RequestShape): Bound {
+  const m = c.model
+  // A prompt longer than the context is refused by the router, so the context caps the estimate.
+  const promptTokens = m.contextLength > 0 ? Math.min(s.prompt.tokens, m.contextLength) : s.prompt.tokens
+  const fixedUsd = costUsd(m, {
+    promptTokens,
+    images: s.prompt.images,
+    audioTokens: s.prompt.audioTokens,
+    completionTokens: 0,
+    pictures: s.choices * picturesPerChoice(c, s.wantsImages),
+    webResults: webResultsOf(c, s.webResults),
+  })
+  return {
+    fixedUsd,
+    perTokenUsd: mul(completionPriceUsd(m), dec(s.choices)),
+    // The most one choice could write: the declared cap, else what the context leaves.
+    maxTokens: m.maxCompletionTokens ?? Math.max(m.contextLength - promptTokens, MIN_AFFORDABLE_TOKENS),
+  }
+}
 
 /**
- * Plans the hold for a chat request. `requested` is the caller's max_tokens (or undefined).
- * Without one, the completion is capped to what the balance affords instead of refusing.
+ * Plans the hold for a request. Without a completion cap from the caller, the answer is capped to
+ * what the balance affords instead of refusing; fixed parts the balance cannot cover (the prompt,
+ * `n` pictures, web results) are refused with 402 saying what to lower.
  */
-export function planChatHold(args: {
-  model: ModelRow
-  promptTokens: number
-  promptImages: number
-  requested: number | undefined
-  availableMicros: number
-  rate: Dec
-  markup: Dec
-  /** Extra fixed USD per request (e.g. image outputs), added to the base. */
-  extraUsd?: Dec
-}): Plan {
-  const { model: m, rate, markup, availableMicros } = args
-  if ([m.promptUsd, m.completionUsd, m.imageUsd, m.requestUsd].some(isVariable)) {
+export function planHold(shape: RequestShape, availableMicros: number, rate: Dec, markup: Dec): Plan {
+  const calls = shape.calls ?? 1
+  if (shape.candidates.some((c) => hasVariablePrice(c.model))) {
     if (availableMicros < VARIABLE_PRICE_MIN_BALANCE_MICROS)
       return { kind: 'refuse', message: `Недостаточно средств: для моделей с переменной ценой нужно не менее ${rub(VARIABLE_PRICE_MIN_BALANCE_MICROS)} ₽ на балансе.` }
     return { kind: 'hold', holdMicros: Math.min(availableMicros, VARIABLE_PRICE_HOLD_MICROS), maxTokens: null }
   }
-  const toRub = (usd: Dec) => mul(usd, rate, markup)
-  const baseUsd = add(
-    add(mul(dec(m.promptUsd), dec(args.promptTokens)), mul(dec(m.imageUsd), dec(args.promptImages))),
-    add(dec(m.requestUsd), args.extraUsd ?? dec(0)),
-  )
-  const completionUsd = dec(m.completionUsd)
-  const holdFor = (tokens: number) => ceilUnits(toRub(add(baseUsd, mul(completionUsd, dec(tokens)))), 6)
-  // The most the model could write: its declared cap, else what the context leaves.
-  const modelMax = m.maxCompletionTokens ?? Math.max(m.contextLength - args.promptTokens, MIN_AFFORDABLE_TOKENS)
+  const toMicros = (usd: Dec) => ceilUnits(mul(usd, rate, markup, dec(calls)), 6)
+  const bounds = shape.candidates.map((c) => boundOf(c, shape))
+  const at = (b: Bound, tokens: number) => add(b.fixedUsd, mul(b.perTokenUsd, dec(Math.min(tokens, b.maxTokens))))
+  const holdFor = (tokens: number) => Math.max(...bounds.map((b) => toMicros(at(b, tokens))))
+  const longest = Math.max(...bounds.map((b) => b.maxTokens))
 
-  if (args.requested !== undefined) {
-    const tokens = Math.min(args.requested, modelMax > 0 ? modelMax : args.requested)
+  const fixedMicros = holdFor(0)
+  if (fixedMicros > availableMicros) return { kind: 'refuse', message: fixedRefusal(shape, fixedMicros, availableMicros) }
+
+  const requested = shape.requestedTokens
+  if (requested !== undefined) {
+    // Above every candidate's cap the upstream is told the cap, so it can never write more than was held.
+    const tokens = Math.min(requested, longest > 0 ? longest : requested)
     const hold = holdFor(tokens)
-    // Above the model's cap, the upstream is told the cap, so it can never write more than was held.
-    if (hold <= availableMicros) return { kind: 'hold', holdMicros: hold, maxTokens: tokens < args.requested ? tokens : null }
-    const affordable = affordableTokens(baseUsd, completionUsd, availableMicros, rate, markup)
+    if (hold <= availableMicros) return { kind: 'hold', holdMicros: hold, maxTokens: tokens < requested ? tokens : null }
+    const affordable = affordableTokens(bounds, availableMicros, rate, markup, calls)
+    const per = shape.choices > 1 ? ` на каждый из ${shape.choices} вариантов (n)` : ''
     return {
       kind: 'refuse',
       message:
         affordable >= 1
-          ? `Недостаточно средств: баланса хватает примерно на ${affordable} токенов ответа, а запрошено max_tokens=${args.requested}. Уменьшите max_tokens или пополните баланс.`
-          : 'Недостаточно средств на балансе для этого запроса. Пополните баланс.',
+          ? `Недостаточно средств: баланса хватает примерно на ${affordable} токенов ответа${per}, а запрошено max_tokens=${requested}. Уменьшите max_tokens${shape.choices > 1 ? ' или n' : ''} или пополните баланс.`
+          : NOT_ENOUGH,
     }
   }
 
-  if (isZero(completionUsd)) {
-    const hold = holdFor(0)
-    return hold <= availableMicros ? { kind: 'hold', holdMicros: hold, maxTokens: null } : { kind: 'refuse', message: 'Недостаточно средств на балансе для этого запроса. Пополните баланс.' }
+  if (bounds.every((b) => isZero(b.perTokenUsd))) return { kind: 'hold', holdMicros: fixedMicros, maxTokens: null }
+  const affordable = affordableTokens(bounds, availableMicros, rate, markup, calls)
+  if (affordable >= longest) {
+    const declared = shape.candidates.every((c) => c.model.maxCompletionTokens !== null)
+    return { kind: 'hold', holdMicros: holdFor(longest), maxTokens: declared ? null : longest }
   }
-  const affordable = affordableTokens(baseUsd, completionUsd, availableMicros, rate, markup)
-  if (affordable < MIN_AFFORDABLE_TOKENS) return { kind: 'refuse', message: 'Недостаточно средств на балансе для этого запроса. Пополните баланс.' }
-  if (affordable >= modelMax) return { kind: 'hold', holdMicros: holdFor(modelMax), maxTokens: m.maxCompletionTokens ? null : modelMax }
+  if (affordable < MIN_AFFORDABLE_TOKENS) return { kind: 'refuse', message: NOT_ENOUGH }
   return { kind: 'hold', holdMicros: holdFor(affordable), maxTokens: affordable }
 }
 
-/** How many completion tokens fit into the available balance after the fixed part. */
-function affordableTokens(baseUsd: Dec, completionUsd: Dec, availableMicros: number, rate: Dec, markup: Dec): number {
-  if (isZero(completionUsd)) return Number.MAX_SAFE_INTEGER
-  const leftRub = sub({ n: BigInt(availableMicros), scale: 6 }, mul(baseUsd, rate, markup))
-  if (leftRub.n <= 0n) return 0
-  // Exact: how many whole tokens at the per-token ruble price fit into what is left.
-  return floorDiv(leftRub, mul(completionUsd, rate, markup))
+/**
+ * The largest completion cap every candidate can afford: for each candidate whose whole answer the
+ * balance cannot cover, how many whole tokens fit after its fixed part; the smallest of those.
+ */
+function affordableTokens(bounds: Bound[], availableMicros: number, rate: Dec, markup: Dec, calls: number): number {
+  let best = Number.MAX_SAFE_INTEGER
+  for (const b of bounds) {
+    if (isZero(b.perTokenUsd)) continue
+    const perCall = { n: BigInt(availableMicros), scale: 6 }
+    const leftRub = sub(perCall, mul(b.fixedUsd, rate, markup, dec(calls)))
+    if (leftRub.n <= 0n) return 0
+    // Exact: how many whole tokens at the per-token ruble price fit into what is left.
+    const fits = floorDiv(leftRub, mul(b.perTokenUsd, rate, markup, dec(calls)))
+    if (fits < b.maxTokens) best = Math.min(best, fits)
+  }
+  return best
+}
+
+/** Names what makes the request dear before the model writes a word. */
+function fixedRefusal(s: RequestShape, fixedMicros: number, availableMicros: number): string {
+  const lower: string[] = []
+  if ((s.calls ?? 1) > 1 || (s.choices > 1 && s.candidates.some((c) => picturesPerChoice(c, s.wantsImages) > 0))) lower.push('число изображений (n)')
+  else if (s.choices > 1) lower.push('n')
+  if (s.webResults > 0 || s.candidates.some((c) => c.variant === 'online')) lower.push('max_results веб-поиска')
+  if (s.candidates.length > 1) lower.push('список запасных моделей (models)')
+  lower.push('длину запроса')
+  return `Недостаточно средств: запрос может стоить до ${rub(fixedMicros)} ₽ ещё до ответа модели, а доступно ${rub(availableMicros)} ₽. Уменьшите ${lower.join(', ')} или пополните баланс.`
 }

@@ -8,8 +8,12 @@ import { OpenAIError } from '../lib/errors'
 import { chatService, type GatewayDeps } from './chat'
 import { callerForKey, callerForUser, type Caller } from './callers'
 import { createImageStore } from './files'
-import { imagesService } from './images'
-import { ChatRequest, ImagesRequest, ModelObject, OpenAIErrorBody } from './model'
+import { imagesService, imagesShape } from './images'
+import { ChatRequest, EstimateRequest, EstimateResult, ImagesRequest, ModelObject, OpenAIErrorBody } from './model'
+import { chatShape } from './shape'
+import { envelope, errors, ok } from '../lib/http'
+import { badRequest } from '../lib/errors'
+import { microsToRub } from '../lib/money'
 import { unavailable } from './upstream-errors'
 
 const unauthorized = (message: string, code: string) => new OpenAIError(401, message, 'invalid_request_error', code)
@@ -119,6 +123,39 @@ export function gatewayRoutes(deps: GatewayDeps, guard: AuthGuard) {
         query: t.Object({ exp: t.Optional(t.String()), sig: t.Optional(t.String()) }),
         response: { 200: t.Any({ description: 'Файл изображения (image/png, image/jpeg, …)' }), ...errorsOf(404) },
         detail: { summary: 'Сгенерированное изображение по подписанной ссылке' },
+      },
+    )
+}
+
+/**
+ * POST /api/playground/estimate: what a /v1 request would hold and may cost at most, from the same
+ * planHold as the hold itself, so the Playground never shows less than what is then charged.
+ */
+export function estimateRoutes(deps: GatewayDeps, guard: AuthGuard) {
+  const chat = chatService(deps)
+  return new Elysia({ name: 'gateway-estimate', prefix: '/api/playground', detail: { tags: ['Чаты Playground'], security: [{ bearerAuth: [] }] } })
+    .use(guard)
+    .post(
+      '/estimate',
+      async ({ user, body }) => {
+        const caller = await callerForUser(deps.db, user.id)
+        if (!caller) throw unauthorized('Сессия недействительна', 'invalid_api_key')
+        const cs = body.chat ? chatShape(body.chat, deps.catalog.get) : body.images ? imagesShape(body.images, deps.catalog.get) : null
+        if (!cs) throw badRequest('Передайте chat (тело /v1/chat/completions) или images (тело /v1/images)')
+        const e = chat.estimate(caller, cs)
+        return ok({
+          maxCost: e.maxCostMicros === null ? null : microsToRub(e.maxCostMicros),
+          hold: e.holdMicros === null ? null : microsToRub(e.holdMicros),
+          maxTokens: e.maxTokens,
+          affordable: e.refusal === null,
+          message: e.refusal,
+        })
+      },
+      {
+        auth: true,
+        body: EstimateRequest,
+        response: { 200: envelope(EstimateResult), ...errors(400, 401, 404, 503) },
+        detail: { summary: 'Оценка стоимости запроса к /v1 до отправки: столько же будет зарезервировано' },
       },
     )
 }

@@ -12,7 +12,10 @@ const content = t.Union([t.String(), t.Array(t.Record(t.String(), t.Any())), t.N
 
 export const ChatRequest = t.Object(
   {
-    model: t.String({ minLength: 1, error: 'Укажите model — идентификатор модели из /v1/models' }),
+    // Either may name the model: `models` is the router's fallback list (shape.ts checks at least one is there).
+    model: t.Optional(t.String({ minLength: 1, error: 'Укажите model — идентификатор модели из /v1/models' })),
+    models: t.Optional(t.Array(t.String({ minLength: 1 }), { minItems: 1, maxItems: 10, error: 'models должен быть массивом из 1–10 идентификаторов моделей' })),
+    n: t.Optional(int({ minimum: 1, maximum: 16, error: 'n должен быть целым числом от 1 до 16' })),
     messages: t.Array(
       t.Object(
         {
@@ -75,4 +78,23 @@ export const ModelObject = t.Object(
     variable_pricing: t.Boolean(),
   },
   { title: 'Model' },
+)
+
+export const EstimateRequest = t.Object(
+  {
+    chat: t.Optional(ChatRequest),
+    images: t.Optional(ImagesRequest),
+  },
+  { error: 'Передайте chat (тело /v1/chat/completions) или images (тело /v1/images)' },
+)
+
+export const EstimateResult = t.Object(
+  {
+    maxCost: t.Union([t.Number(), t.Null()], { description: 'Больше запрос стоить не может, рубли; null — цена модели переменная' }),
+    hold: t.Union([t.Number(), t.Null()], { description: 'Сколько будет зарезервировано при текущем балансе, рубли; null — запрос будет отклонён' }),
+    maxTokens: t.Union([t.Number(), t.Null()], { description: 'max_tokens, который получит провайдер, если ответ придётся ограничить балансом' }),
+    affordable: t.Boolean(),
+    message: t.Union([t.String(), t.Null()], { description: 'Почему запрос будет отклонён (402)' }),
+  },
+  { title: 'Estimate' },
 )

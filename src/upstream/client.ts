@@ -14,7 +14,7 @@ export type UpstreamModel = {
   created?: number
   context_length?: number | null
   architecture?: { input_modalities?: string[]; output_modalities?: string[] }
-  pricing?: Partial<Record<'prompt' | 'completion' | 'image' | 'request', string>>
+  pricing?: Partial<Record<'prompt' | 'completion' | 'image' | 'request' | 'image_output' | 'web_search' | 'internal_reasoning' | 'audio' | 'input_cache_write', string>>
   top_provider?: { max_completion_tokens?: number | null; context_length?: number | null }
 }
 
