@@ -33,6 +33,9 @@ const expectedEntry = (m: (typeof CATALOGUE)[number], rate: string) => ({
     completion: rub(m.pricing.completion, rate),
     image: rub(m.pricing.image, rate),
     request: rub(m.pricing.request, rate),
+    image_output: rub(m.pricing.image_output ?? '0', rate),
+    web_search: rub(m.pricing.web_search, rate),
+    internal_reasoning: rub(m.pricing.internal_reasoning, rate),
   },
   capabilities: expect.objectContaining({ image: m.architecture.output_modalities.includes('image') }),
 })
@@ -135,7 +138,7 @@ describe('/v1/models with a fixed USD_RUB_RATE', () => {
     for (const m of CATALOGUE) {
       const entry = body.data.find((e: any) => e.id === m.id)
       expect(entry).toMatchObject(expectedEntry(m, TEST_RATE))
-      expect(Object.keys(entry.pricing).sort()).toEqual(['completion', 'image', 'prompt', 'request'])
+      expect(Object.keys(entry.pricing).sort()).toEqual(['completion', 'image', 'image_output', 'internal_reasoning', 'prompt', 'request', 'web_search'])
       for (const v of Object.values(entry.pricing)) {
         expect(typeof v).toBe('string')
         expect(v as string).toMatch(NUMERIC)
@@ -149,13 +152,13 @@ describe('/v1/models with a fixed USD_RUB_RATE', () => {
     const { body } = await getJson(`${gw.url}/v1/models`)
     const byId = (id: string) => body.data.find((e: any) => e.id === id)
     // 0.00003 × 92.5431 × 1.3 = 0.0036091809 exactly.
-    expect(byId('openai/gpt-4').pricing).toEqual({ prompt: '0.0036091809', completion: '0.0072183618', image: '0', request: '0' })
+    expect(byId('openai/gpt-4').pricing).toEqual({ prompt: '0.0036091809', completion: '0.0072183618', image: '0', request: '0', image_output: '0', web_search: '0', internal_reasoning: '0' })
     // 0.0000005 × 92.5431 × 1.3 = 0.000060153015 → rounded UP at 10 decimals, never shown cheaper.
     expect(byId('openai/gpt-3.5-turbo').pricing.prompt).toBe('0.0000601531')
-    expect(byId('openrouter/auto').pricing).toEqual({ prompt: '-1', completion: '-1', image: '-1', request: '-1' })
-    expect(byId('meta-llama/llama-3.1-8b-instruct:free').pricing).toEqual({ prompt: '0', completion: '0', image: '0', request: '0' })
+    expect(byId('openrouter/auto').pricing).toMatchObject({ prompt: '-1', completion: '-1', image: '-1', request: '-1' })
+    expect(byId('meta-llama/llama-3.1-8b-instruct:free').pricing).toEqual({ prompt: '0', completion: '0', image: '0', request: '0', image_output: '0', web_search: '0', internal_reasoning: '0' })
     // An image-only model: free tokens, a priced image.
-    expect(byId('black-forest-labs/flux.2-pro').pricing).toEqual({ prompt: '0', completion: '0', image: rub('0.03', TEST_RATE), request: '0' })
+    expect(byId('black-forest-labs/flux.2-pro').pricing).toEqual({ prompt: '0', completion: '0', image: rub('0.03', TEST_RATE), request: '0', image_output: rub('0.03', TEST_RATE), web_search: '0', internal_reasoning: '0' })
     expect(byId('black-forest-labs/flux.2-pro').capabilities.image).toBe(true)
   })
 

@@ -19,6 +19,9 @@ export function rubPricing(m: ModelRow, rate: Dec, markup: Dec) {
     completion: rubPrice(m.completionUsd, rate, markup),
     image: rubPrice(m.imageUsd, rate, markup),
     request: rubPrice(m.requestUsd, rate, markup),
+    image_output: rubPrice(m.imageOutputUsd, rate, markup),
+    web_search: rubPrice(m.webSearchUsd, rate, markup),
+    internal_reasoning: rubPrice(m.reasoningUsd, rate, markup),
   }
 }
 

@@ -71,8 +71,19 @@ export const ModelObject = t.Object(
     description: t.String(),
     context_length: t.Number(),
     pricing: t.Object(
-      { prompt: t.String(), completion: t.String(), image: t.String(), request: t.String() },
-      { description: 'Рубли с наценкой: prompt/completion — за токен, image — за изображение, request — за запрос; "-1" — цена переменная' },
+      {
+        prompt: t.String(),
+        completion: t.String(),
+        image: t.String(),
+        request: t.String(),
+        image_output: t.String(),
+        web_search: t.String(),
+        internal_reasoning: t.String(),
+      },
+      {
+        description:
+          'Рубли с наценкой: prompt/completion/internal_reasoning — за токен, image — за входное изображение, image_output — за созданное изображение, web_search — за результат веб-поиска («0» — по цене маршрутизатора), request — за запрос; "-1" — цена переменная',
+      },
     ),
     capabilities: t.Object({ image: t.Boolean(), vision: t.Boolean() }),
     variable_pricing: t.Boolean(),
