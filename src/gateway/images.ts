@@ -1,5 +1,6 @@
 // POST /v1/images: OpenAI's images.generate shape, implemented through the router's image-output
 // chat (modalities ["image","text"]). One hold for the whole request; all or nothing.
+import { add, dec, toDecimalString, type Dec } from '../lib/decimal'
 import { OpenAIError } from '../lib/errors'
 import { canOutputImages } from '../catalog/service'
 import type { ChatService, GatewayDeps } from './chat'
@@ -53,7 +54,9 @@ export function imagesService(deps: GatewayDeps, chat: ChatService, store: Image
       const messages = [{ role: 'user', content: body.prompt }]
       const p = await chat.prepare(caller, imagesShape(body, deps.catalog.get), { endpoint: 'images', stream: false })
       const results: Array<{ url?: string; b64_json?: string; revised_prompt?: string }> = []
-      let costUsd: number | undefined = 0 // undefined once any answer lacks a cost: then bill by tokens
+      // Summed exactly (0.03 + 0.03 + 0.03 in floats is 0.09000000000000001, a micro-ruble too many);
+      // undefined once any answer lacks a cost: then bill by tokens.
+      let costUsd: Dec | undefined = dec(0)
       let tokens = { prompt: 0, completion: 0 }
       let pictures = 0
       let upstreamId: string | null = null
@@ -80,7 +83,8 @@ export function imagesService(deps: GatewayDeps, chat: ChatService, store: Image
           const err = !res.ok ? json?.error : (json?.error ?? json?.choices?.[0]?.error)
           if (!json || err) throw new OpenAIError(res.ok ? 502 : res.status === 402 ? 503 : 502, 'Не удалось сгенерировать изображение: провайдер вернул ошибку.', 'server_error', 'upstream_error', { shouldRetry: false })
           upstreamId = json.id ?? upstreamId
-          costUsd = costUsd !== undefined && typeof json.usage?.cost === 'number' ? costUsd + json.usage.cost : undefined
+          const cost = json.usage?.cost
+          costUsd = costUsd !== undefined && typeof cost === 'number' && Number.isFinite(cost) && cost >= 0 ? add(costUsd, dec(cost)) : undefined
           tokens = { prompt: tokens.prompt + (json.usage?.prompt_tokens ?? 0), completion: tokens.completion + (json.usage?.completion_tokens ?? 0) }
           const urls = (json.choices?.[0]?.message?.images ?? []).map((im) => im.image_url?.url).filter((u): u is string => !!u)
           if (urls.length === 0) throw new OpenAIError(502, 'Модель не вернула изображение.', 'server_error', 'no_image', { shouldRetry: false })
@@ -98,7 +102,7 @@ export function imagesService(deps: GatewayDeps, chat: ChatService, store: Image
         if (e instanceof OpenAIError) throw e
         throw new OpenAIError(502, 'Не удалось сгенерировать изображение. Попробуйте позже.', 'server_error', 'upstream_error', { shouldRetry: false })
       }
-      const usage = { cost: costUsd, prompt_tokens: tokens.prompt, completion_tokens: tokens.completion, total_tokens: tokens.prompt + tokens.completion, pictures }
+      const usage = { cost: costUsd && Number(toDecimalString(costUsd, 15)), prompt_tokens: tokens.prompt, completion_tokens: tokens.completion, total_tokens: tokens.prompt + tokens.completion, pictures }
       const charged = await chat.settle(p, usage, upstreamId)
       return { created: Math.floor(Date.now() / 1000), data: results, usage: chat.publicUsage(usage, charged) }
     },
