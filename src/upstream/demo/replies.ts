@@ -1,8 +1,11 @@
 // Locally generated replies: deterministic Russian text derived from the last user message, no
 // network and no model. Also the demo's token counting, documented here because billing tests rely on it:
 //   prompt_tokens     = ceil(characters of all message text parts / 4) + 4 per message
+//                       + ceil(characters of JSON.stringify(v) / 4) for each v of the request's
+//                         `tools`, `response_format` and `functions` that is present (not null)
 //                       (characters are Unicode code points, so Cyrillic counts 1 per letter;
-//                       image/file/audio parts add no tokens)
+//                       JSON.stringify of the parsed value, compact; image/file/audio/video parts
+//                       add no tokens: an `image_url` part is billed at pricing.image instead)
 //   completion_tokens = number of streamed pieces; a piece is one word with its leading whitespace
 
 export type ChatMessage = { role: string; content?: unknown }
@@ -23,9 +26,24 @@ export const messageText = (m: ChatMessage) => textParts(m.content).join('\n')
 
 const codePoints = (s: string) => [...s].length
 
-export function countPromptTokens(messages: readonly ChatMessage[]): number {
+/**
+ * `extras`: the request's `tools`, `response_format` and `functions` values (undefined/null ones
+ * add nothing); each adds ceil(code points of its JSON / 4), rounded up on its own.
+ */
+export function countPromptTokens(messages: readonly ChatMessage[], extras: readonly unknown[] = []): number {
   const chars = messages.reduce((sum, m) => sum + textParts(m.content).reduce((n, t) => n + codePoints(t), 0), 0)
-  return Math.ceil(chars / 4) + 4 * messages.length
+  const extraTokens = extras.reduce<number>(
+    (sum, v) => (v === undefined || v === null ? sum : sum + Math.ceil(codePoints(JSON.stringify(v)) / 4)),
+    0,
+  )
+  return Math.ceil(chars / 4) + 4 * messages.length + extraTokens
+}
+
+const isImagePart = (p: unknown) => typeof p === 'object' && p !== null && (p as { type?: unknown }).type === 'image_url'
+
+/** `image_url` parts across all messages: the input images billed at `pricing.image`. */
+export function countInputImages(messages: readonly ChatMessage[]): number {
+  return messages.reduce((n, m) => n + (Array.isArray(m.content) ? m.content.filter(isImagePart).length : 0), 0)
 }
 
 /** Image/file/audio/video parts across all messages (`num_media_prompt` in generation stats). */
