@@ -195,6 +195,29 @@ export function resolveChatModel(id: string): Model | undefined {
   return found && ROUTES[found.id] ? findModel(ROUTES[found.id]!) : found
 }
 
+/** Routing variants (protocols.md 1.11): `base:VARIANT` is billed as the base model. `:free` ids are catalogue entries. */
+export const ROUTING_VARIANTS = ['online', 'nitro', 'floor', 'thinking', 'exacto', 'extended'] as const
+export type RoutingVariant = (typeof ROUTING_VARIANTS)[number]
+
+/** A requested chat model id, resolved: the model that answers and bills, and the id the answer reports. */
+export type ResolvedChatModel = { model: Model; reportedId: string; variant: RoutingVariant | null }
+
+/**
+ * Resolves a chat model id as the router does: a catalogue entry (`:free` ids included, router
+ * pseudo-models followed), else `base:VARIANT` with a known variant and a catalogue base, which
+ * answers as the base model and reports the id with its suffix.
+ */
+export function resolveRequestedModel(id: string): ResolvedChatModel | undefined {
+  const direct = resolveChatModel(id)
+  if (direct) return { model: direct, reportedId: direct.id, variant: null }
+  const colon = id.lastIndexOf(':')
+  if (colon <= 0) return undefined
+  const variant = id.slice(colon + 1) as RoutingVariant
+  if (!ROUTING_VARIANTS.includes(variant)) return undefined
+  const base = resolveChatModel(id.slice(0, colon))
+  return base ? { model: base, reportedId: `${base.id}:${variant}`, variant } : undefined
+}
+
 export const outputsImage = (m: Model) => m.architecture.output_modalities.includes('image')
 export const outputsText = (m: Model) => m.architecture.output_modalities.includes('text')
 
