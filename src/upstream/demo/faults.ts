@@ -19,13 +19,18 @@
 //   nocost                        usage without `cost` and `cost_details`
 //   empty                         content "" and 0 completion tokens (no image either)
 //   long                          ≥ 200 tokens, still cut by max_tokens
+//   fallback                      with fallbacks (`models: [...]`), the LAST candidate answers (and is
+//                                 billed) instead of the first, as if the others had failed
+//   overbill                      the reported usage.cost (and cost_details), generation total_cost
+//                                 and the key's usage are 10× the true cost: a charge the caller
+//                                 could not foresee from the prices
 // HTTP-error faults create no generation; the others record one in GET /generation.
 import { openRouterError } from './wire'
 
 export const FAULTS = [
   'http500', 'http502', 'http503', 'http429', 'http400', 'credits402',
   'timeout', 'error200', 'toplevel200', 'midstream', 'break',
-  'slow', 'nocost', 'empty', 'long',
+  'slow', 'nocost', 'empty', 'long', 'fallback', 'overbill',
 ] as const
 export type Fault = (typeof FAULTS)[number]
 
@@ -78,3 +83,5 @@ export const PIECES_BEFORE_FAILURE = 3
 export const SLOW_TOKEN_DELAY_MS = 200
 export const SLOW_MIN_TOKENS = 60
 export const LONG_MIN_TOKENS = 200
+/** How many times the true cost `overbill` reports. */
+export const OVERBILL_FACTOR = 10n
