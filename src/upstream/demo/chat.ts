@@ -1,15 +1,28 @@
 // `POST /chat/completions`: validates the request, plans a locally generated answer and delivers it
 // as one JSON body or as an SSE stream, token by token, billing exactly what was delivered.
-import { outputsImage, outputsText, resolveChatModel, type Model } from './catalogue'
+//
+// Billing follows the router (protocols.md 1.11); the gateway's hold relies on these rules:
+//   - `models: [...]` fallbacks: candidates = `models` (with `model` prepended when given and not in
+//     it), else [`model`]; all must resolve. The first answers; under the `fallback` fault the last.
+//     The answering candidate's prices are billed and its id is the answer's `model`.
+//   - `base:VARIANT` ids (online, nitro, floor, thinking, exacto, extended) answer and bill as the
+//     base model and report the id with its suffix; `:online` turns web search on.
+//   - `n` choices, each the full reply cut to max_tokens; completion_tokens = pieces over all
+//     choices; an image answer draws one picture per choice.
+//   - prompt: pricing.prompt × prompt_tokens (replies.ts) + pricing.image × `image_url` parts.
+//   - web search (web plugin, `:online`, `web_search_options`): max_results (1..20, default 5) ×
+//     the per-result price (pricing.ts webResultPriceFemto), unless cancelled before the first piece.
+import { outputsImage, outputsText, resolveRequestedModel, type Model, type ResolvedChatModel } from './catalogue'
 import {
-  httpFaultResponse, parseFaults, stripDirectives, LONG_MIN_TOKENS, PIECES_BEFORE_FAILURE,
+  httpFaultResponse, parseFaults, stripDirectives, LONG_MIN_TOKENS, OVERBILL_FACTOR, PIECES_BEFORE_FAILURE,
   SLOW_MIN_TOKENS, SLOW_TOKEN_DELAY_MS, type Fault,
 } from './faults'
 import { articleJson, isArticleRequest } from './article'
 import { promptImageDataUrl } from './png'
 import { computeCost, femtoToUsd } from './pricing'
 import {
-  countMediaParts, countPromptTokens, lastUserText, padToTokens, replyText, splitTokens, type ChatMessage,
+  countInputImages, countMediaParts, countPromptTokens, lastUserText, padToTokens, replyText, splitTokens,
+  type ChatMessage,
 } from './replies'
 import type { DemoState, GenerationStats } from './state'
 import { generationId, json, openRouterError, sleep, untilAborted } from './wire'
@@ -23,17 +36,28 @@ const BREAK_FLUSH_MS = 50
 /** A request without `model` goes to the account default, which is the router. */
 const DEFAULT_MODEL = 'openrouter/auto'
 const ROLES = new Set(['system', 'developer', 'user', 'assistant', 'tool'])
+/** Web results when the request does not say how many, and the most it may ask for. */
+export const DEFAULT_WEB_RESULTS = 5
+export const MAX_WEB_RESULTS = 20
 
 type ChatRequest = {
-  model: Model
+  /** Every model the router may answer with, in order (`models` fallbacks, else just `model`). */
+  candidates: ResolvedChatModel[]
   messages: ChatMessage[]
   stream: boolean
+  /** Per choice. */
   maxTokens: number | null
+  /** `n`: how many choices the answer has. */
+  choices: number
   wantsImage: boolean
   aspectRatio: unknown
   user: string | null
   /** The blog's article request: answered with the article JSON instead of the usual echo. */
   article: boolean
+  /** Results the request's web search asks for (web plugin / web_search_options); null = none asked. */
+  webResults: number | null
+  /** The body's `tools`, `response_format` and `functions`, counted as prompt tokens. */
+  promptExtras: unknown[]
 }
 
 /** What one request will answer, decided up front so cancellation can bill a prefix of it. */
@@ -42,11 +66,18 @@ type Plan = {
   created: number
   startedAt: number
   req: ChatRequest
+  /** The candidate that answers: its model is billed, its id is reported. */
+  answer: ResolvedChatModel
   faults: Set<Fault>
+  /** One choice's pieces; every choice gets the same ones. */
   pieces: string[]
   finishReason: 'stop' | 'length'
+  /** One picture per choice when set. */
   imageUrl: string | null
   promptTokens: number
+  inputImages: number
+  /** Web results billed once the search counts (0 = no search). */
+  webResults: number
   tokenDelayMs: number
 }
 
@@ -83,40 +114,95 @@ function parseMessages(raw: unknown): ChatMessage[] | Response {
   return raw as ChatMessage[]
 }
 
+function parseChoices(body: Record<string, unknown>): number | Response {
+  const raw = body.n
+  if (raw === undefined || raw === null) return 1
+  if (typeof raw !== 'number' || !Number.isInteger(raw) || raw < 1) {
+    return openRouterError(400, 'n must be a positive integer', { error_type: 'invalid_request' })
+  }
+  return raw
+}
+
+/**
+ * Candidates = `models` when it is a non-empty array (with `model` prepended when given and not
+ * already in it), else [`model`] (the account default when absent). Every one must resolve.
+ */
+function parseCandidates(body: Record<string, unknown>): ResolvedChatModel[] | Response {
+  const model = body.model ?? undefined
+  if (model !== undefined && typeof model !== 'string') {
+    return openRouterError(400, 'model must be a string', { error_type: 'invalid_request' })
+  }
+  const list = Array.isArray(body.models) && body.models.length > 0 ? (body.models as unknown[]) : null
+  const ids: unknown[] = !list ? [model ?? DEFAULT_MODEL] : model !== undefined && !list.includes(model) ? [model, ...list] : list
+  const candidates: ResolvedChatModel[] = []
+  for (const id of ids) {
+    if (typeof id !== 'string') {
+      return openRouterError(400, 'models must be an array of model IDs', { error_type: 'invalid_request' })
+    }
+    const resolved = resolveRequestedModel(id)
+    if (!resolved) return openRouterError(400, `${id} is not a valid model ID`)
+    candidates.push(resolved)
+  }
+  return candidates
+}
+
+/** Results the web plugin or `web_search_options` ask for; null when neither is there. */
+function requestedWebResults(body: Record<string, unknown>): number | null {
+  const plugin = Array.isArray(body.plugins) ? body.plugins.find((p) => isObject(p) && p.id === 'web') : undefined
+  if (isObject(plugin)) {
+    const max = plugin.max_results
+    return typeof max === 'number' && Number.isInteger(max) && max > 0 ? Math.min(max, MAX_WEB_RESULTS) : DEFAULT_WEB_RESULTS
+  }
+  return isObject(body.web_search_options) ? DEFAULT_WEB_RESULTS : null
+}
+
 function parseChatRequest(body: unknown): ChatRequest | Response {
   if (!isObject(body)) return openRouterError(400, 'Request body must be a JSON object', { error_type: 'invalid_request' })
   const messages = parseMessages(body.messages)
   if (messages instanceof Response) return messages
-  const modelId = body.model ?? DEFAULT_MODEL
-  if (typeof modelId !== 'string') return openRouterError(400, 'model must be a string', { error_type: 'invalid_request' })
-  const model = resolveChatModel(modelId)
-  if (!model) return openRouterError(400, `${modelId} is not a valid model ID`)
+  const candidates = parseCandidates(body)
+  if (candidates instanceof Response) return candidates
   const maxTokens = parseMaxTokens(body)
   if (maxTokens instanceof Response) return maxTokens
+  const choices = parseChoices(body)
+  if (choices instanceof Response) return choices
   const wantsImage = Array.isArray(body.modalities) && body.modalities.includes('image')
-  if (wantsImage && !outputsImage(model)) {
+  // Whichever candidate answers must be able to draw.
+  if (wantsImage && candidates.some((c) => !outputsImage(c.model))) {
     return openRouterError(404, 'No endpoints found that support the requested output modalities: image', {
       error_type: 'not_found',
     })
   }
   const imageConfig = isObject(body.image_config) ? body.image_config : {}
   return {
-    model,
+    candidates,
     messages,
     stream: body.stream === true,
     maxTokens,
+    choices,
     wantsImage,
     aspectRatio: imageConfig.aspect_ratio,
     user: typeof body.user === 'string' ? body.user : null,
     article: isArticleRequest(body),
+    webResults: requestedWebResults(body),
+    promptExtras: [body.tools, body.response_format, body.functions],
   }
 }
 
+/** Web results this answer bills: what the request asked for, else the default for an `:online` id. */
+const webResultsFor = (req: ChatRequest, answer: ResolvedChatModel) =>
+  req.webResults ?? (answer.variant === 'online' ? DEFAULT_WEB_RESULTS : 0)
+
 function planAnswer(req: ChatRequest, faults: Set<Fault>, tokenDelayMs: number, faultsOn: boolean): Plan {
+  const answer = faults.has('fallback') ? req.candidates.at(-1)! : req.candidates[0]!
+  const model: Model = answer.model
+  const webResults = webResultsFor(req, answer)
   const rawText = lastUserText(req.messages)
   const userText = faultsOn ? stripDirectives(rawText) : rawText
-  const drawsImage = outputsImage(req.model) && (req.wantsImage || !outputsText(req.model))
-  let text = !outputsText(req.model) ? '' : req.article && !drawsImage ? articleJson(rawText) : replyText(userText, drawsImage ? 'image' : 'text')
+  const drawsImage = outputsImage(model) && (req.wantsImage || !outputsText(model))
+  const article = req.article && !drawsImage
+  let text = !outputsText(model) ? '' : article ? articleJson(rawText) : replyText(userText, drawsImage ? 'image' : 'text')
+  if (text && !article && webResults > 0) text += ` Демо-поиск в интернете: учтено результатов — ${webResults}.`
   if (faults.has('slow')) text = padToTokens(text, SLOW_MIN_TOKENS)
   if (faults.has('long')) text = padToTokens(text, LONG_MIN_TOKENS)
   if (faults.has('empty')) text = ''
@@ -127,49 +213,81 @@ function planAnswer(req: ChatRequest, faults: Set<Fault>, tokenDelayMs: number, 
     created: Math.floor(Date.now() / 1000),
     startedAt: Date.now(),
     req,
+    answer,
     faults,
     pieces: cut ? all.slice(0, req.maxTokens!) : all,
     finishReason: cut ? 'length' : 'stop',
     imageUrl: drawsImage && !faults.has('empty') ? promptImageDataUrl(userText, req.aspectRatio) : null,
-    promptTokens: countPromptTokens(req.messages),
+    promptTokens: countPromptTokens(req.messages, req.promptExtras),
+    inputImages: countInputImages(req.messages),
+    webResults,
     tokenDelayMs: faults.has('slow') ? SLOW_TOKEN_DELAY_MS : tokenDelayMs,
   }
 }
 
 type Outcome = { finishReason: string | null; cancelled: boolean }
 
-/** Tracks what has been delivered and records the generation exactly once, however it ends. */
+/**
+ * Tracks what has been delivered and records the generation exactly once, however it ends. Choices
+ * are generated one after another: piece k of the whole answer is piece k mod P of choice ⌊k / P⌋.
+ */
 class Generation {
+  /** Pieces delivered over all choices. */
   emitted = 0
+  /** Pictures delivered (one per choice). */
   images = 0
   private firstTokenAt: number | null = null
   private recorded = false
+  private cancelled = false
 
   constructor(
     readonly plan: Plan,
     private readonly state: DemoState,
   ) {}
 
-  get content(): string {
-    return this.plan.pieces.slice(0, this.emitted).join('')
+  /** Pieces in the whole answer: every choice's. */
+  get totalPieces(): number {
+    return this.plan.pieces.length * this.plan.req.choices
   }
 
-  emitPiece(): string {
+  /** What choice `index` has received so far. */
+  content(index: number): string {
+    const per = this.plan.pieces.length
+    const got = Math.min(Math.max(this.emitted - index * per, 0), per)
+    return this.plan.pieces.slice(0, got).join('')
+  }
+
+  emitPiece(): { index: number; piece: string } {
     this.firstTokenAt ??= Date.now()
-    return this.plan.pieces[this.emitted++]!
+    const per = this.plan.pieces.length
+    const k = this.emitted++
+    return { index: Math.floor(k / per), piece: this.plan.pieces[k % per]! }
+  }
+
+  /** The search is billed once a piece went out or the answer ended other than by cancellation. */
+  private get webResults(): number {
+    return this.cancelled && this.emitted === 0 ? 0 : this.plan.webResults
   }
 
   private cost() {
-    return computeCost(this.plan.req.model.pricing, {
+    return computeCost(this.plan.answer.model.pricing, {
       promptTokens: this.plan.promptTokens,
       completionTokens: this.emitted,
       outputImages: this.images,
+      inputImages: this.plan.inputImages,
+      webResults: this.webResults,
     })
+  }
+
+  /** What the router reports: the true cost, or 10× it under `overbill`. */
+  private reported(femto: bigint): bigint {
+    return this.plan.faults.has('overbill') ? femto * OVERBILL_FACTOR : femto
   }
 
   /** protocols.md 1.4; `nocost` drops `cost` and `cost_details` so a client must fall back to prices. */
   usage() {
-    const { prompt, completion, total } = this.cost()
+    const cost = this.cost()
+    const [prompt, completion, total] = [cost.prompt, cost.completion, cost.total].map((f) => this.reported(f))
     const usage = {
       prompt_tokens: this.plan.promptTokens,
       completion_tokens: this.emitted,
@@ -189,7 +307,7 @@ class Generation {
         upstream_inference_prompt_cost: femtoToUsd(prompt),
         upstream_inference_completions_cost: femtoToUsd(completion),
       },
-      server_tool_use: { web_search_requests: 0 },
+      server_tool_use: { web_search_requests: this.webResults > 0 ? 1 : 0 },
     }
     if (this.plan.faults.has('nocost')) {
       return { ...usage, is_byok: false, server_tool_use: billing.server_tool_use }
@@ -200,12 +318,13 @@ class Generation {
   finish(outcome: Outcome): void {
     if (this.recorded) return
     this.recorded = true
+    this.cancelled = outcome.cancelled
     const { plan } = this
-    const total = this.cost().total
+    const total = this.reported(this.cost().total)
     const now = Date.now()
     const stats: GenerationStats = {
       id: plan.id,
-      model: plan.req.model.id,
+      model: plan.answer.reportedId,
       provider_name: PROVIDER,
       created_at: new Date(plan.startedAt).toISOString(),
       total_cost: femtoToUsd(total),
@@ -221,7 +340,7 @@ class Generation {
       native_tokens_completion_images: this.images * IMAGE_TOKENS_PER_IMAGE,
       num_media_prompt: countMediaParts(plan.req.messages),
       num_media_completion: this.images,
-      num_search_results: 0,
+      num_search_results: this.webResults,
       finish_reason: outcome.finishReason,
       native_finish_reason: outcome.finishReason,
       streamed: plan.req.stream,
@@ -248,7 +367,7 @@ class Generation {
   /** The fields every streamed chunk starts with. */
   chunkHead() {
     const { plan } = this
-    return { id: plan.id, object: 'chat.completion.chunk', created: plan.created, model: plan.req.model.id, provider: PROVIDER }
+    return { id: plan.id, object: 'chat.completion.chunk', created: plan.created, model: plan.answer.reportedId, provider: PROVIDER }
   }
 }
 
@@ -257,8 +376,11 @@ const imageItems = (url: string) => [{ type: 'image_url', image_url: { url } }]
 /** Faults under which the generation dies after a few pieces. */
 const failsMidway = (faults: Set<Fault>) => faults.has('error200') || faults.has('midstream') || faults.has('break')
 
-const piecesToSend = (plan: Plan) =>
-  failsMidway(plan.faults) ? Math.min(PIECES_BEFORE_FAILURE, plan.pieces.length) : plan.pieces.length
+/** Pieces over all choices that go out before the answer ends (or fails). */
+const piecesToSend = (gen: Generation) =>
+  failsMidway(gen.plan.faults) ? Math.min(PIECES_BEFORE_FAILURE, gen.totalPieces) : gen.totalPieces
+
+const choiceIndexes = (plan: Plan) => Array.from({ length: plan.req.choices }, (_, i) => i)
 
 const providerError = () => ({
   code: 502,
@@ -268,31 +390,35 @@ const providerError = () => ({
 
 // ---------------------------------------------------------------- non-stream
 
+/** The answer's choices; a failure (`error`) marks every one of them. */
 function completionBody(gen: Generation, finishReason: string, error?: ReturnType<typeof providerError>) {
   const { plan } = gen
-  const message: Record<string, unknown> = {
-    role: 'assistant',
-    content: gen.content,
-    refusal: null,
-    reasoning: null,
-  }
-  if (gen.images > 0 && plan.imageUrl) message.images = imageItems(plan.imageUrl)
-  const choice: Record<string, unknown> = {
-    index: 0,
-    logprobs: null,
-    finish_reason: finishReason,
-    native_finish_reason: finishReason,
-    message,
-  }
-  if (error) choice.error = error
+  const choices = choiceIndexes(plan).map((index) => {
+    const message: Record<string, unknown> = {
+      role: 'assistant',
+      content: gen.content(index),
+      refusal: null,
+      reasoning: null,
+    }
+    if (gen.images > index && plan.imageUrl) message.images = imageItems(plan.imageUrl)
+    const choice: Record<string, unknown> = {
+      index,
+      logprobs: null,
+      finish_reason: finishReason,
+      native_finish_reason: finishReason,
+      message,
+    }
+    if (error) choice.error = error
+    return choice
+  })
   return {
     id: plan.id,
     object: 'chat.completion',
     created: plan.created,
-    model: plan.req.model.id,
+    model: plan.answer.reportedId,
     provider: PROVIDER,
     system_fingerprint: null,
-    choices: [choice],
+    choices,
     usage: gen.usage(),
   }
 }
@@ -314,7 +440,7 @@ async function respondJson(gen: Generation, ctx: RequestContext): Promise<Respon
   const { plan } = gen
   // Only `slow` makes a non-streamed answer take time (for disconnect tests); otherwise it is instant.
   const delay = plan.faults.has('slow') ? plan.tokenDelayMs : 0
-  for (let i = piecesToSend(plan); i > 0; i--) {
+  for (let i = piecesToSend(gen); i > 0; i--) {
     await sleep(delay, ctx.signal)
     if (ctx.signal.aborted) return cancelled(gen)
     gen.emitPiece()
@@ -328,7 +454,7 @@ async function respondJson(gen: Generation, ctx: RequestContext): Promise<Respon
     gen.finish({ finishReason: 'error', cancelled: false })
     return json(completionBody(gen, 'error', providerError()), 200, headers)
   }
-  if (plan.imageUrl) gen.images = 1
+  if (plan.imageUrl) gen.images = plan.req.choices
   gen.finish({ finishReason: plan.finishReason, cancelled: false })
   return json(completionBody(gen, plan.finishReason), 200, headers)
 }
@@ -395,18 +521,23 @@ async function waitWithKeepAlive(out: SseWriter, ms: number, signal: AbortSignal
   await sleep(remaining, signal)
 }
 
-function deltaChunk(gen: Generation, delta: Record<string, unknown>, finishReason: string | null = null) {
+function deltaChunk(gen: Generation, index: number, delta: Record<string, unknown>, finishReason: string | null = null) {
   return {
     ...gen.chunkHead(),
-    choices: [{ index: 0, delta: { role: 'assistant', ...delta }, finish_reason: finishReason, native_finish_reason: finishReason }],
+    choices: [{ index, delta: { role: 'assistant', ...delta }, finish_reason: finishReason, native_finish_reason: finishReason }],
   }
 }
 
-/** The final SSE event of a mid-stream failure (protocols.md 1.5): top-level `error`, finish_reason "error". */
+/** The final SSE event of a mid-stream failure (protocols.md 1.5): top-level `error`, every choice finished "error". */
 const midStreamError = (gen: Generation) => ({
   ...gen.chunkHead(),
   error: providerError(),
-  choices: [{ index: 0, delta: { content: '' }, finish_reason: 'error', native_finish_reason: 'error' }],
+  choices: choiceIndexes(gen.plan).map((index) => ({
+    index,
+    delta: { content: '' },
+    finish_reason: 'error',
+    native_finish_reason: 'error',
+  })),
 })
 
 async function pump(gen: Generation, out: SseWriter, ctx: RequestContext): Promise<void> {
@@ -416,13 +547,14 @@ async function pump(gen: Generation, out: SseWriter, ctx: RequestContext): Promi
     out.data({ error: { code: 500, message: 'Provider returned error' } })
     return out.close()
   }
-  for (let i = piecesToSend(plan); i > 0; i--) {
+  for (let i = piecesToSend(gen); i > 0; i--) {
     await waitWithKeepAlive(out, plan.tokenDelayMs, ctx.signal)
     if (ctx.signal.aborted) {
       cancelled(gen)
       return out.close()
     }
-    out.data(deltaChunk(gen, { content: gen.emitPiece() }))
+    const { index, piece } = gen.emitPiece()
+    out.data(deltaChunk(gen, index, { content: piece }))
   }
   if (plan.faults.has('break')) {
     gen.finish({ finishReason: 'error', cancelled: false })
@@ -435,11 +567,14 @@ async function pump(gen: Generation, out: SseWriter, ctx: RequestContext): Promi
     gen.finish({ finishReason: 'error', cancelled: false })
     return out.close()
   }
-  if (plan.imageUrl) {
-    out.data(deltaChunk(gen, { content: '', images: imageItems(plan.imageUrl) }))
-    gen.images = 1
+  // Each choice's picture (if any) and its finish chunk, in choice order.
+  for (const index of choiceIndexes(plan)) {
+    if (plan.imageUrl) {
+      out.data(deltaChunk(gen, index, { content: '', images: imageItems(plan.imageUrl) }))
+      gen.images++
+    }
+    out.data(deltaChunk(gen, index, { content: '' }, plan.finishReason))
   }
-  out.data(deltaChunk(gen, { content: '' }, plan.finishReason))
   out.data({ ...gen.chunkHead(), choices: [], usage: gen.usage() })
   out.data('[DONE]')
   gen.finish({ finishReason: plan.finishReason, cancelled: false })

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { inflateSync } from 'node:zlib'
 import { createDemoUpstream, startFakeUpstream, type RunningFakeUpstream } from './index'
 import { crc32 } from './png'
-import { computeCost, femtoToUsd, toFemto } from './pricing'
+import { computeCost, femtoToUsd, toFemto, webResultPriceFemto } from './pricing'
 
 // ---------------------------------------------------------------- helpers
 
@@ -706,6 +706,363 @@ describe('apiKey', () => {
       expect(locked.log).toHaveLength(4)
     } finally {
       await locked.stop()
+    }
+  })
+})
+
+// ---------------------------------------------------------------- billing features (issue 14)
+
+/** Exact USD the demo must report, from the catalogue's decimal strings (BigInt femto-dollars). */
+const exactCost = (
+  modelId: string,
+  usage: { promptTokens: number; completionTokens: number; outputImages?: number; inputImages?: number; webResults?: number },
+) => femtoToUsd(computeCost(models.get(modelId)!.pricing as never, { outputImages: 0, ...usage }).total)
+
+const codePointsOf = (s: string) => [...s].length
+/** prompt_tokens as replies.ts documents it, for one user message of plain text plus body extras. */
+const promptTokensOf = (text: string, extras: unknown[] = []) =>
+  Math.ceil(codePointsOf(text) / 4) + 4 + extras.reduce<number>((n, v) => n + Math.ceil(codePointsOf(JSON.stringify(v)) / 4), 0)
+
+const piecesOf = (text: string) => text.match(/\s*\S+/g)?.length ?? 0
+
+const post = async (body: Json) => (await (await chat(up, body)).json()) as Json
+
+describe('n choices', () => {
+  test('non-stream: n full choices, max_tokens per choice, completion_tokens summed, exact cost', async () => {
+    const single = await post({ model: 'openai/gpt-4', messages: user('раз два') })
+    const text = single.choices[0].message.content
+    const body = await post({ model: 'openai/gpt-4', n: 3, messages: user('раз два') })
+    expect(body.choices.map((c: Json) => c.index)).toEqual([0, 1, 2])
+    for (const c of body.choices) {
+      expect(c).toMatchObject({ finish_reason: 'stop', message: { role: 'assistant', content: text } })
+    }
+    const perChoice = piecesOf(text)
+    expect(body.usage.completion_tokens).toBe(3 * perChoice)
+    expect(body.usage.prompt_tokens).toBe(single.usage.prompt_tokens)
+    expect(body.usage.cost).toBe(exactCost('openai/gpt-4', { promptTokens: body.usage.prompt_tokens, completionTokens: 3 * perChoice }))
+    expect(up.generations.get(body.id)).toMatchObject({ tokens_completion: 3 * perChoice, total_cost: body.usage.cost })
+
+    const capped = await post({ model: 'openai/gpt-4', n: 2, max_completion_tokens: 4, messages: user('раз два') })
+    expect(capped.choices).toHaveLength(2)
+    for (const c of capped.choices) {
+      expect(c.finish_reason).toBe('length')
+      expect(c.message.content).toBe('Демо-ответ: вы написали «раз')
+    }
+    expect(capped.usage.completion_tokens).toBe(8)
+    expect(capped.usage.cost).toBe(exactCost('openai/gpt-4', { promptTokens: capped.usage.prompt_tokens, completionTokens: 8 }))
+
+    const one = await post({ model: 'openai/gpt-4', n: 1, messages: user('раз два') })
+    expect(one.choices).toHaveLength(1)
+    expect(one.usage).toEqual(single.usage)
+  })
+
+  test('n must be an integer ≥ 1', async () => {
+    for (const n of [0, -1, 1.5, '2', true]) {
+      const body = await expectOpenRouterError(await chat(up, { model: 'openai/gpt-4', n, messages: user('x') }), 400)
+      expect(body.error.metadata.error_type).toBe('invalid_request')
+    }
+    expect((await chat(up, { model: 'openai/gpt-4', n: null, messages: user('x') })).status).toBe(200)
+  })
+
+  test('stream: chunks per choice index, one finish chunk per choice, one usage chunk, [DONE]', async () => {
+    const plain = await post({ model: 'openai/gpt-3.5-turbo', messages: user('Волга') })
+    const res = await chat(up, { model: 'openai/gpt-3.5-turbo', n: 2, stream: true, messages: user('Волга') })
+    const events = await readSse(res)
+    const content = contentChunks(events)
+    for (const c of content) expect(c.data.choices).toHaveLength(1)
+    const textOf = (i: number) =>
+      content.filter((c) => c.data.choices[0].index === i).map((c) => c.data.choices[0].delta.content).join('')
+    expect(textOf(0)).toBe(plain.choices[0].message.content)
+    expect(textOf(1)).toBe(plain.choices[0].message.content)
+    const finish = events.filter((e) => typeof e.data === 'object' && e.data.choices?.[0]?.finish_reason)
+    expect(finish.map((e) => [e.data.choices[0].index, e.data.choices[0].finish_reason])).toEqual([[0, 'stop'], [1, 'stop']])
+    const usageChunks = events.filter((e) => typeof e.data === 'object' && e.data.usage)
+    expect(usageChunks).toHaveLength(1)
+    expect(usageChunks[0]!.data.choices).toEqual([])
+    expect(events.at(-2)).toBe(usageChunks[0]!)
+    expect(events.at(-1)!.data).toBe('[DONE]')
+    const usage = usageChunks[0]!.data.usage
+    expect(usage.completion_tokens).toBe(content.length)
+    expect(usage.completion_tokens).toBe(2 * plain.usage.completion_tokens)
+    expect(usage.cost).toBe(exactCost('openai/gpt-3.5-turbo', { promptTokens: usage.prompt_tokens, completionTokens: usage.completion_tokens }))
+    expect(up.generations.get(res.headers.get('x-generation-id')!)).toMatchObject({ streamed: true, tokens_completion: content.length })
+  })
+
+  test('image answers draw one picture per choice, in both modes', async () => {
+    const body = await post({ model: 'google/gemini-2.5-flash-image', n: 2, modalities: ['image', 'text'], messages: user('кот') })
+    expect(body.choices).toHaveLength(2)
+    for (const c of body.choices) expect(c.message.images).toHaveLength(1)
+    const u = body.usage
+    expect(u.completion_tokens_details.image_tokens).toBe(2 * 1290)
+    expect(u.cost).toBe(exactCost('google/gemini-2.5-flash-image', { promptTokens: u.prompt_tokens, completionTokens: u.completion_tokens, outputImages: 2 }))
+    expect(up.generations.get(body.id)).toMatchObject({ num_media_completion: 2 })
+
+    const flux = await post({ model: 'black-forest-labs/flux.2-pro', n: 3, modalities: ['image'], messages: user('горы') })
+    expect(flux.choices.map((c: Json) => c.message.images.length)).toEqual([1, 1, 1])
+    expect(flux.usage.cost).toBe(femtoToUsd(3n * toFemto('0.03')))
+
+    const events = await readSse(
+      await chat(up, { model: 'google/gemini-2.5-flash-image', n: 2, stream: true, modalities: ['image', 'text'], messages: user('лес') }),
+    )
+    const withImage = events.filter((e) => e.data?.choices?.[0]?.delta?.images)
+    expect(withImage.map((e) => e.data.choices[0].index)).toEqual([0, 1])
+    const su = events.find((e) => e.data?.usage)!.data.usage
+    expect(su.cost).toBe(exactCost('google/gemini-2.5-flash-image', { promptTokens: su.prompt_tokens, completionTokens: su.completion_tokens, outputImages: 2 }))
+  })
+
+  test('faults apply to the whole answer; a cancelled n-choice stream bills what was emitted', async () => {
+    const failed = await post(fault('error200', { n: 2 }))
+    expect(failed.usage.completion_tokens).toBe(3)
+    for (const c of failed.choices) expect(c).toMatchObject({ finish_reason: 'error', error: { code: 502 } })
+    expect(failed.choices[0].message.content).toBe('Демо-ответ: вы написали')
+    expect(failed.choices[1].message.content).toBe('')
+
+    const events = await readSse(await chat(up, fault('midstream', { n: 2, stream: true })))
+    expect(contentChunks(events)).toHaveLength(3)
+    expect(events.at(-1)!.data.choices.map((c: Json) => c.finish_reason)).toEqual(['error', 'error'])
+
+    const controller = new AbortController()
+    const res = await chat(up, { model: 'openai/gpt-4', n: 2, stream: true, messages: user('Прерви n') }, { signal: controller.signal })
+    await readSse(res, (ev) => contentChunks(ev).length >= 3)
+    controller.abort()
+    const stats = await until(() => up.generations.get(res.headers.get('x-generation-id')!))
+    expect(stats.cancelled).toBe(true)
+    expect(stats.tokens_completion).toBeGreaterThanOrEqual(3)
+    expect(stats.total_cost).toBe(exactCost('openai/gpt-4', { promptTokens: stats.tokens_prompt, completionTokens: stats.tokens_completion }))
+  })
+})
+
+describe('prompt billing', () => {
+  test('each image_url part is billed at pricing.image; file/audio/video parts add nothing', async () => {
+    const parts = [
+      { type: 'text', text: 'Что на картинках?' },
+      { type: 'image_url', image_url: { url: 'https://x/a.png' } },
+      { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } },
+      { type: 'file', file: { filename: 'a.pdf', file_data: 'data:application/pdf;base64,JVBERi0=' } },
+      { type: 'input_audio', input_audio: { data: 'AAAA', format: 'wav' } },
+      { type: 'video_url', video_url: { url: 'https://x/v.mp4' } },
+    ]
+    const body = await post({ model: 'anthropic/claude-3-haiku', messages: user(parts) })
+    const u = body.usage
+    expect(u.prompt_tokens).toBe(promptTokensOf('Что на картинках?'))
+    const expected = computeCost(models.get('anthropic/claude-3-haiku')!.pricing, {
+      promptTokens: u.prompt_tokens, completionTokens: u.completion_tokens, outputImages: 0, inputImages: 2,
+    })
+    expect(expected.prompt).toBe(BigInt(u.prompt_tokens) * toFemto('0.00000025') + 2n * toFemto('0.0004'))
+    expect(u.cost).toBe(femtoToUsd(expected.total))
+    expect(u.cost_details.upstream_inference_prompt_cost).toBe(femtoToUsd(expected.prompt))
+    expect(up.generations.get(body.id)).toMatchObject({ total_cost: u.cost, num_media_prompt: 5 })
+
+    // Images in earlier messages count too; an editing request pays pricing.image per input and image_output per picture.
+    const edit = await post({
+      model: 'google/gemini-2.5-flash-image',
+      modalities: ['image', 'text'],
+      messages: [
+        { role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://x/1.png' } }] },
+        { role: 'assistant', content: 'ok' },
+        { role: 'user', content: [{ type: 'text', text: 'перекрась' }, { type: 'image_url', image_url: { url: 'https://x/2.png' } }] },
+      ],
+    })
+    const e = edit.usage
+    expect(e.cost).toBe(
+      exactCost('google/gemini-2.5-flash-image', { promptTokens: e.prompt_tokens, completionTokens: e.completion_tokens, outputImages: 1, inputImages: 2 }),
+    )
+  })
+
+  test('tools, response_format and functions count as ceil(code points of their JSON / 4) prompt tokens each', async () => {
+    const tools = [{ type: 'function', function: { name: 'погода', description: 'Погода в городе', parameters: { type: 'object', properties: { город: { type: 'string' } } } } }]
+    const responseFormat = { type: 'json_schema', json_schema: { name: 'ответ', strict: true, schema: { type: 'object' } } }
+    const functions = [{ name: 'f', parameters: {} }]
+    const text = 'Какая погода в Казани?'
+    const plain = await post({ model: 'openai/gpt-4', messages: user(text) })
+    expect(plain.usage.prompt_tokens).toBe(promptTokensOf(text))
+    const body = await post({ model: 'openai/gpt-4', messages: user(text), tools, response_format: responseFormat, functions, tool_choice: 'auto' })
+    const expectedPrompt = promptTokensOf(text, [tools, responseFormat, functions])
+    expect(expectedPrompt).toBe(
+      promptTokensOf(text) + Math.ceil(codePointsOf(JSON.stringify(tools)) / 4) + Math.ceil(codePointsOf(JSON.stringify(responseFormat)) / 4) + Math.ceil(codePointsOf(JSON.stringify(functions)) / 4),
+    )
+    expect(body.usage.prompt_tokens).toBe(expectedPrompt)
+    expect(body.usage.cost).toBe(exactCost('openai/gpt-4', { promptTokens: expectedPrompt, completionTokens: body.usage.completion_tokens }))
+
+    const onlyFormat = await post({ model: 'openai/gpt-4', messages: user(text), response_format: { type: 'json_object' }, tools: null })
+    expect(onlyFormat.usage.prompt_tokens).toBe(promptTokensOf(text) + Math.ceil(codePointsOf('{"type":"json_object"}') / 4))
+  })
+})
+
+describe('fallbacks (models: [...])', () => {
+  const text = 'Запасной вариант'
+
+  test('the first candidate answers and is billed; with [[fault:fallback]] the last one', async () => {
+    const first = await post({ models: ['openai/gpt-4', 'deepseek/deepseek-chat'], messages: user(text) })
+    expect(first.model).toBe('openai/gpt-4')
+    expect(first.usage.cost).toBe(exactCost('openai/gpt-4', { promptTokens: first.usage.prompt_tokens, completionTokens: first.usage.completion_tokens }))
+
+    const withModel = await post({ model: 'openai/gpt-3.5-turbo', models: ['openai/gpt-4', 'deepseek/deepseek-chat'], messages: user(text) })
+    expect(withModel.model).toBe('openai/gpt-3.5-turbo')
+
+    const body = await post({ model: 'openai/gpt-3.5-turbo', models: ['openai/gpt-4', 'deepseek/deepseek-chat'], messages: user(`${text} [[fault:fallback]]`) })
+    expect(body.model).toBe('deepseek/deepseek-chat')
+    const u = body.usage
+    expect(u.cost).toBe(exactCost('deepseek/deepseek-chat', { promptTokens: u.prompt_tokens, completionTokens: u.completion_tokens }))
+    expect(u.cost).not.toBe(exactCost('openai/gpt-4', { promptTokens: u.prompt_tokens, completionTokens: u.completion_tokens }))
+    expect(up.generations.get(body.id)).toMatchObject({ model: 'deepseek/deepseek-chat', total_cost: u.cost })
+
+    // `model` already in the list is not prepended again: the list's order stands.
+    const inList = await post({ model: 'deepseek/deepseek-chat', models: ['openai/gpt-4', 'deepseek/deepseek-chat'], messages: user(text) })
+    expect(inList.model).toBe('openai/gpt-4')
+  })
+
+  test('failNext("fallback") in a stream; the answering model is in every chunk and billed', async () => {
+    up.failNext('fallback', (b) => b.user === 'fallback-stream')
+    const res = await chat(up, { models: ['openai/gpt-4', 'mistralai/mistral-small'], stream: true, user: 'fallback-stream', messages: user(text) })
+    const events = await readSse(res)
+    for (const c of contentChunks(events)) expect(c.data.model).toBe('mistralai/mistral-small')
+    const usage = events.find((e) => e.data?.usage)!.data.usage
+    expect(usage.cost).toBe(exactCost('mistralai/mistral-small', { promptTokens: usage.prompt_tokens, completionTokens: usage.completion_tokens }))
+    expect(up.generations.get(res.headers.get('x-generation-id')!)!.model).toBe('mistralai/mistral-small')
+  })
+
+  test('every candidate must resolve; an empty list falls back to model', async () => {
+    const bad = await expectOpenRouterError(await chat(up, { models: ['openai/gpt-4', 'acme/nope'], messages: user('x') }), 400)
+    expect(bad.error.message).toBe('acme/nope is not a valid model ID')
+    await expectOpenRouterError(await chat(up, { model: 'acme/nope', models: ['openai/gpt-4'], messages: user('x') }), 400)
+    await expectOpenRouterError(await chat(up, { models: ['openai/gpt-4', 7], messages: user('x') }), 400)
+    expect((await post({ model: 'openai/gpt-4', models: [], route: 'fallback', messages: user('x') })).model).toBe('openai/gpt-4')
+    // Whichever answers must draw when pictures are asked for.
+    await expectOpenRouterError(await chat(up, { models: ['google/gemini-2.5-flash-image', 'openai/gpt-4'], modalities: ['image', 'text'], messages: user('x') }), 404)
+  })
+})
+
+describe('routing variants', () => {
+  test('x/y:nitro (and the other variants) answer and bill as the base model, reporting the suffix', async () => {
+    for (const variant of ['nitro', 'floor', 'thinking', 'exacto', 'extended']) {
+      const id = `openai/gpt-4:${variant}`
+      const body = await post({ model: id, messages: user('вариант') })
+      expect(body.model).toBe(id)
+      const u = body.usage
+      expect(u.cost).toBe(exactCost('openai/gpt-4', { promptTokens: u.prompt_tokens, completionTokens: u.completion_tokens }))
+      expect(u.server_tool_use).toEqual({ web_search_requests: 0 })
+      expect(up.generations.get(body.id)).toMatchObject({ model: id, num_search_results: 0 })
+    }
+    for (const id of ['openai/gpt-4:turbo', 'acme/nope:nitro', ':nitro']) {
+      await expectOpenRouterError(await chat(up, { model: id, messages: user('x') }), 400)
+    }
+    // :free ids stay catalogue entries of their own (and can take a variant too).
+    expect((await post({ model: 'meta-llama/llama-3.1-8b-instruct:free', messages: user('x') })).usage.cost).toBe(0)
+    expect((await post({ model: 'meta-llama/llama-3.1-8b-instruct:free:nitro', messages: user('x') })).model).toBe(
+      'meta-llama/llama-3.1-8b-instruct:free:nitro',
+    )
+  })
+
+  test('x/y:online searches with 5 results at $0.004 each, billed on top of the base model', async () => {
+    const body = await post({ model: 'deepseek/deepseek-chat:online', messages: user('новости') })
+    expect(body.model).toBe('deepseek/deepseek-chat:online')
+    const u = body.usage
+    expect(u.server_tool_use).toEqual({ web_search_requests: 1 })
+    const expected = computeCost(models.get('deepseek/deepseek-chat')!.pricing, {
+      promptTokens: u.prompt_tokens, completionTokens: u.completion_tokens, outputImages: 0, webResults: 5,
+    })
+    expect(expected.webSearch).toBe(toFemto('0.02'))
+    expect(u.cost).toBe(femtoToUsd(expected.total))
+    expect(body.choices[0].message.content).toContain('Демо-поиск')
+    expect(up.generations.get(body.id)).toMatchObject({ model: 'deepseek/deepseek-chat:online', num_search_results: 5, total_cost: u.cost })
+  })
+})
+
+describe('web search', () => {
+  const webCost = (u: Json, results: number, model = 'openai/gpt-3.5-turbo') =>
+    exactCost(model, { promptTokens: u.prompt_tokens, completionTokens: u.completion_tokens, webResults: results })
+
+  test('web plugin: max_results 3, the default 5, capped at 20; web_search_options: 5', async () => {
+    const cases: [Json, number][] = [
+      [{ plugins: [{ id: 'web', max_results: 3 }] }, 3],
+      [{ plugins: [{ id: 'file-parser' }, { id: 'web' }] }, 5],
+      [{ plugins: [{ id: 'web', max_results: 0 }] }, 5],
+      [{ plugins: [{ id: 'web', max_results: 2.5 }] }, 5],
+      [{ plugins: [{ id: 'web', max_results: 50 }] }, 20],
+      [{ web_search_options: { search_context_size: 'low' } }, 5],
+      [{ model: 'openai/gpt-3.5-turbo:online', plugins: [{ id: 'web', max_results: 3 }] }, 3],
+    ]
+    for (const [extra, results] of cases) {
+      const body = await post({ model: 'openai/gpt-3.5-turbo', messages: user('поиск'), ...extra })
+      expect(body.usage.server_tool_use).toEqual({ web_search_requests: 1 })
+      expect(body.usage.cost).toBe(webCost(body.usage, results))
+      expect(up.generations.get(body.id)!.num_search_results).toBe(results)
+    }
+    const none = await post({ model: 'openai/gpt-3.5-turbo', messages: user('поиск'), plugins: [{ id: 'file-parser' }], web_search_options: null })
+    expect(none.usage.server_tool_use).toEqual({ web_search_requests: 0 })
+    expect(none.usage.cost).toBe(webCost(none.usage, 0))
+  })
+
+  test('billed when cut by max_tokens and in a stream; not when cancelled before the first token', async () => {
+    const cut = await post({ model: 'openai/gpt-4', max_tokens: 2, plugins: [{ id: 'web', max_results: 3 }], messages: user('поиск') })
+    expect(cut.choices[0].finish_reason).toBe('length')
+    expect(cut.usage.cost).toBe(webCost(cut.usage, 3, 'openai/gpt-4'))
+
+    const events = await readSse(await chat(up, { model: 'openai/gpt-4:online', stream: true, messages: user('поиск') }))
+    const usage = events.find((e) => e.data?.usage)!.data.usage
+    expect(usage.server_tool_use).toEqual({ web_search_requests: 1 })
+    expect(usage.cost).toBe(webCost(usage, 5, 'openai/gpt-4'))
+
+    const controller = new AbortController()
+    setTimeout(() => controller.abort(), 200)
+    await chat(up, fault('timeout', { user: 'web-timeout', plugins: [{ id: 'web' }] }), { signal: controller.signal }).catch(() => undefined)
+    const stats = await until(() => [...up.generations.values()].find((g) => g.external_user === 'web-timeout'))
+    expect(stats).toMatchObject({ cancelled: true, tokens_completion: 0, num_search_results: 0 })
+    expect(stats.total_cost).toBe(exactCost('openai/gpt-3.5-turbo', { promptTokens: stats.tokens_prompt, completionTokens: 0 }))
+
+    const slow = new AbortController()
+    const res = await chat(up, fault('slow', { stream: true, user: 'web-slow', plugins: [{ id: 'web', max_results: 4 }] }), { signal: slow.signal })
+    await readSse(res, (ev) => contentChunks(ev).length >= 1)
+    slow.abort()
+    const after = await until(() => up.generations.get(res.headers.get('x-generation-id')!))
+    expect(after.cancelled).toBe(true)
+    expect(after.num_search_results).toBe(4)
+    expect(after.total_cost).toBe(
+      exactCost('openai/gpt-3.5-turbo', { promptTokens: after.tokens_prompt, completionTokens: after.tokens_completion, webResults: 4 }),
+    )
+  })
+
+  test('per-result price: the model\'s pricing.web_search when > 0, else $0.004', () => {
+    const base = { prompt: '0', completion: '0' }
+    const usage = { promptTokens: 0, completionTokens: 0, outputImages: 0, webResults: 7 }
+    expect(webResultPriceFemto({ web_search: '0' })).toBe(toFemto('0.004'))
+    expect(webResultPriceFemto({})).toBe(toFemto('0.004'))
+    expect(webResultPriceFemto({ web_search: '-1' })).toBe(toFemto('0.004'))
+    expect(webResultPriceFemto({ web_search: '0.01' })).toBe(toFemto('0.01'))
+    expect(computeCost({ ...base, web_search: '0.01' }, usage)).toEqual({ prompt: 0n, completion: toFemto('0.07'), webSearch: toFemto('0.07'), total: toFemto('0.07') })
+    expect(computeCost(base, usage).total).toBe(toFemto('0.028'))
+    expect(computeCost({ ...base, image: '0.0004', image_output: '0.03' }, { ...usage, webResults: 0, inputImages: 3, outputImages: 2 })).toEqual({
+      prompt: toFemto('0.0012'), completion: toFemto('0.06'), webSearch: 0n, total: toFemto('0.0612'),
+    })
+  })
+})
+
+describe('overbill', () => {
+  test('the reported cost, generation total_cost and key usage are 10× the true cost', async () => {
+    const fresh = await startFakeUpstream({ faults: true, tokenDelayMs: 1 })
+    try {
+      const res = await chat(fresh, { model: 'openai/gpt-4', messages: user('сколько? [[fault:overbill]]') })
+      const body = (await res.json()) as Json
+      const u = body.usage
+      const truth = computeCost(models.get('openai/gpt-4')!.pricing, { promptTokens: u.prompt_tokens, completionTokens: u.completion_tokens, outputImages: 0 })
+      expect(u.cost).toBe(femtoToUsd(10n * truth.total))
+      expect(u.cost_details.upstream_inference_prompt_cost).toBe(femtoToUsd(10n * truth.prompt))
+      expect(fresh.generations.get(body.id)!.total_cost).toBe(u.cost)
+      expect(fresh.keyUsageUsd()).toBe(u.cost)
+
+      fresh.failNext('overbill', (b) => b.stream === true)
+      const events = await readSse(await chat(fresh, { model: 'deepseek/deepseek-chat:online', stream: true, messages: user('поиск') }))
+      const su = events.find((e) => e.data?.usage)!.data.usage
+      const streamTruth = computeCost(models.get('deepseek/deepseek-chat')!.pricing, {
+        promptTokens: su.prompt_tokens, completionTokens: su.completion_tokens, outputImages: 0, webResults: 5,
+      })
+      expect(su.cost).toBe(femtoToUsd(10n * streamTruth.total))
+      // Armed once: the next request is billed truly.
+      const next = await (await chat(fresh, { model: 'openai/gpt-4', stream: false, messages: user('сколько?') })).json() as Json
+      expect(next.usage.cost).toBe(exactCost('openai/gpt-4', { promptTokens: next.usage.prompt_tokens, completionTokens: next.usage.completion_tokens }))
+    } finally {
+      await fresh.stop()
     }
   })
 })
