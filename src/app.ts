@@ -15,6 +15,7 @@ import { createUpstreamClient } from './upstream/client'
 import { createRateProvider } from './catalog/rate'
 import { createCatalog } from './catalog/service'
 import { estimateRoutes, gatewayRoutes } from './gateway'
+import { v1Protocol } from './gateway/protocol'
 import { systemRoutes } from './system'
 import { spaRoutes } from './spa'
 import { paymentsService } from './payments/service'
@@ -56,6 +57,7 @@ export function createApp(s: Services) {
   const guard = authGuard(s.config, s.auth)
   return new Elysia()
     .use(errorHandler)
+    .use(v1Protocol)
     .onRequest(({ set }) => {
       set.headers['x-content-type-options'] = 'nosniff'
       set.headers['referrer-policy'] = 'strict-origin-when-cross-origin'

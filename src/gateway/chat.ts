@@ -10,7 +10,7 @@ import { isVariable, usdToMicros } from '../catalog/pricing'
 import type { LowBalance } from '../billing/alerts'
 import { HoldRefused, keyOpenHoldsMicros, placeHold, releaseHold, settleHold, type UsageFacts } from '../billing/holds'
 import { ceilUnits, dec, mul, type Dec } from '../lib/decimal'
-import { formatMicros } from '../lib/money'
+import { formatMicros, microsToRub } from '../lib/money'
 import { sha256 } from '../lib/crypto'
 import { insufficientBalance, OpenAIError } from '../lib/errors'
 import { dataOf, eventsOf, SseSplitter, sseData } from '../lib/sse'
@@ -228,10 +228,13 @@ export function chatService(deps: GatewayDeps) {
   const release = (p: Prepared, error: string, upstreamId: string | null = null, status: 'error' | 'cancelled' = 'error') =>
     releaseHold(db, p.holdId, facts(p, { status, error: error.slice(0, 500), upstreamId }))
 
-  /** What the customer sees of usage: tokens and the ruble charge; never our upstream cost in USD. */
+  /**
+   * What the customer sees of usage: tokens and the charge, never our upstream cost in USD. `cost`
+   * is where OpenRouter clients read the price: here it is the charge in rubles, our account currency.
+   */
   function publicUsage(usage: Usage | undefined, chargedMicros: number) {
     const { cost: _cost, cost_details: _details, is_byok: _byok, pictures: _pictures, ...rest } = usage ?? {}
-    return { ...rest, cost_rub: formatMicros(chargedMicros) }
+    return { ...rest, cost: microsToRub(chargedMicros), cost_rub: formatMicros(chargedMicros) }
   }
 
   function upstreamBody(p: Prepared, body: ChatBody, stream: boolean): Record<string, unknown> {
@@ -313,7 +316,7 @@ export function chatService(deps: GatewayDeps) {
       await release(p, message, res.headers.get('x-generation-id'))
       throw new OpenAIError(502, `Провайдер модели вернул ошибку: ${message}`, 'server_error', 'upstream_error', { shouldRetry: false })
     }
-    const relay = new Relay(p, res, ac, body.stream_options?.include_usage === true)
+    const relay = new Relay(p, res, ac)
     clientSignal.addEventListener('abort', () => relay.clientGone(), { once: true })
     return new Response(relay.stream, {
       headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' },
@@ -339,7 +342,6 @@ export function chatService(deps: GatewayDeps) {
       private readonly p: Prepared,
       res: Response,
       private readonly ac: AbortController,
-      private readonly includeUsage: boolean,
     ) {
       this.upstreamId = res.headers.get('x-generation-id')
       const reader = res.body!.getReader()
@@ -438,11 +440,9 @@ export function chatService(deps: GatewayDeps) {
       if (obj.usage) {
         const usage = obj.usage
         this.usage = usage
-        return settle(this.p, usage, this.upstreamId, 'success', 0, obj.model).then((charged) => {
-          const choices = Array.isArray(obj.choices) ? obj.choices : []
-          if (!this.includeUsage) return choices.length ? sseData({ ...obj, usage: undefined }) : ''
-          return sseData({ ...obj, usage: publicUsage(usage, charged) })
-        })
+        // Relayed whether or not the client asked for include_usage, as the router sends it: clients
+        // that never ask (AI SDK providers, curl) still get the token counts and the charge.
+        return settle(this.p, usage, this.upstreamId, 'success', 0, obj.model).then((charged) => sseData({ ...obj, usage: publicUsage(usage, charged) }))
       }
       if (data.includes('"content"')) this.pieces++
       return `${event}\n\n`

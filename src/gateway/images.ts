@@ -104,7 +104,20 @@ export function imagesService(deps: GatewayDeps, chat: ChatService, store: Image
       }
       const usage = { cost: costUsd && Number(toDecimalString(costUsd, 15)), prompt_tokens: tokens.prompt, completion_tokens: tokens.completion, total_tokens: tokens.prompt + tokens.completion, pictures }
       const charged = await chat.settle(p, usage, upstreamId)
-      return { created: Math.floor(Date.now() / 1000), data: results, usage: chat.publicUsage(usage, charged) }
+      const billed = chat.publicUsage(usage, charged)
+      // OpenAI's ImagesResponse usage: input (the prompt's text) and output tokens, plus our charge.
+      return {
+        created: Math.floor(Date.now() / 1000),
+        data: results,
+        usage: {
+          input_tokens: tokens.prompt,
+          output_tokens: tokens.completion,
+          total_tokens: tokens.prompt + tokens.completion,
+          input_tokens_details: { text_tokens: tokens.prompt, image_tokens: 0 },
+          cost: billed.cost,
+          cost_rub: billed.cost_rub,
+        },
+      }
     },
   }
 }

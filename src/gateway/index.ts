@@ -11,10 +11,22 @@ import { createImageStore } from './files'
 import { imagesService, imagesShape } from './images'
 import { ChatRequest, EstimateRequest, EstimateResult, ImagesRequest, ModelObject, OpenAIErrorBody } from './model'
 import { chatShape } from './shape'
+import { lookups } from './lookup'
 import { envelope, errors, ok } from '../lib/http'
 import { badRequest } from '../lib/errors'
 import { microsToRub } from '../lib/money'
 import { unavailable } from './upstream-errors'
+
+/**
+ * null means absent for an optional parameter (the OpenAI contract; the Python SDK sends
+ * `temperature: null`): dropped before validation, at the top level and in stream_options.
+ */
+function dropNulls(body: unknown) {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return
+  const obj = body as Record<string, unknown>
+  for (const k of Object.keys(obj)) if (obj[k] === null) delete obj[k]
+  if (obj.stream_options) dropNulls(obj.stream_options)
+}
 
 const unauthorized = (message: string, code: string) => new OpenAIError(401, message, 'invalid_request_error', code)
 const errorsOf = (...statuses: number[]) => Object.fromEntries(statuses.map((s) => [s, OpenAIErrorBody]))
@@ -24,6 +36,7 @@ export function gatewayRoutes(deps: GatewayDeps, guard: AuthGuard) {
   const files = createImageStore(deps.config)
   const images = imagesService(deps, chat, files)
   const markup = dec(String(deps.config.markup))
+  const lookup = lookups(deps.db)
 
   const modelsList = () => {
     const rate = deps.rates.current()
@@ -62,8 +75,9 @@ export function gatewayRoutes(deps: GatewayDeps, guard: AuthGuard) {
        * `transform`, which runs before body validation: a caller without credentials gets 401, not 400.
        */
       caller: {
-        async transform({ request, headers, accessJwt }) {
+        async transform({ request, headers, accessJwt, body }) {
           callers.set(request, await authenticate(headers.authorization, accessJwt))
+          dropNulls(body)
         },
         resolve: ({ request }): { caller: Caller } => ({ caller: callers.get(request)! }),
       },
@@ -111,6 +125,25 @@ export function gatewayRoutes(deps: GatewayDeps, guard: AuthGuard) {
       async ({ caller, body, request }) => await images.generate(caller, body, request.signal),
       imagesHook('Генерация изображений — путь официального SDK OpenAI'),
     )
+    .get(
+      '/generation',
+      ({ caller, query }) => {
+        const found = lookup.generation(caller.userId, query.id)
+        if (!found) throw new OpenAIError(404, `Запрос ${query.id} не найден среди ваших запросов`, 'invalid_request_error', 'not_found', { param: 'id' })
+        return { data: found }
+      },
+      {
+        caller: true,
+        query: t.Object({ id: t.String({ minLength: 1, maxLength: 200, error: 'Передайте id запроса: ?id=gen-…' }) }),
+        response: { 200: t.Object({ data: t.Any({ description: 'Как /generation у маршрутизатора: model, tokens_prompt, tokens_completion, total_cost (рубли), latency (мс), status, streamed, created_at' }) }), ...errorsOf(400, 401, 404) },
+        detail: { summary: 'Стоимость и токены одного своего запроса по его id (gen-…)', security: [{ bearerAuth: [] }] },
+      },
+    )
+    .get('/key', ({ caller }) => ({ data: lookup.key(caller) }), {
+      caller: true,
+      response: { 200: t.Object({ data: t.Any({ description: 'Как /key у маршрутизатора: label, usage, usage_monthly, limit, limit_remaining (рубли), balance' }) }), ...errorsOf(401) },
+      detail: { summary: 'Расход вызывающего ключа за месяц и всего, лимит и баланс аккаунта', security: [{ bearerAuth: [] }] },
+    })
     .get(
       '/files/:name',
       ({ params, query }) => {
