@@ -269,6 +269,9 @@ describe('changing a key', () => {
   test.each([
     ['zero', '{"monthlyLimit": 0}'],
     ['negative', '{"monthlyLimit": -5}'],
+    ['hugely negative (was a 500 RangeError)', '{"monthlyLimit": -1e10}'],
+    ['negative beyond any range', '{"monthlyLimit": -1e300}'],
+    ['a tiny positive that rounds to no micro-ruble', '{"monthlyLimit": 1e-9}'],
     ['a numeric string', '{"monthlyLimit": "5"}'],
     ['a word', '{"monthlyLimit": "abc"}'],
     ['NaN as a string', '{"monthlyLimit": "NaN"}'],
@@ -283,6 +286,16 @@ describe('changing a key', () => {
     expect(pick(res)).toEqual(err(400, 'Лимит должен быть положительным числом'))
     expect((await listKeys(u.accessToken))[0].monthlyLimit).toBe(3)
   })
+
+  test.each([['1e300', '{"monthlyLimit": 1e300}'], ['10 000 000.01', '{"monthlyLimit": 10000000.01}'], ['MAX_VALUE', `{"monthlyLimit": ${Number.MAX_VALUE}}`]])(
+    'monthly limit %s → 400 "Лимит не может превышать 10 000 000 ₽"',
+    async (_label, raw) => {
+      const u = await registerUser(gw.url)
+      const k = (await createKey(u.accessToken, 'лимит')).body.data
+      const res = await call('PATCH', `${KEYS}/${k.id}`, { raw, token: u.accessToken })
+      expect(pick(res)).toEqual(err(400, 'Лимит не может превышать 10 000 000 ₽'))
+    },
+  )
 
   test('a bare NaN token is not JSON → 400, not 500', async () => {
     const u = await registerUser(gw.url)

@@ -73,7 +73,9 @@ export function keysService(db: Db) {
       if (patch.isActive !== undefined) set.isActive = patch.isActive
       if (patch.monthlyLimit !== undefined) {
         const limit = patch.monthlyLimit
-        if (limit !== null && !Number.isFinite(limit)) throw badRequest(KEY_MESSAGES.limit)
+        // Range first: a huge negative or positive number must not reach the micro-ruble conversion,
+        // which refuses amounts beyond the safe-integer range with a RangeError (a 500).
+        if (limit !== null && (!Number.isFinite(limit) || limit <= 0)) throw badRequest(KEY_MESSAGES.limit)
         if (limit !== null && limit > MAX_LIMIT_RUB) throw badRequest(KEY_MESSAGES.limitTooBig)
         // Checked after rounding to micro-rubles: a limit that rounds to nothing would block the key.
         const micros = limit === null ? null : rubToMicros(limit)
