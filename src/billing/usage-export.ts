@@ -32,6 +32,15 @@ export function csvField(value: string | number): string {
   return /[",\r\n]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s
 }
 
+/**
+ * A text cell a spreadsheet must not run: one that starts with =, +, -, @, a tab or a carriage
+ * return is a formula to Excel and LibreOffice (OWASP "CSV injection"), so it gets a leading
+ * single quote. For text from outside (model names, key names); our own numbers stay numbers.
+ */
+export function csvText(value: string): string {
+  return /^[=+\-@\t\r]/.test(value) ? `'${value}` : value
+}
+
 export const csvLine = (fields: (string | number)[]) => fields.map(csvField).join(',') + '\r\n'
 
 /** '2026-11-21 14:03:05' in Moscow time: a spreadsheet recognises it as a date. */
@@ -69,8 +78,8 @@ export function usageCsv(db: Db, userId: string, since: Date | null, f: UsageFil
       for (const { log: r, keyName } of rows) {
         chunk += csvLine([
           moscowDateTime(r.createdAt),
-          r.model,
-          keyName ?? (r.apiKeyId ? 'Удалённый ключ' : 'Веб-сессия'),
+          csvText(r.model),
+          csvText(keyName ?? (r.apiKeyId ? 'Удалённый ключ' : 'Веб-сессия')),
           r.promptTokens,
           r.completionTokens,
           r.totalTokens,

