@@ -68,15 +68,31 @@ export function loadConfig(env: Env = process.env) {
 
   if (!!env.YOOKASSA_SHOP_ID?.trim() !== !!env.YOOKASSA_SECRET_KEY?.trim())
     throw new ConfigError('YOOKASSA_SHOP_ID and YOOKASSA_SECRET_KEY must be set together (or neither, for the test payment page)')
+  const isProduction = nodeEnv === 'production'
+  const realPayments = !!env.YOOKASSA_SHOP_ID?.trim()
+  const allowTestPayments = flag(env, 'ALLOW_TEST_PAYMENTS', false)
+  // A production server that silently ran the test payment page would take "top-ups" that are no
+  // money at all; running it so must be a deliberate choice, and then every page says so.
+  if (isProduction && !realPayments && !allowTestPayments)
+    throw new ConfigError(
+      'NODE_ENV=production needs YOOKASSA_SHOP_ID and YOOKASSA_SECRET_KEY (card payments). ' +
+        'To run with the built-in test payment page instead, set ALLOW_TEST_PAYMENTS=true',
+    )
+  // Links in letters, payment return URLs and canonical links must never come from a Host header.
+  if (isProduction && !env.PUBLIC_URL?.trim())
+    throw new ConfigError('PUBLIC_URL is required when NODE_ENV=production (e.g. PUBLIC_URL=https://gateway.example.ru): every link that leaves the server is built from it')
+  const publicUrl = url(env, 'PUBLIC_URL', `http://localhost:${port}`)!
+  if (!/^https?:$/.test(new URL(publicUrl).protocol)) throw new ConfigError(`PUBLIC_URL must be an http(s) URL, got "${publicUrl}"`)
 
   return Object.freeze({
     nodeEnv,
-    isProduction: nodeEnv === 'production',
+    isProduction,
     port,
     host: env.HOST?.trim() || '0.0.0.0',
     dataDir,
     databaseUrl: env.DATABASE_URL?.trim() || join(dataDir, 'gateway.db'),
-    publicUrl: url(env, 'PUBLIC_URL', `http://localhost:${port}`)!,
+    /** The one origin every outgoing link is built on (never the request's Host header). */
+    publicUrl,
     jwtSecret: jwtSecret(env, dataDir),
     /** Lifetime of an access JWT; short, because it cannot be revoked. */
     accessTokenTtlSec: int(env, 'ACCESS_TOKEN_TTL', 15 * 60, 10, 24 * 3600),
@@ -101,6 +117,12 @@ export function loadConfig(env: Env = process.env) {
     mailFrom: env.MAIL_FROM?.trim() || 'AI Gateway <no-reply@localhost>',
     yookassaShopId: env.YOOKASSA_SHOP_ID?.trim() || null,
     yookassaSecretKey: env.YOOKASSA_SECRET_KEY?.trim() || null,
+    /** ALLOW_TEST_PAYMENTS=true: the test payment page was chosen on purpose (required in production without keys). */
+    allowTestPayments,
+    /** Every page shows the test-payments banner: the test page was allowed explicitly and no real keys are set. */
+    testPaymentsBanner: allowTestPayments && !realPayments,
+    /** The welcome bonus waits for a confirmed e-mail address; false credits it at registration (development, tests). */
+    requireEmailVerification: flag(env, 'REQUIRE_EMAIL_VERIFICATION', true),
     yookassaApiUrl: url(env, 'YOOKASSA_API_URL', 'https://api.yookassa.ru/v3')!,
     /** Accept payment notifications only from YooKassa's published addresses (needs TRUST_PROXY behind a proxy). */
     yookassaWebhookIpCheck: flag(env, 'YOOKASSA_WEBHOOK_IP_CHECK', nodeEnv === 'production'),

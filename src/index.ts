@@ -56,6 +56,7 @@ console.log(`[server] listening on http://${config.host}:${port} (public URL ${c
 console.log(`[server] database ${config.databaseUrl}; mail ${mailer.mode === 'smtp' ? 'via SMTP' : `to ${config.dataDir}/outbox`}`)
 if (!config.openrouterApiKey) console.log('[server] upstream: DEMO mode (no OPENROUTER_API_KEY) — replies are generated locally')
 if (!config.yookassaShopId) console.log('[server] payments: TEST mode (no YOOKASSA_SHOP_ID) — top-ups go through the built-in test payment page')
+if (config.testPaymentsBanner) console.warn('[server] ALLOW_TEST_PAYMENTS=true: every page shows the test-payments banner; test top-ups are never refundable')
 if (config.adminEmails.length === 0) console.log('[server] no ADMIN_EMAILS set: nobody has the admin role')
 
 let stopping = false

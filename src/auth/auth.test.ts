@@ -119,19 +119,27 @@ describe('login and profile', () => {
     expect((await api.postRaw('/api/auth/login', '{oops')).status).toBe(400)
   })
 
-  test('profile needs a valid, unexpired access token', async () => {
-    const { user } = await registerUser(server.url)
+  test('profile needs a valid, unexpired access token naming an open session', async () => {
+    const { user, accessToken } = await registerUser(server.url)
+    const sid = JSON.parse(Buffer.from(accessToken.split('.')[1]!, 'base64url').toString()).sid
+    expect(sid).toBeString()
     const api = client(server.url)
     const now = Math.floor(Date.now() / 1000)
     expect((await api.get('/api/auth/profile')).status).toBe(401)
     expect((await api.get('/api/auth/profile', 'garbage')).status).toBe(401)
-    const expired = signJwt({ sub: user.id, iat: now - 3600, exp: now - 60 })
+    const expired = signJwt({ sub: user.id, sid, iat: now - 3600, exp: now - 60 })
     const res = await api.get('/api/auth/profile', expired)
     expect(res.status).toBe(401)
     expect(res.body).toEqual({ success: false, error: 'Требуется авторизация' })
-    const forged = signJwt({ sub: user.id, iat: now, exp: now + 600 }, 'another-secret-that-is-long-enough-000000')
+    const forged = signJwt({ sub: user.id, sid, iat: now, exp: now + 600 }, 'another-secret-that-is-long-enough-000000')
     expect((await api.get('/api/auth/profile', forged)).status).toBe(401)
-    const valid = signJwt({ sub: user.id, iat: now, exp: now + 600 })
+    // Without a session id, or with someone else's or an unknown one, the signature alone is not enough.
+    expect((await api.get('/api/auth/profile', signJwt({ sub: user.id, iat: now, exp: now + 600 }))).status).toBe(401)
+    expect((await api.get('/api/auth/profile', signJwt({ sub: user.id, sid: 'no-such-session', iat: now, exp: now + 600 }))).status).toBe(401)
+    const other = await registerUser(server.url)
+    const otherSid = JSON.parse(Buffer.from(other.accessToken.split('.')[1]!, 'base64url').toString()).sid
+    expect((await api.get('/api/auth/profile', signJwt({ sub: user.id, sid: otherSid, iat: now, exp: now + 600 }))).status).toBe(401)
+    const valid = signJwt({ sub: user.id, sid, iat: now, exp: now + 600 })
     expect((await api.get('/api/auth/profile', valid)).status).toBe(200)
   })
 })
@@ -286,18 +294,74 @@ describe('rate limits', () => {
     expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0)
   }
 
-  test('login: 10 attempts per e-mail, whatever the address they come from', async () => {
-    const { email } = await registerUser(server.url)
-    for (let i = 0; i < 10; i++) expect((await client(server.url).post('/api/auth/login', { email, password: 'bad-guess' })).status).toBe(401)
-    tooMany(await client(server.url).post('/api/auth/login', { email, password: 'bad-guess' }))
+  const throttled = (res: { status: number; body: any; headers: Headers }) => {
+    expect(res.status).toBe(429)
+    expect(res.body.error).toMatch(/^Слишком много неудачных попыток входа\. Повторите через \d+ (сек|мин)\.$/)
+    const wait = Number(res.headers.get('retry-after'))
+    expect(wait).toBeGreaterThan(0)
+    return wait
+  }
+
+  test('login: 5 failures for an address from one IP close that pair only; the owner signs in from another IP', async () => {
+    const { email, password } = await registerUser(server.url)
+    const attacker = client(server.url)
+    for (let i = 0; i < 5; i++) expect((await attacker.post('/api/auth/login', { email, password: `guess-${i}` })).status).toBe(401)
+    const wait = throttled(await attacker.post('/api/auth/login', { email, password: 'guess-6' }))
+    expect(wait).toBeLessThanOrEqual(30)
+    // From the hammering IP even the right password waits (the pair is closed)…
+    throttled(await attacker.post('/api/auth/login', { email, password }))
+    // …while the owner, elsewhere, is not affected — however long the hammering goes on.
+    for (let i = 0; i < 3; i++) throttled(await attacker.post('/api/auth/login', { email, password: 'more' }))
+    const owner = await client(server.url).post('/api/auth/login', { email, password })
+    expect(owner.status).toBe(200)
+    expect((await client(server.url).get('/api/auth/profile', owner.body.data.accessToken)).status).toBe(200)
+    // The attacker's other targets from the same IP are still open until the per-IP budget runs out.
+    const other = await registerUser(server.url)
+    expect((await attacker.post('/api/auth/login', { email: other.email, password: other.password })).status).toBe(200)
   })
 
-  test('login: 30 attempts per IP, whatever the e-mail', async () => {
+  test('login: waits double with each further failure, up to 15 minutes', async () => {
+    const { email } = await registerUser(server.url)
+    const api = client(server.url)
+    for (let i = 0; i < 5; i++) expect((await api.post('/api/auth/login', { email, password: 'wrong' })).status).toBe(401)
+    // Time passes (the wait is moved into the past), the next guess fails again and waits twice as long.
+    const waits: number[] = [throttled(await api.post('/api/auth/login', { email, password: 'wrong' }))]
+    for (let i = 0; i < 6; i++) {
+      const rw = new Database(join(server.dataDir, 'gateway.db'))
+      rw.run("update rate_limits set window_start = window_start - 3600000 where key like 'login:pair:%:' || ?", [api.ip])
+      rw.close()
+      expect((await api.post('/api/auth/login', { email, password: 'wrong' })).status).toBe(401)
+      waits.push(throttled(await api.post('/api/auth/login', { email, password: 'wrong' })))
+    }
+    const rounded = waits.map((w) => [30, 60, 120, 240, 480, 900].find((step) => w <= step && w > step / 2 - 1))
+    expect(rounded).toEqual([30, 60, 120, 240, 480, 900, 900])
+    // Retry-After and the message agree.
+    const last = await api.post('/api/auth/login', { email, password: 'wrong' })
+    expect(last.body.error).toBe(`Слишком много неудачных попыток входа. Повторите через ${Math.ceil(Number(last.headers.get('retry-after')) / 60)} мин.`)
+  })
+
+  test('login: the right password clears its pair’s failures', async () => {
+    const { email, password } = await registerUser(server.url)
+    const api = client(server.url)
+    for (let round = 0; round < 3; round++) {
+      for (let i = 0; i < 4; i++) expect((await api.post('/api/auth/login', { email, password: 'wrong' })).status).toBe(401)
+      expect((await api.post('/api/auth/login', { email, password })).status).toBe(200)
+    }
+  })
+
+  test('login: 30 failures from one IP, whatever the e-mail, close that IP; another IP is unaffected', async () => {
     const api = client(server.url)
     for (let i = 0; i < 30; i++) expect((await api.post('/api/auth/login', { email: uniqueEmail('spray'), password: 'x' })).status).toBe(401)
-    tooMany(await api.post('/api/auth/login', { email: uniqueEmail('spray'), password: 'x' }))
-    // Another address is unaffected.
+    throttled(await api.post('/api/auth/login', { email: uniqueEmail('spray'), password: 'x' }))
     expect((await client(server.url).post('/api/auth/login', { email: uniqueEmail('spray'), password: 'x' })).status).toBe(401)
+  })
+
+  test('login: parallel guesses are counted before the password check, so a burst cannot slip past the limit', async () => {
+    const { email } = await registerUser(server.url)
+    const api = client(server.url)
+    const results = await Promise.all(Array.from({ length: 12 }, () => api.post('/api/auth/login', { email, password: 'burst' })))
+    expect(results.filter((r) => r.status === 401)).toHaveLength(5)
+    expect(results.filter((r) => r.status === 429)).toHaveLength(7)
   })
 
   test('register: 10 per IP per hour', async () => {

@@ -1,5 +1,7 @@
 // The `auth` and `admin` macros: resolve the signed-in user once per request from the Bearer JWT.
-// The user is re-read from the database each time, so a deleted account loses access at once.
+// The user is re-read from the database each time, so a deleted account loses access at once, and
+// the token's session (`sid`, a refresh-token family) must still be open, so logout, "log out
+// everywhere" and a password reset end access tokens at once instead of when they expire.
 import { Elysia } from 'elysia'
 import { jwt } from '@elysiajs/jwt'
 import type { Config } from '../config'
@@ -11,24 +13,41 @@ export const bearer = (header: string | undefined) => {
   return match?.[1]
 }
 
-type Verifier = { verify(token: string): Promise<false | { sub?: string }> }
+export type AccessClaims = { sub: string; sid: string; exp?: number; iat?: number }
+type Verifier = { verify(token?: string): Promise<false | AccessClaims> }
 
 export function authGuard(config: Config, auth: AuthService) {
+  const signer = jwt({ name: 'accessJwt', secret: config.jwtSecret, exp: `${config.accessTokenTtlSec}s` }).decorator.accessJwt
+  /**
+   * The plugin's verifier plus the session check. Everything that reads access tokens takes
+   * `accessJwt` from this plugin's context (the /v1 gateway and uploads too), so all of them
+   * refuse a token whose session has ended.
+   */
+  const accessJwt = {
+    sign: (claims: { sub: string; sid: string }) => signer.sign(claims),
+    async verify(token?: string): Promise<false | AccessClaims> {
+      const payload = await signer.verify(token)
+      if (!payload || typeof payload.sub !== 'string' || typeof payload.sid !== 'string') return false
+      if (!auth.sessionActive(payload.sid, payload.sub)) return false
+      return payload as AccessClaims
+    },
+  }
+
   /** The user behind an access token, or null (bad signature, expired, account gone). */
   async function userFromAccessToken(jwt: Verifier, token: string | undefined): Promise<PublicUser | null> {
     if (!token) return null
     const payload = await jwt.verify(token)
-    if (!payload || typeof payload.sub !== 'string') return null
+    if (!payload) return null
     return auth.userForToken(payload.sub) ?? null
   }
 
   const admins = new WeakMap<Request, PublicUser>()
 
   return new Elysia({ name: 'auth-guard' })
-    .use(jwt({ name: 'accessJwt', secret: config.jwtSecret, exp: `${config.accessTokenTtlSec}s` }))
+    .decorate('accessJwt', accessJwt)
     .derive({ as: 'scoped' }, ({ accessJwt }) => ({
-      /** Signs a short-lived access token for a user id. */
-      signAccess: (userId: string) => accessJwt.sign({ sub: userId }),
+      /** Signs a short-lived access token for a user's session. */
+      signAccess: (userId: string, sid: string) => accessJwt.sign({ sub: userId, sid }),
     }))
     .macro({
       auth: {

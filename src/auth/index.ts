@@ -1,8 +1,8 @@
 import { Elysia } from 'elysia'
 import type { Config } from '../config'
 import { clientIp, envelope, errors, ok } from '../lib/http'
-import type { AuthGuard } from './guard'
-import { AuthResult, Credentials, ForgotBody, Message, PublicUser, RefreshBody, ResetBody, TokenPair } from './model'
+import { bearer, type AuthGuard } from './guard'
+import { AuthResult, Credentials, ForgotBody, LogoutBody, Message, PublicUser, RefreshBody, ResetBody, TokenPair, VerifyBody, Verified } from './model'
 import type { AuthService } from './service'
 import { t } from 'elysia'
 
@@ -13,32 +13,39 @@ export function authRoutes(config: Config, auth: AuthService, guard: AuthGuard) 
     .post(
       '/register',
       async ({ body, ip, signAccess, status }) => {
-        const { user, refreshToken } = await auth.register(body, ip)
-        return status(201, ok({ user, refreshToken, accessToken: await signAccess(user.id) }))
+        const { user, refreshToken, sid } = await auth.register(body, ip)
+        return status(201, ok({ user, refreshToken, accessToken: await signAccess(user.id, sid) }))
       },
       {
         body: Credentials,
         response: { 201: envelope(AuthResult), ...errors(400, 409, 429) },
-        detail: { summary: 'Регистрация: создаёт аккаунт, начисляет приветственный бонус и открывает сессию' },
+        detail: {
+          summary: 'Регистрация: создаёт аккаунт, открывает сессию и отправляет письмо для подтверждения e-mail',
+          description: 'Приветственный бонус начисляется после подтверждения адреса (или сразу, если REQUIRE_EMAIL_VERIFICATION=false).',
+        },
       },
     )
     .post(
       '/login',
       async ({ body, ip, signAccess }) => {
-        const { user, refreshToken } = await auth.login(body, ip)
-        return ok({ user, refreshToken, accessToken: await signAccess(user.id) })
+        const { user, refreshToken, sid } = await auth.login(body, ip)
+        return ok({ user, refreshToken, accessToken: await signAccess(user.id, sid) })
       },
       {
         body: Credentials,
         response: { 200: envelope(AuthResult), ...errors(400, 401, 429) },
-        detail: { summary: 'Вход по e-mail и паролю' },
+        detail: {
+          summary: 'Вход по e-mail и паролю',
+          description:
+            'После 5 неудачных попыток для пары «адрес + IP» (и 30 — для одного IP) вход с этого IP временно закрыт: 429 с Retry-After, пауза удваивается до 15 минут. Попытки с других адресов это не затрагивает.',
+        },
       },
     )
     .post(
       '/refresh',
       async ({ body, signAccess }) => {
-        const { userId, refreshToken } = auth.refresh(body.refreshToken)
-        return ok({ accessToken: await signAccess(userId), refreshToken })
+        const { userId, refreshToken, sid } = auth.refresh(body.refreshToken)
+        return ok({ accessToken: await signAccess(userId, sid), refreshToken })
       },
       {
         body: RefreshBody,
@@ -51,16 +58,42 @@ export function authRoutes(config: Config, auth: AuthService, guard: AuthGuard) 
     )
     .post(
       '/logout',
-      ({ body }) => {
-        auth.logout(body.refreshToken)
+      async ({ body, headers, accessJwt }) => {
+        const claims = await accessJwt.verify(bearer(headers.authorization))
+        auth.logout(body.refreshToken, claims ? { sid: claims.sid, userId: claims.sub } : undefined)
         return ok({ ok: true })
       },
       {
-        body: RefreshBody,
+        body: LogoutBody,
         response: { 200: envelope(t.Object({ ok: t.Boolean() })), ...errors(400) },
-        detail: { summary: 'Выход: отзывает refresh-токен и его сессию' },
+        detail: {
+          summary: 'Выход: завершает сессию — refresh-токен и выданные по нему access-токены перестают действовать сразу',
+          description: 'Сессию можно указать refresh-токеном в теле и/или access-токеном в заголовке Authorization.',
+        },
       },
     )
+    .post(
+      '/logout-all',
+      ({ user }) => {
+        auth.logoutAll(user.id)
+        return ok({ ok: true })
+      },
+      {
+        auth: true,
+        response: { 200: envelope(t.Object({ ok: t.Boolean() })), ...errors(401) },
+        detail: { summary: 'Выйти на всех устройствах: завершает все сессии пользователя и их токены', security: [{ bearerAuth: [] }] },
+      },
+    )
+    .post('/verify-email', ({ body }) => ok(auth.verifyEmail(body.token)), {
+      body: VerifyBody,
+      response: { 200: envelope(Verified), ...errors(400) },
+      detail: { summary: 'Подтверждение e-mail по ссылке из письма; приветственный бонус начисляется один раз' },
+    })
+    .post('/resend-verification', ({ user, ip }) => ok(auth.resendVerification(user.id, ip)), {
+      auth: true,
+      response: { 200: envelope(Message), ...errors(400, 401, 429) },
+      detail: { summary: 'Отправить письмо для подтверждения e-mail ещё раз', security: [{ bearerAuth: [] }] },
+    })
     .post('/forgot-password', ({ body, ip }) => ok(auth.forgotPassword(body, ip)), {
       body: ForgotBody,
       response: { 200: envelope(Message), ...errors(400, 429) },

@@ -14,6 +14,20 @@ export const RefreshBody = t.Object(
   { error: 'Передайте refreshToken' },
 )
 
+/** Either credential names the session to end: the refresh token here, the access token in the header. */
+export const LogoutBody = t.Object(
+  { refreshToken: t.Optional(t.String({ error: 'Передайте refreshToken', description: 'Refresh-токен сессии' })) },
+  { error: 'Передайте refreshToken' },
+)
+
+const VERIFY_INVALID = 'Ссылка для подтверждения e-mail недействительна или устарела'
+export const VerifyBody = t.Object({ token: t.String({ error: VERIFY_INVALID, description: 'Токен из письма' }) }, { error: VERIFY_INVALID })
+
+export const Verified = t.Object({
+  message: t.String(),
+  bonusCredited: t.Boolean({ description: 'Приветственный бонус начислен этим подтверждением' }),
+})
+
 export const ForgotBody = t.Object({ email: t.String({ error: 'Введите email' }) }, { error: 'Введите email' })
 
 export const ResetBody = t.Object(
@@ -28,6 +42,7 @@ export const PublicUser = t.Object(
     role: t.UnionEnum(['user', 'admin']),
     balance: t.Number({ description: 'Баланс в рублях' }),
     createdAt: t.String({ format: 'date-time' }),
+    emailVerified: t.Boolean({ description: 'Адрес подтверждён по ссылке из письма' }),
   },
   { title: 'User' },
 )

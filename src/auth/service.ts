@@ -1,14 +1,15 @@
 // Accounts and sessions. Access JWTs are signed by the route layer (the jwt plugin lives there);
-// everything else — passwords, refresh-token rotation, resets, rate limits — happens here.
+// everything else — passwords, refresh-token rotation, resets, e-mail confirmation, rate limits —
+// happens here. A session is a refresh-token family; its id is the access token's `sid` claim.
 import type { Config } from '../config'
 import type { Db } from '../db/client'
 import { postMovement } from '../billing/ledger'
 import { newId, randomToken, sha256 } from '../lib/crypto'
-import { AppError, badRequest, conflict, isUniqueViolation, unauthorized } from '../lib/errors'
+import { AppError, badRequest, conflict, isUniqueViolation, tooManyRequests, unauthorized } from '../lib/errors'
 import { microsToRub, rubToMicros } from '../lib/money'
-import { consume, type Rule } from '../lib/rate-limit'
+import { backoffClear, backoffCount, backoffUncount, backoffWait, consume, type Backoff, type Rule } from '../lib/rate-limit'
 import type { Mailer } from '../mail/service'
-import { passwordChangedLetter, passwordResetLetter } from '../mail/templates'
+import { emailVerificationLetter, passwordChangedLetter, passwordResetLetter } from '../mail/templates'
 import type { UserRow } from './schema'
 import { authStore } from './store'
 
@@ -25,16 +26,33 @@ export const MESSAGES = {
   resetInvalid: 'Ссылка для сброса пароля недействительна или устарела',
   resetSent: 'Если аккаунт с таким email существует, мы отправили на него письмо со ссылкой для сброса пароля',
   resetDone: 'Пароль изменён. Войдите с новым паролем',
+  loginThrottled: 'Слишком много неудачных попыток входа',
+  verifyInvalid: 'Ссылка для подтверждения e-mail недействительна или устарела',
+  verifyDone: 'E-mail подтверждён',
+  alreadyVerified: 'E-mail уже подтверждён',
 } as const
 
 /** Per-IP and per-e-mail budgets; generous for people, tight for scripts. */
 export const RATE_RULES = {
-  login: { ip: { limit: 30, windowSec: 15 * 60 }, email: { limit: 10, windowSec: 15 * 60 } },
   register: { ip: { limit: 10, windowSec: 3600 }, email: { limit: 5, windowSec: 3600 } },
   forgot: { ip: { limit: 10, windowSec: 3600 }, email: { limit: 3, windowSec: 3600 } },
+  /** "Send the confirmation letter again". */
+  verify: { ip: { limit: 10, windowSec: 3600 }, email: { limit: 3, windowSec: 3600 } },
 } satisfies Record<string, { ip: Rule; email: Rule }>
 
+/**
+ * Sign-in throttling that a stranger cannot turn against the owner (OWASP): attempts are counted
+ * per (address, client IP) and per client IP, never per address alone, so a flood of wrong
+ * passwords from one place never locks out the right password typed elsewhere. Waits double from
+ * the base up to 15 minutes; the right password clears its own pair.
+ */
+export const LOGIN_BACKOFF = {
+  pair: { threshold: 5, baseDelaySec: 30, maxDelaySec: 15 * 60, forgetSec: 24 * 3600 },
+  ip: { threshold: 30, baseDelaySec: 60, maxDelaySec: 15 * 60, forgetSec: 24 * 3600 },
+} satisfies Record<string, Backoff>
+
 export const RESET_TOKEN_TTL_MS = 60 * 60 * 1000
+export const VERIFY_TOKEN_TTL_HOURS = 24
 const WELCOME_BONUS_DESCRIPTION = 'Приветственный бонус'
 const EMAIL_RE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
 const MAX_PASSWORD = 256
@@ -72,7 +90,36 @@ export function authService({ db, config, mailer }: Deps) {
       role: roleOf(u) as 'user' | 'admin',
       balance: microsToRub(u.balanceMicros),
       createdAt: u.createdAt.toISOString(),
+      /** The address was confirmed by the link in the letter (the welcome bonus waits for it). */
+      emailVerified: u.emailVerifiedAt !== null,
     }
+  }
+
+  const welcomeReference = (userId: string) => `welcome:${userId}`
+
+  /** Writes a one-time confirmation link and mails it; the letter leaves in the background. */
+  function sendVerification(user: { id: string; email: string }) {
+    const token = randomToken()
+    const now = new Date()
+    store.insertEmailVerification({
+      id: newId(),
+      userId: user.id,
+      tokenHash: sha256(token),
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + VERIFY_TOKEN_TTL_HOURS * 3600_000),
+    })
+    const link = `${config.publicUrl}/verify-email/${token}`
+    mailer.send(emailVerificationLetter(user.email, link, config.welcomeBonusRub, VERIFY_TOKEN_TTL_HOURS)).catch((e) => {
+      console.error(`[mail] confirmation letter for user ${user.id} failed:`, (e as Error).message)
+    })
+  }
+
+  /** The welcome bonus with its ledger row, at most once per account (the reference is unique). */
+  function creditWelcomeBonus(tx: Parameters<typeof store.insertUser>[0], userId: string, now: Date): boolean {
+    const bonus = rubToMicros(config.welcomeBonusRub)
+    if (bonus <= 0 || store.hasLedgerReference(tx, welcomeReference(userId))) return false
+    postMovement(db, { userId, type: 'bonus', amountMicros: bonus, description: WELCOME_BONUS_DESCRIPTION, reference: welcomeReference(userId), now })
+    return true
   }
 
   /** A new refresh token; `familyId` continues an existing session, otherwise one starts. */
@@ -87,7 +134,7 @@ export function authService({ db, config, mailer }: Deps) {
       createdAt: now,
       expiresAt: new Date(now.getTime() + config.refreshTokenTtlDays * 86_400_000),
     })
-    return token
+    return { refreshToken: token, sid: familyId }
   }
 
   return {
@@ -112,16 +159,16 @@ export function authService({ db, config, mailer }: Deps) {
       const passwordHash = await hashPassword(input.password)
       const now = new Date()
       const id = newId()
-      const bonus = rubToMicros(config.welcomeBonusRub)
       try {
-        // The account and its welcome bonus exist together or not at all.
-        const refreshToken = db.transaction((tx) => {
+        // Without confirmation the account and its welcome bonus exist together or not at all;
+        // with it, the bonus waits for the link in the letter (one bonus per confirmed mailbox).
+        const session = db.transaction((tx) => {
           store.insertUser(tx, { id, email, emailNormalized: normalized, passwordHash, createdAt: now, updatedAt: now })
-          if (bonus > 0)
-            postMovement(db, { userId: id, type: 'bonus', amountMicros: bonus, description: WELCOME_BONUS_DESCRIPTION, reference: `welcome:${id}`, now })
+          if (!config.requireEmailVerification) creditWelcomeBonus(tx, id, now)
           return issueRefreshToken(tx, id)
         })
-        return { user: toPublic(store.userById(id)!), refreshToken }
+        if (config.requireEmailVerification) sendVerification({ id, email })
+        return { user: toPublic(store.userById(id)!), ...session }
       } catch (e) {
         if (isUniqueViolation(e)) throw conflict(MESSAGES.emailTaken)
         throw e
@@ -132,13 +179,26 @@ export function authService({ db, config, mailer }: Deps) {
       const email = input.email.trim()
       if (!email || !input.password) throw badRequest(MESSAGES.fillAll)
       const normalized = normalizeEmail(email)
-      limit('login', ip, normalized)
+      const scale = (b: Backoff) => ({ ...b, threshold: b.threshold * config.authRateLimitScale })
+      const pair = { key: `login:pair:${sha256(normalized).slice(0, 32)}:${ip}`, rule: scale(LOGIN_BACKOFF.pair) }
+      const fromIp = { key: `login:ip:${ip}`, rule: scale(LOGIN_BACKOFF.ip) }
+      const wait = Math.max(backoffWait(db, pair.key, pair.rule), backoffWait(db, fromIp.key, fromIp.rule))
+      if (wait > 0) throw tooManyRequests(wait, MESSAGES.loginThrottled)
+      // Counted before the (slow) password check, so a burst of parallel guesses is counted too;
+      // the right password takes its count back below.
+      backoffCount(db, pair.key, pair.rule)
+      backoffCount(db, fromIp.key, fromIp.rule)
       const user = store.userByEmail(normalized)
       const valid = await Bun.password.verify(input.password.slice(0, MAX_PASSWORD), user?.passwordHash ?? (await dummyHash))
       if (!user || !valid) throw new AppError(401, MESSAGES.badCredentials)
-      const refreshToken = db.transaction((tx) => issueRefreshToken(tx, user.id))
-      return { user: toPublic(user), refreshToken }
+      backoffClear(db, pair.key)
+      backoffUncount(db, fromIp.key)
+      const session = db.transaction((tx) => issueRefreshToken(tx, user.id))
+      return { user: toPublic(user), ...session }
     },
+
+    /** Whether the session an access token names (its `sid`) is still open; see store.sessionActive. */
+    sessionActive: (sid: string, userId: string) => store.sessionActive(sid, userId, new Date()),
 
     /** Rotates a refresh token. A replayed token revokes its whole family (the session). */
     refresh(token: string) {
@@ -153,12 +213,55 @@ export function authService({ db, config, mailer }: Deps) {
         console.warn(`[auth] refresh token reuse for user ${row.userId}; session revoked`)
         throw unauthorized(MESSAGES.sessionExpired)
       }
-      return { userId: row.userId, refreshToken: next }
+      return { userId: row.userId, ...next }
     },
 
-    logout(token: string) {
-      const row = token ? store.refreshTokenByHash(sha256(token)) : undefined
-      if (row) store.revokeFamily(row.familyId, new Date())
+    /** Ends the session of a refresh token and/or of an access token (its sid): both die at once. */
+    logout(refreshToken: string | undefined, access?: { sid: string; userId: string }) {
+      const now = new Date()
+      const row = refreshToken ? store.refreshTokenByHash(sha256(refreshToken)) : undefined
+      if (row) store.revokeFamily(row.familyId, now)
+      if (access) store.revokeFamilyOf(access.sid, access.userId, now)
+    },
+
+    /** "Log out everywhere": every session of the user, and so every access token, ends now. */
+    logoutAll(userId: string) {
+      db.transaction((tx) => store.revokeAllForUser(tx, userId, new Date()))
+    },
+
+    /**
+     * The link from the letter: confirms the address and credits the welcome bonus once per
+     * account. Opening a used link again changes nothing and says the address is confirmed.
+     */
+    verifyEmail(token: string) {
+      const row = token ? store.emailVerificationByHash(sha256(token)) : undefined
+      const user = row && store.userById(row.userId)
+      if (!row || !user) throw badRequest(MESSAGES.verifyInvalid)
+      if (row.usedAt) {
+        if (user.emailVerifiedAt) return { message: MESSAGES.alreadyVerified, bonusCredited: false }
+        throw badRequest(MESSAGES.verifyInvalid)
+      }
+      const now = new Date()
+      if (row.expiresAt <= now) throw badRequest(MESSAGES.verifyInvalid)
+      const outcome = db.transaction((tx) => {
+        if (!store.claimEmailVerification(tx, row.id, now)) return null
+        store.expireOtherVerifications(tx, row.userId, now)
+        store.markEmailVerified(tx, row.userId, now)
+        return creditWelcomeBonus(tx, row.userId, now)
+      })
+      if (outcome === null) return { message: MESSAGES.alreadyVerified, bonusCredited: false }
+      if (outcome) console.log(`[auth] user ${row.userId} confirmed the e-mail; welcome bonus credited`)
+      return { message: MESSAGES.verifyDone, bonusCredited: outcome }
+    },
+
+    /** "Send the letter again" from the app's banner; limited like reset letters. */
+    resendVerification(userId: string, ip: string) {
+      const user = store.userById(userId)
+      if (!user) throw unauthorized()
+      if (user.emailVerifiedAt) throw badRequest(MESSAGES.alreadyVerified)
+      limit('verify', ip, user.emailNormalized)
+      sendVerification(user)
+      return { message: `Письмо со ссылкой для подтверждения отправлено на ${user.email}` }
     },
 
     /** Same answer whether or not the account exists; the letter goes out in the background. */

@@ -1,8 +1,9 @@
-import { and, eq, isNull, sql } from 'drizzle-orm'
+import { and, eq, gt, isNull, sql } from 'drizzle-orm'
 import type { Db } from '../db/client'
 import { prepared } from '../db/prepared'
 import type { Tx } from '../billing/ledger'
-import { passwordResets, refreshTokens, users } from './schema'
+import { ledgerEntries } from '../billing/schema'
+import { emailVerifications, passwordResets, refreshTokens, users } from './schema'
 
 export const authStore = (db: Db) => ({
   /** On every authenticated request: prepared once. A deleted account is not found, so its sessions end at once. */
@@ -27,6 +28,28 @@ export const authStore = (db: Db) => ({
       .returning({ id: refreshTokens.id })
       .all().length === 1,
 
+  /**
+   * On every authenticated request: is the session (refresh-token family) an access token names
+   * still open? One indexed lookup, prepared once. Logout, "log out everywhere", a replayed
+   * refresh token and a password reset all revoke the family, and its access tokens die with it.
+   */
+  sessionActive: (familyId: string, userId: string, now: Date) =>
+    prepared(db, 'session-active', () =>
+      db
+        .select({ id: refreshTokens.id })
+        .from(refreshTokens)
+        .where(
+          and(
+            eq(refreshTokens.familyId, sql.placeholder('familyId')),
+            eq(refreshTokens.userId, sql.placeholder('userId')),
+            isNull(refreshTokens.revokedAt),
+            gt(refreshTokens.expiresAt, sql.placeholder('now')),
+          ),
+        )
+        .limit(1)
+        .prepare(),
+    ).get({ familyId, userId, now: now.getTime() }) !== undefined,
+
   revokeFamily: (familyId: string, now: Date) =>
     db
       .update(refreshTokens)
@@ -40,6 +63,46 @@ export const authStore = (db: Db) => ({
       .set({ revokedAt: now })
       .where(and(eq(refreshTokens.userId, userId), isNull(refreshTokens.revokedAt)))
       .run(),
+
+  /** Revokes one session, only if it is the given user's (a token's sid cannot end someone else's). */
+  revokeFamilyOf: (familyId: string, userId: string, now: Date) =>
+    db
+      .update(refreshTokens)
+      .set({ revokedAt: now })
+      .where(and(eq(refreshTokens.familyId, familyId), eq(refreshTokens.userId, userId), isNull(refreshTokens.revokedAt)))
+      .run(),
+
+  insertEmailVerification: (row: typeof emailVerifications.$inferInsert) => db.insert(emailVerifications).values(row).run(),
+  emailVerificationByHash: (hash: string) =>
+    db.select().from(emailVerifications).where(eq(emailVerifications.tokenHash, hash)).get(),
+
+  /** Single use: succeeds for exactly one caller even when the link is opened twice at once. */
+  claimEmailVerification: (tx: Tx, id: string, now: Date) =>
+    tx
+      .update(emailVerifications)
+      .set({ usedAt: now })
+      .where(and(eq(emailVerifications.id, id), isNull(emailVerifications.usedAt)))
+      .returning({ id: emailVerifications.id })
+      .all().length === 1,
+
+  /** Once the address is confirmed, the other links sent to it have nothing left to do. */
+  expireOtherVerifications: (tx: Tx, userId: string, now: Date) =>
+    tx
+      .update(emailVerifications)
+      .set({ usedAt: now })
+      .where(and(eq(emailVerifications.userId, userId), isNull(emailVerifications.usedAt)))
+      .run(),
+
+  markEmailVerified: (tx: Tx, userId: string, now: Date) =>
+    tx
+      .update(users)
+      .set({ emailVerifiedAt: now, updatedAt: now })
+      .where(and(eq(users.id, userId), isNull(users.emailVerifiedAt)))
+      .run(),
+
+  /** The welcome bonus is one ledger row per account, found by its unique reference. */
+  hasLedgerReference: (tx: Tx, reference: string) =>
+    tx.select({ id: ledgerEntries.id }).from(ledgerEntries).where(eq(ledgerEntries.reference, reference)).limit(1).get() !== undefined,
 
   insertPasswordReset: (row: typeof passwordResets.$inferInsert) => db.insert(passwordResets).values(row).run(),
   passwordResetByHash: (hash: string) =>

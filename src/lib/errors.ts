@@ -14,8 +14,9 @@ export const unauthorized = (message = 'Требуется авторизаци�
 export const forbidden = (message = 'Недостаточно прав') => new AppError(403, message)
 export const notFound = (message = 'Не найдено') => new AppError(404, message)
 export const conflict = (message: string) => new AppError(409, message)
-export const tooManyRequests = (retryAfterSec: number) =>
-  new AppError(429, `Слишком много попыток. Повторите через ${formatWait(retryAfterSec)}`, {
+/** 429 whose message says when to try again, with the same figure in Retry-After. */
+export const tooManyRequests = (retryAfterSec: number, what = 'Слишком много попыток') =>
+  new AppError(429, `${what}. Повторите через ${formatWait(retryAfterSec)}`, {
     'retry-after': String(retryAfterSec),
   })
 

@@ -74,3 +74,28 @@ export function lowBalanceLetter(to: string, balanceMicros: number, thresholdMic
 <p style="color:#475569">Порог уведомления можно изменить или отключить на странице «Баланс».</p>`)
   return { to, subject: 'Баланс заканчивается — AI Gateway', text, html }
 }
+
+/** Sent at registration and on "send again": the link confirms the address and unlocks the welcome bonus. */
+export function emailVerificationLetter(to: string, link: string, bonusRub: number, validHours: number): Letter {
+  const bonus = bonusRub > 0 ? `После подтверждения на баланс будет зачислен приветственный бонус ${bonusRub} ₽.` : ''
+  const text = [
+    'Здравствуйте!',
+    '',
+    `Вы зарегистрировались в AI Gateway с адресом ${to}. Подтвердите его, открыв ссылку (она действительна ${validHours} часа и срабатывает один раз):`,
+    '',
+    link,
+    '',
+    ...(bonus ? [bonus, ''] : []),
+    'Если вы не регистрировались, просто проигнорируйте это письмо.',
+    '',
+    '— Команда AI Gateway',
+  ].join('\n')
+  const html = page(`
+<p>Здравствуйте!</p>
+<p>Вы зарегистрировались в AI Gateway с адресом <b>${escape(to)}</b>. Подтвердите его:</p>
+<p><a href="${escape(link)}" style="display:inline-block;padding:10px 18px;background:#4f46e5;color:#fff;border-radius:8px;text-decoration:none">Подтвердить e-mail</a></p>
+<p style="color:#475569">Ссылка действительна ${validHours} часа и срабатывает один раз:<br>${escape(link)}</p>
+${bonus ? `<p>${escape(bonus)}</p>` : ''}
+<p style="color:#475569">Если вы не регистрировались, просто проигнорируйте это письмо.</p>`)
+  return { to, subject: 'Подтвердите e-mail — AI Gateway', text, html }
+}

@@ -51,6 +51,7 @@ const CHUNKS: Record<string, string> = {
 const PREFIX_CHUNKS: Array<[prefix: string, chunk: string]> = [
   ['/blog/', 'web/features/blog/blog-post-page.tsx'],
   ['/reset-password/', 'web/features/auth/reset-password-page.tsx'],
+  ['/verify-email/', 'web/features/auth/verify-email-page.tsx'],
   ['/pay/test/', 'web/features/payments/test-payment-page.tsx'],
   ['/app/', 'web/app/app-area.tsx'],
 ]

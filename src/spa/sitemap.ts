@@ -59,6 +59,7 @@ export function robotsTxt(origin: string): string {
     'Disallow: /v1',
     'Disallow: /pay/',
     'Disallow: /reset-password/',
+    'Disallow: /verify-email/',
     // …but the public pages read these when a search engine renders them with JavaScript.
     'Allow: /api/blog/posts',
     'Allow: /v1/models',

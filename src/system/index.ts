@@ -13,6 +13,8 @@ const Health = t.Object({
   upstream: t.UnionEnum(['demo', 'openrouter'], { description: 'demo — встроенная демо-модель' }),
   mail: t.UnionEnum(['smtp', 'outbox']),
   payments: t.UnionEnum(['test', 'yookassa']),
+  testPaymentsBanner: t.Boolean({ description: 'ALLOW_TEST_PAYMENTS: каждая страница предупреждает, что оплата тестовая' }),
+  emailVerification: t.Boolean({ description: 'Приветственный бонус начисляется после подтверждения e-mail' }),
 })
 
 export function systemRoutes(config: Config, db: Db, mailer: Mailer) {
@@ -28,6 +30,8 @@ export function systemRoutes(config: Config, db: Db, mailer: Mailer) {
         upstream: config.openrouterApiKey ? ('openrouter' as const) : ('demo' as const),
         mail: mailer.mode,
         payments: config.yookassaShopId ? ('yookassa' as const) : ('test' as const),
+        testPaymentsBanner: config.testPaymentsBanner,
+        emailVerification: config.requireEmailVerification,
       })
     },
     { response: { 200: envelope(Health), ...errors(500) }, detail: { summary: 'Проверка работоспособности' } },
