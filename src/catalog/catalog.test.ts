@@ -128,7 +128,7 @@ describe('/v1/models with a fixed USD_RUB_RATE', () => {
     expect(res.body.data.find((m: any) => m.id === 'openai/gpt-4').capabilities.image).toBe(false)
 
     // The router hides image-output models unless asked for all: every catalogue fetch asked.
-    const modelFetches = gw.upstream.log.filter((r) => r.method === 'GET' && r.path.endsWith('/models'))
+    const modelFetches = gw.upstream.log.filter((r) => r.method === 'GET' && r.path.endsWith('/models') && !r.path.endsWith('/embeddings/models'))
     expect(modelFetches.length).toBeGreaterThanOrEqual(1)
     for (const r of modelFetches) expect(new URLSearchParams(r.query).get('output_modalities')).toBe('all')
   })
@@ -389,8 +389,9 @@ const upstreamModel = (id: string, created: number, pricing: UpstreamModel['pric
   top_provider: { max_completion_tokens: 1024, context_length: 4096 },
 })
 
-/** An UpstreamClient whose catalogue the test decides, call by call. */
-function scriptedUpstream(answers: Array<UpstreamModel[] | Error>): UpstreamClient & { calls: number } {
+/** An UpstreamClient whose catalogue the test decides, call by call (embedding models: their own script; none = the router has no such list). */
+function scriptedUpstream(answers: Array<UpstreamModel[] | Error>, embeddings: Array<UpstreamModel[] | Error> = []): UpstreamClient & { calls: number } {
+  let embeddingCalls = 0
   const client = {
     mode: 'openrouter' as const,
     calls: 0,
@@ -400,7 +401,13 @@ function scriptedUpstream(answers: Array<UpstreamModel[] | Error>): UpstreamClie
       if (next instanceof Error) throw next
       return next
     },
+    async listEmbeddingModels() {
+      const next = embeddings[embeddingCalls++] ?? new Error('404 Not Found')
+      if (next instanceof Error) throw next
+      return next
+    },
     chat: () => Promise.reject(new Error('not used')),
+    post: () => Promise.reject(new Error('not used')),
     keyStatus: () => Promise.reject(new Error('not used')),
     generation: () => Promise.reject(new Error('not used')),
   }
@@ -447,6 +454,25 @@ describe('createCatalog sync', () => {
       // A new catalog over the same database (a restart) serves the stored models before any sync.
       const restarted = createCatalog(db, scriptedUpstream([]))
       expect(restarted.list().map((m) => m.id)).toEqual(['acme/a', 'acme/b'])
+    } finally {
+      sqlite.close()
+    }
+  })
+
+  test('embedding models come from their own list; when only that list fails, the known ones stay', async () => {
+    const { db, sqlite } = openDatabase(':memory:')
+    runMigrations(db)
+    try {
+      const A = upstreamModel('acme/a', 200)
+      const E = { ...upstreamModel('acme/embed', 100, { prompt: '0.00000002', completion: '0' }), architecture: { input_modalities: ['text'] } }
+      const catalog = createCatalog(db, scriptedUpstream([[A], [A], [A]], [[E], new Error('503'), []]))
+      expect(await catalog.sync()).toBe(2)
+      expect(catalog.get('acme/embed')?.outputModalities).toEqual(['embeddings'])
+      expect(catalog.toApi(catalog.get('acme/embed')!, dec('100'), dec('1.3')).capabilities).toEqual({ image: false, vision: false, embeddings: true })
+      expect(await catalog.sync()).toBe(1) // the embeddings list failed: acme/embed is kept
+      expect(catalog.get('acme/embed')).toBeDefined()
+      expect(await catalog.sync()).toBe(1) // listed as empty: retired
+      expect(catalog.get('acme/embed')).toBeUndefined()
     } finally {
       sqlite.close()
     }

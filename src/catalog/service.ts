@@ -1,5 +1,5 @@
 // The catalogue: synced from the upstream into the database (startup + hourly), served from memory.
-import { notInArray } from 'drizzle-orm'
+import { inArray } from 'drizzle-orm'
 import type { Db } from '../db/client'
 import type { UpstreamClient, UpstreamModel } from '../upstream/client'
 import type { Dec } from '../lib/decimal'
@@ -33,6 +33,7 @@ function toRow(m: UpstreamModel, now: Date): typeof models.$inferInsert {
 }
 
 export const canOutputImages = (m: ModelRow) => m.outputModalities.includes('image')
+export const isEmbedding = (m: ModelRow) => m.outputModalities.includes('embeddings')
 
 export function createCatalog(db: Db, upstream: UpstreamClient) {
   let byId = new Map<string, ModelRow>()
@@ -49,20 +50,35 @@ export function createCatalog(db: Db, upstream: UpstreamClient) {
     list: () => sorted,
     isEmpty: () => sorted.length === 0,
 
-    /** Upserts every upstream model and retires the ones it no longer lists. */
+    /**
+     * Upserts every upstream model (the embedding models come from their own list) and retires the
+     * ones it no longer lists. When only the embeddings list fails, the known embedding models stay.
+     */
     async sync(): Promise<number> {
-      const list = (await upstream.listModels()).filter((m) => typeof m?.id === 'string' && m.id)
+      const valid = (m: UpstreamModel) => typeof m?.id === 'string' && !!m.id
+      const list = (await upstream.listModels()).filter(valid)
       if (list.length === 0) throw new Error('upstream returned an empty catalogue; keeping the old one')
+      let embeddings: UpstreamModel[] | null = null
+      try {
+        embeddings = (await upstream.listEmbeddingModels())
+          .filter((m) => valid(m) && !list.some((c) => c.id === m.id))
+          .map((m) => ({ ...m, architecture: { ...m.architecture, output_modalities: ['embeddings'] } }))
+      } catch (e) {
+        console.warn(`[catalog] embedding models unavailable, keeping the known ones: ${(e as Error).message}`)
+      }
+      const all = [...list, ...(embeddings ?? [])]
+      const listed = new Set(all.map((m) => m.id))
+      const retired = sorted.filter((m) => !listed.has(m.id) && (embeddings !== null || !isEmbedding(m))).map((m) => m.id)
       const now = new Date()
       db.transaction((tx) => {
-        for (const m of list) {
+        for (const m of all) {
           const row = toRow(m, now)
           tx.insert(models).values(row).onConflictDoUpdate({ target: models.id, set: row }).run()
         }
-        tx.update(models).set({ isActive: false }).where(notInArray(models.id, list.map((m) => m.id))).run()
+        if (retired.length) tx.update(models).set({ isActive: false }).where(inArray(models.id, retired)).run()
       })
       reload()
-      return list.length
+      return all.length
     },
 
     /** The /v1/models entry: OpenAI's model object plus our ruble prices and capabilities. */
@@ -76,7 +92,7 @@ export function createCatalog(db: Db, upstream: UpstreamClient) {
         description: m.description,
         context_length: m.contextLength,
         pricing: rubPricing(m, rate, markup),
-        capabilities: { image: canOutputImages(m), vision: m.inputModalities.includes('image') },
+        capabilities: { image: canOutputImages(m), vision: m.inputModalities.includes('image'), embeddings: isEmbedding(m) },
         variable_pricing: isVariable(m.promptUsd) || isVariable(m.completionUsd),
       }
     },

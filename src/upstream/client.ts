@@ -78,6 +78,18 @@ export function createUpstreamClient(config: Config, fetchOverride?: FetchLike) 
       return doFetch(`${base}/chat/completions`, { method: 'POST', headers, body: JSON.stringify(body), signal })
     },
 
+    /** POSTs to another of the router's inference endpoints (/responses, /messages, /embeddings), with extra headers. */
+    post(path: string, body: Record<string, unknown>, signal: AbortSignal, extra?: Record<string, string>): Promise<Response> {
+      return doFetch(`${base}${path}`, { method: 'POST', headers: extra ? { ...headers, ...extra } : headers, body: JSON.stringify(body), signal })
+    },
+
+    /** Embedding models, which the router lists apart from /models. */
+    async listEmbeddingModels(): Promise<UpstreamModel[]> {
+      const body = await getJson<{ data?: UpstreamModel[] }>('/embeddings/models')
+      if (!Array.isArray(body.data)) throw new UpstreamError(502, 'embedding models list without data[]')
+      return body.data
+    },
+
     async keyStatus(): Promise<KeyStatus> {
       const { data } = await getJson<{ data: { usage?: number; limit?: number | null; limit_remaining?: number | null } }>('/key')
       return { usage: data.usage ?? 0, limit: data.limit ?? null, limitRemaining: data.limit_remaining ?? null }
