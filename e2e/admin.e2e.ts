@@ -1,5 +1,5 @@
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test'
-import { loginViaUi, registerViaUi, shoot, uniqueEmail, watchConsole } from './helpers'
+import { loginViaUi, registerViaUi, shoot, SHOTS, spaced, uniqueEmail, watchConsole } from './helpers'
 
 const ADMIN_EMAIL = 'admin@e2e.ru' // ADMIN_EMAILS in playwright.config.ts
 // accounts.e2e.ts registers the same account with this password; whichever spec runs first creates it.
@@ -145,6 +145,68 @@ test.describe('admin area', () => {
     await screen(page, 'admin-dashboard-360')
     // The refused deduction is a 400 the page handles; the browser still logs the failed request.
     consoleWatch.assertClean([/status of 400/])
+  })
+
+  test('«Не покрыто клиентами»: 0 ₽ calmly on a fresh server; red, with the requests in Moscow time, when there are some', async ({ page }) => {
+    const consoleWatch = watchConsole(page)
+    await page.setViewportSize({ width: 1280, height: 900 })
+    await signInAsAdmin(page)
+    const adminGet = (path: string) =>
+      page.evaluate(async (p) => (await fetch(p, { headers: { Authorization: `Bearer ${localStorage.getItem('accessToken')}` } })).json(), path)
+
+    // A fresh server: every request was covered by its customer.
+    const stats = await adminGet('/api/admin/stats')
+    expect(stats.data.finance).toMatchObject({ uncoveredCost: 0, uncoveredRequests: 0 })
+    expect(await adminGet('/api/admin/uncovered?limit=50')).toEqual({ success: true, total: 0, requests: 0, data: [] })
+    await page.goto('/app/admin')
+    const card = page.getByTestId('uncovered-card')
+    await expect(card.getByRole('heading', { name: 'Не покрыто клиентами' })).toBeVisible()
+    await expect(page.getByTestId('stat-uncovered')).toHaveText('0,00 ₽')
+    await expect(page.getByTestId('stat-uncovered-requests')).toHaveText('0 запросов')
+    await expect(card).toHaveAttribute('data-state', 'clear')
+    await expect(card).toContainText('Каждый запрос оплачен клиентом полностью')
+    await expect(page.getByTestId('uncovered-row')).toHaveCount(0)
+    await card.screenshot({ path: `${SHOTS}/admin-uncovered-clear-1280.png` })
+
+    // Some requests cost more than was charged (the server's answers, patched): the card turns red and lists them.
+    const rows = [
+      {
+        id: 'u2', usageId: 'l2', userId: 'x2', email: 'client@e2e.ru', model: 'black-forest-labs/flux.2-pro', upstreamId: 'gen-2',
+        held: 3.51, cost: 3.5156, charged: 3.51, uncovered: 0.0056, createdAt: '2025-11-21T11:05:00.000Z',
+      },
+      {
+        id: 'u1', usageId: 'l1', userId: 'x1', email: null, model: 'openai/gpt-4o-mini', upstreamId: null,
+        held: 0.0012, cost: 0.00125, charged: 0.0012, uncovered: 0.00005, createdAt: '2025-11-20T21:30:00.000Z',
+      },
+    ]
+    await page.route('**/api/admin/stats', async (route) => {
+      const response = await route.fetch()
+      const body = await response.json()
+      body.data.finance.uncoveredCost = 0.00565
+      body.data.finance.uncoveredRequests = 2
+      await route.fulfill({ response, json: body })
+    })
+    await page.route('**/api/admin/uncovered?*', (route) => route.fulfill({ json: { success: true, total: 0.00565, requests: 2, data: rows } }))
+    await page.reload()
+    await expect(card).toHaveAttribute('data-state', 'uncovered')
+    await expect(page.getByTestId('stat-uncovered')).toHaveText('0,005650 ₽')
+    await expect(page.getByTestId('stat-uncovered-requests')).toHaveText('2 запроса')
+    const listed = page.getByTestId('uncovered-row')
+    await expect(listed).toHaveCount(2)
+    await expect(card.locator('thead th')).toHaveText(['Дата (МСК)', 'E-mail и модель', 'Зарезервировано', 'Стоимость', 'Списано', 'Не покрыто'])
+    // 11:05 UTC is 14:05 in Moscow; 21:30 UTC on the 20th is already the 21st there. Amounts to the micro-ruble.
+    const cells = async (i: number) => (await listed.nth(i).locator('td').allInnerTexts()).map(spaced)
+    expect(await cells(0)).toEqual(['21.11.2025, 14:05', 'client@e2e.ru black-forest-labs/flux.2-pro', '3,51 ₽', '3,5156 ₽', '3,51 ₽', '0,0056 ₽'])
+    expect(await cells(1)).toEqual(['21.11.2025, 00:30', 'аккаунт удалён openai/gpt-4o-mini', '0,0012 ₽', '0,00125 ₽', '0,0012 ₽', '0,00005 ₽'])
+    await card.screenshot({ path: `${SHOTS}/admin-uncovered-red-1280.png` })
+
+    await page.setViewportSize({ width: 360, height: 740 })
+    await expect(listed).toHaveCount(2)
+    await expect(listed.nth(0)).toContainText('21.11.2025, 14:05 МСК')
+    expect(spaced(await listed.nth(0).getByTestId('uncovered-amount').textContent())).toBe('0,0056 ₽')
+    await expectNoHorizontalScroll(page)
+    await card.screenshot({ path: `${SHOTS}/admin-uncovered-red-360.png` })
+    consoleWatch.assertClean()
   })
 
   test('blog: start and stop autopost, change the schedule, publish, regenerate an image, delete an article', async ({ page }) => {

@@ -28,6 +28,9 @@ export interface AdminStats {
     /** USD at the current rate; null when no rate is known */
     totalMargin: number | null
     usdRubRate: number | null
+    /** rubles: what requests cost beyond what their customers were charged (should be 0) */
+    uncoveredCost: number
+    uncoveredRequests: number
   }
   usage: { totalApiKeys: number; totalRequests: number; totalTokens: number }
   blog: { total: number; published: number }
@@ -37,6 +40,45 @@ export interface AdminStats {
 export const UNLIMITED_LIMIT = 999999
 
 export const useAdminStats = () => useSWR<AdminStats>('/api/admin/stats', { dedupingInterval: 2000 })
+
+// ─── uncovered cost ──────────────────────────────────────────────────────────
+
+/** One request whose cost exceeded what its customer was charged; amounts in rubles. */
+export interface UncoveredCost {
+  id: string
+  usageId: string
+  userId: string
+  /** null once the account is deleted */
+  email: string | null
+  model: string
+  upstreamId: string | null
+  held: number
+  cost: number
+  charged: number
+  uncovered: number
+  createdAt: string
+}
+
+export interface UncoveredPage {
+  /** rubles, all requests */
+  total: number
+  requests: number
+  rows: UncoveredCost[]
+}
+
+export const UNCOVERED_LIMIT = 50
+export const UNCOVERED_KEY = `/api/admin/uncovered?limit=${UNCOVERED_LIMIT}`
+
+/** This call answers `{success, total, requests, data}`: the shared fetcher would keep only `data`. */
+async function fetchUncovered(path: string): Promise<UncoveredPage> {
+  const response = await authorizedFetch(path, { headers: { Accept: 'application/json' } })
+  if (!response.ok) await parseResponse(response) // throws the server's error
+  const body = (await response.json()) as { total: number; requests: number; data: UncoveredCost[] }
+  return { total: body.total, requests: body.requests, rows: body.data }
+}
+
+/** The list is asked for only when the stats say there is something to list. */
+export const useUncovered = (enabled: boolean) => useSWR<UncoveredPage>(enabled ? UNCOVERED_KEY : null, fetchUncovered, { dedupingInterval: 2000 })
 
 // ─── users ───────────────────────────────────────────────────────────────────
 

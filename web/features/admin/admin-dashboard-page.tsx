@@ -1,13 +1,16 @@
 import type { ReactNode } from 'react'
 import { Link } from 'wouter'
 import { Card } from '../../components/card'
-import { ActivityIcon, ArrowRightIcon, FileTextIcon, InfoIcon, UsersIcon, WalletIcon } from '../../components/icons'
-import { LoadError } from '../../components/list-state'
+import { ActivityIcon, AlertCircleIcon, ArrowRightIcon, CheckCircleIcon, FileTextIcon, InfoIcon, UsersIcon, WalletIcon } from '../../components/icons'
+import { ListSkeleton, LoadError } from '../../components/list-state'
 import { PageHeading } from '../../components/page-heading'
 import { PageSpinner } from '../../components/spinner'
-import { formatInteger, formatRubles, pluralRu } from '../../lib/format'
+import { errorMessage } from '../../lib/api'
+import { cn } from '../../lib/cn'
+import { formatInteger, formatPrice, formatRubles, pluralRu } from '../../lib/format'
 import { useDocumentTitle } from '../../lib/use-document-title'
-import { UNLIMITED_LIMIT, useAdminStats, type AdminStats } from './admin-api'
+import { useMediaQuery } from '../../lib/use-media-query'
+import { UNCOVERED_LIMIT, UNLIMITED_LIMIT, useAdminStats, useUncovered, type AdminStats, type UncoveredCost } from './admin-api'
 import { Badge, ExternalIcon, formatUsd, ServerIcon } from './admin-ui'
 
 function Figure({ label, value, testId, hint }: { label: string; value: ReactNode; testId?: string; hint?: ReactNode }) {
@@ -167,6 +170,165 @@ function MoneyPanel({ stats }: { stats: AdminStats }) {
   )
 }
 
+/** Wide enough (sidebar included) for the table; narrower screens get cards. */
+const UNCOVERED_TABLE_QUERY = '(min-width: 1280px)'
+
+const moscowDateTime = new Intl.DateTimeFormat('ru-RU', {
+  timeZone: 'Europe/Moscow',
+  day: '2-digit',
+  month: '2-digit',
+  year: 'numeric',
+  hour: '2-digit',
+  minute: '2-digit',
+})
+/** '21.11.2025, 14:05' in Moscow time, whatever the admin's own time zone. */
+const moscowTime = (iso: string) => {
+  const date = new Date(iso)
+  return Number.isNaN(date.getTime()) ? '—' : moscowDateTime.format(date)
+}
+
+/** An audit figure to the micro-ruble: '3,5156 ₽', '0,0056 ₽', '3,51 ₽'. */
+const exactRublesFormat = new Intl.NumberFormat('ru-RU', { minimumFractionDigits: 2, maximumFractionDigits: 6 })
+const exactRubles = (value: number) => (Number.isFinite(value) ? `${exactRublesFormat.format(value)}\u00a0₽` : '—')
+
+const requestsLabel = (n: number) => `${formatInteger(n)} ${pluralRu(n, ['запрос', 'запроса', 'запросов'])}`
+
+function Customer({ row }: { row: UncoveredCost }) {
+  return row.email ? (
+    <span className="block truncate font-medium text-slate-900" title={row.email}>
+      {row.email}
+    </span>
+  ) : (
+    <span className="block text-slate-400">аккаунт удалён</span>
+  )
+}
+
+function UncoveredTable({ rows }: { rows: UncoveredCost[] }) {
+  const money = 'px-3 py-2.5 text-right whitespace-nowrap tabular-nums'
+  return (
+    <table className="w-full table-fixed text-left text-sm">
+      <thead className="border-y border-slate-200 bg-slate-50/70 text-xs text-slate-500">
+        <tr>
+          <th className="w-44 px-6 py-3 font-medium">Дата (МСК)</th>
+          <th className="px-3 py-3 font-medium">E-mail и модель</th>
+          <th className="w-36 px-3 py-3 text-right font-medium">Зарезервировано</th>
+          <th className="w-28 px-3 py-3 text-right font-medium">Стоимость</th>
+          <th className="w-28 px-3 py-3 text-right font-medium">Списано</th>
+          <th className="w-32 px-6 py-3 text-right font-medium">Не покрыто</th>
+        </tr>
+      </thead>
+      <tbody className="divide-y divide-slate-100">
+        {rows.map((r) => (
+          <tr key={r.id} data-testid="uncovered-row" className="hover:bg-slate-50/60">
+            <td className="px-6 py-2.5 whitespace-nowrap text-slate-600 tabular-nums">
+              <time dateTime={r.createdAt}>{moscowTime(r.createdAt)}</time>
+            </td>
+            <td className="min-w-0 px-3 py-2.5">
+              <Customer row={r} />
+              <span className="block truncate font-mono text-xs text-slate-500" title={r.upstreamId ? `${r.model} · ${r.upstreamId}` : r.model} data-testid="uncovered-model">
+                {r.model}
+              </span>
+            </td>
+            <td className={cn(money, 'text-slate-700')}>{exactRubles(r.held)}</td>
+            <td className={cn(money, 'text-slate-700')}>{exactRubles(r.cost)}</td>
+            <td className={cn(money, 'text-slate-700')}>{exactRubles(r.charged)}</td>
+            <td className={cn(money, 'pr-6 font-semibold text-red-700')} data-testid="uncovered-amount">
+              {exactRubles(r.uncovered)}
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  )
+}
+
+function UncoveredCards({ rows }: { rows: UncoveredCost[] }) {
+  const pair = (label: string, value: number) => (
+    <span className="whitespace-nowrap">
+      {label} {exactRubles(value)}
+    </span>
+  )
+  return (
+    <ul className="divide-y divide-slate-100 border-t border-slate-200">
+      {rows.map((r) => (
+        <li key={r.id} data-testid="uncovered-row" className="px-4 py-3 sm:px-6">
+          <div className="flex items-baseline justify-between gap-3">
+            <span className="min-w-0">
+              <Customer row={r} />
+            </span>
+            <span className="shrink-0 font-semibold whitespace-nowrap text-red-700 tabular-nums" data-testid="uncovered-amount">
+              {exactRubles(r.uncovered)}
+            </span>
+          </div>
+          <p className="mt-0.5 truncate font-mono text-xs text-slate-500" data-testid="uncovered-model">
+            {r.model}
+          </p>
+          <p className="mt-1 flex flex-wrap gap-x-2 text-xs text-slate-500 tabular-nums">
+            <span className="whitespace-nowrap">{moscowTime(r.createdAt)} МСК</span>
+            {pair('зарезервировано', r.held)}
+            {pair('стоимость', r.cost)}
+            {pair('списано', r.charged)}
+          </p>
+        </li>
+      ))}
+    </ul>
+  )
+}
+
+/**
+ * What requests cost beyond what their customers were charged: the service paid it. Should stay
+ * 0; anything else is highlighted with the requests it came from.
+ */
+function UncoveredCard({ cost, requests }: { cost: number; requests: number }) {
+  const bad = cost > 0 || requests > 0
+  const list = useUncovered(bad)
+  const wide = useMediaQuery(UNCOVERED_TABLE_QUERY)
+  const rows = list.data?.rows
+  let table: ReactNode = null
+  if (bad) {
+    if (rows && rows.length > 0) table = wide ? <UncoveredTable rows={rows} /> : <UncoveredCards rows={rows} />
+    else if (list.error)
+      table = (
+        <div className="border-t border-slate-200">
+          <LoadError message={errorMessage(list.error, 'Не удалось загрузить запросы.')} retrying={list.isValidating} onRetry={() => void list.mutate()} />
+        </div>
+      )
+    else if (list.isLoading)
+      table = (
+        <div className="border-t border-slate-200 px-6">
+          <ListSkeleton rows={2} />
+        </div>
+      )
+  }
+  return (
+    <Card className={cn('overflow-hidden', bad && 'border-red-200 ring-1 ring-red-100')} data-testid="uncovered-card" data-state={bad ? 'uncovered' : 'clear'}>
+      <div className={cn('flex flex-col gap-3 p-4 sm:flex-row sm:items-center sm:justify-between sm:gap-6 sm:p-6', bad && 'bg-red-50/60')}>
+        <div className="min-w-0">
+          <h2 className="flex items-center gap-2 text-base font-semibold text-slate-900">
+            {bad ? <AlertCircleIcon size={18} className="text-red-600" /> : <CheckCircleIcon size={18} className="text-emerald-600" />}
+            Не покрыто клиентами
+          </h2>
+          <p className="mt-1 text-sm text-slate-500">
+            {bad
+              ? 'Эти запросы стоили больше, чем удалось списать с клиентов: разницу оплатил сервис.'
+              : 'Каждый запрос оплачен клиентом полностью: стоимость не превышала зарезервированного.'}
+          </p>
+        </div>
+        <div className="shrink-0 sm:text-right">
+          <p className={cn('text-2xl leading-8 font-semibold tracking-tight whitespace-nowrap tabular-nums', bad ? 'text-red-700' : 'text-slate-900')} data-testid="stat-uncovered">
+            {formatPrice(cost)}
+          </p>
+          <p className={cn('text-xs', bad ? 'text-red-700' : 'text-slate-500')} data-testid="stat-uncovered-requests">
+            {requestsLabel(requests)}
+            {rows && requests > rows.length && ` · показаны последние ${formatInteger(Math.min(rows.length, UNCOVERED_LIMIT))}`}
+          </p>
+        </div>
+      </div>
+      {table}
+    </Card>
+  )
+}
+
 export function AdminDashboardPage() {
   useDocumentTitle('Админ-панель')
   const { data, error, isLoading, isValidating, mutate } = useAdminStats()
@@ -211,6 +373,7 @@ export function AdminDashboardPage() {
             linkLabel="Управление блогом"
           />
         </div>
+        <UncoveredCard cost={finance.uncoveredCost ?? 0} requests={finance.uncoveredRequests ?? 0} />
         <MoneyPanel stats={data} />
       </div>
     )
