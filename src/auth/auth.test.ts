@@ -376,3 +376,20 @@ describe('rate limits', () => {
     tooMany(await client(server.url).post('/api/auth/forgot-password', { email }))
   })
 })
+
+describe('client address without TRUST_PROXY', () => {
+  let direct: TestServer
+  beforeAll(async () => {
+    direct = await startServer({ TRUST_PROXY: 'false' })
+  })
+  afterAll(() => direct.stop())
+
+  test('a forged X-Forwarded-For does not give an attacker fresh sign-in budgets', async () => {
+    const { email } = await registerUser(direct.url)
+    // Each guess claims another client address; the server only believes the socket's.
+    for (let i = 0; i < 5; i++) expect((await client(direct.url).post('/api/auth/login', { email, password: 'guess' })).status).toBe(401)
+    const res = await client(direct.url).post('/api/auth/login', { email, password: 'guess' })
+    expect(res.status).toBe(429)
+    expect(res.body.error).toMatch(/^Слишком много неудачных попыток входа/)
+  })
+})

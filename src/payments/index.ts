@@ -28,7 +28,7 @@ export function paymentsRoutes(config: Config, payments: PaymentsService, refund
 
   return new Elysia({ name: 'payments', prefix: '/api/payments', detail: { tags: ['Платежи'] } })
     .use(guard)
-    .post('/create', async ({ user, body, request }) => ok(await payments.create(user, body.amount, body.returnUrl, new URL(request.url).origin)), {
+    .post('/create', async ({ user, body }) => ok(await payments.create(user, body.amount, body.returnUrl)), {
       auth: true,
       body: CreatePaymentBody,
       response: { 200: envelope(CreatedPayment), ...errors(400, 401, 502) },

@@ -43,6 +43,7 @@ const CANCEL_REASONS: Record<string, string> = {
 }
 const cancelReason = (p: YooPayment) => CANCEL_REASONS[p.cancellation_details?.reason ?? ''] ?? 'Платёж отменён'
 
+export const TEST_TOP_UP_DESCRIPTION = 'Тестовое пополнение (деньги не списывались)'
 export const REVIEW_REASON = 'Платёж на проверке: данные платёжной системы не совпали с заказом. Мы свяжемся с вами.'
 export const NOT_CREATED_REASON = 'Платёж не был создан'
 
@@ -52,11 +53,11 @@ export type PaymentsDeps = { db: Db; config: Config }
 function providerFor(config: Config): { client: YooKassaClient; test: FakeYooKassa | null } {
   if (config.yookassaShopId && config.yookassaSecretKey)
     return { client: createYooKassaClient({ apiUrl: config.yookassaApiUrl, shopId: config.yookassaShopId, secretKey: config.yookassaSecretKey }), test: null }
-  // The payer is sent to our own test page, on the origin they came from.
+  // The payer is sent to our own test page, on PUBLIC_URL like every link we hand out.
   const test = createFakeYooKassa({
     shopId: 'test-shop',
     secretKey: 'test_built_in',
-    confirmationUrl: (id, returnUrl) => `${new URL(returnUrl).origin}/pay/test/${id}`,
+    confirmationUrl: (id) => `${config.publicUrl}/pay/test/${id}`,
   })
   const client = createYooKassaClient({
     apiUrl: 'http://test-payments.local/v3',
@@ -86,16 +87,20 @@ export function paymentsService({ db, config }: PaymentsDeps, provider = provide
     }
   }
 
-  /** Same-origin return URLs only (ours or the caller's), with our payment id appended. */
-  function returnUrlFor(given: string | undefined, requestOrigin: string, paymentId: string): string {
-    const allowed = new Set([new URL(config.publicUrl).origin, requestOrigin])
+  /**
+   * Return URLs on PUBLIC_URL only, with our payment id appended. The request's Host header is
+   * never consulted: it is whatever the client wrote, and a link built on it could send the payer
+   * to someone else's site.
+   */
+  function returnUrlFor(given: string | undefined, paymentId: string): string {
+    const allowed = new URL(config.publicUrl).origin
     let url: URL
     try {
       url = new URL(given || '/app/billing', config.publicUrl)
     } catch {
       throw badRequest('Некорректный адрес возврата')
     }
-    if (!allowed.has(url.origin)) throw badRequest('Адрес возврата должен вести на этот сайт')
+    if (url.origin !== allowed) throw badRequest('Адрес возврата должен вести на этот сайт')
     url.searchParams.set('payment', paymentId)
     return url.toString()
   }
@@ -125,7 +130,8 @@ export function paymentsService({ db, config }: PaymentsDeps, provider = provide
           userId: row.userId,
           type: 'topup',
           amountMicros: row.amountMicros,
-          description: 'Пополнение баланса картой',
+          // Test-page money must never read as card money, in the ledger as in refunds.
+          description: row.provider === 'test' ? TEST_TOP_UP_DESCRIPTION : 'Пополнение баланса картой',
           reference: `payment:${row.id}`,
         })
         rearmLowBalance(db, row.userId)
@@ -160,7 +166,7 @@ export function paymentsService({ db, config }: PaymentsDeps, provider = provide
   return {
     mode: test ? ('test' as const) : ('yookassa' as const),
 
-    async create(user: { id: string; email: string }, amount: unknown, returnUrl: string | undefined, requestOrigin: string) {
+    async create(user: { id: string; email: string }, amount: unknown, returnUrl: string | undefined) {
       if (typeof amount !== 'number' || !Number.isFinite(amount) || amount < TOP_UP.minRub) throw badRequest(TOP_UP.minMessage)
       if (amount > TOP_UP.maxRub) throw badRequest(TOP_UP.maxMessage)
       const kopecks = Math.round(amount * 100)
@@ -177,7 +183,7 @@ export function paymentsService({ db, config }: PaymentsDeps, provider = provide
         providerPaymentId: null,
         description: `Пополнение баланса на ${amountValue(micros).replace('.', ',')} ₽`,
         confirmationUrl: null,
-        returnUrl: returnUrlFor(returnUrl, requestOrigin, id),
+        returnUrl: returnUrlFor(returnUrl, id),
         cancelReason: null,
         createdAt: now,
         updatedAt: now,

@@ -46,12 +46,16 @@ export const paymentsStore = (db: Db) => ({
       .limit(limit)
       .all(),
 
-  /** Card money received: the last top-up and the total paid. */
+  /**
+   * Card money received through the real provider: the last top-up and the total paid. Payments
+   * on the built-in test page (provider 'test') moved no money, so they never count towards a
+   * refund, whatever the balance says.
+   */
   topUps(userId: string) {
     return db
       .select({ lastPaidAt: max(payments.paidAt), totalMicros: sum(payments.amountMicros).mapWith(Number) })
       .from(payments)
-      .where(and(eq(payments.userId, userId), eq(payments.status, 'succeeded'), isNotNull(payments.paidAt)))
+      .where(and(eq(payments.userId, userId), eq(payments.provider, 'yookassa'), eq(payments.status, 'succeeded'), isNotNull(payments.paidAt)))
       .get()!
   },
 
