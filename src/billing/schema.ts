@@ -33,6 +33,9 @@ export const ledgerEntries = sqliteTable(
 export type LedgerRow = typeof ledgerEntries.$inferSelect
 
 export const USAGE_STATUSES = ['success', 'error', 'cancelled'] as const
+/** Which /v1 route a request came through (a text column: new values need no migration). */
+export const ENDPOINTS = ['chat', 'images', 'responses', 'messages', 'embeddings'] as const
+export type Endpoint = (typeof ENDPOINTS)[number]
 
 /** One row per /v1 request: what was asked, what the upstream reported and what we charged. */
 export const usageLogs = sqliteTable(
@@ -43,7 +46,7 @@ export const usageLogs = sqliteTable(
       .notNull()
       .references(() => users.id, { onDelete: 'cascade' }),
     apiKeyId: text('api_key_id').references(() => apiKeys.id, { onDelete: 'set null' }),
-    endpoint: text('endpoint', { enum: ['chat', 'images'] }).notNull(),
+    endpoint: text('endpoint', { enum: ENDPOINTS }).notNull(),
     model: text('model').notNull(),
     promptTokens: integer('prompt_tokens').notNull().default(0),
     completionTokens: integer('completion_tokens').notNull().default(0),

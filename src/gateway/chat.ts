@@ -13,7 +13,9 @@ import { ceilUnits, dec, mul, type Dec } from '../lib/decimal'
 import { formatMicros, microsToRub } from '../lib/money'
 import { sha256 } from '../lib/crypto'
 import { insufficientBalance, OpenAIError } from '../lib/errors'
-import { dataOf, eventsOf, SseSplitter, sseData } from '../lib/sse'
+import { dataOf, eventsOf, SseSplitter } from '../lib/sse'
+import { CHAT_PATH, chatWire, type StreamReader, type Usage, type Wire } from './wire'
+import type { Endpoint } from '../billing/schema'
 import { upstreamErrorFrom, type UpstreamClient } from '../upstream/client'
 import { costUsd, DEFAULT_WEB_RESULTS, hasVariablePrice, planHold, type RequestShape } from './estimate'
 import { chatShape, type ChatShape } from './shape'
@@ -42,16 +44,6 @@ export type ChatBody = {
   [k: string]: unknown
 }
 
-type Usage = {
-  prompt_tokens?: number
-  completion_tokens?: number
-  total_tokens?: number
-  cost?: number
-  /** Pictures delivered (ours, for the fallback charge when no cost came back). */
-  pictures?: number
-  [k: string]: unknown
-}
-
 /** A request between its hold and its settlement. */
 export type Prepared = {
   caller: Caller
@@ -68,8 +60,10 @@ export type Prepared = {
   holdMicros: number
   maxTokens: number | null
   started: number
-  endpoint: 'chat' | 'images'
+  endpoint: Endpoint
   stream: boolean
+  /** Headers the router needs besides ours (anthropic-version, anthropic-beta). */
+  headers?: Record<string, string>
 }
 
 const KEEPALIVE_EVERY_MS = 15_000
@@ -85,12 +79,6 @@ function endUserId(userId: string) {
     endUserIds.set(userId, (id = sha256(`user:${userId}`).slice(0, 32)))
   }
   return id
-}
-
-/** Whether `needle` starts inside text[from, to). */
-const within = (text: string, needle: string, from: number, to: number) => {
-  const at = text.indexOf(needle, from)
-  return at >= 0 && at < to
 }
 
 export function chatService(deps: GatewayDeps) {
@@ -129,7 +117,7 @@ export function chatService(deps: GatewayDeps) {
     }
   }
 
-  async function prepare(caller: Caller, cs: ChatShape, opts: { endpoint: 'chat' | 'images'; stream: boolean }): Promise<Prepared> {
+  async function prepare(caller: Caller, cs: ChatShape, opts: { endpoint: Endpoint; stream: boolean; headers?: Record<string, string> }): Promise<Prepared> {
     const rate = currentRate()
     const key = caller.apiKey
     const { keyLimit, keyBinds, availableMicros } = spendable(caller)
@@ -162,6 +150,7 @@ export function chatService(deps: GatewayDeps) {
       started: performance.now(),
       endpoint: opts.endpoint,
       stream: opts.stream,
+      headers: opts.headers,
     }
   }
 
@@ -228,15 +217,6 @@ export function chatService(deps: GatewayDeps) {
   const release = (p: Prepared, error: string, upstreamId: string | null = null, status: 'error' | 'cancelled' = 'error') =>
     releaseHold(db, p.holdId, facts(p, { status, error: error.slice(0, 500), upstreamId }))
 
-  /**
-   * What the customer sees of usage: tokens and the charge, never our upstream cost in USD. `cost`
-   * is where OpenRouter clients read the price: here it is the charge in rubles, our account currency.
-   */
-  function publicUsage(usage: Usage | undefined, chargedMicros: number) {
-    const { cost: _cost, cost_details: _details, is_byok: _byok, pictures: _pictures, ...rest } = usage ?? {}
-    return { ...rest, cost: microsToRub(chargedMicros), cost_rub: formatMicros(chargedMicros) }
-  }
-
   function upstreamBody(p: Prepared, body: ChatBody, stream: boolean): Record<string, unknown> {
     // The model (variants included) and fallbacks go as the caller named them; the hold covers each.
     const out: Record<string, unknown> = { ...body, ...p.patch, stream }
@@ -252,7 +232,7 @@ export function chatService(deps: GatewayDeps) {
   }
 
   /** Sends the request with our timeout linked to the client's disconnect. */
-  async function send(p: Prepared, body: Record<string, unknown>, clientSignal: AbortSignal) {
+  async function send(p: Prepared, wire: Wire, body: Record<string, unknown>, clientSignal: AbortSignal) {
     const ac = new AbortController()
     let timedOut = false
     const timer = setTimeout(() => {
@@ -266,7 +246,7 @@ export function chatService(deps: GatewayDeps) {
       clientSignal.removeEventListener('abort', onClientAbort)
     }
     try {
-      const res = await upstream.chat(body, ac.signal)
+      const res = wire.path === CHAT_PATH ? await upstream.chat(body, ac.signal) : await upstream.post(wire.path, body, ac.signal, p.headers)
       if (!res.ok) throw fromUpstream(await upstreamErrorFrom(res))
       return { res, ac, done, timedOut: () => timedOut }
     } catch (e) {
@@ -277,22 +257,22 @@ export function chatService(deps: GatewayDeps) {
     }
   }
 
-  /** Non-streaming completion: the whole JSON, settled before it is returned. */
-  async function complete(caller: Caller, body: ChatBody, clientSignal: AbortSignal) {
-    const p = await prepare(caller, chatShape(body, catalog.get), { endpoint: 'chat', stream: false })
-    const { res, done, timedOut } = await send(p, upstreamBody(p, body, false), clientSignal)
+  const upstreamFailed = (message: string) => new OpenAIError(502, `Провайдер модели вернул ошибку: ${message}`, 'server_error', 'upstream_error', { shouldRetry: false })
+
+  /** A whole (non-streamed) answer, settled before it is returned. */
+  async function complete(p: Prepared, wire: Wire, body: Record<string, unknown>, clientSignal: AbortSignal) {
+    const { res, done, timedOut } = await send(p, wire, body, clientSignal)
     const upstreamId = res.headers.get('x-generation-id')
     try {
-      const json = (await res.json()) as { id?: string; model?: string; error?: { message?: string }; choices?: Array<{ error?: { message?: string } }>; usage?: Usage }
+      const json = (await res.json()) as Record<string, unknown>
+      const read = wire.answer(json)
       // A 200 can carry an error (reference §1.3): never bill it.
-      const err = json?.error ?? json?.choices?.[0]?.error
-      if (err || !Array.isArray(json?.choices)) {
-        const message = err?.message ?? 'ответ без choices'
-        await release(p, message, json?.id ?? upstreamId)
-        throw new OpenAIError(502, `Провайдер модели вернул ошибку: ${message}`, 'server_error', 'upstream_error', { shouldRetry: false })
+      if (read.error !== undefined) {
+        await release(p, read.error, read.id ?? upstreamId)
+        throw upstreamFailed(read.error)
       }
-      const charged = await settle(p, json.usage, json.id ?? upstreamId, 'success', 0, json.model)
-      return { ...json, usage: publicUsage(json.usage, charged) }
+      const charged = await settle(p, read.usage, read.id ?? upstreamId, 'success', 0, read.model)
+      return wire.withCharge(json, read.usage, charged)
     } catch (e) {
       if (e instanceof OpenAIError) throw e
       await release(p, (e as Error).message, upstreamId, clientSignal.aborted ? 'cancelled' : 'error')
@@ -302,10 +282,9 @@ export function chatService(deps: GatewayDeps) {
     }
   }
 
-  /** Streaming completion: events are relayed one by one as they arrive. */
-  async function stream(caller: Caller, body: ChatBody, clientSignal: AbortSignal): Promise<Response> {
-    const p = await prepare(caller, chatShape(body, catalog.get), { endpoint: 'chat', stream: true })
-    const { res, ac, done } = await send(p, upstreamBody(p, body, true), clientSignal)
+  /** A streamed answer: events are relayed one by one as they arrive. */
+  async function stream(p: Prepared, wire: Wire, body: Record<string, unknown>, clientSignal: AbortSignal): Promise<Response> {
+    const { res, ac, done } = await send(p, wire, body, clientSignal)
     done() // from here on the relay's own idle watch applies
     if (!res.headers.get('content-type')?.includes('text/event-stream')) {
       const text = await res.text().catch(() => '')
@@ -314,13 +293,21 @@ export function chatService(deps: GatewayDeps) {
         message = JSON.parse(text)?.error?.message ?? message
       } catch {}
       await release(p, message, res.headers.get('x-generation-id'))
-      throw new OpenAIError(502, `Провайдер модели вернул ошибку: ${message}`, 'server_error', 'upstream_error', { shouldRetry: false })
+      throw upstreamFailed(message)
     }
-    const relay = new Relay(p, res, ac)
+    const relay = new Relay(p, wire.reader(), res, ac)
     clientSignal.addEventListener('abort', () => relay.clientGone(), { once: true })
     return new Response(relay.stream, {
       headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' },
     })
+  }
+
+  /** /v1/chat/completions, plain or streamed. */
+  async function chat(caller: Caller, body: ChatBody, clientSignal: AbortSignal) {
+    const stream_ = body.stream === true
+    const p = await prepare(caller, chatShape(body, catalog.get), { endpoint: 'chat', stream: stream_ })
+    const out = upstreamBody(p, body, stream_)
+    return stream_ ? stream(p, chatWire, out, clientSignal) : complete(p, chatWire, out, clientSignal)
   }
 
   /** One relayed stream: forwards events, watches for usage and errors, settles exactly once. */
@@ -340,11 +327,12 @@ export function chatService(deps: GatewayDeps) {
 
     constructor(
       private readonly p: Prepared,
+      private readonly reader: StreamReader,
       res: Response,
       private readonly ac: AbortController,
     ) {
       this.upstreamId = res.headers.get('x-generation-id')
-      const reader = res.body!.getReader()
+      const body = res.body!.getReader()
       this.watch = setInterval(() => this.tick(), 1000)
       this.stream = new ReadableStream<Uint8Array>({
         start: (c) => {
@@ -352,9 +340,9 @@ export function chatService(deps: GatewayDeps) {
         },
         pull: async (c) => {
           for (;;) {
-            let chunk: Awaited<ReturnType<typeof reader.read>>
+            let chunk: Awaited<ReturnType<typeof body.read>>
             try {
-              chunk = await reader.read()
+              chunk = await body.read()
             } catch (e) {
               return await this.fail(this.idleTimedOut ? 'Провайдер модели перестал отвечать.' : 'Соединение с провайдером модели прервано.', (e as Error)?.message ?? 'read failed')
             }
@@ -388,15 +376,14 @@ export function chatService(deps: GatewayDeps) {
       if (now - this.lastUpstreamAt > config.upstreamTimeoutMs) {
         this.idleTimedOut = true
         this.ac.abort()
-      } else if (now - this.lastClientWriteAt > KEEPALIVE_EVERY_MS) this.write(': keep-alive\n\n')
+      } else if (now - this.lastClientWriteAt > KEEPALIVE_EVERY_MS) this.write(this.reader.keepAlive)
     }
 
-    /** What to send for a block of complete upstream events; token events pass through as they came. */
+    /** What to send for a block of complete upstream events; ordinary events pass through as they came. */
     private relayBlock(block: string): string | Promise<string> {
       if (this.finished) return ''
-      if (this.upstreamId && !block.includes('"usage"') && !block.includes('"error"')) {
-        for (let start = 0, end: number; (end = block.indexOf('\n\n', start)) >= 0; start = end + 2)
-          if (within(block, '"content"', start, end) || within(block, '"images"', start, end)) this.pieces++
+      if (this.upstreamId && this.reader.plain(block)) {
+        this.pieces += this.reader.pieces(block)
         return block
       }
       return this.relayEvents(eventsOf(block))
@@ -416,35 +403,23 @@ export function chatService(deps: GatewayDeps) {
       if (this.finished) return ''
       const data = dataOf(event)
       if (data === undefined) return `${event}\n\n` // comments (keep-alives), [DONE], other fields
-      if (!data.includes('"usage"') && !data.includes('"error"')) {
-        if (data.includes('"content"') || data.includes('"images"')) this.pieces++
-        if (!this.upstreamId) this.upstreamId = JSON.parse(data).id ?? null
-        return `${event}\n\n`
-      }
-      let obj: { id?: string; model?: string; usage?: Usage | null; error?: { message?: string; code?: unknown }; choices?: unknown[] }
-      try {
-        obj = JSON.parse(data)
-      } catch {
-        return '' // never relay a non-JSON data line: the SDK would throw on it
-      }
-      this.upstreamId ??= obj.id ?? null
-      if (obj.error) {
-        // Mid-stream error (reference §1.5): bill nothing, tell the client in OpenAI's shape, stop.
-        const message = obj.error.message
+      const seen = this.reader.inspect(event, data, !this.upstreamId)
+      if (seen === 'drop') return '' // never relay a non-JSON data line: the SDK would throw on it
+      this.upstreamId ??= seen.id ?? null
+      if (seen.error !== undefined) {
+        // Mid-stream error (reference §1.5): bill nothing, tell the client in the protocol's shape, stop.
         this.finish()
         this.ac.abort()
-        return release(this.p, `mid-stream: ${message ?? 'error'}`, this.upstreamId).then(() =>
-          sseData({ error: { message: `Провайдер модели прервал ответ: ${message ?? 'ошибка'}`, type: 'server_error', code: 'upstream_error', param: null } }),
-        )
+        return release(this.p, `mid-stream: ${seen.error || 'error'}`, this.upstreamId).then(() => this.reader.errorEvent(`Провайдер модели прервал ответ: ${seen.error || 'ошибка'}`))
       }
-      if (obj.usage) {
-        const usage = obj.usage
+      if (seen.usage) {
+        const usage = seen.usage
         this.usage = usage
         // Relayed whether or not the client asked for include_usage, as the router sends it: clients
         // that never ask (AI SDK providers, curl) still get the token counts and the charge.
-        return settle(this.p, usage, this.upstreamId, 'success', 0, obj.model).then((charged) => sseData({ ...obj, usage: publicUsage(usage, charged) }))
+        return settle(this.p, usage, this.upstreamId, 'success', 0, seen.model).then((charged) => seen.render!(usage, charged))
       }
-      if (data.includes('"content"')) this.pieces++
+      if (seen.piece) this.pieces++
       return `${event}\n\n`
     }
 
@@ -459,7 +434,7 @@ export function chatService(deps: GatewayDeps) {
       if (rest) this.write(await this.transform(rest))
       if (!this.finished) {
         this.finish()
-        // No usage chunk arrived: bill by tokens (fallback), never more than what was streamed.
+        // No usage arrived: bill by tokens (fallback), never more than what was streamed.
         if (!this.usage) await settle(this.p, undefined, this.upstreamId, 'success', this.pieces)
       }
       try {
@@ -472,9 +447,9 @@ export function chatService(deps: GatewayDeps) {
       if (!this.finished) {
         this.finish()
         if (this.usage) {
-          /* already settled from the usage chunk */
+          /* already settled from the usage event */
         } else await release(this.p, `${message} (${detail})`, this.upstreamId)
-        this.write(sseData({ error: { message, type: 'server_error', code: 'upstream_error', param: null } }))
+        this.write(this.reader.errorEvent(message))
       }
       try {
         this.controller.close()
@@ -486,7 +461,7 @@ export function chatService(deps: GatewayDeps) {
       if (this.finished) return
       this.finish()
       this.ac.abort()
-      if (!this.usage) void reconcile(this.p, this.upstreamId, this.pieces) // else settled from the usage chunk
+      if (!this.usage) void reconcile(this.p, this.upstreamId, this.pieces) // else settled from the usage event
     }
   }
 
@@ -508,7 +483,7 @@ export function chatService(deps: GatewayDeps) {
     await settle(p, undefined, upstreamId, 'cancelled', pieces)
   }
 
-  return { estimate, prepare, complete, stream, settle, release, publicUsage, chargeFor }
+  return { estimate, prepare, chat, complete, stream, settle, release, chargeFor }
 }
 
 export type ChatService = ReturnType<typeof chatService>

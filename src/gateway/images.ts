@@ -8,6 +8,7 @@ import type { Caller } from './callers'
 import type { ImageStore } from './files'
 import { estimatePrompt } from './estimate'
 import type { ChatShape } from './shape'
+import { chargedUsage } from './wire'
 import type { ModelRow } from '../catalog/schema'
 
 export type ImagesBody = {
@@ -104,7 +105,7 @@ export function imagesService(deps: GatewayDeps, chat: ChatService, store: Image
       }
       const usage = { cost: costUsd && Number(toDecimalString(costUsd, 15)), prompt_tokens: tokens.prompt, completion_tokens: tokens.completion, total_tokens: tokens.prompt + tokens.completion, pictures }
       const charged = await chat.settle(p, usage, upstreamId)
-      const billed = chat.publicUsage(usage, charged)
+      const billed = chargedUsage(usage, charged)
       // OpenAI's ImagesResponse usage: input (the prompt's text) and output tokens, plus our charge.
       return {
         created: Math.floor(Date.now() / 1000),

@@ -107,7 +107,7 @@ export function gatewayRoutes(deps: GatewayDeps, guard: AuthGuard) {
     .post(
       '/chat/completions',
       // Explicitly async: Elysia awaits (and routes rejections to onError) only handlers it sees as async.
-      async ({ caller, body, request }) => (body.stream ? await chat.stream(caller, body, request.signal) : await chat.complete(caller, body, request.signal)),
+      async ({ caller, body, request }) => await chat.chat(caller, body, request.signal),
       {
         caller: true,
         body: ChatRequest,

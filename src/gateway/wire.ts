@@ -1,0 +1,107 @@
+// How each protocol's answers are read for billing and rewritten with our charge: the non-streamed
+// body (its usage, a 200 that carries an error, the model that answered) and the SSE stream (which
+// events can pass untouched, which carry the usage or an error, how a failure is told to the client).
+import { formatMicros, microsToRub } from '../lib/money'
+import { sseData } from '../lib/sse'
+
+/** Usage in the router's chat names (each protocol's own names are mapped onto these). */
+export type Usage = {
+  prompt_tokens?: number
+  completion_tokens?: number
+  total_tokens?: number
+  cost?: number
+  /** Pictures delivered (ours, for the fallback charge when no cost came back). */
+  pictures?: number
+  [k: string]: unknown
+}
+
+/** What a whole answer says: an error inside a 200, the usage, the answering model, the generation id. */
+export type Read = { error?: string; usage?: Usage; model?: unknown; id?: string }
+
+/** What one stream event means: pass it on (maybe a piece of the answer), an error, or the final usage. */
+export type Seen =
+  | 'drop'
+  | { id?: string; piece?: boolean; error?: string; usage?: undefined }
+  | { id?: string; usage: Usage; model?: unknown; error?: undefined; piece?: undefined; render: (usage: Usage, chargedMicros: number) => string }
+
+export type StreamReader = {
+  /** A block whose events need no reading (no usage, no error): forwarded as it came. */
+  plain(block: string): boolean
+  /** Answer pieces in a plain block (the fallback charge counts them). */
+  pieces(block: string): number
+  /** `needId`: the stream's generation id is not known yet (no X-Generation-Id header). */
+  inspect(event: string, data: string, needId: boolean): Seen
+  /** The protocol's stream event for a failure on our side. */
+  errorEvent(message: string): string
+  keepAlive: string
+}
+
+export type Wire = {
+  /** The router's path. */
+  path: string
+  answer(json: Record<string, unknown>): Read
+  /** The answer as the customer gets it: usage with the charge, never our USD cost. */
+  withCharge(json: Record<string, unknown>, usage: Usage | undefined, chargedMicros: number): unknown
+  /** A reader for one stream (it may keep state between events). */
+  reader(): StreamReader
+}
+
+export const CHAT_PATH = '/chat/completions'
+
+/**
+ * What the customer sees of usage: tokens and the charge, never our upstream cost in USD. `cost`
+ * is where OpenRouter clients read the price: here it is the charge in rubles, our account currency.
+ */
+export function chargedUsage<U extends Record<string, unknown>>(usage: U | undefined, chargedMicros: number) {
+  const { cost: _cost, cost_details: _details, is_byok: _byok, pictures: _pictures, ...rest } = usage ?? ({} as U)
+  return { ...rest, cost: microsToRub(chargedMicros), cost_rub: formatMicros(chargedMicros) }
+}
+
+/** Whether `needle` starts inside text[from, to). */
+const within = (text: string, needle: string, from: number, to: number) => {
+  const at = text.indexOf(needle, from)
+  return at >= 0 && at < to
+}
+
+/** Counts the events of a block that contain any of the needles. */
+export function countEvents(block: string, needles: string[]): number {
+  let n = 0
+  for (let start = 0, end: number; (end = block.indexOf('\n\n', start)) >= 0; start = end + 2) if (needles.some((x) => within(block, x, start, end))) n++
+  return n
+}
+
+const parse = (data: string): Record<string, any> | undefined => {
+  try {
+    return JSON.parse(data)
+  } catch {
+    return undefined
+  }
+}
+export { parse as parseEvent }
+
+type ChatJson = { id?: string; model?: string; error?: { message?: string }; choices?: Array<{ error?: { message?: string } }>; usage?: Usage }
+
+export const chatWire: Wire = {
+  path: CHAT_PATH,
+  answer(json) {
+    const j = json as ChatJson
+    const err = j.error ?? j.choices?.[0]?.error
+    if (err || !Array.isArray(j.choices)) return { error: err?.message ?? 'ответ без choices', id: j.id }
+    return { usage: j.usage, model: j.model, id: j.id }
+  },
+  withCharge: (json, usage, charged) => ({ ...json, usage: chargedUsage(usage, charged) }),
+  reader: () => ({
+    plain: (block) => !block.includes('"usage"') && !block.includes('"error"'),
+    pieces: (block) => countEvents(block, ['"content"', '"images"']),
+    inspect(_event, data, needId) {
+      if (!data.includes('"usage"') && !data.includes('"error"')) return { piece: data.includes('"content"') || data.includes('"images"'), id: needId ? parse(data)?.id : undefined }
+      const obj = parse(data)
+      if (!obj) return 'drop'
+      if (obj.error) return { id: obj.id, error: obj.error.message ?? '' }
+      if (obj.usage) return { id: obj.id, usage: obj.usage, model: obj.model, render: (usage, charged) => sseData({ ...obj, usage: chargedUsage(usage, charged) }) }
+      return { id: obj.id, piece: data.includes('"content"') }
+    },
+    errorEvent: (message) => sseData({ error: { message, type: 'server_error', code: 'upstream_error', param: null } }),
+    keepAlive: ': keep-alive\n\n',
+  }),
+}
