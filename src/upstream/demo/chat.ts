@@ -24,7 +24,7 @@ import {
   countInputImages, countMediaParts, countPromptTokens, lastUserText, padToTokens, replyText, splitTokens,
   type ChatMessage,
 } from './replies'
-import type { DemoState, GenerationStats } from './state'
+import { generationStats, type DemoState, type GenerationStats } from './state'
 import { generationId, json, openRouterError, sleep, untilAborted } from './wire'
 
 /** Image output is billed as this many image tokens per picture (Gemini's figure). */
@@ -40,7 +40,7 @@ const ROLES = new Set(['system', 'developer', 'user', 'assistant', 'tool'])
 export const DEFAULT_WEB_RESULTS = 5
 export const MAX_WEB_RESULTS = 20
 
-type ChatRequest = {
+export type ChatRequest = {
   /** Every model the router may answer with, in order (`models` fallbacks, else just `model`). */
   candidates: ResolvedChatModel[]
   messages: ChatMessage[]
@@ -58,10 +58,12 @@ type ChatRequest = {
   webResults: number | null
   /** The body's `tools`, `response_format` and `functions`, counted as prompt tokens. */
   promptExtras: unknown[]
+  /** A reply the caller decided instead of the usual echo (the Responses API after a tool result). */
+  reply?: string
 }
 
 /** What one request will answer, decided up front so cancellation can bill a prefix of it. */
-type Plan = {
+export type Plan = {
   id: string
   created: number
   startedAt: number
@@ -79,6 +81,8 @@ type Plan = {
   /** Web results billed once the search counts (0 = no search). */
   webResults: number
   tokenDelayMs: number
+  /** What `GET /generation` reports as `api_type`. */
+  apiType: GenerationStats['api_type']
 }
 
 /**
@@ -127,7 +131,7 @@ function parseChoices(body: Record<string, unknown>): number | Response {
  * Candidates = `models` when it is a non-empty array (with `model` prepended when given and not
  * already in it), else [`model`] (the account default when absent). Every one must resolve.
  */
-function parseCandidates(body: Record<string, unknown>): ResolvedChatModel[] | Response {
+export function parseCandidates(body: Record<string, unknown>): ResolvedChatModel[] | Response {
   const model = body.model ?? undefined
   if (model !== undefined && typeof model !== 'string') {
     return openRouterError(400, 'model must be a string', { error_type: 'invalid_request' })
@@ -193,7 +197,7 @@ function parseChatRequest(body: unknown): ChatRequest | Response {
 const webResultsFor = (req: ChatRequest, answer: ResolvedChatModel) =>
   req.webResults ?? (answer.variant === 'online' ? DEFAULT_WEB_RESULTS : 0)
 
-function planAnswer(req: ChatRequest, faults: Set<Fault>, tokenDelayMs: number, faultsOn: boolean): Plan {
+export function planAnswer(req: ChatRequest, faults: Set<Fault>, tokenDelayMs: number, faultsOn: boolean): Plan {
   const answer = faults.has('fallback') ? req.candidates.at(-1)! : req.candidates[0]!
   const model: Model = answer.model
   const webResults = webResultsFor(req, answer)
@@ -201,7 +205,11 @@ function planAnswer(req: ChatRequest, faults: Set<Fault>, tokenDelayMs: number, 
   const userText = faultsOn ? stripDirectives(rawText) : rawText
   const drawsImage = outputsImage(model) && (req.wantsImage || !outputsText(model))
   const article = req.article && !drawsImage
-  let text = !outputsText(model) ? '' : article ? articleJson(rawText) : replyText(userText, drawsImage ? 'image' : 'text')
+  let text = !outputsText(model)
+    ? ''
+    : article
+      ? articleJson(rawText)
+      : (req.reply ?? replyText(userText, drawsImage ? 'image' : 'text'))
   if (text && !article && webResults > 0) text += ` Демо-поиск в интернете: учтено результатов — ${webResults}.`
   if (faults.has('slow')) text = padToTokens(text, SLOW_MIN_TOKENS)
   if (faults.has('long')) text = padToTokens(text, LONG_MIN_TOKENS)
@@ -222,6 +230,7 @@ function planAnswer(req: ChatRequest, faults: Set<Fault>, tokenDelayMs: number, 
     inputImages: countInputImages(req.messages),
     webResults,
     tokenDelayMs: faults.has('slow') ? SLOW_TOKEN_DELAY_MS : tokenDelayMs,
+    apiType: 'completions',
   }
 }
 
@@ -231,7 +240,7 @@ type Outcome = { finishReason: string | null; cancelled: boolean }
  * Tracks what has been delivered and records the generation exactly once, however it ends. Choices
  * are generated one after another: piece k of the whole answer is piece k mod P of choice ⌊k / P⌋.
  */
-class Generation {
+export class Generation {
   /** Pieces delivered over all choices. */
   emitted = 0
   /** Pictures delivered (one per choice). */
@@ -284,11 +293,30 @@ class Generation {
     return this.plan.faults.has('overbill') ? femto * OVERBILL_FACTOR : femto
   }
 
-  /** protocols.md 1.4; `nocost` drops `cost` and `cost_details` so a client must fall back to prices. */
-  usage() {
+  /**
+   * The router's billing fields of `usage` (protocols.md 1.4); `nocost` drops `cost` and
+   * `cost_details` so a client must fall back to prices.
+   */
+  billing() {
     const cost = this.cost()
     const [prompt, completion, total] = [cost.prompt, cost.completion, cost.total].map((f) => this.reported(f))
-    const usage = {
+    const server_tool_use = { web_search_requests: this.webResults > 0 ? 1 : 0 }
+    if (this.plan.faults.has('nocost')) return { is_byok: false, server_tool_use }
+    return {
+      cost: femtoToUsd(total),
+      is_byok: false,
+      cost_details: {
+        upstream_inference_cost: null,
+        upstream_inference_prompt_cost: femtoToUsd(prompt),
+        upstream_inference_completions_cost: femtoToUsd(completion),
+      },
+      server_tool_use,
+    }
+  }
+
+  /** Chat's `usage` (protocols.md 1.4). */
+  usage() {
+    return {
       prompt_tokens: this.plan.promptTokens,
       completion_tokens: this.emitted,
       total_tokens: this.plan.promptTokens + this.emitted,
@@ -298,21 +326,8 @@ class Generation {
         audio_tokens: 0,
         image_tokens: this.images * IMAGE_TOKENS_PER_IMAGE,
       },
+      ...this.billing(),
     }
-    const billing = {
-      cost: femtoToUsd(total),
-      is_byok: false,
-      cost_details: {
-        upstream_inference_cost: null,
-        upstream_inference_prompt_cost: femtoToUsd(prompt),
-        upstream_inference_completions_cost: femtoToUsd(completion),
-      },
-      server_tool_use: { web_search_requests: this.webResults > 0 ? 1 : 0 },
-    }
-    if (this.plan.faults.has('nocost')) {
-      return { ...usage, is_byok: false, server_tool_use: billing.server_tool_use }
-    }
-    return { ...usage, ...billing }
   }
 
   finish(outcome: Outcome): void {
@@ -321,38 +336,24 @@ class Generation {
     this.cancelled = outcome.cancelled
     const { plan } = this
     const total = this.reported(this.cost().total)
-    const now = Date.now()
-    const stats: GenerationStats = {
+    const stats = generationStats({
       id: plan.id,
       model: plan.answer.reportedId,
-      provider_name: PROVIDER,
-      created_at: new Date(plan.startedAt).toISOString(),
-      total_cost: femtoToUsd(total),
-      usage: femtoToUsd(total),
-      upstream_inference_cost: null,
-      cache_discount: null,
-      tokens_prompt: plan.promptTokens,
-      tokens_completion: this.emitted,
-      native_tokens_prompt: plan.promptTokens,
-      native_tokens_completion: this.emitted,
-      native_tokens_reasoning: 0,
-      native_tokens_cached: 0,
-      native_tokens_completion_images: this.images * IMAGE_TOKENS_PER_IMAGE,
-      num_media_prompt: countMediaParts(plan.req.messages),
-      num_media_completion: this.images,
-      num_search_results: this.webResults,
-      finish_reason: outcome.finishReason,
-      native_finish_reason: outcome.finishReason,
+      startedAt: plan.startedAt,
+      firstTokenAt: this.firstTokenAt,
+      costFemto: total,
+      promptTokens: plan.promptTokens,
+      completionTokens: this.emitted,
+      completionImageTokens: this.images * IMAGE_TOKENS_PER_IMAGE,
+      mediaPrompt: countMediaParts(plan.req.messages),
+      mediaCompletion: this.images,
+      searchResults: this.webResults,
+      finishReason: outcome.finishReason,
       streamed: plan.req.stream,
       cancelled: outcome.cancelled,
-      latency: this.firstTokenAt === null ? null : this.firstTokenAt - plan.startedAt,
-      generation_time: now - plan.startedAt,
-      moderation_latency: null,
-      api_type: 'completions',
-      is_byok: false,
-      external_user: plan.req.user,
-      origin: '',
-    }
+      apiType: plan.apiType,
+      user: plan.req.user,
+    })
     this.state.recordGeneration(stats, total)
   }
 
@@ -374,10 +375,10 @@ class Generation {
 const imageItems = (url: string) => [{ type: 'image_url', image_url: { url } }]
 
 /** Faults under which the generation dies after a few pieces. */
-const failsMidway = (faults: Set<Fault>) => faults.has('error200') || faults.has('midstream') || faults.has('break')
+export const failsMidway = (faults: Set<Fault>) => faults.has('error200') || faults.has('midstream') || faults.has('break')
 
 /** Pieces over all choices that go out before the answer ends (or fails). */
-const piecesToSend = (gen: Generation) =>
+export const piecesToSend = (gen: Generation) =>
   failsMidway(gen.plan.faults) ? Math.min(PIECES_BEFORE_FAILURE, gen.totalPieces) : gen.totalPieces
 
 const choiceIndexes = (plan: Plan) => Array.from({ length: plan.req.choices }, (_, i) => i)
@@ -423,12 +424,17 @@ function completionBody(gen: Generation, finishReason: string, error?: ReturnTyp
   }
 }
 
-/** `break` without streaming: a 200 whose JSON body is cut off by a connection error. */
-function brokenBody(gen: Generation, reason: unknown): Response {
-  const whole = JSON.stringify(completionBody(gen, 'stop'))
+/**
+ * `break` without streaming: a 200 whose JSON body (`whole`, the answer as it would have been) is
+ * cut off by a connection error. Records the generation as failed.
+ */
+export function brokenJson(gen: Generation, whole: unknown): Response {
+  gen.finish({ finishReason: 'error', cancelled: false })
+  const text = JSON.stringify(whole)
+  const reason = gen.breakReason
   const body = new ReadableStream<Uint8Array>({
     async start(controller) {
-      controller.enqueue(new TextEncoder().encode(whole.slice(0, Math.floor(whole.length / 2))))
+      controller.enqueue(new TextEncoder().encode(text.slice(0, Math.floor(text.length / 2))))
       await sleep(BREAK_FLUSH_MS)
       controller.error(reason)
     },
@@ -436,20 +442,28 @@ function brokenBody(gen: Generation, reason: unknown): Response {
   return new Response(body, { headers: { 'Content-Type': 'application/json', 'X-Generation-Id': gen.plan.id } })
 }
 
-async function respondJson(gen: Generation, ctx: RequestContext): Promise<Response> {
-  const { plan } = gen
-  // Only `slow` makes a non-streamed answer take time (for disconnect tests); otherwise it is instant.
-  const delay = plan.faults.has('slow') ? plan.tokenDelayMs : 0
+/**
+ * Generates a non-streamed answer's pieces (all, or those before a mid-answer failure). Only `slow`
+ * makes it take time (for disconnect tests); otherwise it is instant. Null when they are all
+ * generated; when the client went away, the generation is recorded as cancelled and the (unread)
+ * response for it is returned.
+ */
+export async function generatePieces(gen: Generation, ctx: RequestContext): Promise<Response | null> {
+  const delay = gen.plan.faults.has('slow') ? gen.plan.tokenDelayMs : 0
   for (let i = piecesToSend(gen); i > 0; i--) {
     await sleep(delay, ctx.signal)
     if (ctx.signal.aborted) return cancelled(gen)
     gen.emitPiece()
   }
+  return null
+}
+
+async function respondJson(gen: Generation, ctx: RequestContext): Promise<Response> {
+  const { plan } = gen
+  const gone = await generatePieces(gen, ctx)
+  if (gone) return gone
   const headers = { 'X-Generation-Id': plan.id }
-  if (plan.faults.has('break')) {
-    gen.finish({ finishReason: 'error', cancelled: false })
-    return brokenBody(gen, gen.breakReason)
-  }
+  if (plan.faults.has('break')) return brokenJson(gen, completionBody(gen, 'stop'))
   if (failsMidway(plan.faults)) {
     gen.finish({ finishReason: 'error', cancelled: false })
     return json(completionBody(gen, 'error', providerError()), 200, headers)
@@ -459,7 +473,8 @@ async function respondJson(gen: Generation, ctx: RequestContext): Promise<Respon
   return json(completionBody(gen, plan.finishReason), 200, headers)
 }
 
-function cancelled(gen: Generation): Response {
+/** Records the generation as cancelled by the client. */
+export function cancelled(gen: Generation): Response {
   gen.finish({ finishReason: null, cancelled: true })
   // Nobody reads this: the client has gone.
   return new Response(null, { status: 499 })
@@ -468,11 +483,15 @@ function cancelled(gen: Generation): Response {
 // ---------------------------------------------------------------- stream
 
 /** Writes SSE frames; after the client cancels, writes are dropped instead of throwing. */
-class SseWriter {
+export class SseWriter {
   private readonly encoder = new TextEncoder()
   closed = false
 
-  constructor(private readonly controller: ReadableStreamDefaultController<Uint8Array>) {}
+  /** `keepAlive`: the frame `comment()` writes; the Messages API pings with an event instead. */
+  constructor(
+    private readonly controller: ReadableStreamDefaultController<Uint8Array>,
+    private readonly keepAlive = KEEP_ALIVE,
+  ) {}
 
   private write(text: string): void {
     if (this.closed) return
@@ -483,12 +502,18 @@ class SseWriter {
     }
   }
 
+  /** The keep-alive frame: `: OPENROUTER PROCESSING` unless the writer was given another. */
   comment(): void {
-    this.write(KEEP_ALIVE)
+    this.write(this.keepAlive)
   }
 
   data(payload: unknown): void {
     this.write(`data: ${typeof payload === 'string' ? payload : JSON.stringify(payload)}\n\n`)
+  }
+
+  /** A named event (`event: NAME` then `data: JSON`), as the Responses and Messages APIs stream. */
+  event(name: string, payload: unknown): void {
+    this.write(`event: ${name}\ndata: ${JSON.stringify(payload)}\n\n`)
   }
 
   /** Ends the body; a no-op once the consumer has cancelled it. */
@@ -511,7 +536,7 @@ class SseWriter {
 }
 
 /** Waits `ms`, sending a keep-alive comment every second of a long wait (as OpenRouter does). */
-async function waitWithKeepAlive(out: SseWriter, ms: number, signal: AbortSignal): Promise<void> {
+export async function waitWithKeepAlive(out: SseWriter, ms: number, signal: AbortSignal): Promise<void> {
   let remaining = ms
   while (remaining > KEEP_ALIVE_EVERY_MS && !signal.aborted) {
     await sleep(KEEP_ALIVE_EVERY_MS, signal)
@@ -540,6 +565,38 @@ const midStreamError = (gen: Generation) => ({
   })),
 })
 
+/**
+ * Streams the answer's pieces (all, or those before a mid-answer failure), one per token delay with
+ * keep-alives in long waits, each written by `write`. Returns false when the client went away, after
+ * recording the generation as cancelled and closing the stream.
+ */
+export async function streamPieces(
+  gen: Generation,
+  out: SseWriter,
+  ctx: RequestContext,
+  write: (index: number, piece: string) => void,
+): Promise<boolean> {
+  for (let i = piecesToSend(gen); i > 0; i--) {
+    await waitWithKeepAlive(out, gen.plan.tokenDelayMs, ctx.signal)
+    if (ctx.signal.aborted) {
+      cancelled(gen)
+      out.close()
+      return false
+    }
+    const { index, piece } = gen.emitPiece()
+    write(index, piece)
+  }
+  return true
+}
+
+/** `break` mid-stream: records the generation as failed and resets the connection. */
+export async function breakStream(gen: Generation, out: SseWriter): Promise<void> {
+  gen.finish({ finishReason: 'error', cancelled: false })
+  // Let the last chunks reach the socket first: erroring the stream drops anything still queued.
+  await sleep(BREAK_FLUSH_MS)
+  out.fail(gen.breakReason)
+}
+
 async function pump(gen: Generation, out: SseWriter, ctx: RequestContext): Promise<void> {
   const { plan } = gen
   out.comment()
@@ -547,21 +604,8 @@ async function pump(gen: Generation, out: SseWriter, ctx: RequestContext): Promi
     out.data({ error: { code: 500, message: 'Provider returned error' } })
     return out.close()
   }
-  for (let i = piecesToSend(gen); i > 0; i--) {
-    await waitWithKeepAlive(out, plan.tokenDelayMs, ctx.signal)
-    if (ctx.signal.aborted) {
-      cancelled(gen)
-      return out.close()
-    }
-    const { index, piece } = gen.emitPiece()
-    out.data(deltaChunk(gen, index, { content: piece }))
-  }
-  if (plan.faults.has('break')) {
-    gen.finish({ finishReason: 'error', cancelled: false })
-    // Let the last chunks reach the socket first: erroring the stream drops anything still queued.
-    await sleep(BREAK_FLUSH_MS)
-    return out.fail(gen.breakReason)
-  }
+  if (!(await streamPieces(gen, out, ctx, (index, piece) => out.data(deltaChunk(gen, index, { content: piece }))))) return
+  if (plan.faults.has('break')) return breakStream(gen, out)
   if (failsMidway(plan.faults)) {
     out.data(midStreamError(gen))
     gen.finish({ finishReason: 'error', cancelled: false })
@@ -581,10 +625,19 @@ async function pump(gen: Generation, out: SseWriter, ctx: RequestContext): Promi
   out.close()
 }
 
-function respondStream(gen: Generation, ctx: RequestContext): Response {
+/**
+ * An SSE response whose events `pump` writes; the request is finished when it returns. `keepAlive`:
+ * the frame sent in long waits (default: the router's `: OPENROUTER PROCESSING` comment).
+ */
+export function sseResponse(
+  gen: Generation,
+  ctx: RequestContext,
+  pump: (gen: Generation, out: SseWriter, ctx: RequestContext) => Promise<void>,
+  keepAlive?: string,
+): Response {
   const body = new ReadableStream<Uint8Array>({
     start(controller) {
-      const out = new SseWriter(controller)
+      const out = new SseWriter(controller, keepAlive)
       pump(gen, out, ctx)
         .catch((err: unknown) => {
           console.error('demo upstream: stream failed', err)
@@ -606,19 +659,26 @@ function respondStream(gen: Generation, ctx: RequestContext): Response {
 
 // ---------------------------------------------------------------- entry
 
+/** The faults a request carries: directives in `texts` plus armed ones it matches; none unless `faults: true`. */
+export function requestFaults(texts: readonly string[], body: Record<string, unknown>, state: DemoState): Set<Fault> {
+  const faults = new Set<Fault>()
+  if (!state.opts.faults) return faults
+  for (const text of texts) for (const f of parseFaults(text)) faults.add(f)
+  for (const f of state.takeForcedFaults(body)) faults.add(f)
+  return faults
+}
+
 export async function handleChat(body: unknown, state: DemoState, ctx: RequestContext): Promise<Response> {
   const req = parseChatRequest(body)
   if (req instanceof Response) return req
-  const faultsOn = state.opts.faults
-  const faults = faultsOn ? parseFaults(lastUserText(req.messages)) : new Set<Fault>()
-  if (faultsOn) for (const f of state.takeForcedFaults(body as Record<string, unknown>)) faults.add(f)
+  const faults = requestFaults([lastUserText(req.messages)], body as Record<string, unknown>, state)
   const refused = httpFaultResponse(faults)
   if (refused) return refused
-  const gen = new Generation(planAnswer(req, faults, state.opts.tokenDelayMs, faultsOn), state)
+  const gen = new Generation(planAnswer(req, faults, state.opts.tokenDelayMs, state.opts.faults), state)
   if (faults.has('timeout')) {
     await untilAborted(ctx.signal)
     return cancelled(gen)
   }
   if (faults.has('toplevel200') && !req.stream) return json({ error: { code: 500, message: 'Provider returned error' } })
-  return req.stream ? respondStream(gen, ctx) : respondJson(gen, ctx)
+  return req.stream ? sseResponse(gen, ctx, pump) : respondJson(gen, ctx)
 }

@@ -59,10 +59,70 @@ export type GenerationStats = {
   /** ms from request to the end of the generation. */
   generation_time: number
   moderation_latency: null
-  api_type: 'completions'
+  api_type: 'completions' | 'responses' | 'embeddings' | 'messages'
   is_byok: false
   external_user: string | null
   origin: string
+}
+
+/** What differs between generations; `generationStats` fills in the rest. */
+export type GenerationFacts = {
+  id: string
+  /** The model id the answer reports. */
+  model: string
+  /** Date.now() when the request arrived. */
+  startedAt: number
+  /** Date.now() when the first piece went out, or null when none did. */
+  firstTokenAt: number | null
+  /** The reported cost (femto-dollars), as billed to the key. */
+  costFemto: bigint
+  promptTokens: number
+  completionTokens: number
+  completionImageTokens?: number
+  mediaPrompt?: number
+  mediaCompletion?: number
+  searchResults?: number
+  finishReason: string | null
+  streamed: boolean
+  cancelled: boolean
+  apiType: GenerationStats['api_type']
+  user: string | null
+}
+
+/** The stats `GET /generation` serves for a generation that ends now. */
+export function generationStats(f: GenerationFacts): GenerationStats {
+  const cost = femtoToUsd(f.costFemto)
+  return {
+    id: f.id,
+    model: f.model,
+    provider_name: 'Demo',
+    created_at: new Date(f.startedAt).toISOString(),
+    total_cost: cost,
+    usage: cost,
+    upstream_inference_cost: null,
+    cache_discount: null,
+    tokens_prompt: f.promptTokens,
+    tokens_completion: f.completionTokens,
+    native_tokens_prompt: f.promptTokens,
+    native_tokens_completion: f.completionTokens,
+    native_tokens_reasoning: 0,
+    native_tokens_cached: 0,
+    native_tokens_completion_images: f.completionImageTokens ?? 0,
+    num_media_prompt: f.mediaPrompt ?? 0,
+    num_media_completion: f.mediaCompletion ?? 0,
+    num_search_results: f.searchResults ?? 0,
+    finish_reason: f.finishReason,
+    native_finish_reason: f.finishReason,
+    streamed: f.streamed,
+    cancelled: f.cancelled,
+    latency: f.firstTokenAt === null ? null : f.firstTokenAt - f.startedAt,
+    generation_time: Date.now() - f.startedAt,
+    moderation_latency: null,
+    api_type: f.apiType,
+    is_byok: false,
+    external_user: f.user,
+    origin: '',
+  }
 }
 
 export type ResolvedOptions = Required<Omit<DemoUpstreamOptions, 'apiKey'>> & { apiKey: string | undefined }
