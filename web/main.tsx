@@ -10,7 +10,8 @@ import { useSession } from './stores/session'
 // so the next account never sees the previous one's balance or history.
 useSession.subscribe((state, previous) => {
   if (state.user?.id !== previous.user?.id) {
-    void mutate(() => true, undefined, { revalidate: false })
+    // /api/health describes the installation, not the account (banners read it): keep it.
+    void mutate((key) => key !== '/api/health', undefined, { revalidate: false })
   }
 })
 

@@ -17,6 +17,7 @@ const LoginPage = named(() => import('../features/auth/login-page'), 'LoginPage'
 const RegisterPage = named(() => import('../features/auth/register-page'), 'RegisterPage')
 const ForgotPasswordPage = named(() => import('../features/auth/forgot-password-page'), 'ForgotPasswordPage')
 const ResetPasswordPage = named(() => import('../features/auth/reset-password-page'), 'ResetPasswordPage')
+const VerifyEmailPage = named(() => import('../features/auth/verify-email-page'), 'VerifyEmailPage')
 const BlogListPage = named(() => import('../features/blog/blog-list-page'), 'BlogListPage')
 const BlogPostPage = named(() => import('../features/blog/blog-post-page'), 'BlogPostPage')
 const PrivacyPolicyPage = named(() => import('../features/legal/legal-page'), 'PrivacyPolicyPage')
@@ -100,6 +101,13 @@ export function AppRouter() {
           {(params) => (
             <Auth>
               <ResetPasswordPage key={params.token} token={params.token} />
+            </Auth>
+          )}
+        </Route>
+        <Route path="/verify-email/:token">
+          {(params) => (
+            <Auth>
+              <VerifyEmailPage key={params.token} token={params.token} />
             </Auth>
           )}
         </Route>

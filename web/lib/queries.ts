@@ -39,6 +39,10 @@ export interface HealthResponse {
   upstream: 'demo' | 'openrouter'
   mail: 'smtp' | 'outbox'
   payments: 'test' | 'yookassa'
+  /** ALLOW_TEST_PAYMENTS: every page shows the test-payments banner */
+  testPaymentsBanner?: boolean
+  /** the welcome bonus waits for a confirmed e-mail address */
+  emailVerification?: boolean
 }
 
 /** How this installation runs: the demo upstream and the test payment page are labelled in the UI. */

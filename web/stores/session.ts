@@ -10,6 +10,8 @@ export interface User {
   balance: number
   /** ISO date-time */
   createdAt: string
+  /** the address was confirmed by the link in the letter (absent in sessions stored before it existed) */
+  emailVerified?: boolean
 }
 
 export interface AuthResult {

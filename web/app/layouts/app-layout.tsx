@@ -24,6 +24,8 @@ import { cn } from '../../lib/cn'
 import { formatRubles } from '../../lib/format'
 import { useBalance } from '../../lib/queries'
 import { DemoBanner } from '../../components/demo-banner'
+import { EmailVerificationBanner } from '../../components/email-verification-banner'
+import { TestPaymentsBanner } from '../../components/test-payments-banner'
 import { LowBalanceBanner } from '../../components/low-balance-banner'
 import { getSession, useSession, type User } from '../../stores/session'
 
@@ -256,7 +258,9 @@ export function AppLayout({ children }: { children: ReactNode }) {
       )}
       <Sidebar user={user} open={menuOpen} onClose={() => setMenuOpen(false)} />
       <main className="lg:pl-64">
+        <TestPaymentsBanner />
         <DemoBanner />
+        <EmailVerificationBanner />
         <LowBalanceBanner />
         <div className="mx-auto w-full max-w-6xl px-4 py-6 sm:px-6 sm:py-8 lg:px-8 lg:py-10">{children}</div>
       </main>

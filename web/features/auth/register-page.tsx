@@ -5,6 +5,7 @@ import { Button } from '../../components/button'
 import { FormAlert } from '../../components/form-alert'
 import { SparklesIcon } from '../../components/icons'
 import { PasswordInput } from '../../components/password-input'
+import { useHealth } from '../../lib/queries'
 import { useDocumentTitle } from '../../lib/use-document-title'
 import { AuthCard, AuthSwitchFooter } from './auth-card'
 import { useSignIn } from './use-sign-in'
@@ -18,6 +19,7 @@ export function RegisterPage() {
   const [confirm, setConfirm] = useState('')
   const [error, setError] = useState<string | null>(null)
   const { signIn, loading } = useSignIn('/api/auth/register', 'Ошибка регистрации')
+  const confirmFirst = useHealth().data?.emailVerification === true
 
   function validate(): string | null {
     if (!email.trim() || !password || !confirm) return 'Заполните все поля'
@@ -43,8 +45,8 @@ export function RegisterPage() {
       <div className="mb-5 flex items-start gap-3 rounded-xl border border-indigo-100 bg-indigo-50/70 px-3.5 py-3 text-sm text-indigo-900">
         <SparklesIcon size={18} className="mt-0.5 shrink-0 text-indigo-600" />
         <p>
-          <span className="font-semibold">50 ₽ в подарок</span> — приветственный бонус зачисляется на баланс сразу
-          после регистрации.
+          <span className="font-semibold">50 ₽ в подарок</span> — приветственный бонус зачисляется на баланс{' '}
+          {confirmFirst ? 'после подтверждения e-mail по ссылке из письма.' : 'сразу после регистрации.'}
         </p>
       </div>
       <form noValidate onSubmit={onSubmit} className="space-y-4">

@@ -55,7 +55,8 @@ export function TopUpForm() {
     setError(null)
     setPending(true)
     try {
-      const payment = await billingApi.createPayment(parseRubles(value), `${window.location.origin}/app/billing`)
+      // A path: the server puts it on PUBLIC_URL (an origin of ours it would refuse if it differed).
+      const payment = await billingApi.createPayment(parseRubles(value), '/app/billing')
       // The button keeps spinning until the browser leaves for the payment page.
       window.location.assign(payment.confirmationUrl)
     } catch (err) {

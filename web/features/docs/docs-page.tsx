@@ -32,7 +32,7 @@ function DocsContent({ publicPage }: { publicPage: boolean }) {
           <div className="mt-12 flex flex-col gap-4 rounded-2xl border border-indigo-100 bg-indigo-50/70 p-6 sm:flex-row sm:items-center sm:justify-between">
             <div>
               <h2 className="text-lg font-semibold text-slate-900">Готовы попробовать?</h2>
-              <p className="mt-1 text-[15px] text-slate-600">Регистрация занимает около 30 секунд, бонус на баланс — сразу.</p>
+              <p className="mt-1 text-[15px] text-slate-600">Регистрация занимает около 30 секунд, бонус на баланс — после подтверждения e-mail.</p>
             </div>
             <div className="flex flex-col gap-2 sm:flex-row">
               <ButtonLink href="/register">Создать аккаунт</ButtonLink>
