@@ -72,7 +72,7 @@ const GENERATION_RETRY_MS = [500, 1000, 2000, 4000]
 
 /** The hashed end-user id sent upstream, memoised: it is the same on every request of a customer. */
 const endUserIds = new Map<string, string>()
-function endUserId(userId: string) {
+export function endUserId(userId: string) {
   let id = endUserIds.get(userId)
   if (id === undefined) {
     if (endUserIds.size >= 10_000) endUserIds.clear() // bounded; recomputing is cheap

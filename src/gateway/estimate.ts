@@ -104,6 +104,8 @@ export type RequestShape = {
   requestedTokens: number | undefined
   /** How many times the whole call is made (/v1/images makes one call per picture). */
   calls?: number
+  /** The prompt is several inputs, each limited by the context on its own (embeddings): no cap on the sum. */
+  promptUncapped?: boolean
 }
 
 const outputsImages = (m: ModelRow) => m.outputModalities.includes('image')
@@ -175,7 +177,7 @@ type Bound = { fixedUsd: Dec; perTokenUsd: Dec; maxTokens: number }
 function boundOf(c: Candidate, s: RequestShape): Bound {
   const m = c.model
   // A prompt longer than the context is refused by the router, so the context caps the estimate.
-  const promptTokens = m.contextLength > 0 ? Math.min(s.prompt.tokens, m.contextLength) : s.prompt.tokens
+  const promptTokens = m.contextLength > 0 && !s.promptUncapped ? Math.min(s.prompt.tokens, m.contextLength) : s.prompt.tokens
   const fixedUsd = costUsd(m, {
     promptTokens,
     images: s.prompt.images,

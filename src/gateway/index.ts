@@ -9,7 +9,8 @@ import { chatService, type GatewayDeps } from './chat'
 import { callerForKey, callerForUser, type Caller } from './callers'
 import { createImageStore } from './files'
 import { imagesService, imagesShape } from './images'
-import { ChatRequest, EstimateRequest, EstimateResult, ImagesRequest, ModelObject, OpenAIErrorBody } from './model'
+import { ChatRequest, CountTokensRequest, EmbeddingsRequest, EstimateRequest, EstimateResult, ImagesRequest, MessagesRequest, ModelObject, OpenAIErrorBody, ResponsesRequest } from './model'
+import { protocolsService } from './protocols'
 import { chatShape } from './shape'
 import { lookups } from './lookup'
 import { envelope, errors, ok } from '../lib/http'
@@ -35,6 +36,7 @@ export function gatewayRoutes(deps: GatewayDeps, guard: AuthGuard) {
   const chat = chatService(deps)
   const files = createImageStore(deps.config)
   const images = imagesService(deps, chat, files)
+  const protocols = protocolsService(deps, chat)
   const markup = dec(String(deps.config.markup))
   const lookup = lookups(deps.db)
 
@@ -52,9 +54,10 @@ export function gatewayRoutes(deps: GatewayDeps, guard: AuthGuard) {
   })
 
   const callers = new WeakMap<Request, Caller>()
-  async function authenticate(header: string | undefined, jwt: { verify(t: string): Promise<false | { sub?: string }> }): Promise<Caller> {
-    const token = bearer(header)
-    if (!token) throw unauthorized('Передайте API-ключ в заголовке Authorization: Bearer <ключ>', 'missing_api_key')
+  async function authenticate(headers: Record<string, string | undefined>, jwt: { verify(t: string): Promise<false | { sub?: string }> }): Promise<Caller> {
+    // Bearer for OpenAI clients; x-api-key for Anthropic's (Claude Code sends its key there).
+    const token = bearer(headers.authorization) ?? headers['x-api-key']?.trim()
+    if (!token) throw unauthorized('Передайте API-ключ в заголовке Authorization: Bearer <ключ> (или x-api-key)', 'missing_api_key')
     if (token.startsWith(KEY_PREFIX)) {
       const caller = await callerForKey(deps.db, token)
       if (!caller) throw unauthorized('Неверный API-ключ', 'invalid_api_key')
@@ -76,7 +79,7 @@ export function gatewayRoutes(deps: GatewayDeps, guard: AuthGuard) {
        */
       caller: {
         async transform({ request, headers, accessJwt, body }) {
-          callers.set(request, await authenticate(headers.authorization, accessJwt))
+          callers.set(request, await authenticate(headers, accessJwt))
           dropNulls(body)
         },
         resolve: ({ request }): { caller: Caller } => ({ caller: callers.get(request)! }),
@@ -119,6 +122,38 @@ export function gatewayRoutes(deps: GatewayDeps, guard: AuthGuard) {
         },
       },
     )
+    .post('/responses', async ({ caller, body, request }) => await protocols.responses(caller, body, request.signal), {
+      caller: true,
+      body: ResponsesRequest,
+      response: { 200: t.Any({ description: 'Response (формат OpenAI Responses API), или text/event-stream событий response.* при stream: true' }), ...errorsOf(400, 401, 402, 404, 429, 502, 503, 504) },
+      detail: {
+        summary: 'Responses API (формат OpenAI): без хранения ответов — вся история в input',
+        description: 'previous_response_id не поддерживается. Стоимость списывается как у чата; usage.cost — списанная сумма в рублях.',
+        security: [{ bearerAuth: [] }],
+      },
+    })
+    .post('/messages', async ({ caller, body, headers, request }) => await protocols.messages(caller, body, headers, request.signal), {
+      caller: true,
+      body: MessagesRequest,
+      response: { 200: t.Any({ description: 'Message (формат Anthropic), или text/event-stream событий message_* при stream: true' }), ...errorsOf(400, 401, 402, 404, 429, 502, 503, 504) },
+      detail: {
+        summary: 'Anthropic Messages API — для Claude Code и @anthropic-ai/sdk',
+        description: 'Ключ в x-api-key или Authorization: Bearer; заголовки anthropic-version и anthropic-beta передаются провайдеру. Ошибки — в формате Anthropic: {type:"error", error:{type, message}}.',
+        security: [{ bearerAuth: [] }],
+      },
+    })
+    .post('/messages/count_tokens', async ({ body, headers, request }) => await protocols.countTokens(body, headers, request.signal), {
+      caller: true,
+      body: CountTokensRequest,
+      response: { 200: t.Object({ input_tokens: t.Number() }), ...errorsOf(400, 401, 404, 502, 503) },
+      detail: { summary: 'Подсчёт входных токенов запроса Messages (бесплатно)', security: [{ bearerAuth: [] }] },
+    })
+    .post('/embeddings', async ({ caller, body, request }) => await protocols.embeddings(caller, body, request.signal), {
+      caller: true,
+      body: EmbeddingsRequest,
+      response: { 200: t.Any({ description: '{object:"list", data:[{object:"embedding", embedding, index}], model, usage}' }), ...errorsOf(400, 401, 402, 404, 429, 502, 503, 504) },
+      detail: { summary: 'Эмбеддинги (формат OpenAI), оплата за входные токены', security: [{ bearerAuth: [] }] },
+    })
     .post('/images', async ({ caller, body, request }) => await images.generate(caller, body, request.signal), imagesHook('Генерация изображений (формат OpenAI images.generate)'))
     .post(
       '/images/generations',

@@ -109,3 +109,63 @@ export const EstimateResult = t.Object(
   },
   { title: 'Estimate' },
 )
+
+const optionalModels = t.Optional(t.Array(t.String({ minLength: 1 }), { minItems: 1, maxItems: 10, error: 'models должен быть массивом из 1–10 идентификаторов моделей' }))
+
+export const ResponsesRequest = t.Object(
+  {
+    model: t.Optional(t.String({ minLength: 1, error: 'Укажите model — идентификатор модели из /v1/models' })),
+    models: optionalModels,
+    input: t.Union([t.String(), t.Array(t.Any(), { minItems: 1 })], { error: 'input должен быть строкой или непустым массивом элементов' }),
+    instructions: t.Optional(t.String({ error: 'instructions должен быть строкой' })),
+    tools: t.Optional(t.Array(t.Record(t.String(), t.Any()), { error: 'tools должен быть массивом инструментов' })),
+    max_output_tokens: t.Optional(int({ minimum: 1, maximum: 1_000_000, error: 'max_output_tokens должен быть целым числом не меньше 1' })),
+    temperature: t.Optional(t.Number({ minimum: 0, maximum: 2, error: 'temperature должен быть числом от 0 до 2' })),
+    stream: t.Optional(t.Boolean({ error: 'stream должен быть true или false' })),
+    previous_response_id: t.Optional(t.String()),
+  },
+  { additionalProperties: true, error: 'Тело запроса должно быть объектом с полями model и input' },
+)
+
+const anthropicContent = t.Union([t.String(), t.Array(t.Record(t.String(), t.Any()))], { error: 'content должен быть строкой или массивом блоков' })
+
+export const MessagesRequest = t.Object(
+  {
+    model: t.String({ minLength: 1, error: 'Укажите model — идентификатор модели из /v1/models (например anthropic/claude-sonnet-4.5)' }),
+    max_tokens: int({ minimum: 1, maximum: 1_000_000, error: 'max_tokens: обязательное целое число не меньше 1' }),
+    messages: t.Array(t.Object({ role: t.UnionEnum(['user', 'assistant'], { error: 'role должен быть user или assistant' }), content: anthropicContent }, { additionalProperties: true }), {
+      minItems: 1,
+      error: 'messages должен быть непустым массивом сообщений',
+    }),
+    system: t.Optional(anthropicContent),
+    tools: t.Optional(t.Array(t.Record(t.String(), t.Any()), { error: 'tools должен быть массивом инструментов' })),
+    stream: t.Optional(t.Boolean({ error: 'stream должен быть true или false' })),
+  },
+  { additionalProperties: true, error: 'Тело запроса должно быть объектом с полями model, max_tokens и messages' },
+)
+
+export const CountTokensRequest = t.Object(
+  {
+    model: t.String({ minLength: 1, error: 'Укажите model' }),
+    messages: t.Array(t.Record(t.String(), t.Any()), { minItems: 1, error: 'messages должен быть непустым массивом сообщений' }),
+  },
+  { additionalProperties: true, error: 'Тело запроса должно быть объектом с полями model и messages' },
+)
+
+export const EmbeddingsRequest = t.Object(
+  {
+    model: t.String({ minLength: 1, error: 'Укажите model — модель эмбеддингов из /v1/models' }),
+    input: t.Union(
+      [
+        t.String({ minLength: 1 }),
+        t.Array(t.String({ minLength: 1 }), { minItems: 1, maxItems: 2048 }),
+        t.Array(t.Number({ multipleOf: 1, minimum: 0 }), { minItems: 1 }),
+        t.Array(t.Array(t.Number({ multipleOf: 1, minimum: 0 }), { minItems: 1 }), { minItems: 1, maxItems: 2048 }),
+      ],
+      { error: 'input должен быть строкой, массивом строк (до 2048) или массивом токенов' },
+    ),
+    encoding_format: t.Optional(t.UnionEnum(['float', 'base64'], { error: 'encoding_format должен быть float или base64' })),
+    dimensions: t.Optional(int({ minimum: 1, maximum: 65_536, error: 'dimensions должен быть целым числом не меньше 1' })),
+  },
+  { additionalProperties: true, error: 'Тело запроса должно быть объектом с полями model и input' },
+)

@@ -2,6 +2,7 @@
 // how many choices, pictures and web results, and the prompt. estimate.ts prices the result.
 import { OpenAIError } from '../lib/errors'
 import type { ModelRow } from '../catalog/schema'
+import { isEmbedding } from '../catalog/service'
 import { DEFAULT_WEB_RESULTS, estimatePrompt, resolveCandidate, type Candidate, type RequestShape } from './estimate'
 
 /** More fallbacks than this are refused: the router tries them in order and each may bill. */
@@ -70,7 +71,13 @@ function webSearch(body: ChatLike): { results: number; plugins?: unknown[] } {
 
 export function chatShape(body: ChatLike, get: (id: string) => ModelRow | undefined): ChatShape {
   const ids = candidateIds(body)
-  const candidates: Candidate[] = ids.map((id) => resolveCandidate(get, id) ?? (() => { throw notFound(id) })())
+  const candidates: Candidate[] = ids.map((id) => {
+    const c = resolveCandidate(get, id)
+    if (!c) throw notFound(id)
+    if (isEmbedding(c.model))
+      throw new OpenAIError(400, `Модель ${id} создаёт эмбеддинги: используйте /v1/embeddings`, 'invalid_request_error', 'model_is_embedding', { param: 'model' })
+    return c
+  })
   const web = webSearch(body)
   const patch: Record<string, unknown> = {}
   if (web.plugins) patch.plugins = web.plugins

@@ -67,6 +67,26 @@ export class OpenAIError extends Error {
   }
 }
 
+/** Anthropic's error type for an HTTP status (its API and SDK's vocabulary). */
+export function anthropicErrorType(status: number): string {
+  if (status === 400 || status === 422) return 'invalid_request_error'
+  if (status === 401) return 'authentication_error'
+  if (status === 402) return 'billing_error'
+  if (status === 403) return 'permission_error'
+  if (status === 404) return 'not_found_error'
+  if (status === 413) return 'request_too_large'
+  if (status === 429) return 'rate_limit_error'
+  if (status === 503 || status === 529) return 'overloaded_error'
+  return 'api_error'
+}
+
+/** An error of ours in Anthropic's shape (/v1/messages); a 402 keeps our top-up hint in the message. */
+export function anthropicError(e: OpenAIError): Response {
+  const hint = e.extra.action ? ` ${e.extra.action.label}: ${e.extra.action.url}` : ''
+  const body = { type: 'error', error: { type: anthropicErrorType(e.status), message: `${e.message}${hint}` } }
+  return new Response(JSON.stringify(body), { status: e.status, headers: e.headers() })
+}
+
 export const TOP_UP_ACTION = { label: 'Пополнить баланс', url: '/app/billing' }
 
 export const insufficientBalance = (message: string) =>

@@ -1,6 +1,6 @@
 // The /api wire shapes: `{success:true, data}` and `{success:false, error}`, plus the one error handler.
 import { Elysia, t, type TSchema } from 'elysia'
-import { AppError, OpenAIError } from './errors'
+import { AppError, anthropicError, OpenAIError } from './errors'
 
 export const ok = <T>(data: T) => ({ success: true as const, data })
 
@@ -31,7 +31,8 @@ export const errorHandler = new Elysia({ name: 'error-handler' }).onError(
   { as: 'global' },
   ({ code, error, request }) => {
     const path = new URL(request.url).pathname
-    if (path.startsWith('/v1/') || path === '/v1') return openAIFailure(code, error, path, request.method)
+    if (path.startsWith('/v1/messages')) return anthropicError(openAIFailure(code, error, path, request.method))
+    if (path.startsWith('/v1/') || path === '/v1') return openAIFailure(code, error, path, request.method).asResponse()
     if (error instanceof AppError) return fail(error.status, error.message, error.headers)
     switch (code) {
       case 'VALIDATION': {
@@ -52,27 +53,27 @@ export const errorHandler = new Elysia({ name: 'error-handler' }).onError(
   },
 )
 
-/** The same failures in OpenAI's error shape, for the /v1 gateway and its SDK clients. */
-function openAIFailure(code: string | number, error: unknown, path: string, method: string): Response {
-  if (error instanceof OpenAIError) return error.asResponse()
+/** The same failures as OpenAI errors, for the /v1 gateway and its SDK clients (Anthropic's clients get them reshaped). */
+function openAIFailure(code: string | number, error: unknown, path: string, method: string): OpenAIError {
+  if (error instanceof OpenAIError) return error
   if (error instanceof AppError) {
     const type = error.status === 401 ? 'invalid_request_error' : error.status >= 500 ? 'server_error' : 'invalid_request_error'
-    return new OpenAIError(error.status, error.message, type, error.status === 429 ? 'rate_limit_exceeded' : 'invalid_request').asResponse()
+    return new OpenAIError(error.status, error.message, type, error.status === 429 ? 'rate_limit_exceeded' : 'invalid_request')
   }
   switch (code) {
     case 'VALIDATION': {
       const e = error as { customError?: unknown; valueError?: { path?: string } }
       const param = e.valueError?.path?.replace(/^\//, '').replace(/\//g, '.') || null
       const message = typeof e.customError === 'string' ? e.customError : `Некорректный параметр ${param ?? 'запроса'}`
-      return new OpenAIError(400, message, 'invalid_request_error', 'invalid_request', { param }).asResponse()
+      return new OpenAIError(400, message, 'invalid_request_error', 'invalid_request', { param })
     }
     case 'PARSE':
-      return new OpenAIError(400, 'Тело запроса должно быть корректным JSON', 'invalid_request_error', 'invalid_json').asResponse()
+      return new OpenAIError(400, 'Тело запроса должно быть корректным JSON', 'invalid_request_error', 'invalid_json')
     case 'NOT_FOUND':
-      return new OpenAIError(404, `Неизвестный адрес ${path}`, 'invalid_request_error', 'not_found').asResponse()
+      return new OpenAIError(404, `Неизвестный адрес ${path}`, 'invalid_request_error', 'not_found')
   }
   console.error(`[error] ${method} ${path}:`, error)
-  return new OpenAIError(500, 'Внутренняя ошибка шлюза. Попробуйте позже.', 'server_error', 'internal_error', { shouldRetry: false }).asResponse()
+  return new OpenAIError(500, 'Внутренняя ошибка шлюза. Попробуйте позже.', 'server_error', 'internal_error', { shouldRetry: false })
 }
 
 /** The caller's address; X-Forwarded-For is believed only when TRUST_PROXY says a proxy sets it. */

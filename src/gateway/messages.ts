@@ -1,0 +1,100 @@
+// POST /v1/messages: the Anthropic Messages API at the path the Anthropic SDK builds from a bare
+// origin, for Claude Code (ANTHROPIC_BASE_URL) and @anthropic-ai/sdk. Held, forwarded with the
+// anthropic-* headers, relayed event by event and settled exactly like chat; errors in Anthropic's shape.
+import { sseData } from '../lib/sse'
+import type { ModelRow } from '../catalog/schema'
+import { chatShape, type ChatShape } from './shape'
+import { chargedUsage, parseEvent, type Usage, type Wire } from './wire'
+
+export type MessagesBody = {
+  model: string
+  max_tokens: number
+  messages: Array<{ role: string; content: unknown }>
+  system?: unknown
+  tools?: unknown[]
+  stream?: boolean
+  [k: string]: unknown
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
+
+/**
+ * The catalogue entry for a model name as Anthropic's clients send it: our ids as they are, else
+ * Claude Code's own names (`claude-sonnet-4-5-20250929`, `claude-3-5-haiku-latest`) mapped to the
+ * router's (`anthropic/claude-sonnet-4.5`, `anthropic/claude-3.5-haiku`).
+ */
+export function resolveAnthropicModel(id: string, get: (id: string) => ModelRow | undefined): string {
+  if (get(id) || id.includes('/')) return id
+  const bare = id.replace(/-(\d{8}|latest)$/, '')
+  for (const name of [id, bare, bare.replace(/(\d)-(\d)/g, '$1.$2')]) if (get(`anthropic/${name}`)) return `anthropic/${name}`
+  return id
+}
+
+/** Anthropic blocks in chat's part names, so the prompt is estimated by the same code as chat's. */
+function chatParts(content: unknown): unknown {
+  if (!Array.isArray(content)) return content
+  return content.map((block) => {
+    if (!isObject(block)) return block
+    if (block.type === 'text') return { type: 'text', text: block.text }
+    if (block.type === 'thinking') return { type: 'text', text: block.thinking }
+    if (block.type === 'image') return { type: 'image_url' }
+    if (block.type === 'document') return { type: 'file' }
+    if (block.type === 'tool_result' && Array.isArray(block.content)) return { type: 'text', text: JSON.stringify(chatParts(block.content)) }
+    return { type: 'text', text: JSON.stringify(block) }
+  })
+}
+
+export function messagesShape(body: MessagesBody, get: (id: string) => ModelRow | undefined): ChatShape {
+  const messages = body.messages.map((m) => ({ role: m.role, content: chatParts(m.content) }))
+  if (body.system !== undefined) messages.unshift({ role: 'system', content: chatParts(body.system) })
+  const tools = Array.isArray(body.tools) ? body.tools : undefined
+  const searches = tools?.some((t) => isObject(t) && typeof t.type === 'string' && t.type.startsWith('web_search'))
+  // max_tokens is required and covers the thinking budget too (Anthropic's rule).
+  return chatShape({ model: body.model, messages, max_tokens: body.max_tokens, tools, web_search_options: searches ? {} : undefined }, get)
+}
+
+/** Anthropic's usage in chat's names: every input token (cache writes and reads included) is prompt. */
+const usageOf = (u: Record<string, any> | undefined | null): Usage | undefined =>
+  u
+    ? {
+        prompt_tokens: (u.input_tokens ?? 0) + (u.cache_creation_input_tokens ?? 0) + (u.cache_read_input_tokens ?? 0),
+        completion_tokens: u.output_tokens,
+        cost: u.cost,
+      }
+    : undefined
+
+const errorEvent = (type: string, message: string) => `event: error\n${sseData({ type: 'error', error: { type, message } })}`
+
+export const messagesWire: Wire = {
+  path: '/messages',
+  answer(json) {
+    if (json.type === 'error' || json.error) return { error: (json.error as { message?: string } | undefined)?.message ?? 'ошибка' }
+    if (!Array.isArray(json.content)) return { error: 'ответ без content' }
+    return { usage: usageOf(json.usage as Record<string, unknown>), model: json.model }
+  },
+  withCharge: (json, _usage, charged) => ({ ...json, usage: chargedUsage(json.usage as Record<string, unknown> | undefined, charged) }),
+  reader() {
+    // message_start carries the input tokens, message_delta the final output tokens (and the cost).
+    let started: Record<string, unknown> = {}
+    return {
+      plain: (block) => !block.includes('message_start') && !block.includes('message_delta') && !block.includes('"error"'),
+      pieces: (block) => block.split('content_block_delta').length - 1,
+      inspect(_event, data) {
+        const obj = parseEvent(data)
+        if (!obj) return 'drop'
+        if (obj.type === 'message_start') {
+          started = obj.message?.usage ?? {}
+          return {}
+        }
+        if (obj.type === 'message_delta' && obj.usage) {
+          const raw = { ...started, ...obj.usage }
+          return { usage: usageOf(raw)!, render: (_usage, charged) => `event: message_delta\n${sseData({ ...obj, usage: chargedUsage(raw, charged) })}` }
+        }
+        if (obj.type === 'error') return { error: obj.error?.message ?? '' }
+        return { piece: obj.type === 'content_block_delta' }
+      },
+      errorEvent: (message) => errorEvent('api_error', message),
+      keepAlive: `event: ping\n${sseData({ type: 'ping' })}`,
+    }
+  },
+}

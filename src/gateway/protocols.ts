@@ -1,0 +1,77 @@
+// The router's other protocols through the same hold → forward → relay → settle as chat:
+// Responses, Anthropic Messages (and its free token count) and embeddings.
+import { OpenAIError } from '../lib/errors'
+import { upstreamErrorFrom } from '../upstream/client'
+import type { Caller } from './callers'
+import { endUserId, type ChatService, type GatewayDeps } from './chat'
+import { embeddingsShape, embeddingsWire, type EmbeddingsBody } from './embeddings'
+import { messagesShape, messagesWire, resolveAnthropicModel, type MessagesBody } from './messages'
+import { responsesShape, responsesWire, type ResponsesBody } from './responses'
+import { fromFetchFailure, fromUpstream } from './upstream-errors'
+
+const ANTHROPIC_VERSION = '2023-06-01'
+
+/** The anthropic-* headers the router needs to speak the caller's version of the protocol. */
+function anthropicHeaders(headers: Record<string, string | undefined>): Record<string, string> {
+  const out: Record<string, string> = { 'anthropic-version': headers['anthropic-version'] || ANTHROPIC_VERSION }
+  if (headers['anthropic-beta']) out['anthropic-beta'] = headers['anthropic-beta']
+  return out
+}
+
+export function protocolsService(deps: GatewayDeps, chat: ChatService) {
+  const get = deps.catalog.get
+
+  async function messages(caller: Caller, body: MessagesBody, headers: Record<string, string | undefined>, signal: AbortSignal) {
+    const stream = body.stream === true
+    const model = resolveAnthropicModel(body.model, get)
+    const cs = messagesShape({ ...body, model }, get)
+    const p = await chat.prepare(caller, cs, { endpoint: 'messages', stream, headers: anthropicHeaders(headers) })
+    const metadata = { ...(body.metadata as Record<string, unknown> | undefined), user_id: endUserId(caller.userId) }
+    const out: Record<string, unknown> = { ...body, model, stream, metadata }
+    if (p.maxTokens !== null) out.max_tokens = p.maxTokens
+    return stream ? chat.stream(p, messagesWire, out, signal) : chat.complete(p, messagesWire, out, signal)
+  }
+
+  return {
+    async responses(caller: Caller, body: ResponsesBody, signal: AbortSignal) {
+      const stream = body.stream === true
+      const cs = responsesShape(body, get)
+      const p = await chat.prepare(caller, cs, { endpoint: 'responses', stream })
+      const out: Record<string, unknown> = { ...body, ...cs.patch, stream, user: endUserId(caller.userId) }
+      if (p.maxTokens !== null) out.max_output_tokens = p.maxTokens
+      return stream ? chat.stream(p, responsesWire, out, signal) : chat.complete(p, responsesWire, out, signal)
+    },
+
+    async messages(caller: Caller, body: MessagesBody, headers: Record<string, string | undefined>, signal: AbortSignal) {
+      try {
+        return await messages(caller, body, headers, signal)
+      } catch (e) {
+        // Claude Code shows only the message: the top-up link must work outside the browser.
+        const action = e instanceof OpenAIError ? e.extra.action : undefined
+        if (action?.url.startsWith('/')) (e as OpenAIError).extra.action = { ...action, url: new URL(action.url, deps.config.publicUrl).href }
+        throw e
+      }
+    },
+
+    /** The router's free input-token count for a Messages body; nothing is held or charged. */
+    async countTokens(body: Record<string, unknown>, headers: Record<string, string | undefined>, signal: AbortSignal) {
+      const model = typeof body.model === 'string' ? resolveAnthropicModel(body.model, get) : body.model
+      let res: Response
+      try {
+        res = await deps.upstream.post('/messages/count_tokens', { ...body, model }, AbortSignal.any([signal, AbortSignal.timeout(deps.config.upstreamTimeoutMs)]), anthropicHeaders(headers))
+      } catch (e) {
+        throw fromFetchFailure(e, (e as Error)?.name === 'TimeoutError')
+      }
+      if (!res.ok) throw fromUpstream(await upstreamErrorFrom(res))
+      const json = (await res.json().catch(() => null)) as { input_tokens?: unknown } | null
+      if (typeof json?.input_tokens !== 'number') throw new OpenAIError(502, 'Провайдер не вернул число токенов', 'server_error', 'upstream_error')
+      return { input_tokens: json.input_tokens }
+    },
+
+    async embeddings(caller: Caller, body: EmbeddingsBody, signal: AbortSignal) {
+      const cs = embeddingsShape(body, get)
+      const p = await chat.prepare(caller, cs, { endpoint: 'embeddings', stream: false })
+      return chat.complete(p, embeddingsWire, { ...body, user: endUserId(caller.userId) }, signal)
+    },
+  }
+}

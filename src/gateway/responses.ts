@@ -1,0 +1,114 @@
+// POST /v1/responses: OpenAI's Responses API (Vercel AI SDK's default provider, Codex CLI, `llm`,
+// openai.responses.*), stateless like the router's: the whole history comes in `input`.
+// Held, forwarded, relayed event by event and settled exactly like chat.
+import { OpenAIError } from '../lib/errors'
+import { sseData } from '../lib/sse'
+import type { ModelRow } from '../catalog/schema'
+import { chatShape, type ChatShape } from './shape'
+import { chargedUsage, countEvents, parseEvent, type Usage, type Wire } from './wire'
+
+export type ResponsesBody = {
+  model?: string
+  models?: string[]
+  input: unknown
+  instructions?: string
+  tools?: unknown[]
+  max_output_tokens?: number
+  stream?: boolean
+  previous_response_id?: string
+  text?: unknown
+  [k: string]: unknown
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
+
+/** Content parts in chat's names, so the prompt is estimated by the same code as chat's. */
+function chatParts(content: unknown): unknown {
+  if (!Array.isArray(content)) return content
+  return content.map((part) => {
+    if (!isObject(part)) return part
+    if (part.type === 'input_text' || part.type === 'output_text') return { type: 'text', text: part.text }
+    if (part.type === 'input_image') return { type: 'image_url' }
+    if (part.type === 'input_file') return { type: 'file' }
+    return { type: 'text', text: JSON.stringify(part) }
+  })
+}
+
+/** The input items as chat messages: messages keep their parts; calls, outputs and the rest count as text. */
+function asMessages(body: ResponsesBody): Array<{ role: string; content?: unknown }> {
+  const out: Array<{ role: string; content?: unknown }> = []
+  if (typeof body.instructions === 'string') out.push({ role: 'system', content: body.instructions })
+  if (typeof body.input === 'string') out.push({ role: 'user', content: body.input })
+  else if (Array.isArray(body.input))
+    for (const item of body.input) {
+      if (isObject(item) && (item.type === 'message' || (item.type === undefined && 'role' in item))) out.push({ role: String(item.role), content: chatParts(item.content) })
+      else out.push({ role: 'user', content: JSON.stringify(item) })
+    }
+  return out
+}
+
+const WEB_TOOLS = /^web_search/
+
+export function responsesShape(body: ResponsesBody, get: (id: string) => ModelRow | undefined): ChatShape {
+  if (body.previous_response_id !== undefined)
+    throw new OpenAIError(
+      400,
+      'previous_response_id не поддерживается: ответы не хранятся. Передайте всю историю в input (предыдущие сообщения и output прошлого ответа).',
+      'invalid_request_error',
+      'previous_response_not_supported',
+      { param: 'previous_response_id' },
+    )
+  const tools = Array.isArray(body.tools) ? body.tools : undefined
+  const searches = tools?.some((t) => isObject(t) && typeof t.type === 'string' && WEB_TOOLS.test(t.type))
+  return chatShape(
+    {
+      model: body.model,
+      models: body.models,
+      messages: asMessages(body),
+      max_tokens: body.max_output_tokens,
+      tools,
+      response_format: body.text,
+      plugins: body.plugins,
+      web_search_options: searches ? {} : undefined,
+    },
+    get,
+  )
+}
+
+/** The Responses usage in chat's names, for settlement. */
+const usageOf = (u: Record<string, any> | undefined | null): Usage | undefined =>
+  u ? { prompt_tokens: u.input_tokens, completion_tokens: u.output_tokens, total_tokens: u.total_tokens, cost: u.cost } : undefined
+
+const FINAL = new Set(['response.completed', 'response.incomplete'])
+
+export const responsesWire: Wire = {
+  path: '/responses',
+  answer(json) {
+    const err = json.error as { message?: string } | null | undefined
+    if (err || json.status === 'failed' || !Array.isArray(json.output)) return { error: err?.message ?? 'ответ без output' }
+    return { usage: usageOf(json.usage as Record<string, unknown>), model: json.model }
+  },
+  withCharge: (json, _usage, charged) => ({ ...json, usage: chargedUsage(json.usage as Record<string, unknown> | undefined, charged) }),
+  reader: () => ({
+    plain: (block) => !block.includes('response.completed') && !block.includes('response.incomplete') && !block.includes('response.failed') && !block.includes('"error"'),
+    pieces: (block) => countEvents(block, ['response.output_text.delta', 'response.function_call_arguments.delta']),
+    inspect(_event, data) {
+      const obj = parseEvent(data)
+      if (!obj) return 'drop'
+      const type = obj.type as string | undefined
+      if (type && FINAL.has(type) && obj.response?.usage) {
+        const raw = obj.response.usage
+        return {
+          usage: usageOf(raw)!,
+          model: obj.response.model,
+          render: (_usage, charged) => `event: ${type}\ndata: ${JSON.stringify({ ...obj, response: { ...obj.response, usage: chargedUsage(raw, charged) } })}\n\n`,
+        }
+      }
+      if (type === 'response.failed') return { error: obj.response?.error?.message ?? '' }
+      if (type === 'error') return { error: obj.message ?? obj.error?.message ?? '' }
+      return { piece: type === 'response.output_text.delta' || type === 'response.function_call_arguments.delta' }
+    },
+    errorEvent: (message) => `event: error\n${sseData({ type: 'error', code: 'upstream_error', message, param: null, sequence_number: 0 })}`,
+    keepAlive: ': keep-alive\n\n',
+  }),
+}
