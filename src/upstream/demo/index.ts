@@ -5,6 +5,7 @@
 // Routes match by path SUFFIX, so any base prefix works (`/api/v1/models`, `/v1/models`, `/models`).
 import { findModel, listModels, modelEndpoints } from './catalogue'
 import { handleChat, type RequestContext } from './chat'
+import { authoriseMessages, handleCountTokens, handleMessages, MESSAGES_PATH } from './messages'
 import { DemoState, resolveOptions, type DemoUpstreamOptions, type GenerationStats, type RecordedRequest } from './state'
 import type { Fault } from './faults'
 import { json, openRouterError } from './wire'
@@ -111,8 +112,9 @@ function track(req: Request, url: URL, state: DemoState): { entry: RecordedReque
   return { entry, ctx }
 }
 
-function authorised(req: Request, apiKey: string | undefined): Response | null {
+function authorised(req: Request, url: URL, apiKey: string | undefined): Response | null {
   if (apiKey === undefined) return null
+  if (MESSAGES_PATH.test(decodePath(url.pathname))) return authoriseMessages(req, apiKey)
   const header = req.headers.get('authorization')
   if (!header) return openRouterError(401, 'No auth credentials found')
   if (header !== `Bearer ${apiKey}`) return openRouterError(401, 'User not found.')
@@ -124,7 +126,7 @@ async function handle(req: Request, state: DemoState): Promise<Response> {
   const { entry, ctx } = track(req, url, state)
   try {
     entry.body = await readJson(req)
-    const res = authorised(req, state.opts.apiKey) ?? (await route(req.method, url, entry.body, state, ctx))
+    const res = authorised(req, url, state.opts.apiKey) ?? (await route(req.method, url, entry.body, state, ctx))
     // A streamed answer marks itself finished when its last event is written.
     if (!res.headers.get('content-type')?.startsWith('text/event-stream')) ctx.markFinished()
     return res
@@ -152,6 +154,8 @@ type Route = {
 // Most specific first: `/models/{author}/{slug}` must win over `/models`.
 const ROUTES: Route[] = [
   { method: 'POST', pattern: /\/chat\/completions$/, run: (_m, _u, body, state, ctx) => handleChat(body, state, ctx) },
+  { method: 'POST', pattern: /\/messages\/count_tokens$/, run: (_m, _u, body) => handleCountTokens(body) },
+  { method: 'POST', pattern: /\/messages$/, run: (_m, _u, body, state, ctx) => handleMessages(body, state, ctx) },
   { method: 'GET', pattern: /\/models\/([^/]+\/[^/]+)\/endpoints$/, run: (m) => modelEndpointsRoute(m[1]!) },
   { method: 'GET', pattern: /\/models?\/([^/]+\/[^/]+)$/, run: (m) => modelRoute(m[1]!) },
   { method: 'GET', pattern: /\/models$/, run: (_m, url) => json(listModels(url.searchParams)) },

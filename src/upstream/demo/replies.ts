@@ -62,7 +62,7 @@ export const splitTokens = (text: string): string[] => text.match(/\s*\S+/g) ?? 
 const SNIPPET_LIMIT = 120
 
 /** The user's words, whitespace collapsed and cut to a readable length. */
-function snippet(userText: string): string {
+export function snippet(userText: string): string {
   const flat = userText.replace(/\s+/g, ' ').trim()
   const chars = [...flat]
   return chars.length > SNIPPET_LIMIT ? `${chars.slice(0, SNIPPET_LIMIT).join('')}…` : flat
