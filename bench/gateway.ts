@@ -1,10 +1,12 @@
-// Gateway overhead benchmark (issue 3): the same plain and streamed chat completions sent straight to
-// the fake upstream and through the gateway, in one run, at concurrency 1 and 64.
+// Gateway overhead benchmark (issues 3 and 15): the same plain and streamed requests — chat
+// completions, the Responses API and Anthropic Messages — sent straight to the fake upstream and
+// through the gateway, in one run, at concurrency 1 and 64.
 //
 //   bun bench/gateway.ts                 # full run (≈ 1 min on the 2-core box; each scenario capped at 60 s)
 //   bun bench/gateway.ts --quick         # ≈ 20 s, smaller samples
 //   bun bench/gateway.ts --requests 4000 # measured requests per side at concurrency 1 (×4 at 64)
 //   bun bench/gateway.ts --warmup 0      # skip the JIT warm-up (cold-process figures)
+//   bun bench/gateway.ts --protocols chat # only chat completions (the issue-3 figures)
 //
 // The fake upstream answers instantly (tokenDelayMs 0), so what differs between the two paths is
 // the gateway itself: auth, validation, the hold and settle transactions, the usage row, the relay.
@@ -22,7 +24,8 @@ function parseArgs(argv: string[]) {
   let quick = false
   let requests: number | undefined
   let warmup: number | undefined
-  const usage = 'usage: bun bench/gateway.ts [--quick] [--requests N] [--warmup N]'
+  let protocols: Protocol[] = [...PROTOCOLS]
+  const usage = 'usage: bun bench/gateway.ts [--quick] [--requests N] [--warmup N] [--protocols chat,responses,messages]'
   const intArg = (name: string, raw: string | undefined, min: number, max: number) => {
     const n = Number(raw)
     if (!Number.isInteger(n) || n < min || n > max) {
@@ -37,6 +40,14 @@ function parseArgs(argv: string[]) {
     if (a === '--quick') quick = true
     else if (a === '--requests' || a.startsWith('--requests=')) requests = intArg('requests', value(), 10, 1_000_000)
     else if (a === '--warmup' || a.startsWith('--warmup=')) warmup = intArg('warmup', value(), 0, 1_000_000)
+    else if (a === '--protocols' || a.startsWith('--protocols=')) {
+      const list = (value() ?? '').split(',').map((x) => x.trim())
+      if (list.length === 0 || list.some((x) => !(PROTOCOLS as readonly string[]).includes(x))) {
+        console.error(`--protocols takes a comma list of ${PROTOCOLS.join(', ')}`)
+        process.exit(2)
+      }
+      protocols = list as Protocol[]
+    }
     else if (a === '--help' || a === '-h') {
       console.log(usage)
       process.exit(0)
@@ -49,6 +60,7 @@ function parseArgs(argv: string[]) {
   const n1 = requests ?? (quick ? 800 : 3000)
   return {
     quick,
+    protocols,
     // Requests per side and mode before anything is measured, so both processes run JIT-compiled code.
     jitWarmup: warmup ?? (quick ? 4000 : 12_000),
     c1: { requests: n1, batch: Math.max(10, Math.min(250, Math.ceil(n1 / 12))) },
@@ -56,12 +68,17 @@ function parseArgs(argv: string[]) {
   }
 }
 
+/** The protocols measured: chat completions, the Responses API and Anthropic Messages (issue 15). */
+const PROTOCOLS = ['chat', 'responses', 'messages'] as const
+type Protocol = (typeof PROTOCOLS)[number]
+const PATHS: Record<Protocol, string> = { chat: '/chat/completions', responses: '/responses', messages: '/messages' }
+
 const SETTINGS = parseArgs(process.argv.slice(2))
 const CONCURRENCY_HIGH = 64
 const WARMUP = 50 // requests per side before each scenario (at least 2 per worker at concurrency 64)
 const SCENARIO_CAP_MS = 60_000 // a scenario stops issuing requests after this long
 const REQUEST_TIMEOUT_MS = 10_000
-const RUN_CAP_MS = 5 * 60_000 // the whole run, whatever happens
+const RUN_CAP_MS = 12 * 60_000 // the whole run, whatever happens
 const BONUS_RUB = 1_000_000
 const MODEL = 'openai/gpt-3.5-turbo'
 
@@ -126,7 +143,7 @@ function machineBusyMs(): number {
 
 // ---------------------------------------------------------------- one request
 
-type Target = { name: 'direct' | 'gateway'; url: string; key: string }
+type Target = { name: 'direct' | 'gateway'; protocol: Protocol; url: string; key: string }
 type Mode = 'plain' | 'stream'
 
 type Sample = { totalMs: number; ttfbMs: number }
@@ -170,20 +187,27 @@ class SideStats {
   }
 }
 
-function requestBody(mode: Mode): string {
-  const body: Record<string, unknown> = {
-    model: MODEL,
-    messages: [{ role: 'user', content: 'Say hello in one short sentence.' }],
-    max_tokens: 16,
-  }
+const PROMPT = 'Say hello in one short sentence.'
+
+function requestBody(protocol: Protocol, mode: Mode): string {
+  const body: Record<string, unknown> =
+    protocol === 'responses'
+      ? { model: MODEL, input: PROMPT, max_output_tokens: 16 }
+      : { model: MODEL, messages: [{ role: 'user', content: PROMPT }], max_tokens: 16 }
   if (mode === 'stream') body.stream = true
   return JSON.stringify(body)
 }
 
-const DONE = 'data: [DONE]'
+/** What a well-formed answer of each protocol has: its content array, and how its stream ends and fails. */
+const WELL_FORMED: Record<Protocol, { field: string; end: string; failed: string[] }> = {
+  chat: { field: 'choices', end: 'data: [DONE]', failed: ['"error"'] },
+  responses: { field: 'output', end: 'response.completed', failed: ['response.failed', 'event: error'] },
+  messages: { field: 'content', end: 'message_stop', failed: ['event: error'] },
+}
 
 /** Sends one completion and reads the whole body; throws on anything but a well-formed 200. */
 async function once(target: Target, mode: Mode, body: string): Promise<Sample> {
+  const shape = WELL_FORMED[target.protocol]
   const started = performance.now()
   const res = await fetch(target.url, {
     method: 'POST',
@@ -195,8 +219,9 @@ async function once(target: Target, mode: Mode, body: string): Promise<Sample> {
     const text = await res.text()
     const totalMs = performance.now() - started
     if (res.status !== 200) throw new Error(`${target.name}: HTTP ${res.status} ${text.slice(0, 200)}`)
-    const json = JSON.parse(text) as { choices?: unknown[]; error?: unknown }
-    if (json.error || !Array.isArray(json.choices) || json.choices.length === 0) throw new Error(`${target.name}: bad body ${text.slice(0, 200)}`)
+    const json = JSON.parse(text) as Record<string, unknown>
+    const content = json[shape.field]
+    if (json.error || !Array.isArray(content) || content.length === 0) throw new Error(`${target.name}: bad body ${text.slice(0, 200)}`)
     return { totalMs, ttfbMs: NaN }
   }
   if (res.status !== 200 || !res.body) {
@@ -215,8 +240,8 @@ async function once(target: Target, mode: Mode, body: string): Promise<Sample> {
   }
   const totalMs = performance.now() - started
   text += decoder.decode()
-  if (!text.trimEnd().endsWith(DONE)) throw new Error(`${target.name}: stream without [DONE]: …${text.slice(-200)}`)
-  if (text.includes('"error"')) throw new Error(`${target.name}: stream carried an error: …${text.slice(-300)}`)
+  if (!text.slice(-400).includes(shape.end)) throw new Error(`${target.name}: stream without ${shape.end}: …${text.slice(-200)}`)
+  if (shape.failed.some((f) => text.includes(f))) throw new Error(`${target.name}: stream carried an error: …${text.slice(-300)}`)
   return { totalMs, ttfbMs }
 }
 
@@ -263,8 +288,8 @@ type ScenarioResult = {
 }
 
 async function scenario(direct: Target, gateway: Target, mode: Mode, concurrency: number, total: number, batchSize: number): Promise<ScenarioResult> {
-  const label = `${mode} c${concurrency}`
-  const body = requestBody(mode)
+  const label = `${gateway.protocol === 'chat' ? '' : `${gateway.protocol} `}${mode} c${concurrency}`
+  const body = requestBody(gateway.protocol, mode)
   const started = performance.now()
   const deadline = started + SCENARIO_CAP_MS
   let gatewayRequests = 0
@@ -289,7 +314,7 @@ async function scenario(direct: Target, gateway: Target, mode: Mode, concurrency
   const result = { label, mode, concurrency, direct: d.summary(), gateway: g.summary(), timedOut, gatewayRequests }
   const errs = [d.firstError, g.firstError].filter(Boolean)
   console.log(
-    `  ${label.padEnd(10)} ${((performance.now() - started) / 1000).toFixed(1)} s, ` +
+    `  ${label.padEnd(19)} ${((performance.now() - started) / 1000).toFixed(1)} s, ` +
       `${result.direct.n}+${result.gateway.n} measured, errors ${result.direct.errors}/${result.gateway.errors}` +
       `${timedOut ? ' — HIT THE 60 s CAP, sample truncated' : ''}${errs.length ? `\n    first error: ${errs.join(' | ')}` : ''}`,
   )
@@ -327,7 +352,7 @@ function report(results: ScenarioResult[]) {
     console.log('\nstreams, time to first body byte (ms):')
     for (const r of streams)
       console.log(
-        `  ${r.label.padEnd(10)} direct ${ms(r.direct.ttfbP50)} / ${ms(r.direct.ttfbP99)}   gateway ${ms(r.gateway.ttfbP50)} / ${ms(r.gateway.ttfbP99)}   added ${signedMs(r.gateway.ttfbP50 - r.direct.ttfbP50)} / ${signedMs(r.gateway.ttfbP99 - r.direct.ttfbP99)}`,
+        `  ${r.label.padEnd(19)} direct ${ms(r.direct.ttfbP50)} / ${ms(r.direct.ttfbP99)}   gateway ${ms(r.gateway.ttfbP50)} / ${ms(r.gateway.ttfbP99)}   added ${signedMs(r.gateway.ttfbP50 - r.direct.ttfbP50)} / ${signedMs(r.gateway.ttfbP99 - r.direct.ttfbP99)}`,
       )
   }
 
@@ -335,7 +360,7 @@ function report(results: ScenarioResult[]) {
     console.log('\nCPU per request, ms (gateway process | this process = load generator + fake upstream):')
     for (const r of results)
       console.log(
-        `  ${r.label.padEnd(10)} direct: ${ms(r.direct.cpuGatewayPerReq, 3)} | ${ms(r.direct.cpuBenchPerReq, 3)}   ` +
+        `  ${r.label.padEnd(19)} direct: ${ms(r.direct.cpuGatewayPerReq, 3)} | ${ms(r.direct.cpuBenchPerReq, 3)}   ` +
           `via gateway: ${ms(r.gateway.cpuGatewayPerReq, 3)} | ${ms(r.gateway.cpuBenchPerReq, 3)}`,
       )
   }
@@ -384,27 +409,37 @@ async function main() {
     const ours0 = cpuMs('self') + cpuMs(GATEWAY_PID)
     const wall0 = performance.now()
     console.log(`fake upstream ${gw.upstream.url}, gateway ${gw.url}, customer ${who.email}\n`)
-    const direct: Target = { name: 'direct', url: `${gw.upstream.url}/chat/completions`, key: UPSTREAM_KEY }
-    const gateway: Target = { name: 'gateway', url: `${gw.url}/v1/chat/completions`, key: who.key }
+    const targets = (protocol: Protocol): [Target, Target] => [
+      { name: 'direct', protocol, url: `${gw.upstream.url}${PATHS[protocol]}`, key: UPSTREAM_KEY },
+      { name: 'gateway', protocol, url: `${gw.url}/v1${PATHS[protocol]}`, key: who.key },
+    ]
 
     // JIT warm-up: a fresh process runs interpreted and baseline-compiled code for its first thousands
     // of requests (JavaScriptCore's compiler threads took ≈ 14 µs of CPU per request after 8 000);
-    // a gateway in service has long passed that. Both sides, both modes, at concurrency 64.
+    // a gateway in service has long passed that. Both sides, both modes, at concurrency 64; the other
+    // protocols share most of chat's code and get a third of its warm-up.
     let warmupRequests = 0
     if (SETTINGS.jitWarmup > 0) {
       const w0 = performance.now()
-      for (const mode of ['plain', 'stream'] as const) {
-        const body = requestBody(mode)
-        await batch(direct, mode, body, CONCURRENCY_HIGH, SETTINGS.jitWarmup, Infinity)
-        warmupRequests += await batch(gateway, mode, body, CONCURRENCY_HIGH, SETTINGS.jitWarmup, Infinity)
+      for (const protocol of SETTINGS.protocols) {
+        const [direct, gateway] = targets(protocol)
+        const count = protocol === 'chat' ? SETTINGS.jitWarmup : Math.ceil(SETTINGS.jitWarmup / 3)
+        for (const mode of ['plain', 'stream'] as const) {
+          const body = requestBody(protocol, mode)
+          await batch(direct, mode, body, CONCURRENCY_HIGH, count, Infinity)
+          warmupRequests += await batch(gateway, mode, body, CONCURRENCY_HIGH, count, Infinity)
+        }
       }
-      console.log(`  JIT warm-up: ${SETTINGS.jitWarmup} plain + ${SETTINGS.jitWarmup} streamed requests per side in ${((performance.now() - w0) / 1000).toFixed(1)} s (not measured)`)
+      console.log(`  JIT warm-up: ${SETTINGS.jitWarmup} plain + ${SETTINGS.jitWarmup} streamed chat requests per side (a third of that per other protocol) in ${((performance.now() - w0) / 1000).toFixed(1)} s (not measured)`)
     }
 
     const results: ScenarioResult[] = []
-    for (const mode of ['plain', 'stream'] as const) results.push(await scenario(direct, gateway, mode, 1, SETTINGS.c1.requests, SETTINGS.c1.batch))
-    for (const mode of ['plain', 'stream'] as const)
-      results.push(await scenario(direct, gateway, mode, CONCURRENCY_HIGH, SETTINGS.c64.requests, SETTINGS.c64.batch))
+    for (const protocol of SETTINGS.protocols) {
+      const [direct, gateway] = targets(protocol)
+      for (const mode of ['plain', 'stream'] as const) results.push(await scenario(direct, gateway, mode, 1, SETTINGS.c1.requests, SETTINGS.c1.batch))
+      for (const mode of ['plain', 'stream'] as const)
+        results.push(await scenario(direct, gateway, mode, CONCURRENCY_HIGH, SETTINGS.c64.requests, SETTINGS.c64.batch))
+    }
     report(results)
     // Tick accounting is coarse (10 ms per process and CPU), so small negative values mean "none".
     const others = Math.max(0, machineBusyMs() - busy0 - (cpuMs('self') + cpuMs(GATEWAY_PID) - ours0))
