@@ -1,6 +1,7 @@
 // POST /v1/messages: the Anthropic Messages API at the path the Anthropic SDK builds from a bare
 // origin, for Claude Code (ANTHROPIC_BASE_URL) and @anthropic-ai/sdk. Held, forwarded with the
 // anthropic-* headers, relayed event by event and settled exactly like chat; errors in Anthropic's shape.
+import { isObject } from '../lib/json'
 import { sseData } from '../lib/sse'
 import type { ModelRow } from '../catalog/schema'
 import { chatShape, type ChatShape } from './shape'
@@ -15,8 +16,6 @@ export type MessagesBody = {
   stream?: boolean
   [k: string]: unknown
 }
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
 
 /**
  * The catalogue entry for a model name as Anthropic's clients send it: our ids as they are, else

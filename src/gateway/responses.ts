@@ -1,6 +1,7 @@
 // POST /v1/responses: OpenAI's Responses API (Vercel AI SDK's default provider, Codex CLI, `llm`,
 // openai.responses.*), stateless like the router's: the whole history comes in `input`.
 // Held, forwarded, relayed event by event and settled exactly like chat.
+import { isObject } from '../lib/json'
 import { OpenAIError } from '../lib/errors'
 import { sseData } from '../lib/sse'
 import type { ModelRow } from '../catalog/schema'
@@ -19,8 +20,6 @@ export type ResponsesBody = {
   text?: unknown
   [k: string]: unknown
 }
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
 
 /** Content parts in chat's names, so the prompt is estimated by the same code as chat's. */
 function chatParts(content: unknown): unknown {

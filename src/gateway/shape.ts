@@ -1,5 +1,6 @@
 // Reads what a chat request asks the router for, as far as it is billed: which models may answer,
 // how many choices, pictures and web results, and the prompt. estimate.ts prices the result.
+import { isObject } from '../lib/json'
 import { OpenAIError } from '../lib/errors'
 import type { ModelRow } from '../catalog/schema'
 import { isEmbedding } from '../catalog/service'
@@ -33,8 +34,6 @@ export type ChatShape = {
 }
 
 const notFound = (id: string) => new OpenAIError(404, `Модель ${id} не найдена в каталоге`, 'invalid_request_error', 'model_not_found', { param: 'model' })
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
 
 /** The ids the router may answer with: `model`, then `models` in order (fallbacks), without repeats. */
 function candidateIds(body: ChatLike): string[] {
