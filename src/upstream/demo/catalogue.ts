@@ -182,17 +182,52 @@ export const CATALOGUE: readonly Model[] = [
   }),
 ]
 
+/**
+ * Embedding models (protocols.md 1.12): listed only by `GET /embeddings/models`, never by `/models`
+ * (whatever its filters), and usable only by `POST /embeddings`. `GET /models/{id}` resolves them.
+ */
+export const EMBEDDING_MODELS: readonly Model[] = [
+  model({
+    id: 'openai/text-embedding-3-small', name: 'OpenAI: Text Embedding 3 Small', created: 1705953600,
+    description: 'Демо-модель: компактная модель эмбеддингов OpenAI, векторы длиной 1536.',
+    context: 8192, maxCompletion: null, input: ['text'], output: ['embeddings'], tokenizer: 'GPT',
+    pricing: { prompt: '0.00000002', completion: '0' }, params: ['dimensions', 'encoding_format'],
+  }),
+  model({
+    id: 'openai/text-embedding-3-large', name: 'OpenAI: Text Embedding 3 Large', created: 1705953600,
+    description: 'Демо-модель: точная модель эмбеддингов OpenAI, векторы длиной 3072.',
+    context: 8192, maxCompletion: null, input: ['text'], output: ['embeddings'], tokenizer: 'GPT',
+    pricing: { prompt: '0.00000013', completion: '0' }, params: ['dimensions', 'encoding_format'],
+  }),
+]
+
+/** Each embedding model's native vector length (the default and the most `dimensions` may ask for). */
+export const EMBEDDING_DIMENSIONS: Readonly<Record<string, number>> = {
+  'openai/text-embedding-3-small': 1536,
+  'openai/text-embedding-3-large': 3072,
+}
+
+export const findEmbeddingModel = (id: string): Model | undefined =>
+  EMBEDDING_MODELS.find((m) => m.id === id || m.canonical_slug === id)
+
+/** `GET /embeddings/models`: the same list shape as `/models`. */
+export const listEmbeddingModels = (query: URLSearchParams): ModelList =>
+  paginate([...EMBEDDING_MODELS], query, '/api/v1/embeddings/models')
+
 /** Router pseudo-models and where the demo routes them (the answer reports the concrete model). */
 const ROUTES: Record<string, string> = { 'openrouter/auto': 'openai/gpt-4o-mini' }
 
+const findChatModel = (id: string) => CATALOGUE.find((m) => m.id === id || m.canonical_slug === id)
+
+/** Any model by id, embedding models included (`GET /models/{id}`). */
 export function findModel(id: string): Model | undefined {
-  return CATALOGUE.find((m) => m.id === id || m.canonical_slug === id)
+  return findChatModel(id) ?? findEmbeddingModel(id)
 }
 
-/** The model that actually answers a chat request for `id` (follows router pseudo-models). */
+/** The model that actually answers a chat request for `id` (follows router pseudo-models; never an embedding model). */
 export function resolveChatModel(id: string): Model | undefined {
-  const found = findModel(id)
-  return found && ROUTES[found.id] ? findModel(ROUTES[found.id]!) : found
+  const found = findChatModel(id)
+  return found && ROUTES[found.id] ? findChatModel(ROUTES[found.id]!) : found
 }
 
 /** Routing variants (protocols.md 1.11): `base:VARIANT` is billed as the base model. `:free` ids are catalogue entries. */
@@ -252,7 +287,7 @@ export function listModels(query: URLSearchParams): ModelList {
 }
 
 /** Pagination applies only when `offset`/`limit` are passed (limit ≤ 1000). */
-function paginate(all: Model[], query: URLSearchParams): ModelList {
+function paginate(all: Model[], query: URLSearchParams, path = '/api/v1/models'): ModelList {
   const offset = Math.max(0, Number.parseInt(query.get('offset') ?? '0', 10) || 0)
   const limitParam = query.get('limit')
   const limit = limitParam ? Math.min(1000, Math.max(1, Number.parseInt(limitParam, 10) || 500)) : all.length
@@ -262,7 +297,7 @@ function paginate(all: Model[], query: URLSearchParams): ModelList {
     const nextQuery = new URLSearchParams(query)
     nextQuery.set('offset', String(offset + data.length))
     nextQuery.set('limit', String(limit))
-    next = `/api/v1/models?${nextQuery}`
+    next = `${path}?${nextQuery}`
   }
   return { data, total_count: all.length, links: { next } }
 }
