@@ -73,7 +73,8 @@ export type Plan = {
   faults: Set<Fault>
   /** One choice's pieces; every choice gets the same ones. */
   pieces: string[]
-  finishReason: 'stop' | 'length'
+  /** `tool_calls` when the pieces are a function call's arguments (the Responses API). */
+  finishReason: 'stop' | 'length' | 'tool_calls'
   /** One picture per choice when set. */
   imageUrl: string | null
   promptTokens: number
