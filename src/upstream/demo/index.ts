@@ -3,15 +3,17 @@
 // tests start it as a fake upstream (with `faults: true`) and talk to it over real HTTP.
 //
 // Routes match by path SUFFIX, so any base prefix works (`/api/v1/models`, `/v1/models`, `/models`).
-import { findModel, listModels, modelEndpoints } from './catalogue'
+import { findModel, listEmbeddingModels, listModels, modelEndpoints } from './catalogue'
 import { handleChat, type RequestContext } from './chat'
+import { handleEmbeddings } from './embeddings'
+import { handleResponses } from './responses'
 import { authoriseMessages, handleCountTokens, handleMessages, MESSAGES_PATH } from './messages'
 import { DemoState, resolveOptions, type DemoUpstreamOptions, type GenerationStats, type RecordedRequest } from './state'
 import type { Fault } from './faults'
 import { json, openRouterError } from './wire'
 
 export type { DemoUpstreamOptions, GenerationStats, RecordedRequest } from './state'
-export { CATALOGUE, type Model } from './catalogue'
+export { CATALOGUE, EMBEDDING_MODELS, type Model } from './catalogue'
 export { FAULTS, type Fault } from './faults'
 export { ARTICLE_FORMAT_NAME } from './article'
 
@@ -154,6 +156,9 @@ type Route = {
 // Most specific first: `/models/{author}/{slug}` must win over `/models`.
 const ROUTES: Route[] = [
   { method: 'POST', pattern: /\/chat\/completions$/, run: (_m, _u, body, state, ctx) => handleChat(body, state, ctx) },
+  { method: 'POST', pattern: /\/responses$/, run: (_m, _u, body, state, ctx) => handleResponses(body, state, ctx) },
+  { method: 'POST', pattern: /\/embeddings$/, run: (_m, _u, body, state, ctx) => handleEmbeddings(body, state, ctx) },
+  { method: 'GET', pattern: /\/embeddings\/models$/, run: (_m, url) => json(listEmbeddingModels(url.searchParams)) },
   { method: 'POST', pattern: /\/messages\/count_tokens$/, run: (_m, _u, body) => handleCountTokens(body) },
   { method: 'POST', pattern: /\/messages$/, run: (_m, _u, body, state, ctx) => handleMessages(body, state, ctx) },
   { method: 'GET', pattern: /\/models\/([^/]+\/[^/]+)\/endpoints$/, run: (m) => modelEndpointsRoute(m[1]!) },
