@@ -12,7 +12,7 @@ import { dec, mul, toDecimalString } from '../lib/decimal'
 import { eventually, startGateway, TEST_RATE } from '../test-support/gateway'
 import { readResult, registerUser } from '../test-support/server'
 import { UpstreamError, type UpstreamClient, type UpstreamModel } from '../upstream/client'
-import { CATALOGUE } from '../upstream/demo'
+import { CATALOGUE, EMBEDDING_MODELS } from '../upstream/demo'
 import { createRateProvider, DEMO_FALLBACK_RATE, parseCbrXml } from './rate'
 import { createCatalog } from './service'
 
@@ -119,7 +119,7 @@ describe('/v1/models with a fixed USD_RUB_RATE', () => {
     expect(res.body.object).toBe('list')
     expect(Object.keys(res.body).sort()).toEqual(['data', 'object'])
     const ids = res.body.data.map((m: any) => m.id)
-    expect([...ids].sort()).toEqual(CATALOGUE.map((m) => m.id).sort())
+    expect([...ids].sort()).toEqual([...CATALOGUE, ...EMBEDDING_MODELS].map((m) => m.id).sort())
     expect(ids).toContain('google/gemini-2.5-flash-image')
     expect(ids).toContain('black-forest-labs/flux.2-pro')
 
@@ -196,9 +196,9 @@ describe('/v1/models with a fixed USD_RUB_RATE', () => {
     const rows = gw.read<{ id: string; name: string; prompt_usd: string; completion_usd: string; image_usd: string; request_usd: string; output_modalities: string; is_active: number }>(
       'select id, name, prompt_usd, completion_usd, image_usd, request_usd, output_modalities, is_active from models order by id',
     )
-    expect(rows.map((r) => r.id)).toEqual(CATALOGUE.map((m) => m.id).sort())
+    expect(rows.map((r) => r.id)).toEqual([...CATALOGUE, ...EMBEDDING_MODELS].map((m) => m.id).sort())
     for (const r of rows) {
-      const m = CATALOGUE.find((x) => x.id === r.id)!
+      const m = [...CATALOGUE, ...EMBEDDING_MODELS].find((x) => x.id === r.id)!
       expect(r).toEqual({
         id: m.id,
         name: m.name,

@@ -108,7 +108,7 @@ describe('@anthropic-ai/sdk: Messages as Claude Code speaks it', () => {
   const withBearer = () => new Anthropic({ baseURL: gw.url, authToken: c.key, apiKey: null, maxRetries: 0 })
   const getWeather = { name: 'get_weather', description: 'Погода в городе', input_schema: { type: 'object' as const, properties: { city: { type: 'string' } }, required: ['city'] } }
 
-  test('messages.create with x-api-key, charged the reported cost', async () => {
+  test('messages.create, charged the reported cost; x-api-key requests forward the anthropic headers', async () => {
     const { result, charge } = await charged(() =>
       withKey().messages.create({ model: 'anthropic/claude-3-haiku', max_tokens: 100, system: 'Ты помощник.', messages: [{ role: 'user', content: 'Привет!' }] }),
     )

@@ -442,7 +442,7 @@ describe('keys on /v1', () => {
     const missing = await chat(undefined)
     expect(missing.status).toBe(401)
     expect(missing.body).toEqual({
-      error: { message: 'Передайте API-ключ в заголовке Authorization: Bearer <ключ>', type: 'invalid_request_error', code: 'missing_api_key', param: null },
+      error: { message: 'Передайте API-ключ в заголовке Authorization: Bearer <ключ> (или x-api-key)', type: 'invalid_request_error', code: 'missing_api_key', param: null },
     })
 
     for (const token of ['not-a-key', c.refreshToken, signJwt({ sub: c.user.id, exp: Math.floor(Date.now() / 1000) - 5 })]) {
