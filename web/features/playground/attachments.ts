@@ -91,13 +91,8 @@ function blobOf(file: UploadedFile): Promise<Blob> {
   return found
 }
 
-/** Characters of text attachments sent with a message, for the cost estimate (0 until read). */
-export const textLengths = new Map<string, number>()
-
 export async function readText(file: UploadedFile): Promise<string> {
-  const text = await (await blobOf(file)).text()
-  textLengths.set(file.id, [...text].length)
-  return text
+  return (await blobOf(file)).text()
 }
 
 /** The content of a user message for the model: plain text, or parts when files are attached. */

@@ -7,6 +7,7 @@ import { cn } from '../../lib/cn'
 import { formatPrice } from '../../lib/format'
 import { ACCEPT, formatSize, kindOf } from './attachments'
 import type { UploadedFile } from './chats-api'
+import { estimateDisplay, type EstimateState } from './estimate'
 import { FileIcon, ImageIcon, PaperclipIcon, SendIcon, StopIcon } from './icons'
 
 export interface Attachment {
@@ -74,8 +75,7 @@ export function Composer({
   canAttach,
   placeholder,
   estimate,
-  estimateTitle,
-  overBalance = false,
+  estimateHint,
 }: {
   value: string
   onChange: (value: string) => void
@@ -87,16 +87,18 @@ export function Composer({
   pending: boolean
   canAttach: boolean
   placeholder: string
-  estimate: number | null
-  estimateTitle?: string
-  /** the estimate exceeds the balance: the request will most likely be refused */
-  overBalance?: boolean
+  /** the server's bound for this request (POST /api/playground/estimate) */
+  estimate: EstimateState
+  /** what the figure means, shown as its tooltip */
+  estimateHint: string
 }) {
   const textarea = useRef<HTMLTextAreaElement>(null)
   const picker = useRef<HTMLInputElement>(null)
   const uploading = attachments.some((a) => a.status === 'uploading')
   const ready = attachments.filter((a) => a.status === 'ready')
   const canSend = !pending && !uploading && (value.trim() !== '' || ready.length > 0)
+  // Over the balance the server will refuse (402, with its message): said here, sending stays possible.
+  const { figure, overBalance, title, state } = estimateDisplay(estimate, estimateHint)
 
   // grows with the text up to about eight lines
   useEffect(() => {
@@ -200,15 +202,19 @@ export function Composer({
         <span className="hidden sm:inline">
           <kbd className="font-sans font-medium text-slate-600">Enter</kbd> — отправить, <kbd className="font-sans font-medium text-slate-600">Shift+Enter</kbd> — новая строка
         </span>
-        <span data-testid="cost-estimate" title={estimateTitle} className={cn('tabular-nums', overBalance && 'text-red-600')}>
-          {estimate === null ? (
+        <span data-testid="cost-estimate" data-state={state} title={title} className={cn('tabular-nums', overBalance && 'text-red-600')}>
+          {figure === null ? (
             <span className="inline-flex items-center gap-1">
               <AlertCircleIcon size={12} /> Цена этой модели неизвестна заранее
             </span>
+          ) : typeof figure === 'number' ? (
+            <>
+              Оценка: до <span className={cn('font-medium', overBalance ? 'text-red-700' : 'text-slate-700')}>{formatPrice(figure)}</span>
+              {overBalance && ' — больше баланса'}
+            </>
           ) : (
             <>
-              Оценка: до <span className={cn('font-medium', overBalance ? 'text-red-700' : 'text-slate-700')}>{formatPrice(estimate)}</span>
-              {overBalance && ' — больше баланса'}
+              Оценка: <span className="font-medium text-slate-700">{figure}</span>
             </>
           )}
         </span>

@@ -1,14 +1,24 @@
 // The catalogue as the Playground needs it: GET /v1/models (the same SWR key as the catalogue
 // screen, so the list is fetched once), the spec's defaults and fallback list, image capability
-// and the price estimates shown before sending.
+// and how its prices read (the estimate before sending comes from the server: estimate.ts).
 import useSWR from 'swr'
 import { formatInteger, pluralRu } from '../../lib/format'
 
+/** Rubles with the markup, as strings; "-1" — a variable price. */
 export interface ModelPricing {
+  /** per prompt token */
   prompt: string
+  /** per answer token */
   completion: string
+  /** per picture sent to the model */
   image: string
   request: string
+  /** per picture the model draws */
+  image_output?: string
+  /** per web search result */
+  web_search?: string
+  /** per reasoning token */
+  internal_reasoning?: string
 }
 
 export interface PlaygroundModel {
@@ -70,7 +80,8 @@ export function isImageCapable(model: PlaygroundModel): boolean {
 }
 
 /** Image generation is the default mode only for models that really output pictures. */
-export const drawsByDefault = (model: PlaygroundModel) => model.capabilities?.image === true || KNOWN_IMAGE_MODELS.includes(model.id)
+export const drawsByDefault = (model: PlaygroundModel) =>
+  model.capabilities?.image === true || KNOWN_IMAGE_MODELS.includes(model.id) || positive(model.pricing?.image_output)
 
 // ─── prices ──────────────────────────────────────────────────────────────────
 
@@ -82,27 +93,6 @@ export function rubles(value: string | undefined): number | null {
 }
 
 export const isVariablePrice = (value: string | undefined) => value !== undefined && value !== '' && Number(value) < 0
-
-/** Rough tokens of a text: about four characters per token (what the providers average). */
-export const estimateTokens = (text: string) => Math.ceil([...text].length / 4)
-
-/**
- * The most a chat request may cost: the prompt (history, input and text files) at the prompt
- * price, attached images at the image price, max_tokens of answer and the request price.
- */
-export function estimateChatCost(model: PlaygroundModel, promptTokens: number, images: number, maxTokens: number): number | null {
-  const p = rubles(model.pricing.prompt)
-  const c = rubles(model.pricing.completion)
-  if (p === null || c === null) return null
-  return p * promptTokens + c * maxTokens + (rubles(model.pricing.image) ?? 0) * images + (rubles(model.pricing.request) ?? 0)
-}
-
-/** The spec's image estimate: image price × quantity + request price. */
-export function estimateImageCost(model: PlaygroundModel, quantity: number): number | null {
-  const image = rubles(model.pricing.image)
-  if (image === null) return null
-  return image * quantity + (rubles(model.pricing.request) ?? 0)
-}
 
 /** '16 385 токенов' */
 export const contextLabel = (tokens: number) => `${formatInteger(tokens)} ${pluralRu(tokens, ['токен', 'токена', 'токенов'])}`

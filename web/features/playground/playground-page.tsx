@@ -1,6 +1,6 @@
 // /app/playground: chat with any catalogue model (streamed replies, attachments, saved history)
 // and picture generation for image-capable models. Spec §2, §4, §8, §9.
-import { useCallback, useEffect, useMemo, useRef, useState } from 'react'
+import { useCallback, useEffect, useRef, useState } from 'react'
 import { useSWRConfig } from 'swr'
 import { useSearch } from 'wouter'
 import { Card } from '../../components/card'
@@ -11,15 +11,7 @@ import { BALANCE_KEY, useBalance } from '../../lib/queries'
 import { useDocumentTitle } from '../../lib/use-document-title'
 import { useMediaQuery } from '../../lib/use-media-query'
 import { toast } from '../../stores/toasts'
-import {
-  buildContent,
-  checkFile,
-  dataUrlToBlob,
-  kindOf,
-  MAX_ATTACHMENTS,
-  rememberLocalFile,
-  textLengths,
-} from './attachments'
+import { checkFile, dataUrlToBlob, MAX_ATTACHMENTS, rememberLocalFile } from './attachments'
 import {
   CHATS_KEY,
   createChat,
@@ -35,21 +27,20 @@ import {
   type StoredMessage,
 } from './chats-api'
 import { Composer, type Attachment } from './composer'
+import { useEstimate, type EstimateBody } from './estimate'
 import { HistoryBar } from './history-bar'
 import { MessageList, type UiMessage } from './messages'
 import {
   bareModel,
   DEFAULT_MODEL,
   drawsByDefault,
-  estimateChatCost,
-  estimateImageCost,
-  estimateTokens,
   isImageCapable,
   usePlaygroundModels,
   type PlaygroundModel,
 } from './models'
+import { chatBody, imagesBody, userMessage } from './request-body'
 import { ModelInfoPanel, SettingsPanel, type Settings } from './side-panels'
-import { isAbortError, streamChat, type OutgoingMessage } from './stream'
+import { isAbortError, streamChat } from './stream'
 
 export const EMPTY_REPLY = 'Пустой ответ модели'
 export const NO_IMAGE = 'Модель не вернула изображение.'
@@ -250,7 +241,6 @@ export function PlaygroundPage() {
       uploadFile(file, file.name)
         .then((upload) => {
           rememberLocalFile(upload, file)
-          if (kindOf(upload.mimetype) === 'text') void file.text().then((t) => textLengths.set(upload.id, [...t].length))
           setAttachments((list) => list.map((a) => (a.key === key ? { ...a, status: 'ready', upload } : a)))
         })
         .catch((error: unknown) => {
@@ -273,17 +263,6 @@ export function PlaygroundPage() {
   const patchMessage = (key: string, patch: Partial<UiMessage>) => setMessages((list) => list.map((m) => (m.key === key ? { ...m, ...patch } : m)))
   const dropMessages = (...keys: string[]) => setMessages((list) => list.filter((m) => !keys.includes(m.key)))
   const refreshBalance = () => void mutate(BALANCE_KEY)
-
-  /** What the model sees: the conversation so far (pictures it drew are only described). */
-  async function conversation(upTo: UiMessage[]): Promise<OutgoingMessage[]> {
-    const out: OutgoingMessage[] = []
-    for (const m of upTo) {
-      if (m.status === 'failed') continue
-      if (m.role === 'user') out.push({ role: 'user', content: await buildContent(m.content, m.files) })
-      else if (m.content.trim()) out.push({ role: 'assistant', content: m.content })
-    }
-    return out
-  }
 
   /** A data-URL picture from a chat reply becomes an upload, so the saved chat holds a link. */
   async function storable(images: string[]): Promise<string[]> {
@@ -314,8 +293,8 @@ export function PlaygroundPage() {
     }
     let partial = ''
     try {
-      const request = { model: forModel.id, messages: await conversation([...before, user]), temperature: settings.temperature, max_tokens: settings.maxTokens }
-      const result = await streamChat(request, signal, (content, images) => {
+      const body = await chatBody(forModel.id, [...before, user], settings)
+      const result = await streamChat(body, signal, (content, images) => {
         saveUser() // the reply has started: the question is worth keeping
         partial = content
         patchMessage(key, { content, images })
@@ -362,11 +341,7 @@ export function PlaygroundPage() {
     setMessages((list) => [...list, { key, role: 'assistant', content: '', images: [], files: [], metadata: {}, status: 'generating' }])
     let response: ImagesResponse
     try {
-      response = await api.post<ImagesResponse>(
-        '/v1/images',
-        { model: forModel.id, prompt: user.content, size, quality, n: quantity, response_format: 'url' },
-        { signal, fallback: IMAGE_ERROR },
-      )
+      response = await api.post<ImagesResponse>('/v1/images', imagesBody(forModel.id, user.content, settings), { signal, fallback: IMAGE_ERROR })
     } catch (error) {
       dropMessages(key)
       refreshBalance()
@@ -414,7 +389,7 @@ export function PlaygroundPage() {
       return
     }
     const forModel = model
-    const user: UiMessage = { key: localKey(), role: 'user', content: text, images: [], files: drawing ? [] : ready.map((a) => a.upload!), metadata: {} }
+    const user = userMessage(localKey(), input, drawing ? [] : ready.map((a) => a.upload!))
     const before = messages
     const keptInput = input
     const keptAttachments = attachments
@@ -448,26 +423,23 @@ export function PlaygroundPage() {
   useEffect(() => () => abortRef.current?.abort(), [])
 
   // ─── estimates ──────────────────────────────────────────────────────────────
-  const chatEstimate = useMemo(() => {
-    const all = [...messages.filter((m) => m.status !== 'failed')]
-    let tokens = estimateTokens(input) + 4
-    let images = 0
-    const files = [...all.flatMap((m) => m.files), ...attachments.flatMap((a) => (a.upload ? [a.upload] : []))]
-    for (const m of all) tokens += estimateTokens(m.content) + 4
-    for (const f of files) {
-      const kind = kindOf(f.mimetype)
-      if (kind === 'image') images++
-      else if (kind === 'pdf') tokens += 2000
-      else tokens += Math.ceil((textLengths.get(f.id) ?? f.size / 2) / 4)
-    }
-    return { cost: estimateChatCost(model, tokens, images, settings.maxTokens), tokens }
-  }, [messages, input, attachments, model, settings.maxTokens])
-  const imageEstimate = estimateImageCost(model, settings.quantity)
-  const estimate = effectiveMode === 'image' ? imageEstimate : chatEstimate.cost
-  const estimateTitle =
-    effectiveMode === 'image'
-      ? 'Цена изображения × количество + цена запроса'
-      : `Промпт ≈ ${chatEstimate.tokens} токенов и до ${settings.maxTokens} токенов ответа; списывается фактическая стоимость`
+  // The body sending would send now (request-body.ts), priced by the server ~300 ms after the
+  // last change. An image prompt not typed yet is estimated as the shortest one.
+  const imageMode = effectiveMode === 'image'
+  const uploads = imageMode ? [] : attachments.flatMap((a) => (a.status === 'ready' && a.upload ? [a.upload] : []))
+  const estimateKey = JSON.stringify(
+    imageMode
+      ? ['image', model.id, input.trim(), settings.size, settings.quality, settings.quantity, balance]
+      : ['chat', model.id, input.trim(), settings.temperature, settings.maxTokens, uploads.map((u) => u.id), messages.map((m) => [m.key, m.status, m.content.length]), balance],
+  )
+  const estimate = useEstimate(pending || modelsLoading ? null : estimateKey, async (): Promise<EstimateBody> => {
+    const draft = userMessage('draft', input, uploads)
+    if (imageMode) return { images: imagesBody(model.id, draft.content || ' ', settings) }
+    return { chat: await chatBody(model.id, [...messages, draft], settings) }
+  })
+  const estimateHint = imageMode
+    ? 'Больше этого генерация стоить не может; списывается фактическая стоимость'
+    : `Промпт и до ${settings.maxTokens} токенов ответа: больше этого запрос стоить не может, списывается фактическая стоимость`
 
   // ─── view ───────────────────────────────────────────────────────────────────
   const showInfo = infoOpen ?? wide
@@ -537,8 +509,7 @@ export function PlaygroundPage() {
             canAttach={effectiveMode === 'chat'}
             placeholder={effectiveMode === 'image' ? (wide ? 'Опишите изображение…' : 'Описание…') : wide ? 'Напишите сообщение…' : 'Сообщение…'}
             estimate={estimate}
-            estimateTitle={estimateTitle}
-            overBalance={estimate !== null && balance !== undefined && estimate > balance}
+            estimateHint={estimateHint}
           />
         </Card>
         <aside className="order-first space-y-4 lg:order-none" aria-label="Модель и настройки">
@@ -552,7 +523,8 @@ export function PlaygroundPage() {
             mode={effectiveMode}
             settings={settings}
             disabled={pending}
-            imageEstimate={imageEstimate}
+            imageEstimate={estimate}
+            imageEstimateHint={estimateHint}
             onModel={(id) => selectModel(id, models.find((m) => m.id === id))}
             onMode={setMode}
             onSettings={(patch) => setSettings((s) => ({ ...s, ...patch }))}

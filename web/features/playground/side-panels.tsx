@@ -5,6 +5,7 @@ import { AlertCircleIcon, ChevronDownIcon, InfoIcon } from '../../components/ico
 import { inputClasses } from '../../components/input'
 import { cn } from '../../lib/cn'
 import { formatPrice } from '../../lib/format'
+import { estimateDisplay, type EstimateState } from './estimate'
 import { ImageIcon, SlidersIcon } from './icons'
 import { contextLabel, isVariablePrice, MODELS_LOAD_ERROR, rubles, type PlaygroundModel } from './models'
 
@@ -97,7 +98,8 @@ export function ModelInfoPanel({ model, open, onToggle }: { model: PlaygroundMod
             </div>
             <PriceRow label="Промпт" value={model.pricing.prompt} unit="за 1K токенов" scale={1000} testId="price-prompt" />
             <PriceRow label="Ответ" value={model.pricing.completion} unit="за 1K токенов" scale={1000} testId="price-completion" />
-            {rubles(model.pricing.image) !== null && rubles(model.pricing.image)! > 0 && <PriceRow label="Изображение" value={model.pricing.image} unit="за шт." />}
+            {rubles(model.pricing.image) !== null && rubles(model.pricing.image)! > 0 && <PriceRow label="Изображение на входе" value={model.pricing.image} unit="за шт." />}
+            {(rubles(model.pricing.image_output) ?? 0) > 0 && <PriceRow label="Созданное изображение" value={model.pricing.image_output} unit="за шт." testId="price-image-output" />}
             {rubles(model.pricing.request) !== null && rubles(model.pricing.request)! > 0 && <PriceRow label="Запрос" value={model.pricing.request} />}
           </dl>
         </div>
@@ -183,6 +185,7 @@ export function SettingsPanel({
   settings,
   disabled,
   imageEstimate,
+  imageEstimateHint,
   onModel,
   onMode,
   onSettings,
@@ -195,7 +198,9 @@ export function SettingsPanel({
   mode: 'chat' | 'image'
   settings: Settings
   disabled: boolean
-  imageEstimate: number | null
+  /** the same estimate as under the composer: the server's bound for the request as it would be sent */
+  imageEstimate: EstimateState
+  imageEstimateHint: string
   onModel: (id: string) => void
   onMode: (mode: 'chat' | 'image') => void
   onSettings: (patch: Partial<Settings>) => void
@@ -208,6 +213,7 @@ export function SettingsPanel({
   const sizeId = useId()
   const qualityId = useId()
   const quantityId = useId()
+  const estimate = estimateDisplay(imageEstimate, imageEstimateHint)
   const sorted = [...models].sort((a, b) => (a.name || a.id).localeCompare(b.name || b.id, 'ru'))
   return (
     <Card className="space-y-5 p-4" data-testid="settings-panel">
@@ -324,12 +330,22 @@ export function SettingsPanel({
               ))}
             </select>
           </div>
-          <div className="flex items-center justify-between gap-3 rounded-lg bg-indigo-50 px-3 py-2.5 text-sm" data-testid="image-estimate">
-            <span className="flex items-center gap-1.5 text-indigo-900">
-              <ImageIcon size={15} className="text-indigo-500" />
-              Оценка стоимости
-            </span>
-            <span className="font-semibold text-indigo-900 tabular-nums">{imageEstimate === null ? '—' : formatPrice(imageEstimate)}</span>
+          <div
+            className={cn('rounded-lg px-3 py-2.5 text-sm', estimate.overBalance ? 'bg-red-50 ring-1 ring-red-100 ring-inset' : 'bg-indigo-50')}
+            data-testid="image-estimate"
+            data-state={estimate.state}
+            title={estimate.title}
+          >
+            <div className="flex items-center justify-between gap-3">
+              <span className={cn('flex items-center gap-1.5', estimate.overBalance ? 'text-red-800' : 'text-indigo-900')}>
+                <ImageIcon size={15} className={estimate.overBalance ? 'text-red-500' : 'text-indigo-500'} />
+                Оценка стоимости
+              </span>
+              <span className={cn('font-semibold whitespace-nowrap tabular-nums', estimate.overBalance ? 'text-red-700' : 'text-indigo-900')}>
+                {estimate.figure === null ? 'зависит от запроса' : typeof estimate.figure === 'number' ? `до ${formatPrice(estimate.figure)}` : estimate.figure}
+              </span>
+            </div>
+            {estimate.overBalance && <p className="mt-1 text-xs text-red-700">Больше баланса — запрос будет отклонён</p>}
           </div>
         </div>
       ) : (

@@ -1,6 +1,8 @@
-// POST /v1/chat/completions with stream: true, read as server-sent events through authorizedFetch
-// (so an expired access token is renewed once, like every other call). Calls back per token.
+// POST /v1/chat/completions with stream: true (the body from request-body.ts), read as server-sent
+// events through authorizedFetch (so an expired access token is renewed once, like every other
+// call). Calls back per token.
 import { ApiError, authorizedFetch, parseResponse } from '../../lib/api'
+import type { ChatCompletionBody } from './request-body'
 
 export type ContentPart =
   | { type: 'text'; text: string }
@@ -25,13 +27,6 @@ export interface StreamResult {
   images: string[]
   usage: ChatUsage | null
   finishReason: string | null
-}
-
-export interface StreamRequest {
-  model: string
-  messages: OutgoingMessage[]
-  temperature: number
-  max_tokens: number
 }
 
 type Chunk = {
@@ -66,14 +61,14 @@ function* events(buffer: { text: string }): Generator<string> {
  * stops the request (the gateway then bills only what was generated) and rejects with AbortError.
  */
 export async function streamChat(
-  request: StreamRequest,
+  body: ChatCompletionBody,
   signal: AbortSignal,
   onUpdate: (content: string, images: string[]) => void,
 ): Promise<StreamResult> {
   const response = await authorizedFetch('/v1/chat/completions', {
     method: 'POST',
     headers: { 'Content-Type': 'application/json', Accept: 'text/event-stream' },
-    body: JSON.stringify({ ...request, stream: true, stream_options: { include_usage: true } }),
+    body: JSON.stringify(body),
     signal,
   })
   if (!response.ok) await parseResponse(response, 'Ошибка') // throws ApiError with the /v1 error body
