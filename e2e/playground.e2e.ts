@@ -18,6 +18,18 @@ interface CatalogueModel {
 
 const signIn = fileAccount('playground', PASSWORD)
 
+/** The server's estimate for a body, asked as the page asks (POST /api/playground/estimate). */
+function serverEstimate(page: Page, body: unknown): Promise<{ maxCost: number | null; affordable: boolean; message: string | null }> {
+  return page.evaluate(async (b) => {
+    const response = await fetch('/api/playground/estimate', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${localStorage.getItem('accessToken')}` },
+      body: JSON.stringify(b),
+    })
+    return (await response.json()).data
+  }, body)
+}
+
 const composer = (page: Page) => page.getByRole('textbox', { name: 'Сообщение' })
 const modelSelect = (page: Page) => page.getByLabel('Модель', { exact: true })
 const lastReply = (page: Page) => page.getByTestId('assistant-message').last()
@@ -253,12 +265,14 @@ test.describe('Playground', () => {
     consoleWatch.assertClean([/status of 400/])
   })
 
-  test('generate an image: ?model= preselects, estimate = image price × quantity + request price, download; no picture → fallback to chat', async ({ page }) => {
+  test('generate an image: ?model= preselects, the estimate is the server\'s for the body sent (and follows the quantity), download; no picture → fallback to chat', async ({ page }) => {
     const consoleWatch = watchConsole(page)
     await page.setViewportSize({ width: 1280, height: 900 })
     await signIn(page)
     const models = await apiGet<CatalogueModel[]>(page, '/v1/models')
     const gemini = models.find((m) => m.id === 'google/gemini-2.5-flash-image')!
+    const asked: Array<{ images: { n: number } }> = []
+    page.on('request', (r) => r.url().endsWith('/api/playground/estimate') && asked.push(JSON.parse(r.postData()!)))
     await page.goto(`/app/playground?model=${encodeURIComponent(gemini.id)}`)
     await expect(modelSelect(page)).toHaveValue(gemini.id)
     await expect(page.getByRole('radio', { name: 'Изображение' })).toHaveAttribute('aria-checked', 'true')
@@ -266,12 +280,19 @@ test.describe('Playground', () => {
     await expect(settings.getByLabel('Размер')).toHaveValue('1024x1024')
     await expect(settings.getByLabel('Качество')).toHaveValue('standard')
     await expect(settings.getByLabel('Количество')).toHaveValue('1')
-    const each = Number(gemini.pricing.image)
-    const request = Number(gemini.pricing.request)
-    expect(spaced(await page.getByTestId('image-estimate').textContent())).toContain(spaced(price(each + request)))
+    // The figure is the server's bound (POST /api/playground/estimate) for the /v1/images body as it would be sent.
+    const imageEstimate = page.getByTestId('image-estimate')
+    await expect(imageEstimate).toHaveAttribute('data-state', 'ready')
+    const one = await serverEstimate(page, asked.at(-1))
+    expect(spaced(await imageEstimate.textContent())).toContain(spaced(`до ${price(one.maxCost!)}`))
     await settings.getByLabel('Количество').selectOption('2')
-    expect(spaced(await page.getByTestId('image-estimate').textContent())).toContain(spaced(price(each * 2 + request)))
+    await expect(imageEstimate).toHaveAttribute('data-state', 'ready')
+    expect(asked.at(-1)!.images.n).toBe(2)
+    const two = await serverEstimate(page, asked.at(-1))
+    expect(two.maxCost!).toBeGreaterThan(one.maxCost!)
+    expect(spaced(await imageEstimate.textContent())).toContain(spaced(`до ${price(two.maxCost!)}`))
     await settings.getByLabel('Количество').selectOption('1')
+    await expect(imageEstimate).toHaveAttribute('data-state', 'ready')
     await shoot(page, 'playground-image-settings-1280')
 
     await composer(page).fill('Кот в скафандре на Луне')
@@ -312,14 +333,36 @@ test.describe('Playground', () => {
     const consoleWatch = watchConsole(page)
     await page.setViewportSize({ width: 1280, height: 900 })
     await signIn(page)
+    // GPT-4's context caps what a prompt can cost (about 30 ₽ with the answer): first spend the
+    // balance below that on pictures (FLUX.2 [pro] × 4, about 14 ₽ a call), through the API.
+    const left = await page.evaluate(async () => {
+      const auth = { Authorization: `Bearer ${localStorage.getItem('accessToken')}` }
+      const balance = async () => (await (await fetch('/api/billing/balance', { headers: auth })).json()).data.balance as number
+      for (let i = 0; i < 10 && (await balance()) >= 20; i++) {
+        await fetch('/v1/images', {
+          method: 'POST',
+          headers: { ...auth, 'Content-Type': 'application/json' },
+          body: JSON.stringify({ model: 'black-forest-labs/flux.2-pro', prompt: 'Маяк', n: 4 }),
+        })
+      }
+      return balance()
+    })
+    expect(left).toBeLessThan(20)
     await page.goto('/app/playground?model=openai%2Fgpt-4')
     await expect(modelSelect(page)).toHaveValue('openai/gpt-4')
-    // About 50 000 tokens of text for GPT-4 cost far more than the 50 ₽ welcome bonus.
+    // A book of text fills GPT-4's whole context: more than is left on the balance.
     await page.getByTestId('file-input').setInputFiles({ name: 'book.txt', mimeType: 'text/plain', buffer: Buffer.from('Долгая история. '.repeat(12_000)) })
     await expect(page.getByTestId('attachment-chip').and(page.locator('[data-status=ready]'))).toHaveCount(1)
     await composer(page).fill('Перескажи эту книгу')
-    const estimate = (await page.getByTestId('cost-estimate').textContent())!
-    expect(Number(estimate.replace(/[^\d,]/g, '').replace(',', '.'))).toBeGreaterThan(50)
+    // The server's estimate says it before sending: over the balance, with the 402 message as the tooltip.
+    const estimateEl = page.getByTestId('cost-estimate')
+    await expect(estimateEl).toHaveAttribute('data-state', 'ready', { timeout: 15_000 })
+    await expect(estimateEl).toContainText('больше баланса')
+    await expect(estimateEl).toHaveAttribute('title', /Недостаточно средств/)
+    const estimate = (await estimateEl.textContent())!
+    expect(Number(estimate.replace(/[^\d,]/g, '').replace(',', '.'))).toBeGreaterThan(left)
+    // Sending stays possible: the server answers 402 and the page shows it.
+    await expect(page.getByRole('button', { name: 'Отправить' })).toBeEnabled()
     await composer(page).press('Enter')
 
     const toastEl = page.getByRole('alert').filter({ hasText: 'Недостаточно средств' })
