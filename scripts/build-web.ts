@@ -1,10 +1,12 @@
-// Bundles the SPA (web/index.html → dist/web) with Tailwind. Run by `bun run build` and before `bun start`.
+// Bundles the SPA (web/index.html → dist/web) with Tailwind, and copies the API reference UI
+// (dist/api-docs, see the end). Run by `bun run build` and before `bun start`.
 // Code splitting: the entry chunk holds the landing and the shell; every other screen (the whole
 // /app area, the blog, legal pages, docs, sign-in) is a chunk loaded by React.lazy when opened.
 // dist/web/build-manifest.json records which file each lazy screen became, so the server can
 // preload the chunk of the page it sends and bench/bundle.ts can measure what the landing loads.
 import tailwind from 'bun-plugin-tailwind'
-import { cpSync, existsSync, rmSync, writeFileSync } from 'node:fs'
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
 
 const outdir = 'dist/web'
 rmSync(outdir, { recursive: true, force: true })
@@ -67,3 +69,20 @@ for (const o of result.outputs)
 if (existsSync('public')) cpSync('public', outdir, { recursive: true })
 const kb = (n: number) => `${(n / 1024).toFixed(1)} KB`
 for (const o of result.outputs) if (!o.path.endsWith('.map')) console.log(`  ${o.path.replace(process.cwd() + '/', '')}  ${kb(o.size)}`)
+
+// The API reference UI at /api/docs (src/spa/api-docs.ts): Scalar's self-contained browser bundle,
+// from the npm package pinned exactly in package.json, served from our own origin instead of a CDN.
+// The file name carries a hash of the content, so the server can cache it for a year.
+const scalarDir = dirname(Bun.resolveSync('@scalar/api-reference/package.json', process.cwd()))
+const scalarVersion: string = JSON.parse(readFileSync(join(scalarDir, 'package.json'), 'utf8')).version
+const scalarJs = readFileSync(join(scalarDir, 'dist/browser/standalone.js'), 'utf8')
+  // The 17 MB source map is not shipped: drop the comment that would make DevTools ask for it.
+  .replace(/\n?\/\/# sourceMappingURL=\S+\s*$/, '\n')
+const docsDir = 'dist/api-docs'
+rmSync(docsDir, { recursive: true, force: true })
+mkdirSync(docsDir, { recursive: true })
+const scalarFile = `scalar-${scalarVersion}-${Bun.hash(scalarJs).toString(36).slice(0, 8)}.js`
+writeFileSync(join(docsDir, scalarFile), scalarJs)
+writeFileSync(join(docsDir, `${scalarFile}.gz`), Bun.gzipSync(new TextEncoder().encode(scalarJs), { level: 9 }))
+writeFileSync(join(docsDir, 'manifest.json'), JSON.stringify({ version: scalarVersion, script: scalarFile }, null, 2))
+console.log(`  ${docsDir}/${scalarFile}  ${kb(Buffer.byteLength(scalarJs))} (@scalar/api-reference ${scalarVersion})`)

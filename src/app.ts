@@ -65,7 +65,9 @@ export function createApp(s: Services) {
     })
     .use(
       openapi({
-        path: '/api/docs',
+        // The document only: the UI at /api/docs is served from our origin by src/spa/api-docs.ts
+        // (the plugin's own page loads Scalar from a CDN).
+        provider: null,
         specPath: '/api/openapi.json',
         documentation: {
           info: {
@@ -77,8 +79,6 @@ export function createApp(s: Services) {
           components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT или API-ключ sk-gw-…' } } },
         },
         exclude: { paths: ['/*', '/assets/*'] },
-        // Absolute, because the UI page itself lives under /api/ (a relative URL would double it).
-        scalar: { url: '/api/openapi.json' },
       }),
     )
     .use(systemRoutes(s.config, s.db, s.mailer))

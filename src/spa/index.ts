@@ -1,7 +1,9 @@
 // Serves the built SPA (dist/web, made by `bun run build`): hashed assets with a year of caching
 // (gzip-compressed when the browser accepts it),
 // files copied from public/, sitemap.xml and robots.txt, and index.html for every other non-API
-// path (client-side routing). Crawlers do not run JavaScript, so each page's HTML already carries
+// path (client-side routing); also the API reference UI at /api/docs (api-docs.ts). Every HTML
+// answer carries the headers of security.ts (CSP, Permissions-Policy, HSTS over https).
+// Crawlers do not run JavaScript, so each page's HTML already carries
 // its title, description, canonical link, social tags, JSON-LD and text (see pages.ts).
 import { Elysia } from 'elysia'
 import { existsSync, readFileSync, statSync } from 'node:fs'
@@ -12,6 +14,8 @@ import { jsonForScript } from '../../web/lib/seo'
 import { pickShowcase } from '../../web/features/landing/showcase'
 import { resolvePage, type PageDeps, type RenderedPage } from './pages'
 import { robotsTxt, sitemapXml } from './sitemap'
+import { apiDocsRoutes } from './api-docs'
+import { htmlSecurityHeaders } from './security'
 
 const DIST = fileURLToPath(new URL('../../dist/web', import.meta.url))
 const notFound = () => new Response('Не найдено', { status: 404, headers: { 'content-type': 'text/plain; charset=utf-8' } })
@@ -105,6 +109,7 @@ export function spaRoutes(deps: PageDeps) {
   const loadShell = shellLoader(index)
   const origin = deps.config.publicUrl
   return new Elysia({ name: 'spa' })
+    .use(apiDocsRoutes(deps.config))
     // Hashed build files: cached for a year; the gzip twin the build wrote is sent when accepted.
     .get(
       '/assets/*',
@@ -163,7 +168,13 @@ export function spaRoutes(deps: PageDeps) {
           return new Response('Интерфейс не собран: выполните `bun run build`.', { status: 503, headers: { 'content-type': 'text/plain; charset=utf-8', ...referrer } })
         const page = resolvePage(path, deps)
         const html = pageHtml(shell, page, origin, showcaseIsland(deps))
-        const headers = { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-cache', vary: 'accept-encoding', ...referrer }
+        const headers = {
+          'content-type': 'text/html; charset=utf-8',
+          'cache-control': 'no-cache',
+          vary: 'accept-encoding',
+          ...htmlSecurityHeaders(origin, 'app'),
+          ...referrer,
+        }
         // A page is a few KB: compressing it per request costs well under a millisecond.
         if (acceptsGzip(request)) return new Response(Bun.gzipSync(html), { status: page.status, headers: { ...headers, 'content-encoding': 'gzip' } })
         return new Response(html, { status: page.status, headers })
