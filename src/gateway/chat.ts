@@ -1,4 +1,5 @@
-// POST /v1/chat/completions: hold → forward → relay (plain or SSE) → settle to the reported cost.
+// The gateway's pipeline for every protocol — hold → forward → relay (plain or SSE) → settle to the
+// reported cost — and POST /v1/chat/completions on it. What differs per protocol is a Wire (wire.ts).
 import type { Config } from '../config'
 import type { Db } from '../db/client'
 import type { Caller } from './callers'
@@ -10,11 +11,11 @@ import { isVariable, usdToMicros } from '../catalog/pricing'
 import type { LowBalance } from '../billing/alerts'
 import { HoldRefused, keyOpenHoldsMicros, placeHold, releaseHold, settleHold, type UsageFacts } from '../billing/holds'
 import { ceilUnits, dec, mul, type Dec } from '../lib/decimal'
-import { formatMicros, microsToRub } from '../lib/money'
+import { formatMicros } from '../lib/money'
 import { sha256 } from '../lib/crypto'
 import { insufficientBalance, OpenAIError } from '../lib/errors'
 import { dataOf, eventsOf, SseSplitter } from '../lib/sse'
-import { CHAT_PATH, chatWire, type StreamReader, type Usage, type Wire } from './wire'
+import { chatWire, type StreamReader, type Usage, type Wire } from './wire'
 import type { Endpoint } from '../billing/schema'
 import { upstreamErrorFrom, type UpstreamClient } from '../upstream/client'
 import { costUsd, DEFAULT_WEB_RESULTS, hasVariablePrice, planHold, type RequestShape } from './estimate'
@@ -57,7 +58,6 @@ export type Prepared = {
   patch: Record<string, unknown>
   rate: Dec
   holdId: string
-  holdMicros: number
   maxTokens: number | null
   started: number
   endpoint: Endpoint
@@ -145,7 +145,6 @@ export function chatService(deps: GatewayDeps) {
       patch: cs.patch,
       rate,
       holdId,
-      holdMicros: plan.holdMicros,
       maxTokens: plan.maxTokens,
       started: performance.now(),
       endpoint: opts.endpoint,
@@ -246,7 +245,7 @@ export function chatService(deps: GatewayDeps) {
       clientSignal.removeEventListener('abort', onClientAbort)
     }
     try {
-      const res = wire.path === CHAT_PATH ? await upstream.chat(body, ac.signal) : await upstream.post(wire.path, body, ac.signal, p.headers)
+      const res = await upstream.post(wire.path, body, ac.signal, p.headers)
       if (!res.ok) throw fromUpstream(await upstreamErrorFrom(res))
       return { res, ac, done, timedOut: () => timedOut }
     } catch (e) {

@@ -46,8 +46,6 @@ export type Wire = {
   reader(): StreamReader
 }
 
-export const CHAT_PATH = '/chat/completions'
-
 /**
  * What the customer sees of usage: tokens and the charge, never our upstream cost in USD. `cost`
  * is where OpenRouter clients read the price: here it is the charge in rubles, our account currency.
@@ -82,7 +80,7 @@ export { parse as parseEvent }
 type ChatJson = { id?: string; model?: string; error?: { message?: string }; choices?: Array<{ error?: { message?: string } }>; usage?: Usage }
 
 export const chatWire: Wire = {
-  path: CHAT_PATH,
+  path: '/chat/completions',
   answer(json) {
     const j = json as ChatJson
     const err = j.error ?? j.choices?.[0]?.error

@@ -57,6 +57,11 @@ export function createUpstreamClient(config: Config, fetchOverride?: FetchLike) 
     'x-openrouter-title': 'AI Gateway',
   }
 
+  /** POSTs to one of the router's inference endpoints (/chat/completions, /responses, /messages, /embeddings), with extra headers. */
+  function post(path: string, body: Record<string, unknown>, signal: AbortSignal, extra?: Record<string, string>): Promise<Response> {
+    return doFetch(`${base}${path}`, { method: 'POST', headers: extra ? { ...headers, ...extra } : headers, body: JSON.stringify(body), signal })
+  }
+
   async function getJson<T>(path: string): Promise<T> {
     const res = await doFetch(base + path, { headers, signal: AbortSignal.timeout(30_000) })
     if (!res.ok) throw await upstreamErrorFrom(res)
@@ -74,14 +79,9 @@ export function createUpstreamClient(config: Config, fetchOverride?: FetchLike) 
     },
 
     /** POSTs a chat completion and returns the raw response (the caller streams or parses it). */
-    chat(body: Record<string, unknown>, signal: AbortSignal): Promise<Response> {
-      return doFetch(`${base}/chat/completions`, { method: 'POST', headers, body: JSON.stringify(body), signal })
-    },
+    chat: (body: Record<string, unknown>, signal: AbortSignal): Promise<Response> => post('/chat/completions', body, signal),
 
-    /** POSTs to another of the router's inference endpoints (/responses, /messages, /embeddings), with extra headers. */
-    post(path: string, body: Record<string, unknown>, signal: AbortSignal, extra?: Record<string, string>): Promise<Response> {
-      return doFetch(`${base}${path}`, { method: 'POST', headers: extra ? { ...headers, ...extra } : headers, body: JSON.stringify(body), signal })
-    },
+    post,
 
     /** Embedding models, which the router lists apart from /models. */
     async listEmbeddingModels(): Promise<UpstreamModel[]> {
