@@ -1,0 +1,257 @@
+// Chaos run (issue 16): 10 000 requests against the real server and the fake upstream with 20 %
+// injected upstream faults (5xx, 429, timeouts, mid-stream breaks and errors, 200-with-error),
+// client aborts, and one `kill -9` of the server half-way, then a restart on the same data.
+// Afterwards it audits every account's books:
+//   balance = ledger sum; nothing held; no usage row twice; every charge = the upstream's reported
+//   cost × rate × markup; every answer the client saw completed has its one usage row with that
+//   charge; nothing uncovered.
+//
+//   bun bench/chaos.ts                 # 10 000 requests (≈ 1 min here)
+//   bun bench/chaos.ts --requests 2000 # a shorter run
+//
+// Only loopback addresses are used; the run is bounded in requests and time and stops by itself.
+// Exit code 0 when the books check passes, 1 when it does not (or the run could not be made).
+import { Database } from 'bun:sqlite'
+import { join } from 'node:path'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { startFakeUpstream } from '../src/upstream/demo'
+import { registerUser, startServer, type TestServer } from '../src/test-support/server'
+import { expectedCharge, TEST_RATE, UPSTREAM_KEY } from '../src/test-support/gateway'
+
+const args = process.argv.slice(2)
+const REQUESTS = (() => {
+  const i = args.findIndex((a) => a === '--requests' || a.startsWith('--requests='))
+  if (i < 0) return 10_000
+  const raw = args[i]!.includes('=') ? args[i]!.split('=')[1] : args[i + 1]
+  const n = Number(raw)
+  if (!Number.isInteger(n) || n < 100 || n > 100_000) {
+    console.error('--requests must be an integer between 100 and 100000')
+    process.exit(2)
+  }
+  return n
+})()
+const ACCOUNTS = 80
+const BONUS_RUB = 5 // small: accounts run dry half-way and get 402s
+const CONCURRENCY = 48
+const FAULT_SHARE = 0.2
+const ABORT_SHARE = 0.05 // of streamed requests: the client leaves after the first chunk
+const UPSTREAM_TIMEOUT_MS = 1500
+const RUN_CAP_MS = 8 * 60_000
+const FAULTS = ['http500', 'http502', 'http503', 'http429', 'timeout', 'error200', 'midstream', 'break'] as const
+
+/** A small deterministic PRNG (mulberry32), so two runs send the same mix. */
+function rng(seed: number) {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed)
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}
+const random = rng(20261123)
+const pick = <T>(xs: readonly T[]) => xs[Math.floor(random() * xs.length)]!
+
+type Protocol = 'chat' | 'responses' | 'messages' | 'embeddings'
+type Plan = { protocol: Protocol; stream: boolean; fault: string | null; abort: boolean; model: string; account: number }
+type Seen = { plan: Plan; status: number | 'network' | 'aborted'; completedWithCost: number | null; upstreamId: string | null }
+
+function plan(): Plan {
+  const r = random()
+  const protocol: Protocol = r < 0.6 ? 'chat' : r < 0.75 ? 'responses' : r < 0.9 ? 'messages' : 'embeddings'
+  const stream = protocol !== 'embeddings' && random() < 0.5
+  const fault = random() < FAULT_SHARE ? pick(FAULTS) : null
+  return {
+    protocol,
+    stream,
+    fault: protocol === 'embeddings' && fault && !fault.startsWith('http') && fault !== 'timeout' ? 'http500' : fault,
+    abort: stream && !fault && random() < ABORT_SHARE,
+    model: protocol === 'embeddings' ? 'openai/text-embedding-3-small' : random() < 0.7 ? 'openai/gpt-4o-mini' : 'openai/gpt-4',
+    account: Math.floor(random() * ACCOUNTS),
+  }
+}
+
+function body(p: Plan): { path: string; json: Record<string, unknown> } {
+  const text = `${p.fault ? `[[fault:${p.fault}]] ` : ''}Расскажи коротко о погоде`
+  if (p.protocol === 'responses') return { path: '/v1/responses', json: { model: p.model, input: text, max_output_tokens: 40, stream: p.stream } }
+  if (p.protocol === 'messages') return { path: '/v1/messages', json: { model: p.model, max_tokens: 40, messages: [{ role: 'user', content: text }], stream: p.stream } }
+  if (p.protocol === 'embeddings') return { path: '/v1/embeddings', json: { model: p.model, input: [text, 'второй текст'] } }
+  return { path: '/v1/chat/completions', json: { model: p.model, max_tokens: 40, messages: [{ role: 'user', content: text }], stream: p.stream } }
+}
+
+/** The charge the client saw at the end of a completed answer (rubles), and the generation id if it carries one. */
+function costOf(p: Plan, text: string): { cost: number | null; id: string | null } {
+  if (!p.stream) {
+    try {
+      const j = JSON.parse(text)
+      return { cost: typeof j.usage?.cost === 'number' ? j.usage.cost : null, id: p.protocol === 'chat' ? (j.id ?? null) : null }
+    } catch {
+      return { cost: null, id: null }
+    }
+  }
+  const complete = p.protocol === 'chat' ? text.includes('data: [DONE]') : p.protocol === 'responses' ? text.includes('response.completed') : text.includes('message_stop')
+  if (!complete) return { cost: null, id: null }
+  const m = [...text.matchAll(/"cost":([0-9.eE+-]+)/g)].at(-1)
+  const id = p.protocol === 'chat' ? (text.match(/"id":"(gen-[^"]+)"/)?.[1] ?? null) : null
+  return { cost: m ? Number(m[1]) : null, id }
+}
+
+async function send(base: () => string, key: string, p: Plan): Promise<Seen> {
+  const { path, json } = body(p)
+  const ac = new AbortController()
+  const timer = setTimeout(() => ac.abort(), 20_000)
+  try {
+    const res = await fetch(`${base()}${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify(json),
+      signal: ac.signal,
+    })
+    if (p.abort && res.body) {
+      const reader = res.body.getReader()
+      await reader.read()
+      ac.abort()
+      return { plan: p, status: 'aborted', completedWithCost: null, upstreamId: null }
+    }
+    const text = await res.text()
+    const seen = res.status === 200 ? costOf(p, text) : { cost: null, id: null }
+    return { plan: p, status: res.status, completedWithCost: seen.cost, upstreamId: seen.id }
+  } catch {
+    return { plan: p, status: ac.signal.aborted && p.abort ? 'aborted' : 'network', completedWithCost: null, upstreamId: null }
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+async function main() {
+  const t0 = performance.now()
+  const cap = setTimeout(() => {
+    console.error(`chaos: the run exceeded ${RUN_CAP_MS / 1000} s; stopping`)
+    process.exit(1)
+  }, RUN_CAP_MS)
+  const upstream = await startFakeUpstream({ faults: true, tokenDelayMs: 1, apiKey: UPSTREAM_KEY })
+  const dataDir = mkdtempSync(join(tmpdir(), 'gateway-chaos-'))
+  const env = {
+    DATA_DIR: dataDir,
+    OPENROUTER_API_KEY: UPSTREAM_KEY,
+    OPENROUTER_BASE_URL: upstream.url,
+    USD_RUB_RATE: TEST_RATE,
+    WELCOME_BONUS_RUB: String(BONUS_RUB),
+    UPSTREAM_TIMEOUT_MS: String(UPSTREAM_TIMEOUT_MS),
+  }
+  let server: TestServer = await startServer(env)
+  const base = () => server.url
+  try {
+    console.log(`chaos: ${REQUESTS} requests, ${ACCOUNTS} accounts with ${BONUS_RUB} ₽, concurrency ${CONCURRENCY}, ${FAULT_SHARE * 100}% faults, ${ABORT_SHARE * 100}% of streams aborted, kill -9 at ${REQUESTS / 2}`)
+    const accounts = await Promise.all(
+      Array.from({ length: ACCOUNTS }, async () => {
+        const u = await registerUser(server.url)
+        const key = await u.api.post('/api/auth/api-keys', { name: 'chaos' }, u.accessToken)
+        return { userId: u.user.id as string, key: key.body.data.key as string }
+      }),
+    )
+    const plans = Array.from({ length: REQUESTS }, plan)
+    const seen: Seen[] = []
+    let next = 0
+    let killedAt = -1
+    let restarting: Promise<void> | null = null
+    const worker = async () => {
+      while (next < plans.length) {
+        const i = next++
+        if (i === Math.floor(REQUESTS / 2) && killedAt < 0) {
+          killedAt = i
+          restarting = (async () => {
+            await server.kill()
+            console.log(`  kill -9 at request ${i} (${((performance.now() - t0) / 1000).toFixed(1)} s); restarting on the same data`)
+            server = await startServer({ ...env, PORT: new URL(server.url).port })
+          })()
+        }
+        if (restarting) await restarting
+        const p = plans[i]!
+        seen.push(await send(base, accounts[p.account]!.key, p))
+      }
+    }
+    await Promise.all(Array.from({ length: CONCURRENCY }, worker))
+    const wall = (performance.now() - t0) / 1000
+
+    // Reconciliations after client aborts ask the upstream for up to ~8 s; the books are read after.
+    const dbPath = join(dataDir, 'gateway.db')
+    const read = <T>(sql: string, ...params: (string | number)[]) => {
+      const conn = new Database(dbPath, { readonly: true })
+      try {
+        return conn.query(sql).all(...params) as T[]
+      } finally {
+        conn.close()
+      }
+    }
+    for (let i = 0; i < 300; i++) {
+      const [h] = read<{ h: number }>('select coalesce(sum(held_micros), 0) as h from users')
+      if (h!.h === 0) break
+      await Bun.sleep(50)
+    }
+
+    const count = (f: (s: Seen) => boolean) => seen.filter(f).length
+    console.log(`\n  ${seen.length} requests in ${wall.toFixed(1)} s:`)
+    console.log(`    200 ${count((s) => s.status === 200)}, 402 ${count((s) => s.status === 402)}, other 4xx ${count((s) => typeof s.status === 'number' && s.status >= 400 && s.status < 500 && s.status !== 402)}, 5xx ${count((s) => typeof s.status === 'number' && s.status >= 500)}, aborted by the client ${count((s) => s.status === 'aborted')}, cut by the kill ${count((s) => s.status === 'network')}`)
+    const statuses = new Map<string, number>()
+    for (const s of seen) if (typeof s.status === "number" && s.status >= 400) statuses.set(`${s.plan.protocol} ${s.status}`, (statuses.get(`${s.plan.protocol} ${s.status}`) ?? 0) + 1)
+    console.log(`    by route and status: ${[...statuses].map(([k, v]) => `${k}: ${v}`).join(", ")}`)
+    console.log(`    faults injected ${count((s) => s.plan.fault !== null)}; completed answers with a charge ${count((s) => s.completedWithCost !== null)}`)
+
+    const problems: string[] = []
+    const usage = read<{ id: string; user_id: string; upstream_id: string | null; upstream_cost_usd: string | null; cost_micros: number; status: string }>(
+      'select id, user_id, upstream_id, upstream_cost_usd, cost_micros, status from usage_logs',
+    )
+    const byUpstream = new Map<string, typeof usage>()
+    for (const u of usage) if (u.upstream_id) byUpstream.set(u.upstream_id, [...(byUpstream.get(u.upstream_id) ?? []), u])
+    for (const [id, rows] of byUpstream) if (rows.length > 1) problems.push(`upstream generation ${id} has ${rows.length} usage rows`)
+    for (const u of usage) {
+      if (u.cost_micros === 0) continue
+      const g = u.upstream_id ? upstream.generations.get(u.upstream_id) : undefined
+      if (!g) problems.push(`usage ${u.id}: charged ${u.cost_micros} µ₽ without a known upstream generation`)
+      else if (u.cost_micros !== expectedCharge(g.total_cost) && u.status === 'success') problems.push(`usage ${u.id}: charged ${u.cost_micros} µ₽, reported cost gives ${expectedCharge(g.total_cost)}`)
+    }
+    for (const s of seen.filter((s) => s.completedWithCost !== null && s.upstreamId)) {
+      const rows = byUpstream.get(s.upstreamId!) ?? []
+      if (rows.length !== 1) problems.push(`answer ${s.upstreamId}: ${rows.length} usage rows`)
+      else if (rows[0]!.cost_micros !== Math.round(s.completedWithCost! * 1e6)) problems.push(`answer ${s.upstreamId}: client saw ${s.completedWithCost} ₽, charged ${rows[0]!.cost_micros} µ₽`)
+    }
+    const completed = count((s) => s.completedWithCost !== null)
+    const successRows = usage.filter((u) => u.status === 'success').length
+    if (successRows < completed) problems.push(`${completed} completed answers but only ${successRows} success usage rows`)
+
+    const books = read<{ id: string; balance: number; held: number; ledger: number; spent: number }>(
+      `select u.id, u.balance_micros as balance, u.held_micros as held,
+              (select coalesce(sum(amount_micros), 0) from ledger_entries l where l.user_id = u.id) as ledger,
+              (select coalesce(sum(cost_micros), 0) from usage_logs g where g.user_id = u.id) as spent
+       from users u`,
+    )
+    for (const b of books) {
+      if (b.balance !== b.ledger) problems.push(`user ${b.id}: balance ${b.balance} ≠ ledger sum ${b.ledger}`)
+      if (b.held !== 0) problems.push(`user ${b.id}: ${b.held} µ₽ still held`)
+      if (b.balance < 0) problems.push(`user ${b.id}: balance below zero`)
+      if (b.balance !== BONUS_RUB * 1e6 - b.spent) problems.push(`user ${b.id}: balance ${b.balance} ≠ bonus − usage ${BONUS_RUB * 1e6 - b.spent}`)
+    }
+    const [uncovered] = read<{ n: number }>('select count(*) as n from uncovered_costs')
+    if (uncovered!.n) problems.push(`${uncovered!.n} uncovered-cost records`)
+
+    console.log(`\nbooks of ${books.length} accounts: ${usage.length} usage rows (${successRows} success), ${byUpstream.size} upstream generations billed`)
+    if (problems.length === 0) console.log('  OK    balance = ledger sum = bonus − usage, nothing held, one usage row per generation, every charge = reported cost × rate × markup, every completed answer charged what it showed, nothing uncovered')
+    else for (const p of problems.slice(0, 30)) console.log(`  WRONG ${p}`)
+    console.log(`\ndone in ${((performance.now() - t0) / 1000).toFixed(1)} s`)
+    return problems.length === 0
+  } finally {
+    clearTimeout(cap)
+    await server.stop().catch(() => {})
+    await upstream.stop()
+    rmSync(dataDir, { recursive: true, force: true })
+  }
+}
+
+main().then(
+  (ok) => process.exit(ok ? 0 : 1),
+  (e) => {
+    console.error('chaos failed:', e)
+    process.exit(1)
+  },
+)
