@@ -11,13 +11,12 @@
 //
 // Only loopback addresses are used; the run is bounded in requests and time and stops by itself.
 // Exit code 0 when the books check passes, 1 when it does not (or the run could not be made).
-import { Database } from 'bun:sqlite'
 import { join } from 'node:path'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { startFakeUpstream } from '../src/upstream/demo'
 import { registerUser, startServer, type TestServer } from '../src/test-support/server'
-import { expectedCharge, TEST_RATE, UPSTREAM_KEY } from '../src/test-support/gateway'
+import { databaseReader, expectedCharge, TEST_RATE, UPSTREAM_KEY } from '../src/test-support/gateway'
 
 const args = process.argv.slice(2)
 const REQUESTS = (() => {
@@ -175,15 +174,7 @@ async function main() {
     const wall = (performance.now() - t0) / 1000
 
     // Reconciliations after client aborts ask the upstream for up to ~8 s; the books are read after.
-    const dbPath = join(dataDir, 'gateway.db')
-    const read = <T>(sql: string, ...params: (string | number)[]) => {
-      const conn = new Database(dbPath, { readonly: true })
-      try {
-        return conn.query(sql).all(...params) as T[]
-      } finally {
-        conn.close()
-      }
-    }
+    const read = databaseReader(join(dataDir, 'gateway.db'))
     for (let i = 0; i < 300; i++) {
       const [h] = read<{ h: number }>('select coalesce(sum(held_micros), 0) as h from users')
       if (h!.h === 0) break

@@ -9,11 +9,10 @@ import { client, registerUser, startServer } from './server'
 export const TEST_RATE = '92.5431'
 export const UPSTREAM_KEY = 'sk-or-v1-test-upstream-key'
 
-export async function startGateway(env: Record<string, string> = {}, upstreamOpts: DemoUpstreamOptions = {}) {
-  const upstream = await startFakeUpstream({ faults: true, tokenDelayMs: 2, apiKey: UPSTREAM_KEY, ...upstreamOpts })
-  const server = await startServer({ OPENROUTER_API_KEY: UPSTREAM_KEY, OPENROUTER_BASE_URL: upstream.url, USD_RUB_RATE: TEST_RATE, ...env })
-  const dbPath = join(server.dataDir, 'gateway.db')
-  const read = <T>(sql: string, ...params: (string | number)[]) => {
+/** Runs a query on the server's SQLite file through a read-only connection of its own. */
+export const databaseReader =
+  (dbPath: string) =>
+  <T>(sql: string, ...params: (string | number)[]): T[] => {
     const conn = new Database(dbPath, { readonly: true })
     try {
       return conn.query(sql).all(...params) as T[]
@@ -21,6 +20,11 @@ export async function startGateway(env: Record<string, string> = {}, upstreamOpt
       conn.close()
     }
   }
+
+export async function startGateway(env: Record<string, string> = {}, upstreamOpts: DemoUpstreamOptions = {}) {
+  const upstream = await startFakeUpstream({ faults: true, tokenDelayMs: 2, apiKey: UPSTREAM_KEY, ...upstreamOpts })
+  const server = await startServer({ OPENROUTER_API_KEY: UPSTREAM_KEY, OPENROUTER_BASE_URL: upstream.url, USD_RUB_RATE: TEST_RATE, ...env })
+  const read = databaseReader(join(server.dataDir, 'gateway.db'))
   return {
     upstream,
     server,
