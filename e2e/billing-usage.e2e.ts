@@ -1,10 +1,20 @@
 import { expect, test, type Page } from '@playwright/test'
+import { execFileSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { apiGet, fileAccount, price, shoot, spaced, watchConsole } from './helpers'
 
 const PASSWORD = 'billing-usage-pass-1'
 
 const integer = (value: number) => new Intl.NumberFormat('ru-RU').format(value)
+
+/** Records the user's succeeded test-page payments as card payments through the real provider (bun:sqlite, so through bun). */
+function markPaymentsAsCard(userId: string) {
+  const script = `import { Database } from 'bun:sqlite'
+const db = new Database(process.env.E2E_DATA_DIR + '/gateway.db')
+db.run("update payments set provider = 'yookassa' where user_id = ? and status = 'succeeded'", [process.argv.at(-1)])
+db.close()`
+  execFileSync('bun', ['-e', script, userId], { env: process.env })
+}
 
 interface UsageTotals {
   totalCost: number
@@ -169,9 +179,18 @@ test.describe('Billing', () => {
     await expect(alert).toContainText('Сейчас выключено')
     expect((await apiGet<{ alertThreshold: number | null }>(page, '/api/billing/balance')).alertThreshold).toBeNull()
 
-    // Refund: no API keys and a fresh top-up, so a request can be made (for what the server says is refundable).
+    // Refund: test-page money is not card money, so the 500 ₽ paid on the test page is not refundable…
     await expect(refund).toContainText('больше 100 ₽')
     await expect(refund).toContainText('14 дней')
+    const testOnly = await apiGet<{ eligible: boolean; remainder: number; reasons: string[] }>(page, '/api/payments/refund-request')
+    expect(testOnly).toMatchObject({ eligible: false, remainder: 0 })
+    expect(testOnly.reasons).toContain('Возвращаются только средства, внесённые картой, а пополнений картой не было')
+    await expect(refund.getByTestId('refund-reasons')).toContainText('пополнений картой не было')
+    await expect(refund.getByRole('button', { name: /Запросить возврат/ })).toHaveCount(0)
+    // …so, for the request form, that payment is recorded as a real provider's (the e2e server has
+    // only the test page). No API keys and a fresh top-up: a request can be made.
+    markPaymentsAsCard((await apiGet<{ user: { id: string } }>(page, '/api/auth/profile')).user.id)
+    await page.reload()
     const refundable = await apiGet<{ eligible: boolean; remainder: number }>(page, '/api/payments/refund-request')
     expect(refundable.eligible).toBe(true)
     await refund.getByLabel(/Причина возврата/).fill('Проект закрыт')
