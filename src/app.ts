@@ -5,8 +5,10 @@ import type { Config } from './config'
 import type { Db } from './db/client'
 import type { Mailer } from './mail/service'
 import { errorHandler } from './lib/http'
+import { bodyLimits, KB, MB, V1_BODY_LIMIT, type BodyFamily } from './lib/body'
+import { unauthorized } from './lib/errors'
 import { authService } from './auth/service'
-import { authGuard } from './auth/guard'
+import { authGuard, bearer } from './auth/guard'
 import { authRoutes } from './auth'
 import { billingRoutes } from './billing'
 import { keysService } from './keys/service'
@@ -27,7 +29,7 @@ import { autopostService } from './blog/autopost'
 import { blogAdminRoutes, blogImageRoutes, blogRoutes } from './blog'
 import { adminService } from './admin/service'
 import { adminRoutes } from './admin'
-import { uploadsService } from './uploads/service'
+import { MAX_UPLOAD_BYTES, UPLOAD_MESSAGES, uploadsService } from './uploads/service'
 import { uploadsRoutes } from './uploads'
 import { chatsService } from './chats/service'
 import { chatsRoutes } from './chats'
@@ -53,10 +55,38 @@ export function createServices(config: Config, db: Db, mailer: Mailer) {
 
 export type Services = ReturnType<typeof createServices>
 
+/**
+ * How large a body each route family takes, checked before it is read (lib/body.ts). The /api JSON is
+ * small: the largest legitimate bodies are a YooKassa notification (a few KB) and, under /api/chats, a
+ * message of up to 100 000 characters (up to 6 bytes each once JSON-escaped). The Playground's estimate
+ * gets the very body it then sends to /v1; an upload is a 20 MB file in its multipart framing.
+ */
+const BODY_FAMILIES: BodyFamily[] = [
+  {
+    prefix: '/api/upload',
+    limit: MAX_UPLOAD_BYTES + 64 * KB,
+    message: UPLOAD_MESSAGES.tooLarge,
+    // Nobody makes us read 20 MB only to hear "sign in" (the token itself is checked by the route).
+    before: (request) => {
+      if (!bearer(request.headers.get('authorization') ?? undefined)) throw unauthorized()
+    },
+  },
+  { prefix: '/api/playground/estimate', limit: V1_BODY_LIMIT },
+  { prefix: '/api/chats', limit: 1 * MB },
+]
+const DEFAULT_BODY_LIMIT = { limit: 64 * KB }
+/**
+ * Bun's own limit, a backstop for bodies no JS reads: twice the largest family, so that everything up to
+ * it still gets our answer in our shape — and /v1 its 401 before its 413.
+ */
+export const MAX_REQUEST_BODY = 2 * V1_BODY_LIMIT
+
 export function createApp(s: Services) {
   const guard = authGuard(s.config, s.auth)
-  return new Elysia()
+  return new Elysia({ serve: { maxRequestBodySize: MAX_REQUEST_BODY } })
     .use(errorHandler)
+    // /v1 reads its own bodies, after the caller's key is checked (gateway/index.ts).
+    .use(bodyLimits(BODY_FAMILIES, DEFAULT_BODY_LIMIT, ['/v1']))
     .use(v1Protocol)
     .onRequest(({ set }) => {
       set.headers['x-content-type-options'] = 'nosniff'

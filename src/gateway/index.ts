@@ -15,6 +15,7 @@ import { chatShape } from './shape'
 import { lookups } from './lookup'
 import { envelope, errors, ok } from '../lib/http'
 import { badRequest } from '../lib/errors'
+import { readBody, V1_BODY_LIMIT } from '../lib/body'
 import { microsToRub } from '../lib/money'
 import { unavailable } from './upstream-errors'
 
@@ -54,9 +55,9 @@ export function gatewayRoutes(deps: GatewayDeps, guard: AuthGuard) {
   })
 
   const callers = new WeakMap<Request, Caller>()
-  async function authenticate(headers: Record<string, string | undefined>, jwt: { verify(t: string): Promise<false | { sub?: string }> }): Promise<Caller> {
+  async function authenticate(headers: Headers, jwt: { verify(t: string): Promise<false | { sub?: string }> }): Promise<Caller> {
     // Bearer for OpenAI clients; x-api-key for Anthropic's (Claude Code sends its key there).
-    const token = bearer(headers.authorization) ?? headers['x-api-key']?.trim()
+    const token = bearer(headers.get('authorization') ?? undefined) ?? headers.get('x-api-key')?.trim()
     if (!token) throw unauthorized('Передайте API-ключ в заголовке Authorization: Bearer <ключ> (или x-api-key)', 'missing_api_key')
     if (token.startsWith(KEY_PREFIX)) {
       const caller = await callerForKey(deps.db, token)
@@ -74,13 +75,20 @@ export function gatewayRoutes(deps: GatewayDeps, guard: AuthGuard) {
     .use(guard)
     .macro({
       /**
-       * An API key (sk-gw-…) or the web session's access token, as the Bearer credential. Checked in
-       * `transform`, which runs before body validation: a caller without credentials gets 401, not 400.
+       * An API key (sk-gw-…) or the web session's access token, as the Bearer credential, checked before
+       * the body is read: a caller without a valid key gets 401 at once, whatever the size of what it
+       * sends. Then the body, through the same size and depth limits as every route's (lib/body.ts).
        */
       caller: {
-        async transform({ request, headers, accessJwt, body }) {
-          callers.set(request, await authenticate(headers, accessJwt))
+        async parse({ request, accessJwt }, contentType) {
+          callers.set(request, await authenticate(request.headers, accessJwt))
+          const body = await readBody(request, contentType, { limit: V1_BODY_LIMIT })
           dropNulls(body)
+          return body
+        },
+        // GET routes have no parse phase; `transform` still runs before the query is validated (401, not 400).
+        async transform({ request, accessJwt }) {
+          if (!callers.has(request)) callers.set(request, await authenticate(request.headers, accessJwt))
         },
         resolve: ({ request }): { caller: Caller } => ({ caller: callers.get(request)! }),
       },

@@ -1,6 +1,7 @@
 // The /api wire shapes: `{success:true, data}` and `{success:false, error}`, plus the one error handler.
 import { Elysia, t, type TSchema } from 'elysia'
 import { AppError, anthropicError, OpenAIError } from './errors'
+import { BodyRejected } from './body'
 
 export const ok = <T>(data: T) => ({ success: true as const, data })
 
@@ -29,7 +30,11 @@ const fail = (status: number, error: string, headers: Record<string, string> = {
  */
 export const errorHandler = new Elysia({ name: 'error-handler' }).onError(
   { as: 'global' },
-  ({ code, error, request }) => {
+  ({ code, error: thrown, request }) => {
+    // Elysia wraps whatever a parse hook throws in a PARSE error: the body limits' refusals (413, too
+    // deep) and /v1's authentication before the body is read are ours, and answer as themselves.
+    const cause = code === 'PARSE' ? (thrown as { cause?: unknown }).cause : undefined
+    const error = cause instanceof AppError || cause instanceof OpenAIError ? cause : thrown
     const path = new URL(request.url).pathname
     if (path.startsWith('/v1/messages')) return anthropicError(openAIFailure(code, error, path, request.method))
     if (path.startsWith('/v1/') || path === '/v1') return openAIFailure(code, error, path, request.method).asResponse()
@@ -58,7 +63,8 @@ function openAIFailure(code: string | number, error: unknown, path: string, meth
   if (error instanceof OpenAIError) return error
   if (error instanceof AppError) {
     const type = error.status === 401 ? 'invalid_request_error' : error.status >= 500 ? 'server_error' : 'invalid_request_error'
-    return new OpenAIError(error.status, error.message, type, error.status === 429 ? 'rate_limit_exceeded' : 'invalid_request')
+    const errorCode = error instanceof BodyRejected ? error.code : error.status === 429 ? 'rate_limit_exceeded' : 'invalid_request'
+    return new OpenAIError(error.status, error.message, type, errorCode)
   }
   switch (code) {
     case 'VALIDATION': {
