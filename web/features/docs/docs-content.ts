@@ -30,7 +30,7 @@ const completion = await client.chat.completions.create({
 })
 
 console.log(completion.choices[0].message.content)
-console.log('Стоимость, ₽:', completion.usage?.cost_rub)`
+console.log('Стоимость, ₽:', completion.usage?.cost)`
 
   const pyChat = `import os
 from openai import OpenAI
@@ -57,11 +57,11 @@ print(completion.choices[0].message.content)`
   model: 'openai/gpt-4o-mini',
   messages: [{ role: 'user', content: 'Напиши хайку об осени' }],
   stream: true,
-  stream_options: { include_usage: true },
 })
 
 for await (const chunk of stream) {
   process.stdout.write(chunk.choices[0]?.delta?.content ?? '')
+  if (chunk.usage) console.log('\nСтоимость, ₽:', chunk.usage.cost)
 }`
 
   const pyStream = `stream = client.chat.completions.create(
@@ -145,6 +145,255 @@ with open("image.png", "wb") as f:
   }
 }`
 
+  // ─── Responses API ──────────────────────────────────────────────────────────
+  const curlResponses = `curl ${api}/responses \\
+  -H "Authorization: Bearer $AI_GATEWAY_API_KEY" \\
+  -H "Content-Type: application/json" \\
+  -d '{
+    "model": "openai/gpt-4o-mini",
+    "instructions": "Отвечай кратко.",
+    "input": "Привет! Расскажи о себе в двух предложениях."
+  }'`
+
+  const jsResponses = `import OpenAI from 'openai'
+
+const client = new OpenAI({
+  baseURL: '${api}',
+  apiKey: process.env.AI_GATEWAY_API_KEY,
+})
+
+const response = await client.responses.create({
+  model: 'openai/gpt-4o-mini',
+  // previous_response_id не поддерживается: передайте всю историю в input
+  input: [
+    { role: 'user', content: 'Придумай название для кофейни' },
+    { role: 'assistant', content: '«Зерно и пар»' },
+    { role: 'user', content: 'Ещё два варианта, пожалуйста' },
+  ],
+})
+
+console.log(response.output_text)
+console.log('Стоимость, ₽:', response.usage?.cost)`
+
+  // ─── Claude Code and the Anthropic Messages API ─────────────────────────────
+  const claudeEnv = `export ANTHROPIC_BASE_URL="${origin}"
+export ANTHROPIC_AUTH_TOKEN="sk-gw-…"
+export ANTHROPIC_MODEL="anthropic/claude-sonnet-4.5"
+
+claude`
+
+  const curlMessages = `curl ${api}/messages \\
+  -H "x-api-key: $AI_GATEWAY_API_KEY" \\
+  -H "anthropic-version: 2023-06-01" \\
+  -H "Content-Type: application/json" \\
+  -d '{
+    "model": "anthropic/claude-sonnet-4.5",
+    "max_tokens": 1024,
+    "messages": [{"role": "user", "content": "Привет! Расскажи о себе в двух предложениях."}]
+  }'`
+
+  const jsAnthropic = `import Anthropic from '@anthropic-ai/sdk'
+
+const client = new Anthropic({
+  baseURL: '${origin}',
+  apiKey: process.env.AI_GATEWAY_API_KEY,
+})
+
+const message = await client.messages.create({
+  model: 'anthropic/claude-sonnet-4.5',
+  max_tokens: 1024,
+  messages: [{ role: 'user', content: 'Привет! Расскажи о себе в двух предложениях.' }],
+})
+
+for (const block of message.content) if (block.type === 'text') console.log(block.text)`
+
+  const billingError = `{
+  "type": "error",
+  "error": {
+    "type": "billing_error",
+    "message": "Недостаточно средств: … Пополнить баланс: /app/billing"
+  }
+}`
+
+  // ─── Codex CLI ──────────────────────────────────────────────────────────────
+  const codexToml = `model = "openai/gpt-4o-mini"
+model_provider = "gateway"
+
+[model_providers.gateway]
+name = "AI Gateway"
+base_url = "${api}"
+env_key = "AI_GATEWAY_API_KEY"
+wire_api = "responses"`
+
+  const codexRun = `export AI_GATEWAY_API_KEY="sk-gw-…"
+codex`
+
+  // ─── Vercel AI SDK ──────────────────────────────────────────────────────────
+  const aiSdk = `import { createOpenAI } from '@ai-sdk/openai'
+import { generateText, streamText } from 'ai'
+
+const gateway = createOpenAI({
+  baseURL: '${api}',
+  apiKey: process.env.AI_GATEWAY_API_KEY,
+})
+
+const { text } = await generateText({
+  model: gateway('openai/gpt-4o-mini'),
+  prompt: 'Привет! Расскажи о себе в двух предложениях.',
+})
+console.log(text)
+
+const result = streamText({
+  model: gateway('openai/gpt-4o-mini'),
+  prompt: 'Напиши хайку об осени',
+})
+for await (const delta of result.textStream) process.stdout.write(delta)`
+
+  const aiSdkOpenRouter = `import { createOpenRouter } from '@openrouter/ai-sdk-provider'
+import { generateText } from 'ai'
+
+const gateway = createOpenRouter({
+  baseURL: '${api}',
+  apiKey: process.env.AI_GATEWAY_API_KEY,
+})
+
+const { text, providerMetadata } = await generateText({
+  model: gateway('openai/gpt-4o-mini'),
+  prompt: 'Привет! Расскажи о себе в двух предложениях.',
+})
+console.log(text)
+console.log('Стоимость, ₽:', providerMetadata?.openrouter?.usage?.cost)`
+
+  // ─── LangChain ──────────────────────────────────────────────────────────────
+  const langchainJs = `import { ChatOpenAI } from '@langchain/openai'
+
+const llm = new ChatOpenAI({
+  model: 'openai/gpt-4o-mini',
+  apiKey: process.env.AI_GATEWAY_API_KEY,
+  configuration: { baseURL: '${api}' },
+})
+
+const answer = await llm.invoke('Привет! Расскажи о себе в двух предложениях.')
+console.log(answer.content)`
+
+  const langchainPy = `import os
+from langchain_openai import ChatOpenAI
+
+llm = ChatOpenAI(
+    model="openai/gpt-4o-mini",
+    base_url="${api}",
+    api_key=os.environ["AI_GATEWAY_API_KEY"],
+)
+
+print(llm.invoke("Привет! Расскажи о себе в двух предложениях.").content)`
+
+  const langchainEmbeddings = `import os
+from langchain_openai import OpenAIEmbeddings
+
+embeddings = OpenAIEmbeddings(
+    model="openai/text-embedding-3-small",
+    base_url="${api}",
+    api_key=os.environ["AI_GATEWAY_API_KEY"],
+    check_embedding_ctx_length=False,  # отправлять текст, а не токены tiktoken
+)
+
+vector = embeddings.embed_query("Как вернуть деньги за заказ?")`
+
+  // ─── embeddings ─────────────────────────────────────────────────────────────
+  const curlEmbeddings = `curl ${api}/embeddings \\
+  -H "Authorization: Bearer $AI_GATEWAY_API_KEY" \\
+  -H "Content-Type: application/json" \\
+  -d '{
+    "model": "openai/text-embedding-3-small",
+    "input": ["Как вернуть деньги за заказ?", "Условия возврата товара"]
+  }'`
+
+  const embeddingsAnswer = `{
+  "object": "list",
+  "data": [
+    { "object": "embedding", "index": 0, "embedding": [-0.0123, 0.0456, …] },
+    { "object": "embedding", "index": 1, "embedding": [0.0078, -0.0311, …] }
+  ],
+  "model": "openai/text-embedding-3-small",
+  "usage": {
+    "prompt_tokens": 14,
+    "total_tokens": 14,
+    "cost": 0.000033,
+    "cost_rub": "0.000033"
+  }
+}`
+
+  const jsEmbeddings = `const result = await client.embeddings.create({
+  model: 'openai/text-embedding-3-small',
+  input: ['Как вернуть деньги за заказ?', 'Условия возврата товара'],
+})
+
+console.log(result.data[0].embedding.length) // 1536`
+
+  const pyEmbeddings = `result = client.embeddings.create(
+    model="openai/text-embedding-3-small",
+    input=["Как вернуть деньги за заказ?", "Условия возврата товара"],
+)
+
+print(len(result.data[0].embedding))  # 1536`
+
+  // ─── what a request cost ────────────────────────────────────────────────────
+  const usageExample = `"usage": {
+  "prompt_tokens": 21,
+  "completion_tokens": 48,
+  "total_tokens": 69,
+  "cost": 0.004512,
+  "cost_rub": "0.004512"
+}`
+
+  const curlGeneration = `curl "${api}/generation?id=gen-1763712345-AbCdEf" \\
+  -H "Authorization: Bearer $AI_GATEWAY_API_KEY"`
+
+  const generationExample = `{
+  "data": {
+    "id": "gen-1763712345-AbCdEf",
+    "model": "openai/gpt-4o-mini",
+    "created_at": "2025-11-21T09:12:25.000Z",
+    "tokens_prompt": 21,
+    "tokens_completion": 48,
+    "total_cost": 0.004512,
+    "currency": "RUB",
+    "latency": 1240,
+    "status": "success",
+    "streamed": false
+  }
+}`
+
+  const curlKey = `curl ${api}/key \\
+  -H "Authorization: Bearer $AI_GATEWAY_API_KEY"`
+
+  const keyExample = `{
+  "data": {
+    "label": "Бот поддержки",
+    "usage": 152.37,
+    "usage_monthly": 41.2,
+    "limit": 500,
+    "limit_remaining": 458.8,
+    "limit_reset": "monthly",
+    "balance": 1250.5,
+    "currency": "RUB"
+  }
+}`
+
+  const jsRequestId = `const response = await fetch('${api}/chat/completions', {
+  method: 'POST',
+  headers: {
+    Authorization: \`Bearer \${apiKey}\`,
+    'Content-Type': 'application/json',
+  },
+  body: JSON.stringify({
+    model: 'openai/gpt-4o-mini',
+    messages: [{ role: 'user', content: 'Привет!' }],
+  }),
+})
+
+console.log(response.headers.get('x-request-id')) // req_… — укажите его в обращении в поддержку`
+
   return {
     title: 'Документация',
     lead: 'Как подключиться к API, оплачивать запросы и работать с текстовыми и графическими моделями.',
@@ -171,12 +420,29 @@ with open("image.png", "wb") as f:
             head: ['Параметр', 'Значение'],
             rows: [
               ['Базовый адрес API', `\`${api}\``],
-              ['Авторизация', '`Authorization: Bearer sk-gw-…`'],
+              ['Авторизация', '`Authorization: Bearer sk-gw-…` (для `/v1/messages` — также `x-api-key`)'],
               ['Формат', 'JSON, как у OpenAI; потоковые ответы — Server-Sent Events'],
               ['Каталог моделей', `\`GET ${api}/models\` или страница [Модели](/app/models)`],
             ],
           },
           { type: 'code', lang: 'bash', title: 'Первый запрос', code: curlChat },
+          { type: 'h3', text: 'Протоколы и инструменты' },
+          {
+            type: 'p',
+            text: 'Кроме Chat Completions сервер говорит на протоколах, которые используют популярные инструменты, — ключ и баланс одни и те же:',
+          },
+          {
+            type: 'table',
+            head: ['Адрес', 'Протокол', 'Кто использует'],
+            rows: [
+              ['`POST /v1/chat/completions`', 'OpenAI Chat Completions', 'SDK `openai`, [LangChain](#langchain), [OpenRouter-провайдер AI SDK](#vercel-ai-sdk)'],
+              ['`POST /v1/responses`', '[OpenAI Responses](#responses-api)', '[Codex CLI](#codex-cli), [Vercel AI SDK](#vercel-ai-sdk)'],
+              ['`POST /v1/messages`', 'Anthropic Messages', '[Claude Code](#claude-code), SDK `@anthropic-ai/sdk`'],
+              ['`POST /v1/embeddings`', '[OpenAI Embeddings](#embeddings)', 'RAG, поиск, `OpenAIEmbeddings` в LangChain'],
+              ['`POST /v1/images`', '[Генерация изображений](#images)', 'SDK `openai` (`images.generate`)'],
+              ['`GET /v1/generation`, `GET /v1/key`', '[Стоимость и расходы](#request-cost)', 'учёт затрат в ваших скриптах'],
+            ],
+          },
         ],
       },
       {
@@ -207,7 +473,7 @@ with open("image.png", "wb") as f:
             type: 'ul',
             items: [
               'Перед запросом резервируется его максимально возможная стоимость, после ответа списывается точная сумма, остаток резерва сразу освобождается.',
-              'Неуспешные запросы не оплачиваются. Списанная сумма возвращается в ответе: поле `usage.cost_rub`.',
+              'Неуспешные запросы не оплачиваются. Списанная сумма возвращается в каждом ответе: `usage.cost`, в рублях (подробнее — в разделе [Стоимость запроса](#request-cost)).',
               'Если `max_tokens` не задан, длина ответа ограничивается суммой, на которую хватает баланса. Если заданный `max_tokens` не по карману — ответ 402 `insufficient_balance` с подсказкой, сколько токенов покрывает баланс.',
               `Пополнение — от ${rub(TOP_UP.minRub)} до ${rub(TOP_UP.maxRub)} на странице [Баланс](/app/billing); там же история операций.`,
               'Расходы по дням, моделям и ключам — на странице [Статистика](/app/usage), с выгрузкой в CSV.',
@@ -235,7 +501,7 @@ with open("image.png", "wb") as f:
           { type: 'h3', text: 'Потоковые ответы (streaming)' },
           {
             type: 'p',
-            text: 'С `"stream": true` ответ приходит по частям в формате Server-Sent Events (`chat.completion.chunk`), поток завершается строкой `data: [DONE]`. С `stream_options.include_usage` последний фрагмент содержит `usage` со стоимостью.',
+            text: 'С `"stream": true` ответ приходит по частям в формате Server-Sent Events (`chat.completion.chunk`), поток завершается строкой `data: [DONE]`. Перед ней всегда приходит фрагмент с `usage` и стоимостью — `stream_options` для этого не нужен.',
           },
           { type: 'code', lang: 'bash', title: 'curl', code: curlStream },
           { type: 'code', lang: 'javascript', title: 'JavaScript', code: jsStream },
@@ -246,6 +512,112 @@ with open("image.png", "wb") as f:
             text: 'Модели с `capabilities.vision: true` принимают картинки в сообщении — частью `image_url` (ссылка или `data:`-URL), как в API OpenAI.',
           },
           { type: 'code', lang: 'javascript', title: 'JavaScript', code: vision },
+        ],
+      },
+      {
+        id: 'responses-api',
+        title: 'Responses API',
+        blocks: [
+          {
+            type: 'p',
+            text: '`POST /v1/responses` — новый протокол OpenAI (Responses API): поля `model`, `input` (строка или список сообщений), `instructions`, `max_output_tokens`, `tools`, `stream`. Ответ — объект `response` с массивом `output`; с `"stream": true` приходят события `response.output_text.delta` … `response.completed`.',
+          },
+          {
+            type: 'note',
+            text: 'Сервер не хранит ответы: `previous_response_id` не поддерживается (ответ 400). Передавайте всю историю диалога в `input` — прошлые сообщения и `output` предыдущего ответа. Так по умолчанию работают Codex CLI и Vercel AI SDK.',
+          },
+          { type: 'code', lang: 'bash', title: 'curl', code: curlResponses },
+          { type: 'code', lang: 'javascript', title: 'responses.mjs', code: jsResponses },
+        ],
+      },
+      {
+        id: 'claude-code',
+        title: 'Claude Code',
+        blocks: [
+          {
+            type: 'p',
+            text: 'Claude Code и другие клиенты Anthropic работают через `POST /v1/messages` — Anthropic Messages API, включая потоковые ответы, инструменты и `POST /v1/messages/count_tokens`. Ключ принимается в заголовке `x-api-key` или `Authorization: Bearer`.',
+          },
+          { type: 'h3', text: 'Подключение' },
+          {
+            type: 'p',
+            text: 'Задайте переменные окружения и запустите `claude`. Адрес — без `/v1`: Claude Code добавляет путь сам.',
+          },
+          { type: 'code', lang: 'bash', title: 'Терминал', code: claudeEnv },
+          {
+            type: 'ul',
+            items: [
+              '`ANTHROPIC_AUTH_TOKEN` отправляется как `Authorization: Bearer`; вместо него можно задать `ANTHROPIC_API_KEY` — тогда ключ придёт в `x-api-key`.',
+              '`ANTHROPIC_MODEL` выбирает любую модель из [каталога](/app/models), например `anthropic/claude-sonnet-4.5`. Собственные имена Claude Code (`claude-sonnet-4-5-20250929` и другие) тоже понимаются: они сопоставляются моделям каталога, например `anthropic/claude-sonnet-4.5`.',
+              'Быструю модель для фоновых задач можно задать переменной `ANTHROPIC_DEFAULT_HAIKU_MODEL`.',
+              'Расходы Claude Code видны на странице [Статистика](/app/usage) — удобно завести для него отдельный ключ с месячным лимитом.',
+            ],
+          },
+          { type: 'h3', text: 'Запрос к /v1/messages' },
+          { type: 'code', lang: 'bash', title: 'curl', code: curlMessages },
+          { type: 'code', lang: 'javascript', title: 'JavaScript (@anthropic-ai/sdk)', code: jsAnthropic },
+          { type: 'h3', text: 'Ошибки в формате Anthropic' },
+          {
+            type: 'p',
+            text: 'Ошибки `/v1/messages` приходят в формате Anthropic: `{"type": "error", "error": {"type": …, "message": …}}`. Когда на балансе не хватает средств или исчерпан лимит ключа, ответ — 402 с типом `billing_error`; Claude Code покажет сообщение и не будет повторять запрос.',
+          },
+          { type: 'code', lang: 'json', title: '402 Payment Required', code: billingError },
+        ],
+      },
+      {
+        id: 'codex-cli',
+        title: 'Codex CLI',
+        blocks: [
+          {
+            type: 'p',
+            text: 'Codex CLI от OpenAI подключается как отдельный провайдер с протоколом Responses (`wire_api = "responses"`). Добавьте его в `~/.codex/config.toml`:',
+          },
+          { type: 'code', lang: 'toml', title: '~/.codex/config.toml', code: codexToml },
+          { type: 'code', lang: 'bash', title: 'Терминал', code: codexRun },
+          {
+            type: 'p',
+            text: 'Модель меняется полем `model` (или флагом `codex -m anthropic/claude-sonnet-4.5`) — подойдёт любая текстовая модель из [каталога](/app/models).',
+          },
+        ],
+      },
+      {
+        id: 'vercel-ai-sdk',
+        title: 'Vercel AI SDK',
+        blocks: [
+          {
+            type: 'p',
+            text: 'Провайдер по умолчанию из `@ai-sdk/openai` говорит на Responses API — укажите наш адрес в `baseURL`. Работают `generateText`, `streamText`, инструменты и структурированный вывод.',
+          },
+          { type: 'code', lang: 'bash', title: 'Установка', code: 'npm install ai @ai-sdk/openai' },
+          { type: 'code', lang: 'javascript', title: 'ai-sdk.mjs', code: aiSdk },
+          {
+            type: 'p',
+            text: 'Для Chat Completions вместо Responses используйте `gateway.chat(\'openai/gpt-4o-mini\')`, для эмбеддингов — `gateway.embedding(\'openai/text-embedding-3-small\')` с функцией `embed`.',
+          },
+          { type: 'h3', text: 'Провайдер OpenRouter' },
+          {
+            type: 'p',
+            text: 'Пакет `@openrouter/ai-sdk-provider` тоже работает с нашим адресом; стоимость запроса в рублях — в `providerMetadata.openrouter.usage.cost`.',
+          },
+          { type: 'code', lang: 'bash', title: 'Установка', code: 'npm install ai @openrouter/ai-sdk-provider' },
+          { type: 'code', lang: 'javascript', title: 'openrouter-provider.mjs', code: aiSdkOpenRouter },
+        ],
+      },
+      {
+        id: 'langchain',
+        title: 'LangChain',
+        blocks: [
+          {
+            type: 'p',
+            text: 'В LangChain подключайтесь через OpenAI-интеграцию (`ChatOpenAI`), указав наш адрес и ключ. Так же настраивается `OpenAIEmbeddings` с моделью эмбеддингов.',
+          },
+          { type: 'h3', text: 'JavaScript / TypeScript' },
+          { type: 'code', lang: 'bash', title: 'Установка', code: 'npm install @langchain/openai' },
+          { type: 'code', lang: 'javascript', title: 'langchain.mjs', code: langchainJs },
+          { type: 'h3', text: 'Python' },
+          { type: 'code', lang: 'bash', title: 'Установка', code: 'pip install langchain-openai' },
+          { type: 'code', lang: 'python', title: 'langchain_chat.py', code: langchainPy },
+          { type: 'code', lang: 'python', title: 'langchain_embeddings.py', code: langchainEmbeddings },
         ],
       },
       {
@@ -263,6 +635,24 @@ with open("image.png", "wb") as f:
           { type: 'code', lang: 'bash', title: 'curl', code: curlImage },
           { type: 'code', lang: 'javascript', title: 'JavaScript', code: jsImage },
           { type: 'code', lang: 'python', title: 'Python', code: pyImage },
+        ],
+      },
+      {
+        id: 'embeddings',
+        title: 'Эмбеддинги',
+        blocks: [
+          {
+            type: 'p',
+            text: '`POST /v1/embeddings` превращает тексты в векторы — для поиска, RAG и кластеризации. Формат как у OpenAI: `model`, `input` (строка или массив строк), `dimensions` (если модель умеет укорачивать векторы), `encoding_format` — `float` или `base64`.',
+          },
+          {
+            type: 'p',
+            text: 'Модели эмбеддингов отмечены в `GET /v1/models` полем `capabilities.embeddings: true` и типом «Эмбеддинги» в [каталоге](/app/models). Оплачиваются только входные токены — по цене `pricing.prompt`; цены ответа у них нет.',
+          },
+          { type: 'code', lang: 'bash', title: 'curl', code: curlEmbeddings },
+          { type: 'code', lang: 'json', title: 'Ответ', code: embeddingsAnswer },
+          { type: 'code', lang: 'javascript', title: 'JavaScript', code: jsEmbeddings },
+          { type: 'code', lang: 'python', title: 'Python', code: pyEmbeddings },
         ],
       },
       {
@@ -289,6 +679,45 @@ with open("image.png", "wb") as f:
               ['`capabilities.vision`', 'модель принимает изображения во входных сообщениях'],
             ],
           },
+        ],
+      },
+      {
+        id: 'request-cost',
+        title: 'Стоимость запроса',
+        blocks: [
+          {
+            type: 'p',
+            text: 'Каждый ответ сообщает, сколько списано: `usage.cost` — сумма в рублях (число), `usage.cost_rub` — она же строкой, без округлений. Так во всех протоколах: в Chat Completions, Responses, Messages и эмбеддингах. В потоковом ответе `usage` приходит в последнем фрагменте всегда, даже без `stream_options`.',
+          },
+          { type: 'code', lang: 'json', title: 'Фрагмент ответа', code: usageExample },
+          { type: 'h3', text: 'Один запрос: GET /v1/generation' },
+          {
+            type: 'p',
+            text: 'По `id` из ответа (`gen-…`) можно позже узнать подробности своего запроса: модель, токены, стоимость `total_cost` в рублях, время ответа `latency` в миллисекундах, статус и был ли ответ потоковым. Чужие запросы не находятся (404).',
+          },
+          { type: 'code', lang: 'bash', title: 'curl', code: curlGeneration },
+          { type: 'code', lang: 'json', title: 'Ответ', code: generationExample },
+          { type: 'h3', text: 'Расходы ключа: GET /v1/key' },
+          {
+            type: 'p',
+            text: 'Возвращает сведения о ключе, с которым сделан запрос: название `label`, расходы за всё время `usage` и за текущий месяц `usage_monthly`, месячный лимит `limit` и остаток `limit_remaining` (`null`, если лимита нет), а также баланс аккаунта `balance`. Все суммы — в рублях.',
+          },
+          { type: 'code', lang: 'bash', title: 'curl', code: curlKey },
+          { type: 'code', lang: 'json', title: 'Ответ', code: keyExample },
+        ],
+      },
+      {
+        id: 'cors',
+        title: 'CORS и x-request-id',
+        blocks: [
+          {
+            type: 'ul',
+            items: [
+              'Адреса `/v1` доступны из браузера с любого сайта (CORS для любого origin). Предварительный запрос разрешает заголовки `Authorization`, `Content-Type`, `x-api-key`, `anthropic-version` и `anthropic-beta`. Помните: ключ, встроенный в код страницы, увидит любой посетитель — для публичных сайтов отправляйте запросы через свой сервер.',
+              'В каждом ответе есть заголовок `x-request-id`, он доступен и из JavaScript в браузере. Если вы передали свой `x-request-id`, он вернётся в ответе. Укажите его, когда пишете в поддержку, — так мы быстрее найдём запрос.',
+            ],
+          },
+          { type: 'code', lang: 'javascript', title: 'fetch в браузере', code: jsRequestId },
         ],
       },
       {

@@ -1,4 +1,4 @@
-import { useMemo } from 'react'
+import { useEffect, useMemo } from 'react'
 import { ButtonLink } from '../../components/button'
 import { RichSections } from '../../components/rich-document'
 import { cn } from '../../lib/cn'
@@ -7,6 +7,13 @@ import { docsDocument } from './docs-content'
 /** The documentation with this server's address (the one the reader has open) in every example. */
 function DocsContent({ publicPage }: { publicPage: boolean }) {
   const doc = useMemo(() => docsDocument(window.location.origin), [])
+  // Arriving at /docs#section (a link from the catalogue or elsewhere): scroll there once it is drawn.
+  useEffect(() => {
+    const id = decodeURIComponent(window.location.hash.slice(1))
+    if (!id) return
+    const frame = requestAnimationFrame(() => document.getElementById(id)?.scrollIntoView())
+    return () => cancelAnimationFrame(frame)
+  }, [])
   return (
     <div className="grid gap-8 lg:grid-cols-[13rem_minmax(0,1fr)] xl:gap-12">
       <nav aria-label="Разделы документации" className="min-w-0">
