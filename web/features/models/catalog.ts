@@ -20,7 +20,8 @@ export interface Model {
   description: string
   context_length: number
   pricing: ModelPricing
-  capabilities: { image: boolean }
+  /** image: generates images; vision: reads them; embeddings: an embedding model (POST /v1/embeddings only). */
+  capabilities: { image: boolean; vision?: boolean; embeddings?: boolean }
 }
 
 export interface ModelList {
@@ -82,6 +83,33 @@ export function countProviders(models: readonly Model[]): ProviderCount[] {
   return [...counts]
     .map(([provider, count]) => ({ provider, label: providerLabel(provider), count }))
     .sort((a, b) => b.count - a.count || a.label.localeCompare(b.label, 'ru'))
+}
+
+// ─── types ───────────────────────────────────────────────────────────────────
+
+/**
+ * What a model is for, one type per model as its card's badge says: embedding models (vectors
+ * through /v1/embeddings), image models (generate pictures, often text too), the rest text.
+ */
+export type ModelType = 'text' | 'image' | 'embeddings'
+
+export const MODEL_TYPES: ReadonlyArray<{ type: ModelType; label: string }> = [
+  { type: 'text', label: 'Текст' },
+  { type: 'image', label: 'Изображения' },
+  { type: 'embeddings', label: 'Эмбеддинги' },
+]
+
+export const isEmbeddingModel = (model: Model) => model.capabilities?.embeddings === true
+
+export function modelType(model: Model): ModelType {
+  if (isEmbeddingModel(model)) return 'embeddings'
+  if (model.capabilities?.image) return 'image'
+  return 'text'
+}
+
+/** A ?type= value as the page accepts it; anything else is no filter. */
+export function parseModelType(value: string | null | undefined): ModelType | '' {
+  return MODEL_TYPES.some((t) => t.type === value) ? (value as ModelType) : ''
 }
 
 // ─── search ──────────────────────────────────────────────────────────────────

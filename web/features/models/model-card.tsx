@@ -1,11 +1,13 @@
 import type { ReactNode } from 'react'
 import { Link } from 'wouter'
 import { ArrowRightIcon } from '../../components/icons'
+import { cn } from '../../lib/cn'
 import { formatInteger } from '../../lib/format'
 import {
   FREE_TEXT,
   VARIABLE_PRICE_TEXT,
   contextText,
+  isEmbeddingModel,
   isFreeModel,
   parsePrice,
   priceText,
@@ -47,16 +49,32 @@ function UnitPriceRow({ unit, price }: { unit: string; price: PriceValue }) {
   )
 }
 
-function Badge({ children }: { children: ReactNode }) {
+function Badge({ children, tone = 'indigo' }: { children: ReactNode; tone?: 'indigo' | 'teal' }) {
   return (
-    <span className="inline-flex h-6 shrink-0 items-center rounded-full bg-indigo-50 px-2.5 text-xs font-medium text-indigo-700 ring-1 ring-indigo-100 ring-inset">
+    <span
+      className={cn(
+        'inline-flex h-6 shrink-0 items-center rounded-full px-2.5 text-xs font-medium ring-1 ring-inset',
+        tone === 'indigo' ? 'bg-indigo-50 text-indigo-700 ring-indigo-100' : 'bg-teal-50 text-teal-800 ring-teal-100',
+      )}
+    >
       {children}
     </span>
   )
 }
 
+/** The docs section a card of an embedding model points to (it has nothing to try in the Playground). */
+export const EMBEDDINGS_DOCS_HREF = '/app/docs#embeddings'
+
 function Prices({ model }: { model: Model }) {
   const { pricing } = model
+  if (isEmbeddingModel(model) && !isFreeModel(pricing)) {
+    // Only the input is billed: there is no answer to price.
+    return (
+      <dl className="text-sm">
+        <PriceRow label="Ввод" price={parsePrice(pricing.prompt)} unit="за 1M токенов" scale={1_000_000} />
+      </dl>
+    )
+  }
   if (isFreeModel(pricing)) {
     return (
       <dl className="text-sm">
@@ -92,22 +110,18 @@ function Prices({ model }: { model: Model }) {
   )
 }
 
-/** One catalogue entry; the whole card opens the model in the Playground. */
-export function ModelCard({ model }: { model: Model }) {
+const cardClass = 'flex h-full flex-col rounded-xl border border-slate-200 bg-white p-4 shadow-xs sm:p-5'
+
+/** Provider, name, id, description and prices: what every card shows. */
+function CardBody({ model, badge, linked }: { model: Model; badge: ReactNode; linked: boolean }) {
   const provider = providerLabel(providerOf(model.id))
-  const context = contextText(model.context_length)
   return (
-    <Link
-      href={playgroundHref(model.id)}
-      data-testid="model-card"
-      data-model-id={model.id}
-      className="group flex h-full flex-col rounded-xl border border-slate-200 bg-white p-4 shadow-xs transition-[border-color,box-shadow] hover:border-indigo-300 hover:shadow-md hover:shadow-indigo-900/5 sm:p-5"
-    >
+    <>
       <div className="flex min-h-6 items-center justify-between gap-2">
         <span className="truncate text-xs font-medium tracking-wide text-slate-500 uppercase">{provider}</span>
-        {model.capabilities?.image && <Badge>Изображения</Badge>}
+        {badge}
       </div>
-      <h2 className="mt-2 text-[15px] leading-6 font-semibold break-words text-slate-900 group-hover:text-indigo-700">
+      <h2 className={cn('mt-2 text-[15px] leading-6 font-semibold break-words text-slate-900', linked && 'group-hover:text-indigo-700')}>
         {model.name || model.id}
       </h2>
       <p className="mt-0.5 font-mono text-xs break-all text-slate-500">{model.id}</p>
@@ -118,18 +132,65 @@ export function ModelCard({ model }: { model: Model }) {
       ) : (
         <p className="mt-3 text-sm leading-5 text-slate-400">Описание не указано.</p>
       )}
+    </>
+  )
+}
+
+function Context({ model }: { model: Model }) {
+  const context = contextText(model.context_length)
+  if (!context) return <span />
+  return (
+    <span className="text-slate-500" title={`${formatInteger(model.context_length)} токенов`}>
+      {context}
+    </span>
+  )
+}
+
+/**
+ * An embedding model: vectors through POST /v1/embeddings, nothing to chat with, so the card is
+ * not a link to the Playground; it points to the docs section with the request instead.
+ */
+function EmbeddingCard({ model }: { model: Model }) {
+  return (
+    <article data-testid="model-card" data-model-id={model.id} data-model-type="embeddings" className={cardClass}>
+      <CardBody model={model} badge={<Badge tone="teal">Эмбеддинги</Badge>} linked={false} />
       <div className="mt-auto pt-4">
         <div className="border-t border-slate-100 pt-3">
           <Prices model={model} />
         </div>
         <div className="mt-3 flex items-center justify-between gap-3 text-xs">
-          {context ? (
-            <span className="text-slate-500" title={`${formatInteger(model.context_length)} токенов`}>
-              {context}
-            </span>
-          ) : (
-            <span />
-          )}
+          <Context model={model} />
+          <Link
+            href={EMBEDDINGS_DOCS_HREF}
+            className="inline-flex items-center gap-1 rounded font-medium whitespace-nowrap text-indigo-600 hover:text-indigo-500"
+          >
+            Пример запроса
+            <ArrowRightIcon size={13} />
+          </Link>
+        </div>
+      </div>
+    </article>
+  )
+}
+
+/** One catalogue entry; the whole card opens the model in the Playground (embedding models: the docs). */
+export function ModelCard({ model }: { model: Model }) {
+  if (isEmbeddingModel(model)) return <EmbeddingCard model={model} />
+  return (
+    <Link
+      href={playgroundHref(model.id)}
+      data-testid="model-card"
+      data-model-id={model.id}
+      data-model-type={model.capabilities?.image ? 'image' : 'text'}
+      className={cn(cardClass, 'group transition-[border-color,box-shadow] hover:border-indigo-300 hover:shadow-md hover:shadow-indigo-900/5')}
+    >
+      <CardBody model={model} badge={model.capabilities?.image && <Badge>Изображения</Badge>} linked />
+      <div className="mt-auto pt-4">
+        <div className="border-t border-slate-100 pt-3">
+          <Prices model={model} />
+        </div>
+        <div className="mt-3 flex items-center justify-between gap-3 text-xs">
+          <Context model={model} />
           <span className="inline-flex items-center gap-1 font-medium whitespace-nowrap text-indigo-600 group-hover:text-indigo-500">
             В Playground
             <ArrowRightIcon size={13} className="transition-transform group-hover:translate-x-0.5" />

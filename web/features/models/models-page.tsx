@@ -1,4 +1,4 @@
-import { useDeferredValue, useEffect, useMemo, useRef, useState } from 'react'
+import { useDeferredValue, useEffect, useMemo, useRef, useState, type ReactNode } from 'react'
 import { useSearch } from 'wouter'
 import { Button } from '../../components/button'
 import { Card } from '../../components/card'
@@ -8,7 +8,18 @@ import { PageHeading } from '../../components/page-heading'
 import { cn } from '../../lib/cn'
 import { formatInteger, pluralRu } from '../../lib/format'
 import { useDocumentTitle } from '../../lib/use-document-title'
-import { countProviders, matchesSearch, providerOf, useModels, type Model, type ProviderCount } from './catalog'
+import {
+  MODEL_TYPES,
+  countProviders,
+  matchesSearch,
+  modelType,
+  parseModelType,
+  providerOf,
+  useModels,
+  type Model,
+  type ModelType,
+  type ProviderCount,
+} from './catalog'
 import { ModelCard } from './model-card'
 
 export const MODELS_LOAD_ERROR = 'Не удалось загрузить список моделей. Попробуйте обновить страницу.'
@@ -24,12 +35,14 @@ function useUrlFilters() {
   const params = new URLSearchParams(search)
   const urlQuery = params.get('search') ?? ''
   const urlProvider = params.get('provider') ?? ''
+  const urlType = parseModelType(params.get('type'))
   const [query, setQuery] = useState(urlQuery)
   const [provider, setProvider] = useState(urlProvider)
+  const [type, setType] = useState<ModelType | ''>(urlType)
 
   // What this hook last wrote to the URL: a different value there came from a link (another
   // ?search=… while the page is open) and wins over the local state.
-  const written = useRef({ query: urlQuery, provider: urlProvider })
+  const written = useRef({ query: urlQuery, provider: urlProvider, type: urlType })
   useEffect(() => {
     if (urlQuery === written.current.query) return
     written.current.query = urlQuery
@@ -40,20 +53,27 @@ function useUrlFilters() {
     written.current.provider = urlProvider
     setProvider(urlProvider)
   }, [urlProvider])
+  useEffect(() => {
+    if (urlType === written.current.type) return
+    written.current.type = urlType
+    setType(urlType)
+  }, [urlType])
 
   useEffect(() => {
-    written.current = { query, provider }
+    written.current = { query, provider, type }
     const url = new URL(window.location.href)
     if (query) url.searchParams.set('search', query)
     else url.searchParams.delete('search')
     if (provider) url.searchParams.set('provider', provider)
     else url.searchParams.delete('provider')
+    if (type) url.searchParams.set('type', type)
+    else url.searchParams.delete('type')
     const next = `${url.pathname}${url.search}${url.hash}`
     const current = `${window.location.pathname}${window.location.search}${window.location.hash}`
     if (next !== current) window.history.replaceState(window.history.state, '', next)
-  }, [query, provider])
+  }, [query, provider, type])
 
-  return { query, setQuery, provider, setProvider }
+  return { query, setQuery, provider, setProvider, type, setType }
 }
 
 function Chip({
@@ -86,6 +106,50 @@ function Chip({
       {label}{' '}
       <span className={cn('text-xs tabular-nums', pressed ? 'text-indigo-100' : 'text-slate-400')}>{count}</span>
     </button>
+  )
+}
+
+/**
+ * A row of chips with its name on the left from sm up (the groups carry their own accessible
+ * names); with a single row (`labelled` false) the chips need no caption.
+ */
+function FilterRow({ label, labelled = true, children }: { label: string; labelled?: boolean; children: ReactNode }) {
+  if (!labelled) return <>{children}</>
+  return (
+    <div className="sm:flex sm:items-start sm:gap-3">
+      <span aria-hidden="true" className="hidden w-20 shrink-0 pt-2 text-xs font-medium tracking-wide text-slate-500 uppercase sm:block">
+        {label}
+      </span>
+      <div className="min-w-0 flex-1">{children}</div>
+    </div>
+  )
+}
+
+/** 'Все типы', then a chip per type the catalogue has (a catalogue of one type shows none). */
+function TypeChips({
+  counts,
+  total,
+  selected,
+  onSelect,
+}: {
+  counts: Map<ModelType, number>
+  total: number
+  selected: ModelType | ''
+  onSelect: (type: ModelType | '') => void
+}) {
+  return (
+    <div role="group" aria-label="Тип модели" className="flex flex-wrap gap-2">
+      <Chip label="Все типы" count={total} pressed={selected === ''} onClick={() => onSelect('')} />
+      {MODEL_TYPES.map(({ type, label }) => (
+        <Chip
+          key={type}
+          label={label}
+          count={counts.get(type) ?? 0}
+          pressed={selected === type}
+          onClick={() => onSelect(selected === type ? '' : type)}
+        />
+      ))}
+    </div>
   )
 }
 
@@ -161,24 +225,39 @@ function SkeletonGrid() {
 }
 
 function Catalogue({ models }: { models: Model[] }) {
-  const { query, setQuery, provider, setProvider } = useUrlFilters()
+  const { query, setQuery, provider, setProvider, type, setType } = useUrlFilters()
   const deferredQuery = useDeferredValue(query)
 
   const providers = useMemo(() => countProviders(models), [models])
+  const typesPresent = useMemo(() => new Set(models.map(modelType)), [models])
   const searched = useMemo(() => models.filter((m) => matchesSearch(m, deferredQuery)), [models, deferredQuery])
-  const searchedCounts = useMemo(() => {
-    const counts = new Map<string, number>()
-    for (const m of searched) counts.set(providerOf(m.id), (counts.get(providerOf(m.id)) ?? 0) + 1)
-    return counts
-  }, [searched])
-  // An unknown ?provider= (a stale link) filters nothing rather than hiding the catalogue.
+  // An unknown ?provider= (a stale link) filters nothing rather than hiding the catalogue; so does
+  // a ?type= the catalogue has no models of.
   const activeProvider = providers.some((p) => p.provider === provider) ? provider : ''
-  const shown = activeProvider ? searched.filter((m) => providerOf(m.id) === activeProvider) : searched
-  const filtering = query.trim() !== '' || activeProvider !== ''
+  const activeType = type && typesPresent.has(type) ? type : ''
+  // Each chip row counts what the search and the other row leave.
+  const ofType = useMemo(() => (activeType ? searched.filter((m) => modelType(m) === activeType) : searched), [searched, activeType])
+  const ofProvider = useMemo(
+    () => (activeProvider ? searched.filter((m) => providerOf(m.id) === activeProvider) : searched),
+    [searched, activeProvider],
+  )
+  const providerCounts = useMemo(() => {
+    const counts = new Map<string, number>()
+    for (const m of ofType) counts.set(providerOf(m.id), (counts.get(providerOf(m.id)) ?? 0) + 1)
+    return counts
+  }, [ofType])
+  const typeCounts = useMemo(() => {
+    const counts = new Map<ModelType, number>()
+    for (const m of ofProvider) counts.set(modelType(m), (counts.get(modelType(m)) ?? 0) + 1)
+    return counts
+  }, [ofProvider])
+  const shown = activeProvider ? ofType.filter((m) => providerOf(m.id) === activeProvider) : ofType
+  const filtering = query.trim() !== '' || activeProvider !== '' || activeType !== ''
 
   const reset = () => {
     setQuery('')
     setProvider('')
+    setType('')
   }
 
   return (
@@ -207,14 +286,21 @@ function Catalogue({ models }: { models: Model[] }) {
             </button>
           )}
         </div>
+        {typesPresent.size > 1 && (
+          <FilterRow label="Тип">
+            <TypeChips counts={typeCounts} total={ofProvider.length} selected={activeType} onSelect={setType} />
+          </FilterRow>
+        )}
         {providers.length > 1 && (
-          <ProviderChips
-            providers={providers}
-            counts={searchedCounts}
-            total={searched.length}
-            selected={activeProvider}
-            onSelect={setProvider}
-          />
+          <FilterRow label="Провайдер" labelled={typesPresent.size > 1}>
+            <ProviderChips
+              providers={providers}
+              counts={providerCounts}
+              total={ofType.length}
+              selected={activeProvider}
+              onSelect={setProvider}
+            />
+          </FilterRow>
         )}
       </div>
 
@@ -236,7 +322,7 @@ function Catalogue({ models }: { models: Model[] }) {
           </div>
           <p className="text-[15px] font-medium text-slate-800">Ничего не найдено</p>
           <p className="mt-1 max-w-sm text-sm text-slate-500">
-            Попробуйте изменить запрос или выбрать другого провайдера.
+            Попробуйте изменить запрос или выбрать другой тип или провайдера.
           </p>
           <Button variant="secondary" className="mt-5" onClick={reset}>
             Сбросить поиск
@@ -264,7 +350,7 @@ export function ModelsPage() {
   const description =
     models && models.length > 0
       ? `${formatInteger(models.length)} ${pluralRu(models.length, ['модель', 'модели', 'моделей'])} от ${formatInteger(providerTotal)} ${pluralRu(providerTotal, ['провайдера', 'провайдеров', 'провайдеров'])}. Цены в рублях; нажмите на карточку, чтобы открыть модель в Playground.`
-      : 'Языковые модели и модели для изображений с ценами в рублях.'
+      : 'Языковые модели, модели для изображений и эмбеддингов с ценами в рублях.'
 
   let body
   if (models && models.length > 0) {
