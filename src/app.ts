@@ -5,7 +5,7 @@ import type { Config } from './config'
 import type { Db } from './db/client'
 import type { Mailer } from './mail/service'
 import { errorHandler } from './lib/http'
-import { bodyLimits, KB, MB, V1_BODY_LIMIT, type BodyFamily } from './lib/body'
+import { bodyLimits, docsSeeThroughBodyReaders, KB, MB, V1_BODY_LIMIT, type BodyFamily } from './lib/body'
 import { unauthorized } from './lib/errors'
 import { authService } from './auth/service'
 import { authGuard, bearer } from './auth/guard'
@@ -94,7 +94,8 @@ export function createApp(s: Services) {
       set.headers['x-frame-options'] = 'DENY'
     })
     .use(
-      openapi({
+      // The routes' body readers (lib/body.ts) are transparent to the document: request bodies stay listed.
+      docsSeeThroughBodyReaders(openapi({
         // The document only: the UI at /api/docs is served from our origin by src/spa/api-docs.ts
         // (the plugin's own page loads Scalar from a CDN).
         provider: null,
@@ -109,7 +110,7 @@ export function createApp(s: Services) {
           components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT или API-ключ sk-gw-…' } } },
         },
         exclude: { paths: ['/*', '/assets/*'] },
-      }),
+      })),
     )
     .use(systemRoutes(s.config, s.db, s.mailer))
     .use(authRoutes(s.config, s.auth, guard))

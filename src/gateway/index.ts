@@ -15,7 +15,7 @@ import { chatShape } from './shape'
 import { lookups } from './lookup'
 import { envelope, errors, ok } from '../lib/http'
 import { badRequest } from '../lib/errors'
-import { readBody, V1_BODY_LIMIT } from '../lib/body'
+import { bodyReader, readBody, V1_BODY_LIMIT } from '../lib/body'
 import { microsToRub } from '../lib/money'
 import { unavailable } from './upstream-errors'
 
@@ -55,7 +55,8 @@ export function gatewayRoutes(deps: GatewayDeps, guard: AuthGuard) {
   })
 
   const callers = new WeakMap<Request, Caller>()
-  async function authenticate(headers: Headers, jwt: { verify(t: string): Promise<false | { sub?: string }> }): Promise<Caller> {
+  type Verifier = { verify(t: string): Promise<false | { sub?: string }> }
+  async function authenticate(headers: Headers, jwt: Verifier): Promise<Caller> {
     // Bearer for OpenAI clients; x-api-key for Anthropic's (Claude Code sends its key there).
     const token = bearer(headers.get('authorization') ?? undefined) ?? headers.get('x-api-key')?.trim()
     if (!token) throw unauthorized('Передайте API-ключ в заголовке Authorization: Bearer <ключ> (или x-api-key)', 'missing_api_key')
@@ -80,12 +81,12 @@ export function gatewayRoutes(deps: GatewayDeps, guard: AuthGuard) {
        * sends. Then the body, through the same size and depth limits as every route's (lib/body.ts).
        */
       caller: {
-        async parse({ request, accessJwt }, contentType) {
+        parse: bodyReader(async ({ request, accessJwt }: { request: Request; accessJwt: Verifier }, contentType: string) => {
           callers.set(request, await authenticate(request.headers, accessJwt))
           const body = await readBody(request, contentType, { limit: V1_BODY_LIMIT })
           dropNulls(body)
           return body
-        },
+        }),
         // GET routes have no parse phase; `transform` still runs before the query is validated (401, not 400).
         async transform({ request, accessJwt }) {
           if (!callers.has(request)) callers.set(request, await authenticate(request.headers, accessJwt))

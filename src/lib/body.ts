@@ -3,7 +3,7 @@
 // nesting-depth limit checked by a linear scan before JSON.parse — a 20 000-level body used to stall
 // the event loop for 20 s in validation. Every body of every route goes through `bodyLimits`'
 // parse hook, except /v1: the gateway reads its own bodies after the key is checked (gateway/index.ts).
-import { Elysia } from 'elysia'
+import { Elysia, type AnyElysia } from 'elysia'
 import { AppError } from './errors'
 
 export const KB = 1024
@@ -168,18 +168,54 @@ function pathOf(url: string): string {
 
 const under = (path: string, prefix: string) => path === prefix || (path.startsWith(prefix) && path.charCodeAt(prefix.length) === 47)
 
+const bodyReaders = new WeakSet<object>()
+
+/** Marks a parse hook that parses exactly what Elysia's own parsers would, only bounded (see `docsSeeThroughBodyReaders`). */
+export function bodyReader<F extends (...args: never[]) => unknown>(fn: F): F {
+  bodyReaders.add(fn)
+  return fn
+}
+
+type Route = { hooks?: Record<string, unknown> }
+
+/**
+ * @elysiajs/openapi lists no request body (no content types, so no schema) for a route with a parse
+ * hook of its own. The docs plugin is shown the routes without the body readers, which parse what
+ * Elysia would anyway, so their bodies are documented as before. Wraps the plugin where it is used:
+ * `.use()` later points the plugin's getGlobalRoutes at the app's, and that assignment is kept beneath.
+ */
+export function docsSeeThroughBodyReaders<T extends AnyElysia>(docs: T): T {
+  const plugin = docs as unknown as { getGlobalRoutes(): Route[] } // protected in Elysia's types
+  let routes = plugin.getGlobalRoutes.bind(plugin)
+  const seen = () =>
+    routes().map((route) => {
+      const parse = route.hooks?.parse as { fn: unknown }[] | undefined
+      if (!Array.isArray(parse) || !parse.some((h) => bodyReaders.has(h.fn as object))) return route
+      const rest = parse.filter((h) => !bodyReaders.has(h.fn as object))
+      return { ...route, hooks: { ...route.hooks, parse: rest.length ? rest : undefined } }
+    })
+  Object.defineProperty(docs, 'getGlobalRoutes', {
+    configurable: true,
+    get: () => seen,
+    set: (fn: () => Route[]) => {
+      routes = fn
+    },
+  })
+  return docs
+}
+
 /**
  * The parse hook of every route: the first family whose prefix the path is under sets the limit
  * (`fallback` for the rest); paths under a `selfRead` prefix are left to their routes, which must then
  * read through `readBody` themselves.
  */
 export function bodyLimits(families: BodyFamily[], fallback: BodyLimit, selfRead: string[] = []) {
-  return new Elysia({ name: 'body-limits' }).onParse({ as: 'global' }, async ({ request }, contentType) => {
+  return new Elysia({ name: 'body-limits' }).onParse({ as: 'global' }, bodyReader(async ({ request }: { request: Request }, contentType: string) => {
     if (!contentType || !request.body) return undefined
     const path = pathOf(request.url)
     for (const prefix of selfRead) if (under(path, prefix)) return undefined
     const family = families.find((f) => under(path, f.prefix))
     family?.before?.(request)
     return await readBody(request, contentType, family ?? fallback)
-  })
+  }))
 }

@@ -16,7 +16,7 @@ beforeAll(async () => {
   gw = await startGateway()
   customer = await gw.customer()
   pid = serverPid(gw.server.dataDir)
-})
+}, 30_000)
 afterAll(() => gw.stop())
 
 const JSON_TYPE = { 'content-type': 'application/json' }
@@ -173,5 +173,15 @@ describe('/v1: the key before the body', () => {
   test('over Bun\'s own backstop (64 MB): 413 before any of our code, even without a key', async () => {
     const head = await headOnly(gw.url, 'POST', '/v1/chat/completions', { 'content-type': 'application/json', 'content-length': String(65 * MB) })
     expect(head.status).toBe(413)
+  })
+})
+
+describe('the OpenAPI document', () => {
+  test('still lists the request bodies (the bounded readers parse what Elysia would)', async () => {
+    const doc = await (await fetch(`${gw.url}/api/openapi.json`)).json()
+    for (const [path, method] of [['/api/auth/login', 'post'], ['/api/payments/webhook', 'post'], ['/api/chats/{id}/messages', 'post'], ['/v1/chat/completions', 'post'], ['/v1/messages', 'post']]) {
+      const content = doc.paths[path!][method!].requestBody?.content ?? {}
+      expect({ path, json: content['application/json']?.schema?.type ?? content['application/json']?.schema?.$ref }).toEqual({ path, json: expect.any(String) })
+    }
   })
 })
