@@ -62,6 +62,9 @@ describe('production with ALLOW_TEST_PAYMENTS=true', () => {
     await eventually(() => server.logs().includes('ALLOW_TEST_PAYMENTS=true')) // the log line may trail the "listening" one
     const health = await client(server.url).get('/api/health')
     expect(health.body.data).toMatchObject({ payments: 'test', testPaymentsBanner: true })
+    // The flag travels inline in every page (site and app alike), so the banner needs no request.
+    for (const path of ['/', '/blog', '/login', '/app/dashboard', '/pay/test/x'])
+      expect([path, await (await fetch(`${server.url}${path}`)).text()]).toEqual([path, expect.stringContaining('<script type="application/json" id="test-payments-mode">true</script>')])
   })
 
   test('test-page money is credited, marked as test, and never refundable', async () => {
@@ -86,6 +89,7 @@ test('without ALLOW_TEST_PAYMENTS the banner is off (development keeps its own n
   const dev = await startServer()
   try {
     expect((await client(dev.url).get('/api/health')).body.data).toMatchObject({ payments: 'test', testPaymentsBanner: false })
+    expect(await (await fetch(`${dev.url}/`)).text()).not.toContain('test-payments-mode')
   } finally {
     await dev.stop()
   }

@@ -77,6 +77,12 @@ function shellLoader(index: string) {
   }
 }
 
+/**
+ * ALLOW_TEST_PAYMENTS: every page carries the flag inline, so the banner shows on the landing
+ * without an extra request (web/components/test-payments-banner.tsx reads it).
+ */
+const TEST_PAYMENTS_ISLAND = '<script type="application/json" id="test-payments-mode">true</script>'
+
 function pageHtml(shell: Shell, page: RenderedPage, origin: string, showcase: string): string {
   const preload = (page.chunk ? (shell.lazy[page.chunk] ?? []) : [])
     .filter((file) => !shell.entry.has(file))
@@ -167,7 +173,7 @@ export function spaRoutes(deps: PageDeps) {
         if (!shell)
           return new Response('Интерфейс не собран: выполните `bun run build`.', { status: 503, headers: { 'content-type': 'text/plain; charset=utf-8', ...referrer } })
         const page = resolvePage(path, deps)
-        const html = pageHtml(shell, page, origin, showcaseIsland(deps))
+        const html = pageHtml(shell, page, origin, showcaseIsland(deps) + (deps.config.testPaymentsBanner ? TEST_PAYMENTS_ISLAND : ''))
         const headers = {
           'content-type': 'text/html; charset=utf-8',
           'cache-control': 'no-cache',

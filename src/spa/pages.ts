@@ -15,7 +15,7 @@ import { pickShowcase, splitModelName } from '../../web/features/landing/showcas
 import { documentHtml, esc, inlineHtml } from './render'
 
 export interface PageDeps {
-  config: Pick<Config, 'publicUrl'>
+  config: Pick<Config, 'publicUrl' | 'testPaymentsBanner'>
   db: Db
   catalog: { list(): ReadonlyArray<{ id: string; name: string }> }
 }
