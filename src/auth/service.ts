@@ -161,7 +161,7 @@ export function authService({ db, config, mailer }: Deps) {
       const id = newId()
       try {
         // Without confirmation the account and its welcome bonus exist together or not at all;
-        // with it, the bonus waits for the link in the letter (one bonus per confirmed mailbox).
+        // with it, the bonus waits for the link in the letter (still once per account).
         const session = db.transaction((tx) => {
           store.insertUser(tx, { id, email, emailNormalized: normalized, passwordHash, createdAt: now, updatedAt: now })
           if (!config.requireEmailVerification) creditWelcomeBonus(tx, id, now)
