@@ -1,8 +1,12 @@
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from 'bun:test'
 import { Database } from 'bun:sqlite'
 import { join } from 'node:path'
 import { client, registerUser, signJwt, startServer, uniqueEmail, type TestServer } from '../test-support/server'
 import { startSmtp } from '../test-support/smtp'
+
+// These tests start servers and processes; on a busy machine that outlasts bun's 5 s default
+// (bunfig.toml cannot set it: only --timeout or this call can).
+setDefaultTimeout(20_000)
 
 let server: TestServer
 let smtp: Awaited<ReturnType<typeof startSmtp>>

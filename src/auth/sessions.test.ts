@@ -1,9 +1,13 @@
 // Logout ends access tokens at once: an access token names its session (the `sid` claim, a
 // refresh-token family) and every authenticated request checks that the session is still open.
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from 'bun:test'
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { client, registerUser, startServer, type TestServer } from '../test-support/server'
+
+// These tests start servers and processes; on a busy machine that outlasts bun's 5 s default
+// (bunfig.toml cannot set it: only --timeout or this call can).
+setDefaultTimeout(20_000)
 
 let server: TestServer
 beforeAll(async () => {

@@ -1,11 +1,15 @@
 // The welcome bonus waits for a confirmed address (REQUIRE_EMAIL_VERIFICATION, default true):
 // letters go through a real SMTP server, links are followed, the ledger is read from the database.
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from 'bun:test'
 import { Database } from 'bun:sqlite'
 import { join } from 'node:path'
 import { startGateway } from '../test-support/gateway'
 import { client, registerUser, startServer, uniqueEmail, type TestServer } from '../test-support/server'
 import { startSmtp, type ReceivedLetter } from '../test-support/smtp'
+
+// These tests start servers and processes; on a busy machine that outlasts bun's 5 s default
+// (bunfig.toml cannot set it: only --timeout or this call can).
+setDefaultTimeout(20_000)
 
 let gw: Awaited<ReturnType<typeof startGateway>>
 let smtp: Awaited<ReturnType<typeof startSmtp>>

@@ -1,13 +1,17 @@
 // What a hostile internet (or a careless deployment) does to the payment side: production without
 // real payment keys or without PUBLIC_URL refuses to start; test-page money is never refundable;
 // a forged Host header never reaches a payment link, a letter or a page.
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from 'bun:test'
 import { mkdtempSync, readdirSync, readFileSync, existsSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { eventually } from '../test-support/gateway'
 import { startPayments } from '../test-support/payments'
 import { client, freshIp, readResult, registerUser, startServer, TEST_JWT_SECRET, type TestServer } from '../test-support/server'
+
+// These tests start servers and processes; on a busy machine that outlasts bun's 5 s default
+// (bunfig.toml cannot set it: only --timeout or this call can).
+setDefaultTimeout(20_000)
 
 const ENTRY = new URL('../index.ts', import.meta.url).pathname
 
