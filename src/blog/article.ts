@@ -31,21 +31,33 @@ const SYSTEM_PROMPT = [
   'title — заголовок до 90 символов; description — 1–2 предложения до 200 символов;',
   'content — статья в Markdown на 500–900 слов: подзаголовки ##, списки, пример запроса к API (curl) и для кого модель подойдёт; без заголовка первого уровня;',
   'metaTitle — до 60 символов; metaDescription — до 160 символов; keywords — 5–8 ключевых слов.',
+  'Цены называй только в рублях и только так, как они даны в запросе; не пересчитывай их в доллары.',
+  'Не упоминай настройки сервиса, переменные окружения и ключи провайдера: статью читают клиенты.',
+  'Пример запроса — по типу модели из строки «Тип»: для генерации изображений POST /v1/images с полем prompt, для эмбеддингов POST /v1/embeddings с полем input, для остальных POST /v1/chat/completions.',
 ].join('\n')
 
-/** Ruble prices per million tokens, when a rate is known, so the article quotes what customers pay. */
-export type PriceLine = { promptRubPerM: string; completionRubPerM: string } | null
+/** The kind of model an article is about: it decides the example request and how the price is quoted. */
+export type ModelKind = 'chat' | 'image' | 'embeddings'
+
+export const modelKind = (m: ModelRow): ModelKind =>
+  m.outputModalities.includes('embeddings') ? 'embeddings' : m.outputModalities.includes('image') && !m.outputModalities.includes('text') ? 'image' : 'chat'
+
+const KIND_LABEL: Record<ModelKind, string> = { chat: 'текстовая модель (чат)', image: 'генерация изображений', embeddings: 'эмбеддинги' }
+
+/** The ruble price line the article quotes (what customers pay), or null when no rate is known. */
+export type PriceLine = string | null
 
 export function articleMessages(model: ModelRow, apiBase: string, prices: PriceLine) {
   const facts = [
     'Напиши статью для блога о модели из нашего каталога.',
     `ID модели: ${model.id}`,
     `Название: ${model.name}`,
+    `Тип: ${KIND_LABEL[modelKind(model)]}`,
     `Описание: ${model.description.replace(/\s+/g, ' ').trim() || 'нет'}`,
     `Контекст: ${model.contextLength} токенов`,
     `Принимает: ${model.inputModalities.join(', ')}`,
     `Выдаёт: ${model.outputModalities.join(', ')}`,
-    prices && `Цена в AI Gateway: ${prices.promptRubPerM} ₽ за 1 млн входных и ${prices.completionRubPerM} ₽ за 1 млн выходных токенов`,
+    prices && `Цена в AI Gateway: ${prices}`,
     `Адрес API: ${apiBase}`,
   ].filter(Boolean)
   return [

@@ -15,7 +15,7 @@ import { isVariable, rubPrice } from '../catalog/pricing'
 import { add, ceilUnits, dec, mul } from '../lib/decimal'
 import { newId } from '../lib/crypto'
 import { AppError, badRequest, conflict, notFound } from '../lib/errors'
-import { ARTICLE_FORMAT, ArticleParseError, articleMessages, coverPrompt, isWritable, parseArticle, slugify, uniqueSlug, type Article } from './article'
+import { ARTICLE_FORMAT, ArticleParseError, articleMessages, coverPrompt, isWritable, modelKind, parseArticle, slugify, uniqueSlug, type Article, type PriceLine } from './article'
 import { createCoverStore } from './covers'
 import { dueSlot, isInterval, nextRunTime, START_TIME_RE } from './schedule'
 import { blogStore, postToApi, type BlogPost } from './store'
@@ -114,15 +114,22 @@ export function autopostService({ config, db, upstream, catalog, rates }: Autopo
     return catalog.list().find((m) => isWritable(m) && !written.has(m.id) && !failing.has(m.id) && !running.has(m.id))
   }
 
-  /** Ruble prices per million tokens for the prompt; null when unknown or priced per picture instead. */
-  function pricesOf(m: ModelRow) {
+  /** What customers pay, in rubles as the catalogue shows it, by the kind of model; null without a rate. */
+  function pricesOf(m: ModelRow): PriceLine {
     const rate = rates.current()
-    if (!rate || (Number(m.promptUsd) === 0 && Number(m.completionUsd) === 0 && !m.id.endsWith(':free'))) return null
-    const perM = (usd: string) => {
-      const rub = Number(rubPrice(usd, rate, markup)) * 1_000_000
-      return rub.toLocaleString('ru-RU', { maximumFractionDigits: rub < 1 ? 4 : 2 })
+    if (!rate) return null
+    const rub = (usd: string, per = 1) => Number(rubPrice(usd, rate, markup)) * per
+    const money = (n: number) => n.toLocaleString('ru-RU', { maximumFractionDigits: n < 1 ? 4 : 2 })
+    const kind = modelKind(m)
+    if (kind === 'image') {
+      const picture = rub(Number(m.imageOutputUsd) > 0 ? m.imageOutputUsd : m.imageUsd)
+      return picture > 0 ? `${money(picture)} ₽ за изображение` : null
     }
-    return { promptRubPerM: perM(m.promptUsd), completionRubPerM: perM(m.completionUsd) }
+    const input = rub(m.promptUsd, 1_000_000)
+    if (kind === 'embeddings') return input > 0 ? `${money(input)} ₽ за 1 млн входных токенов` : 'бесплатно'
+    const output = rub(m.completionUsd, 1_000_000)
+    if (input === 0 && output === 0) return 'бесплатно'
+    return `${money(input)} ₽ за 1 млн входных и ${money(output)} ₽ за 1 млн выходных токенов`
   }
 
   /** Draws and stores a cover; returns its file name and cost. */

@@ -21,21 +21,23 @@ const line = (text: string, label: string) => new RegExp(`^${label}:\\s*(.+)$`, 
 /** 'OpenAI: GPT-4o' → 'GPT-4o' (the router prefixes names with the provider). */
 const shortName = (name: string) => name.replace(/^[^:]{1,40}:\s*/, '')
 
-const perMillion = (usdPerToken: string) => {
-  const n = Number(usdPerToken) * 1_000_000
-  return Number.isFinite(n) && n > 0 ? `$${n.toFixed(n < 1 ? 3 : 2)}` : 'бесплатно'
-}
-
-/** Prefers the ruble prices the prompt gives; else the catalogue's USD prices; else a general remark. */
-function priceSentence(text: string, model: Model | undefined): string {
+/** The ruble price the prompt gives (what customers pay); never the provider's dollars. */
+function priceSentence(text: string): string {
   const tail = 'Стоимость запроса видна заранее, а с баланса списывается только фактическая.'
   const rub = line(text, 'Цена в AI Gateway')
-  if (rub) return `В AI Gateway: ${rub}. ${tail}`
-  const p = model?.pricing
-  if (p && (Number(p.prompt) > 0 || Number(p.completion) > 0))
-    return `У провайдера — ${perMillion(p.prompt)} за миллион входных и ${perMillion(p.completion)} за миллион выходных токенов; в AI Gateway цена пересчитывается в рубли. ${tail}`
-  if (p?.image_output && Number(p.image_output) > 0) return `У провайдера — $${p.image_output} за изображение; в AI Gateway цена пересчитывается в рубли. ${tail}`
-  return `Актуальная цена в рублях — в каталоге моделей. ${tail}`
+  return rub ? `В AI Gateway: ${rub}. ${tail}` : `Актуальная цена в рублях — в каталоге моделей. ${tail}`
+}
+
+/** A first request that fits the model: a picture, vectors or a chat message. */
+function exampleRequest(apiBase: string, id: string, kind: 'chat' | 'image' | 'embeddings'): string[] {
+  const head = ['```bash', `curl ${apiBase}/${kind === 'image' ? 'images' : kind === 'embeddings' ? 'embeddings' : 'chat/completions'} \\`, '  -H "Authorization: Bearer sk-gw-…" \\', '  -H "Content-Type: application/json" \\']
+  const body =
+    kind === 'image'
+      ? `{"model": "${id}", "prompt": "Маяк на скалистом берегу на закате", "n": 1}`
+      : kind === 'embeddings'
+        ? `{"model": "${id}", "input": ["Как пополнить баланс?", "Оплата картой российского банка"]}`
+        : `{"model": "${id}", "messages": [{"role": "user", "content": "Привет!"}]}`
+  return [...head, `  -d '${body}'`, '```']
 }
 
 function facts(model: Model | undefined, text: string) {
@@ -52,15 +54,18 @@ function facts(model: Model | undefined, text: string) {
 export function articleJson(userText: string): string {
   const f = facts(findModel(line(userText, 'ID модели') ?? ''), userText)
   const draws = f.outputs.includes('image')
+  const embeds = f.outputs.includes('embeddings')
+  const kind = embeds ? 'embeddings' : draws && !f.outputs.includes('text') ? 'image' : 'chat'
   const sees = f.inputs.includes('image')
   const context = f.model?.context_length
   const abilities = [
     f.outputs.includes('text') && 'генерирует и редактирует тексты, отвечает на вопросы и пишет код',
+    embeds && 'превращает тексты в векторы для поиска по смыслу, RAG и кластеризации',
     draws && 'рисует изображения по текстовому описанию',
     sees && 'понимает изображения, которые вы прикладываете к сообщению',
     context && `держит в контексте до ${context.toLocaleString('ru-RU')} токенов`,
   ].filter(Boolean) as string[]
-  const prices = priceSentence(userText, f.model)
+  const prices = priceSentence(userText)
   const content = [
     `${f.short} — модель от ${f.provider}, доступная в AI Gateway через единый OpenAI-совместимый API с оплатой в рублях.`,
     '',
@@ -78,22 +83,19 @@ export function articleJson(userText: string): string {
     '',
     '## Как попробовать',
     '',
-    `Откройте Playground и выберите ${f.short} — или отправьте запрос из своего кода с API-ключом:`,
+    kind === 'embeddings'
+      ? `Отправьте запрос из своего кода с API-ключом — ${f.short} вернёт по вектору на каждый текст:`
+      : `Откройте Playground и выберите ${f.short} — или отправьте запрос из своего кода с API-ключом:`,
     '',
-    '```bash',
-    `curl ${line(userText, 'Адрес API') ?? 'http://localhost:3000/v1'}/chat/completions \\`,
-    '  -H "Authorization: Bearer sk-gw-…" \\',
-    '  -H "Content-Type: application/json" \\',
-    `  -d '{"model": "${f.id}", "messages": [{"role": "user", "content": "Привет!"}]}'`,
-    '```',
+    ...exampleRequest(line(userText, 'Адрес API') ?? 'http://localhost:3000/v1', f.id, kind),
     '',
     '## Кому подойдёт',
     '',
-    `- Разработчикам, которым нужна ${draws ? 'генерация изображений' : 'языковая модель'} в своём продукте без зарубежной карты.`,
+    `- Разработчикам, которым нужна ${kind === 'image' ? 'генерация изображений' : kind === 'embeddings' ? 'семантический поиск' : 'языковая модель'} в своём продукте без зарубежной карты.`,
     '- Исследователям и студентам, которые сравнивают модели на своих задачах.',
     '- Командам, которым важно видеть расходы по каждому ключу и запросу.',
     '',
-    '_Эта статья написана демо-режимом AI Gateway по данным каталога; с ключом OPENROUTER_API_KEY статьи пишет настоящая модель._',
+    '_Эта статья написана демо-режимом AI Gateway по данным каталога._',
   ].join('\n')
   const article = {
     title: `${f.short}: возможности модели и как начать работу через API`,
@@ -101,7 +103,7 @@ export function articleJson(userText: string): string {
     content,
     metaTitle: `${f.short} — обзор модели | AI Gateway`,
     metaDescription: `${f.short}: возможности, цены в рублях и пример запроса к API. Попробуйте модель в AI Gateway.`,
-    keywords: [f.short, f.provider, 'нейросеть', 'API', draws ? 'генерация изображений' : 'языковая модель', 'AI Gateway'],
+    keywords: [f.short, f.provider, 'нейросеть', 'API', kind === 'image' ? 'генерация изображений' : kind === 'embeddings' ? 'эмбеддинги' : 'языковая модель', 'AI Gateway'],
   }
   return JSON.stringify(article)
 }
