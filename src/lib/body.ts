@@ -42,11 +42,15 @@ export function jsonTooDeep(bytes: Uint8Array, max = MAX_JSON_DEPTH): boolean {
   for (let i = 0; i < n; i++) {
     const c = bytes[i]!
     if (c === 0x22) {
-      // a string: up to its closing quote, escapes skipped
-      for (i++; i < n; i++) {
-        const s = bytes[i]!
-        if (s === 0x5c) i++
-        else if (s === 0x22) break
+      // A string: on to its closing quote, the first one after an even run of backslashes. indexOf is
+      // native, so a megabyte-long string (an image as a data URL) costs next to nothing.
+      for (;;) {
+        const q = bytes.indexOf(0x22, i + 1)
+        if (q === -1) return false // unterminated: JSON.parse reports it
+        let slashes = 0
+        for (let b = q - 1; b > i && bytes[b] === 0x5c; b--) slashes++
+        i = q
+        if (slashes % 2 === 0) break
       }
     } else if (c === 0x7b || c === 0x5b) {
       if (++depth > max) return true
@@ -99,10 +103,29 @@ export async function readBounded(request: Request, limit: number, refusal: () =
 
 const decoder = new TextDecoder()
 
+const PRINTABLE: PropertyDescriptor = { value: () => '[object Object]' }
+
+/**
+ * `${value}` throws a TypeError for an object whose own "toString" is data — `{"toString": 1}` in a
+ * body — and Elysia writes its validation errors that way (a 500 instead of the 400). Such objects get
+ * a non-enumerable Symbol.toPrimitive and print as any other; JSON, keys and validation do not see it.
+ */
+function printable(v: unknown): void {
+  if (typeof v !== 'object' || v === null) return
+  if (Array.isArray(v)) {
+    for (const x of v) printable(x)
+    return
+  }
+  if (Object.hasOwn(v, 'toString') || Object.hasOwn(v, 'valueOf')) Object.defineProperty(v, Symbol.toPrimitive, PRINTABLE)
+  for (const k in v) printable((v as Record<string, unknown>)[k])
+}
+
 /** JSON within the size and depth limits; a syntax error propagates (Elysia reports it as PARSE → 400). */
 export function parseJson(bytes: Uint8Array, maxDepth = MAX_JSON_DEPTH): unknown {
   if (jsonTooDeep(bytes, maxDepth)) throw tooDeep(maxDepth)
-  return JSON.parse(decoder.decode(bytes))
+  const value: unknown = JSON.parse(decoder.decode(bytes))
+  printable(value)
+  return value
 }
 
 const DANGEROUS_KEYS = new Set(['__proto__', 'constructor', 'prototype'])
@@ -115,6 +138,7 @@ function fieldsOf(entries: Iterable<[string, FormDataEntryValue]>): Record<strin
     const prev = out[k]
     out[k] = prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v]
   }
+  printable(out)
   return out
 }
 

@@ -34,29 +34,42 @@ export const errorHandler = new Elysia({ name: 'error-handler' }).onError(
     // Elysia wraps whatever a parse hook throws in a PARSE error: the body limits' refusals (413, too
     // deep) and /v1's authentication before the body is read are ours, and answer as themselves.
     const cause = code === 'PARSE' ? (thrown as { cause?: unknown }).cause : undefined
-    const error = cause instanceof AppError || cause instanceof OpenAIError ? cause : thrown
-    const path = new URL(request.url).pathname
-    if (path.startsWith('/v1/messages')) return anthropicError(openAIFailure(code, error, path, request.method))
-    if (path.startsWith('/v1/') || path === '/v1') return openAIFailure(code, error, path, request.method).asResponse()
-    if (error instanceof AppError) return fail(error.status, error.message, error.headers)
-    switch (code) {
-      case 'VALIDATION': {
-        const custom = (error as { customError?: unknown }).customError
-        return fail(400, typeof custom === 'string' ? custom : 'Некорректные данные запроса')
-      }
-      case 'PARSE':
-        return fail(400, 'Некорректный JSON в теле запроса')
-      case 'NOT_FOUND':
-        return fail(404, 'Не найдено')
-      case 'INVALID_COOKIE_SIGNATURE':
-        return fail(400, 'Некорректный запрос')
-    }
-    const status = (error as { status?: number }).status
-    if (typeof status === 'number' && status >= 400 && status < 500) return fail(status, 'Некорректный запрос')
-    console.error(`[error] ${request.method} ${path}:`, error)
-    return fail(500, 'Внутренняя ошибка сервера. Попробуйте позже.')
+    if (!(cause instanceof AppError || cause instanceof OpenAIError)) return answer(code, thrown, request)
+    const res = answer(code, cause, request)
+    // Refused before its body was read (or while it was arriving): the connection closes after the
+    // answer, or Bun keeps it waiting for the rest of the body — and a graceful stop waits with it.
+    if ((request.body && !request.bodyUsed) || cause.status === 413) res.headers.set('connection', 'close')
+    return res
   },
 )
+
+function answer(code: string | number, error: unknown, request: Request): Response {
+  const path = new URL(request.url).pathname
+  if (path.startsWith('/v1/messages')) return anthropicError(openAIFailure(code, error, path, request.method))
+  if (path.startsWith('/v1/') || path === '/v1') return openAIFailure(code, error, path, request.method).asResponse()
+  if (error instanceof AppError) return fail(error.status, error.message, error.headers)
+  switch (code) {
+    case 'VALIDATION': {
+      const e = error as { customError?: unknown; valueError?: { path?: string } }
+      if (typeof e.customError === 'string') return fail(400, e.customError)
+      const field = fieldOf(e.valueError?.path)
+      return fail(400, field ? `Некорректное значение поля ${field}` : 'Некорректные данные запроса')
+    }
+    case 'PARSE':
+      return fail(400, 'Некорректный JSON в теле запроса')
+    case 'NOT_FOUND':
+      return fail(404, 'Не найдено')
+    case 'INVALID_COOKIE_SIGNATURE':
+      return fail(400, 'Некорректный запрос')
+  }
+  const status = (error as { status?: number }).status
+  if (typeof status === 'number' && status >= 400 && status < 500) return fail(status, 'Некорректный запрос')
+  console.error(`[error] ${request.method} ${path}:`, error)
+  return fail(500, 'Внутренняя ошибка сервера. Попробуйте позже.')
+}
+
+/** The field a validation error is about, as `messages.0.content` (TypeBox gives `/messages/0/content`); null for the whole body. */
+const fieldOf = (path: string | undefined) => path?.replace(/^\//, '').replace(/\//g, '.') || null
 
 /** The same failures as OpenAI errors, for the /v1 gateway and its SDK clients (Anthropic's clients get them reshaped). */
 function openAIFailure(code: string | number, error: unknown, path: string, method: string): OpenAIError {
@@ -69,7 +82,7 @@ function openAIFailure(code: string | number, error: unknown, path: string, meth
   switch (code) {
     case 'VALIDATION': {
       const e = error as { customError?: unknown; valueError?: { path?: string } }
-      const param = e.valueError?.path?.replace(/^\//, '').replace(/\//g, '.') || null
+      const param = fieldOf(e.valueError?.path)
       const message = typeof e.customError === 'string' ? e.customError : `Некорректный параметр ${param ?? 'запроса'}`
       return new OpenAIError(400, message, 'invalid_request_error', 'invalid_request', { param })
     }

@@ -3,7 +3,7 @@
 // and on /v1 the key before the body. Over a limit: 413 or 400 in milliseconds, in the route's shape.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { startGateway } from '../test-support/gateway'
-import { readResult } from '../test-support/server'
+import { readResult, startServer } from '../test-support/server'
 import { headOnly, rssMb, serverPid } from '../test-support/process'
 
 const KB = 1024
@@ -94,6 +94,7 @@ describe('size per route family', () => {
   test('a 2 MB JSON to /api/auth/login → 413, refused from its Content-Length before it is read', async () => {
     const res = await post('/api/auth/login', JSON.stringify({ email: 'a@example.ru', password: 'x'.repeat(2 * MB) }))
     expect([res.status, res.body]).toEqual([413, API_TOO_LARGE])
+    expect(res.headers.get('connection')).toBe('close') // the unread rest of the body goes with the connection
     // Only the head is sent: the answer comes without the server waiting for the 2 MB.
     const head = await headOnly(gw.url, 'POST', '/api/auth/login', { 'content-type': 'application/json', 'content-length': String(2 * MB) })
     expect(head.status).toBe(413)
@@ -184,4 +185,29 @@ describe('the OpenAPI document', () => {
       expect({ path, json: content['application/json']?.schema?.type ?? content['application/json']?.schema?.$ref }).toEqual({ path, json: expect.any(String) })
     }
   })
+})
+
+describe('in production mode', () => {
+  test('the same limits and answers (NODE_ENV=production)', async () => {
+    const prod = await startServer({ NODE_ENV: 'production', ALLOW_TEST_PAYMENTS: 'true', USD_RUB_RATE: '92.5' })
+    try {
+      const send = async (path: string, body: BodyInit) => {
+        const started = performance.now()
+        const res = await readResult(await fetch(prod.url + path, { method: 'POST', headers: JSON_TYPE, body }))
+        return { status: res.status, body: res.body, ms: performance.now() - started }
+      }
+      const deep = await send('/api/payments/webhook', nestedArrays(20_000))
+      expect([deep.status, deep.body]).toEqual([400, { success: false, error: TOO_DEEP }])
+      expect(deep.ms).toBeLessThan(1000)
+      const big = await send('/api/auth/login', JSON.stringify({ email: 'a@example.ru', password: 'x'.repeat(2 * MB) }))
+      expect([big.status, big.body]).toEqual([413, API_TOO_LARGE])
+      const noKey = await headOnly(prod.url, 'POST', '/v1/chat/completions', { 'content-type': 'application/json', 'content-length': String(40 * MB) })
+      expect(noKey.status).toBe(401)
+    } finally {
+      // Refused bodies close their connections: a graceful stop does not wait for bodies nobody reads.
+      const stopping = performance.now()
+      expect(await prod.stop()).toBe(0)
+      expect(performance.now() - stopping).toBeLessThan(5000)
+    }
+  }, 30_000)
 })
