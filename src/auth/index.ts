@@ -2,7 +2,8 @@ import { Elysia } from 'elysia'
 import type { Config } from '../config'
 import { clientIp, envelope, errors, ok } from '../lib/http'
 import { bearer, type AuthGuard } from './guard'
-import { AuthResult, Credentials, ForgotBody, LogoutBody, Message, PublicUser, RefreshBody, ResetBody, TokenPair, VerifyBody, Verified } from './model'
+import { unauthorized } from '../lib/errors'
+import { AuthResult, ChangePasswordBody, Credentials, DeleteAccountBody, Session, ForgotBody, LogoutBody, Message, PublicUser, RefreshBody, ResetBody, TokenPair, VerifyBody, Verified } from './model'
 import type { AuthService } from './service'
 import { t } from 'elysia'
 
@@ -103,6 +104,47 @@ export function authRoutes(config: Config, auth: AuthService, guard: AuthGuard) 
       body: ResetBody,
       response: { 200: envelope(Message), ...errors(400) },
       detail: { summary: 'Установка нового пароля по токену из письма' },
+    })
+    .post(
+      '/change-password',
+      async ({ body, headers, accessJwt, user, ip }) => {
+        const claims = await accessJwt.verify(bearer(headers.authorization))
+        if (!claims) throw unauthorized()
+        return ok(await auth.changePassword(user.id, claims.sid, body, ip))
+      },
+      {
+        auth: true,
+        body: ChangePasswordBody,
+        response: { 200: envelope(Message), ...errors(400, 401, 429) },
+        detail: {
+          summary: 'Смена пароля: текущий и новый; все остальные сессии завершаются, текущая остаётся',
+          security: [{ bearerAuth: [] }],
+        },
+      },
+    )
+    .get(
+      '/sessions',
+      async ({ headers, accessJwt, user }) => {
+        const claims = await accessJwt.verify(bearer(headers.authorization))
+        if (!claims) throw unauthorized()
+        return ok(auth.sessions(user.id, claims.sid))
+      },
+      {
+        auth: true,
+        response: { 200: envelope(t.Array(Session)), ...errors(401) },
+        detail: { summary: 'Открытые сессии (устройства) пользователя; current — эта', security: [{ bearerAuth: [] }] },
+      },
+    )
+    .delete('/account', ({ body, user, ip }) => ok(auth.deleteAccount(user.id, body, ip)), {
+      auth: true,
+      body: DeleteAccountBody,
+      response: { 200: envelope(Message), ...errors(400, 401, 429) },
+      detail: {
+        summary: 'Удалить свой аккаунт (подтверждение — e-mail аккаунта)',
+        description:
+          'Ключи и сессии перестают действовать сразу, адрес обезличивается; история платежей и запросов хранится сроки, требуемые законом. Остаток баланса автоматически не возвращается — возврат оформляется отдельно по правилам возврата.',
+        security: [{ bearerAuth: [] }],
+      },
     })
     .get('/profile', ({ user }) => ok({ user }), {
       auth: true,

@@ -55,3 +55,24 @@ export const AuthResult = t.Object(
 )
 
 export const Message = t.Object({ message: t.String() })
+
+export const ChangePasswordBody = t.Object(
+  { currentPassword: str('Текущий пароль'), newPassword: str('Новый пароль (не короче 8 символов)') },
+  { error: FILL_ALL },
+)
+
+export const DeleteAccountBody = t.Object(
+  { email: t.String({ error: 'Введите e-mail аккаунта, чтобы подтвердить удаление', description: 'E-mail аккаунта — подтверждение удаления' }) },
+  { error: 'Введите e-mail аккаунта, чтобы подтвердить удаление' },
+)
+
+export const Session = t.Object(
+  {
+    id: t.String(),
+    createdAt: t.String({ format: 'date-time', description: 'Вход выполнен' }),
+    lastUsedAt: t.String({ format: 'date-time', description: 'Последнее обновление токенов сессии' }),
+    expiresAt: t.String({ format: 'date-time' }),
+    current: t.Boolean({ description: 'Сессия, из которой сделан запрос («это устройство»)' }),
+  },
+  { title: 'Session' },
+)

@@ -12,6 +12,7 @@ import type { Mailer } from '../mail/service'
 import { emailVerificationLetter, passwordChangedLetter, passwordResetLetter } from '../mail/templates'
 import type { UserRow } from './schema'
 import { authStore } from './store'
+import { adminStore } from '../admin/store'
 
 export const MESSAGES = {
   fillAll: 'Заполните все поля',
@@ -30,6 +31,12 @@ export const MESSAGES = {
   verifyInvalid: 'Ссылка для подтверждения e-mail недействительна или устарела',
   verifyDone: 'E-mail подтверждён',
   alreadyVerified: 'E-mail уже подтверждён',
+  wrongCurrentPassword: 'Текущий пароль указан неверно',
+  samePassword: 'Новый пароль совпадает с текущим',
+  passwordChanged: 'Пароль изменён. На других устройствах нужно войти заново',
+  deleteConfirmMismatch: 'Введите e-mail аккаунта, чтобы подтвердить удаление',
+  accountDeleted: 'Аккаунт удалён',
+  tooMany: 'Слишком много попыток, попробуйте позже',
 } as const
 
 /** Per-IP and per-e-mail budgets; generous for people, tight for scripts. */
@@ -38,6 +45,10 @@ export const RATE_RULES = {
   forgot: { ip: { limit: 10, windowSec: 3600 }, email: { limit: 3, windowSec: 3600 } },
   /** "Send the confirmation letter again". */
   verify: { ip: { limit: 10, windowSec: 3600 }, email: { limit: 3, windowSec: 3600 } },
+  /** Password changes on /app/account: a stolen access token cannot brute-force the current password. */
+  changePassword: { ip: { limit: 10, windowSec: 3600 }, email: { limit: 5, windowSec: 3600 } },
+  /** Deleting one's own account (the e-mail typed as confirmation). */
+  deleteAccount: { ip: { limit: 10, windowSec: 3600 }, email: { limit: 5, windowSec: 3600 } },
 } satisfies Record<string, { ip: Rule; email: Rule }>
 
 /**
@@ -222,6 +233,58 @@ export function authService({ db, config, mailer }: Deps) {
       const row = refreshToken ? store.refreshTokenByHash(sha256(refreshToken)) : undefined
       if (row) store.revokeFamily(row.familyId, now)
       if (access) store.revokeFamilyOf(access.sid, access.userId, now)
+    },
+
+    /**
+     * Change of password from /app/account: the current password must be right; every OTHER
+     * session ends at once (their refresh and access tokens), the one making the change stays.
+     */
+    async changePassword(userId: string, sid: string, input: { currentPassword: string; newPassword: string }, ip: string) {
+      const user = store.userById(userId)
+      if (!user) throw unauthorized()
+      if (!input.currentPassword || !input.newPassword) throw badRequest(MESSAGES.fillAll)
+      limit('changePassword', ip, user.emailNormalized)
+      if (input.newPassword.length < 8) throw badRequest(MESSAGES.passwordMin8)
+      if (input.newPassword.length > MAX_PASSWORD) throw badRequest(MESSAGES.passwordTooLong)
+      const valid = await Bun.password.verify(input.currentPassword.slice(0, MAX_PASSWORD), user.passwordHash)
+      if (!valid) throw badRequest(MESSAGES.wrongCurrentPassword)
+      if (input.currentPassword === input.newPassword) throw badRequest(MESSAGES.samePassword)
+      const passwordHash = await hashPassword(input.newPassword)
+      const now = new Date()
+      db.transaction((tx) => {
+        store.setPassword(tx, userId, passwordHash, now)
+        store.revokeOthersForUser(tx, userId, sid, now)
+      })
+      mailer.send(passwordChangedLetter(user.email, `${config.publicUrl}/forgot-password`)).catch((e) => {
+        console.error(`[mail] password changed notice for user ${user.id} failed:`, (e as Error).message)
+      })
+      return { message: MESSAGES.passwordChanged }
+    },
+
+    /** Open sessions for /app/account; `current` marks the one the request came from. */
+    sessions(userId: string, currentSid: string) {
+      return store.openSessions(userId, new Date()).map((s) => ({
+        id: s.id,
+        createdAt: new Date(s.createdAt).toISOString(),
+        lastUsedAt: new Date(s.lastUsedAt).toISOString(),
+        expiresAt: new Date(s.expiresAt).toISOString(),
+        current: s.id === currentSid,
+      }))
+    },
+
+    /**
+     * The customer deletes their own account: the same anonymisation as an admin's deletion
+     * (admin/store.ts anonymise) — keys, sessions and reset links go, ledger and usage rows stay.
+     * The remaining balance is not refunded by this; a refund is a separate request (terms).
+     */
+    deleteAccount(userId: string, input: { email: string }, ip: string) {
+      const user = store.userById(userId)
+      if (!user) throw unauthorized()
+      limit('deleteAccount', ip, user.emailNormalized)
+      if (normalizeEmail(input.email ?? '') !== user.emailNormalized) throw badRequest(MESSAGES.deleteConfirmMismatch)
+      const removed = db.transaction((tx) => adminStore(db).anonymise(tx, userId, new Date()))
+      console.log(`[auth] user ${userId} deleted their account (${removed.keys} key(s), ${removed.sessions} session(s) revoked)`)
+      return { message: MESSAGES.accountDeleted }
     },
 
     /** "Log out everywhere": every session of the user, and so every access token, ends now. */

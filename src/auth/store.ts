@@ -1,4 +1,4 @@
-import { and, eq, gt, isNull, sql } from 'drizzle-orm'
+import { and, desc, eq, gt, isNull, ne, sql } from 'drizzle-orm'
 import type { Db } from '../db/client'
 import { prepared } from '../db/prepared'
 import type { Tx } from '../billing/ledger'
@@ -63,6 +63,32 @@ export const authStore = (db: Db) => ({
       .set({ revokedAt: now })
       .where(and(eq(refreshTokens.userId, userId), isNull(refreshTokens.revokedAt)))
       .run(),
+
+  /** "End the other sessions" after a password change: every open family but the current one. */
+  revokeOthersForUser: (tx: Tx, userId: string, keepFamilyId: string, now: Date) =>
+    tx
+      .update(refreshTokens)
+      .set({ revokedAt: now })
+      .where(and(eq(refreshTokens.userId, userId), ne(refreshTokens.familyId, keepFamilyId), isNull(refreshTokens.revokedAt)))
+      .run(),
+
+  /**
+   * Open sessions (refresh-token families) of a user: started = the first token of the family,
+   * last used = the newest token (each refresh issues one), newest activity first.
+   */
+  openSessions: (userId: string, now: Date) =>
+    db
+      .select({
+        id: refreshTokens.familyId,
+        createdAt: sql<number>`min(${refreshTokens.createdAt})`,
+        lastUsedAt: sql<number>`max(${refreshTokens.createdAt})`,
+        expiresAt: sql<number>`max(${refreshTokens.expiresAt})`,
+      })
+      .from(refreshTokens)
+      .where(and(eq(refreshTokens.userId, userId), isNull(refreshTokens.revokedAt), gt(refreshTokens.expiresAt, now)))
+      .groupBy(refreshTokens.familyId)
+      .orderBy(desc(sql`max(${refreshTokens.createdAt})`))
+      .all(),
 
   /** Revokes one session, only if it is the given user's (a token's sid cannot end someone else's). */
   revokeFamilyOf: (familyId: string, userId: string, now: Date) =>

@@ -1,0 +1,108 @@
+// /app/account's API: change of password (other sessions end, this one stays), the list of
+// sessions, "log out everywhere" and deleting one's own account (the admin's anonymisation).
+import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from 'bun:test'
+import { startGateway } from '../test-support/gateway'
+import { client } from '../test-support/server'
+
+setDefaultTimeout(20_000)
+
+let gw: Awaited<ReturnType<typeof startGateway>>
+beforeAll(async () => {
+  gw = await startGateway()
+})
+afterAll(() => gw.stop())
+
+async function login(email: string, password: string) {
+  return client(gw.url).post('/api/auth/login', { email, password })
+}
+const del = (path: string, body: unknown, token: string) =>
+  fetch(gw.url + path, { method: 'DELETE', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) }).then(async (r) => ({ status: r.status, body: await r.json() }))
+
+async function chat(bearer: string) {
+  return fetch(`${gw.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'openai/gpt-3.5-turbo', messages: [{ role: 'user', content: 'Привет' }], max_tokens: 20 }),
+  })
+}
+
+describe('POST /api/auth/change-password', () => {
+  test('other sessions end (access and refresh), the current one keeps working, the new password signs in', async () => {
+    const c = await gw.customer()
+    const other = (await login(c.email, c.password)).body.data
+    const res = await c.api.post('/api/auth/change-password', { currentPassword: c.password, newPassword: 'new-password-77' }, c.accessToken)
+    expect(res.status).toBe(200)
+    expect(res.body.data.message).toContain('Пароль изменён')
+    expect((await c.api.get('/api/auth/profile', c.accessToken)).status).toBe(200)
+    expect((await c.api.get('/api/auth/profile', other.accessToken)).status).toBe(401)
+    expect((await c.api.post('/api/auth/refresh', { refreshToken: other.refreshToken })).status).toBe(401)
+    expect((await c.api.post('/api/auth/refresh', { refreshToken: c.refreshToken })).status).toBe(200)
+    expect((await login(c.email, c.password)).status).toBe(401)
+    expect((await login(c.email, 'new-password-77')).status).toBe(200)
+  })
+
+  test('a wrong current password or a short new one is refused in Russian', async () => {
+    const c = await gw.customer()
+    const wrong = await c.api.post('/api/auth/change-password', { currentPassword: 'nope-nope-1', newPassword: 'new-password-77' }, c.accessToken)
+    expect(wrong.status).toBe(400)
+    expect(wrong.body.error).toBe('Текущий пароль указан неверно')
+    const short = await c.api.post('/api/auth/change-password', { currentPassword: c.password, newPassword: '123' }, c.accessToken)
+    expect(short.status).toBe(400)
+    expect(short.body.error).toBe('Пароль должен содержать минимум 8 символов')
+    const empty = await c.api.post('/api/auth/change-password', {}, c.accessToken)
+    expect(empty.status).toBe(400)
+    expect((await c.api.post('/api/auth/change-password', { currentPassword: c.password, newPassword: 'x'.repeat(10) })).status).toBe(401)
+  })
+})
+
+describe('GET /api/auth/sessions and logout-all', () => {
+  test('lists open sessions with the current one marked; logout-all ends them all', async () => {
+    const c = await gw.customer()
+    const other = (await login(c.email, c.password)).body.data
+    const list = await c.api.get('/api/auth/sessions', c.accessToken)
+    expect(list.status).toBe(200)
+    expect(list.body.data).toHaveLength(2)
+    expect(list.body.data.filter((s: { current: boolean }) => s.current)).toHaveLength(1)
+    for (const s of list.body.data) {
+      expect(Date.parse(s.createdAt)).toBeLessThanOrEqual(Date.parse(s.lastUsedAt))
+    }
+    const fromOther = await c.api.get('/api/auth/sessions', other.accessToken)
+    const currentIds = [list.body.data.find((s: any) => s.current).id, fromOther.body.data.find((s: any) => s.current).id]
+    expect(currentIds[0]).not.toBe(currentIds[1])
+
+    expect((await c.api.post('/api/auth/logout-all', undefined, c.accessToken)).status).toBe(200)
+    expect((await c.api.get('/api/auth/sessions', c.accessToken)).status).toBe(401)
+    expect((await c.api.get('/api/auth/profile', other.accessToken)).status).toBe(401)
+    expect((await c.api.post('/api/auth/refresh', { refreshToken: other.refreshToken })).status).toBe(401)
+  })
+})
+
+describe('DELETE /api/auth/account', () => {
+  test('needs the e-mail typed; then sign-in fails, keys stop, ledger and usage rows stay', async () => {
+    const c = await gw.customer()
+    expect((await chat(c.key)).status).toBe(200)
+    const ledgerBefore = gw.read<{ n: number }>('select count(*) as n from ledger_entries where user_id = ?', c.user.id)[0]!.n
+    const usageBefore = gw.read<{ n: number }>('select count(*) as n from usage_logs where user_id = ?', c.user.id)[0]!.n
+    expect(usageBefore).toBe(1)
+
+    const mismatch = await del('/api/auth/account', { email: 'someone@else.ru' }, c.accessToken)
+    expect(mismatch.status).toBe(400)
+    expect(mismatch.body.error).toBe('Введите e-mail аккаунта, чтобы подтвердить удаление')
+
+    const ok = await del('/api/auth/account', { email: ` ${c.email.toUpperCase()} ` }, c.accessToken)
+    expect(ok.status).toBe(200)
+    expect(ok.body.data.message).toBe('Аккаунт удалён')
+
+    expect((await login(c.email, c.password)).status).toBe(401)
+    expect((await c.api.get('/api/auth/profile', c.accessToken)).status).toBe(401)
+    expect((await chat(c.key)).status).toBe(401)
+    expect((await c.api.post('/api/auth/refresh', { refreshToken: c.refreshToken })).status).toBe(401)
+    expect(gw.read<{ n: number }>('select count(*) as n from ledger_entries where user_id = ?', c.user.id)[0]!.n).toBe(ledgerBefore)
+    expect(gw.read<{ n: number }>('select count(*) as n from usage_logs where user_id = ?', c.user.id)[0]!.n).toBe(usageBefore)
+    const [row] = gw.read<{ email: string; deleted_at: number | null }>('select email, deleted_at from users where id = ?', c.user.id)
+    expect(row!.email).toBe(`deleted-${c.user.id}@deleted.invalid`)
+    expect(row!.deleted_at).not.toBeNull()
+    // The address is free again.
+    expect((await client(gw.url).post('/api/auth/register', { email: c.email, password: 'another-pass-9' })).status).toBe(201)
+  })
+})
