@@ -1,6 +1,7 @@
 // The signed-in area (/app/*), loaded on demand: the landing and the other public pages never
 // download this code. Add new /app screens here.
 import { Redirect, Route, Switch } from 'wouter'
+import { AccountPage } from '../features/account/account-page'
 import { AdminBlogPage } from '../features/admin/admin-blog-page'
 import { AdminDashboardPage } from '../features/admin/admin-dashboard-page'
 import { AdminUsersPage } from '../features/admin/admin-users-page'
@@ -25,6 +26,7 @@ function AppRoutes() {
       <Route path="/app/billing" component={BillingPage} />
       <Route path="/app/usage" component={UsagePage} />
       <Route path="/app/docs" component={DocsPage} />
+      <Route path="/app/account" component={AccountPage} />
       <Route path="/app/admin">
         <RequireAdmin>
           <AdminDashboardPage />

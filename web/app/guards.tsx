@@ -1,12 +1,15 @@
 import type { ReactNode } from 'react'
-import { Redirect } from 'wouter'
+import { Redirect, useLocation, useSearch } from 'wouter'
+import { withNext } from '../lib/next-path'
 import { useSession } from '../stores/session'
 
-/** Signed-in area only: visitors are sent to /login. */
+/** Signed-in area only: visitors are sent to /login?next=<the page they asked for>. */
 export function RequireAuth({ children }: { children: ReactNode }) {
   const isAuthenticated = useSession((s) => s.isAuthenticated)
   const hasUser = useSession((s) => s.user !== null)
-  if (!isAuthenticated || !hasUser) return <Redirect to="/login" replace />
+  const [location] = useLocation()
+  const search = useSearch()
+  if (!isAuthenticated || !hasUser) return <Redirect to={withNext('/login', location + (search ? `?${search}` : ''))} replace />
   return <>{children}</>
 }
 

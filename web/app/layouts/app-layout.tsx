@@ -107,7 +107,7 @@ function AdminGroup({ location }: { location: string }) {
 }
 
 function SidebarFooter({ user }: { user: User }) {
-  const [, navigate] = useLocation()
+  const [location, navigate] = useLocation()
   const { data } = useBalance()
   const logout = useSession((s) => s.logout)
   const [leaving, setLeaving] = useState(false)
@@ -141,7 +141,15 @@ function SidebarFooter({ user }: { user: User }) {
           {formatRubles(balance)}
         </p>
       </div>
-      <div className="flex items-center gap-2.5 px-1">
+      <Link
+        href="/app/account"
+        data-testid="sidebar-account"
+        aria-current={location === '/app/account' ? 'page' : undefined}
+        className={cn(
+          'flex items-center gap-2.5 rounded-lg px-1 py-1 transition-colors hover:bg-slate-100',
+          location === '/app/account' && 'bg-indigo-50',
+        )}
+      >
         <span
           aria-hidden="true"
           className="flex h-8 w-8 shrink-0 items-center justify-center rounded-full bg-indigo-100 text-sm font-semibold text-indigo-700 uppercase"
@@ -149,12 +157,12 @@ function SidebarFooter({ user }: { user: User }) {
           {user.email.charAt(0)}
         </span>
         <div className="min-w-0 flex-1">
-          <p className="text-xs text-slate-500">Вы вошли как</p>
+          <p className="text-xs text-slate-500">Аккаунт · настройки</p>
           <p className="truncate text-sm font-medium text-slate-800" title={user.email} data-testid="sidebar-email">
             {user.email}
           </p>
         </div>
-      </div>
+      </Link>
       <button
         type="button"
         onClick={signOut}
@@ -165,6 +173,22 @@ function SidebarFooter({ user }: { user: User }) {
         Выйти
       </button>
     </div>
+  )
+}
+
+/** The mobile header's balance: always in sight on a phone, a tap opens the top-up page. */
+function HeaderBalance({ fallback }: { fallback: number }) {
+  const { data } = useBalance()
+  return (
+    <Link
+      href="/app/billing"
+      data-testid="header-balance"
+      aria-label={`Баланс: ${formatRubles(data?.balance ?? fallback)}. Пополнить`}
+      className="ml-auto flex items-center gap-1.5 rounded-lg border border-slate-200 bg-slate-50 px-2.5 py-1.5 text-sm font-semibold whitespace-nowrap text-slate-900 tabular-nums hover:bg-slate-100"
+    >
+      <WalletIcon size={15} className="shrink-0 text-slate-400" />
+      {formatRubles(data?.balance ?? fallback)}
+    </Link>
   )
 }
 
@@ -252,6 +276,7 @@ export function AppLayout({ children }: { children: ReactNode }) {
           <MenuIcon size={20} />
         </button>
         <Logo href="/app/dashboard" />
+        <HeaderBalance fallback={user.balance} />
       </header>
       {menuOpen && (
         <div aria-hidden="true" onClick={() => setMenuOpen(false)} className="fixed inset-0 z-30 bg-slate-900/30 lg:hidden" />

@@ -1,6 +1,7 @@
 import { useState, type FormEvent } from 'react'
 import { EmailField } from './email-field'
-import { Link } from 'wouter'
+import { Link, useSearch } from 'wouter'
+import { nextFromSearch, withNext } from '../../lib/next-path'
 import { Button } from '../../components/button'
 import { FormAlert } from '../../components/form-alert'
 import { PasswordInput } from '../../components/password-input'
@@ -13,6 +14,7 @@ export function LoginPage() {
   const [email, setEmail] = useState('')
   const [password, setPassword] = useState('')
   const [error, setError] = useState<string | null>(null)
+  const next = nextFromSearch(useSearch())
   const { signIn, loading } = useSignIn('/api/auth/login', 'Ошибка входа')
 
   async function onSubmit(event: FormEvent<HTMLFormElement>) {
@@ -29,7 +31,7 @@ export function LoginPage() {
     <AuthCard
       title="Вход в аккаунт"
       subtitle="Войдите, чтобы продолжить работу с AI Gateway"
-      footer={<AuthSwitchFooter question="Нет аккаунта?" href="/register" label="Зарегистрироваться" />}
+      footer={<AuthSwitchFooter question="Нет аккаунта?" href={withNext('/register', next)} label="Зарегистрироваться" />}
     >
       <form noValidate onSubmit={onSubmit} className="space-y-4">
         <EmailField value={email} onChange={setEmail} />

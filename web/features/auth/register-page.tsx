@@ -1,6 +1,7 @@
 import { useState, type FormEvent } from 'react'
 import { EmailField } from './email-field'
-import { Link } from 'wouter'
+import { Link, useSearch } from 'wouter'
+import { nextFromSearch, withNext } from '../../lib/next-path'
 import { Button } from '../../components/button'
 import { FormAlert } from '../../components/form-alert'
 import { SparklesIcon } from '../../components/icons'
@@ -18,6 +19,7 @@ export function RegisterPage() {
   const [password, setPassword] = useState('')
   const [confirm, setConfirm] = useState('')
   const [error, setError] = useState<string | null>(null)
+  const next = nextFromSearch(useSearch())
   const { signIn, loading } = useSignIn('/api/auth/register', 'Ошибка регистрации')
   const confirmFirst = useHealth().data?.emailVerification === true
 
@@ -40,7 +42,7 @@ export function RegisterPage() {
     <AuthCard
       title="Создание аккаунта"
       subtitle="Один аккаунт — доступ к сотням моделей через единый API"
-      footer={<AuthSwitchFooter question="Уже есть аккаунт?" href="/login" label="Войти" />}
+      footer={<AuthSwitchFooter question="Уже есть аккаунт?" href={withNext('/login', next)} label="Войти" />}
     >
       <div className="mb-5 flex items-start gap-3 rounded-xl border border-indigo-100 bg-indigo-50/70 px-3.5 py-3 text-sm text-indigo-900">
         <SparklesIcon size={18} className="mt-0.5 shrink-0 text-indigo-600" />
