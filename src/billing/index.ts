@@ -3,7 +3,7 @@ import type { AuthGuard } from '../auth/guard'
 import type { Db } from '../db/client'
 import { envelope, errors, ok } from '../lib/http'
 import { moscowDay } from './days'
-import { Alerts, AlertsBody, Balance, ExportQuery, Transaction, TransactionsQuery, UsageQuery, UsageStats } from './model'
+import { Alerts, AlertsBody, Balance, ExportQuery, GroupedQuery, GroupedTransactions, Transaction, TransactionsQuery, UsageDayParams, UsageDayQuery, UsageQuery, UsageStats } from './model'
 import { billingService } from './service'
 import { usageCsv } from './usage-export'
 
@@ -29,6 +29,21 @@ export function billingRoutes(db: Db, guard: AuthGuard) {
       query: TransactionsQuery,
       response: { 200: envelope(t.Array(Transaction)), ...errors(400, 401) },
       detail: { summary: 'История движений баланса, новые сверху' },
+    })
+    .get('/transactions/grouped', ({ user, query }) => ok(billing.groupedTransactions(user.id, query.limit, query.offset)), {
+      auth: true,
+      query: GroupedQuery,
+      response: { 200: envelope(GroupedTransactions), ...errors(400, 401) },
+      detail: {
+        summary: 'История движений баланса для людей: списания за запросы — одной строкой на день по Москве, остальное — по операциям',
+      },
+    })
+    .get('/transactions/usage-day/:day', ({ user, params, query }) => ok(billing.usageDay(user.id, params.day, query.limit, query.offset)), {
+      auth: true,
+      params: UsageDayParams,
+      query: UsageDayQuery,
+      response: { 200: envelope(t.Array(Transaction)), ...errors(400, 401) },
+      detail: { summary: 'Списания за запросы одного дня по Москве (раскрытие строки дня), новые сверху' },
     })
     .get('/usage', ({ user, query }) => ok(billing.usage(user.id, sinceOf(query.startDate), query, query.limit)), {
       auth: true,

@@ -79,3 +79,38 @@ export const UsageStats = t.Object(
   },
   { title: 'UsageStats' },
 )
+
+const Paging = {
+  limit: t.Optional(t.Integer({ minimum: 1, maximum: 100, default: 20, error: 'limit должен быть целым числом от 1 до 100' })),
+  offset: t.Optional(t.Integer({ minimum: 0, maximum: 1_000_000, default: 0, error: 'offset должен быть целым неотрицательным числом' })),
+}
+
+export const GroupedQuery = t.Object(Paging)
+
+export const UsageDayParams = t.Object({
+  day: t.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', error: 'day должен быть датой в формате ГГГГ-ММ-ДД', description: 'День по Москве, YYYY-MM-DD' }),
+})
+export const UsageDayQuery = t.Object({
+  limit: t.Optional(t.Integer({ minimum: 1, maximum: 500, default: 100, error: 'limit должен быть целым числом от 1 до 500' })),
+  offset: Paging.offset,
+})
+
+export const GroupedTransactions = t.Object(
+  {
+    items: t.Array(
+      t.Object({
+        kind: t.UnionEnum(['entry', 'usageDay'], { description: 'usageDay — списания за запросы одного дня по Москве одной строкой' }),
+        id: t.String(),
+        type: t.UnionEnum([...LEDGER_TYPES]),
+        amount: t.String({ description: 'Сумма со знаком, в рублях' }),
+        balanceAfter: t.Number({ description: 'Баланс после операции (для дня — после последнего списания), рубли' }),
+        description: t.String(),
+        createdAt: t.String({ format: 'date-time', description: 'Время операции (для дня — последнего списания)' }),
+        day: t.Union([t.String(), t.Null()], { description: 'Для usageDay: день по Москве, YYYY-MM-DD' }),
+        requests: t.Integer({ description: 'Для usageDay: число оплаченных запросов; для операции — 1' }),
+      }),
+    ),
+    hasMore: t.Boolean({ description: 'Есть следующая страница (offset + limit)' }),
+  },
+  { title: 'GroupedTransactions' },
+)

@@ -6,8 +6,20 @@ import { users } from '../auth/schema'
 import { billingStore } from './store'
 import { bannerThresholdMicros } from './alerts'
 import { usageReader, type UsageFilter } from './usage'
+import { moscowDayStart, nextDay } from './days'
+import type { LedgerType } from './schema'
 
 const ALERT_MAX_RUB = 1_000_000
+export const USAGE_DAY_DESCRIPTION = 'Оплата запросов к API'
+
+const toTransaction = (r: { id: string; amountMicros: number; balanceAfterMicros: number; description: string; type: LedgerType; createdAt: Date }) => ({
+  id: r.id,
+  amount: formatSignedMicros(r.amountMicros),
+  balanceAfter: microsToRub(r.balanceAfterMicros),
+  description: r.description,
+  type: r.type,
+  createdAt: r.createdAt.toISOString(),
+})
 
 export function billingService(db: Db) {
   const store = billingStore(db)
@@ -35,6 +47,30 @@ export function billingService(db: Db) {
     },
 
     usage: (userId: string, since: Date | null, filter: UsageFilter, limit = 50) => usage.stats(userId, since, filter, limit),
+
+    /** Usage charges per Moscow day, everything else line by line; `hasMore` says another page exists. */
+    groupedTransactions(userId: string, limit = 20, offset = 0) {
+      const rows = store.groupedTransactions(userId, limit + 1, offset)
+      const items = rows.slice(0, limit).map((r) => ({
+        kind: r.kind === 'usage_day' ? ('usageDay' as const) : ('entry' as const),
+        id: r.kind === 'usage_day' ? `usage-day:${r.day}` : r.id,
+        type: r.type as LedgerType,
+        amount: formatSignedMicros(r.amount),
+        balanceAfter: microsToRub(r.balanceAfter),
+        description: r.kind === 'usage_day' ? USAGE_DAY_DESCRIPTION : r.description,
+        createdAt: new Date(r.at).toISOString(),
+        day: r.day,
+        requests: r.n,
+      }))
+      return { items, hasMore: rows.length > limit }
+    },
+
+    /** One day's usage charges (Moscow day YYYY-MM-DD), what the grouped line opens to. */
+    usageDay(userId: string, day: string, limit = 100, offset = 0) {
+      const from = moscowDayStart(day)
+      if (Number.isNaN(+from)) throw badRequest('day должен быть датой в формате ГГГГ-ММ-ДД')
+      return store.usageCharges(userId, from, moscowDayStart(nextDay(day)), limit, offset).map(toTransaction)
+    },
 
     transactions(userId: string, limit = 50) {
       return store.transactions(userId, limit).map((r) => ({
