@@ -184,10 +184,10 @@ test('the landing: nine catalogue models, the three newest articles, the calls t
   const shown = page.getByTestId('showcase-models').getByRole('link')
   await expect(shown).toHaveCount(9)
   for (const href of await shown.evaluateAll((links) => links.map((a) => a.getAttribute('href')!))) {
-    const id = decodeURIComponent(new URL(href, 'http://x').searchParams.get('search')!)
+    const id = decodeURIComponent(new URL(href, 'http://x').pathname.replace(/^\/models\//, ''))
     expect(catalogue).toContain(id)
   }
-  await expect(page.getByRole('link', { name: /Смотреть каталог/ })).toHaveAttribute('href', '/app/models')
+  await expect(page.getByRole('link', { name: /Смотреть каталог/ })).toHaveAttribute('href', '/models')
 
   const teaser = page.getByTestId('latest-posts')
   await expect(teaser.getByRole('article')).toHaveCount(3)
@@ -212,7 +212,7 @@ test('all header and footer links resolve', async ({ page, request }) => {
   const headerLinks = await header.getByRole('link').evaluateAll((links) => links.map((a) => a.getAttribute('href')!))
   const footerLinks = await footer.getByRole('link').evaluateAll((links) => links.map((a) => a.getAttribute('href')!))
   expect(headerLinks).toEqual(expect.arrayContaining(['/', '/#features', '/#audience', '/#models', '/#playground', '/#use-cases', '/blog', '/login', '/register']))
-  for (const href of ['/services', '/privacy-policy', '/terms-of-service', '/public-offer', '/refund-policy', '/', '/app/models', '/app/playground', '/app/docs', '/blog'])
+  for (const href of ['/services', '/privacy-policy', '/terms-of-service', '/public-offer', '/refund-policy', '/', '/models', '/app/playground', '/app/docs', '/blog'])
     expect(footerLinks).toContain(href)
   await expect(footer).toContainText('Самозанятый')
   await expect(footer).toContainText('ИНН предоставляется по запросу')
@@ -286,7 +286,7 @@ test('the blog list and an article as the spec describes them', async ({ page })
   await expect(body.getByRole('table')).toBeVisible()
   await expect(body.getByRole('link', { name: 'сайте OpenAI' })).toHaveAttribute('rel', 'noopener noreferrer nofollow')
   await expect(page.getByRole('link', { name: 'Открыть в Playground' })).toHaveAttribute('href', '/app/playground?model=openai/gpt-4o')
-  await expect(page.getByRole('link', { name: 'Найти в каталоге' })).toHaveAttribute('href', '/app/models?search=openai/gpt-4o')
+  await expect(page.getByRole('link', { name: 'Найти в каталоге' })).toHaveAttribute('href', '/models/openai/gpt-4o')
   for (const tag of ['#GPT-4o', '#OpenAI', '#мультимодальность']) await expect(page.getByText(tag, { exact: true })).toBeVisible()
 
   // metadata follows the SPA's navigation, not only the server's first page

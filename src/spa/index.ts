@@ -144,7 +144,7 @@ export function spaRoutes(deps: PageDeps) {
       '/sitemap.xml',
       () => {
         const built = existsSync(index) ? statSync(index).mtime : new Date()
-        return new Response(sitemapXml(deps.db, origin, built), {
+        return new Response(sitemapXml(deps.db, origin, built, deps.catalog.list().map((m) => m.id)), {
           headers: { 'content-type': 'application/xml; charset=utf-8', 'cache-control': 'public, max-age=600' },
         })
       },

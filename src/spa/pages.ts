@@ -13,11 +13,35 @@ import { docsDocument } from '../../web/features/docs/docs-content'
 import { AUDIENCE, FEATURES, HERO, PRODUCT_CARDS, USE_CASES, type TextCard } from '../../web/features/landing/landing-content'
 import { pickShowcase, splitModelName } from '../../web/features/landing/showcase'
 import { documentHtml, esc, inlineHtml } from './render'
+import type { Catalog } from '../catalog/service'
+import { dec, type Dec } from '../lib/decimal'
+import {
+  contextText,
+  isEmbeddingModel,
+  priceLineText,
+  priceLines,
+  providerLabel,
+  providerOf,
+  publicModelHref,
+  type Model,
+} from '../../web/features/models/catalog'
+import { modelsMeta, modelMeta, NOT_FOUND_MODEL_META } from '../../web/features/models/model-meta'
+import { modelSnippets } from '../../web/features/models/snippets'
 
 export interface PageDeps {
-  config: Pick<Config, 'publicUrl' | 'testPaymentsBanner'>
+  config: Pick<Config, 'publicUrl' | 'testPaymentsBanner' | 'markup'>
   db: Db
-  catalog: { list(): ReadonlyArray<{ id: string; name: string }> }
+  catalog: Pick<Catalog, 'list' | 'get' | 'toApi'>
+  /** The dollar rate: without it there are no ruble prices (the catalogue pages then say so). */
+  rates: { current(): Dec | null }
+}
+
+/** The catalogue as GET /v1/models sends it (ruble prices); empty while the rate is unknown. */
+export function publicModels(deps: PageDeps): Model[] {
+  const rate = deps.rates.current()
+  if (!rate) return []
+  const markup = dec(String(deps.config.markup))
+  return deps.catalog.list().map((m) => deps.catalog.toApi(m, rate, markup) as Model)
 }
 
 export interface RenderedPage {
@@ -39,6 +63,9 @@ const LEGAL: Record<string, LegalSlug> = {
   '/refund-policy': 'refund-policy',
 }
 
+/** /models and /models/{id}: one lazy chunk (web/app/router.tsx). */
+export const PUBLIC_CATALOGUE_CHUNK = 'web/features/models/public-catalogue.tsx'
+
 const CHUNKS: Record<string, string> = {
   '/login': 'web/features/auth/login-page.tsx',
   '/register': 'web/features/auth/register-page.tsx',
@@ -46,10 +73,12 @@ const CHUNKS: Record<string, string> = {
   '/blog': 'web/features/blog/blog-list-page.tsx',
   '/docs': 'web/features/docs/docs-page.tsx',
   '/services': 'web/features/services/services-page.tsx',
+  '/models': PUBLIC_CATALOGUE_CHUNK,
   ...Object.fromEntries(Object.keys(LEGAL).map((p) => [p, 'web/features/legal/legal-page.tsx'])),
 }
 const PREFIX_CHUNKS: Array<[prefix: string, chunk: string]> = [
   ['/blog/', 'web/features/blog/blog-post-page.tsx'],
+  ['/models/', PUBLIC_CATALOGUE_CHUNK],
   ['/reset-password/', 'web/features/auth/reset-password-page.tsx'],
   ['/verify-email/', 'web/features/auth/verify-email-page.tsx'],
   ['/pay/test/', 'web/features/payments/test-payment-page.tsx'],
@@ -62,7 +91,7 @@ const SITE_LINKS: Array<[string, string]> = [
   ['/blog', 'Блог'],
   ['/docs', 'Документация'],
   ['/services', 'Услуги'],
-  ['/app/models', 'Модели'],
+  ['/models', 'Модели'],
   ['/app/playground', 'Playground'],
   ['/public-offer', 'Публичная оферта'],
   ['/terms-of-service', 'Пользовательское соглашение'],
@@ -111,8 +140,8 @@ function landingHtml(deps: PageDeps, posts: BlogPost[]): string {
     `<section id="features"><h2>Возможности</h2>${cards(FEATURES)}</section>`,
     `<section id="audience"><h2>Для кого</h2>${cards(AUDIENCE)}</section>`,
     `<section id="models"><h2>Каталог из 300+ моделей</h2><ul>${models
-      .map((m) => `<li><a href="/app/models?search=${esc(queryValue(m.id))}">${esc(splitModelName(m.name).model)}</a> (${esc(m.id)})</li>`)
-      .join('')}</ul><p><a href="/app/models">Смотреть каталог</a></p></section>`,
+      .map((m) => `<li><a href="${esc(publicModelHref(m.id))}">${esc(splitModelName(m.name).model)}</a> (${esc(m.id)})</li>`)
+      .join('')}</ul><p><a href="/models">Смотреть каталог</a></p></section>`,
     `<section id="use-cases"><h2>Применение</h2>${cards(USE_CASES)}</section>`,
     `<section id="playground"><h2>Playground, цены и аналитика</h2><ul>${PRODUCT_CARDS.map(
       (c) => `<li><h3>${esc(c.title)}</h3><p>${esc(c.text)}</p><ul>${c.points.map((p) => `<li>${esc(p)}</li>`).join('')}</ul><a href="${c.href}">${esc(c.cta)}</a></li>`,
@@ -128,10 +157,57 @@ function postHtml(p: BlogPost): string {
     `<p>${dateHtml(p.publishedAt, longDate)} · просмотров: ${esc(integer.format(p.views))}</p>` +
     (p.coverImage ? `<img src="${esc(p.coverImage)}" alt="${esc(`Обложка статьи «${p.title}»`)}">` : '') +
     `\n<div>${renderMarkdown(p.content)}</div>\n` +
-    `<p><a href="/app/playground?model=${esc(queryValue(p.modelId))}">Открыть в Playground</a> · <a href="/app/models?search=${esc(queryValue(p.modelId))}">Найти в каталоге</a></p>` +
+    `<p><a href="/app/playground?model=${esc(queryValue(p.modelId))}">Открыть в Playground</a> · <a href="${esc(publicModelHref(p.modelId))}">Найти в каталоге</a></p>` +
     (p.keywords.length ? `<ul>${p.keywords.map((k) => `<li>#${esc(k)}</li>`).join('')}</ul>` : '') +
     `</article>`
   )
+}
+
+// ─── public catalogue ────────────────────────────────────────────────────────
+
+const modelPricesHtml = (m: Model) => `<ul>${priceLines(m, 1_000_000).map((l) => `<li>${esc(priceLineText(l))}</li>`).join('')}</ul>`
+
+function modelTypeText(m: Model): string {
+  if (isEmbeddingModel(m)) return 'Эмбеддинги'
+  const parts = [m.capabilities?.image ? 'Генерация изображений' : 'Текст']
+  if (m.capabilities?.vision) parts.push('понимает изображения')
+  return parts.join(', ')
+}
+
+function modelsListHtml(models: Model[]): string {
+  if (!models.length) return '<h1>Каталог AI-моделей</h1><p>Каталог обновляется — загляните чуть позже.</p>'
+  return (
+    `<h1>Каталог AI-моделей с ценами в рублях</h1><p>Моделей: ${esc(integer.format(models.length))}. Цены за 1M токенов и за изображение, в рублях.</p>` +
+    `<ul>${models
+      .map(
+        (m) =>
+          `<li><article><h2><a href="${esc(publicModelHref(m.id))}">${esc(m.name || m.id)}</a></h2><p>${esc(m.id)} · ${esc(providerLabel(providerOf(m.id)))} · ${esc(modelTypeText(m))}` +
+          `${contextText(m.context_length) ? ` · ${esc(contextText(m.context_length)!)}` : ''}</p>${modelPricesHtml(m)}</article></li>`,
+      )
+      .join('')}</ul>`
+  )
+}
+
+function modelHtml(m: Model, origin: string): string {
+  const snippets = modelSnippets(m, origin)
+  return (
+    `<article><p><a href="/models">← Все модели</a></p><p>${esc(providerLabel(providerOf(m.id)))}</p><h1>${esc(m.name || m.id)}</h1><p><code>${esc(m.id)}</code></p>` +
+    `<p>${m.description ? esc(m.description) : 'Описание не указано.'}</p>` +
+    `<h2>Цены в рублях</h2>${modelPricesHtml(m)}` +
+    `<h2>Характеристики</h2><ul><li>Тип: ${esc(modelTypeText(m))}</li>${contextText(m.context_length) ? `<li>Контекст: ${esc(integer.format(m.context_length))} токенов</li>` : ''}</ul>` +
+    `<h2>Пример запроса</h2>${snippets.map((s) => `<h3>${esc(s.title)}</h3><pre><code>${esc(s.code)}</code></pre>`).join('')}` +
+    (isEmbeddingModel(m) ? '' : `<p><a href="/app/playground?model=${esc(queryValue(m.id))}">Попробовать в Playground</a></p>`) +
+    `<p><a href="/register">Создать аккаунт</a> · <a href="/docs">Документация</a></p></article>`
+  )
+}
+
+/** '/models/openai/gpt-4o' or '/models/openai%2Fgpt-4o' → 'openai/gpt-4o' (null: not decodable). */
+export function modelIdFromPath(path: string): string | null {
+  try {
+    return decodeURIComponent(path.slice('/models/'.length))
+  } catch {
+    return null
+  }
 }
 
 function chunkFor(path: string): string | undefined {
@@ -165,6 +241,26 @@ export function resolvePage(rawPath: string, deps: PageDeps): RenderedPage {
     }
     const post = postToApi(row)
     return { status: 200, meta: postMeta(post, origin), body: wrap(postHtml(post)), chunk }
+  }
+
+  if (path === '/models') {
+    const models = publicModels(deps)
+    return { status: 200, meta: modelsMeta(models, origin), body: wrap(modelsListHtml(models)), chunk }
+  }
+  if (path.startsWith('/models/') && path.length > '/models/'.length) {
+    const id = modelIdFromPath(path)
+    const row = id ? deps.catalog.get(id) : undefined
+    const rate = deps.rates.current()
+    const model = row && rate ? (deps.catalog.toApi(row, rate, dec(String(deps.config.markup))) as Model) : undefined
+    if (!model) {
+      return {
+        status: 404,
+        meta: NOT_FOUND_MODEL_META(path),
+        body: wrap('<h1>Модель не найдена</h1><p>Такой модели нет в каталоге или она больше не доступна.</p><p><a href="/models">Все модели</a></p>'),
+        chunk,
+      }
+    }
+    return { status: 200, meta: modelMeta(model, origin), body: wrap(modelHtml(model, origin)), chunk }
   }
 
   const meta = metaForPath(path, origin)

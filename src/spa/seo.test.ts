@@ -90,7 +90,7 @@ describe('landing without JavaScript', () => {
     }
     expect(site.potentialAction).toEqual({
       '@type': 'SearchAction',
-      target: { '@type': 'EntryPoint', urlTemplate: `${PUBLIC_URL}/app/models?search={search_term_string}` },
+      target: { '@type': 'EntryPoint', urlTemplate: `${PUBLIC_URL}/models?search={search_term_string}` },
       'query-input': 'required name=search_term_string',
     })
   })
@@ -168,7 +168,7 @@ describe('blog article without JavaScript', () => {
     expect(page.noscript).toContain('21 ноября 2025 г.')
     expect(page.noscript).toContain('просмотров: 1\u00a0234')
     expect(page.noscript).toContain('href="/app/playground?model=openai/gpt-4o"')
-    expect(page.noscript).toContain('href="/app/models?search=openai/gpt-4o"')
+    expect(page.noscript).toContain('href="/models/openai/gpt-4o"')
     expect(page.noscript).toContain('<li>#мультимодальность</li>')
     // the browser will need the article's chunk: it is preloaded
     expect(page.head).toMatch(/<link rel="modulepreload" crossorigin href="\/assets\/blog-post-page-[a-z0-9]+\.js">/)

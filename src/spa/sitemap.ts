@@ -1,12 +1,14 @@
-// sitemap.xml (the public pages and every published article) and robots.txt.
+// sitemap.xml (the public pages, every model page and every published article) and robots.txt.
 import { desc, isNotNull } from 'drizzle-orm'
 import type { Db } from '../db/client'
 import { blogPosts } from '../blog/schema'
 import { esc } from './render'
+import { publicModelHref } from '../../web/features/models/catalog'
 
 /** Public pages worth indexing, with their weight in the sitemap. */
 export const SITEMAP_PAGES: Array<[path: string, priority: string, changefreq: string]> = [
   ['/', '1.0', 'weekly'],
+  ['/models', '0.9', 'daily'],
   ['/blog', '0.8', 'daily'],
   ['/docs', '0.8', 'monthly'],
   ['/services', '0.6', 'monthly'],
@@ -30,7 +32,7 @@ function publishedForSitemap(db: Db) {
 }
 
 /** `siteUpdated`: when the static pages last changed (the build's time). */
-export function sitemapXml(db: Db, origin: string, siteUpdated: Date): string {
+export function sitemapXml(db: Db, origin: string, siteUpdated: Date, modelIds: readonly string[] = []): string {
   const posts = publishedForSitemap(db)
   const lastPost = posts.reduce<Date | null>((max, p) => {
     const t = p.updatedAt > p.publishedAt! ? p.updatedAt : p.publishedAt!
@@ -42,6 +44,7 @@ export function sitemapXml(db: Db, origin: string, siteUpdated: Date): string {
     const lastmod = (path === '/blog' || path === '/') && lastPost && lastPost > siteUpdated ? lastPost : siteUpdated
     return url(`${origin}${path}`, lastmod, changefreq, priority)
   })
+  for (const id of modelIds) lines.push(url(`${origin}${publicModelHref(id)}`, siteUpdated, 'weekly', '0.6'))
   for (const p of posts) {
     const lastmod = p.updatedAt > p.publishedAt! ? p.updatedAt : p.publishedAt!
     lines.push(url(`${origin}/blog/${encodeURIComponent(p.slug)}`, lastmod, 'monthly', '0.7'))
@@ -62,6 +65,7 @@ export function robotsTxt(origin: string): string {
     'Disallow: /verify-email/',
     // …but the public pages read these when a search engine renders them with JavaScript.
     'Allow: /api/blog/posts',
+    'Allow: /models',
     'Allow: /v1/models',
     '',
     `Sitemap: ${origin}/sitemap.xml`,

@@ -26,6 +26,8 @@ const PublicOfferPage = named(() => import('../features/legal/legal-page'), 'Pub
 const RefundPolicyPage = named(() => import('../features/legal/legal-page'), 'RefundPolicyPage')
 const ServicesPage = named(() => import('../features/services/services-page'), 'ServicesPage')
 const PublicDocsPage = named(() => import('../features/docs/docs-page'), 'PublicDocsPage')
+const PublicModelsPage = named(() => import('../features/models/public-catalogue'), 'PublicModelsPage')
+const PublicModelPage = named(() => import('../features/models/public-catalogue'), 'PublicModelPage')
 const TestPaymentPage = named(() => import('../features/payments/test-payment-page'), 'TestPaymentPage')
 
 function Public({ children, nav }: { children: ReactNode; nav?: PublicNav }) {
@@ -122,6 +124,16 @@ export function AppRouter() {
               <BlogPostPage key={params.slug} slug={params.slug} />
             </Public>
           )}
+        </Route>
+        <Route path="/models">
+          <Public nav="blog">
+            <PublicModelsPage />
+          </Public>
+        </Route>
+        <Route path="/models/*">
+          <Public nav="blog">
+            <PublicModelPage />
+          </Public>
         </Route>
         <Route path="/docs">
           <Public>

@@ -88,13 +88,13 @@ export function websiteLd(origin: string) {
     publisher: { '@id': `${origin}/#organization` },
     potentialAction: {
       '@type': 'SearchAction',
-      target: { '@type': 'EntryPoint', urlTemplate: `${origin}/app/models?search={search_term_string}` },
+      target: { '@type': 'EntryPoint', urlTemplate: `${origin}/models?search={search_term_string}` },
       'query-input': 'required name=search_term_string',
     },
   }
 }
 
-function webPageLd(origin: string, type: string, meta: Pick<PageMeta, 'title' | 'description' | 'path'>) {
+export function webPageLd(origin: string, type: string, meta: Pick<PageMeta, 'title' | 'description' | 'path'>) {
   return {
     '@context': 'https://schema.org',
     '@type': type,
@@ -167,6 +167,13 @@ export const STATIC_PAGES: Record<string, StaticPage> = {
   '/refund-policy': {
     title: withBrand('Политика возврата средств'),
     description: 'Условия и сроки возврата неиспользованного остатка баланса AI Gateway.',
+  },
+  '/models': {
+    title: `Каталог AI-моделей с ценами в рублях | ${BRAND}`,
+    description:
+      'Все AI-модели AI Gateway с ценами в рублях за 1M токенов и за изображение: GPT, Claude, Gemini, Llama, DeepSeek, генерация изображений, эмбеддинги. Контекст, возможности и пример запроса для каждой.',
+    keywords: ['каталог AI-моделей', 'цены AI API в рублях', 'GPT API', 'Claude API', 'Gemini API', 'эмбеддинги API'],
+    schema: 'CollectionPage',
   },
   '/login': { title: withBrand('Вход'), description: 'Вход в личный кабинет AI Gateway.' },
   '/register': {

@@ -23,7 +23,7 @@ const SITE_NAV: NavItem[] = [
 /** The blog's header (spec: /, /app/models, /blog, /register). */
 const BLOG_NAV: NavItem[] = [
   { label: 'Главная', href: '/' },
-  { label: 'Модели', href: '/app/models' },
+  { label: 'Модели', href: '/models' },
   { label: 'Блог', href: '/blog' },
 ]
 
@@ -166,7 +166,7 @@ const FOOTER_GROUPS: Array<{ title: string; links: Array<[href: string, label: s
     title: 'Продукт',
     links: [
       ['/', 'Главная'],
-      ['/app/models', 'Модели'],
+      ['/models', 'Модели'],
       ['/app/playground', 'Playground'],
       ['/app/docs', 'Документация'],
       ['/blog', 'Блог'],

@@ -34,7 +34,7 @@ export function BlogListPage() {
             <p className="mt-1.5 max-w-md text-[15px] text-slate-600">
               Скоро здесь появятся обзоры новых моделей. А пока загляните в каталог — там больше сотни моделей с ценами в рублях.
             </p>
-            <ButtonLink href="/app/models" variant="secondary" className="mt-5">
+            <ButtonLink href="/models" variant="secondary" className="mt-5">
               Смотреть каталог
             </ButtonLink>
           </div>

@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState } from 'react'
+import { publicModelHref } from '../models/links'
 import { Link } from 'wouter'
 import { ButtonLink } from '../../components/button'
 import { ArrowLeftIcon, ChatIcon, CubeIcon, EyeIcon, FileTextIcon } from '../../components/icons'
@@ -110,7 +111,7 @@ export function BlogPostPage({ slug }: { slug: string }) {
             <ChatIcon size={16} />
             Открыть в Playground
           </ButtonLink>
-          <ButtonLink href={`/app/models?search=${queryValue(post.modelId)}`} variant="secondary">
+          <ButtonLink href={publicModelHref(post.modelId)} variant="secondary">
             <CubeIcon size={16} />
             Найти в каталоге
           </ButtonLink>

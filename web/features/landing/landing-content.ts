@@ -60,7 +60,7 @@ export const PRODUCT_CARDS: Array<TextCard & { href: string; cta: string; points
       `${WELCOME_BONUS_RUB} ₽ бонус после регистрации`,
       'цены всех моделей — в каталоге',
     ],
-    href: '/app/models',
+    href: '/models',
     cta: 'Смотреть цены',
   },
   {

@@ -1,4 +1,5 @@
 import { useEffect, type ReactNode } from 'react'
+import { publicModelHref } from '../models/links'
 import useSWR from 'swr'
 import { Link } from 'wouter'
 import { ButtonLink } from '../../components/button'
@@ -170,7 +171,7 @@ function ModelsTeaser() {
           title="Каталог из 300+ моделей"
           lead="Текстовые, мультимодальные и графические модели ведущих провайдеров — с ценами в рублях. Вот некоторые из них:"
         />
-        <ButtonLink href="/app/models" variant="secondary" className="self-start md:self-auto">
+        <ButtonLink href="/models" variant="secondary" className="self-start md:self-auto">
           Смотреть каталог
           <ArrowRightIcon size={16} />
         </ButtonLink>
@@ -184,7 +185,7 @@ function ModelsTeaser() {
       ) : error || models.length === 0 ? (
         <p className="mt-10 text-[15px] text-slate-600">
           Полный список моделей с ценами — в{' '}
-          <Link href="/app/models" className="font-medium text-indigo-700 underline underline-offset-2">
+          <Link href="/models" className="font-medium text-indigo-700 underline underline-offset-2">
             каталоге
           </Link>
           .
@@ -196,7 +197,7 @@ function ModelsTeaser() {
             return (
               <li key={m.id} className="min-w-0">
                 <Link
-                  href={`/app/models?search=${encodeURIComponent(m.id).replace(/%2F/gi, '/')}`}
+                  href={publicModelHref(m.id)}
                   className="flex min-w-0 items-center justify-between gap-3 rounded-xl border border-slate-200 bg-white px-4 py-3 shadow-xs transition-colors hover:border-indigo-300 hover:bg-indigo-50/40"
                 >
                   <span className="min-w-0">

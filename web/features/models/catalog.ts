@@ -158,3 +158,111 @@ export function contextText(tokens: number): string | null {
   if (tokens < 1000) return `${formatInteger(tokens)} токенов контекст`
   return `${formatInteger(Math.round(tokens / 1000))}K контекст`
 }
+
+// ─── price rows (one rule for the cards, the public pages and their server-rendered text) ───
+
+/** Tokens a price is quoted for: the app's cards per 1K, the public catalogue per 1M. */
+export type TokenScale = 1000 | 1_000_000
+
+export interface PriceLine {
+  /** 'Ввод', 'Вывод', 'Цена', or for per-unit prices the unit itself ('за изображение'). */
+  label: string
+  price: PriceValue
+  /** 'за 1M токенов' for token prices; absent for per-unit rows (the label says it). */
+  unit?: string
+  scale: number
+  /** The label is the unit (per image, per request). */
+  perUnit?: boolean
+}
+
+/**
+ * The prices a model shows, by the spec's rule: embedding models only their input, free models one
+ * 'Бесплатно', both token prices variable one 'Цена зависит от запроса', extras (image, request)
+ * only when they are a number.
+ */
+export function priceLines(model: Pick<Model, 'pricing' | 'capabilities'>, tokens: TokenScale = 1000): PriceLine[] {
+  const { pricing } = model
+  const unit = tokens === 1000 ? 'за 1K токенов' : 'за 1M токенов'
+  if (isFreeModel(pricing)) return [{ label: 'Цена', price: { kind: 'free' }, scale: 1 }]
+  if (model.capabilities?.embeddings === true) return [{ label: 'Ввод', price: parsePrice(pricing.prompt), unit, scale: tokens }]
+  const prompt = parsePrice(pricing.prompt)
+  const completion = parsePrice(pricing.completion)
+  const image = parsePrice(pricing.image)
+  const request = parsePrice(pricing.request)
+  const lines: PriceLine[] =
+    prompt.kind === 'variable' && completion.kind === 'variable'
+      ? [{ label: 'Цена', price: { kind: 'variable' }, scale: 1 }]
+      : [
+          { label: 'Ввод', price: prompt, unit, scale: tokens },
+          { label: 'Вывод', price: completion, unit, scale: tokens },
+        ]
+  if (image.kind === 'amount') lines.push({ label: 'за изображение', price: image, scale: 1, perUnit: true })
+  if (request.kind === 'amount') lines.push({ label: 'за запрос', price: request, scale: 1, perUnit: true })
+  return lines
+}
+
+/** 'Ввод: 0,4300 ₽ за 1M токенов' — a price line as plain text. */
+export function priceLineText(line: PriceLine): string {
+  const value = priceText(line.price, line.scale)
+  if (line.perUnit) return `${line.label.charAt(0).toUpperCase()}${line.label.slice(1)}: ${value}`
+  return `${line.label}: ${value}${line.price.kind === 'amount' && line.unit ? ` ${line.unit}` : ''}`
+}
+
+// ─── public catalogue: filters and sorting ───────────────────────────────────
+
+export type PublicFilter = '' | 'text' | 'image' | 'vision' | 'embeddings' | 'free'
+export const PUBLIC_FILTERS: ReadonlyArray<{ filter: Exclude<PublicFilter, ''>; label: string }> = [
+  { filter: 'text', label: 'Текст' },
+  { filter: 'image', label: 'Генерация изображений' },
+  { filter: 'vision', label: 'Понимают изображения' },
+  { filter: 'embeddings', label: 'Эмбеддинги' },
+  { filter: 'free', label: 'Бесплатные' },
+]
+export const parsePublicFilter = (v: string | null | undefined): PublicFilter =>
+  PUBLIC_FILTERS.some((f) => f.filter === v) ? (v as PublicFilter) : ''
+
+export function matchesPublicFilter(model: Model, filter: PublicFilter): boolean {
+  switch (filter) {
+    case 'text':
+      return modelType(model) === 'text'
+    case 'image':
+      return model.capabilities?.image === true
+    case 'vision':
+      return model.capabilities?.vision === true
+    case 'embeddings':
+      return isEmbeddingModel(model)
+    case 'free':
+      return isFreeModel(model.pricing)
+    default:
+      return true
+  }
+}
+
+export type ModelSort = 'newest' | 'price' | 'context'
+export const MODEL_SORTS: ReadonlyArray<{ sort: ModelSort; label: string }> = [
+  { sort: 'newest', label: 'Сначала новые' },
+  { sort: 'price', label: 'Сначала дешёвые' },
+  { sort: 'context', label: 'Больше контекст' },
+]
+export const parseModelSort = (v: string | null | undefined): ModelSort => (MODEL_SORTS.some((s) => s.sort === v) ? (v as ModelSort) : 'newest')
+
+/** What 'cheapest first' compares: free 0, else the input price (an image model's picture price), variable last. */
+export function priceKey(model: Pick<Model, 'pricing' | 'capabilities'>): number {
+  if (isFreeModel(model.pricing)) return 0
+  const prompt = parsePrice(model.pricing.prompt)
+  if (prompt.kind === 'amount' && !(model.capabilities?.image && parsePrice(model.pricing.image).kind === 'amount')) return prompt.rubles * 1000
+  const image = parsePrice(model.pricing.image)
+  if (image.kind === 'amount') return image.rubles
+  if (prompt.kind === 'amount') return prompt.rubles * 1000
+  return Number.POSITIVE_INFINITY
+}
+
+export function sortModels<T extends Pick<Model, 'id' | 'created' | 'context_length' | 'pricing' | 'capabilities'>>(models: readonly T[], sort: ModelSort): T[] {
+  const list = [...models]
+  const byId = (a: T, b: T) => a.id.localeCompare(b.id)
+  if (sort === 'price') return list.sort((a, b) => priceKey(a) - priceKey(b) || byId(a, b))
+  if (sort === 'context') return list.sort((a, b) => (b.context_length || 0) - (a.context_length || 0) || byId(a, b))
+  return list.sort((a, b) => (b.created || 0) - (a.created || 0) || byId(a, b))
+}
+
+export { publicModelHref } from './links'

@@ -4,17 +4,15 @@ import { ArrowRightIcon } from '../../components/icons'
 import { cn } from '../../lib/cn'
 import { formatInteger } from '../../lib/format'
 import {
-  FREE_TEXT,
-  VARIABLE_PRICE_TEXT,
   contextText,
   isEmbeddingModel,
-  isFreeModel,
-  parsePrice,
+  priceLines,
   priceText,
   providerLabel,
   providerOf,
   type Model,
   type PriceValue,
+  type TokenScale,
 } from './catalog'
 
 export function playgroundHref(id: string): string {
@@ -65,47 +63,23 @@ function Badge({ children, tone = 'indigo' }: { children: ReactNode; tone?: 'ind
 /** The docs section a card of an embedding model points to (it has nothing to try in the Playground). */
 export const EMBEDDINGS_DOCS_HREF = '/app/docs#embeddings'
 
-function Prices({ model }: { model: Model }) {
-  const { pricing } = model
-  if (isEmbeddingModel(model) && !isFreeModel(pricing)) {
-    // Only the input is billed: there is no answer to price.
-    return (
-      <dl className="text-sm">
-        <PriceRow label="Ввод" price={parsePrice(pricing.prompt)} unit="за 1M токенов" scale={1_000_000} />
-      </dl>
-    )
-  }
-  if (isFreeModel(pricing)) {
-    return (
-      <dl className="text-sm">
-        <div className="flex items-baseline justify-between gap-3">
-          <dt className="text-slate-500">Цена</dt>
-          <dd className="font-medium text-emerald-600">{FREE_TEXT}</dd>
-        </div>
-      </dl>
-    )
-  }
-  const prompt = parsePrice(pricing.prompt)
-  const completion = parsePrice(pricing.completion)
-  const image = parsePrice(pricing.image)
-  const request = parsePrice(pricing.request)
-  const bothVariable = prompt.kind === 'variable' && completion.kind === 'variable'
+/** The model's prices (catalog.ts priceLines: the one display rule), tokens per 1K or per 1M. */
+export function Prices({ model, tokens = 1000 }: { model: Model; tokens?: TokenScale }) {
+  const lines = priceLines(model, tokens)
   return (
-    <dl className="space-y-1.5 text-sm">
-      {bothVariable ? (
-        <div className="flex items-baseline justify-between gap-3">
-          <dt className="text-slate-500">Цена</dt>
-          <dd className="text-right text-slate-600">{VARIABLE_PRICE_TEXT}</dd>
-        </div>
-      ) : (
-        <>
-          <PriceRow label="Ввод" price={prompt} unit="за 1K токенов" scale={1000} />
-          <PriceRow label="Вывод" price={completion} unit="за 1K токенов" scale={1000} />
-        </>
+    <dl className={cn('text-sm', lines.length > 1 && 'space-y-1.5')}>
+      {lines.map((line) =>
+        line.perUnit ? (
+          <UnitPriceRow key={line.label} unit={line.label} price={line.price} />
+        ) : line.label === 'Цена' ? (
+          <div key={line.label} className="flex items-baseline justify-between gap-3">
+            <dt className="text-slate-500">Цена</dt>
+            <dd className={line.price.kind === 'free' ? 'font-medium text-emerald-600' : 'text-right text-slate-600'}>{priceText(line.price)}</dd>
+          </div>
+        ) : (
+          <PriceRow key={line.label} label={line.label} price={line.price} unit={line.unit ?? ''} scale={line.scale} />
+        ),
       )}
-      {/* extras only when they add a number: 'variable' is already said by the rows above */}
-      {image.kind === 'amount' && <UnitPriceRow unit="за изображение" price={image} />}
-      {request.kind === 'amount' && <UnitPriceRow unit="за запрос" price={request} />}
     </dl>
   )
 }
@@ -173,26 +147,34 @@ function EmbeddingCard({ model }: { model: Model }) {
   )
 }
 
-/** One catalogue entry; the whole card opens the model in the Playground (embedding models: the docs). */
-export function ModelCard({ model }: { model: Model }) {
-  if (isEmbeddingModel(model)) return <EmbeddingCard model={model} />
+/**
+ * One catalogue entry; the whole card opens the model in the Playground (embedding models: the docs).
+ * The public catalogue passes `href` (the model's own page) and quotes token prices per 1M.
+ */
+export function ModelCard({ model, href, tokens = 1000 }: { model: Model; href?: string; tokens?: TokenScale }) {
+  if (isEmbeddingModel(model) && !href) return <EmbeddingCard model={model} />
+  const embeddings = isEmbeddingModel(model)
   return (
     <Link
-      href={playgroundHref(model.id)}
+      href={href ?? playgroundHref(model.id)}
       data-testid="model-card"
       data-model-id={model.id}
-      data-model-type={model.capabilities?.image ? 'image' : 'text'}
+      data-model-type={embeddings ? 'embeddings' : model.capabilities?.image ? 'image' : 'text'}
       className={cn(cardClass, 'group transition-[border-color,box-shadow] hover:border-indigo-300 hover:shadow-md hover:shadow-indigo-900/5')}
     >
-      <CardBody model={model} badge={model.capabilities?.image && <Badge>Изображения</Badge>} linked />
+      <CardBody
+        model={model}
+        badge={embeddings ? <Badge tone="teal">Эмбеддинги</Badge> : model.capabilities?.image && <Badge>Изображения</Badge>}
+        linked
+      />
       <div className="mt-auto pt-4">
         <div className="border-t border-slate-100 pt-3">
-          <Prices model={model} />
+          <Prices model={model} tokens={tokens} />
         </div>
         <div className="mt-3 flex items-center justify-between gap-3 text-xs">
           <Context model={model} />
           <span className="inline-flex items-center gap-1 font-medium whitespace-nowrap text-indigo-600 group-hover:text-indigo-500">
-            В Playground
+            {href ? 'Подробнее' : 'В Playground'}
             <ArrowRightIcon size={13} className="transition-transform group-hover:translate-x-0.5" />
           </span>
         </div>

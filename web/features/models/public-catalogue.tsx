@@ -1,0 +1,297 @@
+// The public catalogue (no sign-in): /models — every model with ruble prices per 1M tokens and per
+// image, filters and sorting — and /models/{id}, one model with its code to copy. One lazy chunk;
+// the server sends the same text and metadata to crawlers (src/spa/pages.ts). The cards and the
+// price rule are the signed-in catalogue's (model-card.tsx, catalog.ts).
+import { useDeferredValue, useEffect, useMemo, useState, type ReactNode } from 'react'
+import { Link, useLocation, useSearch } from 'wouter'
+import { ButtonLink } from '../../components/button'
+import { ArrowLeftIcon, ChatIcon, CloseIcon, SearchIcon } from '../../components/icons'
+import { inputClasses } from '../../components/input'
+import { LoadError } from '../../components/list-state'
+import { CodeBlock } from '../../components/rich-document'
+import { PageSpinner } from '../../components/spinner'
+import { cn } from '../../lib/cn'
+import { formatInteger } from '../../lib/format'
+import { siteOrigin, usePageMeta } from '../../lib/head'
+import {
+  MODEL_SORTS,
+  PUBLIC_FILTERS,
+  isEmbeddingModel,
+  matchesPublicFilter,
+  matchesSearch,
+  parseModelSort,
+  parsePublicFilter,
+  providerLabel,
+  providerOf,
+  publicModelHref,
+  sortModels,
+  useModels,
+  type Model,
+  type ModelSort,
+  type PublicFilter,
+} from './catalog'
+import { ModelCard, playgroundHref, Prices } from './model-card'
+import { modelMeta, modelsMeta, NOT_FOUND_MODEL_META } from './model-meta'
+import { modelSnippets } from './snippets'
+
+const LOAD_ERROR = 'Не удалось загрузить каталог моделей. Попробуйте обновить страницу.'
+const wrapClass = 'mx-auto w-full max-w-6xl px-4 py-10 sm:px-6 sm:py-14'
+
+/** ?search=, ?filter= and ?sort= kept in the address (replaceState), so a link or reload keeps them. */
+function usePublicFilters() {
+  const params = new URLSearchParams(useSearch())
+  const [query, setQuery] = useState(params.get('search') ?? '')
+  const [filter, setFilter] = useState<PublicFilter>(parsePublicFilter(params.get('filter')))
+  const [sort, setSort] = useState<ModelSort>(parseModelSort(params.get('sort')))
+  useEffect(() => {
+    const url = new URL(window.location.href)
+    const set = (key: string, value: string) => (value ? url.searchParams.set(key, value) : url.searchParams.delete(key))
+    set('search', query)
+    set('filter', filter)
+    set('sort', sort === 'newest' ? '' : sort)
+    const next = `${url.pathname}${url.search}${url.hash}`
+    if (next !== `${window.location.pathname}${window.location.search}${window.location.hash}`) window.history.replaceState(window.history.state, '', next)
+  }, [query, filter, sort])
+  return { query, setQuery, filter, setFilter, sort, setSort }
+}
+
+function FilterChip({ label, count, pressed, onClick }: { label: string; count: number; pressed: boolean; onClick: () => void }) {
+  return (
+    <button
+      type="button"
+      aria-pressed={pressed}
+      onClick={onClick}
+      className={cn(
+        'inline-flex h-8 shrink-0 items-center gap-1.5 rounded-full border px-3 text-sm font-medium transition-colors',
+        pressed ? 'border-indigo-600 bg-indigo-600 text-white shadow-sm' : 'border-slate-200 bg-white text-slate-700 hover:border-slate-300 hover:bg-slate-50',
+      )}
+    >
+      {label} <span className={cn('text-xs tabular-nums', pressed ? 'text-indigo-100' : 'text-slate-400')}>{count}</span>
+    </button>
+  )
+}
+
+function PublicCatalogue({ models }: { models: Model[] }) {
+  const { query, setQuery, filter, setFilter, sort, setSort } = usePublicFilters()
+  const deferred = useDeferredValue(query)
+  const searched = useMemo(() => models.filter((m) => matchesSearch(m, deferred)), [models, deferred])
+  const shown = useMemo(() => sortModels(searched.filter((m) => matchesPublicFilter(m, filter)), sort), [searched, filter, sort])
+  return (
+    <>
+      <div className="space-y-4">
+        <div className="flex flex-col gap-3 sm:flex-row">
+          <div className="relative min-w-0 flex-1">
+            <SearchIcon className="pointer-events-none absolute top-1/2 left-3 -translate-y-1/2 text-slate-400" />
+            <input
+              type="search"
+              value={query}
+              onChange={(e) => setQuery(e.target.value)}
+              placeholder="Поиск моделей..."
+              aria-label="Поиск моделей"
+              autoComplete="off"
+              spellCheck={false}
+              className={cn(inputClasses, 'h-11 pr-10 pl-10 [&::-webkit-search-cancel-button]:hidden')}
+            />
+            {query && (
+              <button
+                type="button"
+                onClick={() => setQuery('')}
+                aria-label="Очистить поиск"
+                className="absolute top-1/2 right-1.5 flex h-8 w-8 -translate-y-1/2 items-center justify-center rounded-md text-slate-400 hover:bg-slate-100 hover:text-slate-700"
+              >
+                <CloseIcon size={16} />
+              </button>
+            )}
+          </div>
+          <label className="flex shrink-0 items-center gap-2 text-sm text-slate-600">
+            <span className="shrink-0">Сортировка</span>
+            <select
+              value={sort}
+              onChange={(e) => setSort(parseModelSort(e.target.value))}
+              aria-label="Сортировка"
+              className={cn(inputClasses, 'h-11 w-full pr-8 sm:w-52')}
+            >
+              {MODEL_SORTS.map((s) => (
+                <option key={s.sort} value={s.sort}>
+                  {s.label}
+                </option>
+              ))}
+            </select>
+          </label>
+        </div>
+        <div role="group" aria-label="Фильтр" className="flex flex-wrap gap-2">
+          <FilterChip label="Все" count={searched.length} pressed={filter === ''} onClick={() => setFilter('')} />
+          {PUBLIC_FILTERS.map((f) => (
+            <FilterChip
+              key={f.filter}
+              label={f.label}
+              count={searched.filter((m) => matchesPublicFilter(m, f.filter)).length}
+              pressed={filter === f.filter}
+              onClick={() => setFilter(filter === f.filter ? '' : f.filter)}
+            />
+          ))}
+        </div>
+      </div>
+      <p className="mt-5 mb-3 text-sm text-slate-500" aria-live="polite" data-testid="models-count">
+        Найдено моделей: <span className="font-medium text-slate-900 tabular-nums">{formatInteger(shown.length)}</span>
+      </p>
+      {shown.length === 0 ? (
+        <div className="rounded-xl border border-dashed border-slate-300 bg-white px-6 py-14 text-center text-[15px] text-slate-600">
+          Ничего не найдено. Измените запрос или фильтр.
+        </div>
+      ) : (
+        <ul className="grid grid-cols-1 gap-4 sm:grid-cols-2 xl:grid-cols-3">
+          {shown.map((model) => (
+            <li key={model.id} className="min-w-0">
+              <ModelCard model={model} href={publicModelHref(model.id)} tokens={1_000_000} />
+            </li>
+          ))}
+        </ul>
+      )}
+    </>
+  )
+}
+
+/** /models */
+export function PublicModelsPage() {
+  const { data, error, isLoading, isValidating, mutate } = useModels()
+  const models = Array.isArray(data?.data) ? data.data : null
+  usePageMeta(models ? modelsMeta(models, siteOrigin) : null)
+  return (
+    <div className={wrapClass}>
+      <div className="max-w-3xl">
+        <p className="text-sm font-medium text-indigo-700">Каталог</p>
+        <h1 className="mt-2 text-2xl leading-tight font-semibold tracking-tight text-slate-900 min-[400px]:text-[28px] sm:text-4xl">
+          AI-модели с ценами в рублях
+        </h1>
+        <p className="mt-3 text-[17px] leading-7 text-slate-600">
+          {models ? `${formatInteger(models.length)} моделей` : 'Модели'} через один OpenAI-совместимый API. Цены — за 1M токенов и за изображение, оплата
+          российской картой.
+        </p>
+      </div>
+      <div className="mt-8">
+        {models && models.length > 0 ? (
+          <PublicCatalogue models={models} />
+        ) : error && !models ? (
+          <LoadError message={LOAD_ERROR} retrying={isValidating} onRetry={() => void mutate()} />
+        ) : isLoading || !models ? (
+          <PageSpinner label="Загрузка моделей…" />
+        ) : (
+          <p className="text-[15px] text-slate-600">Каталог обновляется — загляните чуть позже.</p>
+        )}
+      </div>
+    </div>
+  )
+}
+
+function modelKind(model: Model): string {
+  if (isEmbeddingModel(model)) return 'Эмбеддинги (векторы текста)'
+  return model.capabilities?.image ? 'Генерация изображений' : 'Текст'
+}
+
+function Fact({ label, children }: { label: string; children: ReactNode }) {
+  return (
+    <div className="flex items-baseline justify-between gap-3 py-2">
+      <dt className="shrink-0 text-slate-500">{label}</dt>
+      <dd className="min-w-0 text-right font-medium break-words text-slate-900">{children}</dd>
+    </div>
+  )
+}
+
+function ModelDetails({ model }: { model: Model }) {
+  usePageMeta(modelMeta(model, siteOrigin))
+  const snippets = modelSnippets(model, siteOrigin)
+  const embeddings = isEmbeddingModel(model)
+  return (
+    <article data-testid="model-page" data-model-id={model.id}>
+      <p className="text-sm font-medium text-indigo-700">{providerLabel(providerOf(model.id))}</p>
+      <h1 className="mt-2 text-2xl leading-tight font-semibold tracking-tight break-words text-slate-900 min-[400px]:text-[28px] sm:text-4xl">
+        {model.name || model.id}
+      </h1>
+      <p className="mt-2 font-mono text-sm break-all text-slate-500">{model.id}</p>
+      <div className="mt-8 grid gap-6 lg:grid-cols-[minmax(0,1fr)_340px]">
+        <div className="min-w-0">
+          <p className="text-[16px] leading-7 whitespace-pre-line text-slate-700">{model.description || 'Описание не указано.'}</p>
+          <h2 className="mt-10 text-xl font-semibold text-slate-900">Пример запроса</h2>
+          <p className="mt-1.5 text-[15px] text-slate-600">
+            Ключ создаётся в личном кабинете; подробнее — в{' '}
+            <Link href="/docs" className="font-medium text-indigo-700 underline underline-offset-2">
+              документации
+            </Link>
+            .
+          </p>
+          {snippets.map((s) => (
+            <CodeBlock key={s.id} code={s.code} lang={s.lang} title={s.title} />
+          ))}
+        </div>
+        <aside className="min-w-0 lg:order-none">
+          <div className="rounded-2xl border border-slate-200 bg-white p-5 shadow-xs">
+            <h2 className="text-base font-semibold text-slate-900">Цены в рублях</h2>
+            <div className="mt-3" data-testid="model-prices">
+              <Prices model={model} tokens={1_000_000} />
+            </div>
+            <dl className="mt-4 divide-y divide-slate-100 border-t border-slate-100 text-sm">
+              <Fact label="Тип">{modelKind(model)}</Fact>
+              {model.context_length > 0 && <Fact label="Контекст">{formatInteger(model.context_length)} токенов</Fact>}
+              {!embeddings && <Fact label="Понимает изображения">{model.capabilities?.vision ? 'да' : 'нет'}</Fact>}
+            </dl>
+            {!embeddings && (
+              <ButtonLink href={playgroundHref(model.id)} className="mt-5 w-full">
+                <ChatIcon size={16} />
+                Попробовать в Playground
+              </ButtonLink>
+            )}
+            <ButtonLink href="/register" variant="secondary" className={cn('w-full', embeddings ? 'mt-5' : 'mt-3')}>
+              Создать аккаунт
+            </ButtonLink>
+          </div>
+        </aside>
+      </div>
+    </article>
+  )
+}
+
+/** '/models/openai/gpt-4o' (or with %2F) → 'openai/gpt-4o'. */
+function idFromLocation(location: string): string {
+  const rest = location.replace(/^\/models\//, '').replace(/\/+$/, '')
+  try {
+    return decodeURIComponent(rest)
+  } catch {
+    return rest
+  }
+}
+
+/** /models/{id} */
+export function PublicModelPage() {
+  const [location] = useLocation()
+  const id = idFromLocation(location)
+  const { data, error, isValidating, mutate } = useModels()
+  const models = Array.isArray(data?.data) ? data.data : null
+  const model = models?.find((m) => m.id === id)
+  usePageMeta(models && !model ? NOT_FOUND_MODEL_META(location) : null)
+  return (
+    <div className={wrapClass}>
+      <Link href="/models" className="inline-flex items-center gap-1.5 text-sm font-medium text-slate-600 hover:text-slate-900">
+        <ArrowLeftIcon size={15} />
+        Все модели
+      </Link>
+      <div className="mt-6">
+        {model ? (
+          <ModelDetails model={model} />
+        ) : models ? (
+          <div className="rounded-2xl border border-dashed border-slate-300 bg-white px-6 py-14 text-center">
+            <h1 className="text-xl font-semibold text-slate-900">Модель не найдена</h1>
+            <p className="mt-1.5 text-[15px] text-slate-600">Такой модели нет в каталоге или она больше не доступна.</p>
+            <ButtonLink href="/models" variant="secondary" className="mt-5">
+              Смотреть каталог
+            </ButtonLink>
+          </div>
+        ) : error ? (
+          <LoadError message={LOAD_ERROR} retrying={isValidating} onRetry={() => void mutate()} />
+        ) : (
+          <PageSpinner label="Загрузка модели…" />
+        )}
+      </div>
+    </div>
+  )
+}

@@ -1,0 +1,92 @@
+// Ready-to-copy requests for one model, by what it does: chat models /v1/chat/completions, image
+// models /v1/images, embedding models /v1/embeddings (curl and the official OpenAI JS SDK). Pure:
+// the public model page shows them, the server sends the same text to crawlers.
+import { isEmbeddingModel, type Model } from './catalog'
+
+export interface Snippet {
+  id: 'curl' | 'js'
+  title: string
+  lang: 'bash' | 'javascript'
+  code: string
+}
+
+/** A JSON body inside a single-quoted shell argument: a quote in a model id cannot end it. */
+const shellJson = (value: unknown) => JSON.stringify(value, null, 2).replace(/'/g, `'\\''`)
+const indent = (text: string, by: string) => text.split('\n').join(`\n${by}`)
+
+export function modelSnippets(model: Pick<Model, 'id' | 'capabilities'>, origin: string): Snippet[] {
+  const api = `${origin.replace(/\/+$/, '')}/v1`
+  const id = JSON.stringify(model.id)
+  const client = `import OpenAI from 'openai'
+
+const client = new OpenAI({
+  baseURL: '${api}',
+  apiKey: process.env.AI_GATEWAY_API_KEY,
+})
+`
+  const curl = (endpoint: string, body: object) =>
+    `curl ${api}/${endpoint} \\
+  -H "Authorization: Bearer $AI_GATEWAY_API_KEY" \\
+  -H "Content-Type: application/json" \\
+  -d '${indent(shellJson(body), '  ')}'`
+
+  if (isEmbeddingModel(model as Model)) {
+    const input = ['Как вернуть деньги за заказ?', 'Условия возврата товара']
+    return [
+      { id: 'curl', title: 'curl', lang: 'bash', code: curl('embeddings', { model: model.id, input }) },
+      {
+        id: 'js',
+        title: 'JavaScript (openai)',
+        lang: 'javascript',
+        code: `${client}
+const result = await client.embeddings.create({
+  model: ${id},
+  input: ['Как вернуть деньги за заказ?', 'Условия возврата товара'],
+})
+
+console.log(result.data[0].embedding.length)`,
+      },
+    ]
+  }
+  if (model.capabilities?.image) {
+    const prompt = 'Акварельный маяк на скалистом берегу на рассвете'
+    return [
+      { id: 'curl', title: 'curl', lang: 'bash', code: curl('images', { model: model.id, prompt, size: '1024x1024', n: 1 }) },
+      {
+        id: 'js',
+        title: 'JavaScript (openai)',
+        lang: 'javascript',
+        code: `${client}
+const image = await client.images.generate({
+  model: ${id},
+  prompt: '${prompt}',
+  size: '1024x1024',
+  n: 1,
+})
+
+console.log(image.data[0].url)`,
+      },
+    ]
+  }
+  const content = 'Привет! Расскажи о себе в двух предложениях.'
+  return [
+    {
+      id: 'curl',
+      title: 'curl',
+      lang: 'bash',
+      code: curl('chat/completions', { model: model.id, messages: [{ role: 'user', content }] }),
+    },
+    {
+      id: 'js',
+      title: 'JavaScript (openai)',
+      lang: 'javascript',
+      code: `${client}
+const completion = await client.chat.completions.create({
+  model: ${id},
+  messages: [{ role: 'user', content: '${content}' }],
+})
+
+console.log(completion.choices[0].message.content)`,
+    },
+  ]
+}
