@@ -115,7 +115,18 @@ export async function buildContent(text: string, files: UploadedFile[]): Promise
   return parts
 }
 
-/** A picture the model returned as a data URL, as a file to upload (so the chat keeps a link, not megabytes). */
+/**
+ * A picture the model returned as a data URL, as a file to upload (so the chat keeps a link, not
+ * megabytes). Decoded here rather than fetched: the page's CSP (connect-src 'self') refuses data: URLs.
+ */
 export async function dataUrlToBlob(dataUrl: string): Promise<Blob> {
-  return (await fetch(dataUrl)).blob()
+  const comma = dataUrl.indexOf(',')
+  const header = dataUrl.slice(5, comma) // after 'data:'
+  const payload = dataUrl.slice(comma + 1)
+  const type = header.split(';')[0] || 'application/octet-stream'
+  if (!header.endsWith(';base64')) return new Blob([decodeURIComponent(payload)], { type })
+  const binary = atob(payload)
+  const bytes = new Uint8Array(binary.length)
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i)
+  return new Blob([bytes], { type })
 }

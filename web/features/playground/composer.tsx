@@ -33,7 +33,8 @@ function AttachmentChip({ item, onRemove, disabled }: { item: Attachment; onRemo
       )}
       title={item.error ?? item.name}
     >
-      {item.preview && isImage ? (
+      {/* The preview only once the server has accepted the picture: a broken blob: image is a CSP (connect-src) violation in Chromium. */}
+      {item.preview && isImage && item.status === 'ready' ? (
         <img src={item.preview} alt="" className="h-7 w-7 shrink-0 rounded object-cover" />
       ) : (
         <span className="flex h-7 w-7 shrink-0 items-center justify-center rounded bg-slate-100 text-slate-500">

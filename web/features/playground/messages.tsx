@@ -7,7 +7,7 @@ import { AlertCircleIcon, SparklesIcon } from '../../components/icons'
 import { cn } from '../../lib/cn'
 import { formatInteger, formatPrice, pluralRu } from '../../lib/format'
 import { toast } from '../../stores/toasts'
-import { formatSize, kindOf, sameOrigin } from './attachments'
+import { dataUrlToBlob, formatSize, kindOf, sameOrigin } from './attachments'
 import type { MessageMetadata, UploadedFile } from './chats-api'
 import { DownloadIcon, FileIcon } from './icons'
 import { Markdown } from './markdown'
@@ -68,9 +68,13 @@ function Attachments({ files }: { files: UploadedFile[] }) {
 /** Downloads through a blob, so the file keeps its name whatever origin the link points at. */
 async function download(url: string, name: string) {
   try {
-    const response = await fetch(sameOrigin(url))
-    if (!response.ok) throw new Error(String(response.status))
-    const blob = await response.blob()
+    let blob: Blob
+    if (url.startsWith('data:')) blob = await dataUrlToBlob(url)
+    else {
+      const response = await fetch(sameOrigin(url))
+      if (!response.ok) throw new Error(String(response.status))
+      blob = await response.blob()
+    }
     const href = URL.createObjectURL(blob)
     const a = document.createElement('a')
     a.href = href
