@@ -160,7 +160,7 @@ test.describe('admin area', () => {
     expect(await adminGet('/api/admin/uncovered?limit=50')).toEqual({ success: true, total: 0, requests: 0, data: [] })
     await page.goto('/app/admin')
     const card = page.getByTestId('uncovered-card')
-    await expect(card.getByRole('heading', { name: 'Не покрыто клиентами' })).toBeVisible()
+    await expect(card.getByRole('heading', { name: 'Не покрыто клиентами' })).toBeVisible({ timeout: 15_000 })
     await expect(page.getByTestId('stat-uncovered')).toHaveText('0,00 ₽')
     await expect(page.getByTestId('stat-uncovered-requests')).toHaveText('0 запросов')
     await expect(card).toHaveAttribute('data-state', 'clear')
