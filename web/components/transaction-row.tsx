@@ -1,6 +1,6 @@
 import { cn } from '../lib/cn'
 import { formatDateTime, formatRubles, formatSignedRubles } from '../lib/format'
-import { TRANSACTION_TYPE_LABELS, type Transaction } from '../lib/types'
+import { describeTransaction, TRANSACTION_TYPE_LABELS, type Transaction } from '../lib/types'
 
 /** One ledger movement: what and when on the left, the signed amount (green +, red −) on the right. */
 export function TransactionRow({ tx, showBalance = false }: { tx: Transaction; showBalance?: boolean }) {
@@ -9,7 +9,7 @@ export function TransactionRow({ tx, showBalance = false }: { tx: Transaction; s
   return (
     <li data-testid="transaction-row" data-type={tx.type} className="flex items-start justify-between gap-3 py-3">
       <div className="min-w-0">
-        <p className="text-sm font-medium break-words text-slate-800">{tx.description || label || 'Операция'}</p>
+        <p className="text-sm font-medium break-words text-slate-800">{describeTransaction(tx.description) || label || 'Операция'}</p>
         <p className="mt-0.5 text-xs text-slate-500">
           {label} · <time dateTime={tx.createdAt} className="whitespace-nowrap">
             {formatDateTime(tx.createdAt)}

@@ -15,6 +15,41 @@ export interface Transaction {
   createdAt: string
 }
 
+/** GET /api/billing/transactions/grouped item: a movement, or one Moscow day's usage charges. */
+export interface GroupedHistoryItem extends Transaction {
+  kind: 'entry' | 'usageDay'
+  /** usageDay: the Moscow day, YYYY-MM-DD */
+  day: string | null
+  /** usageDay: how many charged requests; 1 for a movement */
+  requests: number
+}
+
+export interface GroupedHistoryPage {
+  items: GroupedHistoryItem[]
+  hasMore: boolean
+}
+
+/**
+ * Older rows and some admin tools wrote English descriptions; they are shown in Russian (the
+ * stored text stays as it was).
+ */
+const DESCRIPTION_RU: Record<string, string> = {
+  'admin adjustment': 'Корректировка администратора',
+  'manual adjustment': 'Корректировка администратора',
+  adjustment: 'Корректировка',
+  'welcome bonus': 'Приветственный бонус',
+  bonus: 'Бонус',
+  'top-up': 'Пополнение баланса',
+  topup: 'Пополнение баланса',
+  'balance top-up': 'Пополнение баланса',
+  refund: 'Возврат',
+  'api usage': 'Оплата запросов к API',
+}
+
+export function describeTransaction(description: string): string {
+  return DESCRIPTION_RU[description.trim().toLowerCase()] ?? description
+}
+
 export const TRANSACTION_TYPE_LABELS: Record<TransactionType, string> = {
   bonus: 'Бонус',
   topup: 'Пополнение',

@@ -102,7 +102,8 @@ export function useRefund() {
 
 /** After money moved: everything on the billing screen that shows it asks the server again. */
 export function revalidateMoney(): Promise<unknown> {
-  return Promise.all([mutate(BALANCE_KEY), mutate(TRANSACTIONS_KEY), mutate(PAYMENTS_KEY), mutate(REFUND_KEY)])
+  const history = (key: unknown) => typeof key === 'string' && key.includes('/api/billing/transactions')
+  return Promise.all([mutate(BALANCE_KEY), mutate(TRANSACTIONS_KEY), mutate(history), mutate(PAYMENTS_KEY), mutate(REFUND_KEY)])
 }
 
 export const billingApi = {

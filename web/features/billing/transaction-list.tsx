@@ -1,28 +1,28 @@
-import { useState } from 'react'
-import useSWR from 'swr'
+import useSWRInfinite from 'swr/infinite'
 import { Button } from '../../components/button'
 import { Card } from '../../components/card'
-import { TransactionRow } from '../../components/transaction-row'
-import { TRANSACTIONS_KEY } from '../../lib/queries'
-import type { Transaction } from '../../lib/types'
+import { groupedKey, HistoryRow } from '../../components/money-history'
+import type { GroupedHistoryPage } from '../../lib/types'
 import { EmptyNote, ListSkeleton, LoadError } from '../../components/list-state'
 
-/** The first rows are what people look for; the rest of the 50 open on request. */
-const COLLAPSED_ROWS = 10
+/** Lines per page: a day of requests is one line, so 20 lines cover weeks. */
+const PAGE = 20
 
-/** The ledger: every movement of the balance, newest first. */
+/** The money history: usage charges one line per Moscow day, other movements one by one, newest first. */
 export function TransactionList() {
-  const { data, error, isLoading, isValidating, mutate } = useSWR<Transaction[]>(TRANSACTIONS_KEY)
-  const [expanded, setExpanded] = useState(false)
-  const items = Array.isArray(data) ? data : undefined
-  const shown = items && !expanded ? items.slice(0, COLLAPSED_ROWS) : items
+  const { data, error, isLoading, isValidating, mutate, size, setSize } = useSWRInfinite<GroupedHistoryPage>(
+    (index, previous: GroupedHistoryPage | null) => (previous && !previous.hasMore ? null : groupedKey(PAGE, index * PAGE)),
+  )
+  const items = data?.flatMap((p) => p.items)
+  const hasMore = data?.[data.length - 1]?.hasMore ?? false
+  const loadingMore = isValidating && data !== undefined && size > data.length
 
   let body
-  if (shown && shown.length > 0) {
+  if (items && items.length > 0) {
     body = (
       <ul data-testid="transaction-list" className="divide-y divide-slate-100">
-        {shown.map((tx) => (
-          <TransactionRow key={tx.id} tx={tx} showBalance />
+        {items.map((item) => (
+          <HistoryRow key={item.id} item={item} showBalance />
         ))}
       </ul>
     )
@@ -38,12 +38,12 @@ export function TransactionList() {
     <Card className="p-4 sm:p-6">
       <div className="flex items-baseline justify-between gap-3">
         <h2 className="text-base font-semibold text-slate-900">История операций</h2>
-        {items && items.length > 0 && <span className="text-sm text-slate-500">последние {items.length}</span>}
+        <span className="text-right text-xs text-slate-500">списания за запросы — по дням (МСК)</span>
       </div>
       <div className="mt-2">{body}</div>
-      {items && items.length > COLLAPSED_ROWS && (
-        <Button variant="secondary" size="sm" className="mt-3 w-full sm:w-auto" onClick={() => setExpanded((v) => !v)}>
-          {expanded ? 'Свернуть' : `Показать все (${items.length})`}
+      {hasMore && (
+        <Button variant="secondary" size="sm" className="mt-3 w-full sm:w-auto" loading={loadingMore} onClick={() => void setSize(size + 1)}>
+          Показать ещё
         </Button>
       )}
     </Card>

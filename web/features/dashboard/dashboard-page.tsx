@@ -8,6 +8,7 @@ import {
   ActivityIcon,
   ArrowRightIcon,
   BookIcon,
+  CheckIcon,
   CoinsIcon,
   HashIcon,
   KeyIcon,
@@ -15,10 +16,13 @@ import {
 } from '../../components/icons'
 import { PageHeading } from '../../components/page-heading'
 import { StatCard } from '../../components/stat-card'
-import { TransactionRow } from '../../components/transaction-row'
+import { groupedKey, HistoryRow } from '../../components/money-history'
 import { formatInteger, formatPrice, formatRubles } from '../../lib/format'
-import { TRANSACTIONS_KEY, useBalance, useUsage } from '../../lib/queries'
-import type { Transaction } from '../../lib/types'
+import { useBalance, useUsage } from '../../lib/queries'
+import { KEYS_KEY } from '../api-keys/keys-api'
+import { usePayments } from '../billing/billing-api'
+import { cn } from '../../lib/cn'
+import type { GroupedHistoryPage } from '../../lib/types'
 import { useDocumentTitle } from '../../lib/use-document-title'
 import { useSession } from '../../stores/session'
 
@@ -53,6 +57,7 @@ function BalanceCard() {
 
 const steps = [
   {
+    id: 'key',
     title: 'Создайте API ключ',
     text: 'Ключ нужен для запросов к API из вашего кода или приложений.',
     href: '/app/api-keys',
@@ -60,6 +65,7 @@ const steps = [
     icon: KeyIcon,
   },
   {
+    id: 'topup',
     title: 'Пополните баланс',
     text: 'Оплата картой в рублях, списания только за фактическое использование.',
     href: '/app/billing',
@@ -67,31 +73,57 @@ const steps = [
     icon: WalletIcon,
   },
   {
-    title: 'Начните использовать',
-    text: 'Подключите любой OpenAI-совместимый клиент — примеры в документации.',
+    id: 'request',
+    title: 'Сделайте первый запрос',
+    text: 'Подключите любой OpenAI-совместимый клиент — примеры в документации — или попробуйте модель в Playground.',
     href: '/app/docs',
     cta: 'Открыть документацию',
     icon: BookIcon,
   },
 ] as const
 
+/** Which quick-start steps are done: a key exists, a card top-up went through, a request was made. */
+function useStepsDone(): Record<(typeof steps)[number]['id'], boolean> {
+  const { data: keys } = useSWR<unknown[]>(KEYS_KEY)
+  const { data: payments } = usePayments()
+  const { data: usage } = useUsage({})
+  return {
+    key: Array.isArray(keys) && keys.length > 0,
+    topup: Array.isArray(payments) && payments.some((p) => p.status === 'succeeded'),
+    request: (usage?.totalRequests ?? 0) > 0,
+  }
+}
+
 function QuickStart() {
+  const done = useStepsDone()
   return (
     <Card className="p-4 sm:p-6">
       <h2 className="text-base font-semibold text-slate-900">Быстрый старт</h2>
       <p className="mt-1 text-sm text-slate-500">Три шага до первого запроса.</p>
       <ol className="mt-5 space-y-3">
         {steps.map((step, index) => (
-          <li key={step.href}>
+          <li key={step.href} data-testid="quick-start-step" data-step={step.id} data-done={done[step.id]}>
             <Link
               href={step.href}
-              className="group flex items-start gap-3 rounded-xl border border-slate-200 p-3.5 sm:gap-4 sm:p-4 transition-colors hover:border-indigo-200 hover:bg-indigo-50/40"
+              className={cn(
+                'group flex items-start gap-3 rounded-xl border p-3.5 sm:gap-4 sm:p-4 transition-colors hover:border-indigo-200 hover:bg-indigo-50/40',
+                done[step.id] ? 'border-emerald-200 bg-emerald-50/40' : 'border-slate-200',
+              )}
             >
-              <span className="flex h-8 w-8 shrink-0 items-center justify-center rounded-full bg-indigo-600 text-sm font-semibold text-white">
-                {index + 1}
-              </span>
+              {done[step.id] ? (
+                <span className="flex h-8 w-8 shrink-0 items-center justify-center rounded-full bg-emerald-600 text-white">
+                  <CheckIcon size={16} />
+                  <span className="sr-only">Выполнено: </span>
+                </span>
+              ) : (
+                <span className="flex h-8 w-8 shrink-0 items-center justify-center rounded-full bg-indigo-600 text-sm font-semibold text-white">
+                  {index + 1}
+                </span>
+              )}
               <span className="min-w-0 flex-1">
-                <span className="block text-[15px] font-medium text-slate-900">{step.title}</span>
+                <span className={cn('block text-[15px] font-medium', done[step.id] ? 'text-slate-600' : 'text-slate-900')}>
+                  {step.title}
+                </span>
                 <span className="mt-0.5 block text-sm text-slate-500">{step.text}</span>
                 <span className="mt-2 inline-flex items-center gap-1 text-sm font-medium text-indigo-600 group-hover:text-indigo-500">
                   {step.cta}
@@ -107,8 +139,8 @@ function QuickStart() {
 }
 
 function RecentTransactions() {
-  const { data, error, isLoading, mutate } = useSWR<Transaction[]>(TRANSACTIONS_KEY)
-  const recent = Array.isArray(data) ? data.slice(0, RECENT_SHOWN) : []
+  const { data, error, isLoading, mutate } = useSWR<GroupedHistoryPage>(groupedKey(RECENT_SHOWN))
+  const recent = Array.isArray(data?.items) ? data.items : []
 
   let body: ReactNode
   if (isLoading && !data) {
@@ -121,7 +153,7 @@ function RecentTransactions() {
     body = (
       <ul className="divide-y divide-slate-100">
         {recent.map((tx) => (
-          <TransactionRow key={tx.id} tx={tx} />
+          <HistoryRow key={tx.id} item={tx} />
         ))}
       </ul>
     )
