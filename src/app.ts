@@ -56,23 +56,23 @@ export function createServices(config: Config, db: Db, mailer: Mailer) {
 export type Services = ReturnType<typeof createServices>
 
 /**
+ * The larger bodies belong to signed-in routes: nobody makes us read megabytes only to hear "sign in"
+ * (the token itself is checked by the route, after the body).
+ */
+const signedIn = (request: Request) => {
+  if (!bearer(request.headers.get('authorization') ?? undefined)) throw unauthorized()
+}
+
+/**
  * How large a body each route family takes, checked before it is read (lib/body.ts). The /api JSON is
  * small: the largest legitimate bodies are a YooKassa notification (a few KB) and, under /api/chats, a
  * message of up to 100 000 characters (up to 6 bytes each once JSON-escaped). The Playground's estimate
  * gets the very body it then sends to /v1; an upload is a 20 MB file in its multipart framing.
  */
 const BODY_FAMILIES: BodyFamily[] = [
-  {
-    prefix: '/api/upload',
-    limit: MAX_UPLOAD_BYTES + 64 * KB,
-    message: UPLOAD_MESSAGES.tooLarge,
-    // Nobody makes us read 20 MB only to hear "sign in" (the token itself is checked by the route).
-    before: (request) => {
-      if (!bearer(request.headers.get('authorization') ?? undefined)) throw unauthorized()
-    },
-  },
-  { prefix: '/api/playground/estimate', limit: V1_BODY_LIMIT },
-  { prefix: '/api/chats', limit: 1 * MB },
+  { prefix: '/api/upload', limit: MAX_UPLOAD_BYTES + 64 * KB, message: UPLOAD_MESSAGES.tooLarge, before: signedIn },
+  { prefix: '/api/playground/estimate', limit: V1_BODY_LIMIT, before: signedIn },
+  { prefix: '/api/chats', limit: 1 * MB, before: signedIn },
 ]
 const DEFAULT_BODY_LIMIT = { limit: 64 * KB }
 /**

@@ -120,9 +120,11 @@ describe('size per route family', () => {
     expect([tooBig.status, tooBig.body]).toEqual([413, { success: false, error: 'Тело запроса слишком большое (больше 1 МБ)' }])
   }, 15_000)
 
-  test('/api/upload: no credentials → 401 before the body is read; over 20 MB → 413 with the upload message', async () => {
+  test('the larger /api families (upload, estimate, chats): no credentials → 401 before the body is read; over 20 MB → 413 with the upload message', async () => {
     const multipart = { 'content-type': 'multipart/form-data; boundary=x' }
     expect((await headOnly(gw.url, 'POST', '/api/upload', { ...multipart, 'content-length': String(10 * MB) })).status).toBe(401)
+    expect((await headOnly(gw.url, 'POST', '/api/playground/estimate', { 'content-type': 'application/json', 'content-length': String(10 * MB) })).status).toBe(401)
+    expect((await headOnly(gw.url, 'POST', '/api/chats/x/messages', { 'content-type': 'application/json', 'content-length': String(512 * KB) })).status).toBe(401)
     const over = await headOnly(gw.url, 'POST', '/api/upload', { ...multipart, 'content-length': String(21 * MB), authorization: `Bearer ${customer.accessToken}` })
     expect(over.status).toBe(413)
   })
