@@ -130,7 +130,8 @@ function EmbeddingCard({ model }: { model: Model }) {
       <CardBody model={model} badge={<Badge tone="teal">Эмбеддинги</Badge>} linked={false} />
       <div className="mt-auto pt-4">
         <div className="border-t border-slate-100 pt-3">
-          <Prices model={model} />
+          {/* Embeddings cost fractions of a kopeck per 1K tokens: quoted per 1M input tokens, the only price they have. */}
+          <Prices model={model} tokens={1_000_000} />
         </div>
         <div className="mt-3 flex items-center justify-between gap-3 text-xs">
           <Context model={model} />
