@@ -209,9 +209,9 @@ function ModelDetails({ model }: { model: Model }) {
         {model.name || model.id}
       </h1>
       <p className="mt-2 font-mono text-sm break-all text-slate-500">{model.id}</p>
-      <div className="mt-8 grid gap-6 lg:grid-cols-[minmax(0,1fr)_340px]">
-        <div className="min-w-0">
-          <p className="text-[16px] leading-7 whitespace-pre-line text-slate-700">{model.description || 'Описание не указано.'}</p>
+      <div className="mt-6 grid gap-8 lg:grid-cols-[minmax(0,1fr)_340px] lg:gap-6">
+        <div className="min-w-0 lg:order-first">
+          <p className="max-w-3xl text-[16px] leading-7 whitespace-pre-line text-slate-700">{model.description || 'Описание не указано.'}</p>
           <h2 className="mt-10 text-xl font-semibold text-slate-900">Пример запроса</h2>
           <p className="mt-1.5 text-[15px] text-slate-600">
             Ключ создаётся в личном кабинете; подробнее — в{' '}
@@ -224,7 +224,8 @@ function ModelDetails({ model }: { model: Model }) {
             <CodeBlock key={s.id} code={s.code} lang={s.lang} title={s.title} />
           ))}
         </div>
-        <aside className="min-w-0 lg:order-none">
+        {/* on a phone the prices come first, before the code */}
+        <aside className="order-first min-w-0 lg:order-last">
           <div className="rounded-2xl border border-slate-200 bg-white p-5 shadow-xs">
             <h2 className="text-base font-semibold text-slate-900">Цены в рублях</h2>
             <div className="mt-3" data-testid="model-prices">

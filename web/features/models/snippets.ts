@@ -10,8 +10,14 @@ export interface Snippet {
   code: string
 }
 
-/** A JSON body inside a single-quoted shell argument: a quote in a model id cannot end it. */
-const shellJson = (value: unknown) => JSON.stringify(value, null, 2).replace(/'/g, `'\\''`)
+/**
+ * A JSON body inside a single-quoted shell argument, one field a line: a quote in a model id
+ * cannot end the argument.
+ */
+const shellJson = (value: object) =>
+  `{\n${Object.entries(value)
+    .map(([key, v]) => `  ${JSON.stringify(key)}: ${JSON.stringify(v).replace(/","/g, '", "').replace(/":"/g, '": "').replace(/},\{/g, '}, {')}`)
+    .join(',\n')}\n}`.replace(/'/g, `'\\''`)
 const indent = (text: string, by: string) => text.split('\n').join(`\n${by}`)
 
 export function modelSnippets(model: Pick<Model, 'id' | 'capabilities'>, origin: string): Snippet[] {
@@ -68,7 +74,7 @@ console.log(image.data[0].url)`,
       },
     ]
   }
-  const content = 'Привет! Расскажи о себе в двух предложениях.'
+  const content = 'Привет! Что ты умеешь?'
   return [
     {
       id: 'curl',
