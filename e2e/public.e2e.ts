@@ -232,7 +232,8 @@ test('all header and footer links resolve', async ({ page, request }) => {
     // the server knows the page (not 404), and the SPA keeps it (unknown paths go home)
     expect((await request.get(href)).status(), href).toBe(200)
     await page.goto(href)
-    const expected = href.startsWith('/app/') ? /\/login$/ : new RegExp(`${href.replace(/[/]/g, '\\/')}$`)
+    // the signed-in area sends a visitor to sign in, with the page to return to (?next=)
+    const expected = href.startsWith('/app/') ? /\/login(\?next=[^&]+)?$/ : new RegExp(`${href.replace(/[/]/g, '\\/')}$`)
     await expect(page, href).toHaveURL(expected)
     await expect(page.locator('#root')).not.toBeEmpty()
   }
