@@ -59,6 +59,7 @@ test.describe('estimate before sending = charge after', () => {
   let email = ''
 
   test('FLUX.2 [pro] (priced by the picture it draws): the image estimate equals the charge, for one picture and for two', async ({ page }) => {
+    test.slow() // two generations and a dozen round trips: more than a minute on a busy machine
     const consoleWatch = watchConsole(page)
     await page.setViewportSize({ width: 1280, height: 800 })
     email = uniqueEmail('estimate')
@@ -73,7 +74,7 @@ test.describe('estimate before sending = charge after', () => {
     expect(perPicture).toBeGreaterThan(0)
 
     await page.goto(`/app/playground?model=${encodeURIComponent(FLUX)}`)
-    await expect(page.getByLabel('Модель', { exact: true })).toHaveValue(FLUX)
+    await expect(page.getByLabel('Модель', { exact: true })).toHaveValue(FLUX, { timeout: 15_000 })
     const imageMode = page.getByRole('radio', { name: 'Изображение' })
     if ((await imageMode.getAttribute('aria-checked')) !== 'true') await imageMode.click()
     await expect(imageMode).toHaveAttribute('aria-checked', 'true')
@@ -137,7 +138,7 @@ test.describe('estimate before sending = charge after', () => {
     else await registerViaUi(page, uniqueEmail('estimate'), PASSWORD)
 
     await page.goto(`/app/playground?model=${encodeURIComponent(FLUX)}`)
-    await expect(page.getByLabel('Модель', { exact: true })).toHaveValue(FLUX)
+    await expect(page.getByLabel('Модель', { exact: true })).toHaveValue(FLUX, { timeout: 15_000 })
     await page.getByTestId('settings-panel').getByRole('button', { name: /1024×1024 · 1 шт\./ }).click()
     await composer(page).fill('Маяк на скале в шторм')
     const shown = await settledFigure(page, 'image-estimate')
