@@ -223,21 +223,23 @@ function DeleteSection({ user }: { user: User }) {
           запросов хранится в обезличенном виде в течение сроков, установленных законом.
         </p>
         <p data-testid="account-delete-balance" className="rounded-lg border border-amber-200 bg-amber-50 px-3 py-2 text-amber-900">
-          Остаток баланса ({formatRubles(rest)}) при удалении автоматически не возвращается. Вернуть его можно до удаления — заявкой на
-          странице{' '}
+          Остаток баланса ({formatRubles(rest)}) при удалении автоматически не возвращается. Вернуть неизрасходованные деньги, внесённые
+          картой, можно до удаления — заявкой на странице{' '}
           <Link href="/app/billing" className="font-medium underline underline-offset-2">
             «Баланс»
           </Link>
-          , если остаток больше {REFUND.minRemainderRub} ₽ и с последнего пополнения прошло не больше {REFUND.windowDays} дней (см.{' '}
+          : остаток больше {REFUND.minRemainderRub} ₽, с последнего пополнения прошло не больше {REFUND.windowDays} дней и активных API-ключей
+          нет (см.{' '}
           <Link href="/refund-policy" className="font-medium underline underline-offset-2">
             правила возврата
           </Link>
-          ).
+          ). Бонусы не возвращаются.
         </p>
       </div>
       <form noValidate onSubmit={onSubmit} className="mt-4 max-w-md space-y-3">
         <Input
-          label={`Для подтверждения введите ${user.email}`}
+          label="Введите e-mail аккаунта для подтверждения"
+          placeholder={user.email}
           name="confirm-email"
           autoComplete="off"
           value={typed}

@@ -36,9 +36,9 @@ export function TransactionList() {
 
   return (
     <Card className="p-4 sm:p-6">
-      <div className="flex items-baseline justify-between gap-3">
+      <div className="flex flex-col gap-0.5 sm:flex-row sm:items-baseline sm:justify-between sm:gap-3">
         <h2 className="text-base font-semibold text-slate-900">История операций</h2>
-        <span className="text-right text-xs text-slate-500">списания за запросы — по дням (МСК)</span>
+        <span className="text-xs text-slate-500">списания за запросы — по дням (МСК)</span>
       </div>
       <div className="mt-2">{body}</div>
       {hasMore && (
