@@ -35,7 +35,7 @@ function PriceRow({ label, value, unit, scale, testId }: { label: string; value:
   return (
     <div className="flex items-baseline justify-between gap-3 py-1">
       <dt className="text-slate-500">{label}</dt>
-      <dd className="text-right" data-testid={testId}>
+      <dd className="text-right whitespace-nowrap" data-testid={testId}>
         <span className="font-medium text-slate-900 tabular-nums">{priceLabel(value, scale)}</span>
         {known && unit && (
           <>
@@ -98,8 +98,8 @@ export function ModelInfoPanel({ model, open, onToggle }: { model: PlaygroundMod
             </div>
             <PriceRow label="Промпт" value={model.pricing.prompt} unit="за 1K токенов" scale={1000} testId="price-prompt" />
             <PriceRow label="Ответ" value={model.pricing.completion} unit="за 1K токенов" scale={1000} testId="price-completion" />
-            {rubles(model.pricing.image) !== null && rubles(model.pricing.image)! > 0 && <PriceRow label="Изображение на входе" value={model.pricing.image} unit="за шт." />}
-            {(rubles(model.pricing.image_output) ?? 0) > 0 && <PriceRow label="Созданное изображение" value={model.pricing.image_output} unit="за шт." testId="price-image-output" />}
+            {rubles(model.pricing.image) !== null && rubles(model.pricing.image)! > 0 && <PriceRow label="Картинка на входе" value={model.pricing.image} unit="за шт." />}
+            {(rubles(model.pricing.image_output) ?? 0) > 0 && <PriceRow label="Картинка на выходе" value={model.pricing.image_output} unit="за шт." testId="price-image-output" />}
             {rubles(model.pricing.request) !== null && rubles(model.pricing.request)! > 0 && <PriceRow label="Запрос" value={model.pricing.request} />}
           </dl>
         </div>
