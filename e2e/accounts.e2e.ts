@@ -107,7 +107,8 @@ test('forgot and reset password through the outbox letter; the link works once',
 
 test('form validation, guards and redirects', async ({ page }) => {
   await page.goto('/app/dashboard')
-  await expect(page).toHaveURL(/\/login$/)
+  // The guard remembers where the visitor was going (issue 17: signing in returns there).
+  await expect(page).toHaveURL(/\/login\?next=%2Fapp%2Fdashboard$/)
   await page.getByRole('button', { name: 'Войти' }).click()
   await expect(page.getByText('Заполните все поля').first()).toBeVisible()
   await page.getByLabel('Email').fill('nobody@e2e.ru')
