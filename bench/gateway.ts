@@ -240,7 +240,7 @@ async function once(target: Target, mode: Mode, body: string): Promise<Sample> {
   }
   const totalMs = performance.now() - started
   text += decoder.decode()
-  if (!text.slice(-400).includes(shape.end)) throw new Error(`${target.name}: stream without ${shape.end}: …${text.slice(-200)}`)
+  if (!text.includes(shape.end)) throw new Error(`${target.name}: stream without ${shape.end}: …${text.slice(-200)}`)
   if (shape.failed.some((f) => text.includes(f))) throw new Error(`${target.name}: stream carried an error: …${text.slice(-300)}`)
   return { totalMs, ttfbMs }
 }
