@@ -199,10 +199,11 @@ function requestBody(protocol: Protocol, mode: Mode): string {
 }
 
 /** What a well-formed answer of each protocol has: its content array, and how its stream ends and fails. */
-const WELL_FORMED: Record<Protocol, { field: string; end: string; failed: string[] }> = {
-  chat: { field: 'choices', end: 'data: [DONE]', failed: ['"error"'] },
-  responses: { field: 'output', end: 'response.completed', failed: ['response.failed', 'event: error'] },
-  messages: { field: 'content', end: 'message_stop', failed: ['event: error'] },
+const WELL_FORMED: Record<Protocol, { field: string; end: string[]; failed: string[] }> = {
+  chat: { field: 'choices', end: ['data: [DONE]'], failed: ['"error"'] },
+  // max_output_tokens: 16 usually cuts the answer: the stream then ends with response.incomplete
+  responses: { field: 'output', end: ['event: response.completed', 'event: response.incomplete'], failed: ['response.failed', 'event: error'] },
+  messages: { field: 'content', end: ['event: message_stop'], failed: ['event: error'] },
 }
 
 /** Sends one completion and reads the whole body; throws on anything but a well-formed 200. */
@@ -240,7 +241,7 @@ async function once(target: Target, mode: Mode, body: string): Promise<Sample> {
   }
   const totalMs = performance.now() - started
   text += decoder.decode()
-  if (!text.includes(shape.end)) throw new Error(`${target.name}: stream without ${shape.end}: …${text.slice(-200)}`)
+  if (!shape.end.some((e) => text.includes(e))) throw new Error(`${target.name}: stream without ${shape.end.join(' or ')}: …${text.slice(-200)}`)
   if (shape.failed.some((f) => text.includes(f))) throw new Error(`${target.name}: stream carried an error: …${text.slice(-300)}`)
   return { totalMs, ttfbMs }
 }
