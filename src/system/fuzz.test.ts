@@ -298,8 +298,11 @@ function bodyFor(o: Op, r: Rng, known: Known): { body?: string | FormData; conte
   return { body: withRawNumbers(JSON.stringify(broken) ?? 'null'), contentType: 'application/json' }
 }
 
-/** Operations that end the fuzzing user's session (given its access token) run last, so they do not blunt everything after them. */
-const LAST = new Set(['POST /api/auth/logout', 'POST /api/auth/logout-all'])
+/**
+ * Operations that can end the fuzzing user's sessions or account (with its access token and, by chance,
+ * its password) run last, so they do not blunt everything after them.
+ */
+const LAST = new Set(['POST /api/auth/logout', 'POST /api/auth/logout-all', 'POST /api/auth/change-password', 'DELETE /api/auth/account'])
 
 function casesFor(o: Op, n: number, r: Rng, known: Known, auth: Auth, base: string): Case[] {
   const cases: Case[] = []
@@ -339,7 +342,8 @@ const PROBES: [string, unknown][] = [
 
 function fieldProbes(o: Op, r: Rng, known: Known, auth: Auth, base: string): (Case & { field: string })[] {
   const schema: Schema | undefined = o.op.requestBody?.content?.['application/json']?.schema
-  if (!schema?.properties || LAST.has(`${o.method.toUpperCase()} ${o.path}`)) return []
+  if (!schema?.properties) return []
+  const last = LAST.has(`${o.method.toUpperCase()} ${o.path}`)
   const out: (Case & { field: string })[] = []
   const fields: string[][] = Object.keys(schema.properties).map((k) => [k])
   if (schema.properties.messages) fields.push(['messages', '0', 'role'], ['messages', '0', 'content'])
@@ -358,6 +362,7 @@ function fieldProbes(o: Op, r: Rng, known: Known, auth: Auth, base: string): (Ca
         body: withRawNumbers(JSON.stringify(body)),
         label: `${o.method.toUpperCase()} ${o.path}`,
         field: `${field.join('.')}=${probe}`,
+        last,
       })
     }
   }
@@ -417,7 +422,7 @@ test(`fuzz: ≥ ${TOTAL} generated requests over every OpenAPI operation — no 
     ;[all[i], all[j]] = [all[j]!, all[i]!]
   }
   const probes = ops.flatMap((o) => fieldProbes(o, r, known, auth, gw.url))
-  const queue: (Case & { field?: string })[] = [...probes, ...all.filter((c) => !c.last), ...all.filter((c) => c.last)]
+  const queue: (Case & { field?: string })[] = [...probes, ...all].sort((a, b) => Number(!!a.last) - Number(!!b.last)) // stable: order kept within each part
 
   const offenders: string[] = []
   const unnamed: string[] = []
