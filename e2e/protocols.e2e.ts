@@ -179,6 +179,18 @@ test('the docs have the sections for Claude Code, Codex CLI, AI SDK, LangChain, 
   await expect(claude.getByRole('button', { name: 'Скопировано' })).toBeVisible()
   expect(await page.evaluate(() => navigator.clipboard.readText())).toContain(`ANTHROPIC_BASE_URL="${baseURL}"`)
 
+  // One example in several languages is one block with tabs; a chosen language holds across the page.
+  const embeddings = page.locator('section#embeddings')
+  const pythonTab = embeddings.getByRole('tab', { name: 'Python' })
+  await expect(embeddings.getByRole('tab', { name: 'curl' })).toHaveAttribute('aria-selected', 'true')
+  await pythonTab.click()
+  await expect(pythonTab).toHaveAttribute('aria-selected', 'true')
+  await expect(embeddings.getByRole('tabpanel')).toContainText('result = client.embeddings.create(')
+  await expect(embeddings.getByRole('tabpanel')).toBeVisible()
+  await expect(page.locator('section#images').getByRole('tab', { name: 'Python' })).toHaveAttribute('aria-selected', 'true')
+  await embeddings.getByRole('figure').first().getByRole('button', { name: 'Копировать' }).click()
+  expect(await page.evaluate(() => navigator.clipboard.readText())).toContain('client.embeddings.create(')
+
   // Whole sections, without the sticky site header repeated over them (CSSOM: the CSP forbids injected styles).
   const headerVisibility = (value: string) => page.evaluate((v) => document.querySelectorAll('header').forEach((h) => (h.style.visibility = v)), value)
   await headerVisibility('hidden')

@@ -1,9 +1,28 @@
 // The documentation as data, with this server's address filled in: the page renders it (the
 // browser's origin), the server sends the same text to crawlers (PUBLIC_URL).
 import { groupRub, PRICING, TOP_UP, WELCOME_BONUS_RUB } from '../../../src/lib/terms'
-import type { RichDocument } from '../../lib/rich-text'
+import type { Block, RichDocument } from '../../lib/rich-text'
 
 const rub = (n: number) => `${groupRub(n)} ₽`
+
+type CodeBlock = Extract<Block, { type: 'code' }>
+
+/**
+ * Code blocks that show one example in several languages (curl, JavaScript, Python…): the page
+ * shows each such run as tabs, the crawlers' HTML one block after another. Kept beside the
+ * document rather than in it, so the document stays a plain RichDocument.
+ */
+const tabGroups = new WeakMap<Block, number>()
+let lastTabGroup = 0
+
+function tabs(...blocks: CodeBlock[]): CodeBlock[] {
+  const group = ++lastTabGroup
+  for (const block of blocks) tabGroups.set(block, group)
+  return blocks
+}
+
+/** The tab group a block belongs to (blocks of one group stand next to each other), if any. */
+export const tabGroupOf = (block: Block): number | undefined => tabGroups.get(block)
 
 export function docsDocument(origin: string): RichDocument {
   const api = `${origin}/v1`
@@ -192,7 +211,8 @@ claude`
     "messages": [{"role": "user", "content": "Привет! Расскажи о себе в двух предложениях."}]
   }'`
 
-  const jsAnthropic = `import Anthropic from '@anthropic-ai/sdk'
+  const jsAnthropic = `// npm install @anthropic-ai/sdk
+import Anthropic from '@anthropic-ai/sdk'
 
 const client = new Anthropic({
   baseURL: '${origin}',
@@ -206,14 +226,6 @@ const message = await client.messages.create({
 })
 
 for (const block of message.content) if (block.type === 'text') console.log(block.text)`
-
-  const billingError = `{
-  "type": "error",
-  "error": {
-    "type": "billing_error",
-    "message": "Недостаточно средств: … Пополнить баланс: /app/billing"
-  }
-}`
 
   // ─── Codex CLI ──────────────────────────────────────────────────────────────
   const codexToml = `model = "openai/gpt-4o-mini"
@@ -229,8 +241,9 @@ wire_api = "responses"`
 codex`
 
   // ─── Vercel AI SDK ──────────────────────────────────────────────────────────
-  const aiSdk = `import { createOpenAI } from '@ai-sdk/openai'
-import { generateText, streamText } from 'ai'
+  const aiSdk = `// npm install ai @ai-sdk/openai
+import { createOpenAI } from '@ai-sdk/openai'
+import { generateText } from 'ai'
 
 const gateway = createOpenAI({
   baseURL: '${api}',
@@ -241,15 +254,10 @@ const { text } = await generateText({
   model: gateway('openai/gpt-4o-mini'),
   prompt: 'Привет! Расскажи о себе в двух предложениях.',
 })
-console.log(text)
+console.log(text)`
 
-const result = streamText({
-  model: gateway('openai/gpt-4o-mini'),
-  prompt: 'Напиши хайку об осени',
-})
-for await (const delta of result.textStream) process.stdout.write(delta)`
-
-  const aiSdkOpenRouter = `import { createOpenRouter } from '@openrouter/ai-sdk-provider'
+  const aiSdkOpenRouter = `// npm install ai @openrouter/ai-sdk-provider
+import { createOpenRouter } from '@openrouter/ai-sdk-provider'
 import { generateText } from 'ai'
 
 const gateway = createOpenRouter({
@@ -265,7 +273,8 @@ console.log(text)
 console.log('Стоимость, ₽:', providerMetadata?.openrouter?.usage?.cost)`
 
   // ─── LangChain ──────────────────────────────────────────────────────────────
-  const langchainJs = `import { ChatOpenAI } from '@langchain/openai'
+  const langchainJs = `// npm install @langchain/openai
+import { ChatOpenAI } from '@langchain/openai'
 
 const llm = new ChatOpenAI({
   model: 'openai/gpt-4o-mini',
@@ -276,7 +285,8 @@ const llm = new ChatOpenAI({
 const answer = await llm.invoke('Привет! Расскажи о себе в двух предложениях.')
 console.log(answer.content)`
 
-  const langchainPy = `import os
+  const langchainPy = `# pip install langchain-openai
+import os
 from langchain_openai import ChatOpenAI
 
 llm = ChatOpenAI(
@@ -294,7 +304,7 @@ embeddings = OpenAIEmbeddings(
     model="openai/text-embedding-3-small",
     base_url="${api}",
     api_key=os.environ["AI_GATEWAY_API_KEY"],
-    check_embedding_ctx_length=False,  # отправлять текст, а не токены tiktoken
+    check_embedding_ctx_length=False,
 )
 
 vector = embeddings.embed_query("Как вернуть деньги за заказ?")`
@@ -503,9 +513,11 @@ console.log(response.headers.get('x-request-id')) // req_… — укажите 
             type: 'p',
             text: 'С `"stream": true` ответ приходит по частям в формате Server-Sent Events (`chat.completion.chunk`), поток завершается строкой `data: [DONE]`. Перед ней всегда приходит фрагмент с `usage` и стоимостью — `stream_options` для этого не нужен.',
           },
-          { type: 'code', lang: 'bash', title: 'curl', code: curlStream },
-          { type: 'code', lang: 'javascript', title: 'JavaScript', code: jsStream },
-          { type: 'code', lang: 'python', title: 'Python', code: pyStream },
+          ...tabs(
+            { type: 'code', lang: 'bash', title: 'curl', code: curlStream },
+            { type: 'code', lang: 'javascript', title: 'JavaScript', code: jsStream },
+            { type: 'code', lang: 'python', title: 'Python', code: pyStream },
+          ),
           { type: 'h3', text: 'Изображения во входных сообщениях' },
           {
             type: 'p',
@@ -526,8 +538,10 @@ console.log(response.headers.get('x-request-id')) // req_… — укажите 
             type: 'note',
             text: 'Сервер не хранит ответы: `previous_response_id` не поддерживается (ответ 400). Передавайте всю историю диалога в `input` — прошлые сообщения и `output` предыдущего ответа. Так по умолчанию работают Codex CLI и Vercel AI SDK.',
           },
-          { type: 'code', lang: 'bash', title: 'curl', code: curlResponses },
-          { type: 'code', lang: 'javascript', title: 'responses.mjs', code: jsResponses },
+          ...tabs(
+            { type: 'code', lang: 'bash', title: 'curl', code: curlResponses },
+            { type: 'code', lang: 'javascript', title: 'JavaScript', code: jsResponses },
+          ),
         ],
       },
       {
@@ -554,14 +568,14 @@ console.log(response.headers.get('x-request-id')) // req_… — укажите 
             ],
           },
           { type: 'h3', text: 'Запрос к /v1/messages' },
-          { type: 'code', lang: 'bash', title: 'curl', code: curlMessages },
-          { type: 'code', lang: 'javascript', title: 'JavaScript (@anthropic-ai/sdk)', code: jsAnthropic },
-          { type: 'h3', text: 'Ошибки в формате Anthropic' },
+          ...tabs(
+            { type: 'code', lang: 'bash', title: 'curl', code: curlMessages },
+            { type: 'code', lang: 'javascript', title: 'JavaScript', code: jsAnthropic },
+          ),
           {
-            type: 'p',
-            text: 'Ошибки `/v1/messages` приходят в формате Anthropic: `{"type": "error", "error": {"type": …, "message": …}}`. Когда на балансе не хватает средств или исчерпан лимит ключа, ответ — 402 с типом `billing_error`; Claude Code покажет сообщение и не будет повторять запрос.',
+            type: 'note',
+            text: 'Ошибки `/v1/messages` приходят в формате Anthropic: `{"type": "error", "error": {"type": …, "message": …}}`. Когда на балансе не хватает средств или исчерпан месячный лимит ключа, ответ — **402 с типом `billing_error`** и подсказкой, где пополнить баланс; Claude Code покажет это сообщение и не будет повторять запрос.',
           },
-          { type: 'code', lang: 'json', title: '402 Payment Required', code: billingError },
         ],
       },
       {
@@ -586,21 +600,16 @@ console.log(response.headers.get('x-request-id')) // req_… — укажите 
         blocks: [
           {
             type: 'p',
-            text: 'Провайдер по умолчанию из `@ai-sdk/openai` говорит на Responses API — укажите наш адрес в `baseURL`. Работают `generateText`, `streamText`, инструменты и структурированный вывод.',
+            text: 'Провайдер по умолчанию из `@ai-sdk/openai` говорит на Responses API — укажите наш адрес в `baseURL`. Работают `generateText`, `streamText`, инструменты и структурированный вывод. Провайдер OpenRouter (`@openrouter/ai-sdk-provider`) тоже работает с нашим адресом; стоимость запроса в рублях он отдаёт в `providerMetadata.openrouter.usage.cost`.',
           },
-          { type: 'code', lang: 'bash', title: 'Установка', code: 'npm install ai @ai-sdk/openai' },
-          { type: 'code', lang: 'javascript', title: 'ai-sdk.mjs', code: aiSdk },
+          ...tabs(
+            { type: 'code', lang: 'javascript', title: 'По умолчанию', code: aiSdk },
+            { type: 'code', lang: 'javascript', title: 'OpenRouter', code: aiSdkOpenRouter },
+          ),
           {
             type: 'p',
             text: 'Для Chat Completions вместо Responses используйте `gateway.chat(\'openai/gpt-4o-mini\')`, для эмбеддингов — `gateway.embedding(\'openai/text-embedding-3-small\')` с функцией `embed`.',
           },
-          { type: 'h3', text: 'Провайдер OpenRouter' },
-          {
-            type: 'p',
-            text: 'Пакет `@openrouter/ai-sdk-provider` тоже работает с нашим адресом; стоимость запроса в рублях — в `providerMetadata.openrouter.usage.cost`.',
-          },
-          { type: 'code', lang: 'bash', title: 'Установка', code: 'npm install ai @openrouter/ai-sdk-provider' },
-          { type: 'code', lang: 'javascript', title: 'openrouter-provider.mjs', code: aiSdkOpenRouter },
         ],
       },
       {
@@ -611,13 +620,15 @@ console.log(response.headers.get('x-request-id')) // req_… — укажите 
             type: 'p',
             text: 'В LangChain подключайтесь через OpenAI-интеграцию (`ChatOpenAI`), указав наш адрес и ключ. Так же настраивается `OpenAIEmbeddings` с моделью эмбеддингов.',
           },
-          { type: 'h3', text: 'JavaScript / TypeScript' },
-          { type: 'code', lang: 'bash', title: 'Установка', code: 'npm install @langchain/openai' },
-          { type: 'code', lang: 'javascript', title: 'langchain.mjs', code: langchainJs },
-          { type: 'h3', text: 'Python' },
-          { type: 'code', lang: 'bash', title: 'Установка', code: 'pip install langchain-openai' },
-          { type: 'code', lang: 'python', title: 'langchain_chat.py', code: langchainPy },
-          { type: 'code', lang: 'python', title: 'langchain_embeddings.py', code: langchainEmbeddings },
+          ...tabs(
+            { type: 'code', lang: 'javascript', title: 'JavaScript', code: langchainJs },
+            { type: 'code', lang: 'python', title: 'Python', code: langchainPy },
+          ),
+          {
+            type: 'p',
+            text: 'В Python у `OpenAIEmbeddings` выключите `check_embedding_ctx_length`: иначе текст уходит на сервер токенами tiktoken, а не строкой.',
+          },
+          { type: 'code', lang: 'python', title: 'Эмбеддинги в Python', code: langchainEmbeddings },
         ],
       },
       {
@@ -632,9 +643,11 @@ console.log(response.headers.get('x-request-id')) // req_… — укажите 
             type: 'p',
             text: 'Стоимость: цена изображения × количество + цена запроса. Ссылки `url` ведут на этот сервер и действуют ограниченное время — сохраните картинку, если она нужна надолго.',
           },
-          { type: 'code', lang: 'bash', title: 'curl', code: curlImage },
-          { type: 'code', lang: 'javascript', title: 'JavaScript', code: jsImage },
-          { type: 'code', lang: 'python', title: 'Python', code: pyImage },
+          ...tabs(
+            { type: 'code', lang: 'bash', title: 'curl', code: curlImage },
+            { type: 'code', lang: 'javascript', title: 'JavaScript', code: jsImage },
+            { type: 'code', lang: 'python', title: 'Python', code: pyImage },
+          ),
         ],
       },
       {
@@ -649,10 +662,12 @@ console.log(response.headers.get('x-request-id')) // req_… — укажите 
             type: 'p',
             text: 'Модели эмбеддингов отмечены в `GET /v1/models` полем `capabilities.embeddings: true` и типом «Эмбеддинги» в [каталоге](/app/models). Оплачиваются только входные токены — по цене `pricing.prompt`; цены ответа у них нет.',
           },
-          { type: 'code', lang: 'bash', title: 'curl', code: curlEmbeddings },
+          ...tabs(
+            { type: 'code', lang: 'bash', title: 'curl', code: curlEmbeddings },
+            { type: 'code', lang: 'javascript', title: 'JavaScript', code: jsEmbeddings },
+            { type: 'code', lang: 'python', title: 'Python', code: pyEmbeddings },
+          ),
           { type: 'code', lang: 'json', title: 'Ответ', code: embeddingsAnswer },
-          { type: 'code', lang: 'javascript', title: 'JavaScript', code: jsEmbeddings },
-          { type: 'code', lang: 'python', title: 'Python', code: pyEmbeddings },
         ],
       },
       {
@@ -695,15 +710,19 @@ console.log(response.headers.get('x-request-id')) // req_… — укажите 
             type: 'p',
             text: 'По `id` из ответа (`gen-…`) можно позже узнать подробности своего запроса: модель, токены, стоимость `total_cost` в рублях, время ответа `latency` в миллисекундах, статус и был ли ответ потоковым. Чужие запросы не находятся (404).',
           },
-          { type: 'code', lang: 'bash', title: 'curl', code: curlGeneration },
-          { type: 'code', lang: 'json', title: 'Ответ', code: generationExample },
+          ...tabs(
+            { type: 'code', lang: 'bash', title: 'curl', code: curlGeneration },
+            { type: 'code', lang: 'json', title: 'Ответ', code: generationExample },
+          ),
           { type: 'h3', text: 'Расходы ключа: GET /v1/key' },
           {
             type: 'p',
             text: 'Возвращает сведения о ключе, с которым сделан запрос: название `label`, расходы за всё время `usage` и за текущий месяц `usage_monthly`, месячный лимит `limit` и остаток `limit_remaining` (`null`, если лимита нет), а также баланс аккаунта `balance`. Все суммы — в рублях.',
           },
-          { type: 'code', lang: 'bash', title: 'curl', code: curlKey },
-          { type: 'code', lang: 'json', title: 'Ответ', code: keyExample },
+          ...tabs(
+            { type: 'code', lang: 'bash', title: 'curl', code: curlKey },
+            { type: 'code', lang: 'json', title: 'Ответ', code: keyExample },
+          ),
         ],
       },
       {

@@ -1,8 +1,47 @@
 import { useEffect, useMemo } from 'react'
 import { ButtonLink } from '../../components/button'
-import { RichSections } from '../../components/rich-document'
+import { RichBlocks } from '../../components/rich-document'
 import { cn } from '../../lib/cn'
-import { docsDocument } from './docs-content'
+import type { Block, DocSection } from '../../lib/rich-text'
+import { CodeTabs, PreferredTab, usePreferredTabState } from './code-tabs'
+import { docsDocument, tabGroupOf } from './docs-content'
+
+type CodeBlock = Extract<Block, { type: 'code' }>
+type Run = { tabs: false; blocks: Block[] } | { tabs: true; blocks: CodeBlock[] }
+
+/** A section's blocks in runs: plain blocks as they are, each tab group (see docs-content) as one run. */
+function runsOf(blocks: Block[]): Run[] {
+  const runs: Run[] = []
+  let group: number | undefined
+  for (const block of blocks) {
+    const g = tabGroupOf(block)
+    const last = runs.at(-1)
+    if (g !== undefined && block.type === 'code') {
+      if (last?.tabs && group === g) last.blocks.push(block)
+      else runs.push({ tabs: true, blocks: [block] })
+    } else if (last && !last.tabs) last.blocks.push(block)
+    else runs.push({ tabs: false, blocks: [block] })
+    group = g
+  }
+  return runs
+}
+
+/** RichSections' markup, with tab groups drawn as tabs. */
+function DocsSections({ sections }: { sections: DocSection[] }) {
+  const preferred = usePreferredTabState()
+  return (
+    <PreferredTab.Provider value={preferred}>
+      {sections.map((section) => (
+        <section key={section.id} id={section.id} aria-labelledby={`${section.id}-title`} className="scroll-mt-24 pt-2">
+          <h2 id={`${section.id}-title`} className="mt-8 mb-3 text-xl font-semibold tracking-tight text-slate-900 sm:text-[22px]">
+            {section.title}
+          </h2>
+          {runsOf(section.blocks).map((run, i) => (run.tabs ? <CodeTabs key={i} blocks={run.blocks} /> : <RichBlocks key={i} blocks={run.blocks} />))}
+        </section>
+      ))}
+    </PreferredTab.Provider>
+  )
+}
 
 /** The documentation with this server's address (the one the reader has open) in every example. */
 function DocsContent({ publicPage }: { publicPage: boolean }) {
@@ -34,7 +73,7 @@ function DocsContent({ publicPage }: { publicPage: boolean }) {
         </div>
       </nav>
       <article className="max-w-3xl min-w-0">
-        <RichSections sections={doc.sections} />
+        <DocsSections sections={doc.sections} />
         {publicPage && (
           <div className="mt-12 flex flex-col gap-4 rounded-2xl border border-indigo-100 bg-indigo-50/70 p-6 sm:flex-row sm:items-center sm:justify-between">
             <div>
