@@ -392,17 +392,13 @@ print(len(result.data[0].embedding))  # 1536`
 
   const jsRequestId = `const response = await fetch('${api}/chat/completions', {
   method: 'POST',
-  headers: {
-    Authorization: \`Bearer \${apiKey}\`,
-    'Content-Type': 'application/json',
-  },
+  headers: { Authorization: \`Bearer \${apiKey}\`, 'Content-Type': 'application/json' },
   body: JSON.stringify({
     model: 'openai/gpt-4o-mini',
     messages: [{ role: 'user', content: 'Привет!' }],
   }),
 })
-
-console.log(response.headers.get('x-request-id')) // req_… — укажите его в обращении в поддержку`
+console.log(response.headers.get('x-request-id')) // req_… — назовите его поддержке`
 
   return {
     title: 'Документация',
