@@ -468,7 +468,7 @@ describe('createCatalog sync', () => {
       const catalog = createCatalog(db, scriptedUpstream([[A], [A], [A]], [[E], new Error('503'), []]))
       expect(await catalog.sync()).toBe(2)
       expect(catalog.get('acme/embed')?.outputModalities).toEqual(['embeddings'])
-      expect(catalog.toApi(catalog.get('acme/embed')!, dec('100'), dec('1.3')).capabilities).toEqual({ image: false, vision: false, embeddings: true })
+      expect(catalog.toApi(catalog.get('acme/embed')!, dec('100'), dec('1.3')).capabilities).toEqual({ image: false, vision: false, files: false, embeddings: true })
       expect(await catalog.sync()).toBe(1) // the embeddings list failed: acme/embed is kept
       expect(catalog.get('acme/embed')).toBeDefined()
       expect(await catalog.sync()).toBe(1) // listed as empty: retired

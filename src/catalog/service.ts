@@ -92,7 +92,7 @@ export function createCatalog(db: Db, upstream: UpstreamClient) {
         description: m.description,
         context_length: m.contextLength,
         pricing: rubPricing(m, rate, markup),
-        capabilities: { image: canOutputImages(m), vision: m.inputModalities.includes('image'), embeddings: isEmbedding(m) },
+        capabilities: { image: canOutputImages(m), vision: m.inputModalities.includes('image'), files: m.inputModalities.includes('file'), embeddings: isEmbedding(m) },
         variable_pricing: isVariable(m.promptUsd) || isVariable(m.completionUsd),
       }
     },

@@ -119,6 +119,21 @@ describe('creating, listing, reading and deleting chats', () => {
     expect(pick(await call('DELETE', `/api/chats/${gone.id}`, { token: u.accessToken }))).toEqual(err(404, 'Чат не найден'))
     expect(gw.read('select id from chat_messages where chat_id = ?', gone.id)).toEqual([])
   })
+
+  test('truncate from a message (regenerate, edit and resend): it and every later one go, earlier ones stay; 404 for a stranger or an unknown message', async () => {
+    const u = await registerUser(gw.url)
+    const chat = await newChat(u.accessToken)
+    const ids: string[] = []
+    for (const [role, content] of [['user', 'один'], ['assistant', 'ответ один'], ['user', 'два'], ['assistant', 'ответ два']] as const) {
+      ids.push((await addMessage(u.accessToken, chat.id, { role, content })).body.data.id)
+    }
+    expect(pick(await call('DELETE', `/api/chats/${chat.id}/messages/${ids[2]}`, { token: u.accessToken }))).toEqual({ status: 200, body: { success: true, data: { removed: 2 } } })
+    expect((await getChat(u.accessToken, chat.id)).messages.map((m: { content: string }) => m.content)).toEqual(['один', 'ответ один'])
+    expect(pick(await call('DELETE', `/api/chats/${chat.id}/messages/${ids[2]}`, { token: u.accessToken }))).toEqual(err(404, 'Сообщение не найдено'))
+    const other = await registerUser(gw.url)
+    expect(pick(await call('DELETE', `/api/chats/${chat.id}/messages/${ids[0]}`, { token: other.accessToken }))).toEqual(err(404, 'Чат не найден'))
+    expect((await getChat(u.accessToken, chat.id)).messages).toHaveLength(2)
+  })
 })
 
 describe('a user sees only their own chats', () => {

@@ -38,6 +38,16 @@ export function chatsRoutes(chats: ChatsService, guard: AuthGuard) {
         detail: { summary: 'Удаление чата вместе с сообщениями и вложениями' },
       },
     )
+    .delete(
+      '/:id/messages/:messageId',
+      ({ user, params }) => ok(chats.truncateFrom(user.id, params.id, params.messageId)),
+      {
+        auth: true,
+        params: t.Object({ id: t.String(), messageId: t.String() }),
+        response: { 200: envelope(t.Object({ removed: t.Number() })), ...errors(401, 404) },
+        detail: { summary: 'Удаление сообщения и всех следующих за ним (повторная генерация, правка вопроса)' },
+      },
+    )
     .post('/:id/messages', ({ user, params, body, status }) => status(201, ok(chats.addMessage(user.id, params.id, body))), {
       auth: true,
       params: ChatParams,

@@ -35,6 +35,7 @@ export const CHAT_MESSAGES = {
   metadata: 'Метаданные сообщения слишком большие',
   metadataType: 'metadata должен быть объектом',
   filesType: 'files должен быть массивом вложений {id} или {url}',
+  messageNotFound: 'Сообщение не найдено',
 } as const
 
 export type ImageMessage = { type: 'image-message'; text: string; images: string[]; metadata: Record<string, unknown> }
@@ -166,6 +167,19 @@ export function chatsService(db: Db, uploads: UploadsService, images: ImageStore
       store.delete(chat.id)
       // Attachments belong to their chat: they go with it (and free the customer's quota).
       uploads.remove(uploads.ownedByIds(userId, uploadIds).map((u) => u.id))
+    },
+
+    /**
+     * Drops a message and every later one (the Playground's regenerate and edit-and-resend: the
+     * conversation continues from there). Attachments stay: an edited question keeps its files.
+     */
+    truncateFrom(userId: string, chatId: string, messageId: string) {
+      const chat = owned(userId, chatId)
+      const messages = store.messages(chat.id)
+      const from = messages.findIndex((m) => m.id === messageId)
+      if (from < 0) throw notFound(CHAT_MESSAGES.messageNotFound)
+      store.deleteMessages(messages.slice(from).map((m) => m.id))
+      return { removed: messages.length - from }
     },
 
     addMessage(userId: string, chatId: string, input: NewMessage) {

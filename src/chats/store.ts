@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, sql } from 'drizzle-orm'
+import { and, asc, desc, eq, inArray, sql } from 'drizzle-orm'
 import type { Db } from '../db/client'
 import { chatMessages, chats, type ChatMessageRow, type ChatRow } from './schema'
 
@@ -13,6 +13,7 @@ export const chatsStore = (db: Db) => ({
 
   messages: (chatId: string) => db.select().from(chatMessages).where(eq(chatMessages.chatId, chatId)).orderBy(asc(chatMessages.createdAt), asc(chatMessages.id)).all(),
   countMessages: (chatId: string) => db.select({ n: sql<number>`count(*)` }).from(chatMessages).where(eq(chatMessages.chatId, chatId)).get()?.n ?? 0,
+  deleteMessages: (ids: string[]) => (ids.length ? db.delete(chatMessages).where(inArray(chatMessages.id, ids)).run() : undefined),
   /** The message and the chat's new activity time, together. */
   addMessage: (row: ChatMessageRow) =>
     db.transaction((tx) => {

@@ -85,7 +85,12 @@ export const ModelObject = t.Object(
           'Рубли с наценкой: prompt/completion/internal_reasoning — за токен, image — за входное изображение, image_output — за созданное изображение, web_search — за результат веб-поиска («0» — по цене маршрутизатора), request — за запрос; "-1" — цена переменная',
       },
     ),
-    capabilities: t.Object({ image: t.Boolean(), vision: t.Boolean(), embeddings: t.Boolean({ description: 'Модель для /v1/embeddings' }) }),
+    capabilities: t.Object({
+      image: t.Boolean({ description: 'Создаёт изображения' }),
+      vision: t.Boolean({ description: 'Принимает изображения' }),
+      files: t.Boolean({ description: 'Принимает файлы (PDF)' }),
+      embeddings: t.Boolean({ description: 'Модель для /v1/embeddings' }),
+    }),
     variable_pricing: t.Boolean(),
   },
   { title: 'Model' },
