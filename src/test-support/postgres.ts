@@ -6,7 +6,7 @@
 // user (Debian's package creates it) through `runuser`, and the temp directory is handed to it.
 import { SQL } from 'bun'
 import { createHash } from 'node:crypto'
-import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { accessSync, chownSync, constants, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { freePort } from './server'
@@ -61,14 +61,28 @@ export function databaseUrl(adminUrl: string, db: string): string {
   return u.toString()
 }
 
-/** Runs one statement on the admin database over a short-lived connection. */
-async function onAdmin<T>(adminUrl: string, fn: (sql: SQL) => Promise<T>): Promise<T> {
-  const sql = new SQL({ url: adminUrl, max: 1 })
-  try {
-    return await fn(sql)
-  } finally {
-    await sql.close().catch(() => {})
+// One small pool per cluster for CREATE/DROP DATABASE: a suite creates a database per test server,
+// and a new connection each time costs as much as a small CREATE. Idle connections close on their
+// own, so the pool never keeps a finished process alive.
+const adminPools = new Map<string, { sql: SQL; strategy: Promise<string> }>()
+function adminPool(adminUrl: string) {
+  let pool = adminPools.get(adminUrl)
+  if (!pool) {
+    const sql = new SQL({ url: adminUrl, max: 4, idleTimeout: 5 })
+    // PostgreSQL 15+ copies the template file by file (STRATEGY FILE_COPY): faster than its default
+    // WAL_LOG for a small template, and durability is off here anyway.
+    const strategy = sql`SELECT current_setting('server_version_num')::int AS v`.then(
+      ([row]: any[]) => (row.v >= 150000 ? ' STRATEGY FILE_COPY' : ''),
+      () => '',
+    )
+    adminPools.set(adminUrl, (pool = { sql, strategy }))
   }
+  return pool
+}
+async function closeAdminPool(adminUrl: string) {
+  const pool = adminPools.get(adminUrl)
+  adminPools.delete(adminUrl)
+  await pool?.sql.close().catch(() => {})
 }
 
 /**
@@ -77,22 +91,21 @@ async function onAdmin<T>(adminUrl: string, fn: (sql: SQL) => Promise<T>): Promi
  */
 export async function createTestDatabase(adminUrl: string, name = randomName(), ifMissing = false): Promise<string> {
   if (!validName(name)) throw new Error(`bad test database name: ${name}`)
-  await onAdmin(adminUrl, async (sql) => {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await sql.unsafe(`CREATE DATABASE "${name}"`)
-        return
-      } catch (e: any) {
-        if (ifMissing && (e?.errno === '42P04' || /already exists/.test(String(e?.message)))) return
-        // Two CREATE DATABASE at the same moment may collide on template1; a retry settles it.
-        if (attempt < 5 && /being accessed by other users/.test(String(e?.message))) {
-          await Bun.sleep(100 * attempt)
-          continue
-        }
-        throw e
+  const { sql, strategy } = adminPool(adminUrl)
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await sql.unsafe(`CREATE DATABASE "${name}"${await strategy}`)
+      break
+    } catch (e: any) {
+      if (ifMissing && (e?.errno === '42P04' || /already exists/.test(String(e?.message)))) break
+      // Two CREATE DATABASE at the same moment may collide on template1; a retry settles it.
+      if (attempt < 5 && /being accessed by other users/.test(String(e?.message))) {
+        await Bun.sleep(100 * attempt)
+        continue
       }
+      throw e
     }
-  })
+  }
   return databaseUrl(adminUrl, name)
 }
 
@@ -100,7 +113,7 @@ export async function createTestDatabase(adminUrl: string, name = randomName(), 
 export async function dropTestDatabase(adminUrl: string, urlOrName: string): Promise<void> {
   const name = urlOrName.includes('://') ? decodeURIComponent(new URL(urlOrName).pathname.slice(1)) : urlOrName
   if (!validName(name)) throw new Error(`bad test database name: ${name}`)
-  await onAdmin(adminUrl, (sql) => sql.unsafe(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`))
+  await adminPool(adminUrl).sql.unsafe(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)
 }
 
 /** A database name that is the same for the same DATA_DIR: a restarted test server finds its data. */
@@ -145,6 +158,20 @@ process.on('exit', () => {
   }
 })
 
+/**
+ * Where the cluster lives: memory (/dev/shm) when there is one, since nothing must survive and every
+ * CREATE DATABASE copies the template's files; TEST_PG_TMPDIR overrides it.
+ */
+function clusterParent(): string {
+  if (process.env.TEST_PG_TMPDIR) return process.env.TEST_PG_TMPDIR
+  try {
+    accessSync('/dev/shm', constants.W_OK)
+    return '/dev/shm'
+  } catch {
+    return tmpdir()
+  }
+}
+
 /** uid/gid of Debian's `postgres` user, which the server runs as when we are root. */
 function postgresUser(): { uid: number; gid: number } {
   const line = readFileSync('/etc/passwd', 'utf8').split('\n').find((l) => l.startsWith('postgres:'))
@@ -156,7 +183,7 @@ function postgresUser(): { uid: number; gid: number } {
 export async function startPostgres(): Promise<TestPostgres> {
   const bin = findPostgresBin()
   const owner = asRoot() ? postgresUser() : undefined
-  const dir = mkdtempSync(join(tmpdir(), 'gateway-pg-'))
+  const dir = mkdtempSync(join(clusterParent(), 'gateway-pg-'))
   const data = join(dir, 'data')
   const logFile = join(dir, 'postgres.log')
   try {
@@ -175,6 +202,8 @@ export async function startPostgres(): Promise<TestPostgres> {
         '-c synchronous_commit=off',
         '-c full_page_writes=off',
         '-c max_connections=300',
+        '-c wal_level=minimal', // no replicas: bulk writes and CREATE DATABASE skip most WAL
+        '-c max_wal_senders=0',
         '-c shared_buffers=64MB',
       ].join(' ')
       try {
@@ -196,6 +225,7 @@ export async function startPostgres(): Promise<TestPostgres> {
           if (stopped) return
           stopped = true
           running.delete(dir)
+          await closeAdminPool(url)
           try {
             await run(stopArgv, dir)
           } finally {
