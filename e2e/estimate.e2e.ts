@@ -74,7 +74,7 @@ test.describe('estimate before sending = charge after', () => {
     expect(perPicture).toBeGreaterThan(0)
 
     await page.goto(`/app/playground?model=${encodeURIComponent(FLUX)}`)
-    await expect(page.getByLabel('Модель', { exact: true })).toHaveValue(FLUX, { timeout: 15_000 })
+    await expect(page.getByRole('combobox', { name: 'Модель' })).toHaveAttribute('data-model-id', FLUX, { timeout: 15_000 })
     const imageMode = page.getByRole('radio', { name: 'Изображение' })
     if ((await imageMode.getAttribute('aria-checked')) !== 'true') await imageMode.click()
     await expect(imageMode).toHaveAttribute('aria-checked', 'true')
@@ -138,11 +138,20 @@ test.describe('estimate before sending = charge after', () => {
     else await registerViaUi(page, uniqueEmail('estimate'), PASSWORD)
 
     await page.goto(`/app/playground?model=${encodeURIComponent(FLUX)}`)
-    await expect(page.getByLabel('Модель', { exact: true })).toHaveValue(FLUX, { timeout: 15_000 })
-    await page.getByTestId('settings-panel').getByRole('button', { name: /1024×1024 · 1 шт\./ }).click()
+    // On a phone model and settings are in a drawer (issue 17): opened to look, closed to type.
+    const drawerButton = page.getByRole('button', { name: 'Модель и настройки' })
+    const drawer = page.getByRole('dialog', { name: 'Модель и настройки' })
+    // the chat's header names the model once ?model= is applied
+    await expect(page.getByTestId('chat-card').getByText(FLUX, { exact: true })).toBeVisible({ timeout: 15_000 })
     await composer(page).fill('Маяк на скале в шторм')
+    const composerFigure = await settledFigure(page, 'cost-estimate')
+    await drawerButton.click()
+    await expect(page.getByRole('combobox', { name: 'Модель' })).toHaveAttribute('data-model-id', FLUX, { timeout: 15_000 })
     const shown = await settledFigure(page, 'image-estimate')
-    expect(await settledFigure(page, 'cost-estimate')).toBe(shown)
+    expect(composerFigure).toBe(shown)
+    await drawer.screenshot({ path: 'test-results/screens/estimate-drawer-360.png' })
+    await page.keyboard.press('Escape')
+    await expect(drawer).toBeHidden()
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)
     expect(overflow).toBeLessThanOrEqual(0)
     await page.evaluate(() => window.scrollTo(0, 0))
@@ -155,14 +164,16 @@ test.describe('estimate before sending = charge after', () => {
     await page.route('**/api/playground/estimate', (route) =>
       route.fulfill({ json: { success: true, data: { maxCost: 14.04, hold: null, maxTokens: null, affordable: false, message: refusal } } }),
     )
+    await drawerButton.click()
     await page.getByTestId('image-settings').getByLabel('Количество').selectOption('4')
-    await expect(page.getByTestId('cost-estimate')).toHaveAttribute('data-state', 'ready')
+    await expect(page.getByTestId('image-estimate')).toHaveAttribute('data-state', 'ready')
     expect(spaced(await page.getByTestId('cost-estimate').textContent())).toBe('Оценка: до 14,04 ₽ — больше баланса')
     await expect(page.getByTestId('cost-estimate')).toHaveAttribute('title', refusal)
     await expect(page.getByTestId('image-estimate')).toHaveAttribute('title', refusal)
     await expect(page.getByTestId('image-estimate')).toContainText('Больше баланса')
-    await expect(page.getByRole('button', { name: 'Отправить' })).toBeEnabled()
     await page.getByTestId('image-estimate').screenshot({ path: 'test-results/screens/estimate-over-balance-360.png' })
+    await page.keyboard.press('Escape')
+    await expect(page.getByRole('button', { name: 'Отправить' })).toBeEnabled()
     await page.unroute('**/api/playground/estimate')
 
     // The server cannot estimate (no exchange rate): «—», and sending is still possible.
@@ -173,8 +184,9 @@ test.describe('estimate before sending = charge after', () => {
     await expect(page.getByTestId('cost-estimate')).toHaveAttribute('data-state', 'error')
     expect(spaced(await page.getByTestId('cost-estimate').textContent())).toBe('Оценка: —')
     await expect(page.getByTestId('cost-estimate')).toHaveAttribute('title', 'Курс доллара пока неизвестен')
-    expect(spaced(await page.getByTestId('image-estimate').textContent())).toContain('—')
     await expect(page.getByRole('button', { name: 'Отправить' })).toBeEnabled()
+    await drawerButton.click()
+    expect(spaced(await page.getByTestId('image-estimate').textContent())).toContain('—')
     consoleWatch.assertClean([/status of 503/])
   })
 })

@@ -11,16 +11,35 @@ export const MAX_FILE_BYTES = 20 * 1024 * 1024
 export const MAX_ATTACHMENTS = 10
 export const FILE_TOO_LARGE = 'Файл слишком большой (макс. 20MB)'
 export const FILE_TYPE_ERROR = 'Недопустимый тип файла. Можно загрузить изображения, PDF, TXT, JSON и CSV'
+export const NO_IMAGES_ERROR = 'Эта модель не принимает изображения. Выберите модель с поддержкой изображений'
+export const NO_FILES_ERROR = 'Эта модель не читает PDF: прикрепите изображение или текстовый файл'
+const IMAGE_ACCEPT = 'image/png,image/jpeg,image/gif,image/webp,.png,.jpg,.jpeg,.gif,.webp'
+const FILE_ACCEPT = 'application/pdf,text/plain,application/json,text/csv,.txt,.json,.csv,.md,.pdf'
 /** What the file picker offers (the server checks the content anyway). */
-export const ACCEPT = 'image/png,image/jpeg,image/gif,image/webp,application/pdf,text/plain,application/json,text/csv,.txt,.json,.csv,.md,.pdf,.png,.jpg,.jpeg,.gif,.webp'
+export const ACCEPT = `${IMAGE_ACCEPT},${FILE_ACCEPT}`
+
+const TEXT_ACCEPT = 'text/plain,application/json,text/csv,.txt,.json,.csv,.md'
+
+/**
+ * The picker's accept list for what the model reads (models.ts attachKinds): pictures need vision,
+ * PDFs the file modality; text files are sent as text, so any model that takes attachments reads them.
+ */
+export function acceptFor(kinds: { images: boolean; files: boolean }): string {
+  if (kinds.files) return kinds.images ? ACCEPT : FILE_ACCEPT
+  return kinds.images ? `${IMAGE_ACCEPT},${TEXT_ACCEPT}` : ''
+}
 
 const EXTENSIONS = /\.(png|jpe?g|gif|webp|pdf|txt|json|csv|md|log)$/i
 const TYPES = /^(image\/(png|jpeg|gif|webp)|application\/(pdf|json)|text\/(plain|csv|markdown))$/
+const IMAGE_FILE = /^image\/|\.(png|jpe?g|gif|webp)$/i
+const PDF_FILE = /^application\/pdf$|\.pdf$/i
 
-/** null when the file may be uploaded, else the message to show. */
-export function checkFile(file: File): string | null {
+/** null when the file may be uploaded (for a model that reads `kinds`), else the message to show. */
+export function checkFile(file: File, kinds: { images: boolean; files: boolean } = { images: true, files: true }): string | null {
   if (file.size > MAX_FILE_BYTES) return FILE_TOO_LARGE
   if (!TYPES.test(file.type) && !EXTENSIONS.test(file.name)) return FILE_TYPE_ERROR
+  if ((IMAGE_FILE.test(file.type) || IMAGE_FILE.test(file.name)) && !kinds.images) return NO_IMAGES_ERROR
+  if ((PDF_FILE.test(file.type) || PDF_FILE.test(file.name)) && !kinds.files) return NO_FILES_ERROR
   return null
 }
 

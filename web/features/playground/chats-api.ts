@@ -76,3 +76,7 @@ export function uploadFile(file: Blob, filename: string, signal?: AbortSignal) {
   form.append('file', file, filename)
   return api.post<UploadedFile>('/api/upload', form, { fallback: UPLOAD_ERROR, signal })
 }
+
+/** Drops a saved message and every later one (regenerate, edit and resend). */
+export const truncateChat = (chatId: string, messageId: string) =>
+  api.delete<{ removed: number }>(`/api/chats/${encodeURIComponent(chatId)}/messages/${encodeURIComponent(messageId)}`)

@@ -1,11 +1,12 @@
 // The input: Enter sends, Shift+Enter adds a line; attachments as chips above the text; Stop while
 // a reply is on its way (the field is locked with a spinner until then).
 import { useEffect, useRef, type KeyboardEvent } from 'react'
+import { Link } from 'wouter'
 import { Spinner } from '../../components/spinner'
 import { AlertCircleIcon, CloseIcon } from '../../components/icons'
 import { cn } from '../../lib/cn'
 import { formatPrice } from '../../lib/format'
-import { ACCEPT, formatSize, kindOf } from './attachments'
+import { formatSize, kindOf } from './attachments'
 import type { UploadedFile } from './chats-api'
 import { estimateDisplay, type EstimateState } from './estimate'
 import { FileIcon, ImageIcon, PaperclipIcon, SendIcon, StopIcon } from './icons'
@@ -73,7 +74,8 @@ export function Composer({
   onRemoveAttachment,
   attachments,
   pending,
-  canAttach,
+  accept,
+  acceptHint,
   placeholder,
   estimate,
   estimateHint,
@@ -86,7 +88,10 @@ export function Composer({
   onRemoveAttachment: (key: string) => void
   attachments: Attachment[]
   pending: boolean
-  canAttach: boolean
+  /** the file picker's accept list for this model; empty: the model takes no attachments */
+  accept: string
+  /** what the attach button's tooltip says the model takes */
+  acceptHint: string
   placeholder: string
   /** the server's bound for this request (POST /api/playground/estimate) */
   estimate: EstimateState
@@ -98,16 +103,25 @@ export function Composer({
   const uploading = attachments.some((a) => a.status === 'uploading')
   const ready = attachments.filter((a) => a.status === 'ready')
   const canSend = !pending && !uploading && (value.trim() !== '' || ready.length > 0)
-  // Over the balance the server will refuse (402, with its message): said here, sending stays possible.
+  // Over the balance the server will refuse (402, with its message): said here before sending, with
+  // the way to top up. Sending stays possible — the balance may have been topped up in another tab,
+  // and the server's answer is shown as clearly (a toast with the same link).
   const { figure, overBalance, title, state } = estimateDisplay(estimate, estimateHint)
+  const canAttach = accept !== ''
 
-  // grows with the text up to about eight lines
+  // grows with the text up to about eight lines (a quarter of a short phone screen), so the field
+  // never pushes itself or the send button out of the viewport
   useEffect(() => {
-    const el = textarea.current
-    if (!el) return
-    el.style.height = ''
-    // an empty field is one line whatever the placeholder does
-    if (value) el.style.height = `${Math.min(el.scrollHeight, 200)}px`
+    const fit = () => {
+      const el = textarea.current
+      if (!el) return
+      el.style.height = ''
+      // an empty field is one line whatever the placeholder does
+      if (value) el.style.height = `${Math.min(el.scrollHeight, 200, Math.max(72, Math.round(window.innerHeight * 0.22)))}px`
+    }
+    fit()
+    window.addEventListener('resize', fit)
+    return () => window.removeEventListener('resize', fit)
   }, [value])
 
   // back to the field when the reply is done
@@ -123,7 +137,22 @@ export function Composer({
   }
 
   return (
-    <div className="border-t border-slate-200 bg-slate-50/60 p-3 sm:p-4">
+    <div className="shrink-0 border-t border-slate-200 bg-slate-50/60 p-3 sm:p-4" data-testid="composer">
+      {overBalance && !pending && (
+        <div role="alert" data-testid="balance-warning" className="mb-2 rounded-lg bg-red-50 px-3 py-2 text-sm text-red-800 ring-1 ring-red-200 ring-inset">
+          <p className="flex flex-wrap items-baseline justify-between gap-x-3 gap-y-0.5">
+            <span className="flex min-w-0 items-start gap-1.5 font-medium">
+              <AlertCircleIcon size={15} className="mt-0.5 shrink-0 text-red-600" />
+              {typeof figure === 'number' ? `Не хватает баланса: запрос может стоить до ${formatPrice(figure)}` : 'Не хватает баланса для этого запроса'}
+            </span>
+            <Link href="/app/billing" className="shrink-0 font-semibold text-red-800 underline underline-offset-2 hover:text-red-900">
+              Пополнить баланс
+            </Link>
+          </p>
+          {/* the server's own words (what is available, what to lower), as its 402 will say; room for them on wider screens */}
+          {estimate.data?.message && <p className="mt-0.5 hidden text-xs text-red-700 sm:block">{estimate.data.message}</p>}
+        </div>
+      )}
       {attachments.length > 0 && (
         <ul className="mb-2 flex flex-wrap gap-2" aria-label="Вложения">
           {attachments.map((a) => (
@@ -145,7 +174,7 @@ export function Composer({
               onClick={() => picker.current?.click()}
               disabled={pending}
               aria-label="Прикрепить файл"
-              title="Прикрепить файл: изображения, PDF, TXT, JSON, CSV — до 20 МБ"
+              title={`Прикрепить файл: ${acceptHint} — до 20 МБ`}
               className="flex h-9 w-9 shrink-0 items-center justify-center rounded-lg text-slate-500 transition-colors hover:bg-slate-100 hover:text-slate-800 disabled:cursor-not-allowed disabled:opacity-50"
             >
               <PaperclipIcon size={18} />
@@ -154,7 +183,7 @@ export function Composer({
               ref={picker}
               type="file"
               multiple
-              accept={ACCEPT}
+              accept={accept}
               className="hidden"
               data-testid="file-input"
               onChange={(e) => {

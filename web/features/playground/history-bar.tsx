@@ -1,8 +1,9 @@
 // The latest 10 chats as a row of chips, the 'new chat' button first; a chat opens on click and
-// is deleted after the spec's 'Удалить?' confirmation.
-import { useState } from 'react'
+// is deleted after the spec's 'Удалить?' confirmation. A row wider than the screen scrolls
+// sideways; a fading edge with an arrow shows on each side that has more chats.
+import { useCallback, useEffect, useRef, useState } from 'react'
 import { ConfirmDialog } from '../../components/dialog'
-import { ChatIcon, TrashIcon } from '../../components/icons'
+import { ArrowLeftIcon, ArrowRightIcon, ChatIcon, TrashIcon } from '../../components/icons'
 import { cn } from '../../lib/cn'
 import { formatDateTime } from '../../lib/format'
 import { HISTORY_SIZE, type ChatSummary } from './chats-api'
@@ -28,6 +29,7 @@ export function HistoryBar({
   const [confirming, setConfirming] = useState<ChatSummary | null>(null)
   const [deleting, setDeleting] = useState(false)
   const shown = (chats ?? []).slice(0, HISTORY_SIZE)
+  const { ref: row, more, scrollBy } = useOverflowHint(shown.length)
 
   async function confirmDelete() {
     if (!confirming) return
@@ -41,7 +43,7 @@ export function HistoryBar({
   }
 
   return (
-    <nav aria-label="История чатов" className="mb-4 flex min-w-0 items-center gap-2">
+    <nav aria-label="История чатов" className="flex min-w-0 items-center gap-2">
       <button
         type="button"
         onClick={onNew}
@@ -52,7 +54,7 @@ export function HistoryBar({
         Новый чат
       </button>
       <div className="relative min-w-0 flex-1">
-        <ul data-testid="chat-history" className="flex min-w-0 gap-2 overflow-x-auto py-1 [scrollbar-width:thin]">
+        <ul ref={row} data-testid="chat-history" className="flex min-w-0 gap-2 overflow-x-auto py-1 [scrollbar-width:none]">
           {loading && !chats &&
             [0, 1, 2].map((i) => (
               <li key={i} aria-hidden="true" className="h-9 w-36 shrink-0 animate-pulse rounded-lg bg-slate-200/70" />
@@ -96,6 +98,30 @@ export function HistoryBar({
             )
           })}
         </ul>
+        {(['left', 'right'] as const).map((side) => (
+          <div
+            key={side}
+            data-testid={`history-hint-${side}`}
+            data-visible={more[side]}
+            className={cn(
+              'pointer-events-none absolute inset-y-0 flex w-14 items-center transition-opacity',
+              side === 'left' ? 'left-0 justify-start bg-linear-to-r' : 'right-0 justify-end bg-linear-to-l',
+              'from-slate-50 via-slate-50/90 to-transparent',
+              more[side] ? 'opacity-100' : 'opacity-0',
+            )}
+          >
+            {more[side] && (
+              <button
+                type="button"
+                onClick={() => scrollBy(side === 'left' ? -1 : 1)}
+                aria-label={side === 'left' ? 'Прокрутить историю влево' : 'Прокрутить историю вправо'}
+                className="pointer-events-auto flex h-7 w-7 items-center justify-center rounded-full border border-slate-200 bg-white text-slate-600 shadow-sm hover:text-slate-900"
+              >
+                {side === 'left' ? <ArrowLeftIcon size={14} /> : <ArrowRightIcon size={14} />}
+              </button>
+            )}
+          </div>
+        ))}
       </div>
       <ConfirmDialog
         open={confirming !== null}
@@ -109,4 +135,31 @@ export function HistoryBar({
       />
     </nav>
   )
+}
+
+/** Whether the row has more chats to the left / right of what is shown; re-measured on scroll and resize. */
+function useOverflowHint(count: number) {
+  const ref = useRef<HTMLUListElement>(null)
+  const [more, setMore] = useState({ left: false, right: false })
+  const measure = useCallback(() => {
+    const el = ref.current
+    if (!el) return
+    const left = el.scrollLeft > 2
+    const right = el.scrollLeft + el.clientWidth < el.scrollWidth - 2
+    setMore((m) => (m.left === left && m.right === right ? m : { left, right }))
+  }, [])
+  useEffect(() => {
+    const el = ref.current
+    if (!el) return
+    measure()
+    el.addEventListener('scroll', measure, { passive: true })
+    const observer = new ResizeObserver(measure)
+    observer.observe(el)
+    return () => {
+      el.removeEventListener('scroll', measure)
+      observer.disconnect()
+    }
+  }, [measure, count])
+  const scrollBy = (direction: -1 | 1) => ref.current?.scrollBy({ left: direction * Math.max(160, ref.current.clientWidth * 0.7), behavior: 'smooth' })
+  return { ref, more, scrollBy }
 }

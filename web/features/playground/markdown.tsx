@@ -3,8 +3,10 @@
 // cleans the result once more. Replies are untrusted input (a prompt can make a model write HTML).
 import DOMPurify from 'dompurify'
 import { Marked, type Tokens } from 'marked'
-import { memo, useMemo } from 'react'
+import { memo, useMemo, type MouseEvent } from 'react'
+import { copyText } from '../../lib/clipboard'
 import { cn } from '../../lib/cn'
+import { toast } from '../../stores/toasts'
 
 const escapeHtml = (text: string) =>
   text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!)
@@ -16,6 +18,15 @@ function safeHref(raw: string): string | null {
   if (!scheme) return squashed.startsWith('//') ? null : raw.trim()
   return ['http', 'https', 'mailto'].includes(scheme) ? raw.trim() : null
 }
+
+/**
+ * Where a code block's copy button goes. DOMPurify forbids buttons (a reply must not bring its own),
+ * so the renderer leaves this empty marker and the button is put in after cleaning. A reply cannot
+ * forge the marker: raw HTML in it is escaped before DOMPurify sees it.
+ */
+const COPY_SLOT = '<span class="copy-slot"></span>'
+export const COPY_CODE_LABEL = 'Копировать код'
+const COPY_BUTTON = `<button type="button" data-copy-code="" aria-label="${COPY_CODE_LABEL}" class="code-copy">Копировать</button>`
 
 const chatMarkdown = new Marked({
   gfm: true,
@@ -36,7 +47,7 @@ const chatMarkdown = new Marked({
     },
     code({ text, lang }: Tokens.Code) {
       const language = (lang ?? '').match(/^[\w+#.-]{1,20}/)?.[0] ?? ''
-      const label = language ? `<div class="code-lang">${escapeHtml(language)}</div>` : ''
+      const label = `<div class="code-lang"><span>${escapeHtml(language || 'код')}</span>${COPY_SLOT}</div>`
       return `<div class="code-block">${label}<pre><code${language ? ` class="language-${escapeHtml(language)}"` : ''}>${escapeHtml(text)}</code></pre></div>`
     },
   },
@@ -45,7 +56,23 @@ const chatMarkdown = new Marked({
 const PURIFY = { ADD_ATTR: ['target'], FORBID_TAGS: ['style', 'form', 'input', 'button', 'textarea', 'select', 'iframe', 'object', 'embed', 'img'], ALLOW_DATA_ATTR: false }
 
 export function renderReply(source: string): string {
-  return DOMPurify.sanitize(chatMarkdown.parse(source, { async: false }) as string, PURIFY)
+  const clean = DOMPurify.sanitize(chatMarkdown.parse(source, { async: false }) as string, PURIFY)
+  return clean.replaceAll(COPY_SLOT, COPY_BUTTON)
+}
+
+/** One click handler for every code block's button: copies its code, says so for 2 s. */
+async function onCopyClick(event: MouseEvent<HTMLDivElement>) {
+  const button = (event.target as HTMLElement).closest<HTMLButtonElement>('button[data-copy-code]')
+  const code = button?.closest('.code-block')?.querySelector('pre code')
+  if (!button || !code) return
+  if (!(await copyText(code.textContent ?? ''))) {
+    toast.error('Не удалось скопировать')
+    return
+  }
+  button.textContent = 'Скопировано'
+  setTimeout(() => {
+    button.textContent = 'Копировать'
+  }, 2000)
 }
 
 const proseClasses = [
@@ -57,7 +84,8 @@ const proseClasses = [
   '[&_blockquote]:my-2.5 [&_blockquote]:border-l-3 [&_blockquote]:border-slate-300 [&_blockquote]:pl-3 [&_blockquote]:text-slate-600',
   '[&_:not(pre)>code]:rounded [&_:not(pre)>code]:bg-slate-100 [&_:not(pre)>code]:px-1.5 [&_:not(pre)>code]:py-0.5 [&_:not(pre)>code]:font-mono [&_:not(pre)>code]:text-[0.85em] [&_:not(pre)>code]:text-slate-800',
   '[&_.code-block]:my-3 [&_.code-block]:overflow-hidden [&_.code-block]:rounded-lg [&_.code-block]:bg-slate-900',
-  '[&_.code-lang]:border-b [&_.code-lang]:border-white/10 [&_.code-lang]:px-3 [&_.code-lang]:py-1.5 [&_.code-lang]:font-mono [&_.code-lang]:text-xs [&_.code-lang]:text-slate-400',
+  '[&_.code-lang]:flex [&_.code-lang]:items-center [&_.code-lang]:justify-between [&_.code-lang]:border-b [&_.code-lang]:border-white/10 [&_.code-lang]:py-1 [&_.code-lang]:pr-1 [&_.code-lang]:pl-3 [&_.code-lang]:font-mono [&_.code-lang]:text-xs [&_.code-lang]:text-slate-300',
+  '[&_.code-copy]:rounded [&_.code-copy]:px-2 [&_.code-copy]:py-1 [&_.code-copy]:font-sans [&_.code-copy]:font-medium [&_.code-copy]:text-slate-200 [&_.code-copy:hover]:bg-white/10 [&_.code-copy:focus-visible]:outline-2 [&_.code-copy:focus-visible]:outline-indigo-400',
   '[&_pre]:overflow-x-auto [&_pre]:p-3 [&_pre]:font-mono [&_pre]:text-[13px] [&_pre]:leading-6 [&_pre]:text-slate-100',
   '[&_table]:my-3 [&_table]:block [&_table]:overflow-x-auto [&_table]:text-sm [&_th]:border [&_th]:border-slate-200 [&_th]:bg-slate-50 [&_th]:px-2.5 [&_th]:py-1.5 [&_th]:text-left [&_td]:border [&_td]:border-slate-200 [&_td]:px-2.5 [&_td]:py-1.5',
   '[&_hr]:my-4 [&_hr]:border-slate-200',
@@ -66,5 +94,6 @@ const proseClasses = [
 /** Re-parsed only when the text changes (each streamed token), never on unrelated renders. */
 export const Markdown = memo(function Markdown({ source, className }: { source: string; className?: string }) {
   const html = useMemo(() => renderReply(source), [source])
-  return <div className={cn(proseClasses, className)} data-testid="markdown" dangerouslySetInnerHTML={{ __html: html }} />
+  // eslint-disable-next-line jsx-a11y/click-events-have-key-events, jsx-a11y/no-static-element-interactions -- delegates clicks of real <button>s inside
+  return <div className={cn(proseClasses, className)} data-testid="markdown" onClick={(e) => void onCopyClick(e)} dangerouslySetInnerHTML={{ __html: html }} />
 })

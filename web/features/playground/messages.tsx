@@ -1,15 +1,17 @@
 // The conversation: the customer's messages with their attachments, the model's replies rendered
 // as markdown (token by token while streaming), generated pictures with a download button, and
-// what each reply cost.
-import { useEffect, useRef, type ReactNode } from 'react'
+// what each reply cost. Under each message: copy; under the last reply: regenerate; under a
+// question: edit and resend (the conversation continues from the edited question).
+import { useEffect, useRef, useState, type KeyboardEvent, type ReactNode } from 'react'
 import { Spinner } from '../../components/spinner'
-import { AlertCircleIcon, SparklesIcon } from '../../components/icons'
+import { AlertCircleIcon, CheckIcon, CopyIcon, PencilIcon, SparklesIcon } from '../../components/icons'
+import { copyText } from '../../lib/clipboard'
 import { cn } from '../../lib/cn'
 import { formatInteger, formatPrice, pluralRu } from '../../lib/format'
 import { toast } from '../../stores/toasts'
 import { dataUrlToBlob, formatSize, kindOf, sameOrigin } from './attachments'
 import type { MessageMetadata, UploadedFile } from './chats-api'
-import { DownloadIcon, FileIcon } from './icons'
+import { DownloadIcon, FileIcon, RefreshIcon } from './icons'
 import { Markdown } from './markdown'
 
 export interface UiMessage {
@@ -22,6 +24,43 @@ export interface UiMessage {
   /** streaming: tokens arriving; generating: a picture is being drawn; stopped/failed: cut short */
   status?: 'streaming' | 'generating' | 'stopped' | 'failed'
   note?: string
+}
+
+/** What the message list lets the customer do with a message (absent while a reply is on its way). */
+export interface MessageActions {
+  /** the last reply again: the conversation up to its question is sent once more */
+  onRegenerate: (key: string) => void
+  /** the question with new text: it and everything after it are replaced by the new exchange */
+  onEdit: (key: string, text: string) => void
+  /** false while a reply is on its way */
+  enabled: boolean
+}
+
+const actionButton =
+  'relative inline-flex h-7 items-center gap-1 rounded-md px-1.5 text-xs font-medium text-slate-600 transition-colors hover:bg-slate-100 hover:text-slate-900 disabled:cursor-not-allowed disabled:opacity-50'
+
+function CopyMessageButton({ text }: { text: string }) {
+  const [copied, setCopied] = useState(false)
+  useEffect(() => {
+    if (!copied) return
+    const timer = setTimeout(() => setCopied(false), 2000)
+    return () => clearTimeout(timer)
+  }, [copied])
+  return (
+    <button
+      type="button"
+      className={actionButton}
+      aria-label={copied ? 'Скопировано' : 'Копировать сообщение'}
+      title="Копировать"
+      onClick={async () => {
+        if (await copyText(text)) setCopied(true)
+        else toast.error('Не удалось скопировать')
+      }}
+    >
+      {copied ? <CheckIcon size={14} /> : <CopyIcon size={14} />}
+      <span className="sr-only sm:not-sr-only">{copied ? 'Скопировано' : 'Копировать'}</span>
+    </button>
+  )
 }
 
 function FileChip({ file, tone }: { file: UploadedFile; tone: 'light' | 'dark' }) {
@@ -139,7 +178,7 @@ function ReplyFooter({ message }: { message: UiMessage }) {
   )
 }
 
-function AssistantMessage({ message, prompt }: { message: UiMessage; prompt: string }) {
+function AssistantMessage({ message, prompt, actions, last }: { message: UiMessage; prompt: string; actions: MessageActions; last: boolean }) {
   const waiting = (message.status === 'streaming' && !message.content && message.images.length === 0) || message.status === 'generating'
   return (
     <div className="flex gap-3" data-testid="assistant-message" data-status={message.status ?? 'done'}>
@@ -172,21 +211,92 @@ function AssistantMessage({ message, prompt }: { message: UiMessage; prompt: str
           )}
         </div>
         <ReplyFooter message={message} />
+        {!message.status || message.status === 'stopped' || message.status === 'failed' ? (
+          <div className="mt-0.5 flex gap-1" data-testid="message-actions">
+            {message.content.trim() && <CopyMessageButton text={message.content} />}
+            {last && (
+              <button type="button" className={actionButton} disabled={!actions.enabled} onClick={() => actions.onRegenerate(message.key)} title="Ответить заново">
+                <RefreshIcon size={14} />
+                Повторить
+              </button>
+            )}
+          </div>
+        ) : null}
       </div>
     </div>
   )
 }
 
-function UserMessage({ message }: { message: UiMessage }) {
+function UserMessage({ message, actions }: { message: UiMessage; actions: MessageActions }) {
+  const [draft, setDraft] = useState<string | null>(null)
+  const field = useRef<HTMLTextAreaElement>(null)
+  useEffect(() => {
+    if (draft !== null) field.current?.focus()
+    // only when editing starts
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [draft !== null])
+  const resend = () => {
+    if (draft === null || (!draft.trim() && message.files.length === 0)) return
+    const text = draft
+    setDraft(null)
+    actions.onEdit(message.key, text)
+  }
+  const onKeyDown = (event: KeyboardEvent<HTMLTextAreaElement>) => {
+    if (event.key === 'Escape') {
+      event.preventDefault()
+      setDraft(null)
+    } else if (event.key === 'Enter' && !event.shiftKey && !event.nativeEvent.isComposing) {
+      event.preventDefault()
+      resend()
+    }
+  }
+  if (draft !== null) {
+    return (
+      <div className="flex justify-end" data-testid="user-message" data-editing="true">
+        <div className="w-full max-w-[85%] min-w-0 rounded-2xl border border-indigo-200 bg-white p-2 shadow-xs sm:max-w-[75%]">
+          <textarea
+            ref={field}
+            value={draft}
+            onChange={(e) => setDraft(e.target.value)}
+            onKeyDown={onKeyDown}
+            aria-label="Изменить сообщение"
+            rows={Math.min(8, Math.max(2, draft.split('\n').length))}
+            className="block w-full resize-y rounded-lg px-2 py-1.5 text-[15px] leading-6 text-slate-900 focus:ring-2 focus:ring-indigo-500/30 focus:outline-none"
+          />
+          <p className="px-2 text-xs text-slate-600">Ответы после этого сообщения будут заменены новым ответом.</p>
+          <div className="mt-2 flex justify-end gap-2">
+            <button type="button" onClick={() => setDraft(null)} className="h-8 rounded-lg border border-slate-200 px-3 text-sm font-medium text-slate-700 hover:bg-slate-50">
+              Отмена
+            </button>
+            <button
+              type="button"
+              onClick={resend}
+              disabled={!actions.enabled || (!draft.trim() && message.files.length === 0)}
+              className="h-8 rounded-lg bg-indigo-600 px-3 text-sm font-medium text-white hover:bg-indigo-500 disabled:cursor-not-allowed disabled:bg-slate-300"
+            >
+              Отправить
+            </button>
+          </div>
+        </div>
+      </div>
+    )
+  }
   return (
-    <div className="flex justify-end" data-testid="user-message">
+    <div className="group flex justify-end" data-testid="user-message">
       <div className="flex max-w-[85%] min-w-0 flex-col items-end sm:max-w-[75%]">
         {(message.content || message.images.length > 0) && (
-          <div className="rounded-2xl rounded-tr-md bg-indigo-600 px-4 py-2.5 text-[15px] leading-6 break-words whitespace-pre-wrap text-white shadow-sm">
+          <div data-testid="user-text" className="rounded-2xl rounded-tr-md bg-indigo-600 px-4 py-2.5 text-[15px] leading-6 break-words whitespace-pre-wrap text-white shadow-sm">
             {message.content}
           </div>
         )}
         <Attachments files={message.files} />
+        <div className="mt-0.5 flex gap-1" data-testid="message-actions">
+          {message.content.trim() && <CopyMessageButton text={message.content} />}
+          <button type="button" className={actionButton} disabled={!actions.enabled} onClick={() => setDraft(message.content)} title="Изменить и отправить заново">
+            <PencilIcon size={14} />
+            Изменить
+          </button>
+        </div>
       </div>
     </div>
   )
@@ -219,10 +329,12 @@ export function MessageList({
   messages,
   loading,
   empty,
+  actions,
 }: {
   messages: UiMessage[]
   loading: boolean
   empty: ReactNode
+  actions: MessageActions
 }) {
   const last = messages.at(-1)
   const { ref, onScroll, onLoad } = useStickToBottom(messages.length, `${last?.content.length}:${last?.images.length}:${last?.status}`)
@@ -237,7 +349,11 @@ export function MessageList({
       ) : (
         <div className="space-y-5">
           {messages.map((m, i) =>
-            m.role === 'user' ? <UserMessage key={m.key} message={m} /> : <AssistantMessage key={m.key} message={m} prompt={messages[i - 1]?.content ?? ''} />,
+            m.role === 'user' ? (
+              <UserMessage key={m.key} message={m} actions={actions} />
+            ) : (
+              <AssistantMessage key={m.key} message={m} prompt={messages[i - 1]?.content ?? ''} actions={actions} last={i === messages.length - 1} />
+            ),
           )}
         </div>
       )}

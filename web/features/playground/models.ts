@@ -27,7 +27,8 @@ export interface PlaygroundModel {
   description: string
   context_length: number
   pricing: ModelPricing
-  capabilities?: { image?: boolean; vision?: boolean }
+  /** image: draws pictures (output); vision: reads pictures; files: reads PDFs (input modalities) */
+  capabilities?: { image?: boolean; vision?: boolean; files?: boolean; embeddings?: boolean }
 }
 
 export const DEFAULT_MODEL = 'openai/gpt-3.5-turbo'
@@ -48,9 +49,9 @@ export function usePlaygroundModels() {
   return { models, failed, loading: isLoading && !list }
 }
 
-// ─── image capability (spec §7: any of four tests) ────────────────────────────
+// ─── what a model takes and gives (the catalogue's modalities) ───────────────
 
-/** Models known to draw pictures, whatever the catalogue says about them. */
+/** Models known to draw pictures: used only when the catalogue could not say (its fallback list). */
 export const KNOWN_IMAGE_MODELS = [
   'openai/dall-e-2',
   'openai/dall-e-3',
@@ -71,17 +72,33 @@ const positive = (value: string | undefined) => {
   return value !== undefined && value !== '' && Number.isFinite(n) && n > 0
 }
 
-/** In the known list, has capabilities.image, has an image price above 0, or 'image'/'vision' in its name. */
+/**
+ * Image generation is offered only for models whose output includes pictures (issue 17 narrows the
+ * spec's four tests: a model that merely reads pictures, like GPT-4o, answered «Модель не вернула
+ * изображение.»). The catalogue says it in capabilities.image; a price per drawn picture says the same.
+ */
 export function isImageCapable(model: PlaygroundModel): boolean {
-  if (KNOWN_IMAGE_MODELS.includes(model.id)) return true
-  if (model.capabilities?.image === true) return true
-  if (positive(model.pricing?.image)) return true
-  return /image|vision/i.test(`${model.name ?? ''} ${model.id}`)
+  if (model.capabilities) return model.capabilities.image === true || positive(model.pricing?.image_output)
+  return KNOWN_IMAGE_MODELS.includes(model.id)
 }
 
-/** Image generation is the default mode only for models that really output pictures. */
-export const drawsByDefault = (model: PlaygroundModel) =>
-  model.capabilities?.image === true || KNOWN_IMAGE_MODELS.includes(model.id) || positive(model.pricing?.image_output)
+/** Image generation is the default mode for models that draw (all of them, as the mode is offered only then). */
+export const drawsByDefault = isImageCapable
+
+/** What may be attached for this model: pictures if it reads them, PDFs and text files if it reads files. */
+export interface AttachKinds {
+  images: boolean
+  files: boolean
+}
+
+export function attachKinds(model: PlaygroundModel): AttachKinds {
+  // A model known only by its id (the catalogue failed): let the customer try, the server decides.
+  if (!model.capabilities) return { images: true, files: true }
+  return { images: model.capabilities.vision === true, files: model.capabilities.files === true }
+}
+
+/** Embedding models answer only /v1/embeddings: the Playground has nothing to chat with them about. */
+export const isChatModel = (model: PlaygroundModel) => model.capabilities?.embeddings !== true
 
 // ─── prices ──────────────────────────────────────────────────────────────────
 

@@ -1,17 +1,17 @@
 // /app/playground: chat with any catalogue model (streamed replies, attachments, saved history)
-// and picture generation for image-capable models. Spec §2, §4, §8, §9.
+// and picture generation for models that draw. Spec §2, §4, §8, §9; issue 17 (the layout that
+// fills the viewport, the picker, system prompt, regenerate / edit, the over-balance warning).
 import { useCallback, useEffect, useRef, useState } from 'react'
 import { useSWRConfig } from 'swr'
 import { useSearch } from 'wouter'
 import { Card } from '../../components/card'
 import { ChatIcon } from '../../components/icons'
-import { PageHeading } from '../../components/page-heading'
 import { ApiError, api } from '../../lib/api'
 import { BALANCE_KEY, useBalance } from '../../lib/queries'
 import { useDocumentTitle } from '../../lib/use-document-title'
 import { useMediaQuery } from '../../lib/use-media-query'
 import { toast } from '../../stores/toasts'
-import { checkFile, dataUrlToBlob, MAX_ATTACHMENTS, rememberLocalFile } from './attachments'
+import { acceptFor, checkFile, dataUrlToBlob, kindOf, MAX_ATTACHMENTS, rememberLocalFile } from './attachments'
 import {
   CHATS_KEY,
   createChat,
@@ -19,6 +19,7 @@ import {
   imageMessageContent,
   loadChat,
   saveMessage,
+  truncateChat,
   UPLOAD_ERROR,
   uploadFile,
   useChatHistory,
@@ -27,27 +28,33 @@ import {
   type StoredMessage,
 } from './chats-api'
 import { Composer, type Attachment } from './composer'
+import { Drawer } from './drawer'
 import { useEstimate, type EstimateBody } from './estimate'
 import { HistoryBar } from './history-bar'
+import { SlidersIcon } from './icons'
 import { MessageList, type UiMessage } from './messages'
 import {
+  attachKinds,
   bareModel,
   DEFAULT_MODEL,
   drawsByDefault,
+  isChatModel,
   isImageCapable,
   usePlaygroundModels,
+  type AttachKinds,
   type PlaygroundModel,
 } from './models'
 import { chatBody, imagesBody, userMessage } from './request-body'
 import { ModelInfoPanel, SettingsPanel, type Settings } from './side-panels'
 import { isAbortError, streamChat } from './stream'
+import { useFillViewport } from './use-fill-viewport'
 
 export const EMPTY_REPLY = 'Пустой ответ модели'
 export const NO_IMAGE = 'Модель не вернула изображение.'
 export const IMAGE_ERROR = 'Не удалось сгенерировать изображение'
 export const GENERIC_ERROR = 'Ошибка'
 const INSUFFICIENT_TOAST_MS = 10_000
-const DEFAULT_SETTINGS: Settings = { temperature: 0.7, maxTokens: 500, size: '1024x1024', quality: 'standard', quantity: 1 }
+const DEFAULT_SETTINGS: Settings = { system: '', temperature: 0.7, maxTokens: 500, size: '1024x1024', quality: 'standard', quantity: 1 }
 const SUGGESTIONS = [
   'Объясни, что такое квантовая запутанность, простыми словами',
   'Напиши функцию на Python, которая проверяет, является ли строка палиндромом',
@@ -55,7 +62,24 @@ const SUGGESTIONS = [
 ]
 
 let keySeq = 0
-const localKey = () => `local-${Date.now().toString(36)}-${++keySeq}`
+const LOCAL = 'local-'
+const localKey = () => `${LOCAL}${Date.now().toString(36)}-${++keySeq}`
+
+/** Whether an attachment (by its type) is something this model reads. */
+const fits = (mimetype: string, kinds: AttachKinds) => {
+  const kind = kindOf(mimetype)
+  return kind === 'image' ? kinds.images : kind === 'pdf' ? kinds.files : kinds.images || kinds.files
+}
+
+/** What the attach button's tooltip lists. */
+const acceptHint = (kinds: AttachKinds) => [kinds.images && 'изображения', kinds.files && 'PDF', 'TXT, JSON, CSV'].filter(Boolean).join(', ')
+
+/**
+ * Sending again from some point of the conversation (regenerate, edit and resend): the saved chat
+ * drops `truncateFrom` and what follows once the new reply starts; `userSaved` — the question is
+ * already in the saved chat (regenerate).
+ */
+type Prelude = { truncateFrom?: string; userSaved?: boolean }
 
 /** Spec §8: insufficient balance shows the server's action (top up) for 10 s; other errors their message. */
 export function showRequestError(error: unknown, fallback: string) {
@@ -100,6 +124,7 @@ export function PlaygroundPage() {
   const [mode, setMode] = useState<'chat' | 'image'>('chat')
   const [settings, setSettings] = useState<Settings>(DEFAULT_SETTINGS)
   const [infoOpen, setInfoOpen] = useState<boolean | null>(null)
+  const [drawerOpen, setDrawerOpen] = useState(false)
   const [chat, setChat] = useState<ChatSummary | null>(null)
   const [messages, setMessages] = useState<UiMessage[]>([])
   const [chatLoading, setChatLoading] = useState(false)
@@ -109,12 +134,23 @@ export function PlaygroundPage() {
   const abortRef = useRef<AbortController | null>(null)
   const chatRef = useRef<ChatSummary | null>(null)
   chatRef.current = chat
+  /** local message key → its id in the saved chat, once saved (loaded messages use their id as key) */
+  const storedIds = useRef(new Map<string, string>())
+  const storedIdOf = (key: string) => storedIds.current.get(key) ?? (key.startsWith(LOCAL) ? undefined : key)
+  const fill = useFillViewport<HTMLDivElement>()
+
+  // the drawer is the phone's panel: a wider window shows the column instead
+  useEffect(() => {
+    if (wide) setDrawerOpen(false)
+  }, [wide])
 
   // ─── the model ──────────────────────────────────────────────────────────────
   const model: PlaygroundModel = models.find((m) => m.id === modelId) ?? bareModel(modelId)
-  const options = models.some((m) => m.id === modelId) || modelsLoading ? models : [...models, model]
+  const chatModels = models.filter(isChatModel)
+  const options = chatModels.some((m) => m.id === modelId) || modelsLoading ? chatModels : [...chatModels, model]
   const imageCapable = isImageCapable(model)
   const effectiveMode = imageCapable ? mode : 'chat'
+  const kinds = attachKinds(model)
 
   const resetChat = useCallback(() => {
     abortRef.current?.abort()
@@ -127,6 +163,9 @@ export function PlaygroundPage() {
     (id: string, next: PlaygroundModel | undefined) => {
       setModelId(id)
       setMode(next && drawsByDefault(next) ? 'image' : 'chat')
+      // attachments the new model cannot read are dropped (one still uploading is kept: the server decides)
+      const nextKinds = attachKinds(next ?? bareModel(id))
+      setAttachments((list) => list.filter((a) => !a.upload || fits(a.upload.mimetype, nextKinds)))
       resetChat()
     },
     [resetChat],
@@ -210,15 +249,32 @@ export function PlaygroundPage() {
 
   /** Saves in order (the user's message before the reply); a failure is reported, never thrown. */
   const saveQueue = useRef<Promise<unknown>>(Promise.resolve())
-  function persist(forModel: PlaygroundModel, message: Parameters<typeof saveMessage>[1]) {
+  function persist(forModel: PlaygroundModel, message: Parameters<typeof saveMessage>[1], key?: string) {
     const run = saveQueue.current.then(async () => {
       try {
         const id = await ensureChat(forModel)
-        await saveMessage(id, message)
+        const saved = await saveMessage(id, message)
+        if (key) storedIds.current.set(key, saved.id)
       } catch (error) {
         toast.error(error instanceof ApiError && error.message ? `Сообщение не сохранено: ${error.message}` : 'Сообщение не сохранено в истории')
       } finally {
         refreshHistory()
+      }
+    })
+    saveQueue.current = run
+    return run
+  }
+
+  /** In order with the saves: the saved chat drops the message `key` and every later one. */
+  function truncateSaved(key: string) {
+    const run = saveQueue.current.then(async () => {
+      const chatId = chatRef.current?.id
+      const id = storedIdOf(key)
+      if (!chatId || !id) return // never saved: nothing to drop
+      try {
+        await truncateChat(chatId, id)
+      } catch (error) {
+        toast.error(error instanceof ApiError && error.message ? `История чата не обновлена: ${error.message}` : 'История чата не обновлена')
       }
     })
     saveQueue.current = run
@@ -230,7 +286,7 @@ export function PlaygroundPage() {
     const room = MAX_ATTACHMENTS - attachments.length
     if (files.length > room) toast.error(`Можно прикрепить не более ${MAX_ATTACHMENTS} файлов к сообщению`)
     for (const file of files.slice(0, Math.max(0, room))) {
-      const problem = checkFile(file)
+      const problem = checkFile(file, kinds)
       if (problem) {
         toast.error(problem)
         continue
@@ -281,7 +337,13 @@ export function PlaygroundPage() {
   /** `outcome.answered` is set once the exchange stays on screen (the question was saved or a reply came). */
   type Outcome = { answered: boolean }
 
-  async function streamReply(forModel: PlaygroundModel, user: UiMessage, before: UiMessage[], signal: AbortSignal, outcome: Outcome) {
+  /** The question goes into the saved chat (after what it replaces is dropped from there). */
+  function saveQuestion(forModel: PlaygroundModel, user: UiMessage, prelude: Prelude) {
+    if (prelude.truncateFrom) void truncateSaved(prelude.truncateFrom)
+    if (!prelude.userSaved) void persist(forModel, { role: 'user', content: user.content, files: user.files.map((f) => ({ id: f.id })) }, user.key)
+  }
+
+  async function streamReply(forModel: PlaygroundModel, user: UiMessage, before: UiMessage[], signal: AbortSignal, outcome: Outcome, prelude: Prelude) {
     const key = localKey()
     setMessages((list) => [...list, { key, role: 'assistant', content: '', images: [], files: [], metadata: {}, status: 'streaming' }])
     let saved = false
@@ -289,7 +351,7 @@ export function PlaygroundPage() {
       if (saved) return
       saved = true
       outcome.answered = true // the question is saved, so it stays on screen
-      void persist(forModel, { role: 'user', content: user.content, files: user.files.map((f) => ({ id: f.id })) })
+      saveQuestion(forModel, user, prelude)
     }
     let partial = ''
     try {
@@ -314,13 +376,14 @@ export function PlaygroundPage() {
         images.length > 0
           ? { role: 'assistant', content: imageMessageContent(result.content, images, { model: forModel.id, costRub: metadata.costRub }) }
           : { role: 'assistant', content: result.content, metadata },
+        key,
       )
     } catch (error) {
       if (isAbortError(error)) {
         if (partial.trim()) {
           outcome.answered = true
           patchMessage(key, { status: 'stopped', metadata: { model: forModel.id, stopped: true } })
-          void persist(forModel, { role: 'assistant', content: partial, metadata: { model: forModel.id, stopped: true } })
+          void persist(forModel, { role: 'assistant', content: partial, metadata: { model: forModel.id, stopped: true } }, key)
         } else dropMessages(key)
         return
       }
@@ -335,7 +398,7 @@ export function PlaygroundPage() {
     }
   }
 
-  async function generateImages(forModel: PlaygroundModel, user: UiMessage, before: UiMessage[], signal: AbortSignal, outcome: Outcome) {
+  async function generateImages(forModel: PlaygroundModel, user: UiMessage, before: UiMessage[], signal: AbortSignal, outcome: Outcome, prelude: Prelude) {
     const key = localKey()
     const { size, quality, quantity } = settings
     setMessages((list) => [...list, { key, role: 'assistant', content: '', images: [], files: [], metadata: {}, status: 'generating' }])
@@ -365,7 +428,7 @@ export function PlaygroundPage() {
       // Spec §4: say so, then answer the prompt as a chat completion instead.
       dropMessages(key)
       toast.error(NO_IMAGE)
-      await streamReply(forModel, user, before, signal, outcome)
+      await streamReply(forModel, user, before, signal, outcome, prelude)
       return
     }
     const revised = response.data?.find((d) => d.revised_prompt)?.revised_prompt ?? ''
@@ -373,8 +436,33 @@ export function PlaygroundPage() {
     outcome.answered = true
     patchMessage(key, { content: revised, images, metadata, status: undefined })
     refreshBalance()
-    void persist(forModel, { role: 'user', content: user.content })
-    void persist(forModel, { role: 'assistant', content: imageMessageContent(revised, images, metadata) })
+    saveQuestion(forModel, { ...user, files: [] }, prelude)
+    void persist(forModel, { role: 'assistant', content: imageMessageContent(revised, images, metadata) }, key)
+  }
+
+  /**
+   * One exchange: `user` after `before` is what the screen shows while the reply comes. Nothing
+   * answered (an error before the reply started): the screen goes back to `previous`. Answers
+   * whether the exchange stayed.
+   */
+  async function exchange(user: UiMessage, before: UiMessage[], previous: UiMessage[], drawing: boolean, prelude: Prelude): Promise<boolean> {
+    const forModel = model
+    setMessages([...before, user])
+    const ac = new AbortController()
+    abortRef.current = ac
+    setPending(true)
+    const outcome = { answered: false }
+    try {
+      if (drawing) await generateImages(forModel, user, before, ac.signal, outcome, prelude)
+      else await streamReply(forModel, user, before, ac.signal, outcome, prelude)
+    } catch (error) {
+      if (!isAbortError(error)) showRequestError(error, drawing ? IMAGE_ERROR : GENERIC_ERROR)
+    } finally {
+      if (!outcome.answered) setMessages(previous)
+      if (abortRef.current === ac) abortRef.current = null
+      setPending(false)
+    }
+    return outcome.answered
   }
 
   async function send() {
@@ -388,33 +476,40 @@ export function PlaygroundPage() {
       toast.error('Опишите изображение, которое нужно сгенерировать')
       return
     }
-    const forModel = model
     const user = userMessage(localKey(), input, drawing ? [] : ready.map((a) => a.upload!))
-    const before = messages
     const keptInput = input
     const keptAttachments = attachments
-    setMessages((list) => [...list, user])
     setInput('')
     setAttachments(drawing ? attachments : [])
-    const ac = new AbortController()
-    abortRef.current = ac
-    setPending(true)
-    const outcome = { answered: false }
-    try {
-      if (drawing) await generateImages(forModel, user, before, ac.signal, outcome)
-      else await streamReply(forModel, user, before, ac.signal, outcome)
-    } catch (error) {
-      if (!isAbortError(error)) showRequestError(error, drawing ? IMAGE_ERROR : GENERIC_ERROR)
-    } finally {
-      if (!outcome.answered) {
-        // Nothing was answered: the question goes back to the field, to edit or try again.
-        setMessages((list) => list.filter((m) => m.key !== user.key))
-        setInput((current) => current || keptInput)
-        if (!drawing) setAttachments((current) => (current.length ? current : keptAttachments))
-      }
-      if (abortRef.current === ac) abortRef.current = null
-      setPending(false)
+    if (!(await exchange(user, messages, messages, drawing, {}))) {
+      // Nothing was answered: the question goes back to the field, to edit or try again.
+      setInput((current) => current || keptInput)
+      if (!drawing) setAttachments((current) => (current.length ? current : keptAttachments))
     }
+  }
+
+  /** The last reply once more: the conversation up to its question is sent again. */
+  function regenerate(key: string) {
+    if (pending) return
+    const at = messages.findIndex((m) => m.key === key)
+    const userAt = messages.slice(0, at).findLastIndex((m) => m.role === 'user')
+    if (at < 0 || userAt < 0) return
+    const user = messages[userAt]!
+    void exchange(user, messages.slice(0, userAt), messages, effectiveMode === 'image' && !!user.content.trim(), {
+      truncateFrom: messages[userAt + 1]?.key ?? key,
+      userSaved: true,
+    })
+  }
+
+  /** An earlier question with new text: it and everything after it give way to the new exchange. */
+  function editAndResend(key: string, text: string) {
+    if (pending) return
+    const at = messages.findIndex((m) => m.key === key)
+    if (at < 0) return
+    const old = messages[at]!
+    const drawing = effectiveMode === 'image' && !!text.trim()
+    const user = userMessage(localKey(), text, drawing ? [] : old.files)
+    void exchange(user, messages.slice(0, at), messages, drawing, { truncateFrom: key })
   }
 
   const stop = () => abortRef.current?.abort()
@@ -430,7 +525,7 @@ export function PlaygroundPage() {
   const estimateKey = JSON.stringify(
     imageMode
       ? ['image', model.id, input.trim(), settings.size, settings.quality, settings.quantity, balance]
-      : ['chat', model.id, input.trim(), settings.temperature, settings.maxTokens, uploads.map((u) => u.id), messages.map((m) => [m.key, m.status, m.content.length]), balance],
+      : ['chat', model.id, input.trim(), settings.system.trim(), settings.temperature, settings.maxTokens, uploads.map((u) => u.id), messages.map((m) => [m.key, m.status, m.content.length]), balance],
   )
   const estimate = useEstimate(pending || modelsLoading ? null : estimateKey, async (): Promise<EstimateBody> => {
     const draft = userMessage('draft', input, uploads)
@@ -471,9 +566,37 @@ export function PlaygroundPage() {
     </div>
   )
 
-  return (
+  const panels = (
     <>
-      <PageHeading title="Playground" description="Попробуйте любую модель каталога: ответ приходит по мере генерации, цена видна до отправки и после ответа." />
+      <ModelInfoPanel model={model} open={showInfo} onToggle={() => setInfoOpen(!showInfo)} />
+      <SettingsPanel
+        models={options}
+        modelId={modelId}
+        failed={failed}
+        loading={modelsLoading}
+        imageCapable={imageCapable}
+        mode={effectiveMode}
+        settings={settings}
+        disabled={pending}
+        imageEstimate={estimate}
+        imageEstimateHint={estimateHint}
+        onModel={(id) => selectModel(id, models.find((m) => m.id === id))}
+        onMode={setMode}
+        onSettings={(patch) => setSettings((s) => ({ ...s, ...patch }))}
+      />
+    </>
+  )
+
+  return (
+    <div ref={fill.ref} style={fill.height ? { height: fill.height } : undefined} className="flex min-h-0 flex-col gap-3 sm:gap-4" data-testid="playground">
+      <div className="flex min-w-0 items-end justify-between gap-3">
+        <div className="min-w-0">
+          <h1 className="text-xl font-semibold tracking-tight text-slate-900 sm:text-2xl">Playground</h1>
+          <p className="mt-0.5 hidden truncate text-sm text-slate-600 md:block">
+            Попробуйте любую модель каталога: ответ приходит по мере генерации, цена видна до отправки и после ответа.
+          </p>
+        </div>
+      </div>
       <HistoryBar
         chats={history.data}
         loading={history.isLoading}
@@ -483,20 +606,39 @@ export function PlaygroundPage() {
         onOpen={(c) => void openChat(c)}
         onDelete={removeChat}
       />
-      <div className="grid gap-4 lg:grid-cols-[minmax(0,1fr)_320px] lg:gap-6">
-        <Card className="flex h-[min(760px,calc(100dvh-190px))] min-h-[440px] min-w-0 flex-col overflow-hidden lg:h-[min(760px,calc(100dvh-230px))]">
-          <div className="flex min-w-0 items-center justify-between gap-3 border-b border-slate-200 px-4 py-3 sm:px-5">
+      <div className="grid min-h-0 flex-1 grid-rows-[minmax(0,1fr)] gap-4 lg:grid-cols-[minmax(0,1fr)_320px] lg:gap-6">
+        <Card className="flex min-h-0 min-w-0 flex-col overflow-hidden" data-testid="chat-card">
+          <div className="flex min-w-0 shrink-0 items-center justify-between gap-3 border-b border-slate-200 px-4 py-2.5 sm:px-5 sm:py-3">
             <div className="min-w-0">
               <h2 className="truncate text-sm font-semibold text-slate-900" data-testid="chat-title">
                 {chat?.title ?? 'Новый чат'}
               </h2>
-              <p className="truncate font-mono text-xs text-slate-500">{model.id}</p>
+              <p className="truncate font-mono text-xs text-slate-600">{model.id}</p>
             </div>
-            {effectiveMode === 'image' && (
-              <span className="shrink-0 rounded-full bg-indigo-50 px-2.5 py-1 text-xs font-medium text-indigo-700 ring-1 ring-indigo-100 ring-inset">Генерация изображений</span>
-            )}
+            <div className="flex shrink-0 items-center gap-2">
+              {effectiveMode === 'image' && (
+                <span className="hidden rounded-full bg-indigo-50 px-2.5 py-1 text-xs font-medium text-indigo-700 ring-1 ring-indigo-100 ring-inset sm:inline">Генерация изображений</span>
+              )}
+              {!wide && (
+                <button
+                  type="button"
+                  onClick={() => setDrawerOpen(true)}
+                  aria-haspopup="dialog"
+                  aria-expanded={drawerOpen}
+                  className="inline-flex h-9 items-center gap-1.5 rounded-lg border border-slate-200 bg-white px-2.5 text-sm font-medium text-slate-700 shadow-xs hover:bg-slate-50"
+                >
+                  <SlidersIcon size={16} className="text-slate-500" />
+                  Модель и настройки
+                </button>
+              )}
+            </div>
           </div>
-          <MessageList messages={messages} loading={chatLoading} empty={empty} />
+          <MessageList
+            messages={messages}
+            loading={chatLoading}
+            empty={empty}
+            actions={{ onRegenerate: regenerate, onEdit: editAndResend, enabled: !pending }}
+          />
           <Composer
             value={input}
             onChange={setInput}
@@ -506,32 +648,24 @@ export function PlaygroundPage() {
             onRemoveAttachment={removeAttachment}
             attachments={effectiveMode === 'image' ? [] : attachments}
             pending={pending}
-            canAttach={effectiveMode === 'chat'}
+            accept={effectiveMode === 'image' ? '' : acceptFor(kinds)}
+            acceptHint={acceptHint(kinds)}
             placeholder={effectiveMode === 'image' ? (wide ? 'Опишите изображение…' : 'Описание…') : wide ? 'Напишите сообщение…' : 'Сообщение…'}
             estimate={estimate}
             estimateHint={estimateHint}
           />
         </Card>
-        <aside className="order-first space-y-4 lg:order-none" aria-label="Модель и настройки">
-          <ModelInfoPanel model={model} open={showInfo} onToggle={() => setInfoOpen(!showInfo)} />
-          <SettingsPanel
-            models={options}
-            modelId={modelId}
-            failed={failed}
-            loading={modelsLoading}
-            imageCapable={imageCapable}
-            mode={effectiveMode}
-            settings={settings}
-            disabled={pending}
-            imageEstimate={estimate}
-            imageEstimateHint={estimateHint}
-            onModel={(id) => selectModel(id, models.find((m) => m.id === id))}
-            onMode={setMode}
-            onSettings={(patch) => setSettings((s) => ({ ...s, ...patch }))}
-            compact={!wide}
-          />
-        </aside>
+        {wide && (
+          <aside className="min-h-0 space-y-4 overflow-y-auto pb-1" aria-label="Модель и настройки">
+            {panels}
+          </aside>
+        )}
       </div>
-    </>
+      {!wide && (
+        <Drawer open={drawerOpen} onClose={() => setDrawerOpen(false)} title="Модель и настройки">
+          {panels}
+        </Drawer>
+      )}
+    </div>
   )
 }

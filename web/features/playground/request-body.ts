@@ -9,6 +9,8 @@ import type { OutgoingMessage } from './stream'
 export interface ChatSettings {
   temperature: number
   maxTokens: number
+  /** the optional system prompt: the first message when it has any text */
+  system?: string
 }
 
 export interface ImageSettings {
@@ -49,9 +51,10 @@ export async function conversation(upTo: UiMessage[]): Promise<OutgoingMessage[]
 }
 
 export async function chatBody(model: string, upTo: UiMessage[], settings: ChatSettings): Promise<ChatCompletionBody> {
+  const system = settings.system?.trim()
   return {
     model,
-    messages: await conversation(upTo),
+    messages: [...(system ? [{ role: 'system' as const, content: system }] : []), ...(await conversation(upTo))],
     temperature: settings.temperature,
     max_tokens: settings.maxTokens,
     stream: true,

@@ -1,12 +1,14 @@
-// The right-hand column: what the selected model is and costs, and the request settings.
+// What the selected model is and costs, and the request settings: the right-hand column on a
+// desktop, the «Модель и настройки» drawer on a phone (playground-page.tsx decides).
 import { useId, useState, type ReactNode } from 'react'
 import { Card } from '../../components/card'
 import { AlertCircleIcon, ChevronDownIcon, InfoIcon } from '../../components/icons'
-import { inputClasses } from '../../components/input'
+import { inputClasses, textareaClasses } from '../../components/input'
 import { cn } from '../../lib/cn'
 import { formatPrice } from '../../lib/format'
 import { estimateDisplay, type EstimateState } from './estimate'
 import { ImageIcon, SlidersIcon } from './icons'
+import { ModelPicker } from './model-picker'
 import { contextLabel, isVariablePrice, MODELS_LOAD_ERROR, rubles, type PlaygroundModel } from './models'
 
 function PanelHeader({ icon, title, aside }: { icon: ReactNode; title: string; aside?: ReactNode }) {
@@ -167,6 +169,8 @@ export const IMAGE_QUALITIES = [
 export const MAX_IMAGES = 4
 
 export interface Settings {
+  /** an optional system prompt, sent as the first message (empty: none) */
+  system: string
   temperature: number
   maxTokens: number
   size: string
@@ -175,7 +179,6 @@ export interface Settings {
 }
 
 export function SettingsPanel({
-  compact = false,
   models,
   modelId,
   failed,
@@ -204,52 +207,23 @@ export function SettingsPanel({
   onModel: (id: string) => void
   onMode: (mode: 'chat' | 'image') => void
   onSettings: (patch: Partial<Settings>) => void
-  /** Phones: the parameters fold away behind a summary line, so the chat stays in view. */
-  compact?: boolean
 }) {
-  const [unfolded, setUnfolded] = useState(false)
+  const [systemOpen, setSystemOpen] = useState(settings.system !== '')
   const paramsId = useId()
+  const systemId = useId()
   const modelSelectId = useId()
   const sizeId = useId()
   const qualityId = useId()
   const quantityId = useId()
   const estimate = estimateDisplay(imageEstimate, imageEstimateHint)
-  const sorted = [...models].sort((a, b) => (a.name || a.id).localeCompare(b.name || b.id, 'ru'))
   return (
     <Card className="space-y-5 p-4" data-testid="settings-panel">
-      <PanelHeader
-        icon={<SlidersIcon size={16} />}
-        title="Настройки"
-        aside={
-          compact && (
-            <button
-              type="button"
-              onClick={() => setUnfolded((v) => !v)}
-              aria-expanded={unfolded}
-              aria-controls={paramsId}
-              className="inline-flex h-7 items-center gap-1 rounded-md px-2 text-xs font-medium text-slate-500 hover:bg-slate-100 hover:text-slate-800"
-            >
-              {mode === 'image' && imageCapable
-                ? `${settings.size.replace('x', '×')} · ${settings.quantity} шт.`
-                : `${settings.temperature.toLocaleString('ru-RU', { minimumFractionDigits: 1 })} · ${settings.maxTokens} токенов`}
-              <ChevronDownIcon size={14} className={cn('transition-transform', unfolded && 'rotate-180')} />
-            </button>
-          )
-        }
-      />
+      <PanelHeader icon={<SlidersIcon size={16} />} title="Настройки" />
       <div className="space-y-1.5">
         <label htmlFor={modelSelectId} className="text-sm font-medium text-slate-700">
           Модель
         </label>
-        <select id={modelSelectId} value={modelId} disabled={disabled || loading} onChange={(e) => onModel(e.target.value)} className={selectClasses}>
-          {loading && <option value={modelId}>Загрузка моделей…</option>}
-          {!loading &&
-            sorted.map((m) => (
-              <option key={m.id} value={m.id}>
-                {m.name && m.name !== m.id ? `${m.name}` : m.id}
-              </option>
-            ))}
-        </select>
+        <ModelPicker id={modelSelectId} models={models} value={modelId} loading={loading} disabled={disabled} onChange={onModel} />
         {failed && (
           <p role="alert" className="flex gap-1.5 text-xs leading-5 text-red-600">
             <AlertCircleIcon size={14} className="mt-0.5 shrink-0" />
@@ -284,7 +258,7 @@ export function SettingsPanel({
         </div>
       )}
 
-      {compact && !unfolded ? null : mode === 'image' && imageCapable ? (
+      {mode === 'image' && imageCapable ? (
         <div className="space-y-4" data-testid="image-settings" id={paramsId}>
           <div className="grid grid-cols-2 gap-3">
             <div className="space-y-1.5">
@@ -370,6 +344,36 @@ export function SettingsPanel({
             format={(v) => v.toLocaleString('ru-RU')}
             onChange={(maxTokens) => onSettings({ maxTokens })}
           />
+          <div className="border-t border-slate-100 pt-4">
+            <button
+              type="button"
+              onClick={() => setSystemOpen((v) => !v)}
+              aria-expanded={systemOpen}
+              aria-controls={systemId}
+              className="flex w-full items-center justify-between gap-2 text-sm font-medium text-slate-700 hover:text-slate-900"
+            >
+              <span>
+                Системный промпт
+                {!systemOpen && settings.system.trim() && <span className="ml-1.5 rounded bg-indigo-50 px-1.5 py-0.5 text-xs text-indigo-700">задан</span>}
+              </span>
+              <ChevronDownIcon size={14} className={cn('text-slate-500 transition-transform', systemOpen && 'rotate-180')} />
+            </button>
+            {systemOpen && (
+              <div id={systemId} className="mt-2 space-y-1.5">
+                <textarea
+                  aria-label="Системный промпт"
+                  value={settings.system}
+                  disabled={disabled}
+                  rows={4}
+                  maxLength={20_000}
+                  placeholder="Например: «Отвечай кратко и по-русски»"
+                  onChange={(e) => onSettings({ system: e.target.value })}
+                  className={cn(textareaClasses, 'text-sm leading-5')}
+                />
+                <p className="text-xs text-slate-600">Уходит первым сообщением (role: system) в каждом запросе этого чата и входит в оценку стоимости.</p>
+              </div>
+            )}
+          </div>
         </div>
       )}
     </Card>

@@ -10,7 +10,7 @@ export type ContentPart =
   | { type: 'file'; file: { filename: string; file_data: string } }
 
 export interface OutgoingMessage {
-  role: 'user' | 'assistant'
+  role: 'system' | 'user' | 'assistant'
   content: string | ContentPart[]
 }
 
