@@ -383,7 +383,8 @@ test.describe('Playground', () => {
     await expect(page.getByRole('button', { name: 'Отправить' })).toBeEnabled()
     await composer(page).press('Enter')
 
-    const toastEl = page.getByRole('alert').filter({ hasText: 'Недостаточно средств' })
+    // the toast (the composer's own warning above the field says the same before sending)
+    const toastEl = page.getByRole('region', { name: 'Уведомления' }).getByRole('alert').filter({ hasText: 'Недостаточно средств' })
     await expect(toastEl).toBeVisible()
     const topUp = toastEl.getByRole('link', { name: 'Пополнить баланс' })
     await expect(topUp).toBeVisible()
