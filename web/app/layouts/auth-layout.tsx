@@ -1,6 +1,7 @@
 import type { ReactNode } from 'react'
 import { Logo } from '../../components/logo'
 import { TestPaymentsBanner } from '../../components/test-payments-banner'
+import { DemoBanner } from '../../components/demo-banner'
 import { PROVIDER } from '../../../src/lib/terms'
 
 /** Sign-in, registration and password screens: brand on top, one centred card. */
@@ -8,6 +9,7 @@ export function AuthLayout({ children }: { children: ReactNode }) {
   return (
     <div className="flex min-h-dvh flex-col bg-slate-50 bg-[radial-gradient(ellipse_80%_50%_at_50%_-10%,rgb(99_102_241/0.10),transparent)]">
       <TestPaymentsBanner />
+      <DemoBanner />
       <header className="px-4 py-5 sm:px-8">
         <Logo />
       </header>

@@ -52,6 +52,25 @@ const PROVIDER_LABELS: Record<string, string> = {
   microsoft: 'Microsoft',
   amazon: 'Amazon',
   nvidia: 'NVIDIA',
+  'black-forest-labs': 'Black Forest Labs',
+  'z-ai': 'Z.AI',
+  stabilityai: 'Stability AI',
+  moonshotai: 'Moonshot AI',
+  minimax: 'MiniMax',
+  nousresearch: 'Nous Research',
+  bytedance: 'ByteDance',
+  'bytedance-seed': 'ByteDance Seed',
+  ai21: 'AI21',
+  'arcee-ai': 'Arcee AI',
+  'ibm-granite': 'IBM Granite',
+  allenai: 'Ai2',
+  eleutherai: 'EleutherAI',
+  thudm: 'THUDM',
+  baidu: 'Baidu',
+  tencent: 'Tencent',
+  alibaba: 'Alibaba',
+  inception: 'Inception',
+  liquid: 'Liquid',
 }
 
 /** 'openai/gpt-4o' → 'openai'; an id without a slash is its own provider. */
@@ -60,11 +79,18 @@ export function providerOf(id: string): string {
   return slash > 0 ? id.slice(0, slash) : id
 }
 
-/** Readable provider name: known ones mapped, others capitalised as they are ('z-ai' → 'Z-ai'). */
+/**
+ * Readable provider name: known ones mapped, others as title-cased words of the slug
+ * ('some-new-lab' → 'Some New Lab', 'acme-ai' → 'Acme AI'), never 'Black-forest-labs'.
+ */
 export function providerLabel(provider: string): string {
   const known = PROVIDER_LABELS[provider.toLowerCase()]
   if (known) return known
-  return provider ? provider.charAt(0).toUpperCase() + provider.slice(1) : provider
+  return provider
+    .split(/[-_]+/)
+    .filter(Boolean)
+    .map((word) => (word.toLowerCase() === 'ai' ? 'AI' : word.charAt(0).toUpperCase() + word.slice(1)))
+    .join(' ')
 }
 
 export interface ProviderCount {
@@ -152,11 +178,22 @@ export function isFreeModel(pricing: ModelPricing): boolean {
   return (['prompt', 'completion', 'image', 'request'] as const).every((k) => parsePrice(pricing[k]).kind === 'free')
 }
 
-/** '128K контекст' from 128000; under a thousand tokens the exact number. */
+const millions = new Intl.NumberFormat('ru-RU', { maximumFractionDigits: 2 })
+
+/** '128K' from 128000, '2M' from 2000000, '1,05M' from 1048576; under a thousand the exact number. */
+export function contextSize(tokens: number): string {
+  if (tokens < 1000) return formatInteger(tokens)
+  const thousands = Math.round(tokens / 1000)
+  // from a million on, in millions ('2 000K' reads badly), ru-RU decimals
+  if (thousands >= 1000) return `${millions.format(tokens / 1_000_000)}M`
+  return `${formatInteger(thousands)}K`
+}
+
+/** '128K контекст' from 128000, '2M контекст' from 2000000; under a thousand tokens the exact number. */
 export function contextText(tokens: number): string | null {
   if (!Number.isFinite(tokens) || tokens <= 0) return null
   if (tokens < 1000) return `${formatInteger(tokens)} токенов контекст`
-  return `${formatInteger(Math.round(tokens / 1000))}K контекст`
+  return `${contextSize(tokens)} контекст`
 }
 
 // ─── price rows (one rule for the cards, the public pages and their server-rendered text) ───

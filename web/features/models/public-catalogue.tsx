@@ -8,6 +8,7 @@ import { ButtonLink } from '../../components/button'
 import { ArrowLeftIcon, ChatIcon, CloseIcon, SearchIcon } from '../../components/icons'
 import { inputClasses } from '../../components/input'
 import { LoadError } from '../../components/list-state'
+import { Select } from '../../components/select'
 import { CodeBlock } from '../../components/rich-document'
 import { PageSpinner } from '../../components/spinner'
 import { cn } from '../../lib/cn'
@@ -105,18 +106,19 @@ function PublicCatalogue({ models }: { models: Model[] }) {
           </div>
           <label className="flex shrink-0 items-center gap-2 text-sm text-slate-600">
             <span className="shrink-0">Сортировка</span>
-            <select
+            <Select
               value={sort}
               onChange={(e) => setSort(parseModelSort(e.target.value))}
               aria-label="Сортировка"
-              className={cn(inputClasses, 'h-11 w-full pr-8 sm:w-52')}
+              className="h-11"
+              wrapperClassName="w-full sm:w-52"
             >
               {MODEL_SORTS.map((s) => (
                 <option key={s.sort} value={s.sort}>
                   {s.label}
                 </option>
               ))}
-            </select>
+            </Select>
           </label>
         </div>
         <div role="group" aria-label="Фильтр" className="flex flex-wrap gap-2">

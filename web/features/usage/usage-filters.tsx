@@ -1,5 +1,5 @@
 import { useId } from 'react'
-import { inputClasses } from '../../components/input'
+import { Select } from '../../components/select'
 import { cn } from '../../lib/cn'
 import type { UsageStats } from '../../lib/types'
 import { PERIODS, type Period } from './usage-period'
@@ -27,7 +27,7 @@ export function PeriodSwitch({ value, onChange }: { value: Period; onChange: (pe
   )
 }
 
-function Select({
+function FilterSelect({
   label,
   value,
   onChange,
@@ -48,14 +48,14 @@ function Select({
       <label htmlFor={id} className="sr-only">
         {label}
       </label>
-      <select id={id} value={value} onChange={(e) => onChange(e.target.value)} className={cn(inputClasses, 'h-10 pr-8 text-sm')}>
+      <Select id={id} value={value} onChange={(e) => onChange(e.target.value)} className="text-sm">
         <option value="">{allLabel}</option>
         {list.map((o) => (
           <option key={o.value} value={o.value}>
             {o.label}
           </option>
         ))}
-      </select>
+      </Select>
     </div>
   )
 }
@@ -76,14 +76,14 @@ export function UsageFilters({
 }) {
   return (
     <div className="flex flex-col gap-2 sm:flex-row">
-      <Select
+      <FilterSelect
         label="API ключ"
         value={apiKeyId}
         onChange={onApiKeyChange}
         allLabel="Все ключи"
         options={(filters?.apiKeys ?? []).map((k) => ({ value: k.id, label: k.name }))}
       />
-      <Select
+      <FilterSelect
         label="Модель"
         value={model}
         onChange={onModelChange}
