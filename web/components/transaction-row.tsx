@@ -17,7 +17,7 @@ export function TransactionRow({ tx, showBalance = false }: { tx: Transaction; s
         </p>
       </div>
       <div className="shrink-0 text-right">
-        <p className={cn('text-sm font-semibold whitespace-nowrap tabular-nums', negative ? 'text-red-600' : 'text-emerald-600')}>
+        <p className={cn('text-sm font-semibold whitespace-nowrap tabular-nums', negative ? 'text-red-600' : 'text-emerald-700')}>
           {formatSignedRubles(tx.amount)}
         </p>
         {showBalance && (

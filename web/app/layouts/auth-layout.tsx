@@ -16,7 +16,7 @@ export function AuthLayout({ children }: { children: ReactNode }) {
       <main className="flex flex-1 items-start justify-center px-4 pt-4 pb-12 sm:items-center sm:pt-0">
         <div className="w-full max-w-[420px]">{children}</div>
       </main>
-      <footer className="px-4 pb-6 text-center text-xs text-slate-400">© {PROVIDER.copyrightYear} AI Gateway</footer>
+      <footer className="px-4 pb-6 text-center text-xs text-slate-500">© {PROVIDER.copyrightYear} AI Gateway</footer>
     </div>
   )
 }

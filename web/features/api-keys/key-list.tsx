@@ -83,7 +83,7 @@ function LastUsed({ value }: { value: string | null }) {
       {formatDateTime(value)}
     </time>
   ) : (
-    <span className="text-slate-400">ещё не использовался</span>
+    <span className="text-slate-500">ещё не использовался</span>
   )
 }
 

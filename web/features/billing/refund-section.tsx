@@ -60,7 +60,7 @@ function RefundForm({ remainder, onSent }: { remainder: number; onSent: () => Pr
     <div className="mt-4 space-y-3">
       <div className="space-y-1.5">
         <label htmlFor={reasonId} className="text-sm font-medium text-slate-700">
-          Причина возврата <span className="font-normal text-slate-400">(необязательно)</span>
+          Причина возврата <span className="font-normal text-slate-500">(необязательно)</span>
         </label>
         <textarea
           id={reasonId}

@@ -125,7 +125,7 @@ function QuickStart() {
                   {step.title}
                 </span>
                 <span className="mt-0.5 block text-sm text-slate-500">{step.text}</span>
-                <span className="mt-2 inline-flex items-center gap-1 text-sm font-medium text-indigo-600 group-hover:text-indigo-500">
+                <span className="mt-2 inline-flex items-center gap-1 text-sm font-medium text-indigo-600 group-hover:text-indigo-700">
                   {step.cta}
                   <ArrowRightIcon size={14} />
                 </span>

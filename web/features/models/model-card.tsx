@@ -27,10 +27,10 @@ function PriceRow({ label, price, unit, scale = 1 }: { label: string; price: Pri
         {price.kind === 'amount' ? (
           <>
             <span className="font-medium whitespace-nowrap text-slate-900 tabular-nums">{priceText(price, scale)}</span>{' '}
-            <span className="text-xs whitespace-nowrap text-slate-400">{unit}</span>
+            <span className="text-xs whitespace-nowrap text-slate-500">{unit}</span>
           </>
         ) : (
-          <span className={price.kind === 'free' ? 'font-medium text-emerald-600' : 'text-slate-600'}>{priceText(price)}</span>
+          <span className={price.kind === 'free' ? 'font-medium text-emerald-700' : 'text-slate-600'}>{priceText(price)}</span>
         )}
       </dd>
     </div>
@@ -74,7 +74,7 @@ export function Prices({ model, tokens = 1000 }: { model: Model; tokens?: TokenS
         ) : line.label === 'Цена' ? (
           <div key={line.label} className="flex items-baseline justify-between gap-3">
             <dt className="text-slate-500">Цена</dt>
-            <dd className={line.price.kind === 'free' ? 'font-medium text-emerald-600' : 'text-right text-slate-600'}>{priceText(line.price)}</dd>
+            <dd className={line.price.kind === 'free' ? 'font-medium text-emerald-700' : 'text-right text-slate-600'}>{priceText(line.price)}</dd>
           </div>
         ) : (
           <PriceRow key={line.label} label={line.label} price={line.price} unit={line.unit ?? ''} scale={line.scale} />
@@ -104,7 +104,7 @@ function CardBody({ model, badge, linked }: { model: Model; badge: ReactNode; li
           {model.description}
         </p>
       ) : (
-        <p className="mt-3 text-sm leading-5 text-slate-400">Описание не указано.</p>
+        <p className="mt-3 text-sm leading-5 text-slate-500">Описание не указано.</p>
       )}
     </>
   )

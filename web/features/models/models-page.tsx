@@ -104,7 +104,7 @@ function Chip({
       )}
     >
       {label}{' '}
-      <span className={cn('text-xs tabular-nums', pressed ? 'text-indigo-100' : 'text-slate-400')}>{count}</span>
+      <span className={cn('text-xs tabular-nums', pressed ? 'text-indigo-100' : 'text-slate-500')}>{count}</span>
     </button>
   )
 }

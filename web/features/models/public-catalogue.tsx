@@ -67,7 +67,7 @@ function FilterChip({ label, count, pressed, onClick }: { label: string; count: 
         pressed ? 'border-indigo-600 bg-indigo-600 text-white shadow-sm' : 'border-slate-200 bg-white text-slate-700 hover:border-slate-300 hover:bg-slate-50',
       )}
     >
-      {label} <span className={cn('text-xs tabular-nums', pressed ? 'text-indigo-100' : 'text-slate-400')}>{count}</span>
+      {label} <span className={cn('text-xs tabular-nums', pressed ? 'text-indigo-100' : 'text-slate-500')}>{count}</span>
     </button>
   )
 }

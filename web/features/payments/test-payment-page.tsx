@@ -123,7 +123,7 @@ export function TestPaymentPage({ id }: { id: string }) {
     <Shell>
       <div className="flex items-center justify-between gap-3">
         <TestModeBadge />
-        <span className="text-xs text-slate-400">Платёж {data.id.slice(0, 8)}</span>
+        <span className="text-xs text-slate-500">Платёж {data.id.slice(0, 8)}</span>
       </div>
       <h1 className="mt-4 text-xl font-semibold text-slate-900">Тестовая оплата</h1>
       <p className="mt-1 text-sm break-words text-slate-500">{data.description}</p>
