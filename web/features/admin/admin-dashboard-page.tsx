@@ -122,10 +122,11 @@ function Tile({
 function Row({ label, note, value, testId, tone }: { label: string; note: string; value: string; testId: string; tone?: 'good' | 'bad' }) {
   return (
     <div className="flex flex-col gap-1 py-3.5 sm:flex-row sm:items-baseline sm:justify-between sm:gap-6">
-      <div className="min-w-0">
-        <dt className="text-[15px] font-medium text-slate-900">{label}</dt>
-        <dd className="text-xs text-slate-500">{note}</dd>
-      </div>
+      {/* a <dl> row holds only dt/dd: the note is part of the term (axe: definition-list) */}
+      <dt className="min-w-0">
+        <span className="block text-[15px] font-medium text-slate-900">{label}</span>
+        <span className="block text-xs text-slate-500">{note}</span>
+      </dt>
       <dd
         data-testid={testId}
         className={`shrink-0 text-lg font-semibold whitespace-nowrap tabular-nums ${tone === 'good' ? 'text-emerald-700' : tone === 'bad' ? 'text-red-700' : 'text-slate-900'}`}
@@ -199,7 +200,7 @@ function Customer({ row }: { row: UncoveredCost }) {
       {row.email}
     </span>
   ) : (
-    <span className="block text-slate-400">аккаунт удалён</span>
+    <span className="block text-slate-500">аккаунт удалён</span>
   )
 }
 
