@@ -4,6 +4,7 @@ import { ButtonLink } from '../../components/button'
 import { CloseIcon, MailIcon, MenuIcon } from '../../components/icons'
 import { Logo } from '../../components/logo'
 import { TestPaymentsBanner } from '../../components/test-payments-banner'
+import { DemoBanner } from '../../components/demo-banner'
 import { cn } from '../../lib/cn'
 import { useSession } from '../../stores/session'
 import { PROVIDER, SUPPORT } from '../../../src/lib/terms'
@@ -254,6 +255,7 @@ export function PublicLayout({ children, nav = 'site' }: { children: ReactNode; 
         Перейти к содержимому
       </a>
       <TestPaymentsBanner />
+      <DemoBanner />
       <Header nav={nav} />
       <main id="main" tabIndex={-1} className="flex flex-1 flex-col outline-none">
         {children}
