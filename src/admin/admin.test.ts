@@ -130,7 +130,7 @@ describe('admin API', () => {
     const adjust = (body: unknown) => admin.api.post(`/api/admin/users/${u.user.id}/balance`, body, admin.accessToken)
     const below = await adjust({ amount: -50.01, description: 'Admin adjustment' })
     expect(below.status).toBe(400)
-    expect(below.body.error).toBe('Нельзя списать больше, чем есть на балансе: сейчас на нём 50.00 ₽')
+    expect(below.body.error).toBe('Нельзя списать больше, чем есть на балансе: сейчас на нём 50,00 ₽')
     for (const [body, message] of [
       [{ amount: 0 }, 'Сумма не может быть нулевой'],
       [{ amount: 0.0000001 }, 'Сумма не может быть нулевой'],

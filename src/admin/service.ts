@@ -9,7 +9,7 @@ import { rearmLowBalance } from '../billing/alerts'
 import { moscowDay, moscowDayStart } from '../billing/days'
 import { toDecimalString } from '../lib/decimal'
 import { badRequest, notFound } from '../lib/errors'
-import { formatMicros, formatSignedMicros, microsToRub, rubToMicros } from '../lib/money'
+import { formatMicros, formatRubRu, formatSignedMicros, microsToRub, rubToMicros } from '../lib/money'
 import { adminStore } from './store'
 
 export type AdminDeps = { db: Db; auth: AuthService; upstream: UpstreamClient; rates: RateProvider; blog: BlogService }
@@ -155,7 +155,7 @@ export function adminService({ db, auth, upstream, rates, blog }: AdminDeps) {
       } catch (e) {
         if (!(e instanceof InsufficientFundsError)) throw e
         const balance = store.liveUser(userId)?.balanceMicros ?? 0
-        throw badRequest(`Нельзя списать больше, чем есть на балансе: сейчас на нём ${formatMicros(balance)} ₽`)
+        throw badRequest(`Нельзя списать больше, чем есть на балансе: сейчас на нём ${formatRubRu(balance)}`)
       }
       if (amountMicros > 0) rearmLowBalance(db, userId)
       console.log(`[admin] ${admin.email} adjusted the balance of user ${userId} by ${formatSignedMicros(amountMicros)} ₽ (now ${formatMicros(movement.balanceAfterMicros)} ₽)`)

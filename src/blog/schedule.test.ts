@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { dueSlot, nextRunTime, slotAtOrBefore, SLOT_GRACE_MS, type Schedule } from './schedule'
+import { dailySlots, dueSlot, nextRunTime, slotAtOrBefore, SLOT_GRACE_MS, type Schedule } from './schedule'
 
 /** An instant given in Moscow time (UTC+3). */
 const msk = (local: string) => new Date(`${local}+03:00`)
@@ -43,5 +43,28 @@ describe('due slots (Moscow time)', () => {
     expect(nextRunTime(msk('2030-05-10T10:00:30'), s, () => true)).toEqual(msk('2030-05-10T16:00:00'))
     expect(nextRunTime(msk('2030-05-10T22:30:00'), s, () => true)).toEqual(msk('2030-05-11T04:00:00'))
     expect(nextRunTime(msk('2030-05-10T10:00:00'), { ...s, isEnabled: false }, () => false)).toBeNull()
+  })
+})
+
+describe('dailySlots', () => {
+  test('the lattice through the start time, earliest first', () => {
+    expect(dailySlots('10:00', 6)).toEqual(['04:00', '10:00', '16:00', '22:00'])
+    expect(dailySlots('10:00', 24)).toEqual(['10:00'])
+    expect(dailySlots('08:30', 12)).toEqual(['08:30', '20:30'])
+    const hourly = dailySlots('10:00', 1)
+    expect(hourly).toHaveLength(24)
+    expect([hourly[0], hourly[1], hourly[23]]).toEqual(['00:00', '01:00', '23:00'])
+  })
+
+  test('agrees with the slots the job runs at', () => {
+    // Every slot the job computes over two days falls on one of the listed wall-clock times.
+    for (const [start, hours] of [['10:00', 1], ['08:30', 6], ['23:45', 3]] as const) {
+      const times = new Set(dailySlots(start, hours))
+      for (let t = Date.UTC(2025, 10, 24); t < Date.UTC(2025, 10, 26); t += 17 * 60_000) {
+        const slot = slotAtOrBefore(new Date(t), start, hours)
+        const msk = new Date(+slot + 3 * 3600_000)
+        expect(times.has(`${String(msk.getUTCHours()).padStart(2, '0')}:${String(msk.getUTCMinutes()).padStart(2, '0')}`)).toBe(true)
+      }
+    }
   })
 })

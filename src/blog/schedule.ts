@@ -1,7 +1,10 @@
 // When the autopost job publishes: every `intervalHours` from `startTime`, Moscow time (UTC+3 all
 // year, so plain arithmetic is exact). Every allowed interval divides 24 hours, so the slots form
 // one lattice that repeats identically each day: 10:00 every 6 h is 04:00, 10:00, 16:00, 22:00.
-import { AUTOPOST_INTERVALS } from './schema'
+// Pure (no database imports): the admin page imports it to describe the schedule the job keeps.
+
+/** The publication frequencies an admin can choose, in hours (each divides 24). */
+export const AUTOPOST_INTERVALS = [1, 2, 3, 6, 12, 24] as const
 
 const MSK_OFFSET_MS = 3 * 3600_000
 const HOUR_MS = 3600_000
@@ -24,6 +27,18 @@ function startMinutes(startTime: string): number {
   const m = START_TIME_RE.exec(startTime)
   if (!m) throw new RangeError(`bad start time ${startTime}`)
   return Number(m[1]) * 60 + Number(m[2])
+}
+
+/**
+ * The Moscow wall-clock times of one day's slots, earliest first: ('10:00', 6) →
+ * ['04:00', '10:00', '16:00', '22:00']; ('10:30', 1) → ['00:30', '01:30', …, '23:30'].
+ */
+export function dailySlots(startTime: string, intervalHours: number): string[] {
+  const step = intervalHours * 60
+  const first = startMinutes(startTime) % step
+  const slots: string[] = []
+  for (let m = first; m < 24 * 60; m += step) slots.push(`${String(Math.floor(m / 60)).padStart(2, '0')}:${String(m % 60).padStart(2, '0')}`)
+  return slots
 }
 
 /** The latest slot at or before `now`. */

@@ -31,7 +31,8 @@ export const blogPosts = sqliteTable(
 
 export type BlogPostRow = typeof blogPosts.$inferSelect
 
-export const AUTOPOST_INTERVALS = [1, 2, 3, 6, 12, 24] as const
+// Defined beside the slot arithmetic (pure, shared with the admin page in the browser).
+export { AUTOPOST_INTERVALS } from './schedule'
 
 /** The single row (id 1) of the publisher's schedule; defaults from the spec (off, 10:00, every hour). */
 export const autopostSettings = sqliteTable('autopost_settings', {

@@ -21,3 +21,7 @@ export function formatMicros(micros: number): string {
 
 /** Transaction amounts are signed strings: "+50.00", "-0.001234". */
 export const formatSignedMicros = (micros: number) => (micros > 0 ? '+' : '') + formatMicros(micros)
+
+const ruRubles = new Intl.NumberFormat('ru-RU', { minimumFractionDigits: 2, maximumFractionDigits: 6 })
+/** "1 546,179617 ₽", "1 000,00 ₽" ← micros: an amount in text people read (messages, descriptions), ru-RU grouping. */
+export const formatRubRu = (micros: number) => `${ruRubles.format(micros / MICROS_PER_RUB)} ₽`

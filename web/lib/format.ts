@@ -26,6 +26,17 @@ export function formatRubles(value: number | string | null | undefined): string 
   return `${decimals(2).format(n)} ₽`
 }
 
+const exactRubles = new Intl.NumberFormat(LOCALE, { minimumFractionDigits: 2, maximumFractionDigits: 6 })
+/**
+ * '1 546,179617 ₽', '50,00 ₽' — an amount to the micro-ruble, for where a rounded figure would
+ * mislead (the most an admin can deduct is the balance exactly, not its kopeck rounding).
+ */
+export function formatRublesExact(value: number | string | null | undefined): string {
+  const n = toNumber(value)
+  if (!Number.isFinite(n)) return '—'
+  return `${exactRubles.format(n)} ₽`
+}
+
 /** Digits for a unit price by the spec's rule: under 0.01 → 6, under 1 → 4, otherwise 2. */
 export function priceDigits(value: number): number {
   const abs = Math.abs(value)

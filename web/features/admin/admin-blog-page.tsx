@@ -4,6 +4,7 @@ import { Card } from '../../components/card'
 import { ConfirmDialog } from '../../components/dialog'
 import { AlertCircleIcon, ClockIcon, FileTextIcon, PowerIcon, SparklesIcon, TrashIcon } from '../../components/icons'
 import { inputClasses } from '../../components/input'
+import { Select } from '../../components/select'
 import { EmptyNote, ListSkeleton, LoadError } from '../../components/list-state'
 import { PageHeading } from '../../components/page-heading'
 import { errorMessage } from '../../lib/api'
@@ -23,11 +24,26 @@ import {
   type AutopostSettings,
 } from './admin-api'
 import { ImageRefreshIcon, RowAction } from './admin-ui'
+import { dailySlots } from '../../../src/blog/schedule'
 
 const TABLE_QUERY = '(min-width: 1100px)'
 
 /** 'каждый час' / 'каждые 6 часов' / 'раз в сутки' inside a sentence. */
 const everyHours = (hours: number) => intervalLabel(hours).toLowerCase()
+
+/** 'a, b и c' */
+const joinRu = (items: string[]) => (items.length < 2 ? items.join('') : `${items.slice(0, -1).join(', ')} и ${items.at(-1)}`)
+
+/**
+ * The publication times as the job keeps them (the same slot lattice as src/blog/schedule.ts), so
+ * the text agrees with «Ближайшая»: 10:00 every 6 h is 'ежедневно в 04:00, 10:00, 16:00 и 22:00',
+ * 10:00 every hour 'каждый час: 00:00, 01:00 … 23:00' — not 'в 10:00, затем каждый час'.
+ */
+export function scheduleText(startTime: string, intervalHours: number): string {
+  const slots = dailySlots(startTime, intervalHours)
+  if (slots.length <= 4) return `ежедневно в ${joinRu(slots)}`
+  return `${everyHours(intervalHours)}: ${slots[0]}, ${slots[1]} … ${slots.at(-1)}`
+}
 
 /** Moscow wall-clock time of an instant, as the schedule is set in Moscow time. */
 const moscowTime = (iso: string) =>
@@ -63,10 +79,14 @@ function StatusBanner({ settings, nextRunTime, onToggle, pending }: { settings: 
           <p className="text-[15px] font-semibold text-slate-900">{on ? 'Автопостинг активен' : 'Автопостинг остановлен'}</p>
           <p className="mt-0.5 text-sm text-slate-600" data-testid="autopost-next">
             {on
-              ? `Следующая публикация в ${settings.startTime}, затем ${everyHours(settings.intervalHours)} (московское время).`
+              ? `Статьи выходят ${scheduleText(settings.startTime, settings.intervalHours)} (московское время).`
               : 'Новые статьи не публикуются. Запустите автопостинг, чтобы блог пополнялся статьями о новых моделях.'}
           </p>
-          {on && nextRunTime && <p className="mt-0.5 text-sm text-slate-500">Ближайшая — {moscowTime(nextRunTime)}.</p>}
+          {on && nextRunTime && (
+            <p className="mt-0.5 text-sm text-slate-600" data-testid="autopost-next-run">
+              Ближайшая — {moscowTime(nextRunTime)}.
+            </p>
+          )}
         </div>
       </div>
       <Button variant={on ? 'secondary' : 'primary'} onClick={onToggle} loading={pending} className="shrink-0">
@@ -107,7 +127,7 @@ function ScheduleCard({ settings, onSaved }: { settings: AutopostSettings; onSav
   return (
     <Card className="p-4 sm:p-6">
       <h2 className="text-base font-semibold text-slate-900">Расписание</h2>
-      <p className="mt-1 text-sm text-slate-500">Первая публикация дня — во время начала, дальше с выбранной частотой. Время московское.</p>
+      <p className="mt-1 text-sm text-slate-500">Публикации идут с выбранной частотой, отсчитывая от времени начала; сетка одинакова каждый день. Время московское.</p>
       <div className="mt-5 flex flex-col gap-4 sm:flex-row sm:items-end">
         <div className="space-y-1.5">
           <label htmlFor={timeId} className="text-sm font-medium text-slate-700">
@@ -130,18 +150,13 @@ function ScheduleCard({ settings, onSaved }: { settings: AutopostSettings; onSav
           <label htmlFor={frequencyId} className="text-sm font-medium text-slate-700">
             Частота
           </label>
-          <select
-            id={frequencyId}
-            value={intervalHours}
-            onChange={(e) => setIntervalHours(Number(e.target.value))}
-            className={cn(inputClasses, 'w-full pr-8 sm:w-52')}
-          >
+          <Select id={frequencyId} value={intervalHours} onChange={(e) => setIntervalHours(Number(e.target.value))} wrapperClassName="w-full sm:w-52">
             {INTERVALS.map((h) => (
               <option key={h} value={h}>
                 {intervalLabel(h)}
               </option>
             ))}
-          </select>
+          </Select>
         </div>
         <Button onClick={() => void save()} loading={saving} disabled={!changed || !valid || saving}>
           Сохранить
@@ -154,7 +169,7 @@ function ScheduleCard({ settings, onSaved }: { settings: AutopostSettings; onSav
       )}
       <p className="mt-4 flex items-center gap-2 text-sm text-slate-600" data-testid="autopost-schedule">
         <ClockIcon size={15} className="shrink-0 text-slate-400" />
-        Текущее расписание: с {settings.startTime}, {everyHours(settings.intervalHours)}
+        Текущее расписание: {scheduleText(settings.startTime, settings.intervalHours)}
       </p>
     </Card>
   )

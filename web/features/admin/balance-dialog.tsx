@@ -1,44 +1,47 @@
 import { useState, type FormEvent } from 'react'
 import { Button } from '../../components/button'
 import { Dialog } from '../../components/dialog'
-import { FormAlert } from '../../components/form-alert'
 import { Input } from '../../components/input'
 import { errorMessage } from '../../lib/api'
-import { formatRubles } from '../../lib/format'
+import { formatRublesExact } from '../../lib/format'
 import { toast } from '../../stores/toasts'
 import { usersApi, type AdminUser } from './admin-api'
 
 /** '150', '-50,5' → a number; anything that is not one → NaN (the spec: NaN is ignored). */
 export const parseAmount = (raw: string) => (raw.trim() === '' ? Number.NaN : Number(raw.trim().replace(',', '.')))
 
+/** Micro-rubles of a ruble amount: the balance check in integers, as the server does it (no float drift). */
+const toMicros = (rubles: number) => Math.round(rubles * 1_000_000)
+
+/** The inline reason, worded as the server's refusal so either source reads the same. */
+export const overDeductionMessage = (balance: number) => `Нельзя списать больше, чем есть на балансе: сейчас на нём ${formatRublesExact(balance)}`
+
 /** Spec §2: the user, the current balance and a signed amount — positive tops up, negative deducts. */
 export function BalanceDialog({ user, onClose, onDone }: { user: AdminUser | null; onClose: () => void; onDone: () => void }) {
   const [value, setValue] = useState('')
   const [pending, setPending] = useState(false)
-  const [problem, setProblem] = useState<string | null>(null)
 
   function close() {
     if (pending) return
     setValue('')
-    setProblem(null)
     onClose()
   }
 
   async function apply(event: FormEvent) {
     event.preventDefault()
     const amount = parseAmount(value)
-    if (!user || pending || Number.isNaN(amount)) return
+    if (!user || pending || Number.isNaN(amount) || overDeduction) return
     setPending(true)
-    setProblem(null)
     try {
       await usersApi.adjustBalance(user.id, amount)
       toast.success('Баланс обновлен')
       setValue('')
       onDone()
     } catch (err) {
-      toast.error('Ошибка обновления баланса')
-      // The toast is the spec's; the reason (e.g. not enough money to deduct) stays beside the field.
-      setProblem(errorMessage(err, 'Ошибка обновления баланса'))
+      // One error, not two: the spec's toast, carrying the server's reason when it gave one
+      // (e.g. the balance was spent meanwhile); the form itself says nothing more.
+      const reason = errorMessage(err, '')
+      toast.error(reason ? `Ошибка обновления баланса. ${reason}` : 'Ошибка обновления баланса')
     } finally {
       setPending(false)
     }
@@ -46,6 +49,8 @@ export function BalanceDialog({ user, onClose, onDone }: { user: AdminUser | nul
 
   const amount = parseAmount(value)
   const preview = user && Number.isFinite(amount) && amount !== 0 ? user.balance + amount : null
+  // Deducting more than there is: refused before it is sent, so «Применить» stays off.
+  const overDeduction = user !== null && Number.isFinite(amount) && toMicros(user.balance) + toMicros(amount) < 0
 
   return (
     <Dialog
@@ -57,7 +62,7 @@ export function BalanceDialog({ user, onClose, onDone }: { user: AdminUser | nul
           <Button variant="secondary" onClick={close} disabled={pending}>
             Отмена
           </Button>
-          <Button type="submit" form="balance-form" loading={pending} disabled={value.trim() === '' || pending}>
+          <Button type="submit" form="balance-form" loading={pending} disabled={value.trim() === '' || pending || overDeduction}>
             Применить
           </Button>
         </>
@@ -67,7 +72,7 @@ export function BalanceDialog({ user, onClose, onDone }: { user: AdminUser | nul
           <>
             <span className="block font-medium break-all text-slate-900">{user.email}</span>
             <span className="mt-1 block">
-              Текущий баланс: <span className="font-medium whitespace-nowrap text-slate-900 tabular-nums">{formatRubles(user.balance)}</span>
+              Текущий баланс: <span className="font-medium whitespace-nowrap text-slate-900 tabular-nums">{formatRublesExact(user.balance)}</span>
             </span>
           </>
         )
@@ -80,25 +85,32 @@ export function BalanceDialog({ user, onClose, onDone }: { user: AdminUser | nul
           step="any"
           inputMode="decimal"
           value={value}
-          onChange={(e) => {
-            setValue(e.target.value)
-            setProblem(null)
-          }}
+          onChange={(e) => setValue(e.target.value)}
+          aria-invalid={overDeduction || undefined}
           placeholder="Например, 500 или -100"
           data-autofocus
           disabled={pending}
           hint={
-            preview !== null ? (
+            overDeduction && user ? (
+              <span role="alert" data-testid="balance-over-deduction" className="block text-sm text-red-600">
+                {overDeductionMessage(user.balance)}.{' '}
+                <button
+                  type="button"
+                  onClick={() => setValue(String(-user.balance))}
+                  className="font-medium whitespace-nowrap text-red-700 underline underline-offset-2 hover:text-red-800"
+                >
+                  Списать весь остаток
+                </button>
+              </span>
+            ) : preview !== null ? (
               <>
-                После изменения: <span className={preview < 0 ? 'font-medium text-red-600' : 'font-medium text-slate-700'}>{formatRubles(preview)}</span>
-                {preview < 0 && ' — списать больше остатка нельзя'}
+                После изменения: <span className="font-medium text-slate-700">{formatRublesExact(preview)}</span>
               </>
             ) : (
               'Положительная сумма пополняет баланс, отрицательная — списывает. В истории операций пользователя появится корректировка.'
             )
           }
         />
-        <FormAlert message={problem} />
       </form>
     </Dialog>
   )
