@@ -6,7 +6,7 @@ import type { Config } from '../config'
 import type { Db } from '../db/client'
 import { AppError, badRequest, conflict, notFound } from '../lib/errors'
 import { newId } from '../lib/crypto'
-import { formatMicros, microsToRub } from '../lib/money'
+import { formatMicros, formatRubRu, microsToRub } from '../lib/money'
 import { postMovement } from '../billing/ledger'
 import { rearmLowBalance } from '../billing/alerts'
 import { createFakeYooKassa, type FakeYooKassa } from './fake'
@@ -181,7 +181,7 @@ export function paymentsService({ db, config }: PaymentsDeps, provider = provide
         status: 'pending',
         provider: test ? 'test' : 'yookassa',
         providerPaymentId: null,
-        description: `Пополнение баланса на ${amountValue(micros).replace('.', ',')} ₽`,
+        description: `Пополнение баланса на ${formatRubRu(micros)}`,
         confirmationUrl: null,
         returnUrl: returnUrlFor(returnUrl, id),
         cancelReason: null,

@@ -95,32 +95,7 @@ export function RichBlocks({ blocks }: { blocks: Block[] }) {
           case 'code':
             return <CodeBlock key={i} code={block.code} lang={block.lang} title={block.title} />
           case 'table':
-            return (
-              <div key={i} className="my-4 overflow-x-auto rounded-xl border border-slate-200">
-                <table className="w-full min-w-[32rem] border-collapse text-left text-sm">
-                  <thead className="bg-slate-50 text-slate-600">
-                    <tr>
-                      {block.head.map((h, j) => (
-                        <th key={j} scope="col" className="px-4 py-2.5 font-semibold">
-                          <InlineText text={h} />
-                        </th>
-                      ))}
-                    </tr>
-                  </thead>
-                  <tbody className="divide-y divide-slate-100">
-                    {block.rows.map((row, j) => (
-                      <tr key={j} className="align-top">
-                        {row.map((cell, k) => (
-                          <td key={k} className="px-4 py-2.5 leading-6 text-slate-700">
-                            <InlineText text={cell} />
-                          </td>
-                        ))}
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
-            )
+            return <DocTable key={i} head={block.head} rows={block.rows} />
           case 'note':
             return (
               <div key={i} className="my-4 flex gap-3 rounded-xl border border-indigo-100 bg-indigo-50/60 p-4 text-[15px] leading-7 text-slate-700">
@@ -132,6 +107,60 @@ export function RichBlocks({ blocks }: { blocks: Block[] }) {
             )
         }
       })}
+    </>
+  )
+}
+
+/**
+ * A table that is never cut off: from 640 px a real table (scrolling sideways inside its frame if
+ * it must); on a phone each row becomes a small card of «heading: value» pairs, since a 360 px
+ * screen cannot show even two columns of legal text side by side without clipping.
+ */
+function DocTable({ head, rows }: { head: string[]; rows: string[][] }) {
+  return (
+    <>
+      <div className="my-4 overflow-x-auto rounded-xl border border-slate-200 max-sm:hidden" data-testid="doc-table">
+        <table className={cn('w-full border-collapse text-left text-sm', head.length > 2 && 'min-w-[32rem]')}>
+          <thead className="bg-slate-50 text-slate-600">
+            <tr>
+              {head.map((h, j) => (
+                <th key={j} scope="col" className="px-4 py-2.5 font-semibold">
+                  <InlineText text={h} />
+                </th>
+              ))}
+            </tr>
+          </thead>
+          <tbody className="divide-y divide-slate-100">
+            {rows.map((row, j) => (
+              <tr key={j} className="align-top">
+                {row.map((cell, k) => (
+                  <td key={k} className="px-4 py-2.5 leading-6 text-slate-700">
+                    <InlineText text={cell} />
+                  </td>
+                ))}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      <ul className="my-4 divide-y divide-slate-100 rounded-xl border border-slate-200 sm:hidden" data-testid="doc-table-stacked">
+        {rows.map((row, j) => (
+          <li key={j} className="px-4 py-3">
+            <dl className="space-y-1.5 text-sm">
+              {row.map((cell, k) => (
+                <div key={k} className="min-w-0">
+                  <dt className="text-xs font-medium text-slate-500">
+                    <InlineText text={head[k] ?? ''} />
+                  </dt>
+                  <dd className="leading-6 break-words text-slate-700">
+                    <InlineText text={cell} />
+                  </dd>
+                </div>
+              ))}
+            </dl>
+          </li>
+        ))}
+      </ul>
     </>
   )
 }

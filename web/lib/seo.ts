@@ -46,7 +46,15 @@ export type HeadTag =
 export const absoluteUrl = (origin: string, pathOrUrl: string) =>
   /^https?:\/\//i.test(pathOrUrl) ? pathOrUrl : `${origin.replace(/\/+$/, '')}${pathOrUrl.startsWith('/') ? '' : '/'}${pathOrUrl}`
 
-const withBrand = (title: string) => `${title} — ${BRAND}`
+// A title that already names the brand at its end ('… | AI Gateway', '… — AI Gateway', as generated
+// articles write their metaTitle) keeps one suffix: never '… | AI Gateway — AI Gateway'.
+const BRAND_SUFFIX = new RegExp(`\\s*[|—–-]\\s*${BRAND.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*$`, 'i')
+
+/** '<title> — AI Gateway', once, whatever suffix the title came with. */
+export function withBrand(title: string): string {
+  const bare = title.replace(BRAND_SUFFIX, '').trim()
+  return bare && bare !== BRAND ? `${bare} — ${BRAND}` : BRAND
+}
 
 // ─── structured data ─────────────────────────────────────────────────────────
 

@@ -1,11 +1,12 @@
 import { useEffect } from 'react'
+import { BRAND } from '../../src/lib/terms'
+import { DEFAULT_TITLE, withBrand } from './seo'
 
-export const BRAND = 'AI Gateway'
-export const DEFAULT_TITLE = 'AI Gateway — доступ к 300+ AI-моделям в рублях'
+export { BRAND, DEFAULT_TITLE }
 
-/** Sets document.title to '<title> — AI Gateway' while the screen is shown. */
+/** Sets document.title to '<title> — AI Gateway' (the brand once, see withBrand) while the screen is shown. */
 export function useDocumentTitle(title?: string): void {
   useEffect(() => {
-    document.title = title ? `${title} — ${BRAND}` : DEFAULT_TITLE
+    document.title = title ? withBrand(title) : DEFAULT_TITLE
   }, [title])
 }

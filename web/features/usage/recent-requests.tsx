@@ -1,6 +1,6 @@
 import { Card } from '../../components/card'
 import { cn } from '../../lib/cn'
-import { formatDateTime, formatInteger, formatPrice } from '../../lib/format'
+import { formatDateTime, formatInteger, formatPrice, pluralRu } from '../../lib/format'
 import type { UsageLog, UsageStatus } from '../../lib/types'
 import { useMediaQuery } from '../../lib/use-media-query'
 
@@ -38,14 +38,26 @@ function Tokens({ log }: { log: UsageLog }) {
 const th = 'px-4 py-2.5 text-left text-xs font-medium text-slate-500 first:pl-6 last:pr-6'
 const td = 'px-4 py-3 align-top first:pl-6 last:pr-6'
 
+/**
+ * The count above the list: exactly the rows below it ('11 запросов'), and when the period has
+ * more than the server sends, how many of how many ('20 из 137') — never a number the list lacks.
+ */
+export function shownCountText(shown: number, total: number): string {
+  if (shown === 0) return ''
+  if (total > shown) return `последние ${formatInteger(shown)} из ${formatInteger(total)}`
+  return `${formatInteger(shown)} ${pluralRu(shown, ['запрос', 'запроса', 'запросов'])}`
+}
+
 /** The latest requests of the period: model, key, tokens, cost, time. */
-export function RecentRequests({ logs }: { logs: UsageLog[] }) {
+export function RecentRequests({ logs, total }: { logs: UsageLog[]; total: number }) {
   const wide = useMediaQuery(TABLE_QUERY)
   return (
     <Card className="overflow-hidden">
       <div className="flex items-baseline justify-between gap-3 border-b border-slate-200 px-4 py-4 sm:px-6">
         <h2 className="text-base font-semibold text-slate-900">Последние запросы</h2>
-        <span className="text-sm text-slate-500">{logs.length > 0 ? `последние ${logs.length}` : ''}</span>
+        <span className="text-sm text-slate-500" data-testid="usage-log-count">
+          {shownCountText(logs.length, total)}
+        </span>
       </div>
       {wide ? (
         <table className="w-full text-sm">

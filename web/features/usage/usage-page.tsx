@@ -122,7 +122,7 @@ export function UsagePage() {
               </div>
             </Card>
             {data.topModels.length > 0 && <TopModels models={data.topModels} />}
-            <RecentRequests logs={data.logs} />
+            <RecentRequests logs={data.logs} total={data.totalRequests} />
           </>
         )}
       </div>
