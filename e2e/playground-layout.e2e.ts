@@ -3,8 +3,19 @@
 // drawer, the history row's scroll hint, the searchable model picker, the system prompt reaching the
 // upstream, copy / regenerate / edit-and-resend, copy on code blocks, image mode and attachments
 // only for models that take or give pictures, and the warning before a request the balance cannot cover.
-import { expect, test, type Page } from '@playwright/test'
+import AxeBuilder from '@axe-core/playwright'
+import { expect as baseExpect, test, type Page } from '@playwright/test'
 import { apiGet, fileAccount, shoot, spaced, watchConsole } from './helpers'
+
+// Room for a busy machine (the catalogue and the estimate are network round trips).
+const expect = baseExpect.configure({ timeout: 15_000 })
+
+/** No serious or critical WCAG 2.x A/AA violation in the playground's states a page-level audit does not reach (open list, drawer, edit form, warning). */
+async function expectAccessible(page: Page, include = '[data-testid=playground]') {
+  const { violations } = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).include(include).analyze()
+  const blocking = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
+  expect(blocking.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([])
+}
 
 const PASSWORD = 'playground-layout-1'
 const signIn = fileAccount('pglayout', PASSWORD)
@@ -62,7 +73,7 @@ async function seedChat(page: Page, title: string, pairs: number) {
   )
 }
 
-test.describe.configure({ mode: 'serial' })
+test.describe.configure({ mode: 'serial', timeout: 120_000 })
 
 test.describe('Playground layout and features (issue 17)', () => {
   test('1280×800: the composer is on screen (also after a long conversation), the side column, the history row hint', async ({ page }) => {
@@ -86,6 +97,7 @@ test.describe('Playground layout and features (issue 17)', () => {
     await expect(page.getByTestId('history-hint-left')).toHaveAttribute('data-visible', 'false')
     await expect(right.getByRole('button', { name: 'Прокрутить историю вправо' })).toBeVisible()
     await shoot(page, 'pg-layout-history-hint-1280')
+    await expectAccessible(page)
     await right.getByRole('button', { name: 'Прокрутить историю вправо' }).click()
     await expect(page.getByTestId('history-hint-left')).toHaveAttribute('data-visible', 'true')
     const scrolled = await page.getByTestId('chat-history').evaluate((el) => el.scrollLeft)
@@ -138,6 +150,7 @@ test.describe('Playground layout and features (issue 17)', () => {
     // Escape closes the list and keeps the model.
     await picker(page).fill('flux')
     await shoot(page, 'pg-picker-search-1280')
+    await expectAccessible(page)
     await picker(page).press('Escape')
     await expect(page.getByRole('listbox')).toHaveCount(0)
     await expect(picker(page)).toHaveAttribute('data-model-id', 'openai/gpt-3.5-turbo')
@@ -176,6 +189,7 @@ test.describe('Playground layout and features (issue 17)', () => {
     const system = 'Ты вежливый помощник. Отвечай одним словом и всегда по-русски.' // 62 characters
     await page.getByRole('button', { name: 'Системный промпт' }).click()
     await page.getByRole('textbox', { name: 'Системный промпт' }).fill(system)
+    await expectAccessible(page)
     const estimates: Array<{ chat: { messages: Array<{ role: string; content: unknown }> } }> = []
     page.on('request', (r) => r.url().endsWith('/api/playground/estimate') && estimates.push(JSON.parse(r.postData()!)))
     await composer(page).fill(question)
@@ -253,6 +267,7 @@ test.describe('Playground layout and features (issue 17)', () => {
     await expect(field).toBeFocused()
     await expect(field).toHaveValue('Первый вопрос')
     await shoot(page, 'pg-edit-1280')
+    await expectAccessible(page)
     await field.fill('Исправленный первый вопрос')
     const edited = page.waitForRequest((r) => r.url().endsWith('/v1/chat/completions') && r.method() === 'POST')
     await page.getByTestId('user-message').first().getByRole('button', { name: 'Отправить' }).click()
@@ -288,6 +303,7 @@ test.describe('Playground layout and features (issue 17)', () => {
     await expect(block.getByRole('button', { name: 'Копировать код' })).toHaveText('Скопировано')
     expect(await clipboard()).toBe(code)
     await shoot(page, 'pg-code-copy-1280')
+    await expectAccessible(page)
     await page.unroute('**/v1/chat/completions')
     consoleWatch.assertClean()
   })
@@ -356,6 +372,7 @@ test.describe('Playground layout and features (issue 17)', () => {
     await expect(drawer.getByTestId('model-info')).toBeVisible()
     await expect(drawer.getByLabel('Температура')).toBeVisible()
     await shoot(page, 'pg-drawer-360')
+    await expectAccessible(page, '[data-testid=settings-drawer]')
     await page.keyboard.press('Escape')
     await expect(drawer).toBeHidden()
     await expect(open).toBeFocused()
@@ -369,6 +386,7 @@ test.describe('Playground layout and features (issue 17)', () => {
     await expect(drawer).toBeVisible()
     await chooseModel(page, 'mini', 'openai/gpt-4o-mini')
     await shoot(page, 'pg-drawer-picked-360')
+    await expectAccessible(page, '[data-testid=settings-drawer]')
     await drawer.getByRole('button', { name: 'Закрыть' }).click()
     await expect(drawer).toBeHidden()
     await expect(page.getByText('openai/gpt-4o-mini', { exact: true })).toBeVisible()
@@ -422,6 +440,7 @@ test.describe('Playground layout and features (issue 17)', () => {
     await expect(topUp).toHaveAttribute('href', '/app/billing')
     await expectOnScreen(page, 'composer')
     await shoot(page, 'pg-over-balance-1280')
+    await expectAccessible(page)
 
     // Sending is not blocked: the server refuses with 402 and its message is shown with the same link.
     await composer(page).press('Enter')

@@ -44,7 +44,7 @@ function AttachmentChip({ item, onRemove, disabled }: { item: Attachment; onRemo
       )}
       <span className="min-w-0">
         <span className="block truncate font-medium">{item.name}</span>
-        <span className={cn('block truncate', item.status === 'failed' ? 'text-red-600' : 'text-slate-400')}>
+        <span className={cn('block truncate', item.status === 'failed' ? 'text-red-600' : 'text-slate-500')}>
           {item.status === 'uploading' ? 'Загрузка…' : item.status === 'failed' ? item.error : formatSize(item.size)}
         </span>
       </span>

@@ -623,12 +623,15 @@ export function PlaygroundPage() {
                 <button
                   type="button"
                   onClick={() => setDrawerOpen(true)}
+                  aria-label="Модель и настройки"
                   aria-haspopup="dialog"
                   aria-expanded={drawerOpen}
                   className="inline-flex h-9 items-center gap-1.5 rounded-lg border border-slate-200 bg-white px-2.5 text-sm font-medium text-slate-700 shadow-xs hover:bg-slate-50"
                 >
                   <SlidersIcon size={16} className="text-slate-500" />
-                  Модель и настройки
+                  {/* a phone keeps the width for the chat's title */}
+                  <span className="sm:hidden">Настройки</span>
+                  <span className="hidden sm:inline">Модель и настройки</span>
                 </button>
               )}
             </div>

@@ -42,7 +42,7 @@ function PriceRow({ label, value, unit, scale, testId }: { label: string; value:
         {known && unit && (
           <>
             {' '}
-            <span className="text-xs text-slate-400">{unit}</span>
+            <span className="text-xs text-slate-500">{unit}</span>
           </>
         )}
       </dd>
@@ -89,7 +89,7 @@ export function ModelInfoPanel({ model, open, onToggle }: { model: PlaygroundMod
               )}
             </div>
           ) : (
-            <p className="mt-2 text-sm text-slate-400">Описание не указано.</p>
+            <p className="mt-2 text-sm text-slate-500">Описание не указано.</p>
           )}
           <dl className="mt-3 divide-y divide-slate-100 border-t border-slate-100 text-sm">
             <div className="flex items-baseline justify-between gap-3 py-1">
@@ -153,7 +153,7 @@ function Range({
         onChange={(e) => onChange(Number(e.target.value))}
         className="mt-2 w-full accent-indigo-600 disabled:opacity-60"
       />
-      <div className="flex justify-between text-xs text-slate-400 tabular-nums">
+      <div className="flex justify-between text-xs text-slate-500 tabular-nums">
         <span>{format(min)}</span>
         <span>{format(max)}</span>
       </div>
