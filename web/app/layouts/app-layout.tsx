@@ -157,7 +157,7 @@ function SidebarFooter({ user }: { user: User }) {
           {user.email.charAt(0)}
         </span>
         <div className="min-w-0 flex-1">
-          <p className="text-xs text-slate-500">Аккаунт · настройки</p>
+          <p className="text-xs text-slate-600">Аккаунт · настройки</p>
           <p className="truncate text-sm font-medium text-slate-800" title={user.email} data-testid="sidebar-email">
             {user.email}
           </p>

@@ -76,7 +76,7 @@ export function UsageHint() {
           </div>
           <CopyButton text={code} className="text-slate-300 hover:bg-white/10 hover:text-white" />
         </div>
-        <pre role="tabpanel" className="overflow-x-auto p-4 font-mono text-[13px] leading-6 text-slate-100">
+        <pre role="tabpanel" tabIndex={0} className="overflow-x-auto p-4 font-mono text-[13px] leading-6 text-slate-100">
           <code>{code}</code>
         </pre>
       </div>

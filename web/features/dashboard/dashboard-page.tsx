@@ -197,7 +197,7 @@ function CurlExample() {
           <span className="text-xs font-medium text-slate-400">bash</span>
           <CopyButton text={command} className="text-slate-300 hover:bg-white/10 hover:text-white" />
         </div>
-        <pre className="overflow-x-auto p-4 font-mono text-[13px] leading-6 text-slate-100">
+        <pre tabIndex={0} className="overflow-x-auto p-4 font-mono text-[13px] leading-6 text-slate-100">
           <code>{command}</code>
         </pre>
       </div>
