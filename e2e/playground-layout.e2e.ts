@@ -304,6 +304,11 @@ test.describe('Playground layout and features (issue 17)', () => {
     expect(await clipboard()).toBe(code)
     await shoot(page, 'pg-code-copy-1280')
     await expectAccessible(page)
+    // on a phone the code scrolls sideways, by the keyboard too
+    await page.setViewportSize(PHONE)
+    await expect(block.locator('pre')).toHaveAttribute('tabindex', '0')
+    await expectAccessible(page)
+    await page.setViewportSize(DESKTOP)
     await page.unroute('**/v1/chat/completions')
     consoleWatch.assertClean()
   })

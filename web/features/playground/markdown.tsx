@@ -45,10 +45,11 @@ const chatMarkdown = new Marked({
       const url = safeHref(href)
       return url ? `<a href="${escapeHtml(url)}" target="_blank" rel="noopener noreferrer nofollow">${escapeHtml(text || url)}</a>` : escapeHtml(text)
     },
+    // The <pre> scrolls sideways on a phone: focusable, so the keyboard can scroll it too.
     code({ text, lang }: Tokens.Code) {
       const language = (lang ?? '').match(/^[\w+#.-]{1,20}/)?.[0] ?? ''
       const label = `<div class="code-lang"><span>${escapeHtml(language || 'код')}</span>${COPY_SLOT}</div>`
-      return `<div class="code-block">${label}<pre><code${language ? ` class="language-${escapeHtml(language)}"` : ''}>${escapeHtml(text)}</code></pre></div>`
+      return `<div class="code-block">${label}<pre tabindex="0"><code${language ? ` class="language-${escapeHtml(language)}"` : ''}>${escapeHtml(text)}</code></pre></div>`
     },
   },
 })
