@@ -6,7 +6,7 @@ import { CloseIcon } from './icons'
 /** Set once the banner is closed: it then stays hidden on every page of this browser. */
 export const DEMO_BANNER_DISMISSED_KEY = 'demo-banner-dismissed'
 
-/** The one line every visitor and customer reads; kept short so a 360 px phone shows it whole. */
+/** The one line every visitor and customer reads; kept short so a phone shows it in one line. */
 export const DEMO_NOTICE = 'Демо-режим: ответы моделей имитируются'
 
 function readDismissed(): boolean {
@@ -46,7 +46,8 @@ export function DemoBanner() {
         <p className="min-w-0 flex-1 sm:text-center">
           {/* one line, cut with an ellipsis rather than wrapped on the narrowest phones */}
           <span data-testid="demo-banner-notice" className="block truncate" title={`${DEMO_NOTICE}, настоящие модели не вызываются.`}>
-            {DEMO_NOTICE}
+            {/* the narrowest phones drop one word so the line ends whole, not in an ellipsis */}
+            Демо-режим: ответы <span className="max-[400px]:hidden">моделей </span>имитируются
             <span className="max-sm:hidden">, настоящие модели не вызываются</span>.
           </span>
           {isAdmin && (
