@@ -223,6 +223,7 @@ test.describe('Playground', () => {
   })
 
   test('attach an image, a text file and a PDF; refused files say why; the model gets image, file and text parts', async ({ page }) => {
+    test.slow() // a 20 MB file crosses into the browser: slow on a busy machine
     const consoleWatch = watchConsole(page)
     await page.setViewportSize({ width: 1280, height: 900 })
     await signIn(page)
@@ -237,7 +238,7 @@ test.describe('Playground', () => {
     await expect(page.getByRole('alert').filter({ hasText: 'Недопустимый тип файла' })).toBeVisible()
     // Refused by the server, which looks at the content: text pretending to be a PNG.
     await input.setInputFiles({ name: 'fake.png', mimeType: 'image/png', buffer: Buffer.from('я не картинка') })
-    await expect(page.getByRole('alert').filter({ hasText: 'Содержимое файла не соответствует его типу' })).toBeVisible()
+    await expect(page.getByRole('alert').filter({ hasText: 'Содержимое файла не соответствует его типу' })).toBeVisible({ timeout: 15_000 })
     await page.getByRole('button', { name: 'Убрать файл fake.png' }).click()
 
     await input.setInputFiles([
