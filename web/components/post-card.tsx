@@ -1,6 +1,6 @@
 import { Link } from 'wouter'
 import { EyeIcon } from './icons'
-import { formatDate, formatInteger } from '../lib/format'
+import { formatDate, formatInteger } from '../../src/content/format'
 
 /** What a card shows of a published article (GET /api/blog/posts); the blog and the landing list them. */
 export interface PostSummary {

@@ -6,7 +6,7 @@ import { Logo } from '../../components/logo'
 import { TestPaymentsBanner } from '../../components/test-payments-banner'
 import { cn } from '../../lib/cn'
 import { useSession } from '../../stores/session'
-import { PROVIDER, SUPPORT } from '../../../src/lib/terms'
+import { PROVIDER, SUPPORT } from '../../../src/content/terms'
 
 type NavItem = { label: string } & ({ section: string } | { href: string })
 

@@ -4,7 +4,7 @@ import { Dialog } from '../../components/dialog'
 import { FormAlert } from '../../components/form-alert'
 import { Input } from '../../components/input'
 import { errorMessage } from '../../lib/api'
-import { formatRubles } from '../../lib/format'
+import { formatRubles } from '../../../src/content/format'
 import { toast } from '../../stores/toasts'
 import { usersApi, type AdminUser } from './admin-api'
 

@@ -5,7 +5,7 @@ import { Card } from '../../components/card'
 import { AlertCircleIcon, CheckCircleIcon, InfoIcon } from '../../components/icons'
 import { PageSpinner } from '../../components/spinner'
 import { ApiError, api, errorMessage } from '../../lib/api'
-import { formatRubles } from '../../lib/format'
+import { formatRubles } from '../../../src/content/format'
 import { useDocumentTitle } from '../../lib/use-document-title'
 import { toast } from '../../stores/toasts'
 

@@ -1,7 +1,7 @@
-// The model catalogue: GET /v1/models (OpenAI list shape, not the {success,data} envelope),
-// plus the pure helpers the catalogue screen needs: providers, search and ruble prices.
-import useSWR from 'swr'
-import { formatInteger, formatPrice } from '../../lib/format'
+// The model catalogue's pure helpers: providers, search, filters, sorting and ruble prices.
+// Shared by the SPA and the server-rendered /models pages (src/spa/pages.ts); the fetching hook
+// is the SPA's (web/features/models/use-models.ts).
+import { formatInteger, formatPrice } from '../format'
 
 /** Ruble prices as decimal strings: per token (prompt, completion), per image, per request. */
 export interface ModelPricing {
@@ -27,12 +27,6 @@ export interface Model {
 export interface ModelList {
   object: string
   data: Model[]
-}
-
-export const MODELS_KEY = '/v1/models'
-
-export function useModels() {
-  return useSWR<ModelList>(MODELS_KEY)
 }
 
 // ─── providers ───────────────────────────────────────────────────────────────
