@@ -18,14 +18,7 @@ import { useBalance } from '../../lib/queries'
 import { useDocumentTitle } from '../../lib/use-document-title'
 import { useSession, type User } from '../../stores/session'
 import { toast } from '../../stores/toasts'
-
-interface SessionInfo {
-  id: string
-  createdAt: string
-  lastUsedAt: string
-  expiresAt: string
-  current: boolean
-}
+import type { Session as SessionInfo } from '../../../src/wire'
 
 const SESSIONS_KEY = '/api/auth/sessions'
 
