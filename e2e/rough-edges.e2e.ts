@@ -1,7 +1,7 @@
 // Issue 17, points 5 (the demo banner), 6 (admin fixes) and 8 (small items), at 1280×800 and 360×740:
 // each rough edge the walk-through found, asserted as the customer or admin meets it.
 import { expect as baseExpect, test, type APIRequestContext, type Page } from '@playwright/test'
-import { dailySlots } from '../src/blog/schedule'
+import { dailySlots } from '../src/content/schedule'
 import { loginViaUi, registerViaUi, shoot, spaced, uniqueEmail, watchConsole } from './helpers'
 
 const ADMIN_EMAIL = 'admin@e2e.ru' // ADMIN_EMAILS in playwright.config.ts

@@ -2,7 +2,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { randomBytes } from 'node:crypto'
-import { MARKUP_PERCENT, WELCOME_BONUS_RUB } from './lib/terms'
+import { MARKUP_PERCENT, WELCOME_BONUS_RUB } from './content/terms'
 
 export class ConfigError extends Error {}
 

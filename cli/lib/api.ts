@@ -1,6 +1,7 @@
 // The HTTP client for /api (the {success, data} envelope) with the web client's session rule:
 // on a 401, renew the access token with the refresh token once (the pair rotates, so the new
 // pair is stored), repeat the request, and give up with "войдите снова" if that fails too.
+import type { CreatedPayment, UsageStats, User } from '../../src/wire'
 import type { ConfigStore, Session } from './config'
 import { CliError, EXIT, insufficientBalance, notSignedIn, sessionExpired, unreachable } from './errors'
 
@@ -135,44 +136,10 @@ export function createApi(server: string, store: ConfigStore) {
 
 export type Api = ReturnType<typeof createApi>
 
-// ─── server shapes (see src/*/model.ts); optional fields are newer additions ─────────────────
+// ─── server shapes: the wire types of the route schemas (src/wire.ts), imported as types only ─
 
-export type User = { id: string; email: string; role: 'user' | 'admin'; balance: number; createdAt: string }
-export type Balance = { balance: number; isLow?: boolean; lowBalanceThreshold?: number }
-export type Transaction = {
-  id: string
-  amount: string
-  balanceAfter: number
-  description: string
-  type: 'bonus' | 'topup' | 'usage' | 'admin' | 'refund'
-  createdAt: string
-}
-export type ApiKey = {
-  id: string
-  name: string
-  keyPrefix: string
-  isActive: boolean
-  monthlyLimit: number | null
-  monthSpent: number
-  createdAt: string
-  lastUsedAt: string | null
-}
-export type UsageLog = {
-  id: string
-  model: string
-  totalTokens: number
-  cost: number
-  status: 'success' | 'error' | 'cancelled'
-  apiKeyId: string | null
-  apiKeyName?: string | null
-  createdAt: string
-}
-export type Usage = { totalCost: number; totalTokens: number; totalRequests: number; logs: UsageLog[] }
-export type Model = {
-  id: string
-  name: string
-  description: string
-  context_length: number
-  pricing: { prompt: string; completion: string; image: string; request: string }
-}
-export type Payment = { id: string; status: string; amount: number; confirmationUrl: string }
+export type { ApiKey, Balance, Model, Transaction, UsageLog, User } from '../../src/wire'
+/** GET /api/billing/usage */
+export type Usage = UsageStats
+/** POST /api/payments/create */
+export type Payment = CreatedPayment

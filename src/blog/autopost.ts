@@ -17,7 +17,7 @@ import { newId } from '../lib/crypto'
 import { AppError, badRequest, conflict, notFound } from '../lib/errors'
 import { ARTICLE_FORMAT, ArticleParseError, articleMessages, coverPrompt, isWritable, modelKind, parseArticle, slugify, uniqueSlug, type Article, type PriceLine } from './article'
 import { createCoverStore } from './covers'
-import { dueSlot, isInterval, nextRunTime, START_TIME_RE } from './schedule'
+import { dueSlot, isInterval, nextRunTime, START_TIME_RE } from '../content/schedule'
 import { blogStore, postToApi, type BlogPost } from './store'
 import type { AutopostRunRow } from './schema'
 

@@ -32,7 +32,7 @@ export const blogPosts = sqliteTable(
 export type BlogPostRow = typeof blogPosts.$inferSelect
 
 // Defined beside the slot arithmetic (pure, shared with the admin page in the browser).
-export { AUTOPOST_INTERVALS } from './schedule'
+export { AUTOPOST_INTERVALS } from '../content/schedule'
 
 /** The single row (id 1) of the publisher's schedule; defaults from the spec (off, 10:00, every hour). */
 export const autopostSettings = sqliteTable('autopost_settings', {

@@ -4,7 +4,7 @@ import type { Db } from '../db/client'
 import { badRequest, conflict } from '../lib/errors'
 import { newId } from '../lib/crypto'
 import { microsToRub, MICROS_PER_RUB } from '../lib/money'
-import { REFUND } from '../lib/terms'
+import { REFUND } from '../content/terms'
 import { paymentsStore } from './store'
 import type { RefundRequestRow } from './schema'
 

@@ -14,7 +14,7 @@ import { isYooKassaAddress } from './ip-ranges'
 import { paymentsStore } from './store'
 import type { PaymentRow } from './schema'
 import { createYooKassaClient, YooKassaError, type YooKassaClient, type YooPayment } from './yookassa'
-import { TOP_UP } from '../lib/terms'
+import { TOP_UP } from '../content/terms'
 
 const MICROS_PER_KOPECK = 10_000
 

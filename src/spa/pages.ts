@@ -4,14 +4,14 @@
 import type { Config } from '../config'
 import type { Db } from '../db/client'
 import { blogStore, postToApi, type BlogPost } from '../blog/store'
-import { PROVIDER, SUPPORT } from '../lib/terms'
-import { renderMarkdown } from '../../web/lib/markdown'
-import { metaForPath, postMeta, type PageMeta } from '../../web/lib/seo'
-import { LEGAL_DOCUMENTS, type LegalSlug } from '../../web/features/legal/documents'
-import { SERVICES_DOCUMENT } from '../../web/features/services/services-content'
-import { docsDocument } from '../../web/features/docs/docs-content'
-import { AUDIENCE, FEATURES, HERO, PRODUCT_CARDS, USE_CASES, type TextCard } from '../../web/features/landing/landing-content'
-import { pickShowcase, splitModelName } from '../../web/features/landing/showcase'
+import { PROVIDER, SUPPORT } from '../content/terms'
+import { renderMarkdown } from '../content/markdown'
+import { metaForPath, postMeta, type PageMeta } from '../content/seo'
+import { LEGAL_DOCUMENTS, type LegalSlug } from '../content/legal'
+import { SERVICES_DOCUMENT } from '../content/services'
+import { docsDocument } from '../content/docs'
+import { AUDIENCE, FEATURES, HERO, PRODUCT_CARDS, USE_CASES, type TextCard } from '../content/landing'
+import { pickShowcase, splitModelName } from '../content/showcase'
 import { documentHtml, esc, inlineHtml } from './render'
 import type { Catalog } from '../catalog/service'
 import { dec, type Dec } from '../lib/decimal'
@@ -24,9 +24,9 @@ import {
   providerOf,
   publicModelHref,
   type Model,
-} from '../../web/features/models/catalog'
-import { modelsMeta, modelMeta, NOT_FOUND_MODEL_META } from '../../web/features/models/model-meta'
-import { modelSnippets } from '../../web/features/models/snippets'
+} from '../content/models/catalog'
+import { modelsMeta, modelMeta, NOT_FOUND_MODEL_META } from '../content/models/meta'
+import { modelSnippets } from '../content/models/snippets'
 
 export interface PageDeps {
   config: Pick<Config, 'publicUrl' | 'testPaymentsBanner' | 'markup'>

@@ -1,8 +1,8 @@
 // HTML for crawlers and visitors without JavaScript: the same texts the SPA shows, as plain
 // semantic markup. Everything that comes from data is escaped here.
-import { escapeHtml } from '../../web/lib/markdown'
-import { parseInline, type Block, type RichDocument } from '../../web/lib/rich-text'
-import { headTags, jsonForScript, type PageMeta } from '../../web/lib/seo'
+import { escapeHtml } from '../content/markdown'
+import { parseInline, type Block, type RichDocument } from '../content/rich-text'
+import { headTags, jsonForScript, type PageMeta } from '../content/seo'
 
 export const esc = escapeHtml
 

@@ -5,10 +5,10 @@ import { join } from 'node:path'
 import { openDatabase } from '../db/client'
 import { seedBlogPost } from '../blog/store'
 import { startServer, type TestServer } from '../test-support/server'
-import { renderMarkdown, safeUrl } from '../../web/lib/markdown'
-import { pickShowcase, splitModelName } from '../../web/features/landing/showcase'
-import { LEGAL_DOCUMENTS } from '../../web/features/legal/documents'
-import { AVAILABILITY_PERCENT, LIABILITY_CAP_DAYS, MARKUP_PERCENT, MIN_AGE, REFUND, RETENTION, TOP_UP, WELCOME_BONUS_RUB } from '../lib/terms'
+import { renderMarkdown, safeUrl } from '../content/markdown'
+import { pickShowcase, splitModelName } from '../content/showcase'
+import { LEGAL_DOCUMENTS } from '../content/legal'
+import { AVAILABILITY_PERCENT, LIABILITY_CAP_DAYS, MARKUP_PERCENT, MIN_AGE, REFUND, RETENTION, TOP_UP, WELCOME_BONUS_RUB } from '../content/terms'
 
 const PUBLIC_URL = 'https://gateway.example.ru'
 let server: TestServer
@@ -341,7 +341,7 @@ describe('markdown rendering (shared by the server and the browser)', () => {
     expect(safeUrl('mailto:a@b.ru', 'image')).toBeNull()
   })
 
-  test('every legal document states its terms from src/lib/terms.ts', () => {
+  test('every legal document states its terms from src/content/terms.ts', () => {
     const text = JSON.stringify(LEGAL_DOCUMENTS)
     for (const term of [
       `наценка Сервиса ${MARKUP_PERCENT}%`,

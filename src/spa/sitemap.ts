@@ -3,7 +3,7 @@ import { desc, isNotNull } from 'drizzle-orm'
 import type { Db } from '../db/client'
 import { blogPosts } from '../blog/schema'
 import { esc } from './render'
-import { publicModelHref } from '../../web/features/models/catalog'
+import { publicModelHref } from '../content/models/catalog'
 
 /** Public pages worth indexing, with their weight in the sitemap. */
 export const SITEMAP_PAGES: Array<[path: string, priority: string, changefreq: string]> = [

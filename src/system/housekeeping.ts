@@ -2,7 +2,7 @@ import { inArray, isNotNull, lt, or } from 'drizzle-orm'
 import type { Db } from '../db/client'
 import { passwordResets, refreshTokens } from '../auth/schema'
 import { purgeRateLimits } from '../lib/rate-limit'
-import { RETENTION } from '../lib/terms'
+import { RETENTION } from '../content/terms'
 import { usageLogs } from '../billing/schema'
 
 const DAY = 86_400_000

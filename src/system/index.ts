@@ -1,21 +1,11 @@
-import { Elysia, t } from 'elysia'
+import { Elysia } from 'elysia'
 import { sql } from 'drizzle-orm'
 import type { Config } from '../config'
 import type { Db } from '../db/client'
 import { envelope, errors, ok } from '../lib/http'
 import type { Mailer } from '../mail/service'
 import pkg from '../../package.json'
-
-const Health = t.Object({
-  status: t.Literal('ok'),
-  version: t.String(),
-  uptimeSec: t.Integer(),
-  upstream: t.UnionEnum(['demo', 'openrouter'], { description: 'demo — встроенная демо-модель' }),
-  mail: t.UnionEnum(['smtp', 'outbox']),
-  payments: t.UnionEnum(['test', 'yookassa']),
-  testPaymentsBanner: t.Boolean({ description: 'ALLOW_TEST_PAYMENTS: каждая страница предупреждает, что оплата тестовая' }),
-  emailVerification: t.Boolean({ description: 'Приветственный бонус начисляется после подтверждения e-mail' }),
-})
+import { Health } from './model'
 
 export function systemRoutes(config: Config, db: Db, mailer: Mailer) {
   const started = Date.now()

@@ -1,6 +1,6 @@
 import { useState } from 'react'
 import { Link, useLocation } from 'wouter'
-import { formatRubles } from '../lib/format'
+import { formatRubles } from '../../src/content/format'
 import { useBalance } from '../lib/queries'
 import { AlertCircleIcon, CloseIcon } from './icons'
 

@@ -1,19 +1,10 @@
 import { Link } from 'wouter'
+import type { BlogPost } from '../../src/wire'
 import { EyeIcon } from './icons'
-import { formatDate, formatInteger } from '../lib/format'
+import { formatDate, formatInteger } from '../../src/content/format'
 
 /** What a card shows of a published article (GET /api/blog/posts); the blog and the landing list them. */
-export interface PostSummary {
-  id: string
-  slug: string
-  title: string
-  description: string
-  /** a path on this site, or null */
-  coverImage: string | null
-  modelName: string
-  views: number
-  publishedAt: string | null
-}
+export type PostSummary = Pick<BlogPost, 'id' | 'slug' | 'title' | 'description' | 'coverImage' | 'modelName' | 'views' | 'publishedAt'>
 
 /** Where an article has no cover: the model's name on the brand gradient, so cards stay even. */
 export function CoverPlaceholder({ modelName }: { modelName: string }) {

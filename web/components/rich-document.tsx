@@ -1,7 +1,7 @@
 import { Fragment } from 'react'
 import { Link } from 'wouter'
 import { cn } from '../lib/cn'
-import { parseInline, type Block, type DocSection } from '../lib/rich-text'
+import { parseInline, type Block, type DocSection } from '../../src/content/rich-text'
 import { CopyButton } from './copy-button'
 import { InfoIcon } from './icons'
 

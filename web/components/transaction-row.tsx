@@ -1,5 +1,5 @@
 import { cn } from '../lib/cn'
-import { formatDateTime, formatRubles, formatSignedRubles } from '../lib/format'
+import { formatDateTime, formatRubles, formatSignedRubles } from '../../src/content/format'
 import { describeTransaction, TRANSACTION_TYPE_LABELS, type Transaction } from '../lib/types'
 
 /** One ledger movement: what and when on the left, the signed amount (green +, red −) on the right. */

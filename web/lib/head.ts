@@ -2,7 +2,7 @@
 // tags and JSON-LD. The server sends the same tags (marked data-seo) for the first page; after
 // that the SPA replaces them on every navigation.
 import { useEffect } from 'react'
-import { headTags, jsonForScript, metaForPath, type PageMeta } from './seo'
+import { headTags, jsonForScript, metaForPath, type PageMeta } from '../../src/content/seo'
 
 /** The site's public origin: the server writes PUBLIC_URL into the canonical link it sends. */
 export const siteOrigin: string = (() => {

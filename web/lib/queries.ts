@@ -2,17 +2,10 @@
 import useSWR from 'swr'
 import { useSession } from '../stores/session'
 import { BALANCE_REFRESH_MS } from './swr-config'
-import type { UsageStats } from './types'
+import type { Balance, Health, UsageStats } from '../../src/wire'
 
-export interface BalanceResponse {
-  /** rubles */
-  balance: number
-  /** rubles: about the cost of 100 typical requests; under it the app shows a warning */
-  lowBalanceThreshold: number
-  isLow: boolean
-  /** the user's e-mail alert level in rubles; null = off */
-  alertThreshold: number | null
-}
+/** GET /api/billing/balance (wire type: src/wire.ts). */
+export type BalanceResponse = Balance
 
 export const BALANCE_KEY = '/api/billing/balance'
 
@@ -33,17 +26,8 @@ export function useBalance() {
   })
 }
 
-export interface HealthResponse {
-  status: 'ok'
-  version: string
-  upstream: 'demo' | 'openrouter'
-  mail: 'smtp' | 'outbox'
-  payments: 'test' | 'yookassa'
-  /** ALLOW_TEST_PAYMENTS: every page shows the test-payments banner */
-  testPaymentsBanner?: boolean
-  /** the welcome bonus waits for a confirmed e-mail address */
-  emailVerification?: boolean
-}
+/** GET /api/health (wire type: src/wire.ts). */
+export type HealthResponse = Health
 
 /** How this installation runs: the demo upstream and the test payment page are labelled in the UI. */
 export function useHealth() {

@@ -1,5 +1,5 @@
 import { expect, test } from 'bun:test'
-import { postMeta, withBrand } from './seo'
+import { postMeta, withBrand } from '../../src/content/seo'
 
 test('the brand ends a title once, whatever suffix the title came with', () => {
   expect(withBrand('Вход')).toBe('Вход — AI Gateway')

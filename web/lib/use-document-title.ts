@@ -1,6 +1,6 @@
 import { useEffect } from 'react'
-import { BRAND } from '../../src/lib/terms'
-import { DEFAULT_TITLE, withBrand } from './seo'
+import { BRAND } from '../../src/content/terms'
+import { DEFAULT_TITLE, withBrand } from '../../src/content/seo'
 
 export { BRAND, DEFAULT_TITLE }
 

@@ -1,24 +1,14 @@
 import { create } from 'zustand'
 import { createJSONStorage, persist } from 'zustand/middleware'
+import type { AuthResult as WireAuthResult, User as WireUser } from '../../src/wire'
 
-/** The account as the server describes it (GET /api/auth/profile, login, register). */
-export interface User {
-  id: string
-  email: string
-  role: 'admin' | 'user'
-  /** rubles */
-  balance: number
-  /** ISO date-time */
-  createdAt: string
-  /** the address was confirmed by the link in the letter (absent in sessions stored before it existed) */
-  emailVerified?: boolean
-}
+/**
+ * The account as the server describes it (GET /api/auth/profile, login, register: src/wire.ts).
+ * emailVerified may be absent in a session stored in the browser before the field existed.
+ */
+export type User = Omit<WireUser, 'emailVerified'> & Partial<Pick<WireUser, 'emailVerified'>>
 
-export interface AuthResult {
-  user: User
-  accessToken: string
-  refreshToken: string
-}
+export type AuthResult = WireAuthResult
 
 export interface SessionData {
   user: User | null

@@ -2,7 +2,7 @@ import type { ReactNode } from 'react'
 import { Logo } from '../../components/logo'
 import { TestPaymentsBanner } from '../../components/test-payments-banner'
 import { DemoBanner } from '../../components/demo-banner'
-import { PROVIDER } from '../../../src/lib/terms'
+import { PROVIDER } from '../../../src/content/terms'
 
 /** Sign-in, registration and password screens: brand on top, one centred card. */
 export function AuthLayout({ children }: { children: ReactNode }) {

@@ -7,7 +7,7 @@ import { TestPaymentsBanner } from '../../components/test-payments-banner'
 import { DemoBanner } from '../../components/demo-banner'
 import { cn } from '../../lib/cn'
 import { useSession } from '../../stores/session'
-import { PROVIDER, SUPPORT } from '../../../src/lib/terms'
+import { PROVIDER, SUPPORT } from '../../../src/content/terms'
 
 type NavItem = { label: string } & ({ section: string } | { href: string })
 

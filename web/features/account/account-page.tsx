@@ -12,20 +12,13 @@ import { EmptyNote, ListSkeleton, LoadError } from '../../components/list-state'
 import { PageHeading } from '../../components/page-heading'
 import { PasswordInput } from '../../components/password-input'
 import { api, authorizedFetch, errorMessage, parseResponse } from '../../lib/api'
-import { formatDateTime, formatRubles } from '../../lib/format'
-import { REFUND } from '../../../src/lib/terms'
+import { formatDateTime, formatRubles } from '../../../src/content/format'
+import { REFUND } from '../../../src/content/terms'
 import { useBalance } from '../../lib/queries'
 import { useDocumentTitle } from '../../lib/use-document-title'
 import { useSession, type User } from '../../stores/session'
 import { toast } from '../../stores/toasts'
-
-interface SessionInfo {
-  id: string
-  createdAt: string
-  lastUsedAt: string
-  expiresAt: string
-  current: boolean
-}
+import type { Session as SessionInfo } from '../../../src/wire'
 
 const SESSIONS_KEY = '/api/auth/sessions'
 

@@ -1,40 +1,27 @@
 // The admin area's calls: /api/admin/* and /api/blog/admin/* (every one checked on the server too).
 import useSWR from 'swr'
+import type {
+  AdminBlogPost,
+  AdminRefundRequest,
+  AdminStats,
+  AdminUser,
+  AdminUsersPage,
+  AutopostSettings,
+  AutopostStats,
+  BalanceAdjustment,
+  BlogPost,
+  Deleted,
+  UncoveredCost,
+  UncoveredResponse,
+} from '../../../src/wire'
 import { api, authorizedFetch, parseResponse } from '../../lib/api'
 
-// ─── stats ───────────────────────────────────────────────────────────────────
+// The wire types, declared by the route schemas (src/admin/model.ts, src/blog/model.ts, src/payments/model.ts).
+export type { AdminStats, AdminUser, AutopostSettings, AutopostStats, UncoveredCost }
+export type RefundRequest = AdminRefundRequest
+export type AdminPost = AdminBlogPost
 
-export interface AdminStats {
-  openrouter: {
-    mode: 'demo' | 'openrouter'
-    /** USD spent on the upstream key */
-    usage: number | null
-    /** USD; null = the key has no cap */
-    limit: number | null
-    remaining: number | null
-    /** no cap, or a limit ≥ 999999: pay as you go */
-    unlimited: boolean
-    error: string | null
-  }
-  users: { total: number; newWeek: number; newToday: number }
-  finance: {
-    totalTransactions: number
-    /** rubles */
-    totalBalance: number
-    /** rubles charged to customers for requests */
-    totalRevenue: number
-    /** USD: customers' requests plus the blog */
-    openrouterCost: number
-    /** USD at the current rate; null when no rate is known */
-    totalMargin: number | null
-    usdRubRate: number | null
-    /** rubles: what requests cost beyond what their customers were charged (should be 0) */
-    uncoveredCost: number
-    uncoveredRequests: number
-  }
-  usage: { totalApiKeys: number; totalRequests: number; totalTokens: number }
-  blog: { total: number; published: number }
-}
+// ─── stats ───────────────────────────────────────────────────────────────────
 
 /** The spec's threshold for the unlimited (pay-as-you-go) upstream mode. */
 export const UNLIMITED_LIMIT = 999999
@@ -43,22 +30,7 @@ export const useAdminStats = () => useSWR<AdminStats>('/api/admin/stats', { dedu
 
 // ─── uncovered cost ──────────────────────────────────────────────────────────
 
-/** One request whose cost exceeded what its customer was charged; amounts in rubles. */
-export interface UncoveredCost {
-  id: string
-  usageId: string
-  userId: string
-  /** null once the account is deleted */
-  email: string | null
-  model: string
-  upstreamId: string | null
-  held: number
-  cost: number
-  charged: number
-  uncovered: number
-  createdAt: string
-}
-
+/** The list as the screen reads it (the wire answer is `{success, total, requests, data}`). */
 export interface UncoveredPage {
   /** rubles, all requests */
   total: number
@@ -73,7 +45,7 @@ export const UNCOVERED_KEY = `/api/admin/uncovered?limit=${UNCOVERED_LIMIT}`
 async function fetchUncovered(path: string): Promise<UncoveredPage> {
   const response = await authorizedFetch(path, { headers: { Accept: 'application/json' } })
   if (!response.ok) await parseResponse(response) // throws the server's error
-  const body = (await response.json()) as { total: number; requests: number; data: UncoveredCost[] }
+  const body = (await response.json()) as UncoveredResponse
   return { total: body.total, requests: body.requests, rows: body.data }
 }
 
@@ -82,17 +54,7 @@ export const useUncovered = (enabled: boolean) => useSWR<UncoveredPage>(enabled 
 
 // ─── users ───────────────────────────────────────────────────────────────────
 
-export interface AdminUser {
-  id: string
-  email: string
-  role: 'admin' | 'user'
-  /** rubles */
-  balance: number
-  createdAt: string
-  apiKeys: number
-  usageLogs: number
-}
-
+/** The page as the screen reads it (the wire answer is `{success, data, pagination}`). */
 export interface UsersPage {
   users: AdminUser[]
   total: number
@@ -107,25 +69,11 @@ export const usersKey = (search: string) => `/api/admin/users?${new URLSearchPar
 async function fetchUsers(path: string): Promise<UsersPage> {
   const response = await authorizedFetch(path, { headers: { Accept: 'application/json' } })
   if (!response.ok) await parseResponse(response) // throws the server's error
-  const body = (await response.json()) as { data: AdminUser[]; pagination: { total: number } }
+  const body = (await response.json()) as AdminUsersPage
   return { users: body.data, total: body.pagination.total }
 }
 
 export const useAdminUsers = (search: string) => useSWR<UsersPage>(usersKey(search), fetchUsers, { dedupingInterval: 2000, keepPreviousData: true })
-
-export interface RefundRequest {
-  id: string
-  userId: string
-  email: string
-  /** rubles requested */
-  amount: number
-  /** the customer's balance now, rubles */
-  balance: number
-  status: 'pending' | 'approved' | 'rejected'
-  reason: string | null
-  createdAt: string
-  resolvedAt: string | null
-}
 
 export const useRefundRequests = () => useSWR<RefundRequest[]>('/api/admin/refund-requests', { dedupingInterval: 2000 })
 
@@ -134,39 +82,11 @@ export const ADJUSTMENT_DESCRIPTION = 'Admin adjustment'
 
 export const usersApi = {
   adjustBalance: (id: string, amount: number) =>
-    api.post<{ balance: number }>(`/api/admin/users/${encodeURIComponent(id)}/balance`, { amount, description: ADJUSTMENT_DESCRIPTION }),
-  remove: (id: string) => api.delete<{ id: string; deleted: true }>(`/api/admin/users/${encodeURIComponent(id)}`),
+    api.post<BalanceAdjustment>(`/api/admin/users/${encodeURIComponent(id)}/balance`, { amount, description: ADJUSTMENT_DESCRIPTION }),
+  remove: (id: string) => api.delete<Deleted>(`/api/admin/users/${encodeURIComponent(id)}`),
 }
 
 // ─── blog ────────────────────────────────────────────────────────────────────
-
-export interface AutopostSettings {
-  isEnabled: boolean
-  /** 'HH:MM', Moscow time */
-  startTime: string
-  intervalHours: number
-}
-
-export interface AutopostStats {
-  totalPosts: number
-  publishedPosts: number
-  lastRunTime: string | null
-  nextRunTime: string | null
-  lastRun: { status: 'running' | 'succeeded' | 'failed' | 'skipped'; modelId: string | null; postId: string | null; error: string | null; finishedAt: string | null } | null
-}
-
-export interface AdminPost {
-  id: string
-  slug: string
-  title: string
-  description: string
-  coverImage: string | null
-  modelName: string
-  modelId: string
-  views: number
-  publishedAt: string | null
-  createdAt: string
-}
 
 /** Spec §5: the only frequencies the schedule allows. */
 export const INTERVALS = [1, 2, 3, 6, 12, 24] as const
@@ -184,8 +104,8 @@ export const useAdminPosts = () => useSWR<AdminPost[]>(POSTS_KEY, { refreshInter
 
 export const blogApi = {
   updateSettings: (patch: Partial<AutopostSettings>) => api.patch<AutopostSettings>(SETTINGS_KEY, patch),
-  runNow: () => api.post<AdminPost>('/api/blog/admin/autopost/run'),
-  regenerateImage: (id: string) => api.post<AdminPost>(`/api/blog/admin/posts/${encodeURIComponent(id)}/regenerate-image`),
+  runNow: () => api.post<BlogPost>('/api/blog/admin/autopost/run'),
+  regenerateImage: (id: string) => api.post<BlogPost>(`/api/blog/admin/posts/${encodeURIComponent(id)}/regenerate-image`),
   remove: (id: string) => api.delete<{ ok: true }>(`/api/blog/admin/posts/${encodeURIComponent(id)}`),
 }
 

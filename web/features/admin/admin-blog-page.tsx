@@ -9,7 +9,7 @@ import { EmptyNote, ListSkeleton, LoadError } from '../../components/list-state'
 import { PageHeading } from '../../components/page-heading'
 import { errorMessage } from '../../lib/api'
 import { cn } from '../../lib/cn'
-import { formatDate, formatDateTime, formatInteger } from '../../lib/format'
+import { formatDate, formatDateTime, formatInteger } from '../../../src/content/format'
 import { useDocumentTitle } from '../../lib/use-document-title'
 import { useMediaQuery } from '../../lib/use-media-query'
 import { toast } from '../../stores/toasts'
@@ -24,7 +24,7 @@ import {
   type AutopostSettings,
 } from './admin-api'
 import { ImageRefreshIcon, RowAction } from './admin-ui'
-import { dailySlots } from '../../../src/blog/schedule'
+import { dailySlots } from '../../../src/content/schedule'
 
 const TABLE_QUERY = '(min-width: 1100px)'
 

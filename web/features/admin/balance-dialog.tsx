@@ -3,7 +3,7 @@ import { Button } from '../../components/button'
 import { Dialog } from '../../components/dialog'
 import { Input } from '../../components/input'
 import { errorMessage } from '../../lib/api'
-import { formatRublesExact } from '../../lib/format'
+import { formatRublesExact } from '../../../src/content/format'
 import { toast } from '../../stores/toasts'
 import { usersApi, type AdminUser } from './admin-api'
 

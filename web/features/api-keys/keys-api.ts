@@ -1,31 +1,10 @@
 // API keys: GET/POST /api/auth/api-keys, PATCH/DELETE /api/auth/api-keys/{id} (the {success,data} envelope).
 import useSWR from 'swr'
+import type { ApiKey, ApiKeyPatch, CreatedApiKey } from '../../../src/wire'
 import { api } from '../../lib/api'
 
-export interface ApiKey {
-  id: string
-  name: string
-  /** The first characters of the key, e.g. 'sk-gw-AbCd1234'. */
-  keyPrefix: string
-  isActive: boolean
-  /** Rubles per calendar month; null = no limit. */
-  monthlyLimit: number | null
-  /** Rubles spent this calendar month. */
-  monthSpent: number
-  createdAt: string
-  lastUsedAt: string | null
-}
-
-/** The creation answer: the only time the full key crosses the wire. */
-export interface CreatedApiKey extends ApiKey {
-  key: string
-}
-
-export interface ApiKeyPatch {
-  name?: string
-  isActive?: boolean
-  monthlyLimit?: number | null
-}
+// The wire types, declared by the route schemas (src/keys/model.ts).
+export type { ApiKey, ApiKeyPatch, CreatedApiKey }
 
 export const KEYS_KEY = '/api/auth/api-keys'
 /** The server refuses the 21st key with this message; the form says it up front. */

@@ -7,6 +7,7 @@ import { api, errorMessage } from '../../lib/api'
 import { useDocumentTitle } from '../../lib/use-document-title'
 import { useSession, type User } from '../../stores/session'
 import { AuthBadge, AuthCard, authLinkClass } from './auth-card'
+import type { Verified } from '../../../src/wire'
 
 type Outcome = { state: 'pending' } | { state: 'done'; message: string; bonusCredited: boolean } | { state: 'failed'; message: string }
 
@@ -23,7 +24,7 @@ export function VerifyEmailPage({ token }: { token: string }) {
     if (asked.current) return
     asked.current = true
     api
-      .post<{ message: string; bonusCredited: boolean }>('/api/auth/verify-email', { token })
+      .post<Verified>('/api/auth/verify-email', { token })
       .then(async (result) => {
         setOutcome({ state: 'done', ...result })
         // The banner in the app reads the stored user: bring it up to date when signed in here.

@@ -1,51 +1,12 @@
 // Payments, refunds and balance alerts: /api/payments/* and PATCH /api/billing/alerts ({success,data} envelope).
 import useSWR, { mutate } from 'swr'
+import type { Alerts, CreatedPayment, Payment, PaymentStatus, RefundEligibility, RefundRequest, RefundRequestStatus } from '../../../src/wire'
 import { api } from '../../lib/api'
 import { BALANCE_KEY, TRANSACTIONS_KEY } from '../../lib/queries'
 
-export type PaymentStatus = 'pending' | 'succeeded' | 'canceled' | 'review'
-
-export interface Payment {
-  id: string
-  /** rubles */
-  amount: number
-  status: PaymentStatus
-  description: string
-  createdAt: string
-  paidAt: string | null
-  /** Russian, e.g. 'Платёж отменён' */
-  cancelReason: string | null
-  /** made on the built-in test payment page (no real money) */
-  test: boolean
-}
-
-export interface CreatedPayment {
-  id: string
-  status: 'pending'
-  amount: number
-  confirmationUrl: string
-}
-
-export type RefundStatus = 'pending' | 'approved' | 'rejected'
-
-export interface RefundRequest {
-  id: string
-  amount: number
-  status: RefundStatus
-  reason: string | null
-  createdAt: string
-}
-
-export interface RefundEligibility {
-  eligible: boolean
-  /** rubles that would be returned */
-  remainder: number
-  /** Russian sentences: why a request is not possible now */
-  reasons: string[]
-  lastTopUpAt: string | null
-  /** the latest request, if any */
-  request: RefundRequest | null
-}
+// The wire types, declared by the route schemas (src/payments/model.ts).
+export type { CreatedPayment, Payment, PaymentStatus, RefundEligibility, RefundRequest }
+export type RefundStatus = RefundRequestStatus
 
 export const PAYMENTS_KEY = '/api/payments/list?limit=20'
 export const REFUND_KEY = '/api/payments/refund-request'
@@ -112,5 +73,5 @@ export const billingApi = {
   requestRefund: (reason: string | undefined) =>
     api.post<RefundRequest>(REFUND_KEY, reason ? { reason } : {}, { fallback: 'Не удалось отправить заявку' }),
   setAlert: (threshold: number | null) =>
-    api.patch<{ alertThreshold: number | null }>('/api/billing/alerts', { threshold }, { fallback: 'Не удалось сохранить настройку' }),
+    api.patch<Alerts>('/api/billing/alerts', { threshold }, { fallback: 'Не удалось сохранить настройку' }),
 }

@@ -1,6 +1,6 @@
 import { Card } from '../../components/card'
 import { cn } from '../../lib/cn'
-import { formatDateTime, formatRubles } from '../../lib/format'
+import { formatDateTime, formatRubles } from '../../../src/content/format'
 import { PAYMENT_STATUS_LABELS, usePayments, type PaymentStatus } from './billing-api'
 import { EmptyNote, ListSkeleton, LoadError } from '../../components/list-state'
 

@@ -4,7 +4,7 @@ import { CheckCircleIcon, AlertCircleIcon, ClockIcon, CloseIcon } from '../../co
 import { Spinner } from '../../components/spinner'
 import { ApiError } from '../../lib/api'
 import { cn } from '../../lib/cn'
-import { formatRubles } from '../../lib/format'
+import { formatRubles } from '../../../src/content/format'
 import { paymentKey, revalidateMoney, type Payment } from './billing-api'
 
 /** While the provider has not answered: ask every 2 s, for about 2 minutes, then stop and explain. */

@@ -1,17 +1,10 @@
 // The public blog: GET /api/blog/posts, GET /api/blog/posts/{slug}, POST /api/blog/posts/{slug}/view.
 import useSWR from 'swr'
 import { ApiError } from '../../lib/api'
-import type { PostSummary } from '../../components/post-card'
+import type { BlogPost, PostViews } from '../../../src/wire'
 
-/** A published article (spec §3 "Blog post"). */
-export interface Post extends PostSummary {
-  /** markdown */
-  content: string
-  metaTitle: string
-  metaDescription: string
-  keywords: string[]
-  modelId: string
-}
+/** A published article (spec §3 "Blog post"); the wire type of src/blog/model.ts. */
+export type Post = BlogPost
 
 export const postsKey = (limit: number) => `/api/blog/posts?limit=${limit}`
 export const postKey = (slug: string) => `/api/blog/posts/${encodeURIComponent(slug)}`
@@ -37,7 +30,7 @@ export async function countView(slug: string): Promise<number | null> {
   try {
     const res = await fetch(`${postKey(slug)}/view`, { method: 'POST', headers: { Accept: 'application/json' } })
     if (!res.ok) return null
-    const body = (await res.json()) as { success?: boolean; data?: { views?: unknown } }
+    const body = (await res.json()) as { success?: boolean; data?: Partial<PostViews> }
     return typeof body?.data?.views === 'number' ? body.data.views : null
   } catch {
     return null

@@ -1,6 +1,6 @@
 import DOMPurify from 'dompurify'
 import { useMemo } from 'react'
-import { renderMarkdown } from '../../lib/markdown'
+import { renderMarkdown } from '../../../src/content/markdown'
 
 const PURIFY = {
   // the renderer adds target="_blank" rel="noopener…" to outside links; keep them

@@ -17,7 +17,7 @@ import {
 import { PageHeading } from '../../components/page-heading'
 import { StatCard } from '../../components/stat-card'
 import { groupedKey, HistoryRow } from '../../components/money-history'
-import { formatInteger, formatPrice, formatRubles } from '../../lib/format'
+import { formatInteger, formatPrice, formatRubles } from '../../../src/content/format'
 import { useBalance, useUsage } from '../../lib/queries'
 import { KEYS_KEY } from '../api-keys/keys-api'
 import { usePayments } from '../billing/billing-api'

@@ -3,7 +3,7 @@
 import { createContext, useContext, useId, useRef, useState, type KeyboardEvent } from 'react'
 import { CopyButton } from '../../components/copy-button'
 import { cn } from '../../lib/cn'
-import type { Block } from '../../lib/rich-text'
+import type { Block } from '../../../src/content/rich-text'
 
 type CodeBlock = Extract<Block, { type: 'code' }>
 

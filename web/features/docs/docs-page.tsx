@@ -2,14 +2,14 @@ import { useEffect, useMemo } from 'react'
 import { ButtonLink } from '../../components/button'
 import { RichBlocks } from '../../components/rich-document'
 import { cn } from '../../lib/cn'
-import type { Block, DocSection } from '../../lib/rich-text'
+import type { Block, DocSection } from '../../../src/content/rich-text'
 import { CodeTabs, PreferredTab, usePreferredTabState } from './code-tabs'
-import { docsDocument, tabGroupOf } from './docs-content'
+import { docsDocument, tabGroupOf } from '../../../src/content/docs'
 
 type CodeBlock = Extract<Block, { type: 'code' }>
 type Run = { tabs: false; blocks: Block[] } | { tabs: true; blocks: CodeBlock[] }
 
-/** A section's blocks in runs: plain blocks as they are, each tab group (see docs-content) as one run. */
+/** A section's blocks in runs: plain blocks as they are, each tab group (see src/content/docs.ts) as one run. */
 function runsOf(blocks: Block[]): Run[] {
   const runs: Run[] = []
   let group: number | undefined

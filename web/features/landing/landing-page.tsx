@@ -1,14 +1,14 @@
 import { useEffect, type ReactNode } from 'react'
-import { publicModelHref } from '../models/links'
+import { publicModelHref } from '../../../src/content/models/links'
 import useSWR from 'swr'
 import { Link } from 'wouter'
 import { ButtonLink } from '../../components/button'
 import { ArrowRightIcon, CheckIcon } from '../../components/icons'
 import { PostCard, type PostSummary } from '../../components/post-card'
 import { InlineText } from '../../components/rich-document'
-import { AUDIENCE, FEATURES, HERO, PRODUCT_CARDS, USE_CASES, type TextCard } from './landing-content'
+import { AUDIENCE, FEATURES, HERO, PRODUCT_CARDS, USE_CASES, type TextCard } from '../../../src/content/landing'
 import { CardIcon } from './landing-icons'
-import { pickShowcase, SHOWCASE_SIZE, splitModelName, type ShowcaseModel } from './showcase'
+import { pickShowcase, SHOWCASE_SIZE, splitModelName, type ShowcaseModel } from '../../../src/content/showcase'
 
 /** The landing's teaser: the spec asks GET /api/blog/posts with limit 3. */
 const LATEST_POSTS_KEY = '/api/blog/posts?limit=3'

@@ -2,7 +2,7 @@ import type { ReactNode } from 'react'
 import { Link } from 'wouter'
 import { ArrowRightIcon } from '../../components/icons'
 import { cn } from '../../lib/cn'
-import { formatInteger } from '../../lib/format'
+import { formatInteger } from '../../../src/content/format'
 import {
   contextText,
   isEmbeddingModel,
@@ -13,7 +13,7 @@ import {
   type Model,
   type PriceValue,
   type TokenScale,
-} from './catalog'
+} from '../../../src/content/models/catalog'
 
 export function playgroundHref(id: string): string {
   return `/app/playground?model=${encodeURIComponent(id)}`

@@ -6,7 +6,7 @@ import { AlertCircleIcon, CloseIcon, CubeIcon, SearchIcon } from '../../componen
 import { inputClasses } from '../../components/input'
 import { PageHeading } from '../../components/page-heading'
 import { cn } from '../../lib/cn'
-import { formatInteger, pluralRu } from '../../lib/format'
+import { formatInteger, pluralRu } from '../../../src/content/format'
 import { useDocumentTitle } from '../../lib/use-document-title'
 import {
   MODEL_TYPES,
@@ -15,11 +15,11 @@ import {
   modelType,
   parseModelType,
   providerOf,
-  useModels,
   type Model,
   type ModelType,
   type ProviderCount,
-} from './catalog'
+} from '../../../src/content/models/catalog'
+import { useModels } from './use-models'
 import { ModelCard } from './model-card'
 
 export const MODELS_LOAD_ERROR = 'Не удалось загрузить список моделей. Попробуйте обновить страницу.'

@@ -1,7 +1,7 @@
 // The public catalogue (no sign-in): /models — every model with ruble prices per 1M tokens and per
 // image, filters and sorting — and /models/{id}, one model with its code to copy. One lazy chunk;
 // the server sends the same text and metadata to crawlers (src/spa/pages.ts). The cards and the
-// price rule are the signed-in catalogue's (model-card.tsx, catalog.ts).
+// price rule are the signed-in catalogue's (model-card.tsx, src/content/models/catalog.ts).
 import { useDeferredValue, useEffect, useMemo, useState, type ReactNode } from 'react'
 import { Link, useLocation, useSearch } from 'wouter'
 import { ButtonLink } from '../../components/button'
@@ -12,7 +12,7 @@ import { Select } from '../../components/select'
 import { CodeBlock } from '../../components/rich-document'
 import { PageSpinner } from '../../components/spinner'
 import { cn } from '../../lib/cn'
-import { formatInteger } from '../../lib/format'
+import { formatInteger } from '../../../src/content/format'
 import { siteOrigin, usePageMeta } from '../../lib/head'
 import {
   MODEL_SORTS,
@@ -26,14 +26,14 @@ import {
   providerOf,
   publicModelHref,
   sortModels,
-  useModels,
   type Model,
   type ModelSort,
   type PublicFilter,
-} from './catalog'
+} from '../../../src/content/models/catalog'
+import { useModels } from './use-models'
 import { ModelCard, playgroundHref, Prices } from './model-card'
-import { modelMeta, modelsMeta, NOT_FOUND_MODEL_META } from './model-meta'
-import { modelSnippets } from './snippets'
+import { modelMeta, modelsMeta, NOT_FOUND_MODEL_META } from '../../../src/content/models/meta'
+import { modelSnippets } from '../../../src/content/models/snippets'
 
 const LOAD_ERROR = 'Не удалось загрузить каталог моделей. Попробуйте обновить страницу.'
 const wrapClass = 'mx-auto w-full max-w-6xl px-4 py-10 sm:px-6 sm:py-14'

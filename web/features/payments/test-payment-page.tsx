@@ -5,19 +5,12 @@ import { Card } from '../../components/card'
 import { AlertCircleIcon, CheckCircleIcon, InfoIcon } from '../../components/icons'
 import { PageSpinner } from '../../components/spinner'
 import { ApiError, api, errorMessage } from '../../lib/api'
-import { formatRubles } from '../../lib/format'
+import { formatRubles } from '../../../src/content/format'
 import { useDocumentTitle } from '../../lib/use-document-title'
 import { toast } from '../../stores/toasts'
+import type { TestPayment, TestPaymentResult } from '../../../src/wire'
 
-/** GET /api/payments/test/:providerId — public: the page is opened by the redirect, signed in or not. */
-interface TestPayment {
-  id: string
-  amount: number
-  description: string
-  /** the provider's status; 'waiting_for_capture' is transitional (payments are captured at once) */
-  status: 'pending' | 'waiting_for_capture' | 'succeeded' | 'canceled'
-  returnUrl: string
-}
+// GET /api/payments/test/:providerId (TestPayment) — public: the page is opened by the redirect, signed in or not.
 
 type Action = 'pay' | 'cancel'
 
@@ -63,7 +56,7 @@ export function TestPaymentPage({ id }: { id: string }) {
     if (pending) return
     setPending(action)
     try {
-      const result = await api.post<{ status: string; returnUrl: string }>(`${testPath(id)}/${action}`, undefined, {
+      const result = await api.post<TestPaymentResult>(`${testPath(id)}/${action}`, undefined, {
         fallback: 'Не удалось завершить платёж',
       })
       // Keep the buttons disabled while the browser leaves.

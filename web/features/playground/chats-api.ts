@@ -1,24 +1,13 @@
 // /api/chats and /api/upload: the saved history of the Playground.
 import useSWR from 'swr'
+import type { Chat, ChatMessage, ChatSummary, Upload } from '../../../src/wire'
 import { api } from '../../lib/api'
 
-export interface UploadedFile {
-  id: string
-  /** signed link (about a week); every chat read returns a fresh one */
-  url: string
-  filename: string
-  mimetype: string
-  size: number
-}
+// The wire types, declared by the route schemas (src/chats/model.ts, src/uploads/model.ts).
+export type { ChatSummary }
+export type UploadedFile = Upload
 
-export interface ChatSummary {
-  id: string
-  title: string
-  model: string
-  createdAt: string
-  updatedAt: string
-}
-
+/** The free-form `metadata` of a message (the server keeps any object up to 4 KB) as the Playground writes it. */
 export interface MessageMetadata {
   model?: string
   costRub?: string
@@ -29,20 +18,9 @@ export interface MessageMetadata {
   quantity?: number
 }
 
-export interface StoredMessage {
-  id: string
-  role: 'user' | 'assistant'
-  type: 'text' | 'image-message'
-  content: string
-  images: string[]
-  files: UploadedFile[]
-  metadata: MessageMetadata
-  createdAt: string
-}
+export type StoredMessage = Omit<ChatMessage, 'metadata'> & { metadata: MessageMetadata }
 
-export interface ChatWithMessages extends ChatSummary {
-  messages: StoredMessage[]
-}
+export type ChatWithMessages = Omit<Chat, 'messages'> & { messages: StoredMessage[] }
 
 /** The history bar shows the latest 10 chats (spec §9). */
 export const HISTORY_SIZE = 10

@@ -4,17 +4,10 @@
 import { useEffect, useRef, useState } from 'react'
 import { api, errorMessage } from '../../lib/api'
 import type { ChatCompletionBody, ImagesBody } from './request-body'
+import type { Estimate } from '../../../src/wire'
 
-export interface Estimate {
-  /** rubles: the most the request can cost; null for a model with a variable price */
-  maxCost: number | null
-  /** rubles reserved at the current balance; null when the request would be refused */
-  hold: number | null
-  maxTokens: number | null
-  affordable: boolean
-  /** the Russian 402 message the request would get */
-  message: string | null
-}
+// The wire type, declared by the route schema (src/gateway/model.ts EstimateResult).
+export type { Estimate }
 
 export type EstimateBody = { chat: ChatCompletionBody } | { images: ImagesBody }
 

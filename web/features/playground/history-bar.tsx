@@ -5,7 +5,7 @@ import { useCallback, useEffect, useRef, useState } from 'react'
 import { ConfirmDialog } from '../../components/dialog'
 import { ArrowLeftIcon, ArrowRightIcon, ChatIcon, TrashIcon } from '../../components/icons'
 import { cn } from '../../lib/cn'
-import { formatDateTime } from '../../lib/format'
+import { formatDateTime } from '../../../src/content/format'
 import { HISTORY_SIZE, type ChatSummary } from './chats-api'
 import { PlusIcon } from './icons'
 

@@ -5,8 +5,8 @@ import { useEffect, useId, useMemo, useRef, useState, type KeyboardEvent } from 
 import { ChevronDownIcon } from '../../components/icons'
 import { inputClasses } from '../../components/input'
 import { cn } from '../../lib/cn'
-import { formatPrice } from '../../lib/format'
-import { providerLabel, providerOf } from '../models/catalog'
+import { formatPrice } from '../../../src/content/format'
+import { providerLabel, providerOf } from '../../../src/content/models/catalog'
 import { isImageCapable, isVariablePrice, rubles, type PlaygroundModel } from './models'
 
 /** The price a customer compares models by: a picture for drawing models, else 1K prompt tokens. */

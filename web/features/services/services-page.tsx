@@ -2,7 +2,7 @@ import { ButtonLink } from '../../components/button'
 import { ChartIcon, ChatIcon, CoinsIcon, CubeIcon, ShieldIcon, SparklesIcon, type IconProps } from '../../components/icons'
 import { RichBlocks } from '../../components/rich-document'
 import type { ComponentType } from 'react'
-import { SERVICES_DOCUMENT } from './services-content'
+import { SERVICES_DOCUMENT } from '../../../src/content/services'
 
 const ICONS: Record<string, ComponentType<IconProps>> = {
   api: CubeIcon,

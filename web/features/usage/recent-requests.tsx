@@ -1,6 +1,6 @@
 import { Card } from '../../components/card'
 import { cn } from '../../lib/cn'
-import { formatDateTime, formatInteger, formatPrice, pluralRu } from '../../lib/format'
+import { formatDateTime, formatInteger, formatPrice, pluralRu } from '../../../src/content/format'
 import type { UsageLog, UsageStatus } from '../../lib/types'
 import { useMediaQuery } from '../../lib/use-media-query'
 

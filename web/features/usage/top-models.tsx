@@ -1,5 +1,5 @@
 import { Card } from '../../components/card'
-import { formatInteger, formatPrice, pluralRu } from '../../lib/format'
+import { formatInteger, formatPrice, pluralRu } from '../../../src/content/format'
 import type { UsageModel } from '../../lib/types'
 
 /** The period's most expensive models, each bar relative to the first. */

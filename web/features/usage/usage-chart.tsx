@@ -1,5 +1,5 @@
 import { useEffect, useLayoutEffect, useRef, useState, type PointerEvent } from 'react'
-import { formatInteger, formatPrice } from '../../lib/format'
+import { formatInteger, formatPrice } from '../../../src/content/format'
 import type { UsageDay } from '../../lib/types'
 import { dayDate } from './usage-period'
 

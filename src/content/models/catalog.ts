@@ -1,39 +1,14 @@
-// The model catalogue: GET /v1/models (OpenAI list shape, not the {success,data} envelope),
-// plus the pure helpers the catalogue screen needs: providers, search and ruble prices.
-import useSWR from 'swr'
-import { formatInteger, formatPrice } from '../../lib/format'
+// The model catalogue's pure helpers: providers, search, filters, sorting and ruble prices.
+// Shared by the SPA and the server-rendered /models pages (src/spa/pages.ts); the fetching hook
+// is the SPA's (web/features/models/use-models.ts).
+import type { Model, ModelList } from '../../wire'
+import { formatInteger, formatPrice } from '../format'
 
-/** Ruble prices as decimal strings: per token (prompt, completion), per image, per request. */
-export interface ModelPricing {
-  prompt: string
-  completion: string
-  image: string
-  request: string
-}
-
-export interface Model {
-  id: string
-  object: 'model'
-  created: number
-  owned_by: string
-  name: string
-  description: string
-  context_length: number
-  pricing: ModelPricing
-  /** image: generates images; vision: reads them; embeddings: an embedding model (POST /v1/embeddings only). */
-  capabilities: { image: boolean; vision?: boolean; embeddings?: boolean }
-}
-
-export interface ModelList {
-  object: string
-  data: Model[]
-}
-
-export const MODELS_KEY = '/v1/models'
-
-export function useModels() {
-  return useSWR<ModelList>(MODELS_KEY)
-}
+// A catalogue entry is the wire type of GET /v1/models (src/gateway/model.ts ModelObject): ruble
+// prices as decimal strings (per token, per image, per request; "-1" — variable), capabilities
+// (image: generates images; vision: reads them; embeddings: POST /v1/embeddings only).
+export type { Model, ModelList }
+export type ModelPricing = Model['pricing']
 
 // ─── providers ───────────────────────────────────────────────────────────────
 

@@ -1,7 +1,7 @@
 // Page metadata for search engines and link previews: one table and one set of builders shared by
 // the server (src/spa puts them into the HTML it sends, for crawlers without JavaScript) and the
 // browser (web/lib/head.ts keeps document.head in step while the visitor navigates). Pure: no DOM.
-import { BRAND, PROVIDER, SUPPORT } from '../../src/lib/terms'
+import { BRAND, PROVIDER, SUPPORT } from './terms'
 
 export const SITE_NAME = BRAND
 export const DEFAULT_TITLE = 'AI Gateway — доступ к 300+ AI-моделям в рублях'

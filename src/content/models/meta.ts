@@ -1,7 +1,7 @@
 // Metadata of the public catalogue pages: /models (an ItemList of every model) and /models/{id}
 // (a Product with its ruble Offer). Shared by the server (src/spa) and the browser.
-import { BRAND } from '../../../src/lib/terms'
-import { absoluteUrl, STATIC_PAGES, webPageLd, type PageMeta } from '../../lib/seo'
+import { BRAND } from '../terms'
+import { absoluteUrl, STATIC_PAGES, webPageLd, type PageMeta } from '../seo'
 import { contextText, isFreeModel, priceLineText, priceLines, providerLabel, providerOf, publicModelHref, type Model } from './catalog'
 
 export const modelTitle = (model: Pick<Model, 'id' | 'name'>) => `${model.name || model.id} — цены в рублях | ${BRAND}`

@@ -1,5 +1,5 @@
 // The landing's words as data: the page renders them, the server sends the same text to crawlers.
-import { MARKUP_PERCENT, TOP_UP, WELCOME_BONUS_RUB } from '../../../src/lib/terms'
+import { MARKUP_PERCENT, TOP_UP, WELCOME_BONUS_RUB } from './terms'
 
 export interface TextCard {
   icon: string

@@ -1,5 +1,5 @@
 // The four legal documents as data: the pages render them, and the server sends the same text to
-// crawlers. Every business term comes from src/lib/terms.ts, the module the billing code enforces.
+// crawlers. Every business term comes from src/content/terms.ts, the module the billing code enforces.
 import {
   AVAILABILITY_PERCENT,
   BRAND,
@@ -16,8 +16,8 @@ import {
   SUPPORT,
   TOP_UP,
   WELCOME_BONUS_RUB,
-} from '../../../src/lib/terms'
-import type { RichDocument } from '../../lib/rich-text'
+} from './terms'
+import type { RichDocument } from './rich-text'
 
 export const LEGAL_REVISION = '21 ноября 2026 г.'
 

@@ -1,7 +1,7 @@
 // The documentation as data, with this server's address filled in: the page renders it (the
 // browser's origin), the server sends the same text to crawlers (PUBLIC_URL).
-import { groupRub, PRICING, TOP_UP, WELCOME_BONUS_RUB } from '../../../src/lib/terms'
-import type { Block, RichDocument } from '../../lib/rich-text'
+import { groupRub, PRICING, TOP_UP, WELCOME_BONUS_RUB } from './terms'
+import type { Block, RichDocument } from './rich-text'
 
 const rub = (n: number) => `${groupRub(n)} ₽`
 

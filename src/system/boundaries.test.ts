@@ -1,0 +1,95 @@
+// The module boundaries between the server, the SPA and the CLI (issue 17, point 10):
+// - src/ never imports from web/ (types included): what both need lives in src/content/;
+// - web/ and cli/ take from src/ only src/content/ (pure, browser-safe) and types (src/wire.ts):
+//   anything else would pull Elysia, Drizzle or bun:sqlite into the SPA bundle or the CLI;
+// - src/content/ itself imports at runtime only src/content/ and browser-safe packages.
+// Runtime imports are read with Bun's transpiler, which drops `import type` and all-type
+// `import { type X }` exactly as the bundler does, so a type-only import of a wire type passes.
+import { describe, expect, test } from 'bun:test'
+import { readFileSync } from 'node:fs'
+import { dirname, join, relative, resolve } from 'node:path'
+
+const ROOT = resolve(import.meta.dir, '../..')
+const transpilers = { ts: new Bun.Transpiler({ loader: 'ts' }), tsx: new Bun.Transpiler({ loader: 'tsx' }) }
+
+function sources(dir: string): string[] {
+  return [...new Bun.Glob('**/*.{ts,tsx}').scanSync({ cwd: join(ROOT, dir) })]
+    .filter((f) => !f.includes('node_modules'))
+    .map((f) => join(dir, f))
+}
+
+/** Every module specifier in the file, type-only imports included (static, dynamic, re-exports). */
+function allSpecifiers(file: string): string[] {
+  const text = readFileSync(join(ROOT, file), 'utf8')
+  return [...text.matchAll(/\b(?:from|import)\s*\(?\s*['"]([^'"\n]+)['"]/g)].map((m) => m[1]!)
+}
+
+/** The specifiers that survive compilation: what the bundle or the runtime really loads. */
+function runtimeSpecifiers(file: string): string[] {
+  const transpiler = file.endsWith('.tsx') ? transpilers.tsx : transpilers.ts
+  // a shebang line (cli/index.ts) is not TypeScript
+  const code = readFileSync(join(ROOT, file), 'utf8').replace(/^#!.*/, '')
+  return transpiler.scanImports(code).map((i) => i.path)
+}
+
+/** A relative specifier as a repository path ('src/content/seo'); a package name as it is. */
+function target(file: string, spec: string): string {
+  return spec.startsWith('.') ? relative(ROOT, resolve(ROOT, dirname(file), spec)) : spec
+}
+
+const isTest = (file: string) => /\.test\.tsx?$/.test(file)
+const under = (path: string, dir: string) => path === dir || path.startsWith(`${dir}/`)
+
+/** Local types that share a wire type's name but are something else. */
+const SAME_NAME_OTHER_THING = new Set([
+  'cli/lib/config.ts:Session', // the CLI's stored sign-in (tokens), not an /api/auth/sessions item
+  'cli/lib/chat-client.ts:ChatMessage', // a turn of the terminal chat, not a saved Playground message
+])
+
+/** Packages src/content may load at runtime: they run in the browser and on the server alike. */
+const CONTENT_PACKAGES = new Set(['marked'])
+
+describe('module boundaries', () => {
+  test('src/ imports nothing from web/ (tests and types included)', () => {
+    const files = sources('src')
+    expect(files.length).toBeGreaterThan(100)
+    const offences = files.flatMap((file) =>
+      allSpecifiers(file)
+        .filter((spec) => under(target(file, spec), 'web') || /(^|\/)web\//.test(spec))
+        .map((spec) => `${file} → ${spec}`),
+    )
+    expect(offences).toEqual([])
+  })
+
+  test('web/ and cli/ load from src/ only src/content/; other src/ modules only as types', () => {
+    // Tests of the CLI start a real server (src/test-support): they are not shipped.
+    const files = [...sources('web'), ...sources('cli')].filter((f) => !isTest(f))
+    const reaching = files.flatMap((file) => runtimeSpecifiers(file).map((spec) => ({ file, spec, path: target(file, spec) })))
+    // the scanner sees the allowed imports, so an empty offence list is not a blind scanner
+    expect(reaching.some((r) => under(r.path, 'src/content'))).toBe(true)
+    const offences = reaching.filter((r) => under(r.path, 'src') && !under(r.path, 'src/content')).map((r) => `${r.file} → ${r.spec}`)
+    expect(offences).toEqual([])
+  })
+
+  test('web/ and cli/ do not re-declare a wire type by hand (they import it from src/wire.ts)', () => {
+    const wireNames = [...readFileSync(join(ROOT, 'src/wire.ts'), 'utf8').matchAll(/^export type (\w+)/gm)].map((m) => m[1]!)
+    expect(wireNames).toContain('ApiKey')
+    const files = [...sources('web'), ...sources('cli')].filter((f) => !isTest(f))
+    expect(files.filter((file) => allSpecifiers(file).some((spec) => target(file, spec) === 'src/wire')).length).toBeGreaterThan(5)
+    // a hand-written object shape under a wire type's name: `interface ApiKey {` or `type ApiKey = {`
+    const shape = new RegExp(`\\b(?:interface\\s+(${wireNames.join('|')})\\b|type\\s+(${wireNames.join('|')})\\s*=\\s*\\{)`, 'g')
+    const offences = files.flatMap((file) => [...readFileSync(join(ROOT, file), 'utf8').matchAll(shape)].map((m) => `${file}:${m[1] ?? m[2]}`))
+    expect(offences.filter((o) => !SAME_NAME_OTHER_THING.has(o))).toEqual([])
+  })
+
+  test('src/content/ loads only src/content/ and browser-safe packages', () => {
+    const files = sources('src/content').filter((f) => !isTest(f))
+    expect(files.length).toBeGreaterThan(0)
+    const offences = files.flatMap((file) =>
+      runtimeSpecifiers(file)
+        .filter((spec) => (spec.startsWith('.') ? !under(target(file, spec), 'src/content') : !CONTENT_PACKAGES.has(spec)))
+        .map((spec) => `${file} → ${spec}`),
+    )
+    expect(offences).toEqual([])
+  })
+})

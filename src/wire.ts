@@ -1,0 +1,117 @@
+// The wire types of /api and /v1: what the routes answer (and the few bodies clients send), as
+// TypeScript types derived from the route schemas in src/*/model.ts. The schema is the one
+// declaration: the server validates against it, /api/openapi.json is generated from it, and the
+// SPA (web/) and the terminal client (cli/) import these types with `import type`, so nothing of
+// the server reaches their bundles (src/system/boundaries.test.ts keeps it that way).
+// Names follow what the clients call them; the schema each comes from is named beside it.
+import type { AdminStats as AdminStatsSchema, AdminUser as AdminUserSchema, BalanceResult as BalanceResultSchema, Deleted as DeletedSchema, UncoveredPage as UncoveredPageSchema, UsersPage as UsersPageSchema } from './admin/model'
+import type { AuthResult as AuthResultSchema, PublicUser, Session as SessionSchema, TokenPair as TokenPairSchema, Verified as VerifiedSchema } from './auth/model'
+import type { Alerts as AlertsSchema, Balance as BalanceSchema, GroupedTransactions, Transaction as TransactionSchema, UsageStats as UsageStatsSchema } from './billing/model'
+import type { AdminBlogPost as AdminBlogPostSchema, AutopostSettings as AutopostSettingsSchema, AutopostStats as AutopostStatsSchema, BlogPost as BlogPostSchema, Views as ViewsSchema } from './blog/model'
+import type { Chat as ChatSchema, ChatMessage as ChatMessageSchema, ChatSummary as ChatSummarySchema } from './chats/model'
+import type { EstimateResult, ModelObject } from './gateway/model'
+import type { PatchKeyBody, ApiKey as ApiKeySchema, CreatedApiKey as CreatedApiKeySchema } from './keys/model'
+import type {
+  AdminRefundRequest as AdminRefundRequestSchema,
+  CreatedPayment as CreatedPaymentSchema,
+  CreatedRefundRequest,
+  Payment as PaymentSchema,
+  RefundStatus,
+  TestPayment as TestPaymentSchema,
+  TestPaymentResult as TestPaymentResultSchema,
+} from './payments/model'
+import type { Health as HealthSchema } from './system/model'
+import type { Upload as UploadSchema } from './uploads/model'
+
+// ─── account (/api/auth) ─────────────────────────────────────────────────────
+
+/** PublicUser: GET /api/auth/profile, login, register. */
+export type User = typeof PublicUser.static
+export type AuthResult = typeof AuthResultSchema.static
+export type TokenPair = typeof TokenPairSchema.static
+/** GET /api/auth/sessions item. */
+export type Session = typeof SessionSchema.static
+/** POST /api/auth/verify-email. */
+export type Verified = typeof VerifiedSchema.static
+
+// ─── API keys (/api/auth/api-keys) ───────────────────────────────────────────
+
+export type ApiKey = typeof ApiKeySchema.static
+/** The creation answer: the only time the full key crosses the wire. */
+export type CreatedApiKey = typeof CreatedApiKeySchema.static
+/** PATCH /api/auth/api-keys/{id} body. */
+export type ApiKeyPatch = typeof PatchKeyBody.static
+
+// ─── balance, history, usage (/api/billing) ──────────────────────────────────
+
+export type Balance = typeof BalanceSchema.static
+/** PATCH /api/billing/alerts. */
+export type Alerts = typeof AlertsSchema.static
+export type Transaction = typeof TransactionSchema.static
+export type TransactionType = Transaction['type']
+/** GET /api/billing/transactions/grouped: movements, and one Moscow day's usage charges per line. */
+export type GroupedHistoryPage = typeof GroupedTransactions.static
+export type GroupedHistoryItem = GroupedHistoryPage['items'][number]
+/** GET /api/billing/usage: totals, per-day series and the latest requests of a period. */
+export type UsageStats = typeof UsageStatsSchema.static
+/** One request to /v1 in UsageStats.logs. */
+export type UsageLog = UsageStats['logs'][number]
+export type UsageStatus = UsageLog['status']
+/** One Moscow calendar day of the usage chart. */
+export type UsageDay = UsageStats['daily'][number]
+export type UsageModel = UsageStats['topModels'][number]
+
+// ─── payments and refunds (/api/payments) ────────────────────────────────────
+
+export type Payment = typeof PaymentSchema.static
+export type PaymentStatus = Payment['status']
+export type CreatedPayment = typeof CreatedPaymentSchema.static
+/** GET /api/payments/refund-request (schema RefundStatus): can the remainder be returned now. */
+export type RefundEligibility = typeof RefundStatus.static
+/** The customer's refund request (POST /api/payments/refund-request). */
+export type RefundRequest = typeof CreatedRefundRequest.static
+export type RefundRequestStatus = RefundRequest['status']
+/** GET /api/admin/refund-requests item. */
+export type AdminRefundRequest = typeof AdminRefundRequestSchema.static
+/** The built-in test payment page. */
+export type TestPayment = typeof TestPaymentSchema.static
+export type TestPaymentResult = typeof TestPaymentResultSchema.static
+
+// ─── blog (/api/blog) ────────────────────────────────────────────────────────
+
+export type BlogPost = typeof BlogPostSchema.static
+/** GET /api/blog/admin/posts item: drafts included, with timestamps. */
+export type AdminBlogPost = typeof AdminBlogPostSchema.static
+export type PostViews = typeof ViewsSchema.static
+export type AutopostSettings = typeof AutopostSettingsSchema.static
+export type AutopostStats = typeof AutopostStatsSchema.static
+
+// ─── admin (/api/admin) ──────────────────────────────────────────────────────
+
+export type AdminStats = typeof AdminStatsSchema.static
+export type AdminUser = typeof AdminUserSchema.static
+/** GET /api/admin/users: `{success, data, pagination}` (not the plain envelope). */
+export type AdminUsersPage = typeof UsersPageSchema.static
+/** GET /api/admin/uncovered: `{success, total, requests, data}` (not the plain envelope). */
+export type UncoveredResponse = typeof UncoveredPageSchema.static
+/** One request whose cost exceeded what its customer was charged; rubles. */
+export type UncoveredCost = UncoveredResponse['data'][number]
+export type BalanceAdjustment = typeof BalanceResultSchema.static
+export type Deleted = typeof DeletedSchema.static
+
+// ─── Playground history (/api/chats, /api/upload) ────────────────────────────
+
+export type Upload = typeof UploadSchema.static
+export type ChatSummary = typeof ChatSummarySchema.static
+export type ChatMessage = typeof ChatMessageSchema.static
+export type Chat = typeof ChatSchema.static
+/** POST /api/playground/estimate. */
+export type Estimate = typeof EstimateResult.static
+
+// ─── catalogue (/v1/models) and the system ───────────────────────────────────
+
+/** A catalogue entry of GET /v1/models (OpenAI list shape, prices in rubles). */
+export type Model = typeof ModelObject.static
+export type ModelList = { object: 'list'; data: Model[] }
+/** GET /api/health. */
+export type Health = typeof HealthSchema.static
