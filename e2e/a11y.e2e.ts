@@ -23,15 +23,6 @@ const ADMIN_PASSWORD = 'first-password-1'
 const ARTICLE_SLUG = 'e2e-a11y-article'
 const LOG = 'test-results/a11y-findings.txt'
 
-/**
- * Violations waiting on another change, by page label prefix and rule: reported (console and the
- * log) but not failing. web/features/playground is being rebuilt (issue 17, points 3–4); its
- * secondary texts are slate-400 on white (2.6:1): the price units in the model panel and the
- * slider scale under Температура / Максимум токенов. Delete the entry once the rebuild lands.
- */
-const PENDING: Array<{ page: string; rule: string }> = [{ page: 'playground', rule: 'color-contrast' }]
-const pending = (label: string, rule: string) => PENDING.some((p) => label.startsWith(p.page) && p.rule === rule)
-
 interface Finding {
   page: string
   id: string
@@ -62,10 +53,6 @@ function auditor(page: Page, size: Size) {
       appendFileSync(LOG, `${name}: ${violations.filter((v) => BLOCKING.has(v.impact ?? '')).map((v) => `${v.id}×${v.nodes.length}`).join(', ') || 'clean'}\n`)
       for (const v of violations) {
         if (!BLOCKING.has(v.impact ?? '')) continue
-        if (pending(label, v.id)) {
-          console.warn(`[a11y pending] ${name}: ${v.id} on ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)
-          continue
-        }
         appendFileSync(LOG, v.nodes.map((n) => `    ${n.target.join(' ')} — ${n.any[0]?.message ?? n.failureSummary?.replace(/\s+/g, ' ')}\n`).join(''))
         findings.push({
           page: name,
