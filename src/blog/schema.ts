@@ -1,9 +1,9 @@
-import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core'
+import { index, integer, table, text } from '../db/dialect'
 
 const timestamp = (name: string) => integer(name, { mode: 'timestamp_ms' })
 
 /** Articles about models, written by the autopost job (or seeded). Public once `publishedAt` is set. */
-export const blogPosts = sqliteTable(
+export const blogPosts = table(
   'blog_posts',
   {
     id: text('id').primaryKey(),
@@ -34,7 +34,7 @@ export type BlogPostRow = typeof blogPosts.$inferSelect
 export const AUTOPOST_INTERVALS = [1, 2, 3, 6, 12, 24] as const
 
 /** The single row (id 1) of the publisher's schedule; defaults from the spec (off, 10:00, every hour). */
-export const autopostSettings = sqliteTable('autopost_settings', {
+export const autopostSettings = table('autopost_settings', {
   id: integer('id').primaryKey(),
   isEnabled: integer('is_enabled', { mode: 'boolean' }).notNull().default(false),
   /** 'HH:MM', Moscow time. */
@@ -57,7 +57,7 @@ export const AUTOPOST_RUN_STATUSES = ['running', 'succeeded', 'failed', 'skipped
  * instances (or a restart) can never run the same slot twice. Its cost is the platform's own
  * spend at the upstream, charged to no customer.
  */
-export const autopostRuns = sqliteTable(
+export const autopostRuns = table(
   'autopost_runs',
   {
     id: text('id').primaryKey(),

@@ -1,10 +1,10 @@
 // Fixed-window counters kept in the database, so several instances share one budget per key.
 import { eq, lt, sql } from 'drizzle-orm'
-import { integer, sqliteTable, text } from 'drizzle-orm/sqlite-core'
+import { integer, table, text } from '../db/dialect'
 import type { BunSQLiteDatabase } from 'drizzle-orm/bun-sqlite'
 import { tooManyRequests } from './errors'
 
-export const rateLimits = sqliteTable('rate_limits', {
+export const rateLimits = table('rate_limits', {
   key: text('key').primaryKey(),
   windowStart: integer('window_start').notNull(),
   count: integer('count').notNull(),
