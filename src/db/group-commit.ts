@@ -36,7 +36,7 @@ const byDb = new WeakMap<Db, GroupCommit>()
 /** The group-commit queue of this database (one per connection, created on first use). */
 export function groupCommit(db: Db): GroupCommit {
   let queue = byDb.get(db)
-  if (!queue) byDb.set(db, (queue = inlineWhenNested(db, DIALECT === 'pg' ? perUnitTransactions(db) : createGroupCommit(db))))
+  if (!queue) byDb.set(db, (queue = inlineWhenNested(db, DIALECT === 'pg' ? perUnitTransactions(db) : createGroupCommit(db.$client, db))))
   return queue
 }
 
@@ -63,8 +63,8 @@ function perUnitTransactions(db: Db): GroupCommit {
 
 const isThenable = (v: unknown): v is PromiseLike<unknown> => typeof (v as PromiseLike<unknown> | null)?.then === 'function'
 
-export function createGroupCommit(db: Db): GroupCommit {
-  const sqlite: Database = db.$client
+/** The SQLite queue on `sqlite`; units get `db` (the drizzle database over that connection) as their `q`. */
+export function createGroupCommit(sqlite: Database, db = undefined as unknown as Db): GroupCommit {
   let pending: Unit[] = []
   let paused = 0
   let flushing = false

@@ -6,11 +6,14 @@ import { is, Param, Placeholder } from 'drizzle-orm'
 import type { Db } from './client'
 import { DIALECT } from './dialect'
 
-const cache = new WeakMap<Db, Map<string, unknown>>()
+const cache = new WeakMap<object, Map<string, unknown>>()
+/** On PostgreSQL a compiled statement is only its SQL: one set serves every connection and transaction. */
+const PG_STATEMENTS = {}
 
 export function prepared<T>(db: Db, name: string, build: (db: Db) => T): T {
-  let byName = cache.get(db)
-  if (!byName) cache.set(db, (byName = new Map()))
+  const key = DIALECT === 'pg' ? PG_STATEMENTS : db
+  let byName = cache.get(key)
+  if (!byName) cache.set(key, (byName = new Map()))
   let stmt = byName.get(name) as T | undefined
   if (stmt === undefined) byName.set(name, (stmt = build(db)))
   return stmt

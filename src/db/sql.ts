@@ -2,6 +2,7 @@
 // stores write is portable SQL through drizzle's builders.
 import { sql, type SQL, type SQLWrapper } from 'drizzle-orm'
 import { onPostgres } from './dialect'
+import type { Db } from './client'
 
 /** The larger of two values (SQLite's two-argument max(), PostgreSQL's greatest()). */
 export const greatest = (a: SQLWrapper | number, b: SQLWrapper | number): SQL<number> =>
@@ -10,3 +11,13 @@ export const greatest = (a: SQLWrapper | number, b: SQLWrapper | number): SQL<nu
 /** The smaller of two values. */
 export const least = (a: SQLWrapper | number, b: SQLWrapper | number): SQL<number> =>
   onPostgres ? sql<number>`least(${a}, ${b})` : sql<number>`min(${a}, ${b})`
+
+/**
+ * Rows of a hand-written query (for the few a builder cannot express), as objects keyed by the
+ * column aliases. Quote mixed-case aliases ("balanceAfter"): PostgreSQL folds bare ones to lower
+ * case. Numbers from aggregates come back as strings on PostgreSQL: convert them.
+ */
+export async function selectRows<T>(db: Db, query: SQL): Promise<T[]> {
+  if (onPostgres) return [...((await (db as unknown as { execute(q: SQL): Promise<Iterable<T>> }).execute(query)) as Iterable<T>)]
+  return db.all<T>(query)
+}
