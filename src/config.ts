@@ -141,6 +141,8 @@ export function loadConfig(env: Env = process.env) {
     paymentReconcileAfterSec: int(env, 'PAYMENT_RECONCILE_AFTER_SEC', 600, 1, 7 * 24 * 3600),
     /** How often the reconciliation looks (cron pattern; six fields allow seconds). */
     paymentReconcileCron: env.PAYMENT_RECONCILE_CRON?.trim() || '*/2 * * * *',
+    /** When the autopost job looks for a due slot (every minute; tests tick every second). */
+    autopostCron: env.AUTOPOST_CRON?.trim() || '* * * * *',
     /** The model that writes blog articles (platform spend); another text model is used if the catalogue lacks it. */
     autopostTextModel: env.AUTOPOST_TEXT_MODEL?.trim() || 'openai/gpt-4o-mini',
     /** The model that draws article covers; another image-output model is used if the catalogue lacks it. */

@@ -50,7 +50,7 @@ const app = createApp(services)
   .use(cron({ name: 'exchange-rate', pattern: '17 * * * *', run: () => void rates.refresh() }))
   .use(cron({ name: 'stale-holds', pattern: '*/5 * * * *', run: () => void releaseStaleHolds(db, new Date(Date.now() - STALE_HOLD_MS)).catch((e) => console.error(`[billing] stale-hold sweep failed: ${(e as Error).message}`)) }))
   // Every minute: publishes when a schedule slot is due (the slot's unique run row stops double runs).
-  .use(cron({ name: 'autopost', pattern: '* * * * *', run: () => void services.autopost.tick().catch((e) => console.error(`[autopost] tick failed: ${(e as Error).message}`)) }))
+  .use(cron({ name: 'autopost', pattern: config.autopostCron, run: () => void services.autopost.tick().catch((e) => console.error(`[autopost] tick failed: ${(e as Error).message}`)) }))
   .use(cron({ name: 'payments-reconcile', pattern: config.paymentReconcileCron, run: () => void services.payments.reconcile().catch((e) => console.error(`[payments] reconciliation failed: ${(e as Error).message}`)) }))
   .listen({ hostname: config.host, port: config.port })
 
