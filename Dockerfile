@@ -1,4 +1,7 @@
-# One container = the whole product. Data (SQLite, uploads, outbox, generated secrets) lives in /data.
+# One container = the whole product, on either store:
+# - SQLite (default): the database, uploads, outbox and generated JWT secret live in /data (mount a volume);
+# - DATABASE_URL=postgres://…: the database is PostgreSQL's (Bun's built-in driver, nothing to add here),
+#   JWT_SECRET must be given, and /data keeps only files — optional, or UPLOADS_DIR on shared storage.
 FROM oven/bun:1 AS build
 WORKDIR /app
 COPY package.json bun.lock ./
@@ -20,6 +23,6 @@ RUN mkdir -p /data && chown bun:bun /data
 USER bun
 VOLUME ["/data"]
 EXPOSE 3000
-HEALTHCHECK --interval=30s --timeout=5s CMD bun -e "fetch('http://127.0.0.1:3000/api/health').then(r => process.exit(r.ok ? 0 : 1), () => process.exit(1))"
+HEALTHCHECK --interval=30s --timeout=5s CMD bun -e "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/api/health').then(r => process.exit(r.ok ? 0 : 1), () => process.exit(1))"
 # Exec form: bun is PID 1, so the SIGTERM of `docker stop` reaches the graceful shutdown.
 CMD ["bun", "src/index.ts"]

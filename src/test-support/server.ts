@@ -19,7 +19,7 @@ export type TestServer = {
 }
 
 /** A loopback port nothing listens on right now (the server binds it a moment later). */
-function freePort(): number {
+export function freePort(): number {
   const probe = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } })
   const port = probe.port
   probe.stop(true)
@@ -44,6 +44,8 @@ class PortTaken extends Error {}
 async function startOnce(env: Record<string, string>): Promise<TestServer> {
   const dataDir = env.DATA_DIR ?? mkdtempSync(join(tmpdir(), 'gateway-test-'))
   const port = env.PORT ?? String(freePort())
+  const pg = await testDatabase(env, dataDir)
+  if (pg) env = { ...env, DATABASE_URL: pg.url }
   const proc: Subprocess<'ignore', 'pipe', 'pipe'> = Bun.spawn(['bun', ENTRY], {
     env: {
       PATH: process.env.PATH!,
@@ -78,6 +80,7 @@ async function startOnce(env: Record<string, string>): Promise<TestServer> {
       proc.kill()
       await proc.exited
       if (!env.DATA_DIR) rmSync(dataDir, { recursive: true, force: true })
+      await pg?.drop()
       if (!env.PORT && /EADDRINUSE|address already in use|port \d+ in use|Is port \d+ in use/i.test(output)) throw new PortTaken(output)
       throw new Error(`server did not start (exit ${proc.exitCode}):\n${output}`)
     }
@@ -91,6 +94,7 @@ async function startOnce(env: Record<string, string>): Promise<TestServer> {
       if (proc.exitCode === null) proc.kill('SIGTERM')
       const code = await proc.exited
       if (!env.DATA_DIR) rmSync(dataDir, { recursive: true, force: true })
+      await pg?.drop()
       return code
     },
     async kill() {
@@ -98,6 +102,23 @@ async function startOnce(env: Record<string, string>): Promise<TestServer> {
       await proc.exited
     },
   }
+}
+
+/**
+ * The PostgreSQL run (scripts/test-pg.ts sets TEST_PG_ADMIN_URL): a server the caller gave no
+ * DATABASE_URL gets its own database. With the caller's own DATA_DIR the database is named after
+ * it and kept, so a restart on that DATA_DIR finds its data as it would in the SQLite file; a
+ * temporary DATA_DIR gets a fresh database dropped on stop(). An explicit DATABASE_URL (instances
+ * sharing one database) is passed through untouched.
+ */
+async function testDatabase(env: Record<string, string>, dataDir: string) {
+  const adminUrl = process.env.TEST_PG_ADMIN_URL
+  if (!adminUrl || env.DATABASE_URL !== undefined) return undefined
+  // Imported only here: postgres.ts needs Bun's SQL, and Playwright loads this file under Node.
+  const { createTestDatabase, dropTestDatabase, databaseNameFor } = await import('./postgres')
+  if (env.DATA_DIR) return { url: await createTestDatabase(adminUrl, databaseNameFor(dataDir), true), drop: async () => {} }
+  const url = await createTestDatabase(adminUrl)
+  return { url, drop: () => dropTestDatabase(adminUrl, url).catch(() => {}) } // best effort
 }
 
 let ipCounter = 0
