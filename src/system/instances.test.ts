@@ -77,11 +77,11 @@ const chat = (server: TestServer, key: string, body: Record<string, unknown>, si
     signal,
   })
 
-async function eventually<T>(check: () => Promise<T>, timeoutMs: number): Promise<T> {
+async function eventually<T>(check: () => Promise<T | null | undefined | 0 | false>, timeoutMs: number): Promise<T> {
   const deadline = Date.now() + timeoutMs
   for (;;) {
     const v = await check()
-    if (v) return v
+    if (v) return v as T
     if (Date.now() > deadline) throw new Error('condition not met in time')
     await Bun.sleep(100)
   }

@@ -1,26 +1,15 @@
 // A fresh, migrated database for tests that work on the store directly: an in-memory SQLite one,
 // or, in the PostgreSQL run (scripts/test-pg.ts sets TEST_PG_ADMIN_URL), a new PostgreSQL database.
-import { SQL } from 'bun'
 import { openDatabase, runMigrations, type Db } from '../db/client'
 import { onPostgres } from '../db/dialect'
-
-let counter = 0
+import { createTestDatabase } from './postgres'
 
 /** A new empty database's URL: `:memory:` on SQLite, a created database on PostgreSQL. */
 export async function freshDatabaseUrl(): Promise<string> {
   if (!onPostgres) return ':memory:'
   const admin = process.env.TEST_PG_ADMIN_URL
   if (!admin) throw new Error('TEST_PG_ADMIN_URL is not set: run the PostgreSQL tests through scripts/test-pg.ts')
-  const name = `gw_t_${process.pid}_${Date.now().toString(36)}_${++counter}`
-  const sql = new SQL(admin, { max: 1 })
-  try {
-    await sql.unsafe(`create database ${name}`)
-  } finally {
-    await sql.close()
-  }
-  const url = new URL(admin)
-  url.pathname = `/${name}`
-  return url.toString()
+  return createTestDatabase(admin)
 }
 
 export async function openTestDatabase(): Promise<{ db: Db; url: string; close: () => Promise<void> }> {
