@@ -12,8 +12,8 @@ beforeAll(async () => {
 })
 afterAll(() => gw.stop())
 
-/** A raw count: PostgreSQL answers count(*) as a string. */
-const count = (rows: Array<{ n: number | string }>) => Number(rows[0]!.n)
+/** The `n` of a one-row count query. */
+const count = (rows: Array<{ n: number }>) => rows[0]!.n
 
 async function login(email: string, password: string) {
   return client(gw.url).post('/api/auth/login', { email, password })

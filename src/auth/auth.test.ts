@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from 'bun:test'
 import { eq, inArray, like, sql } from 'drizzle-orm'
-import { join } from 'node:path'
 import { openDatabase } from '../db/client'
 import { write } from '../db/tx'
 import { rateLimits } from '../lib/rate-limit'
@@ -26,7 +25,7 @@ afterAll(async () => {
 })
 
 /** The server's database (PostgreSQL in the pg run, else its SQLite file), opened by the test itself. */
-const serverDatabase = () => openDatabase((server as TestServer & { databaseUrl?: string }).databaseUrl ?? join(server.dataDir, 'gateway.db'))
+const serverDatabase = () => openDatabase(server.databaseUrl)
 const resetLinkRe = /https:\/\/gw\.example\.ru\/reset-password\/([A-Za-z0-9_-]{20,})/
 
 describe('register', () => {

@@ -2,7 +2,6 @@
 // letters go through a real SMTP server, links are followed, the ledger is read from the database.
 import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from 'bun:test'
 import { and, count, eq } from 'drizzle-orm'
-import { join } from 'node:path'
 import { openDatabase } from '../db/client'
 import { write } from '../db/tx'
 import { ledgerEntries } from '../billing/schema'
@@ -16,7 +15,7 @@ import { startSmtp, type ReceivedLetter } from '../test-support/smtp'
 setDefaultTimeout(20_000)
 
 /** The server's database (PostgreSQL in the pg run, else its SQLite file), opened by the test itself. */
-const serverDatabase = (s: TestServer) => openDatabase((s as TestServer & { databaseUrl?: string }).databaseUrl ?? join(s.dataDir, 'gateway.db'))
+const serverDatabase = (s: TestServer) => openDatabase(s.databaseUrl)
 
 let gw: Awaited<ReturnType<typeof startGateway>>
 let smtp: Awaited<ReturnType<typeof startSmtp>>
@@ -31,13 +30,8 @@ afterAll(async () => {
   await smtp.close()
 })
 
-const bonusRows = async (userId: string) =>
-  (
-    await gw.read<{ amount_micros: number; reference: string; description: string }>(
-      "select amount_micros, reference, description from ledger_entries where user_id = ? and type = 'bonus'",
-      userId,
-    )
-  ).map((r) => ({ ...r, amount_micros: Number(r.amount_micros) }))
+const bonusRows = (userId: string) =>
+  gw.read<{ amount_micros: number; reference: string; description: string }>("select amount_micros, reference, description from ledger_entries where user_id = ? and type = 'bonus'", userId)
 
 /** Letters to `to`, oldest first, waiting until there are `count`. */
 async function lettersTo(to: string, count = 1): Promise<ReceivedLetter[]> {
