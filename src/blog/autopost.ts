@@ -55,7 +55,7 @@ type Usage = { cost?: unknown; prompt_tokens?: unknown; completion_tokens?: unkn
 
 export function autopostService({ config, db, upstream, catalog, rates }: AutopostDeps) {
   const store = blogStore(db)
-  const covers = createCoverStore(config.dataDir)
+  const covers = createCoverStore(config.uploadsDir)
   const markup = dec(String(config.markup))
   // Longer than any run can take (two upstream calls), so only a crashed run is still 'running' then.
   const abandonedAfterMs = 2 * config.upstreamTimeoutMs + 10 * 60_000

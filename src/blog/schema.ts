@@ -12,7 +12,7 @@ export const blogPosts = table(
     description: text('description').notNull(),
     /** Markdown; the public page renders and sanitises it. */
     content: text('content').notNull(),
-    /** File name under DATA_DIR/blog-images (served at /blog-images/<name>); null = no cover. */
+    /** File name under UPLOADS_DIR/blog-images (served at /blog-images/<name>); null = no cover. */
     coverImage: text('cover_image'),
     metaTitle: text('meta_title').notNull(),
     metaDescription: text('meta_description').notNull(),
