@@ -451,11 +451,11 @@ async function main() {
       )
 
     // The books: every request settled, nothing held, balance = bonus − Σ usage costs = ledger sum.
-    let books = gw.books(who.user.id)
+    let books = await gw.books(who.user.id)
     // A client-side timeout leaves the gateway reconciling with the upstream for up to ~8 s.
     for (let i = 0; i < 200 && books.held !== 0; i++) {
       await Bun.sleep(50)
-      books = gw.books(who.user.id)
+      books = await gw.books(who.user.id)
     }
     const bonusMicros = BONUS_RUB * 1_000_000
     const usageSum = books.usage.reduce((s, u) => s + u.cost_micros, 0)
