@@ -8,7 +8,7 @@ import { postMovement } from '../billing/ledger'
 import { newId, randomToken, sha256 } from '../lib/crypto'
 import { AppError, badRequest, conflict, isUniqueViolation, tooManyRequests, unauthorized } from '../lib/errors'
 import { microsToRub, rubToMicros } from '../lib/money'
-import { backoffClear, backoffCount, backoffUncount, backoffWait, consume, type Backoff, type Rule } from '../lib/rate-limit'
+import { backoffAttempt, backoffClear, backoffUncount, consume, type Backoff, type Rule } from '../lib/rate-limit'
 import type { Mailer } from '../mail/service'
 import { emailVerificationLetter, passwordChangedLetter, passwordResetLetter } from '../mail/templates'
 import type { UserRow } from './schema'
@@ -199,11 +199,10 @@ export function authService({ db, config, mailer }: Deps) {
       const scale = (b: Backoff) => ({ ...b, threshold: b.threshold * config.authRateLimitScale })
       const pair = { key: `login:pair:${sha256(normalized).slice(0, 32)}:${ip}`, rule: scale(LOGIN_BACKOFF.pair) }
       const fromIp = { key: `login:ip:${ip}`, rule: scale(LOGIN_BACKOFF.ip) }
-      const wait = Math.max(...(await Promise.all([backoffWait(db, pair.key, pair.rule), backoffWait(db, fromIp.key, fromIp.rule)])))
-      if (wait > 0) throw tooManyRequests(wait, MESSAGES.loginThrottled)
       // Counted before the (slow) password check, so a burst of parallel guesses is counted too;
       // the right password takes its count back below.
-      await Promise.all([backoffCount(db, pair.key, pair.rule), backoffCount(db, fromIp.key, fromIp.rule)])
+      const wait = await backoffAttempt(db, [pair, fromIp])
+      if (wait > 0) throw tooManyRequests(wait, MESSAGES.loginThrottled)
       const user = await store.userByEmail(normalized)
       const valid = await Bun.password.verify(input.password.slice(0, MAX_PASSWORD), user?.passwordHash ?? (await dummyHash))
       if (!user || !valid) throw new AppError(401, MESSAGES.badCredentials)

@@ -3,7 +3,7 @@ import { eq, lt, sql } from 'drizzle-orm'
 import type { Db } from '../db/client'
 import { integer, table, text } from '../db/dialect'
 import { greatest } from '../db/sql'
-import { write } from '../db/tx'
+import { tx, write } from '../db/tx'
 import { tooManyRequests } from './errors'
 
 export const rateLimits = table('rate_limits', {
@@ -51,26 +51,43 @@ export type Backoff = { threshold: number; baseDelaySec: number; maxDelaySec: nu
 const backoffDelayMs = (count: number, b: Backoff) =>
   count < b.threshold ? 0 : Math.min(b.maxDelaySec, b.baseDelaySec * 2 ** Math.min(30, count - b.threshold)) * 1000
 
-/** Seconds the key must still wait (0 = it may try now). */
-export async function backoffWait(db: Db, key: string, b: Backoff, now = Date.now()): Promise<number> {
-  const [row] = await db.select().from(rateLimits).where(eq(rateLimits.key, key)).limit(1)
+/** Seconds the key must still wait (0 = it may try now); `row` is its counter, if any. */
+function backoffWaitSec(row: { windowStart: number; count: number } | undefined, b: Backoff, now: number): number {
   if (!row || now - row.windowStart > b.forgetSec * 1000) return 0
   const until = row.windowStart + backoffDelayMs(row.count, b)
   return until > now ? Math.ceil((until - now) / 1000) : 0
 }
 
-/** Counts one attempt against the key (before its outcome is known, so parallel guesses count too). */
-export async function backoffCount(db: Db, key: string, b: Backoff, now = Date.now()): Promise<void> {
-  const staleBefore = now - b.forgetSec * 1000
-  await write(db, (q) =>
-    q
-      .insert(rateLimits)
-      .values({ key, windowStart: now, count: 1 })
-      .onConflictDoUpdate({
-        target: rateLimits.key,
-        set: { count: sql`CASE WHEN ${rateLimits.windowStart} < ${staleBefore} THEN 1 ELSE ${rateLimits.count} + 1 END`, windowStart: now },
-      }),
-  )
+/**
+ * One attempt against several back-off keys (sign-in: the address+IP pair and the IP): the seconds
+ * the caller must still wait if any key is closed (and nothing is counted), otherwise 0 with the
+ * attempt counted on every key — before its outcome is known, so parallel guesses count too. The
+ * check and the count are one unit: of a burst of parallel guesses (on any instances) each sees the
+ * ones before it. On PostgreSQL the no-op UPDATE first takes the counters' row locks (in key order,
+ * so two units never wait for each other crosswise); on SQLite units run one after another anyway.
+ */
+export async function backoffAttempt(db: Db, keys: Array<{ key: string; rule: Backoff }>, now = Date.now()): Promise<number> {
+  const sorted = [...keys].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+  return tx(db, async (q) => {
+    let wait = 0
+    for (const { key, rule } of sorted) {
+      await q.update(rateLimits).set({ count: sql`${rateLimits.count}` }).where(eq(rateLimits.key, key))
+      const [row] = await q.select().from(rateLimits).where(eq(rateLimits.key, key)).limit(1)
+      wait = Math.max(wait, backoffWaitSec(row, rule, now))
+    }
+    if (wait > 0) return wait
+    for (const { key, rule } of sorted) {
+      const staleBefore = now - rule.forgetSec * 1000
+      await q
+        .insert(rateLimits)
+        .values({ key, windowStart: now, count: 1 })
+        .onConflictDoUpdate({
+          target: rateLimits.key,
+          set: { count: sql`CASE WHEN ${rateLimits.windowStart} < ${staleBefore} THEN 1 ELSE ${rateLimits.count} + 1 END`, windowStart: now },
+        })
+    }
+    return 0
+  })
 }
 
 /** Takes back one counted attempt (it turned out to be a success). */
