@@ -63,16 +63,16 @@ function backoffWaitSec(row: { windowStart: number; count: number } | undefined,
  * the caller must still wait if any key is closed (and nothing is counted), otherwise 0 with the
  * attempt counted on every key — before its outcome is known, so parallel guesses count too. The
  * check and the count are one unit: of a burst of parallel guesses (on any instances) each sees the
- * ones before it. On PostgreSQL the no-op UPDATE first takes the counters' row locks (in key order,
- * so two units never wait for each other crosswise); on SQLite units run one after another anyway.
+ * ones before it. The counters are read by a no-op UPDATE … RETURNING: on PostgreSQL it takes their
+ * row locks (in key order, so two units never wait for each other crosswise) and a parallel attempt
+ * waits for this one's count; on SQLite units run one after another anyway.
  */
 export async function backoffAttempt(db: Db, keys: Array<{ key: string; rule: Backoff }>, now = Date.now()): Promise<number> {
   const sorted = [...keys].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
   return tx(db, async (q) => {
     let wait = 0
     for (const { key, rule } of sorted) {
-      await q.update(rateLimits).set({ count: sql`${rateLimits.count}` }).where(eq(rateLimits.key, key))
-      const [row] = await q.select().from(rateLimits).where(eq(rateLimits.key, key)).limit(1)
+      const [row] = await q.update(rateLimits).set({ count: sql`${rateLimits.count}` }).where(eq(rateLimits.key, key)).returning()
       wait = Math.max(wait, backoffWaitSec(row, rule, now))
     }
     if (wait > 0) return wait
