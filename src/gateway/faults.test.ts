@@ -282,9 +282,10 @@ describe('request validation and pass-through', () => {
 })
 
 describe('crash recovery', () => {
-  test('holds left open by a crash are released at startup', async () => {
+  test('holds left open by a crash are released once the dead instance’s lease lapses, not before', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'gateway-crash-'))
-    const gw = await startGateway({ DATA_DIR: dataDir })
+    const LEASE = '3000'
+    const gw = await startGateway({ DATA_DIR: dataDir, HOLD_LEASE_MS: LEASE })
     const c = await gw.customer()
     // A slow request is in flight, its worst case held, when the process dies without a shutdown.
     const inFlight = chat(gw, c.key, { messages: say('долгий ответ [[fault:slow]]'), max_tokens: 100 }).catch(() => null)
@@ -293,11 +294,16 @@ describe('crash recovery', () => {
     await inFlight
     const before = await gw.books(c.user.id)
     expect(before.held).toBeGreaterThan(0)
-    const again = await startServer({ DATA_DIR: dataDir, OPENROUTER_API_KEY: 'x', OPENROUTER_BASE_URL: gw.upstream.url, USD_RUB_RATE: TEST_RATE })
+    const killedAt = Date.now()
+    const again = await startServer({ DATA_DIR: dataDir, OPENROUTER_API_KEY: 'x', OPENROUTER_BASE_URL: gw.upstream.url, USD_RUB_RATE: TEST_RATE, HOLD_LEASE_MS: LEASE })
     try {
-      expect(again.logs()).toContain('released the holds of 1 account(s)')
+      // The restarted process is another instance: it gives the dead one's holds back only after
+      // their lease lapsed (another instance might still be serving them), then within a sweep.
+      await eventually(async () => (await gw.books(c.user.id)).held === 0, 15_000)
+      expect(Date.now() - killedAt).toBeGreaterThanOrEqual(Number(LEASE) - 1000)
+      expect(again.logs()).toContain('released 1 hold(s) of stopped instances')
       // The reservation is given back and nothing was charged for the request that never finished.
-      expect((await gw.books(c.user.id))).toMatchObject({ held: 0, balance: before.balance, ledgerSum: before.balance })
+      expect(await gw.books(c.user.id)).toMatchObject({ held: 0, balance: before.balance, ledgerSum: before.balance })
       expect(before.balance).toBe(50_000_000)
     } finally {
       await again.stop()
