@@ -54,7 +54,10 @@ const backoffDelayMs = (count: number, b: Backoff) =>
 /** Seconds the key must still wait (0 = it may try now); `row` is its counter, if any. */
 function backoffWaitSec(row: { windowStart: number; count: number } | undefined, b: Backoff, now: number): number {
   if (!row || now - row.windowStart > b.forgetSec * 1000) return 0
-  const until = row.windowStart + backoffDelayMs(row.count, b)
+  const delay = backoffDelayMs(row.count, b)
+  // No delay owed: open, even if a parallel attempt that read the clock after us was counted first.
+  if (delay === 0) return 0
+  const until = row.windowStart + delay
   return until > now ? Math.ceil((until - now) / 1000) : 0
 }
 
@@ -63,16 +66,21 @@ function backoffWaitSec(row: { windowStart: number; count: number } | undefined,
  * the caller must still wait if any key is closed (and nothing is counted), otherwise 0 with the
  * attempt counted on every key — before its outcome is known, so parallel guesses count too. The
  * check and the count are one unit: of a burst of parallel guesses (on any instances) each sees the
- * ones before it. The counters are read by a no-op UPDATE … RETURNING: on PostgreSQL it takes their
- * row locks (in key order, so two units never wait for each other crosswise) and a parallel attempt
- * waits for this one's count; on SQLite units run one after another anyway.
+ * ones before it. The counters are read by a no-op upsert … RETURNING (a missing one is created at
+ * zero): on PostgreSQL it takes their row locks, even for a key nobody has counted yet, in key order
+ * (so two units never wait for each other crosswise), and a parallel attempt waits for this one's
+ * count; on SQLite units run one after another anyway.
  */
 export async function backoffAttempt(db: Db, keys: Array<{ key: string; rule: Backoff }>, now = Date.now()): Promise<number> {
   const sorted = [...keys].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
   return tx(db, async (q) => {
     let wait = 0
     for (const { key, rule } of sorted) {
-      const [row] = await q.update(rateLimits).set({ count: sql`${rateLimits.count}` }).where(eq(rateLimits.key, key)).returning()
+      const [row] = await q
+        .insert(rateLimits)
+        .values({ key, windowStart: now, count: 0 })
+        .onConflictDoUpdate({ target: rateLimits.key, set: { count: sql`${rateLimits.count}` } })
+        .returning()
       wait = Math.max(wait, backoffWaitSec(row, rule, now))
     }
     if (wait > 0) return wait
