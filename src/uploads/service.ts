@@ -1,4 +1,5 @@
-// Playground attachments: checked by content, stored under DATA_DIR/uploads with random names,
+// Playground attachments: checked by content, stored under UPLOADS_DIR/uploads (DATA_DIR unless set;
+// the storage every instance shares when there are several) with random names,
 // readable by their owner (session) or through a signed, expiring URL (the model provider and
 // the browser's <img> tags fetch those without credentials).
 import { createHmac, timingSafeEqual } from 'node:crypto'
@@ -43,7 +44,7 @@ export type PublicUpload = { id: string; url: string; filename: string; mimetype
 
 export function uploadsService(config: Config, db: Db) {
   const store = uploadsStore(db)
-  const dir = join(config.dataDir, 'uploads')
+  const dir = join(config.uploadsDir, 'uploads')
   mkdirSync(dir, { recursive: true })
   const sign = (name: string, exp: number) => createHmac('sha256', config.jwtSecret).update(`upload:${name}:${exp}`).digest('base64url')
 
