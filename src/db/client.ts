@@ -22,12 +22,36 @@ const PG_MIGRATIONS = fileURLToPath(new URL('../../drizzle/pg', import.meta.url)
 /** Connections per instance to PostgreSQL (the settling units of concurrent requests each take one). */
 const PG_POOL = Number(process.env.DATABASE_POOL_SIZE) || 20
 
+/**
+ * PostgreSQL's text cannot hold U+0000 (SQLite's can): a NUL in any string parameter — a path
+ * segment `%00`, a model name, a message — would fail the statement ("invalid byte sequence") and
+ * the request with a 500. Every parameter on the way to the server has it replaced by U+FFFD, so a
+ * lookup by such a value simply finds nothing and stored text keeps its other characters.
+ */
+function withoutNul(client: SQL): SQL {
+  const clean = (params: unknown[] | undefined) =>
+    params?.map((v) => (typeof v === 'string' && v.includes('\0') ? v.replaceAll('\0', '\uFFFD') : v))
+  return new Proxy(client, {
+    get(target, prop, receiver) {
+      const value = Reflect.get(target, prop, receiver)
+      if (prop === 'unsafe') return (query: string, params?: unknown[]) => target.unsafe(query, clean(params))
+      // Transactions and savepoints hand their own connection to the callback: clean that one too.
+      if (prop === 'begin' || prop === 'savepoint')
+        return (...args: unknown[]) => {
+          const fn = args.at(-1) as (tx: SQL) => unknown
+          return (value as (...a: unknown[]) => unknown).call(target, ...args.slice(0, -1), (tx: SQL) => fn(withoutNul(tx)))
+        }
+      return typeof value === 'function' ? value.bind(target) : value
+    },
+  })
+}
+
 export function openDatabase(url: string): { db: Db; close: () => Promise<void> } {
   if (isPostgresUrl(url) !== (DIALECT === 'pg'))
     throw new Error(`openDatabase(${isPostgresUrl(url) ? 'postgres' : 'sqlite'}) in a process whose DATABASE_URL chose ${DIALECT}`)
   if (DIALECT === 'pg') {
     const client = new SQL(url, { max: PG_POOL, idleTimeout: 30, connectionTimeout: 10 })
-    const db = drizzlePg({ client, schema }) as unknown as Db
+    const db = drizzlePg({ client: withoutNul(client), schema }) as unknown as Db
     return { db, close: () => client.close({ timeout: 5 }) }
   }
   const sqlite = new Database(url, { create: true, strict: true })
