@@ -16,7 +16,8 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { startFakeUpstream } from '../src/upstream/demo'
 import { registerUser, startServer, type TestServer } from '../src/test-support/server'
-import { databaseReader, expectedCharge, TEST_RATE, UPSTREAM_KEY } from '../src/test-support/gateway'
+import { expectedCharge, TEST_RATE, UPSTREAM_KEY } from '../src/test-support/gateway'
+import { databaseReader } from '../src/test-support/db-reader'
 
 const args = process.argv.slice(2)
 const REQUESTS = (() => {
@@ -176,7 +177,7 @@ async function main() {
     // Reconciliations after client aborts ask the upstream for up to ~8 s; the books are read after.
     const read = databaseReader(join(dataDir, 'gateway.db'))
     for (let i = 0; i < 300; i++) {
-      const [h] = read<{ h: number }>('select coalesce(sum(held_micros), 0) as h from users')
+      const [h] = await read<{ h: number }>('select coalesce(sum(held_micros), 0) as h from users')
       if (h!.h === 0) break
       await Bun.sleep(50)
     }
@@ -190,7 +191,7 @@ async function main() {
     console.log(`    faults injected ${count((s) => s.plan.fault !== null)}; completed answers with a charge ${count((s) => s.completedWithCost !== null)}`)
 
     const problems: string[] = []
-    const usage = read<{ id: string; user_id: string; upstream_id: string | null; upstream_cost_usd: string | null; cost_micros: number; status: string }>(
+    const usage = await read<{ id: string; user_id: string; upstream_id: string | null; upstream_cost_usd: string | null; cost_micros: number; status: string }>(
       'select id, user_id, upstream_id, upstream_cost_usd, cost_micros, status from usage_logs',
     )
     const byUpstream = new Map<string, typeof usage>()
@@ -211,7 +212,7 @@ async function main() {
     const successRows = usage.filter((u) => u.status === 'success').length
     if (successRows < completed) problems.push(`${completed} completed answers but only ${successRows} success usage rows`)
 
-    const books = read<{ id: string; balance: number; held: number; ledger: number; spent: number }>(
+    const books = await read<{ id: string; balance: number; held: number; ledger: number; spent: number }>(
       `select u.id, u.balance_micros as balance, u.held_micros as held,
               (select coalesce(sum(amount_micros), 0) from ledger_entries l where l.user_id = u.id) as ledger,
               (select coalesce(sum(cost_micros), 0) from usage_logs g where g.user_id = u.id) as spent
@@ -223,7 +224,7 @@ async function main() {
       if (b.balance < 0) problems.push(`user ${b.id}: balance below zero`)
       if (b.balance !== BONUS_RUB * 1e6 - b.spent) problems.push(`user ${b.id}: balance ${b.balance} ≠ bonus − usage ${BONUS_RUB * 1e6 - b.spent}`)
     }
-    const [uncovered] = read<{ n: number }>('select count(*) as n from uncovered_costs')
+    const [uncovered] = await read<{ n: number }>('select count(*) as n from uncovered_costs')
     if (uncovered!.n) problems.push(`${uncovered!.n} uncovered-cost records`)
 
     console.log(`\nbooks of ${books.length} accounts: ${usage.length} usage rows (${successRows} success), ${byUpstream.size} upstream generations billed`)

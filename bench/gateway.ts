@@ -7,6 +7,9 @@
 //   bun bench/gateway.ts --requests 4000 # measured requests per side at concurrency 1 (×4 at 64)
 //   bun bench/gateway.ts --warmup 0      # skip the JIT warm-up (cold-process figures)
 //   bun bench/gateway.ts --protocols chat # only chat completions (the issue-3 figures)
+//   bun bench/gateway.ts --store pg       # the same on SQLite, then PostgreSQL with one and with two
+//                                         # instances (round-robin), in one run (issue 18); chat only
+//                                         # unless --protocols says otherwise
 //
 // The fake upstream answers instantly (tokenDelayMs 0), so what differs between the two paths is
 // the gateway itself: auth, validation, the hold and settle transactions, the usage row, the relay.
@@ -16,7 +19,9 @@
 // machine noise lands on both alike. It is a measurement, not a test: the exit code is 0 whatever
 // the figures (1 only if the bench itself could not run); each target prints PASS or MISS.
 import { readFileSync } from 'node:fs'
-import { startGateway, UPSTREAM_KEY } from '../src/test-support/gateway'
+import { startGateway, TEST_RATE, UPSTREAM_KEY } from '../src/test-support/gateway'
+import { startServer, type TestServer } from '../src/test-support/server'
+import { startPostgres } from '../src/test-support/postgres'
 
 // ---------------------------------------------------------------- settings
 
@@ -24,8 +29,9 @@ function parseArgs(argv: string[]) {
   let quick = false
   let requests: number | undefined
   let warmup: number | undefined
-  let protocols: Protocol[] = [...PROTOCOLS]
-  const usage = 'usage: bun bench/gateway.ts [--quick] [--requests N] [--warmup N] [--protocols chat,responses,messages]'
+  let protocols: Protocol[] | undefined
+  let store: 'sqlite' | 'pg' = 'sqlite'
+  const usage = 'usage: bun bench/gateway.ts [--quick] [--requests N] [--warmup N] [--protocols chat,responses,messages] [--store sqlite|pg]'
   const intArg = (name: string, raw: string | undefined, min: number, max: number) => {
     const n = Number(raw)
     if (!Number.isInteger(n) || n < min || n > max) {
@@ -48,6 +54,14 @@ function parseArgs(argv: string[]) {
       }
       protocols = list as Protocol[]
     }
+    else if (a === '--store' || a.startsWith('--store=')) {
+      const v = value()
+      if (v !== 'sqlite' && v !== 'pg') {
+        console.error(`--store takes sqlite or pg, got "${v}"`)
+        process.exit(2)
+      }
+      store = v
+    }
     else if (a === '--help' || a === '-h') {
       console.log(usage)
       process.exit(0)
@@ -60,7 +74,9 @@ function parseArgs(argv: string[]) {
   const n1 = requests ?? (quick ? 800 : 3000)
   return {
     quick,
-    protocols,
+    store,
+    // With --store pg three setups run back to back: chat only unless asked otherwise.
+    protocols: protocols ?? (store === 'pg' ? (['chat'] as Protocol[]) : [...PROTOCOLS]),
     // Requests per side and mode before anything is measured, so both processes run JIT-compiled code.
     jitWarmup: warmup ?? (quick ? 4000 : 12_000),
     c1: { requests: n1, batch: Math.max(10, Math.min(250, Math.ceil(n1 / 12))) },
@@ -78,7 +94,7 @@ const CONCURRENCY_HIGH = 64
 const WARMUP = 50 // requests per side before each scenario (at least 2 per worker at concurrency 64)
 const SCENARIO_CAP_MS = 60_000 // a scenario stops issuing requests after this long
 const REQUEST_TIMEOUT_MS = 10_000
-const RUN_CAP_MS = 12 * 60_000 // the whole run, whatever happens
+const RUN_CAP_MS = (SETTINGS.store === 'pg' ? 36 : 12) * 60_000 // the whole run, whatever happens
 const BONUS_RUB = 1_000_000
 const MODEL = 'openai/gpt-3.5-turbo'
 
@@ -109,17 +125,20 @@ function cpuMs(pid: number | 'self'): number {
   }
 }
 
-/** The gateway's process: the one child of this process running src/index.ts. */
-function gatewayPid(): number {
+/** The gateway processes: the children of this process running src/index.ts (one per instance). */
+function gatewayPids(): number[] {
+  const pids: number[] = []
   try {
     const out = Bun.spawnSync(['ps', '--ppid', String(process.pid), '-o', 'pid=']).stdout.toString()
     for (const pid of out.trim().split(/\s+/).map(Number))
-      if (pid && readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('src/index.ts')) return pid
+      if (pid && readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('src/index.ts')) pids.push(pid)
   } catch {}
-  return 0
+  return pids
 }
 
-let GATEWAY_PID = 0
+let GATEWAY_PIDS: number[] = []
+/** CPU of every gateway instance together. */
+const gatewayCpuMs = () => GATEWAY_PIDS.reduce((sum, pid) => sum + cpuMs(pid), 0)
 
 /** The 1-minute load average: other work on the box skews every figure, so the run reports it. */
 function loadAvg(): string {
@@ -143,7 +162,8 @@ function machineBusyMs(): number {
 
 // ---------------------------------------------------------------- one request
 
-type Target = { name: 'direct' | 'gateway'; protocol: Protocol; url: string; key: string }
+/** Where requests go: one URL, or several instances taken in turn. */
+type Target = { name: 'direct' | 'gateway'; protocol: Protocol; urls: string[]; key: string; next: number }
 type Mode = 'plain' | 'stream'
 
 type Sample = { totalMs: number; ttfbMs: number }
@@ -210,7 +230,8 @@ const WELL_FORMED: Record<Protocol, { field: string; end: string[]; failed: stri
 async function once(target: Target, mode: Mode, body: string): Promise<Sample> {
   const shape = WELL_FORMED[target.protocol]
   const started = performance.now()
-  const res = await fetch(target.url, {
+  const url = target.urls[target.next++ % target.urls.length]!
+  const res = await fetch(url, {
     method: 'POST',
     headers: { authorization: `Bearer ${target.key}`, 'content-type': 'application/json' },
     body,
@@ -267,12 +288,12 @@ async function batch(target: Target, mode: Mode, body: string, concurrency: numb
     }
   }
   const t0 = performance.now()
-  const g0 = stats ? cpuMs(GATEWAY_PID) : 0
+  const g0 = stats ? gatewayCpuMs() : 0
   const b0 = stats ? cpuMs('self') : 0
   await Promise.all(Array.from({ length: Math.min(concurrency, count) }, worker))
   if (stats) {
     stats.wallMs += performance.now() - t0
-    stats.cpuGatewayMs += cpuMs(GATEWAY_PID) - g0
+    stats.cpuGatewayMs += gatewayCpuMs() - g0
     stats.cpuBenchMs += cpuMs('self') - b0
   }
   return issued
@@ -385,34 +406,33 @@ function report(results: ScenarioResult[]) {
 
 // ---------------------------------------------------------------- main
 
-async function main() {
-  const t0 = performance.now()
-  console.log(
-    `gateway bench: Bun ${Bun.version}, ${navigator.hardwareConcurrency} CPUs; ` +
-      `${SETTINGS.c1.requests} requests/side at c1 (batches of ${SETTINGS.c1.batch}), ` +
-      `${SETTINGS.c64.requests} at c${CONCURRENCY_HIGH} (batches of ${SETTINGS.c64.batch}); JIT warm-up ${SETTINGS.jitWarmup}/side/mode, then ${WARMUP}+/side per scenario; load average before the run ${loadAvg()}`,
-  )
-  const gw = await startGateway({ WELCOME_BONUS_RUB: String(BONUS_RUB) }, { tokenDelayMs: 0, faults: false })
-  let stopped = false
+type Setup = { name: string; env: Record<string, string>; instances: number }
+
+/** One setup measured: its gateway(s) started, the scenarios run, the books checked, then stopped. */
+async function measure(setup: Setup): Promise<ScenarioResult[]> {
+  console.log(`\n=== ${setup.name} ===`)
+  const gw = await startGateway({ WELCOME_BONUS_RUB: String(BONUS_RUB), ...setup.env }, { tokenDelayMs: 0, faults: false })
+  const extra: TestServer[] = []
   const stop = async () => {
-    if (stopped) return
-    stopped = true
+    await Promise.all(extra.map((s) => s.stop()))
     await gw.stop()
   }
-  const cap = setTimeout(() => {
-    console.error(`\nbench: the whole run exceeded ${RUN_CAP_MS / 1000} s; stopping`)
-    void stop().finally(() => process.exit(1))
-  }, RUN_CAP_MS)
   try {
+    // Further instances on the same database and upstream (PostgreSQL only).
+    for (let i = 1; i < setup.instances; i++)
+      extra.push(
+        await startServer({ OPENROUTER_API_KEY: UPSTREAM_KEY, OPENROUTER_BASE_URL: gw.upstream.url, USD_RUB_RATE: TEST_RATE, WELCOME_BONUS_RUB: String(BONUS_RUB), ...setup.env }),
+      )
     const who = await gw.customer()
-    GATEWAY_PID = gatewayPid()
+    GATEWAY_PIDS = gatewayPids()
     const busy0 = machineBusyMs()
-    const ours0 = cpuMs('self') + cpuMs(GATEWAY_PID)
+    const ours0 = cpuMs('self') + gatewayCpuMs()
     const wall0 = performance.now()
-    console.log(`fake upstream ${gw.upstream.url}, gateway ${gw.url}, customer ${who.email}\n`)
+    const gatewayUrls = [gw.url, ...extra.map((s) => s.url)]
+    console.log(`fake upstream ${gw.upstream.url}, gateway ${gatewayUrls.join(' + ')} (${GATEWAY_PIDS.length} process(es)), customer ${who.email}\n`)
     const targets = (protocol: Protocol): [Target, Target] => [
-      { name: 'direct', protocol, url: `${gw.upstream.url}${PATHS[protocol]}`, key: UPSTREAM_KEY },
-      { name: 'gateway', protocol, url: `${gw.url}/v1${PATHS[protocol]}`, key: who.key },
+      { name: 'direct', protocol, urls: [`${gw.upstream.url}${PATHS[protocol]}`], key: UPSTREAM_KEY, next: 0 },
+      { name: 'gateway', protocol, urls: gatewayUrls.map((u) => `${u}/v1${PATHS[protocol]}`), key: who.key, next: 0 },
     ]
 
     // JIT warm-up: a fresh process runs interpreted and baseline-compiled code for its first thousands
@@ -443,7 +463,7 @@ async function main() {
     }
     report(results)
     // Tick accounting is coarse (10 ms per process and CPU), so small negative values mean "none".
-    const others = Math.max(0, machineBusyMs() - busy0 - (cpuMs('self') + cpuMs(GATEWAY_PID) - ours0))
+    const others = Math.max(0, machineBusyMs() - busy0 - (cpuMs('self') + gatewayCpuMs() - ours0))
     if (Number.isFinite(others))
       console.log(
         `\nother processes used ≈${(others / 1000).toFixed(1)} CPU-s during the measurement ` +
@@ -451,11 +471,11 @@ async function main() {
       )
 
     // The books: every request settled, nothing held, balance = bonus − Σ usage costs = ledger sum.
-    let books = gw.books(who.user.id)
+    let books = await gw.books(who.user.id)
     // A client-side timeout leaves the gateway reconciling with the upstream for up to ~8 s.
     for (let i = 0; i < 200 && books.held !== 0; i++) {
       await Bun.sleep(50)
-      books = gw.books(who.user.id)
+      books = await gw.books(who.user.id)
     }
     const bonusMicros = BONUS_RUB * 1_000_000
     const usageSum = books.usage.reduce((s, u) => s + u.cost_micros, 0)
@@ -470,11 +490,60 @@ async function main() {
     ]
     console.log('\nbooks after the run:')
     for (const [text, ok] of checks) console.log(`  ${ok ? 'OK   ' : 'WRONG'} ${text}`)
-    const serverErrors = gw.server.logs().split('\n').filter((l) => /error|unexpected|exceeds balance/i.test(l))
+    const logs = [gw.server, ...extra].flatMap((s) => s.logs().split('\n'))
+    const serverErrors = logs.filter((l) => /error|unexpected|exceeds balance/i.test(l))
     if (serverErrors.length) console.log(`\ngateway log lines mentioning errors (${serverErrors.length}):\n  ${serverErrors.slice(0, 10).join('\n  ')}`)
+    return results
+  } finally {
+    await stop()
+  }
+}
+
+/** The setups side by side: throughput ratio, added latency and gateway CPU per request. */
+function compare(all: Array<{ setup: Setup; results: ScenarioResult[] }>) {
+  console.log('\n=== stores compared (same run; CPU = the gateway processes only: PostgreSQL\'s own server processes show under "other processes") ===')
+  const head = ['scenario', ...all.map((a) => a.setup.name)]
+  const labels = all[0]!.results.map((r) => r.label)
+  const cell = (r: ScenarioResult | undefined) => {
+    if (!r) return 'n/a'
+    const cpu = ms(r.gateway.cpuGatewayPerReq, 3)
+    return r.concurrency === 1
+      ? `added p50 ${signedMs(r.gateway.p50 - r.direct.p50)} ms, p99 ${signedMs(r.gateway.p99 - r.direct.p99)} ms, CPU ${cpu} ms`
+      : `ratio ${(r.gateway.rps / r.direct.rps).toFixed(2)} (${r.gateway.rps.toFixed(0)} req/s), CPU ${cpu} ms`
+  }
+  const rows = labels.map((label) => [label, ...all.map((a) => cell(a.results.find((r) => r.label === label)))])
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)))
+  console.log(pad(head, widths))
+  console.log(widths.map((w) => '-'.repeat(w)).join('-|-'))
+  for (const r of rows) console.log(pad(r, widths))
+}
+
+async function main() {
+  const t0 = performance.now()
+  console.log(
+    `gateway bench: Bun ${Bun.version}, ${navigator.hardwareConcurrency} CPUs; ` +
+      `${SETTINGS.c1.requests} requests/side at c1 (batches of ${SETTINGS.c1.batch}), ` +
+      `${SETTINGS.c64.requests} at c${CONCURRENCY_HIGH} (batches of ${SETTINGS.c64.batch}); JIT warm-up ${SETTINGS.jitWarmup}/side/mode, then ${WARMUP}+/side per scenario; load average before the run ${loadAvg()}`,
+  )
+  let pg: Awaited<ReturnType<typeof startPostgres>> | undefined
+  const cap = setTimeout(() => {
+    console.error(`\nbench: the whole run exceeded ${RUN_CAP_MS / 1000} s; stopping`)
+    void (pg?.stop() ?? Promise.resolve()).finally(() => process.exit(1))
+  }, RUN_CAP_MS)
+  try {
+    const setups: Setup[] = [{ name: 'SQLite', env: {}, instances: 1 }]
+    if (SETTINGS.store === 'pg') {
+      // Debian's PostgreSQL in a throwaway cluster (the test harness's), one database per setup.
+      pg = await startPostgres()
+      setups.push({ name: 'PostgreSQL ×1', env: { DATABASE_URL: await pg.createDatabase() }, instances: 1 })
+      setups.push({ name: 'PostgreSQL ×2', env: { DATABASE_URL: await pg.createDatabase() }, instances: 2 })
+    }
+    const all: Array<{ setup: Setup; results: ScenarioResult[] }> = []
+    for (const setup of setups) all.push({ setup, results: await measure(setup) })
+    if (all.length > 1) compare(all)
   } finally {
     clearTimeout(cap)
-    await stop()
+    await pg?.stop()
   }
   console.log(`\ndone in ${((performance.now() - t0) / 1000).toFixed(1)} s`)
 }

@@ -16,16 +16,16 @@ if (!dataDir) throw new Error('E2E_DATA_DIR is not set')
 const input = JSON.parse(await Bun.stdin.text()) as Input[]
 const covers = createCoverStore(dataDir)
 const picture = `data:image/png;base64,${readFileSync(new URL('../public/og-image.png', import.meta.url)).toString('base64')}`
-const { sqlite, db } = openDatabase(join(dataDir, 'gateway.db'))
+const { db, close } = openDatabase(join(dataDir, 'gateway.db'))
 try {
   const out = []
   for (const { cover, publishedAt, ...post } of input) {
     // Idempotent by slug: a re-run (Playwright restarts a worker after a failure) starts afresh.
-    const existing = post.slug ? db.select({ id: blogPosts.id }).from(blogPosts).where(eq(blogPosts.slug, post.slug)).get() : undefined
-    if (existing) blogStore(db).remove(existing.id)
+    const [existing] = post.slug ? await db.select({ id: blogPosts.id }).from(blogPosts).where(eq(blogPosts.slug, post.slug)).limit(1) : []
+    if (existing) await blogStore(db).remove(existing.id)
     const coverImage = cover ? await covers.saveDataUrl(picture) : (post.coverImage ?? null)
     out.push(
-      seedBlogPost(db, {
+      await seedBlogPost(db, {
         ...post,
         coverImage,
         publishedAt: publishedAt === undefined ? undefined : publishedAt === null ? null : new Date(publishedAt),
@@ -34,5 +34,5 @@ try {
   }
   process.stdout.write(JSON.stringify(out))
 } finally {
-  sqlite.close()
+  await close()
 }

@@ -36,10 +36,10 @@ import { chatsRoutes } from './chats'
 import { createImageStore } from './gateway/files'
 import pkg from '../package.json'
 
-export function createServices(config: Config, db: Db, mailer: Mailer) {
+export async function createServices(config: Config, db: Db, mailer: Mailer) {
   const upstream = createUpstreamClient(config)
-  const rates = createRateProvider(config, db, upstream.mode === 'demo')
-  const catalog = createCatalog(db, upstream)
+  const rates = await createRateProvider(config, db, upstream.mode === 'demo')
+  const catalog = await createCatalog(db, upstream)
   const auth = authService({ db, config, mailer })
   const keys = keysService(db)
   const payments = paymentsService({ db, config })
@@ -53,7 +53,7 @@ export function createServices(config: Config, db: Db, mailer: Mailer) {
   return { config, db, mailer, upstream, rates, catalog, auth, keys, payments, refunds, notifyLowBalance, blog, autopost, admin, uploads, chats }
 }
 
-export type Services = ReturnType<typeof createServices>
+export type Services = Awaited<ReturnType<typeof createServices>>
 
 /**
  * The larger bodies belong to signed-in routes: nobody makes us read megabytes only to hear "sign in"

@@ -1,4 +1,5 @@
 // The only reader of process.env. Every setting is optional; the defaults give a working product.
+import { isPostgresUrl } from './db/dialect'
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { randomBytes } from 'node:crypto'
@@ -43,13 +44,21 @@ function flag(env: Env, name: string, fallback: boolean): boolean {
   throw new ConfigError(`${name} must be true or false, got "${raw}"`)
 }
 
-/** Reads JWT_SECRET or the secret generated once into DATA_DIR, so tokens survive restarts. */
+/**
+ * Reads JWT_SECRET or the secret generated once into DATA_DIR, so tokens survive restarts. With
+ * PostgreSQL (several instances) it must be given: a secret generated per instance would make a
+ * session signed by one instance invalid on the others.
+ */
 function jwtSecret(env: Env, dataDir: string): string {
   const given = env.JWT_SECRET?.trim()
   if (given) {
     if (given.length < 32) throw new ConfigError('JWT_SECRET must be at least 32 characters')
     return given
   }
+  if (isPostgresUrl(env.DATABASE_URL))
+    throw new ConfigError(
+      'JWT_SECRET must be set when DATABASE_URL is PostgreSQL: every instance has to sign and check sessions with the same secret (at least 32 characters, e.g. `openssl rand -base64 48`)',
+    )
   const file = join(dataDir, 'jwt-secret')
   if (existsSync(file)) return readFileSync(file, 'utf8').trim()
   const secret = randomBytes(48).toString('base64url')
@@ -91,6 +100,8 @@ export function loadConfig(env: Env = process.env) {
     host: env.HOST?.trim() || '0.0.0.0',
     dataDir,
     databaseUrl: env.DATABASE_URL?.trim() || join(dataDir, 'gateway.db'),
+    /** Customers' uploads, generated images and article covers: storage every instance shares when there are several. */
+    uploadsDir: resolve(env.UPLOADS_DIR?.trim() || dataDir),
     /** The one origin every outgoing link is built on (never the request's Host header). */
     publicUrl,
     jwtSecret: jwtSecret(env, dataDir),
@@ -130,6 +141,8 @@ export function loadConfig(env: Env = process.env) {
     paymentReconcileAfterSec: int(env, 'PAYMENT_RECONCILE_AFTER_SEC', 600, 1, 7 * 24 * 3600),
     /** How often the reconciliation looks (cron pattern; six fields allow seconds). */
     paymentReconcileCron: env.PAYMENT_RECONCILE_CRON?.trim() || '*/2 * * * *',
+    /** When the autopost job looks for a due slot (every minute; tests tick every second). */
+    autopostCron: env.AUTOPOST_CRON?.trim() || '* * * * *',
     /** The model that writes blog articles (platform spend); another text model is used if the catalogue lacks it. */
     autopostTextModel: env.AUTOPOST_TEXT_MODEL?.trim() || 'openai/gpt-4o-mini',
     /** The model that draws article covers; another image-output model is used if the catalogue lacks it. */

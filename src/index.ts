@@ -5,7 +5,9 @@ import { openDatabase, runMigrations, startCheckpointer } from './db/client'
 import { createMailer } from './mail/service'
 import { createApp, createServices } from './app'
 import { purgeExpired } from './system/housekeeping'
-import { releaseReservationsAtStartup, releaseStaleHolds } from './billing/holds'
+import { releaseStaleHolds, startHoldLeases } from './billing/holds'
+import { DIALECT } from './db/dialect'
+import { INSTANCE_ID } from './db/instance'
 
 let config: Config
 try {
@@ -18,17 +20,18 @@ try {
   throw e
 }
 
-const { sqlite, db } = openDatabase(config.databaseUrl)
-runMigrations(db)
+const database = openDatabase(config.databaseUrl)
+const { db } = database
+await runMigrations(db)
 const stopCheckpointer = startCheckpointer(db, config.databaseUrl)
 const mailer = createMailer(config)
 
-const services = createServices(config, db, mailer)
+const services = await createServices(config, db, mailer)
 const { catalog, rates } = services
 
-// Reservations still recorded now were left by a crash: nothing is in flight before we listen.
-const released = releaseReservationsAtStartup(db)
-if (released) console.log(`[billing] released the holds of ${released} account(s) left open by the previous run`)
+// Renews the leases of this instance's holds and gives back those of instances that died (a crash
+// of this very process included, once its lease lapses): never a live instance's reservations.
+const stopHoldLeases = startHoldLeases(db)
 
 /** Logs instead of throwing: a failed sync keeps the last good catalogue and rate. */
 const syncCatalog = () =>
@@ -42,18 +45,18 @@ if (catalog.isEmpty() || !rates.current()) await firstRun
 
 const STALE_HOLD_MS = 2 * 3600 * 1000
 const app = createApp(services)
-  .use(cron({ name: 'housekeeping', pattern: Patterns.EVERY_HOUR, run: () => purgeExpired(db) }))
+  .use(cron({ name: 'housekeeping', pattern: Patterns.EVERY_HOUR, run: () => void purgeExpired(db).catch((e) => console.error(`[housekeeping] failed: ${(e as Error).message}`)) }))
   .use(cron({ name: 'catalog-sync', pattern: '7 * * * *', run: () => void syncCatalog() }))
   .use(cron({ name: 'exchange-rate', pattern: '17 * * * *', run: () => void rates.refresh() }))
   .use(cron({ name: 'stale-holds', pattern: '*/5 * * * *', run: () => void releaseStaleHolds(db, new Date(Date.now() - STALE_HOLD_MS)).catch((e) => console.error(`[billing] stale-hold sweep failed: ${(e as Error).message}`)) }))
   // Every minute: publishes when a schedule slot is due (the slot's unique run row stops double runs).
-  .use(cron({ name: 'autopost', pattern: '* * * * *', run: () => void services.autopost.tick().catch((e) => console.error(`[autopost] tick failed: ${(e as Error).message}`)) }))
+  .use(cron({ name: 'autopost', pattern: config.autopostCron, run: () => void services.autopost.tick().catch((e) => console.error(`[autopost] tick failed: ${(e as Error).message}`)) }))
   .use(cron({ name: 'payments-reconcile', pattern: config.paymentReconcileCron, run: () => void services.payments.reconcile().catch((e) => console.error(`[payments] reconciliation failed: ${(e as Error).message}`)) }))
   .listen({ hostname: config.host, port: config.port })
 
 const port = app.server!.port
 console.log(`[server] listening on http://${config.host}:${port} (public URL ${config.publicUrl})`)
-console.log(`[server] database ${config.databaseUrl}; mail ${mailer.mode === 'smtp' ? 'via SMTP' : `to ${config.dataDir}/outbox`}`)
+console.log(`[server] database ${DIALECT === 'pg' ? 'PostgreSQL' : config.databaseUrl} (instance ${INSTANCE_ID}); mail ${mailer.mode === 'smtp' ? 'via SMTP' : `to ${config.dataDir}/outbox`}`)
 if (!config.openrouterApiKey) console.log('[server] upstream: DEMO mode (no OPENROUTER_API_KEY) — replies are generated locally')
 if (!config.yookassaShopId) console.log('[server] payments: TEST mode (no YOOKASSA_SHOP_ID) — top-ups go through the built-in test payment page')
 if (config.testPaymentsBanner) console.warn('[server] ALLOW_TEST_PAYMENTS=true: every page shows the test-payments banner; test top-ups are never refundable')
@@ -70,7 +73,8 @@ async function shutdown(signal: string) {
   clearTimeout(force)
   for (const job of Object.values(app.store.cron ?? {})) (job as { stop(): void }).stop()
   stopCheckpointer()
-  sqlite.close()
+  stopHoldLeases()
+  await database.close()
   console.log('[server] stopped')
   process.exit(0)
 }

@@ -1,13 +1,20 @@
 // The admin API against the real server (child process) and the fake upstream over HTTP.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { join } from 'node:path'
+import { eq } from 'drizzle-orm'
 import { openDatabase } from '../db/client'
+import { write } from '../db/tx'
+import { users } from '../auth/schema'
 import { seedBlogPost } from '../blog/store'
 import { expectedCharge, startGateway, TEST_RATE } from '../test-support/gateway'
-import { client, freshIp, readResult, registerUser, uniqueEmail } from '../test-support/server'
+import { client, freshIp, readResult, registerUser, uniqueEmail, type TestServer } from '../test-support/server'
 
 const ADMIN = 'chief@example.ru'
 type Gateway = Awaited<ReturnType<typeof startGateway>>
+
+/** The server's database (PostgreSQL in the pg run, else its SQLite file), opened by the test itself. */
+const serverDatabase = (s: TestServer) => openDatabase(s.databaseUrl)
+/** The `n` of a one-row count query. */
+const n = (rows: Array<{ n: number }>) => rows[0]!.n
 
 /** DELETE is not in the shared test client. */
 const del = async (base: string, path: string, token?: string) =>
@@ -88,7 +95,7 @@ describe('admin API', () => {
     expect(res.body.pagination).toEqual({ total: 2, limit: 100 })
     expect(res.body.data.map((u: { email: string }) => u.email)).toEqual([`${tag}.TWO@example.ru`, `${tag}.one@example.ru`])
     expect(res.body.data[1]).toMatchObject({ id: a.user.id, role: 'user', apiKeys: 1, usageLogs: 2 })
-    expect(res.body.data[1].balance).toBeCloseTo(g.books(a.user.id).balance / 1e6, 6)
+    expect(res.body.data[1].balance).toBeCloseTo((await g.books(a.user.id)).balance / 1e6, 6)
 
     expect((await admin.api.get('/api/admin/users?search=%25', admin.accessToken)).body.pagination.total).toBe(0)
     const all = await admin.api.get('/api/admin/users', admin.accessToken)
@@ -108,7 +115,7 @@ describe('admin API', () => {
     const down = await adjust(-0.25)
     expect(down.body.data.balance).toBe(200)
 
-    const rows = g.read<{ type: string; amount_micros: number; actor_id: string; description: string }>(
+    const rows = await g.read<{ type: string; amount_micros: number; actor_id: string; description: string }>(
       "select type, amount_micros, actor_id, description from ledger_entries where user_id = ? and type = 'admin' order by created_at",
       u.user.id,
     )
@@ -116,7 +123,7 @@ describe('admin API', () => {
       { type: 'admin', amount_micros: 150_250_000, actor_id: admin.user.id, description: 'Admin adjustment' },
       { type: 'admin', amount_micros: -250_000, actor_id: admin.user.id, description: 'Admin adjustment' },
     ])
-    const books = g.books(u.user.id)
+    const books = await g.books(u.user.id)
     expect(books.balance).toBe(200_000_000)
     expect(books.ledgerSum).toBe(books.balance)
 
@@ -146,7 +153,7 @@ describe('admin API', () => {
     }
     const exact = await adjust({ amount: -50 })
     expect(exact.body.data.balance).toBe(0)
-    const books = g.books(u.user.id)
+    const books = await g.books(u.user.id)
     expect(books.balance).toBe(0)
     expect(books.ledgerSum).toBe(0)
     expect((await admin.api.post('/api/admin/users/nobody/balance', { amount: 5 }, admin.accessToken)).status).toBe(404)
@@ -156,7 +163,7 @@ describe('admin API', () => {
     const email = uniqueEmail('gone')
     const u = await g.customer(email)
     expect((await chat(g, u.key)).status).toBe(200)
-    const ledgerBefore = g.read<{ n: number }>('select count(*) as n from ledger_entries where user_id = ?', u.user.id)[0]!.n
+    const ledgerBefore = n(await g.read<{ n: number }>('select count(*) as n from ledger_entries where user_id = ?', u.user.id))
 
     const res = await del(g.url, `/api/admin/users/${u.user.id}`, admin.accessToken)
     expect(res.status).toBe(200)
@@ -169,13 +176,13 @@ describe('admin API', () => {
     const login = await client(g.url).post('/api/auth/login', { email, password: u.password })
     expect([login.status, login.body.error]).toEqual([401, 'Неверный email или пароль'])
 
-    const [row] = g.read<{ email: string; deleted_at: number | null; password_hash: string }>('select email, deleted_at, password_hash from users where id = ?', u.user.id)
+    const [row] = await g.read<{ email: string; deleted_at: number | null; password_hash: string }>('select email, deleted_at, password_hash from users where id = ?', u.user.id)
     expect(row!.email).toBe(`deleted-${u.user.id}@deleted.invalid`)
     expect(row!.deleted_at).toBeNumber()
     expect(row!.password_hash.startsWith('$argon2')).toBe(false)
-    expect(g.read<{ n: number }>('select count(*) as n from ledger_entries where user_id = ?', u.user.id)[0]!.n).toBe(ledgerBefore)
-    expect(g.books(u.user.id).usage).toHaveLength(1)
-    expect(g.read<{ n: number }>('select count(*) as n from api_keys where user_id = ?', u.user.id)[0]!.n).toBe(0)
+    expect(n(await g.read<{ n: number }>('select count(*) as n from ledger_entries where user_id = ?', u.user.id))).toBe(ledgerBefore)
+    expect((await g.books(u.user.id)).usage).toHaveLength(1)
+    expect(n(await g.read<{ n: number }>('select count(*) as n from api_keys where user_id = ?', u.user.id))).toBe(0)
 
     const list = await admin.api.get(`/api/admin/users?search=${encodeURIComponent(email)}`, admin.accessToken)
     expect(list.body.pagination.total).toBe(0)
@@ -203,23 +210,23 @@ describe('admin stats', () => {
       await admin.api.post(`/api/admin/users/${b.user.id}/balance`, { amount: 1000, description: 'Admin adjustment' }, admin.accessToken)
 
       // Seeded straight into the database: an old account, two published articles and a draft.
-      const { sqlite, db } = openDatabase(join(g.server.dataDir, 'gateway.db'))
-      sqlite.query('update users set created_at = ? where id = ?').run(Date.now() - 10 * 86_400_000, b.user.id)
-      seedBlogPost(db, { title: 'Первая' })
-      seedBlogPost(db, { title: 'Вторая' })
-      seedBlogPost(db, { title: 'Черновик', publishedAt: null })
-      sqlite.close()
+      const { db, close } = serverDatabase(g.server)
+      await write(db, (q) => q.update(users).set({ createdAt: new Date(Date.now() - 10 * 86_400_000) }).where(eq(users.id, b.user.id)))
+      await seedBlogPost(db, { title: 'Первая' })
+      await seedBlogPost(db, { title: 'Вторая' })
+      await seedBlogPost(db, { title: 'Черновик', publishedAt: null })
+      await close()
 
       const res = await admin.api.get('/api/admin/stats', admin.accessToken)
       expect(res.status).toBe(200)
       const s = res.body.data
-      const usage = g.read<{ cost: number; upstream: string; tokens: number }>('select cost_micros as cost, upstream_cost_usd as upstream, total_tokens as tokens from usage_logs')
+      const usage = await g.read<{ cost: number; upstream: string; tokens: number }>('select cost_micros as cost, upstream_cost_usd as upstream, total_tokens as tokens from usage_logs')
       expect(usage).toHaveLength(3)
       const revenueMicros = usage.reduce((n, r) => n + r.cost, 0)
       const upstreamUsd = usage.reduce((n, r) => n + Number(r.upstream), 0)
       expect(revenueMicros).toBe(usage.reduce((n, r) => n + expectedCharge(Number(r.upstream)), 0))
-      const balances = [admin, a, b].reduce((n, u) => n + g.books(u.user.id).balance, 0)
-      const ledgerRows = g.read<{ n: number }>('select count(*) as n from ledger_entries')[0]!.n
+      const balances = (await Promise.all([admin, a, b].map((u) => g.books(u.user.id)))).reduce((sum, books) => sum + books.balance, 0)
+      const ledgerRows = n(await g.read<{ n: number }>('select count(*) as n from ledger_entries'))
 
       expect(s.users).toEqual({ total: 3, newWeek: 2, newToday: 2 })
       expect(ledgerRows).toBe(3 + 3 + 1) // welcome bonuses, three charges, one adjustment

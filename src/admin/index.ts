@@ -13,19 +13,19 @@ export function adminRoutes(admin: AdminService, guard: AuthGuard) {
       response: { 200: envelope(AdminStats), ...errors(401, 403) },
       detail: { summary: 'Статистика платформы: ключ провайдера, пользователи, финансы, использование, блог' },
     })
-    .get('/uncovered', ({ query }) => ({ success: true as const, ...admin.uncovered(query.limit ?? 50) }), {
+    .get('/uncovered', async ({ query }) => ({ success: true as const, ...(await admin.uncovered(query.limit ?? 50)) }), {
       admin: true,
       query: UncoveredQuery,
       response: { 200: UncoveredPage, ...errors(400, 401, 403) },
       detail: { summary: 'Не покрыто клиентами: запросы, стоимость которых превысила баланс клиента (должно быть пусто)' },
     })
-    .get('/users', ({ query }) => ({ success: true as const, ...admin.users(query.search, query.limit ?? 100) }), {
+    .get('/users', async ({ query }) => ({ success: true as const, ...(await admin.users(query.search, query.limit ?? 100)) }), {
       admin: true,
       query: UsersQuery,
       response: { 200: UsersPage, ...errors(400, 401, 403) },
       detail: { summary: 'Пользователи (поиск по e-mail), новые сверху, с числом ключей и запросов' },
     })
-    .delete('/users/:id', ({ user, params }) => ok(admin.deleteUser(user, params.id)), {
+    .delete('/users/:id', async ({ user, params }) => ok(await admin.deleteUser(user, params.id)), {
       admin: true,
       params: UserParams,
       response: { 200: envelope(Deleted), ...errors(400, 401, 403, 404) },
@@ -33,7 +33,7 @@ export function adminRoutes(admin: AdminService, guard: AuthGuard) {
         summary: 'Удаление пользователя: ключи и сессии отзываются сразу, e-mail обезличивается, проводки и журнал запросов сохраняются',
       },
     })
-    .post('/users/:id/balance', ({ user, params, body }) => ok(admin.adjustBalance(user, params.id, body)), {
+    .post('/users/:id/balance', async ({ user, params, body }) => ok(await admin.adjustBalance(user, params.id, body)), {
       admin: true,
       params: UserParams,
       body: BalanceBody,

@@ -1,5 +1,6 @@
 // The operator's cockpit: platform statistics, the user list, balance adjustments and deletion.
 import type { Db } from '../db/client'
+import { tx } from '../db/tx'
 import type { AuthService, PublicUser } from '../auth/service'
 import type { BlogService } from '../blog/service'
 import type { RateProvider } from '../catalog/rate'
@@ -63,7 +64,7 @@ export function adminService({ db, auth, upstream, rates, blog }: AdminDeps) {
     return value
   }
 
-  function toListed(row: ReturnType<typeof store.users>['rows'][number]) {
+  function toListed(row: Awaited<ReturnType<typeof store.users>>['rows'][number]) {
     const u = auth.toPublic(row.user)
     return { id: u.id, email: u.email, role: u.role, balance: u.balance, createdAt: u.createdAt, apiKeys: row.apiKeys, usageLogs: row.usageLogs }
   }
@@ -86,19 +87,27 @@ export function adminService({ db, auth, upstream, rates, blog }: AdminDeps) {
 
   return {
     async stats(now = new Date()) {
-      const users = store.userCounts(new Date(+now - 7 * DAY_MS), moscowDayStart(moscowDay(now)))
-      const usage = store.usageTotals()
-      const spendNano = usage.upstreamNano + blog.platformSpendNanoUsd()
+      // Independent reads (and the provider's key status) side by side.
+      const [users, usage, blogSpendNano, uncovered, ledgerCount, apiKeyCount, blogCounts, openrouter] = await Promise.all([
+        store.userCounts(new Date(+now - 7 * DAY_MS), moscowDayStart(moscowDay(now))),
+        store.usageTotals(),
+        blog.platformSpendNanoUsd(),
+        store.uncovered(0),
+        store.ledgerCount(),
+        store.apiKeyCount(),
+        blog.counts(),
+        upstreamKey(+now),
+      ])
+      const spendNano = usage.upstreamNano + blogSpendNano
       const rate = rates.current()
       const rateNumber = rate ? Number(toDecimalString(rate)) : null
       const revenueRub = microsToRub(usage.costMicros)
-      const uncovered = store.uncovered(0)
       const costUsd = spendNano / 1e9
       return {
-        openrouter: await upstreamKey(+now),
+        openrouter,
         users: { total: users.total, newWeek: users.newWeek, newToday: users.newToday },
         finance: {
-          totalTransactions: store.ledgerCount(),
+          totalTransactions: ledgerCount,
           totalBalance: microsToRub(users.balanceMicros),
           totalRevenue: revenueRub,
           openrouterCost: usd6(costUsd),
@@ -108,14 +117,14 @@ export function adminService({ db, auth, upstream, rates, blog }: AdminDeps) {
           uncoveredCost: microsToRub(uncovered.micros),
           uncoveredRequests: uncovered.requests,
         },
-        usage: { totalApiKeys: store.apiKeyCount(), totalRequests: usage.requests, totalTokens: usage.tokens },
-        blog: blog.counts(),
+        usage: { totalApiKeys: apiKeyCount, totalRequests: usage.requests, totalTokens: usage.tokens },
+        blog: blogCounts,
       }
     },
 
     /** Requests whose reported cost the customer's balance could not cover, newest first. */
-    uncovered(limit: number) {
-      const { requests, micros, rows } = store.uncovered(limit)
+    async uncovered(limit: number) {
+      const { requests, micros, rows } = await store.uncovered(limit)
       return {
         total: microsToRub(micros),
         requests,
@@ -135,29 +144,31 @@ export function adminService({ db, auth, upstream, rates, blog }: AdminDeps) {
       }
     },
 
-    users(search: string | undefined, limit: number) {
-      const { total, rows } = store.users(search?.trim() ?? '', limit)
+    async users(search: string | undefined, limit: number) {
+      const { total, rows } = await store.users(search?.trim() ?? '', limit)
       return { data: rows.map(toListed), pagination: { total, limit } }
     },
 
     /** A ledger row of type 'admin' carrying the admin's id; a deduction may not take the balance below zero. */
-    adjustBalance(admin: PublicUser, userId: string, input: { amount?: unknown; description?: unknown }) {
+    async adjustBalance(admin: PublicUser, userId: string, input: { amount?: unknown; description?: unknown }) {
       const amountMicros = parseAmount(input.amount)
       const description = parseDescription(input.description)
-      const target = store.liveUser(userId)
+      const target = await store.liveUser(userId)
       if (!target) throw notFound(ADMIN_MESSAGES.userNotFound)
       const now = new Date()
       let movement: { id: string; balanceAfterMicros: number }
       try {
-        movement = db.transaction(() =>
-          postMovement(db, { userId, type: 'admin', amountMicros, description, actorId: admin.id, requireFunds: true, now }),
-        )
+        movement = await tx(db, async (q) => {
+          const posted = await postMovement(q, { userId, type: 'admin', amountMicros, description, actorId: admin.id, requireFunds: true, now })
+          // A credit may lift the balance back over the customer's low-balance level: the next drop writes again.
+          if (amountMicros > 0) await rearmLowBalance(q, userId)
+          return posted
+        })
       } catch (e) {
         if (!(e instanceof InsufficientFundsError)) throw e
-        const balance = store.liveUser(userId)?.balanceMicros ?? 0
+        const balance = (await store.liveUser(userId))?.balanceMicros ?? 0
         throw badRequest(`Нельзя списать больше, чем есть на балансе: сейчас на нём ${formatRubRu(balance)}`)
       }
-      if (amountMicros > 0) rearmLowBalance(db, userId)
       console.log(`[admin] ${admin.email} adjusted the balance of user ${userId} by ${formatSignedMicros(amountMicros)} ₽ (now ${formatMicros(movement.balanceAfterMicros)} ₽)`)
       return {
         userId,
@@ -174,10 +185,10 @@ export function adminService({ db, auth, upstream, rates, blog }: AdminDeps) {
     },
 
     /** Ends the account at once (keys, sessions) and anonymises it; ledger and usage rows stay for their retention periods. */
-    deleteUser(admin: PublicUser, userId: string) {
+    async deleteUser(admin: PublicUser, userId: string) {
       if (userId === admin.id) throw badRequest(ADMIN_MESSAGES.cannotDeleteSelf)
-      if (!store.liveUser(userId)) throw notFound(ADMIN_MESSAGES.userNotFound)
-      const removed = db.transaction((tx) => store.anonymise(tx, userId, new Date()))
+      if (!(await store.liveUser(userId))) throw notFound(ADMIN_MESSAGES.userNotFound)
+      const removed = await tx(db, (q) => store.anonymise(q, userId, new Date()))
       console.log(`[admin] ${admin.email} deleted user ${userId} (${removed.keys} key(s), ${removed.sessions} session(s) revoked)`)
       return { id: userId, deleted: true as const }
     },

@@ -2,7 +2,6 @@
 // with millions of requests), the user list with per-user counts, and account deletion.
 import { and, count, desc, eq, isNull, sql } from 'drizzle-orm'
 import type { Db } from '../db/client'
-import type { Tx } from '../billing/ledger'
 import { passwordResets, refreshTokens, users } from '../auth/schema'
 import { ledgerEntries, uncoveredCosts, usageDaily } from '../billing/schema'
 import { apiKeys } from '../keys/schema'
@@ -13,88 +12,89 @@ const alive = isNull(users.deletedAt)
 const likePattern = (s: string) => `%${s.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
 
 export const adminStore = (db: Db) => ({
-  userCounts(weekAgo: Date, todayStart: Date) {
-    const row = db
+  // Sums come back from PostgreSQL as numeric strings: every aggregate is mapped to a number.
+  async userCounts(weekAgo: Date, todayStart: Date) {
+    const [row] = await db
       .select({
         total: count(),
-        newWeek: sql<number>`coalesce(sum(case when ${users.createdAt} >= ${+weekAgo} then 1 else 0 end), 0)`,
-        newToday: sql<number>`coalesce(sum(case when ${users.createdAt} >= ${+todayStart} then 1 else 0 end), 0)`,
-        balance: sql<number>`coalesce(sum(${users.balanceMicros}), 0)`,
+        newWeek: sql<number>`coalesce(sum(case when ${users.createdAt} >= ${+weekAgo} then 1 else 0 end), 0)`.mapWith(Number),
+        newToday: sql<number>`coalesce(sum(case when ${users.createdAt} >= ${+todayStart} then 1 else 0 end), 0)`.mapWith(Number),
+        balance: sql<number>`coalesce(sum(${users.balanceMicros}), 0)`.mapWith(Number),
       })
       .from(users)
       .where(alive)
-      .get()
     return { total: row?.total ?? 0, newWeek: row?.newWeek ?? 0, newToday: row?.newToday ?? 0, balanceMicros: row?.balance ?? 0 }
   },
 
-  ledgerCount: () => db.select({ n: count() }).from(ledgerEntries).get()?.n ?? 0,
-  apiKeyCount: () => db.select({ n: count() }).from(apiKeys).get()?.n ?? 0,
+  ledgerCount: async () => (await db.select({ n: count() }).from(ledgerEntries))[0]?.n ?? 0,
+  apiKeyCount: async () => (await db.select({ n: count() }).from(apiKeys))[0]?.n ?? 0,
 
   /** Requests, tokens, rubles charged and the upstream's USD cost over all time, from the rollup. */
-  usageTotals() {
-    const row = db
+  async usageTotals() {
+    const [row] = await db
       .select({
-        requests: sql<number>`coalesce(sum(${usageDaily.requests}), 0)`,
-        tokens: sql<number>`coalesce(sum(${usageDaily.tokens}), 0)`,
-        costMicros: sql<number>`coalesce(sum(${usageDaily.costMicros}), 0)`,
-        upstreamNano: sql<number>`coalesce(sum(${usageDaily.upstreamCostNanoUsd}), 0)`,
+        requests: sql<number>`coalesce(sum(${usageDaily.requests}), 0)`.mapWith(Number),
+        tokens: sql<number>`coalesce(sum(${usageDaily.tokens}), 0)`.mapWith(Number),
+        costMicros: sql<number>`coalesce(sum(${usageDaily.costMicros}), 0)`.mapWith(Number),
+        upstreamNano: sql<number>`coalesce(sum(${usageDaily.upstreamCostNanoUsd}), 0)`.mapWith(Number),
       })
       .from(usageDaily)
-      .get()
     return { requests: row?.requests ?? 0, tokens: row?.tokens ?? 0, costMicros: row?.costMicros ?? 0, upstreamNano: row?.upstreamNano ?? 0 }
   },
 
   /** What customers' balances could not pay (billing/holds.ts): the total and the newest requests. */
-  uncovered(limit: number) {
-    const total = db
-      .select({ requests: count(), micros: sql<number>`coalesce(sum(${uncoveredCosts.uncoveredMicros}), 0)` })
+  async uncovered(limit: number) {
+    const [total] = await db
+      .select({ requests: count(), micros: sql<number>`coalesce(sum(${uncoveredCosts.uncoveredMicros}), 0)`.mapWith(Number) })
       .from(uncoveredCosts)
-      .get()
-    const rows = limit <= 0 ? [] : db
-      .select({ row: uncoveredCosts, email: users.email })
-      .from(uncoveredCosts)
-      .leftJoin(users, eq(users.id, uncoveredCosts.userId))
-      .orderBy(desc(uncoveredCosts.createdAt))
-      .limit(limit)
-      .all()
+    const rows =
+      limit <= 0
+        ? []
+        : await db
+            .select({ row: uncoveredCosts, email: users.email })
+            .from(uncoveredCosts)
+            .leftJoin(users, eq(users.id, uncoveredCosts.userId))
+            .orderBy(desc(uncoveredCosts.createdAt), desc(uncoveredCosts.id))
+            .limit(limit)
     return { requests: total?.requests ?? 0, micros: total?.micros ?? 0, rows }
   },
 
   /** Live accounts matching the search, newest first, with key and request counts. */
-  users(search: string, limit: number) {
-    // `like … escape` is spelled out: drizzle's like() has no escape argument.
+  async users(search: string, limit: number) {
+    // `like … escape` is spelled out: drizzle's like() has no escape argument. LIKE is case-sensitive
+    // on PostgreSQL: the stored address is lower-cased, and so is the search.
     const filter = search ? and(alive, sql`${users.emailNormalized} like ${likePattern(search.toLowerCase())} escape '\\'`) : alive
-    const total = db.select({ n: count() }).from(users).where(filter).get()?.n ?? 0
-    const rows = db
+    const total = (await db.select({ n: count() }).from(users).where(filter))[0]?.n ?? 0
+    const rows = await db
       .select({
         user: users,
         // Spelled out with table names: drizzle leaves columns unqualified here, and "id" would bind to the subquery's table.
-        apiKeys: sql<number>`(select count(*) from "api_keys" k where k."user_id" = "users"."id")`,
-        usageLogs: sql<number>`(select coalesce(sum(d."requests"), 0) from "usage_daily" d where d."user_id" = "users"."id")`,
+        apiKeys: sql<number>`(select count(*) from "api_keys" k where k."user_id" = "users"."id")`.mapWith(Number),
+        usageLogs: sql<number>`(select coalesce(sum(d."requests"), 0) from "usage_daily" d where d."user_id" = "users"."id")`.mapWith(Number),
       })
       .from(users)
       .where(filter)
       .orderBy(desc(users.createdAt), desc(users.id))
       .limit(limit)
-      .all()
     return { total, rows }
   },
 
-  liveUser: (id: string) => db.select().from(users).where(and(eq(users.id, id), alive)).get(),
+  liveUser: async (id: string) => (await db.select().from(users).where(and(eq(users.id, id), alive)).limit(1))[0],
 
   /**
    * Soft delete: the row stays for the ledger and usage rows that must be kept, but the e-mail is
    * anonymised, the password made unusable and every credential (keys, sessions, reset links) removed.
    */
-  anonymise(tx: Tx, id: string, now: Date) {
+  /** Inside a unit (db/tx.ts): `q` is its connection. */
+  async anonymise(q: Db, id: string, now: Date) {
     const email = `deleted-${id}@deleted.invalid`
-    tx.update(users)
+    await q
+      .update(users)
       .set({ email, emailNormalized: email, passwordHash: '!deleted', lowBalanceAlertMicros: null, deletedAt: now, updatedAt: now })
       .where(and(eq(users.id, id), alive))
-      .run()
-    const keys = tx.delete(apiKeys).where(eq(apiKeys.userId, id)).returning({ id: apiKeys.id }).all().length
-    const sessions = tx.delete(refreshTokens).where(eq(refreshTokens.userId, id)).returning({ id: refreshTokens.id }).all().length
-    tx.delete(passwordResets).where(eq(passwordResets.userId, id)).run()
+    const keys = (await q.delete(apiKeys).where(eq(apiKeys.userId, id)).returning({ id: apiKeys.id })).length
+    const sessions = (await q.delete(refreshTokens).where(eq(refreshTokens.userId, id)).returning({ id: refreshTokens.id })).length
+    await q.delete(passwordResets).where(eq(passwordResets.userId, id))
     return { keys, sessions }
   },
 })

@@ -12,6 +12,9 @@ beforeAll(async () => {
 })
 afterAll(() => gw.stop())
 
+/** The `n` of a one-row count query. */
+const count = (rows: Array<{ n: number }>) => rows[0]!.n
+
 async function login(email: string, password: string) {
   return client(gw.url).post('/api/auth/login', { email, password })
 }
@@ -81,8 +84,8 @@ describe('DELETE /api/auth/account', () => {
   test('needs the e-mail typed; then sign-in fails, keys stop, ledger and usage rows stay', async () => {
     const c = await gw.customer()
     expect((await chat(c.key)).status).toBe(200)
-    const ledgerBefore = gw.read<{ n: number }>('select count(*) as n from ledger_entries where user_id = ?', c.user.id)[0]!.n
-    const usageBefore = gw.read<{ n: number }>('select count(*) as n from usage_logs where user_id = ?', c.user.id)[0]!.n
+    const ledgerBefore = count(await gw.read<{ n: number }>('select count(*) as n from ledger_entries where user_id = ?', c.user.id))
+    const usageBefore = count(await gw.read<{ n: number }>('select count(*) as n from usage_logs where user_id = ?', c.user.id))
     expect(usageBefore).toBe(1)
 
     const mismatch = await del('/api/auth/account', { email: 'someone@else.ru' }, c.accessToken)
@@ -97,9 +100,9 @@ describe('DELETE /api/auth/account', () => {
     expect((await c.api.get('/api/auth/profile', c.accessToken)).status).toBe(401)
     expect((await chat(c.key)).status).toBe(401)
     expect((await c.api.post('/api/auth/refresh', { refreshToken: c.refreshToken })).status).toBe(401)
-    expect(gw.read<{ n: number }>('select count(*) as n from ledger_entries where user_id = ?', c.user.id)[0]!.n).toBe(ledgerBefore)
-    expect(gw.read<{ n: number }>('select count(*) as n from usage_logs where user_id = ?', c.user.id)[0]!.n).toBe(usageBefore)
-    const [row] = gw.read<{ email: string; deleted_at: number | null }>('select email, deleted_at from users where id = ?', c.user.id)
+    expect(count(await gw.read<{ n: number }>('select count(*) as n from ledger_entries where user_id = ?', c.user.id))).toBe(ledgerBefore)
+    expect(count(await gw.read<{ n: number }>('select count(*) as n from usage_logs where user_id = ?', c.user.id))).toBe(usageBefore)
+    const [row] = await gw.read<{ email: string; deleted_at: number | null }>('select email, deleted_at from users where id = ?', c.user.id)
     expect(row!.email).toBe(`deleted-${c.user.id}@deleted.invalid`)
     expect(row!.deleted_at).not.toBeNull()
     // The address is free again.

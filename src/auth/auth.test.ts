@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from 'bun:test'
-import { Database } from 'bun:sqlite'
-import { join } from 'node:path'
+import { eq, inArray, like, sql } from 'drizzle-orm'
+import { openDatabase } from '../db/client'
+import { write } from '../db/tx'
+import { rateLimits } from '../lib/rate-limit'
+import { passwordResets, refreshTokens, users } from './schema'
 import { client, registerUser, signJwt, startServer, uniqueEmail, type TestServer } from '../test-support/server'
 import { startSmtp } from '../test-support/smtp'
 
@@ -21,7 +24,8 @@ afterAll(async () => {
   await smtp.close()
 })
 
-const db = () => new Database(join(server.dataDir, 'gateway.db'), { readonly: true })
+/** The server's database (PostgreSQL in the pg run, else its SQLite file), opened by the test itself. */
+const serverDatabase = () => openDatabase(server.databaseUrl)
 const resetLinkRe = /https:\/\/gw\.example\.ru\/reset-password\/([A-Za-z0-9_-]{20,})/
 
 describe('register', () => {
@@ -44,15 +48,15 @@ describe('register', () => {
 
   test('stores only an Argon2id password hash and a hashed refresh token', async () => {
     const { user, password, refreshToken } = await registerUser(server.url)
-    const conn = db()
-    const row = conn.query('select password_hash from users where id = ?').get(user.id) as { password_hash: string }
-    expect(row.password_hash.startsWith('$argon2id$')).toBe(true)
-    expect(row.password_hash).not.toContain(password)
-    const tokens = conn.query('select token_hash from refresh_tokens where user_id = ?').all(user.id) as { token_hash: string }[]
+    const { db, close } = serverDatabase()
+    const [row] = await db.select({ passwordHash: users.passwordHash }).from(users).where(eq(users.id, user.id))
+    expect(row!.passwordHash.startsWith('$argon2id$')).toBe(true)
+    expect(row!.passwordHash).not.toContain(password)
+    const tokens = await db.select({ tokenHash: refreshTokens.tokenHash }).from(refreshTokens).where(eq(refreshTokens.userId, user.id))
+    await close()
     expect(tokens).toHaveLength(1)
-    expect(tokens[0]!.token_hash).not.toBe(refreshToken)
-    expect(tokens[0]!.token_hash).toMatch(/^[0-9a-f]{64}$/)
-    conn.close()
+    expect(tokens[0]!.tokenHash).not.toBe(refreshToken)
+    expect(tokens[0]!.tokenHash).toMatch(/^[0-9a-f]{64}$/)
   })
 
   test.each([
@@ -207,10 +211,11 @@ describe('password reset', () => {
     const token = letter.text.match(resetLinkRe)?.[1]
     expect(token).toBeString()
     // Only the hash is stored.
-    const conn = db()
-    const stored = conn.query('select token_hash from password_resets').all() as { token_hash: string }[]
-    expect(stored.some((r) => r.token_hash === token)).toBe(false)
-    conn.close()
+    const { db, close } = serverDatabase()
+    const stored = await db.select({ tokenHash: passwordResets.tokenHash }).from(passwordResets)
+    await close()
+    expect(stored.length).toBeGreaterThan(0)
+    expect(stored.some((r) => r.tokenHash === token)).toBe(false)
 
     const short = await api.post('/api/auth/reset-password', { token, password: '12345' })
     expect(short.status).toBe(400)
@@ -271,9 +276,14 @@ describe('password reset', () => {
     const { email, api } = await registerUser(server.url, uniqueEmail('Expired'))
     await api.post('/api/auth/forgot-password', { email })
     const token = (await smtp.waitFor(email)).text.match(resetLinkRe)![1]
-    const rw = new Database(join(server.dataDir, 'gateway.db'))
-    rw.run('update password_resets set expires_at = ? where user_id = (select id from users where email = ?)', [Date.now() - 1000, email])
-    rw.close()
+    const { db, close } = serverDatabase()
+    await write(db, (q) =>
+      q
+        .update(passwordResets)
+        .set({ expiresAt: new Date(Date.now() - 1000) })
+        .where(inArray(passwordResets.userId, q.select({ id: users.id }).from(users).where(eq(users.email, email)))),
+    )
+    await close()
     const res = await api.post('/api/auth/reset-password', { token, password: 'whatever-1' })
     expect(res.status).toBe(400)
     expect(res.body.error).toBe('Ссылка для сброса пароля недействительна или устарела')
@@ -331,9 +341,14 @@ describe('rate limits', () => {
     // Time passes (the wait is moved into the past), the next guess fails again and waits twice as long.
     const waits: number[] = [throttled(await api.post('/api/auth/login', { email, password: 'wrong' }))]
     for (let i = 0; i < 6; i++) {
-      const rw = new Database(join(server.dataDir, 'gateway.db'))
-      rw.run("update rate_limits set window_start = window_start - 3600000 where key like 'login:pair:%:' || ?", [api.ip])
-      rw.close()
+      const { db, close } = serverDatabase()
+      await write(db, (q) =>
+        q
+          .update(rateLimits)
+          .set({ windowStart: sql`${rateLimits.windowStart} - 3600000` })
+          .where(like(rateLimits.key, `login:pair:%:${api.ip}`)),
+      )
+      await close()
       expect((await api.post('/api/auth/login', { email, password: 'wrong' })).status).toBe(401)
       waits.push(throttled(await api.post('/api/auth/login', { email, password: 'wrong' })))
     }

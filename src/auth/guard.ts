@@ -28,7 +28,7 @@ export function authGuard(config: Config, auth: AuthService) {
     async verify(token?: string): Promise<false | AccessClaims> {
       const payload = await signer.verify(token)
       if (!payload || typeof payload.sub !== 'string' || typeof payload.sid !== 'string') return false
-      if (!auth.sessionActive(payload.sid, payload.sub)) return false
+      if (!(await auth.sessionActive(payload.sid, payload.sub))) return false
       return payload as AccessClaims
     },
   }
@@ -38,7 +38,7 @@ export function authGuard(config: Config, auth: AuthService) {
     if (!token) return null
     const payload = await jwt.verify(token)
     if (!payload) return null
-    return auth.userForToken(payload.sub) ?? null
+    return (await auth.userForToken(payload.sub)) ?? null
   }
 
   const admins = new WeakMap<Request, PublicUser>()

@@ -45,7 +45,7 @@ export function authRoutes(config: Config, auth: AuthService, guard: AuthGuard) 
     .post(
       '/refresh',
       async ({ body, signAccess }) => {
-        const { userId, refreshToken, sid } = auth.refresh(body.refreshToken)
+        const { userId, refreshToken, sid } = await auth.refresh(body.refreshToken)
         return ok({ accessToken: await signAccess(userId, sid), refreshToken })
       },
       {
@@ -61,7 +61,7 @@ export function authRoutes(config: Config, auth: AuthService, guard: AuthGuard) 
       '/logout',
       async ({ body, headers, accessJwt }) => {
         const claims = await accessJwt.verify(bearer(headers.authorization))
-        auth.logout(body.refreshToken, claims ? { sid: claims.sid, userId: claims.sub } : undefined)
+        await auth.logout(body.refreshToken, claims ? { sid: claims.sid, userId: claims.sub } : undefined)
         return ok({ ok: true })
       },
       {
@@ -75,8 +75,8 @@ export function authRoutes(config: Config, auth: AuthService, guard: AuthGuard) 
     )
     .post(
       '/logout-all',
-      ({ user }) => {
-        auth.logoutAll(user.id)
+      async ({ user }) => {
+        await auth.logoutAll(user.id)
         return ok({ ok: true })
       },
       {
@@ -85,17 +85,17 @@ export function authRoutes(config: Config, auth: AuthService, guard: AuthGuard) 
         detail: { summary: 'Выйти на всех устройствах: завершает все сессии пользователя и их токены', security: [{ bearerAuth: [] }] },
       },
     )
-    .post('/verify-email', ({ body }) => ok(auth.verifyEmail(body.token)), {
+    .post('/verify-email', async ({ body }) => ok(await auth.verifyEmail(body.token)), {
       body: VerifyBody,
       response: { 200: envelope(Verified), ...errors(400) },
       detail: { summary: 'Подтверждение e-mail по ссылке из письма; приветственный бонус начисляется один раз' },
     })
-    .post('/resend-verification', ({ user, ip }) => ok(auth.resendVerification(user.id, ip)), {
+    .post('/resend-verification', async ({ user, ip }) => ok(await auth.resendVerification(user.id, ip)), {
       auth: true,
       response: { 200: envelope(Message), ...errors(400, 401, 429) },
       detail: { summary: 'Отправить письмо для подтверждения e-mail ещё раз', security: [{ bearerAuth: [] }] },
     })
-    .post('/forgot-password', ({ body, ip }) => ok(auth.forgotPassword(body, ip)), {
+    .post('/forgot-password', async ({ body, ip }) => ok(await auth.forgotPassword(body, ip)), {
       body: ForgotBody,
       response: { 200: envelope(Message), ...errors(400, 429) },
       detail: { summary: 'Запрос письма для сброса пароля (ответ не зависит от наличия аккаунта)' },
@@ -127,7 +127,7 @@ export function authRoutes(config: Config, auth: AuthService, guard: AuthGuard) 
       async ({ headers, accessJwt, user }) => {
         const claims = await accessJwt.verify(bearer(headers.authorization))
         if (!claims) throw unauthorized()
-        return ok(auth.sessions(user.id, claims.sid))
+        return ok(await auth.sessions(user.id, claims.sid))
       },
       {
         auth: true,
@@ -135,7 +135,7 @@ export function authRoutes(config: Config, auth: AuthService, guard: AuthGuard) 
         detail: { summary: 'Открытые сессии (устройства) пользователя; current — эта', security: [{ bearerAuth: [] }] },
       },
     )
-    .delete('/account', ({ body, user, ip }) => ok(auth.deleteAccount(user.id, body, ip)), {
+    .delete('/account', async ({ body, user, ip }) => ok(await auth.deleteAccount(user.id, body, ip)), {
       auth: true,
       body: DeleteAccountBody,
       response: { 200: envelope(Message), ...errors(400, 401, 429) },

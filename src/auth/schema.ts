@@ -1,8 +1,8 @@
-import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core'
+import { index, integer, table, text } from '../db/dialect'
 
 const timestamp = (name: string) => integer(name, { mode: 'timestamp_ms' })
 
-export const users = sqliteTable('users', {
+export const users = table('users', {
   id: text('id').primaryKey(),
   /** As the customer typed it (trimmed); shown in the UI and used for letters. */
   email: text('email').notNull(),
@@ -33,7 +33,7 @@ export const users = sqliteTable('users', {
  * Refresh tokens rotate: each use marks the row used and issues a successor in the same family.
  * Presenting a used token means it leaked, so the whole family (the session) is revoked.
  */
-export const refreshTokens = sqliteTable(
+export const refreshTokens = table(
   'refresh_tokens',
   {
     id: text('id').primaryKey(),
@@ -50,7 +50,7 @@ export const refreshTokens = sqliteTable(
   (t) => [index('refresh_tokens_family_idx').on(t.familyId), index('refresh_tokens_user_idx').on(t.userId)],
 )
 
-export const passwordResets = sqliteTable(
+export const passwordResets = table(
   'password_resets',
   {
     id: text('id').primaryKey(),
@@ -66,7 +66,7 @@ export const passwordResets = sqliteTable(
 )
 
 /** One-time links that confirm an address; only the token's hash is stored, like reset links. */
-export const emailVerifications = sqliteTable(
+export const emailVerifications = table(
   'email_verifications',
   {
     id: text('id').primaryKey(),

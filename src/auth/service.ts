@@ -3,11 +3,12 @@
 // happens here. A session is a refresh-token family; its id is the access token's `sid` claim.
 import type { Config } from '../config'
 import type { Db } from '../db/client'
+import { tx, write } from '../db/tx'
 import { postMovement } from '../billing/ledger'
 import { newId, randomToken, sha256 } from '../lib/crypto'
 import { AppError, badRequest, conflict, isUniqueViolation, tooManyRequests, unauthorized } from '../lib/errors'
 import { microsToRub, rubToMicros } from '../lib/money'
-import { backoffClear, backoffCount, backoffUncount, backoffWait, consume, type Backoff, type Rule } from '../lib/rate-limit'
+import { backoffAttempt, backoffClear, backoffUncount, consume, type Backoff, type Rule } from '../lib/rate-limit'
 import type { Mailer } from '../mail/service'
 import { emailVerificationLetter, passwordChangedLetter, passwordResetLetter } from '../mail/templates'
 import type { UserRow } from './schema'
@@ -73,6 +74,9 @@ const hashPassword = (password: string) =>
   Bun.password.hash(password, { algorithm: 'argon2id', memoryCost: 19456, timeCost: 2 })
 
 export type Deps = { db: Db; config: Config; mailer: Mailer }
+
+/** Thrown inside a unit to roll it back when the link turns out to be used already. */
+const LINK_USED = Symbol('link used')
 export type PublicUser = ReturnType<ReturnType<typeof authService>['toPublic']>
 
 export function authService({ db, config, mailer }: Deps) {
@@ -86,10 +90,10 @@ export function authService({ db, config, mailer }: Deps) {
     if (email.length > 254 || !EMAIL_RE.test(email)) throw badRequest(MESSAGES.badEmail)
   }
 
-  function limit(action: keyof typeof RATE_RULES, ip: string, email?: string) {
+  async function limit(action: keyof typeof RATE_RULES, ip: string, email?: string) {
     const scaled = (r: Rule) => ({ limit: r.limit * config.authRateLimitScale, windowSec: r.windowSec })
-    consume(db, `${action}:ip:${ip}`, scaled(RATE_RULES[action].ip))
-    if (email) consume(db, `${action}:email:${email}`, scaled(RATE_RULES[action].email))
+    await consume(db, `${action}:ip:${ip}`, scaled(RATE_RULES[action].ip))
+    if (email) await consume(db, `${action}:email:${email}`, scaled(RATE_RULES[action].email))
   }
 
   const roleOf = (u: UserRow) => (config.adminEmails.includes(u.emailNormalized) ? 'admin' : u.role)
@@ -109,10 +113,10 @@ export function authService({ db, config, mailer }: Deps) {
   const welcomeReference = (userId: string) => `welcome:${userId}`
 
   /** Writes a one-time confirmation link and mails it; the letter leaves in the background. */
-  function sendVerification(user: { id: string; email: string }) {
+  async function sendVerification(user: { id: string; email: string }) {
     const token = randomToken()
     const now = new Date()
-    store.insertEmailVerification({
+    await store.insertEmailVerification({
       id: newId(),
       userId: user.id,
       tokenHash: sha256(token),
@@ -125,19 +129,19 @@ export function authService({ db, config, mailer }: Deps) {
     })
   }
 
-  /** The welcome bonus with its ledger row, at most once per account (the reference is unique). */
-  function creditWelcomeBonus(tx: Parameters<typeof store.insertUser>[0], userId: string, now: Date): boolean {
+  /** Inside a unit: the welcome bonus with its ledger row, at most once per account (the reference is unique). */
+  async function creditWelcomeBonus(q: Db, userId: string, now: Date): Promise<boolean> {
     const bonus = rubToMicros(config.welcomeBonusRub)
-    if (bonus <= 0 || store.hasLedgerReference(tx, welcomeReference(userId))) return false
-    postMovement(db, { userId, type: 'bonus', amountMicros: bonus, description: WELCOME_BONUS_DESCRIPTION, reference: welcomeReference(userId), now })
+    if (bonus <= 0 || (await store.hasLedgerReference(q, welcomeReference(userId)))) return false
+    await postMovement(q, { userId, type: 'bonus', amountMicros: bonus, description: WELCOME_BONUS_DESCRIPTION, reference: welcomeReference(userId), now })
     return true
   }
 
-  /** A new refresh token; `familyId` continues an existing session, otherwise one starts. */
-  function issueRefreshToken(tx: Parameters<typeof store.insertRefreshToken>[0], userId: string, familyId = newId()) {
+  /** Inside a unit: a new refresh token; `familyId` continues an existing session, otherwise one starts. */
+  async function issueRefreshToken(q: Db, userId: string, familyId = newId()) {
     const token = randomToken()
     const now = new Date()
-    store.insertRefreshToken(tx, {
+    await store.insertRefreshToken(q, {
       id: newId(),
       userId,
       familyId,
@@ -152,8 +156,8 @@ export function authService({ db, config, mailer }: Deps) {
     toPublic,
 
     /** The signed-in user for an access token's subject, or undefined when the account is gone. */
-    userForToken(userId: string) {
-      const row = store.userById(userId)
+    async userForToken(userId: string) {
+      const row = await store.userById(userId)
       return row && toPublic(row)
     },
 
@@ -161,11 +165,11 @@ export function authService({ db, config, mailer }: Deps) {
       const email = input.email.trim()
       if (!email || !input.password) throw badRequest(MESSAGES.fillAll)
       const normalized = normalizeEmail(email)
-      limit('register', ip, normalized)
+      await limit('register', ip, normalized)
       checkEmail(email)
       if (input.password.length < 8) throw badRequest(MESSAGES.passwordMin8)
       if (input.password.length > MAX_PASSWORD) throw badRequest(MESSAGES.passwordTooLong)
-      if (store.userByEmail(normalized)) throw conflict(MESSAGES.emailTaken)
+      if (await store.userByEmail(normalized)) throw conflict(MESSAGES.emailTaken)
 
       const passwordHash = await hashPassword(input.password)
       const now = new Date()
@@ -173,13 +177,15 @@ export function authService({ db, config, mailer }: Deps) {
       try {
         // Without confirmation the account and its welcome bonus exist together or not at all;
         // with it, the bonus waits for the link in the letter (still once per account).
-        const session = db.transaction((tx) => {
-          store.insertUser(tx, { id, email, emailNormalized: normalized, passwordHash, createdAt: now, updatedAt: now })
-          if (!config.requireEmailVerification) creditWelcomeBonus(tx, id, now)
-          return issueRefreshToken(tx, id)
+        // The check above is for the common case; two registrations racing (on any instances) meet here.
+        const session = await tx(db, async (q) => {
+          if (!(await store.insertUser(q, { id, email, emailNormalized: normalized, passwordHash, createdAt: now, updatedAt: now })))
+            throw conflict(MESSAGES.emailTaken)
+          if (!config.requireEmailVerification) await creditWelcomeBonus(q, id, now)
+          return issueRefreshToken(q, id)
         })
-        if (config.requireEmailVerification) sendVerification({ id, email })
-        return { user: toPublic(store.userById(id)!), ...session }
+        if (config.requireEmailVerification) await sendVerification({ id, email })
+        return { user: toPublic((await store.userById(id))!), ...session }
       } catch (e) {
         if (isUniqueViolation(e)) throw conflict(MESSAGES.emailTaken)
         throw e
@@ -193,18 +199,15 @@ export function authService({ db, config, mailer }: Deps) {
       const scale = (b: Backoff) => ({ ...b, threshold: b.threshold * config.authRateLimitScale })
       const pair = { key: `login:pair:${sha256(normalized).slice(0, 32)}:${ip}`, rule: scale(LOGIN_BACKOFF.pair) }
       const fromIp = { key: `login:ip:${ip}`, rule: scale(LOGIN_BACKOFF.ip) }
-      const wait = Math.max(backoffWait(db, pair.key, pair.rule), backoffWait(db, fromIp.key, fromIp.rule))
-      if (wait > 0) throw tooManyRequests(wait, MESSAGES.loginThrottled)
       // Counted before the (slow) password check, so a burst of parallel guesses is counted too;
       // the right password takes its count back below.
-      backoffCount(db, pair.key, pair.rule)
-      backoffCount(db, fromIp.key, fromIp.rule)
-      const user = store.userByEmail(normalized)
+      const wait = await backoffAttempt(db, [pair, fromIp])
+      if (wait > 0) throw tooManyRequests(wait, MESSAGES.loginThrottled)
+      const user = await store.userByEmail(normalized)
       const valid = await Bun.password.verify(input.password.slice(0, MAX_PASSWORD), user?.passwordHash ?? (await dummyHash))
       if (!user || !valid) throw new AppError(401, MESSAGES.badCredentials)
-      backoffClear(db, pair.key)
-      backoffUncount(db, fromIp.key)
-      const session = db.transaction((tx) => issueRefreshToken(tx, user.id))
+      await Promise.all([backoffClear(db, pair.key), backoffUncount(db, fromIp.key)])
+      const session = await tx(db, (q) => issueRefreshToken(q, user.id))
       return { user: toPublic(user), ...session }
     },
 
@@ -212,15 +215,16 @@ export function authService({ db, config, mailer }: Deps) {
     sessionActive: (sid: string, userId: string) => store.sessionActive(sid, userId, new Date()),
 
     /** Rotates a refresh token. A replayed token revokes its whole family (the session). */
-    refresh(token: string) {
-      const row = token ? store.refreshTokenByHash(sha256(token)) : undefined
+    async refresh(token: string) {
+      const row = token ? await store.refreshTokenByHash(sha256(token)) : undefined
       if (!row) throw unauthorized(MESSAGES.sessionExpired)
       const now = new Date()
       // A deleted account's tokens are revoked with it; the lookup is the second lock on that door.
-      if (row.revokedAt || row.expiresAt <= now || !store.userById(row.userId)) throw unauthorized(MESSAGES.sessionExpired)
-      const next = db.transaction((tx) => (store.claimRefreshToken(tx, row.id, now) ? issueRefreshToken(tx, row.userId, row.familyId) : null))
+      if (row.revokedAt || row.expiresAt <= now || !(await store.userById(row.userId))) throw unauthorized(MESSAGES.sessionExpired)
+      // The claim is a conditional UPDATE: of two instances presenting the same token at once, one wins.
+      const next = await tx(db, async (q) => ((await store.claimRefreshToken(q, row.id, now)) ? issueRefreshToken(q, row.userId, row.familyId) : null))
       if (!next) {
-        store.revokeFamily(row.familyId, now)
+        await store.revokeFamily(row.familyId, now)
         console.warn(`[auth] refresh token reuse for user ${row.userId}; session revoked`)
         throw unauthorized(MESSAGES.sessionExpired)
       }
@@ -228,11 +232,11 @@ export function authService({ db, config, mailer }: Deps) {
     },
 
     /** Ends the session of a refresh token and/or of an access token (its sid): both die at once. */
-    logout(refreshToken: string | undefined, access?: { sid: string; userId: string }) {
+    async logout(refreshToken: string | undefined, access?: { sid: string; userId: string }) {
       const now = new Date()
-      const row = refreshToken ? store.refreshTokenByHash(sha256(refreshToken)) : undefined
-      if (row) store.revokeFamily(row.familyId, now)
-      if (access) store.revokeFamilyOf(access.sid, access.userId, now)
+      const row = refreshToken ? await store.refreshTokenByHash(sha256(refreshToken)) : undefined
+      if (row) await store.revokeFamily(row.familyId, now)
+      if (access) await store.revokeFamilyOf(access.sid, access.userId, now)
     },
 
     /**
@@ -240,10 +244,10 @@ export function authService({ db, config, mailer }: Deps) {
      * session ends at once (their refresh and access tokens), the one making the change stays.
      */
     async changePassword(userId: string, sid: string, input: { currentPassword: string; newPassword: string }, ip: string) {
-      const user = store.userById(userId)
+      const user = await store.userById(userId)
       if (!user) throw unauthorized()
       if (!input.currentPassword || !input.newPassword) throw badRequest(MESSAGES.fillAll)
-      limit('changePassword', ip, user.emailNormalized)
+      await limit('changePassword', ip, user.emailNormalized)
       if (input.newPassword.length < 8) throw badRequest(MESSAGES.passwordMin8)
       if (input.newPassword.length > MAX_PASSWORD) throw badRequest(MESSAGES.passwordTooLong)
       const valid = await Bun.password.verify(input.currentPassword.slice(0, MAX_PASSWORD), user.passwordHash)
@@ -251,9 +255,9 @@ export function authService({ db, config, mailer }: Deps) {
       if (input.currentPassword === input.newPassword) throw badRequest(MESSAGES.samePassword)
       const passwordHash = await hashPassword(input.newPassword)
       const now = new Date()
-      db.transaction((tx) => {
-        store.setPassword(tx, userId, passwordHash, now)
-        store.revokeOthersForUser(tx, userId, sid, now)
+      await tx(db, async (q) => {
+        await store.setPassword(q, userId, passwordHash, now)
+        await store.revokeOthersForUser(q, userId, sid, now)
       })
       mailer.send(passwordChangedLetter(user.email, `${config.publicUrl}/forgot-password`)).catch((e) => {
         console.error(`[mail] password changed notice for user ${user.id} failed:`, (e as Error).message)
@@ -262,8 +266,8 @@ export function authService({ db, config, mailer }: Deps) {
     },
 
     /** Open sessions for /app/account; `current` marks the one the request came from. */
-    sessions(userId: string, currentSid: string) {
-      return store.openSessions(userId, new Date()).map((s) => ({
+    async sessions(userId: string, currentSid: string) {
+      return (await store.openSessions(userId, new Date())).map((s) => ({
         id: s.id,
         createdAt: new Date(s.createdAt).toISOString(),
         lastUsedAt: new Date(s.lastUsedAt).toISOString(),
@@ -277,28 +281,28 @@ export function authService({ db, config, mailer }: Deps) {
      * (admin/store.ts anonymise) — keys, sessions and reset links go, ledger and usage rows stay.
      * The remaining balance is not refunded by this; a refund is a separate request (terms).
      */
-    deleteAccount(userId: string, input: { email: string }, ip: string) {
-      const user = store.userById(userId)
+    async deleteAccount(userId: string, input: { email: string }, ip: string) {
+      const user = await store.userById(userId)
       if (!user) throw unauthorized()
-      limit('deleteAccount', ip, user.emailNormalized)
+      await limit('deleteAccount', ip, user.emailNormalized)
       if (normalizeEmail(input.email ?? '') !== user.emailNormalized) throw badRequest(MESSAGES.deleteConfirmMismatch)
-      const removed = db.transaction((tx) => adminStore(db).anonymise(tx, userId, new Date()))
+      const removed = await tx(db, (q) => adminStore(db).anonymise(q, userId, new Date()))
       console.log(`[auth] user ${userId} deleted their account (${removed.keys} key(s), ${removed.sessions} session(s) revoked)`)
       return { message: MESSAGES.accountDeleted }
     },
 
     /** "Log out everywhere": every session of the user, and so every access token, ends now. */
-    logoutAll(userId: string) {
-      db.transaction((tx) => store.revokeAllForUser(tx, userId, new Date()))
+    async logoutAll(userId: string) {
+      await write(db, (q) => store.revokeAllForUser(q, userId, new Date()))
     },
 
     /**
      * The link from the letter: confirms the address and credits the welcome bonus once per
      * account. Opening a used link again changes nothing and says the address is confirmed.
      */
-    verifyEmail(token: string) {
-      const row = token ? store.emailVerificationByHash(sha256(token)) : undefined
-      const user = row && store.userById(row.userId)
+    async verifyEmail(token: string) {
+      const row = token ? await store.emailVerificationByHash(sha256(token)) : undefined
+      const user = row && (await store.userById(row.userId))
       if (!row || !user) throw badRequest(MESSAGES.verifyInvalid)
       if (row.usedAt) {
         if (user.emailVerifiedAt) return { message: MESSAGES.alreadyVerified, bonusCredited: false }
@@ -306,11 +310,17 @@ export function authService({ db, config, mailer }: Deps) {
       }
       const now = new Date()
       if (row.expiresAt <= now) throw badRequest(MESSAGES.verifyInvalid)
-      const outcome = db.transaction((tx) => {
-        if (!store.claimEmailVerification(tx, row.id, now)) return null
-        store.expireOtherVerifications(tx, row.userId, now)
-        store.markEmailVerified(tx, row.userId, now)
-        return creditWelcomeBonus(tx, row.userId, now)
+      const outcome = await tx(db, async (q) => {
+        // The user's row first: on PostgreSQL two links of one account opened at once queue on its
+        // lock here, instead of each claiming its own link and then waiting for the other's (a deadlock).
+        await store.markEmailVerified(q, row.userId, now)
+        // A used link: the unit is rolled back (the mark above with it).
+        if (!(await store.claimEmailVerification(q, row.id, now))) throw LINK_USED
+        await store.expireOtherVerifications(q, row.userId, now)
+        return creditWelcomeBonus(q, row.userId, now)
+      }).catch((e) => {
+        if (e === LINK_USED) return null
+        throw e
       })
       if (outcome === null) return { message: MESSAGES.alreadyVerified, bonusCredited: false }
       if (outcome) console.log(`[auth] user ${row.userId} confirmed the e-mail; welcome bonus credited`)
@@ -318,27 +328,27 @@ export function authService({ db, config, mailer }: Deps) {
     },
 
     /** "Send the letter again" from the app's banner; limited like reset letters. */
-    resendVerification(userId: string, ip: string) {
-      const user = store.userById(userId)
+    async resendVerification(userId: string, ip: string) {
+      const user = await store.userById(userId)
       if (!user) throw unauthorized()
       if (user.emailVerifiedAt) throw badRequest(MESSAGES.alreadyVerified)
-      limit('verify', ip, user.emailNormalized)
-      sendVerification(user)
+      await limit('verify', ip, user.emailNormalized)
+      await sendVerification(user)
       return { message: `Письмо со ссылкой для подтверждения отправлено на ${user.email}` }
     },
 
     /** Same answer whether or not the account exists; the letter goes out in the background. */
-    forgotPassword(input: { email: string }, ip: string) {
+    async forgotPassword(input: { email: string }, ip: string) {
       const email = input.email.trim()
       if (!email) throw badRequest(MESSAGES.enterEmail)
       const normalized = normalizeEmail(email)
-      limit('forgot', ip, normalized)
+      await limit('forgot', ip, normalized)
       checkEmail(email)
-      const user = store.userByEmail(normalized)
+      const user = await store.userByEmail(normalized)
       if (user) {
         const token = randomToken()
         const now = new Date()
-        store.insertPasswordReset({
+        await store.insertPasswordReset({
           id: newId(),
           userId: user.id,
           tokenHash: sha256(token),
@@ -357,20 +367,20 @@ export function authService({ db, config, mailer }: Deps) {
       if (!input.token || !input.password) throw badRequest(MESSAGES.fillAll)
       if (input.password.length < 6) throw badRequest(MESSAGES.passwordMin6)
       if (input.password.length > MAX_PASSWORD) throw badRequest(MESSAGES.passwordTooLong)
-      const row = store.passwordResetByHash(sha256(input.token))
+      const row = await store.passwordResetByHash(sha256(input.token))
       const now = new Date()
       if (!row || row.usedAt || row.expiresAt <= now) throw badRequest(MESSAGES.resetInvalid)
       const passwordHash = await hashPassword(input.password)
-      const done = db.transaction((tx) => {
-        if (!store.claimPasswordReset(tx, row.id, now)) return false
-        store.expireOtherResets(tx, row.userId, now)
-        store.setPassword(tx, row.userId, passwordHash, now)
+      // A used link rolls the whole unit back, the new password with it.
+      await tx(db, async (q) => {
+        // The user's row first: two links of one account used at once queue on its lock (see verifyEmail).
+        await store.setPassword(q, row.userId, passwordHash, now)
+        if (!(await store.claimPasswordReset(q, row.id, now))) throw badRequest(MESSAGES.resetInvalid)
+        await store.expireOtherResets(q, row.userId, now)
         // Whoever knew the old password loses every session.
-        store.revokeAllForUser(tx, row.userId, now)
-        return true
+        await store.revokeAllForUser(q, row.userId, now)
       })
-      if (!done) throw badRequest(MESSAGES.resetInvalid)
-      const user = store.userById(row.userId)
+      const user = await store.userById(row.userId)
       if (user)
         mailer.send(passwordChangedLetter(user.email, `${config.publicUrl}/forgot-password`)).catch((e) => {
           console.error(`[mail] password changed notice for user ${user.id} failed:`, (e as Error).message)

@@ -1,8 +1,11 @@
 // The welcome bonus waits for a confirmed address (REQUIRE_EMAIL_VERIFICATION, default true):
 // letters go through a real SMTP server, links are followed, the ledger is read from the database.
 import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from 'bun:test'
-import { Database } from 'bun:sqlite'
-import { join } from 'node:path'
+import { and, count, eq } from 'drizzle-orm'
+import { openDatabase } from '../db/client'
+import { write } from '../db/tx'
+import { ledgerEntries } from '../billing/schema'
+import { emailVerifications } from './schema'
 import { startGateway } from '../test-support/gateway'
 import { client, registerUser, startServer, uniqueEmail, type TestServer } from '../test-support/server'
 import { startSmtp, type ReceivedLetter } from '../test-support/smtp'
@@ -10,6 +13,9 @@ import { startSmtp, type ReceivedLetter } from '../test-support/smtp'
 // These tests start servers and processes; on a busy machine that outlasts bun's 5 s default
 // (bunfig.toml cannot set it: only --timeout or this call can).
 setDefaultTimeout(20_000)
+
+/** The server's database (PostgreSQL in the pg run, else its SQLite file), opened by the test itself. */
+const serverDatabase = (s: TestServer) => openDatabase(s.databaseUrl)
 
 let gw: Awaited<ReturnType<typeof startGateway>>
 let smtp: Awaited<ReturnType<typeof startSmtp>>
@@ -43,13 +49,13 @@ describe('registration with confirmation required', () => {
   test('no bonus yet; a letter with a one-time link on PUBLIC_URL; the token is stored hashed', async () => {
     const u = await registerUser(gw.url, uniqueEmail('Confirm.Me'))
     expect(u.user).toMatchObject({ balance: 0, emailVerified: false })
-    expect(bonusRows(u.user.id)).toEqual([])
+    expect(await bonusRows(u.user.id)).toEqual([])
     const [letter] = await lettersTo(u.email)
     expect(letter!.subject).toBe('Подтвердите e-mail — AI Gateway')
     expect(letter!.text).toContain('приветственный бонус 50 ₽')
     expect(letter!.text).toContain('действительна 24 часа')
     const token = tokenOf(letter!)
-    const stored = gw.read<{ token_hash: string }>('select token_hash from email_verifications where user_id = ?', u.user.id)
+    const stored = await gw.read<{ token_hash: string }>('select token_hash from email_verifications where user_id = ?', u.user.id)
     expect(stored).toHaveLength(1)
     expect(stored[0]!.token_hash).not.toBe(token)
     expect(stored[0]!.token_hash).toMatch(/^[0-9a-f]{64}$/)
@@ -68,12 +74,12 @@ describe('registration with confirmation required', () => {
     expect(first.body).toEqual({ success: true, data: { message: 'E-mail подтверждён', bonusCredited: true } })
     const profile = (await u.api.get('/api/auth/profile', u.accessToken)).body.data.user
     expect(profile).toMatchObject({ balance: 50, emailVerified: true })
-    expect(bonusRows(u.user.id)).toEqual([{ amount_micros: 50_000_000, reference: `welcome:${u.user.id}`, description: 'Приветственный бонус' }])
+    expect(await bonusRows(u.user.id)).toEqual([{ amount_micros: 50_000_000, reference: `welcome:${u.user.id}`, description: 'Приветственный бонус' }])
 
     const second = await client(gw.url).post('/api/auth/verify-email', { token })
     expect(second.body).toEqual({ success: true, data: { message: 'E-mail уже подтверждён', bonusCredited: false } })
-    expect(bonusRows(u.user.id)).toHaveLength(1)
-    const books = gw.books(u.user.id)
+    expect(await bonusRows(u.user.id)).toHaveLength(1)
+    const books = await gw.books(u.user.id)
     expect(books.balance).toBe(50_000_000)
     expect(books.ledgerSum).toBe(books.balance)
     const tx = await u.api.get('/api/billing/transactions?limit=50', u.accessToken)
@@ -89,8 +95,8 @@ describe('registration with confirmation required', () => {
     const results = await Promise.all(Array.from({ length: 10 }, (_, i) => client(gw.url).post('/api/auth/verify-email', { token: i % 2 ? first : second })))
     expect(results.every((r) => r.status === 200)).toBe(true)
     expect(results.filter((r) => r.body.data.bonusCredited)).toHaveLength(1)
-    expect(bonusRows(u.user.id)).toHaveLength(1)
-    expect(gw.books(u.user.id).balance).toBe(50_000_000)
+    expect(await bonusRows(u.user.id)).toHaveLength(1)
+    expect((await gw.books(u.user.id)).balance).toBe(50_000_000)
   })
 
   test('resend: a new letter, limited to 3 an hour; refused once confirmed', async () => {
@@ -116,15 +122,15 @@ describe('registration with confirmation required', () => {
   test('expired, unknown and malformed links are refused and credit nothing', async () => {
     const u = await registerUser(gw.url)
     const token = tokenOf((await lettersTo(u.email))[0]!)
-    const rw = new Database(join(gw.server.dataDir, 'gateway.db'))
-    rw.run('update email_verifications set expires_at = ? where user_id = ?', [Date.now() - 1000, u.user.id])
-    rw.close()
+    const { db, close } = serverDatabase(gw.server)
+    await write(db, (q) => q.update(emailVerifications).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(emailVerifications.userId, u.user.id)))
+    await close()
     const api = client(gw.url)
     for (const body of [{ token }, { token: 'x'.repeat(43) }, { token: '' }, {}, { token: 42 }]) {
       const res = await api.post('/api/auth/verify-email', body)
       expect([res.status, res.body.error]).toEqual([400, 'Ссылка для подтверждения e-mail недействительна или устарела'])
     }
-    expect(bonusRows(u.user.id)).toEqual([])
+    expect(await bonusRows(u.user.id)).toEqual([])
     expect((await u.api.get('/api/auth/profile', u.accessToken)).body.data.user.emailVerified).toBe(false)
   })
 
@@ -140,7 +146,7 @@ describe('registration with confirmation required', () => {
       body: JSON.stringify({ model: 'openai/gpt-3.5-turbo', messages: [{ role: 'user', content: 'Привет' }], max_tokens: 20 }),
     })
     expect(chat.status).toBe(200)
-    expect(gw.books(u.user.id).balance).toBeLessThan(100_000_000)
+    expect((await gw.books(u.user.id)).balance).toBeLessThan(100_000_000)
     expect((await u.api.get('/api/auth/profile', u.accessToken)).body.data.user.emailVerified).toBe(false)
   })
 })
@@ -164,10 +170,13 @@ describe('REQUIRE_EMAIL_VERIFICATION=false', () => {
     const token = (await smtp.waitFor(u.email)).text.match(PUBLIC_URL_RE(server.url))![1]
     const res = await client(server.url).post('/api/auth/verify-email', { token })
     expect(res.body.data).toEqual({ message: 'E-mail подтверждён', bonusCredited: false })
-    const db = new Database(join(server.dataDir, 'gateway.db'), { readonly: true })
-    const rows = db.query("select count(*) as n from ledger_entries where user_id = ? and type = 'bonus'").get(u.user.id) as { n: number }
-    db.close()
-    expect(rows.n).toBe(1)
+    const { db, close } = serverDatabase(server)
+    const [rows] = await db
+      .select({ n: count() })
+      .from(ledgerEntries)
+      .where(and(eq(ledgerEntries.userId, u.user.id), eq(ledgerEntries.type, 'bonus')))
+    await close()
+    expect(rows!.n).toBe(1)
     expect((await u.api.get('/api/auth/profile', u.accessToken)).body.data.user).toMatchObject({ balance: 50, emailVerified: true })
   })
 })

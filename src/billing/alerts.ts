@@ -4,7 +4,7 @@ import { and, eq, gte, sql } from 'drizzle-orm'
 import type { Db } from '../db/client'
 import type { Config } from '../config'
 import type { Mailer } from '../mail/service'
-import { prepared } from '../db/prepared'
+import { compiled, prepared } from '../db/prepared'
 import { lowBalanceLetter } from '../mail/templates'
 import { users } from '../auth/schema'
 import { usageDaily } from './schema'
@@ -21,7 +21,9 @@ const p = sql.placeholder
 const statements = (db: Db) =>
   prepared(db, 'alerts', () => ({
     // Flips the flag and answers only on the first drop below the level: concurrent settlements send one letter.
-    markLow: db
+    markLow: compiled(
+      db,
+      db
       .update(users)
       .set({ lowBalanceAlerted: true })
       .where(
@@ -31,36 +33,40 @@ const statements = (db: Db) =>
           sql`${users.lowBalanceAlertMicros} is not null and ${users.balanceMicros} < ${users.lowBalanceAlertMicros}`,
         ),
       )
-      .returning({ email: users.email, balanceMicros: users.balanceMicros, thresholdMicros: users.lowBalanceAlertMicros })
-      .prepare(),
-    rearm: db
-      .update(users)
-      .set({ lowBalanceAlerted: false })
-      .where(and(eq(users.id, p('userId')), eq(users.lowBalanceAlerted, true), sql`${users.balanceMicros} >= ${users.lowBalanceAlertMicros}`))
-      .prepare(),
+      .returning({ email: users.email, balanceMicros: users.balanceMicros, thresholdMicros: users.lowBalanceAlertMicros }),
+    ),
+    rearm: compiled(
+      db,
+      db
+        .update(users)
+        .set({ lowBalanceAlerted: false })
+        .where(and(eq(users.id, p('userId')), eq(users.lowBalanceAlerted, true), sql`${users.balanceMicros} >= ${users.lowBalanceAlertMicros}`)),
+    ),
   }))
 
 export type LowBalance = { email: string; balanceMicros: number; thresholdMicros: number }
 
-/** After a charge: the letter to send if this charge took the balance below the customer's level. */
-export function checkLowBalance(db: Db, userId: string): LowBalance | undefined {
-  const [row] = statements(db).markLow.all({ userId })
-  return row ? { email: row.email, balanceMicros: row.balanceMicros, thresholdMicros: row.thresholdMicros! } : undefined
+/** After a charge (inside its unit, `q`): the letter to send if this charge took the balance below the customer's level. */
+export async function checkLowBalance(q: Db, userId: string): Promise<LowBalance | undefined> {
+  const [row] = await statements(q).markLow.values(q, { userId })
+  return row ? { email: String(row[0]), balanceMicros: Number(row[1]), thresholdMicros: Number(row[2]) } : undefined
 }
 
-/** After a credit: once the balance is back at or above the level, the next drop sends a letter again. */
-export function rearmLowBalance(db: Db, userId: string): void {
-  statements(db).rearm.run({ userId })
+/** After a credit (inside its unit, `q`): once the balance is back at or above the level, the next drop sends a letter again. */
+export async function rearmLowBalance(q: Db, userId: string): Promise<void> {
+  await statements(q).rearm.run(q, { userId })
 }
 
 /** The banner level: 100 × the customer's average request over the last 30 days (or a default). */
-export function bannerThresholdMicros(db: Db, userId: string, now = new Date()): number {
+export async function bannerThresholdMicros(db: Db, userId: string, now = new Date()): Promise<number> {
   const from = moscowDay(+now - (TYPICAL_WINDOW_DAYS - 1) * 86_400_000)
-  const row = db
-    .select({ cost: sql<number>`coalesce(sum(${usageDaily.costMicros}), 0)`, n: sql<number>`coalesce(sum(${usageDaily.requests}), 0)` })
+  const [row] = await db
+    .select({
+      cost: sql<number>`coalesce(sum(${usageDaily.costMicros}), 0)`.mapWith(Number),
+      n: sql<number>`coalesce(sum(${usageDaily.requests}), 0)`.mapWith(Number),
+    })
     .from(usageDaily)
     .where(and(eq(usageDaily.userId, userId), gte(usageDaily.day, from)))
-    .get()
   const typical = row && row.n > 0 && row.cost > 0 ? Math.ceil(row.cost / row.n) : DEFAULT_TYPICAL_REQUEST_MICROS
   return typical * TYPICAL_REQUESTS
 }

@@ -36,12 +36,12 @@ describe('GET /api/billing/transactions/grouped', () => {
     expect(day.day).toBe(moscowDay(new Date()))
     expect(day.requests).toBe(3)
     expect(day.description).toBe('Оплата запросов к API')
-    const usage = gw.read<{ amount_micros: number }>("select amount_micros from ledger_entries where user_id = ? and type = 'usage'", c.user.id)
+    const usage = await gw.read<{ amount_micros: number }>("select amount_micros from ledger_entries where user_id = ? and type = 'usage'", c.user.id)
     expect(usage).toHaveLength(3)
     expect(micros(day.amount)).toBe(usage.reduce((s, r) => s + r.amount_micros, 0))
     expect(items.filter((i: any) => i.kind === 'entry').map((i: any) => i.type)).toEqual(['bonus'])
     // Every line together is the whole ledger, and the newest balance is the balance.
-    const books = gw.books(c.user.id)
+    const books = await gw.books(c.user.id)
     expect(items.reduce((s: number, i: any) => s + micros(i.amount), 0)).toBe(books.ledgerSum)
     expect(Math.round(items[0].balanceAfter * 1e6)).toBe(books.balance)
 

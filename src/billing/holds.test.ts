@@ -1,17 +1,27 @@
-import { expect, test } from 'bun:test'
+import { afterEach, expect, test } from 'bun:test'
 import { eq } from 'drizzle-orm'
-import { openDatabase, runMigrations } from '../db/client'
+import type { Db } from '../db/client'
+import { write } from '../db/tx'
+import { INSTANCE_ID } from '../db/instance'
+import { openTestDatabase } from '../test-support/database'
 import { users } from '../auth/schema'
+import { apiKeys } from '../keys/schema'
+import { holds } from './schema'
 import { postMovement } from './ledger'
-import { HoldRefused, keyOpenHoldsMicros, placeHold, releaseReservationsAtStartup, releaseStaleHolds, settleHold, type UsageFacts } from './holds'
+import { HoldRefused, keyOpenHoldsMicros, placeHold, releaseLapsedHolds, releaseStaleHolds, settleHold, type UsageFacts } from './holds'
 
-function freshDb(balanceMicros: number) {
-  const { db } = openDatabase(':memory:')
-  runMigrations(db)
+const opened: Array<() => Promise<void>> = []
+afterEach(async () => {
+  for (const close of opened.splice(0)) await close()
+})
+
+async function freshDb(balanceMicros: number) {
+  const { db, close } = await openTestDatabase()
+  opened.push(close)
   const now = new Date()
-  db.insert(users).values({ id: 'u1', email: 'a@b.ru', emailNormalized: 'a@b.ru', passwordHash: 'x', createdAt: now, updatedAt: now }).run()
-  postMovement(db, { userId: 'u1', type: 'bonus', amountMicros: balanceMicros, description: 'bonus' })
-  const account = () => db.select({ balance: users.balanceMicros, held: users.heldMicros }).from(users).where(eq(users.id, 'u1')).get()!
+  await write(db, (q) => q.insert(users).values({ id: 'u1', email: 'a@b.ru', emailNormalized: 'a@b.ru', passwordHash: 'x', createdAt: now, updatedAt: now }))
+  await write(db, (q) => postMovement(q, { userId: 'u1', type: 'bonus', amountMicros: balanceMicros, description: 'bonus' }))
+  const account = async () => (await db.select({ balance: users.balanceMicros, held: users.heldMicros }).from(users).where(eq(users.id, 'u1')))[0]!
   return { db, account }
 }
 
@@ -21,34 +31,51 @@ const facts: UsageFacts = {
 }
 
 test('holds reserve against the balance; the stale-hold sweep gives back only old ones, once', async () => {
-  const { db, account } = freshDb(1_000_000)
+  const { db, account } = await freshDb(1_000_000)
   const old = await placeHold(db, { userId: 'u1', apiKeyId: null, amountMicros: 600_000 })
   await expect(placeHold(db, { userId: 'u1', apiKeyId: null, amountMicros: 500_000 })).rejects.toBeInstanceOf(HoldRefused)
-  expect(account()).toEqual({ balance: 1_000_000, held: 600_000 })
+  expect(await account()).toEqual({ balance: 1_000_000, held: 600_000 })
   const cutoff = new Date(Date.now() + 5)
   await Bun.sleep(10)
   const young = await placeHold(db, { userId: 'u1', apiKeyId: null, amountMicros: 300_000 })
   expect(await releaseStaleHolds(db, cutoff)).toBe(1)
-  expect(account()).toEqual({ balance: 1_000_000, held: 300_000 })
+  expect(await account()).toEqual({ balance: 1_000_000, held: 300_000 })
   // The swept hold is closed: settling it later charges nothing; the young one settles normally.
   expect(await settleHold(db, old, 100_000, facts)).toBeNull()
   expect(await settleHold(db, young, 100_000, facts)).toEqual({ chargedMicros: 100_000, lowBalance: undefined })
-  expect(account()).toEqual({ balance: 900_000, held: 0 })
+  expect(await account()).toEqual({ balance: 900_000, held: 0 })
   expect(await releaseStaleHolds(db, new Date(Date.now() + 1000))).toBe(0)
 })
 
-test('a key’s open holds count against its limit until they close; startup clears recorded reservations', async () => {
-  const { db, account } = freshDb(10_000_000)
+/** A reservation some other instance made: its hold row and the held sum, as placeHold would leave them. */
+async function foreignHold(db: Db, id: string, amount: number, leaseUntil: number) {
+  await write(db, (q) => q.insert(holds).values({ id, userId: 'u1', apiKeyId: null, amountMicros: amount, instanceId: 'other', leaseUntil, createdAt: Date.now() }))
+  const [{ held }] = await db.select({ held: users.heldMicros }).from(users).where(eq(users.id, 'u1'))
+  await write(db, (q) => q.update(users).set({ heldMicros: held + amount }).where(eq(users.id, 'u1')))
+}
+
+test('a key’s open holds count against its limit until they close', async () => {
+  const { db, account } = await freshDb(10_000_000)
   const keyLimit = { limitMicros: 1_000_000, spentMicros: 0 }
-  db.run('insert into api_keys (id, user_id, name, key_prefix, key_hash, created_at) values (\'k1\', \'u1\', \'k\', \'sk-gw-\', \'h\', 0)')
+  await write(db, (q) => q.insert(apiKeys).values({ id: 'k1', userId: 'u1', name: 'k', keyPrefix: 'sk-gw-', keyHash: 'h', createdAt: new Date(0) }))
   const b = await placeHold(db, { userId: 'u1', apiKeyId: 'k1', amountMicros: 700_000, keyLimit })
-  expect(keyOpenHoldsMicros(db, 'k1')).toBe(700_000)
+  expect(await keyOpenHoldsMicros(db, 'k1')).toBe(700_000)
   await expect(placeHold(db, { userId: 'u1', apiKeyId: 'k1', amountMicros: 400_000, keyLimit })).rejects.toMatchObject({ reason: 'key_limit' })
   expect(await settleHold(db, b, 0, facts)).toEqual({ chargedMicros: 0, lowBalance: undefined })
-  expect(keyOpenHoldsMicros(db, 'k1')).toBe(0)
-  expect(account()).toEqual({ balance: 10_000_000, held: 0 })
-  // What a crash leaves: a recorded reservation with no request behind it.
-  db.run("update users set held_micros = 700000 where id = 'u1'")
-  expect(releaseReservationsAtStartup(db)).toBe(1)
-  expect(account()).toEqual({ balance: 10_000_000, held: 0 })
+  expect(await keyOpenHoldsMicros(db, 'k1')).toBe(0)
+  expect(await account()).toEqual({ balance: 10_000_000, held: 0 })
+})
+
+test('holds of an instance whose lease lapsed are released; a live instance’s and our own are kept', async () => {
+  const { db, account } = await freshDb(10_000_000)
+  const now = Date.now()
+  await foreignHold(db, 'dead', 700_000, now - 1)
+  await foreignHold(db, 'alive', 200_000, now + 60_000)
+  const mine = await placeHold(db, { userId: 'u1', apiKeyId: null, amountMicros: 100_000 })
+  expect(await account()).toEqual({ balance: 10_000_000, held: 1_000_000 })
+  expect(await releaseLapsedHolds(db, now)).toBe(1)
+  expect(await account()).toEqual({ balance: 10_000_000, held: 300_000 })
+  expect((await db.select({ id: holds.id, instance: holds.instanceId }).from(holds)).map((h) => h.id).sort()).toEqual(['alive', mine].sort())
+  expect((await db.select({ instance: holds.instanceId }).from(holds).where(eq(holds.id, mine)))[0]?.instance).toBe(INSTANCE_ID)
+  expect(await releaseLapsedHolds(db, now)).toBe(0)
 })

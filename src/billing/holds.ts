@@ -1,21 +1,22 @@
 // Holds: reserve a request's worst case before the upstream call, settle to the real cost after.
-// The reservation is durable: users.held_micros changes in the same committed unit that opens or
-// closes a hold, and the reserving UPDATE is conditional, so two concurrent requests can never
-// spend the same ruble. Which request reserved how much lives in this process's memory: SQLite has
-// one writer, this process, and a hold never outlives it (a crash loses the requests in flight, and
-// startup gives back every reservation: releaseReservationsAtStartup). Keeping open holds out of the
-// database saves an insert and a delete per request (bench/README.md).
-// These run on every /v1 request: their statements are prepared once (db/prepared.ts) and the units
-// of concurrent requests share one commit (db/group-commit.ts); each resolves once committed.
-import { and, eq, gte, ne, sql } from 'drizzle-orm'
+// The reservation is durable and shared by every instance on the database: users.held_micros
+// changes in the same committed unit that inserts or deletes the hold's row, and the reserving
+// UPDATE is conditional, so two concurrent requests (on any instances) can never spend the same
+// ruble. Each row names the instance serving the request and a lease that instance renews while it
+// lives (startHoldLeases); holds whose lease lapsed belong to a dead instance and are given back by
+// whichever instance sweeps first. Nobody releases another live instance's holds, not even at start.
+// These run on every /v1 request: their statements are compiled once (db/prepared.ts) and on SQLite
+// the units of concurrent requests share one commit (db/group-commit.ts); each resolves once committed.
+import { and, eq, gte, lt, sql } from 'drizzle-orm'
 import type { Db } from '../db/client'
 import { compiled, prepared } from '../db/prepared'
-import { groupCommit } from '../db/group-commit'
+import { tx, write } from '../db/tx'
+import { HOLD_LEASE_MS, INSTANCE_ID } from '../db/instance'
 import { newId } from '../lib/crypto'
 import { users } from '../auth/schema'
 import { apiKeys } from '../keys/schema'
 import { InsufficientFundsError, postMovement, type Posted } from './ledger'
-import { uncoveredCosts, usageDaily, usageLogs, type UsageLogRow } from './schema'
+import { holds, uncoveredCosts, usageDaily, usageLogs, type UsageLogRow } from './schema'
 import { moscowDay } from './days'
 import { checkLowBalance, type LowBalance } from './alerts'
 import { ceilUnits, dec } from '../lib/decimal'
@@ -124,110 +125,90 @@ const statements = (db: Db) =>
       }),
     ),
     touchKey: compiled(db, db.update(apiKeys).set({ lastUsedAt: sql`${p('now')}` }).where(eq(apiKeys.id, p('keyId')))),
-    releaseAll: compiled(db, db.update(users).set({ heldMicros: 0 }).where(ne(users.heldMicros, 0)).returning({ id: users.id })),
+    // A request's hold: inserted by the reserving unit, deleted (and returned) by the closing one.
+    insertHold: compiled(
+      db,
+      db.insert(holds).values({
+        id: p('id'),
+        userId: p('userId'),
+        apiKeyId: p('apiKeyId'),
+        amountMicros: p('amount'),
+        instanceId: p('instance'),
+        leaseUntil: p('leaseUntil'),
+        createdAt: p('createdAt'),
+      }),
+    ),
+    takeHold: compiled(
+      db,
+      db.delete(holds).where(eq(holds.id, p('id'))).returning({ userId: holds.userId, apiKeyId: holds.apiKeyId, amountMicros: holds.amountMicros }),
+    ),
+    // What a key's requests in flight have reserved (for its monthly limit).
+    keyReserved: compiled(db, db.select({ sum: sql`coalesce(sum(${holds.amountMicros}), 0)` }).from(holds).where(eq(holds.apiKeyId, p('keyId')))),
+    // Orders concurrent holds of one capped key (a row lock on PostgreSQL; SQLite has one writer anyway).
+    lockKey: compiled(db, db.update(apiKeys).set({ monthlyLimitMicros: sql`${apiKeys.monthlyLimitMicros}` }).where(eq(apiKeys.id, p('keyId')))),
+    renewLeases: compiled(db, db.update(holds).set({ leaseUntil: sql`${p('leaseUntil')}` }).where(eq(holds.instanceId, p('instance')))),
   }))
 
-type OpenHold = { userId: string; apiKeyId: string | null; amountMicros: number; createdAt: number }
+type OpenHold = { userId: string; apiKeyId: string | null; amountMicros: number }
 
-/** The open holds of one database, with each key's reserved sum kept alongside for monthly limits. */
-class OpenHolds {
-  private readonly byId = new Map<string, OpenHold>()
-  private readonly perKey = new Map<string, number>()
-
-  add(id: string, hold: OpenHold) {
-    this.byId.set(id, hold)
-    if (hold.apiKeyId) this.perKey.set(hold.apiKeyId, this.keyMicros(hold.apiKeyId) + hold.amountMicros)
-  }
-
-  /** Removes and returns the hold; undefined if it is not open (settling twice finds nothing). */
-  take(id: string): OpenHold | undefined {
-    const hold = this.byId.get(id)
-    if (!hold) return undefined
-    this.byId.delete(id)
-    if (hold.apiKeyId) {
-      const left = this.keyMicros(hold.apiKeyId) - hold.amountMicros
-      if (left > 0) this.perKey.set(hold.apiKeyId, left)
-      else this.perKey.delete(hold.apiKeyId)
-    }
-    return hold
-  }
-
-  keyMicros = (apiKeyId: string) => this.perKey.get(apiKeyId) ?? 0
-
-  idsOlderThan = (at: number) => [...this.byId].filter(([, h]) => h.createdAt < at).map(([id]) => id)
+/** Gives a hold's reservation back to the balance (no charge); answers the balance left. */
+async function unreserve(q: Db, hold: OpenHold): Promise<number> {
+  const [row] = await statements(q).unreserve.values(q, { userId: hold.userId, amount: hold.amountMicros })
+  return Number(row?.[0] ?? 0)
 }
 
-const openByDb = new WeakMap<Db, OpenHolds>()
-function openHolds(db: Db): OpenHolds {
-  let open = openByDb.get(db)
-  if (!open) openByDb.set(db, (open = new OpenHolds()))
-  return open
+/** Runs a unit that takes the hold's row; null when it is already closed (settling twice finds nothing). */
+function closing<T>(db: Db, holdId: string, work: (q: Db, hold: OpenHold) => Promise<T>): Promise<T | null> {
+  return tx(db, async (q) => {
+    const [row] = await statements(q).takeHold.values(q, { id: holdId })
+    if (!row) return null
+    return work(q, { userId: String(row[0]), apiKeyId: row[1] == null ? null : String(row[1]), amountMicros: Number(row[2]) })
+  })
 }
 
-/** Gives a hold's reservation back to the balance (no charge). */
-const unreserve = (db: Db, hold: OpenHold) => statements(db).unreserve.values({ userId: hold.userId, amount: hold.amountMicros })
-
-/**
- * Runs a unit that takes a hold out of the open set; if its commit fails, the database still has
- * the reservation, so the hold goes back where the stale sweep can find it.
- */
-async function closing<T>(db: Db, holdId: string, work: (hold: OpenHold) => T): Promise<T | null> {
-  const open = openHolds(db)
-  let taken: OpenHold | undefined
-  try {
-    return await groupCommit(db)(() => {
-      taken = open.take(holdId)
-      return taken ? work(taken) : null
-    })
-  } catch (e) {
-    if (taken) open.add(holdId, taken)
-    throw e
-  }
+/** Micro-rubles reserved right now by requests in flight with this key, on every instance. */
+export async function keyOpenHoldsMicros(db: Db, apiKeyId: string): Promise<number> {
+  const [row] = await statements(db).keyReserved.values(db, { keyId: apiKeyId })
+  return Number(row?.[0] ?? 0)
 }
-
-/** Micro-rubles reserved right now by requests in flight with this key. */
-export const keyOpenHoldsMicros = (db: Db, apiKeyId: string) => openHolds(db).keyMicros(apiKeyId)
 
 /** Reserves the amount; rejects with HoldRefused when the balance (or the key's limit) cannot cover it. */
 export async function placeHold(db: Db, req: HoldRequest): Promise<string> {
   if (!Number.isSafeInteger(req.amountMicros) || req.amountMicros < 0) throw new RangeError('hold must be a non-negative integer')
-  const s = statements(db)
-  const open = openHolds(db)
   const id = newId()
-  try {
-    return await groupCommit(db)(() => {
-      if (req.keyLimit && req.apiKeyId) {
-        const left = req.keyLimit.limitMicros - req.keyLimit.spentMicros - open.keyMicros(req.apiKeyId)
-        if (req.amountMicros > left || left <= 0) throw new HoldRefused('key_limit')
-      }
-      if (s.reserve.values({ userId: req.userId, amount: req.amountMicros }).length === 0) throw new HoldRefused('balance')
-      open.add(id, { userId: req.userId, apiKeyId: req.apiKeyId, amountMicros: req.amountMicros, createdAt: Date.now() })
-      return id
-    }, { single: true }) // one write: the reserving UPDATE
-  } catch (e) {
-    open.take(id) // the commit failed after the unit ran: the reservation never reached the database
-    throw e
-  }
+  return tx(db, async (q) => {
+    const s = statements(q)
+    if (req.keyLimit && req.apiKeyId) {
+      await s.lockKey.run(q, { keyId: req.apiKeyId })
+      const [row] = await s.keyReserved.values(q, { keyId: req.apiKeyId })
+      const left = req.keyLimit.limitMicros - req.keyLimit.spentMicros - Number(row?.[0] ?? 0)
+      if (req.amountMicros > left || left <= 0) throw new HoldRefused('key_limit')
+    }
+    if ((await s.reserve.values(q, { userId: req.userId, amount: req.amountMicros })).length === 0) throw new HoldRefused('balance')
+    const now = Date.now()
+    await s.insertHold.run(q, { id, userId: req.userId, apiKeyId: req.apiKeyId, amount: req.amountMicros, instance: INSTANCE_ID, leaseUntil: now + HOLD_LEASE_MS, createdAt: now })
+    return id
+  })
 }
 
 // The lastUsedAt each key was last given, per database: concurrent settlements in the same
 // millisecond would write the same value again.
-const touchedByDb = new WeakMap<Db, Map<string, number>>()
+const touchedByDb = new WeakMap<object, Map<string, number>>()
 
 /** Writes the usage row (and the daily rollup); returns the row's id. */
-function logUsage(db: Db, hold: OpenHold, facts: UsageFacts, costMicros: number, now: Date): string {
-  const s = statements(db)
+async function logUsage(q: Db, hold: OpenHold, facts: UsageFacts, costMicros: number, now: Date): Promise<string> {
+  const s = statements(q)
   const at = now.getTime()
   const id = newId()
-  s.insertUsage.run({ ...facts, id, userId: hold.userId, apiKeyId: hold.apiKeyId, costMicros, createdAt: at })
-  s.rollup.run({ userId: hold.userId, day: moscowDay(at), apiKeyId: hold.apiKeyId ?? '', model: facts.model, tokens: facts.totalTokens, cost: costMicros, upstreamNano: usdToNano(facts.upstreamCostUsd) })
+  await s.insertUsage.run(q, { ...facts, id, userId: hold.userId, apiKeyId: hold.apiKeyId, costMicros, createdAt: at })
+  await s.rollup.run(q, { userId: hold.userId, day: moscowDay(at), apiKeyId: hold.apiKeyId ?? '', model: facts.model, tokens: facts.totalTokens, cost: costMicros, upstreamNano: usdToNano(facts.upstreamCostUsd) })
   if (hold.apiKeyId) {
-    let touched = touchedByDb.get(db)
-    if (!touched) touchedByDb.set(db, (touched = new Map()))
+    let touched = touchedByDb.get(statements(q))
+    if (!touched) touchedByDb.set(statements(q), (touched = new Map()))
     if (touched.get(hold.apiKeyId) !== at) {
       if (touched.size >= 10_000) touched.clear()
       touched.set(hold.apiKeyId, at)
-      s.touchKey.run({ keyId: hold.apiKeyId, now: at })
+      await s.touchKey.run(q, { keyId: hold.apiKeyId, now: at })
     }
   }
   return id
@@ -244,32 +225,31 @@ export function settleHold(
   chargeMicros: number,
   facts: UsageFacts,
 ): Promise<{ chargedMicros: number; lowBalance?: LowBalance } | null> {
-  return closing(db, holdId, (hold) => {
+  return closing(db, holdId, async (q, hold) => {
     const now = new Date()
     const charge = (amountMicros: number, releaseHeldMicros: number) =>
-      postMovement(db, { userId: hold.userId, type: 'usage', amountMicros: -amountMicros, releaseHeldMicros, description: `Запрос к модели ${facts.model}`, reference: `usage:${holdId}`, now })
+      postMovement(q, { userId: hold.userId, type: 'usage', amountMicros: -amountMicros, releaseHeldMicros, description: `Запрос к модели ${facts.model}`, reference: `usage:${holdId}`, now })
     let charged = chargeMicros
     let account: Posted | undefined
     if (charged > 0) {
       try {
         // The usual case: one UPDATE gives the reservation back and takes the charge.
-        account = charge(charged, hold.amountMicros)
+        account = await charge(charged, hold.amountMicros)
       } catch (e) {
         if (!(e instanceof InsufficientFundsError)) throw e
         // The reported cost exceeds the whole balance: charge what is there, never below zero.
-        const [row] = unreserve(db, hold)
-        const balance = (row?.[0] as number | undefined) ?? 0
+        const balance = await unreserve(q, hold)
         charged = Math.max(0, Math.min(chargeMicros, balance))
-        if (charged > 0) account = charge(charged, 0)
+        if (charged > 0) account = await charge(charged, 0)
       }
-    } else unreserve(db, hold)
+    } else await unreserve(q, hold)
     if (chargeMicros > hold.amountMicros)
       console.warn(`[billing] request ${holdId} (${facts.model}): cost ${chargeMicros} µ₽ exceeds its hold ${hold.amountMicros} µ₽`)
-    const usageId = logUsage(db, hold, facts, charged, now)
+    const usageId = await logUsage(q, hold, facts, charged, now)
     if (charged < chargeMicros) {
       // Never a silent cap: what the balance could not pay is the platform's loss, recorded per request.
       const uncovered = chargeMicros - charged
-      statements(db).insertUncovered.run({
+      await statements(q).insertUncovered.run(q, {
         id: newId(),
         userId: hold.userId,
         usageId,
@@ -287,27 +267,48 @@ export function settleHold(
     }
     // The alert's UPDATE only runs when this charge can have crossed the customer's level.
     const mayAlert = account && account.alertLevelMicros != null && !account.alerted && account.balanceAfterMicros < account.alertLevelMicros
-    return { chargedMicros: charged, lowBalance: mayAlert ? checkLowBalance(db, hold.userId) : undefined }
+    return { chargedMicros: charged, lowBalance: mayAlert ? await checkLowBalance(q, hold.userId) : undefined }
   })
 }
 
 /** Releases a hold without charging (failed request) and logs the attempt. */
 export async function releaseHold(db: Db, holdId: string, facts: UsageFacts): Promise<void> {
-  await closing(db, holdId, (hold) => {
-    unreserve(db, hold)
-    logUsage(db, hold, facts, 0, new Date())
+  await closing(db, holdId, async (q, hold) => {
+    await unreserve(q, hold)
+    await logUsage(q, hold, facts, 0, new Date())
   })
 }
 
-/** Releases holds older than `olderThan` whose request never ended (the stale-hold sweep); returns how many. */
-export async function releaseStaleHolds(db: Db, olderThan: Date): Promise<number> {
-  const ids = openHolds(db).idsOlderThan(olderThan.getTime())
-  const released = await Promise.all(ids.map((id) => closing(db, id, (hold) => unreserve(db, hold))))
-  return released.filter((r) => r !== null).length
+/** Deletes the holds matching `where` and gives their reservations back, in one unit; returns how many. */
+function releaseWhere(db: Db, where: ReturnType<typeof and>): Promise<number> {
+  return tx(db, async (q) => {
+    const gone = await q.delete(holds).where(where).returning({ userId: holds.userId, amountMicros: holds.amountMicros })
+    for (const hold of gone) await unreserve(q, { ...hold, apiKeyId: null })
+    return gone.length
+  })
 }
 
+/** Releases this instance's holds older than `olderThan` whose request never ended (the stale-hold sweep). */
+export const releaseStaleHolds = (db: Db, olderThan: Date): Promise<number> =>
+  releaseWhere(db, and(eq(holds.instanceId, INSTANCE_ID), lt(holds.createdAt, olderThan.getTime())))
+
+/** Releases the holds of instances that stopped renewing their lease (died); returns how many. */
+export const releaseLapsedHolds = (db: Db, now = Date.now()): Promise<number> => releaseWhere(db, lt(holds.leaseUntil, now))
+
 /**
- * At startup nothing is in flight, so every reservation still recorded was left by a crash: give
- * them all back. Returns how many accounts had one.
+ * While this instance runs: renews the lease of its open holds and gives back those of dead
+ * instances, every third of the lease. Returns a stop function (a graceful stop keeps its holds'
+ * leases until they lapse: requests still in flight settle them first).
  */
-export const releaseReservationsAtStartup = (db: Db): number => statements(db).releaseAll.values({}).length
+export function startHoldLeases(db: Db, onError: (e: unknown) => void = (e) => console.error(`[billing] hold lease: ${(e as Error).message}`)): () => void {
+  const tick = async () => {
+    const now = Date.now()
+    await write(db, (q) => statements(q).renewLeases.run(q, { instance: INSTANCE_ID, leaseUntil: now + HOLD_LEASE_MS }))
+    const released = await releaseLapsedHolds(db, now)
+    if (released > 0) console.log(`[billing] released ${released} hold(s) of stopped instances`)
+  }
+  const timer = setInterval(() => void tick().catch(onError), Math.max(200, Math.floor(HOLD_LEASE_MS / 3)))
+  ;(timer as unknown as { unref(): void }).unref()
+  void tick().catch(onError)
+  return () => clearInterval(timer)
+}

@@ -13,24 +13,24 @@ export function billingRoutes(db: Db, guard: AuthGuard) {
   const billing = billingService(db)
   return new Elysia({ name: 'billing', prefix: '/api/billing', detail: { tags: ['Баланс'], security: [{ bearerAuth: [] }] } })
     .use(guard)
-    .get('/balance', ({ user }) => ok(billing.balance(user.id)), {
+    .get('/balance', async ({ user }) => ok(await billing.balance(user.id)), {
       auth: true,
       response: { 200: envelope(Balance), ...errors(401, 404) },
       detail: { summary: 'Текущий баланс в рублях и признак «баланс заканчивается»' },
     })
-    .patch('/alerts', ({ user, body }) => ok(billing.setAlert(user.id, body.threshold)), {
+    .patch('/alerts', async ({ user, body }) => ok(await billing.setAlert(user.id, body.threshold)), {
       auth: true,
       body: AlertsBody,
       response: { 200: envelope(Alerts), ...errors(400, 401) },
       detail: { summary: 'Порог письма о низком балансе (рубли; null — отключить)' },
     })
-    .get('/transactions', ({ user, query }) => ok(billing.transactions(user.id, query.limit)), {
+    .get('/transactions', async ({ user, query }) => ok(await billing.transactions(user.id, query.limit)), {
       auth: true,
       query: TransactionsQuery,
       response: { 200: envelope(t.Array(Transaction)), ...errors(400, 401) },
       detail: { summary: 'История движений баланса, новые сверху' },
     })
-    .get('/transactions/grouped', ({ user, query }) => ok(billing.groupedTransactions(user.id, query.limit, query.offset)), {
+    .get('/transactions/grouped', async ({ user, query }) => ok(await billing.groupedTransactions(user.id, query.limit, query.offset)), {
       auth: true,
       query: GroupedQuery,
       response: { 200: envelope(GroupedTransactions), ...errors(400, 401) },
@@ -38,14 +38,14 @@ export function billingRoutes(db: Db, guard: AuthGuard) {
         summary: 'История движений баланса для людей: списания за запросы — одной строкой на день по Москве, остальное — по операциям',
       },
     })
-    .get('/transactions/usage-day/:day', ({ user, params, query }) => ok(billing.usageDay(user.id, params.day, query.limit, query.offset)), {
+    .get('/transactions/usage-day/:day', async ({ user, params, query }) => ok(await billing.usageDay(user.id, params.day, query.limit, query.offset)), {
       auth: true,
       params: UsageDayParams,
       query: UsageDayQuery,
       response: { 200: envelope(t.Array(Transaction)), ...errors(400, 401) },
       detail: { summary: 'Списания за запросы одного дня по Москве (раскрытие строки дня), новые сверху' },
     })
-    .get('/usage', ({ user, query }) => ok(billing.usage(user.id, sinceOf(query.startDate), query, query.limit)), {
+    .get('/usage', async ({ user, query }) => ok(await billing.usage(user.id, sinceOf(query.startDate), query, query.limit)), {
       auth: true,
       query: UsageQuery,
       response: { 200: envelope(UsageStats), ...errors(400, 401) },

@@ -1,53 +1,61 @@
-import { describe, expect, test } from 'bun:test'
-import { openDatabase, runMigrations } from '../db/client'
+import { afterEach, describe, expect, test } from 'bun:test'
+import { openTestDatabase } from '../test-support/database'
+import { tx, write } from '../db/tx'
+import type { Db } from '../db/client'
 import { users } from '../auth/schema'
 import { InsufficientFundsError, postMovement } from './ledger'
 import { billingStore } from './store'
 import { formatMicros, formatSignedMicros, rubToMicros } from '../lib/money'
 
-function freshDb() {
-  const { db } = openDatabase(':memory:')
-  runMigrations(db)
+const opened: Array<() => Promise<void>> = []
+afterEach(async () => {
+  for (const close of opened.splice(0)) await close()
+})
+
+async function freshDb() {
+  const { db, close } = await openTestDatabase()
+  opened.push(close)
   const now = new Date()
-  db.insert(users).values({ id: 'u1', email: 'a@b.ru', emailNormalized: 'a@b.ru', passwordHash: 'x', createdAt: now, updatedAt: now }).run()
+  await write(db, (q) => q.insert(users).values({ id: 'u1', email: 'a@b.ru', emailNormalized: 'a@b.ru', passwordHash: 'x', createdAt: now, updatedAt: now }))
   return db
 }
 
+const post = (db: Db, m: Parameters<typeof postMovement>[1]) => tx(db, (q) => postMovement(q, m))
+
 describe('ledger', () => {
-  test('every movement is a row and the balance equals their sum', () => {
-    const db = freshDb()
+  test('every movement is a row and the balance equals their sum', async () => {
+    const db = await freshDb()
     const store = billingStore(db)
-    postMovement(db, { userId: 'u1', type: 'bonus', amountMicros: 50_000_000, description: 'bonus' })
-    postMovement(db, { userId: 'u1', type: 'usage', amountMicros: -1_234_567, description: 'usage' })
-    const last = postMovement(db, { userId: 'u1', type: 'topup', amountMicros: 100_000_000, description: 'topup' })
+    await post(db, { userId: 'u1', type: 'bonus', amountMicros: 50_000_000, description: 'bonus' })
+    await post(db, { userId: 'u1', type: 'usage', amountMicros: -1_234_567, description: 'usage' })
+    const last = await post(db, { userId: 'u1', type: 'topup', amountMicros: 100_000_000, description: 'topup' })
     expect(last.balanceAfterMicros).toBe(148_765_433)
-    expect(store.balanceRow('u1')?.balanceMicros).toBe(148_765_433)
-    expect(store.ledgerSumMicros('u1')).toBe(148_765_433)
-    expect(store.transactions('u1', 10).map((r) => r.type)).toEqual(['topup', 'usage', 'bonus'])
+    expect((await store.balanceRow('u1'))?.balanceMicros).toBe(148_765_433)
+    expect(await store.ledgerSumMicros('u1')).toBe(148_765_433)
+    expect((await store.transactions('u1', 10)).map((r) => r.type)).toEqual(['topup', 'usage', 'bonus'])
   })
 
-  test('a debit beyond the balance is refused and leaves no row', () => {
-    const db = freshDb()
-    postMovement(db, { userId: 'u1', type: 'bonus', amountMicros: 1_000, description: 'bonus' })
-    expect(() => postMovement(db, { userId: 'u1', type: 'usage', amountMicros: -1_001, description: 'too much' })).toThrow(InsufficientFundsError)
-    expect(billingStore(db).transactions('u1', 10)).toHaveLength(1)
-    expect(billingStore(db).balanceRow('u1')?.balanceMicros).toBe(1_000)
+  test('a debit beyond the balance is refused and leaves no row', async () => {
+    const db = await freshDb()
+    await post(db, { userId: 'u1', type: 'bonus', amountMicros: 1_000, description: 'bonus' })
+    await expect(post(db, { userId: 'u1', type: 'usage', amountMicros: -1_001, description: 'too much' })).rejects.toBeInstanceOf(InsufficientFundsError)
+    expect(await billingStore(db).transactions('u1', 10)).toHaveLength(1)
+    expect((await billingStore(db).balanceRow('u1'))?.balanceMicros).toBe(1_000)
   })
 
-  test('a reference credits at most once', () => {
-    const db = freshDb()
-    const credit = () =>
-      db.transaction((tx) => postMovement(db, { userId: 'u1', type: 'topup', amountMicros: 5_000_000, description: 'p', reference: 'payment:1' }))
-    credit()
-    expect(credit).toThrow()
-    expect(billingStore(db).balanceRow('u1')?.balanceMicros).toBe(5_000_000)
-    expect(billingStore(db).ledgerSumMicros('u1')).toBe(5_000_000)
+  test('a reference credits at most once', async () => {
+    const db = await freshDb()
+    const credit = () => post(db, { userId: 'u1', type: 'topup', amountMicros: 5_000_000, description: 'p', reference: 'payment:1' })
+    await credit()
+    await expect(credit()).rejects.toThrow()
+    expect((await billingStore(db).balanceRow('u1'))?.balanceMicros).toBe(5_000_000)
+    expect(await billingStore(db).ledgerSumMicros('u1')).toBe(5_000_000)
   })
 
-  test('rejects zero and fractional amounts', () => {
-    const db = freshDb()
-    expect(() => postMovement(db, { userId: 'u1', type: 'admin', amountMicros: 0, description: '' })).toThrow(RangeError)
-    expect(() => postMovement(db, { userId: 'u1', type: 'admin', amountMicros: 0.5, description: '' })).toThrow(RangeError)
+  test('rejects zero and fractional amounts', async () => {
+    const db = await freshDb()
+    await expect(post(db, { userId: 'u1', type: 'admin', amountMicros: 0, description: '' })).rejects.toBeInstanceOf(RangeError)
+    await expect(post(db, { userId: 'u1', type: 'admin', amountMicros: 0.5, description: '' })).rejects.toBeInstanceOf(RangeError)
   })
 })
 

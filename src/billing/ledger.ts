@@ -1,4 +1,4 @@
-// The only code that changes a balance. Call it inside a transaction you already hold, or alone.
+// The only code that changes a balance. Call it inside a unit (db/tx.ts) with the unit's `q`.
 import { and, eq, gte, sql } from 'drizzle-orm'
 import type { Db } from '../db/client'
 import { compiled, prepared } from '../db/prepared'
@@ -65,18 +65,21 @@ const statements = (db: Db) =>
     }
   })
 
-/** Applies a signed amount to the balance and writes its ledger row (pass the root db, even inside a transaction). */
-export function postMovement(db: Db, m: Movement): Posted {
+/** Applies a signed amount to the balance and writes its ledger row; `q` is the unit's connection (tx/write). */
+export async function postMovement(q: Db, m: Movement): Promise<Posted> {
   if (!Number.isSafeInteger(m.amountMicros) || m.amountMicros === 0) throw new RangeError('amount must be a non-zero integer')
   const release = m.releaseHeldMicros ?? 0
   if (!Number.isSafeInteger(release) || release < 0) throw new RangeError('released reservation must be a non-negative integer')
-  const s = statements(db)
+  const s = statements(q)
   const guard = m.amountMicros < 0 && m.requireFunds !== false
-  const [row] = (guard ? s.applyIfFunded : s.apply).values({ amount: m.amountMicros, release, userId: m.userId })
+  const [row] = await (guard ? s.applyIfFunded : s.apply).values(q, { amount: m.amountMicros, release, userId: m.userId })
   if (!row) throw new InsufficientFundsError(`insufficient funds or unknown user ${m.userId}`)
-  const [balance, alertLevel, alerted] = row as [number, number | null, number]
+  // Raw rows: PostgreSQL answers bigints as strings and booleans as booleans, SQLite numbers and 0/1.
+  const balance = Number(row[0])
+  const alertLevel = row[1] == null ? null : Number(row[1])
+  const alerted = row[2] === true || row[2] === 1
   const id = newId()
-  s.insert.run({
+  await s.insert.run(q, {
     id,
     userId: m.userId,
     type: m.type,
@@ -87,5 +90,5 @@ export function postMovement(db: Db, m: Movement): Posted {
     actorId: m.actorId ?? null,
     createdAt: (m.now ?? new Date()).getTime(),
   })
-  return { id, balanceAfterMicros: balance, alertLevelMicros: alertLevel, alerted: alerted === 1 }
+  return { id, balanceAfterMicros: balance, alertLevelMicros: alertLevel, alerted }
 }

@@ -1,4 +1,4 @@
-import { index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core'
+import { index, integer, primaryKey, table, text } from '../db/dialect'
 import { users } from '../auth/schema'
 import { apiKeys } from '../keys/schema'
 
@@ -9,7 +9,7 @@ export type LedgerType = (typeof LEDGER_TYPES)[number]
  * Every movement of a balance. Written in the same transaction as the balance change, so the
  * balance always equals the sum of the user's rows. Rows are never updated or deleted.
  */
-export const ledgerEntries = sqliteTable(
+export const ledgerEntries = table(
   'ledger_entries',
   {
     id: text('id').primaryKey(),
@@ -38,7 +38,7 @@ export const ENDPOINTS = ['chat', 'images', 'responses', 'messages', 'embeddings
 export type Endpoint = (typeof ENDPOINTS)[number]
 
 /** One row per /v1 request: what was asked, what the upstream reported and what we charged. */
-export const usageLogs = sqliteTable(
+export const usageLogs = table(
   'usage_logs',
   {
     id: text('id').primaryKey(),
@@ -77,7 +77,7 @@ export type UsageLogRow = typeof usageLogs.$inferSelect
  * the usage page sums a few hundred rows instead of a million. `day` is the Moscow calendar day
  * (UTC+3, no DST) and `apiKeyId` is '' for requests made from the web session.
  */
-export const usageDaily = sqliteTable(
+export const usageDaily = table(
   'usage_daily',
   {
     userId: text('user_id')
@@ -100,7 +100,7 @@ export const usageDaily = sqliteTable(
  * was charged for. Written in the settling transaction; the balance itself never goes below zero.
  * The hold is meant to make this impossible, so every row is an operator alert (/app/admin).
  */
-export const uncoveredCosts = sqliteTable(
+export const uncoveredCosts = table(
   'uncovered_costs',
   {
     id: text('id').primaryKey(),
@@ -119,4 +119,27 @@ export const uncoveredCosts = sqliteTable(
     createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
   },
   (t) => [index('uncovered_created_idx').on(t.createdAt)],
+)
+
+/**
+ * The open holds: one row per request in flight, reserved in users.held_micros by the same unit
+ * that inserts it (billing/holds.ts). Each belongs to the instance serving the request, which renews
+ * `leaseUntil` while it lives; when an instance dies (kill -9, a crashed host) the others release
+ * its holds once the lease has lapsed, so no instance ever frees what another still holds.
+ */
+export const holds = table(
+  'holds',
+  {
+    id: text('id').primaryKey(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    apiKeyId: text('api_key_id'),
+    amountMicros: integer('amount_micros').notNull(),
+    instanceId: text('instance_id').notNull(),
+    /** Epoch milliseconds until which the owning instance vouches for the hold. */
+    leaseUntil: integer('lease_until').notNull(),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [index('holds_instance_idx').on(t.instanceId), index('holds_lease_idx').on(t.leaseUntil), index('holds_key_idx').on(t.apiKeyId)],
 )

@@ -1,5 +1,6 @@
 import { eq } from 'drizzle-orm'
 import type { Db } from '../db/client'
+import { write } from '../db/tx'
 import { formatSignedMicros, microsToRub, rubToMicros } from '../lib/money'
 import { badRequest, notFound } from '../lib/errors'
 import { users } from '../auth/schema'
@@ -25,10 +26,10 @@ export function billingService(db: Db) {
   const store = billingStore(db)
   const usage = usageReader(db)
   return {
-    balance(userId: string) {
-      const row = store.balanceRow(userId)
+    async balance(userId: string) {
+      const row = await store.balanceRow(userId)
       if (!row) throw notFound('Пользователь не найден')
-      const threshold = bannerThresholdMicros(db, userId)
+      const threshold = await bannerThresholdMicros(db, userId)
       return {
         balance: microsToRub(row.balanceMicros),
         lowBalanceThreshold: microsToRub(threshold),
@@ -38,19 +39,19 @@ export function billingService(db: Db) {
     },
 
     /** Sets (or, with null, turns off) the low-balance e-mail; the next drop below it sends a letter. */
-    setAlert(userId: string, thresholdRub: number | null) {
+    async setAlert(userId: string, thresholdRub: number | null) {
       if (thresholdRub !== null && !(Number.isFinite(thresholdRub) && thresholdRub >= 1 && thresholdRub <= ALERT_MAX_RUB))
         throw badRequest('Порог должен быть числом от 1 до 1 000 000 ₽')
       const micros = thresholdRub === null ? null : rubToMicros(Math.round(thresholdRub * 100) / 100)
-      db.update(users).set({ lowBalanceAlertMicros: micros, lowBalanceAlerted: false }).where(eq(users.id, userId)).run()
+      await write(db, (q) => q.update(users).set({ lowBalanceAlertMicros: micros, lowBalanceAlerted: false }).where(eq(users.id, userId)))
       return { alertThreshold: micros === null ? null : microsToRub(micros) }
     },
 
     usage: (userId: string, since: Date | null, filter: UsageFilter, limit = 50) => usage.stats(userId, since, filter, limit),
 
     /** Usage charges per Moscow day, everything else line by line; `hasMore` says another page exists. */
-    groupedTransactions(userId: string, limit = 20, offset = 0) {
-      const rows = store.groupedTransactions(userId, limit + 1, offset)
+    async groupedTransactions(userId: string, limit = 20, offset = 0) {
+      const rows = await store.groupedTransactions(userId, limit + 1, offset)
       const items = rows.slice(0, limit).map((r) => ({
         kind: r.kind === 'usage_day' ? ('usageDay' as const) : ('entry' as const),
         id: r.kind === 'usage_day' ? `usage-day:${r.day}` : r.id,
@@ -66,21 +67,14 @@ export function billingService(db: Db) {
     },
 
     /** One day's usage charges (Moscow day YYYY-MM-DD), what the grouped line opens to. */
-    usageDay(userId: string, day: string, limit = 100, offset = 0) {
+    async usageDay(userId: string, day: string, limit = 100, offset = 0) {
       const from = moscowDayStart(day)
       if (Number.isNaN(+from)) throw badRequest('day должен быть датой в формате ГГГГ-ММ-ДД')
-      return store.usageCharges(userId, from, moscowDayStart(nextDay(day)), limit, offset).map(toTransaction)
+      return (await store.usageCharges(userId, from, moscowDayStart(nextDay(day)), limit, offset)).map(toTransaction)
     },
 
-    transactions(userId: string, limit = 50) {
-      return store.transactions(userId, limit).map((r) => ({
-        id: r.id,
-        amount: formatSignedMicros(r.amountMicros),
-        balanceAfter: microsToRub(r.balanceAfterMicros),
-        description: r.description,
-        type: r.type,
-        createdAt: r.createdAt.toISOString(),
-      }))
+    async transactions(userId: string, limit = 50) {
+      return (await store.transactions(userId, limit)).map(toTransaction)
     },
   }
 }

@@ -1,15 +1,19 @@
 import { and, asc, desc, eq, gte, lt, sql } from 'drizzle-orm'
 import type { Db } from '../db/client'
+import { selectRows } from '../db/sql'
+import { moscowDay } from './days'
 import { users } from '../auth/schema'
 import { ledgerEntries } from './schema'
 
 export const billingStore = (db: Db) => ({
-  balanceRow: (userId: string) =>
-    db
-      .select({ balanceMicros: users.balanceMicros, lowBalanceAlertMicros: users.lowBalanceAlertMicros })
-      .from(users)
-      .where(eq(users.id, userId))
-      .get(),
+  balanceRow: async (userId: string) =>
+    (
+      await db
+        .select({ balanceMicros: users.balanceMicros, lowBalanceAlertMicros: users.lowBalanceAlertMicros })
+        .from(users)
+        .where(eq(users.id, userId))
+        .limit(1)
+    )[0],
 
   /** Newest first; ids are time-ordered UUIDv7, so they break ties within one millisecond. */
   transactions(userId: string, limit: number) {
@@ -19,40 +23,44 @@ export const billingStore = (db: Db) => ({
       .where(eq(ledgerEntries.userId, userId))
       .orderBy(desc(ledgerEntries.createdAt), desc(ledgerEntries.id))
       .limit(limit)
-      .all()
   },
 
   /**
    * The history as people read it: every movement but usage charges on its own line, and usage
    * charges summed per Moscow day (count, sum, the balance after the day's last charge). One
-   * aggregate query over the (user_id, created_at) index, newest first, paged by offset.
-   * SQLite takes a bare column from the row holding max(): the day's last balance.
+   * aggregate query over the (user_id, created_at) index, newest first, paged by offset. The day is
+   * a day number (Moscow is UTC+3 all year), the same integer arithmetic on both stores.
    */
-  groupedTransactions(userId: string, limit: number, offset: number) {
-    type Row = {
-      kind: 'entry' | 'usage_day'
-      id: string
-      type: string
-      amount: number
-      balanceAfter: number
-      description: string
-      at: number
-      n: number
-      day: string | null
-    }
-    return db.all<Row>(sql`
+  async groupedTransactions(userId: string, limit: number, offset: number) {
+    type Row = { kind: 'entry' | 'usage_day'; id: string; type: string; amount: number | string; balanceAfter: number | string; description: string; at: number | string; n: number | string; dayNumber: number | string | null }
+    const rows = await selectRows<Row>(
+      db,
+      sql`
       select * from (
-        select 'entry' as kind, id, type, amount_micros as amount, balance_after_micros as balanceAfter,
-               description, created_at as at, 1 as n, null as day
+        select 'entry' as kind, id, type, amount_micros as amount, balance_after_micros as "balanceAfter",
+               description, created_at as at, 1 as n, null as "dayNumber"
           from ledger_entries where user_id = ${userId} and type <> 'usage'
         union all
-        select 'usage_day' as kind, max(id) as id, 'usage' as type, sum(amount_micros) as amount, balance_after_micros as balanceAfter,
-               '' as description, max(created_at) as at, count(*) as n, day
-          from (select id, amount_micros, balance_after_micros, created_at,
-                       strftime('%Y-%m-%d', (created_at + 10800000) / 1000, 'unixepoch') as day
-                  from ledger_entries where user_id = ${userId} and type = 'usage')
-         group by day
-      ) order by at desc, id desc limit ${limit} offset ${offset}`)
+        select 'usage_day' as kind, g.last_id as id, 'usage' as type, g.amount, e.balance_after_micros as "balanceAfter",
+               '' as description, g.at, g.n, g.day_number as "dayNumber"
+          from (select (created_at + 10800000) / 86400000 as day_number, max(id) as last_id, sum(amount_micros) as amount,
+                       max(created_at) as at, count(*) as n
+                  from ledger_entries where user_id = ${userId} and type = 'usage'
+                 group by (created_at + 10800000) / 86400000) g
+          join ledger_entries e on e.id = g.last_id
+      ) h order by at desc, id desc limit ${limit} offset ${offset}`,
+    )
+    return rows.map((r) => ({
+      kind: r.kind,
+      id: r.id,
+      type: r.type,
+      amount: Number(r.amount),
+      balanceAfter: Number(r.balanceAfter),
+      description: r.description,
+      at: Number(r.at),
+      n: Number(r.n),
+      day: r.dayNumber == null ? null : moscowDay(Number(r.dayNumber) * 86_400_000 - 10_800_000),
+    }))
   },
 
   /** The usage charges of [from, to): what one day's grouped line expands to, newest first. */
@@ -64,17 +72,14 @@ export const billingStore = (db: Db) => ({
       .orderBy(desc(ledgerEntries.createdAt), desc(ledgerEntries.id))
       .limit(limit)
       .offset(offset)
-      .all()
   },
 
   /** Sum of all movements; equals the balance when the books are right (used by tests and audits). */
-  ledgerSumMicros(userId: string): number {
-    return (
-      db
-        .select({ s: sql<number>`coalesce(sum(${ledgerEntries.amountMicros}), 0)` })
-        .from(ledgerEntries)
-        .where(eq(ledgerEntries.userId, userId))
-        .get()?.s ?? 0
-    )
+  async ledgerSumMicros(userId: string): Promise<number> {
+    const [row] = await db
+      .select({ s: sql<number>`coalesce(sum(${ledgerEntries.amountMicros}), 0)`.mapWith(Number) })
+      .from(ledgerEntries)
+      .where(eq(ledgerEntries.userId, userId))
+    return row?.s ?? 0
   },
 })

@@ -62,17 +62,16 @@ export function usageCsv(db: Db, userId: string, since: Date | null, f: UsageFil
       .where(and(...where))
       .orderBy(asc(usageLogs.createdAt), asc(usageLogs.id))
       .limit(PAGE)
-      .all()
   }
 
   return new ReadableStream({
-    pull(controller) {
+    async pull(controller) {
       if (!started) {
         started = true
         controller.enqueue(encoder.encode('\uFEFF' + csvLine(HEADER)))
         return
       }
-      const rows = page()
+      const rows = await page()
       if (rows.length === 0) return controller.close()
       let chunk = ''
       for (const { log: r, keyName } of rows) {

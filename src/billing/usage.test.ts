@@ -41,16 +41,16 @@ describe('GET /api/billing/usage', () => {
     const res = await c.api.get('/api/billing/usage?limit=20', c.accessToken)
     expect(res.status).toBe(200)
     const d = res.body.data
-    const rows = gw.read<{ model: string; cost_micros: number; total_tokens: number; api_key_id: string | null }>(
+    const rows = (await gw.read<{ model: string; cost_micros: number; total_tokens: number; api_key_id: string | null }>(
       'select model, cost_micros, total_tokens, api_key_id from usage_logs where user_id = ?',
       c.user.id,
-    )
+    ))
     const cost = rows.reduce((s, r) => s + r.cost_micros, 0)
     expect(d.totalCost).toBe(cost / 1e6)
     expect(d.totalTokens).toBe(rows.reduce((s, r) => s + r.total_tokens, 0))
     expect(d.totalRequests).toBe(4)
     // The ledger agrees: everything spent left the balance.
-    expect(d.totalCost).toBe((50_000_000 - gw.books(c.user.id).balance) / 1e6)
+    expect(d.totalCost).toBe((50_000_000 - (await gw.books(c.user.id)).balance) / 1e6)
 
     expect(d.daily).toEqual([{ date: moscowDay(new Date()), cost: d.totalCost, requests: 4, tokens: d.totalTokens }])
     expect(d.topModels.map((m: { model: string }) => m.model).sort()).toEqual(['anthropic/claude-3-haiku', 'openai/gpt-3.5-turbo', 'openai/gpt-4'])
@@ -124,7 +124,7 @@ describe('GET /api/billing/usage', () => {
     expect(haiku).toContain(',"Ключ ""боевой"", прод",')
     expect(lines.find((l) => l.includes('openai/gpt-4,'))).toContain(',Веб-сессия,')
     expect(lines[1]).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2},/)
-    const costs = gw.read<{ cost_micros: number }>('select cost_micros from usage_logs where user_id = ? order by created_at, id', c.user.id)
+    const costs = await gw.read<{ cost_micros: number }>('select cost_micros from usage_logs where user_id = ? order by created_at, id', c.user.id)
     const exported = lines.slice(1, -1).map((l) => l.match(/,(\d+\.\d+),(успешно|ошибка|прерван),/)![1])
     expect(exported.map((v) => Math.round(Number(v) * 1e6))).toEqual(costs.map((r) => r.cost_micros))
 

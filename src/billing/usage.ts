@@ -39,13 +39,13 @@ export function usageReader(db: Db) {
   }
 
   /** Whole days of the period from the rollup, summed in SQL per day, model or key. */
-  function rolled(userId: string, fullFrom: string | null, f: UsageFilter, by: 'day' | 'model'): Grouped[] {
+  function rolled(userId: string, fullFrom: string | null, f: UsageFilter, by: 'day' | 'model'): Promise<Grouped[]> {
     const where: SQL[] = [eq(usageDaily.userId, userId)]
     if (fullFrom) where.push(gte(usageDaily.day, fullFrom))
     if (f.apiKeyId) where.push(eq(usageDaily.apiKeyId, f.apiKeyId))
     if (f.model) where.push(eq(usageDaily.model, f.model))
     const col = usageDaily[by]
-    return db.select({ k: col, ...sums }).from(usageDaily).where(and(...where)).groupBy(col).all()
+    return db.select({ k: col, ...sums }).from(usageDaily).where(and(...where)).groupBy(col)
   }
 
   /** The period's partial first day from the raw rows, per model (a day's rows at most). */
@@ -54,14 +54,13 @@ export function usageReader(db: Db) {
     return db
       .select({
         model: usageLogs.model,
-        requests: sql<number>`count(*)`,
-        tokens: sql<number>`coalesce(sum(${usageLogs.totalTokens}), 0)`,
-        cost: sql<number>`coalesce(sum(${usageLogs.costMicros}), 0)`,
+        requests: sql<number>`count(*)`.mapWith(Number),
+        tokens: sql<number>`coalesce(sum(${usageLogs.totalTokens}), 0)`.mapWith(Number),
+        cost: sql<number>`coalesce(sum(${usageLogs.costMicros}), 0)`.mapWith(Number),
       })
       .from(usageLogs)
       .where(and(...where))
       .groupBy(usageLogs.model)
-      .all()
   }
 
   /** Adds `extra` into the map under `key`. */
@@ -74,14 +73,14 @@ export function usageReader(db: Db) {
   }
 
   /** Per-day and per-model sums of the period, the partial head day included. */
-  function aggregate(userId: string, since: Date | null, f: UsageFilter) {
+  async function aggregate(userId: string, since: Date | null, f: UsageFilter) {
     const { fullFrom, head: h } = splitPeriod(since)
     const byDay = new Map<string, Sums>()
     const byModel = new Map<string, Sums>()
-    for (const r of rolled(userId, fullFrom, f, 'day')) addTo(byDay, r.k, r)
-    for (const r of rolled(userId, fullFrom, f, 'model')) addTo(byModel, r.k, r)
+    for (const r of await rolled(userId, fullFrom, f, 'day')) addTo(byDay, r.k, r)
+    for (const r of await rolled(userId, fullFrom, f, 'model')) addTo(byModel, r.k, r)
     if (h)
-      for (const r of head(userId, h, f)) {
+      for (const r of await head(userId, h, f)) {
         addTo(byDay, h.day, r)
         addTo(byModel, r.model, r)
       }
@@ -89,19 +88,16 @@ export function usageReader(db: Db) {
   }
 
   /** Every key of the customer, to filter by (a key unused in the period simply shows nothing). */
-  const userKeys = (userId: string) =>
-    db
-      .select({ id: apiKeys.id, name: apiKeys.name })
-      .from(apiKeys)
-      .where(eq(apiKeys.userId, userId))
-      .all()
-      .sort((a, b) => a.name.localeCompare(b.name, 'ru'))
+  const userKeys = async (userId: string) =>
+    (await db.select({ id: apiKeys.id, name: apiKeys.name }).from(apiKeys).where(eq(apiKeys.userId, userId))).sort((a, b) =>
+      a.name.localeCompare(b.name, 'ru'),
+    )
 
   /** The models used in the period, whatever the filters say. */
-  function rolledModels(userId: string, since: Date | null): string[] {
+  async function rolledModels(userId: string, since: Date | null): Promise<string[]> {
     const { fullFrom, head: h } = splitPeriod(since)
-    const models = new Set(rolled(userId, fullFrom, {}, 'model').map((r) => r.k))
-    if (h) for (const r of head(userId, h, {})) models.add(r.model)
+    const models = new Set((await rolled(userId, fullFrom, {}, 'model')).map((r) => r.k))
+    if (h) for (const r of await head(userId, h, {})) models.add(r.model)
     return [...models]
   }
 
@@ -113,14 +109,13 @@ export function usageReader(db: Db) {
       .where(and(...logConditions(userId, since, f)))
       .orderBy(desc(usageLogs.createdAt), desc(usageLogs.id))
       .limit(limit)
-      .all()
   }
 
   return {
-    stats(userId: string, since: Date | null, f: UsageFilter, limit: number, now = new Date()) {
-      const { byDay, byModel } = aggregate(userId, since, f)
+    async stats(userId: string, since: Date | null, f: UsageFilter, limit: number, now = new Date()) {
+      const { byDay, byModel } = await aggregate(userId, since, f)
       // The filter options describe the whole period, so choosing one never hides the others.
-      const models = f.apiKeyId || f.model ? rolledModels(userId, since) : [...byModel.keys()]
+      const models = f.apiKeyId || f.model ? await rolledModels(userId, since) : [...byModel.keys()]
       let cost = 0
       let tokens = 0
       let requests = 0
@@ -147,10 +142,10 @@ export function usageReader(db: Db) {
           .slice(0, 10)
           .map(([model, v]) => ({ model, cost: microsToRub(v.cost), requests: v.requests, tokens: v.tokens })),
         filters: {
-          apiKeys: userKeys(userId),
+          apiKeys: await userKeys(userId),
           models: models.sort(),
         },
-        logs: recent(userId, since, f, limit).map(({ log: r, keyName }) => ({
+        logs: (await recent(userId, since, f, limit)).map(({ log: r, keyName }) => ({
           id: r.id,
           model: r.model,
           promptTokens: r.promptTokens,

@@ -6,6 +6,7 @@
 // transaction with the run's outcome — a failed run leaves no post behind.
 import type { Config } from '../config'
 import type { Db } from '../db/client'
+import { tx } from '../db/tx'
 import type { Catalog } from '../catalog/service'
 import type { RateProvider } from '../catalog/rate'
 import type { ModelRow } from '../catalog/schema'
@@ -54,7 +55,7 @@ type Usage = { cost?: unknown; prompt_tokens?: unknown; completion_tokens?: unkn
 
 export function autopostService({ config, db, upstream, catalog, rates }: AutopostDeps) {
   const store = blogStore(db)
-  const covers = createCoverStore(config.dataDir)
+  const covers = createCoverStore(config.uploadsDir)
   const markup = dec(String(config.markup))
   // Longer than any run can take (two upstream calls), so only a crashed run is still 'running' then.
   const abandonedAfterMs = 2 * config.upstreamTimeoutMs + 10 * 60_000
@@ -107,10 +108,12 @@ export function autopostService({ config, db, upstream, catalog, rates }: Autopo
   const painterModel = () => chooseModel(config.autopostImageModel, (m) => canOutputImages(m) && isWritable(m))
 
   /** The newest catalogue model that has no article, is not being written now and has not failed too often. */
-  function pickSubject(): ModelRow | undefined {
-    const written = store.modelIdsWithPosts()
-    const failing = store.modelIdsFailedAtLeast(MAX_FAILURES_PER_MODEL)
-    const running = store.runningModelIds()
+  async function pickSubject(): Promise<ModelRow | undefined> {
+    const [written, failing, running] = await Promise.all([
+      store.modelIdsWithPosts(),
+      store.modelIdsFailedAtLeast(MAX_FAILURES_PER_MODEL),
+      store.runningModelIds(),
+    ])
     return catalog.list().find((m) => isWritable(m) && !written.has(m.id) && !failing.has(m.id) && !running.has(m.id))
   }
 
@@ -149,25 +152,33 @@ export function autopostService({ config, db, upstream, catalog, rates }: Autopo
     throw new RunError(`обложка: ${painter.id} не вернул изображение`, answer.costNanoUsd)
   }
 
-  function publish(run: AutopostRunRow, subject: ModelRow, article: Article, cover: string | null, cost: number, now: Date): BlogPost {
+  async function publish(run: AutopostRunRow, subject: ModelRow, article: Article, cover: string | null, cost: number, now: Date): Promise<BlogPost> {
     const id = newId()
-    db.transaction(() => {
-      const slug = uniqueSlug(slugify(article.title), store.slugTaken)
-      store.insert({
-        id,
-        slug,
-        ...article,
-        coverImage: cover,
-        modelId: subject.id,
-        modelName: subject.name,
-        views: 0,
-        publishedAt: now,
-        createdAt: now,
-        updatedAt: now,
-      })
-      store.updateRun(run.id, { status: 'succeeded', postId: id, costNanoUsd: cost, finishedAt: now })
+    const base = slugify(article.title)
+    await tx(db, async (q) => {
+      const s = blogStore(q)
+      // A slug another instance takes meanwhile is not an error: the insert skips it and the next one is tried.
+      for (let attempt = 0; ; attempt++) {
+        const taken = await s.slugsStartingLike(base)
+        const slug = uniqueSlug(base, (candidate) => taken.has(candidate))
+        const inserted = await s.insert({
+          id,
+          slug,
+          ...article,
+          coverImage: cover,
+          modelId: subject.id,
+          modelName: subject.name,
+          views: 0,
+          publishedAt: now,
+          createdAt: now,
+          updatedAt: now,
+        })
+        if (inserted) break
+        if (attempt >= 4) throw new Error(`no free address for ${base}`)
+      }
+      await s.updateRun(run.id, { status: 'succeeded', postId: id, costNanoUsd: cost, finishedAt: now })
     })
-    return postToApi(store.byId(id)!)
+    return postToApi((await store.byId(id))!)
   }
 
   /** Writes, illustrates and publishes one article for an already claimed run. */
@@ -176,14 +187,14 @@ export function autopostService({ config, db, upstream, catalog, rates }: Autopo
     let cost = 0
     let cover: string | null = null
     try {
-      const subject = pickSubject()
+      const subject = await pickSubject()
       if (!subject) {
         const reason = 'все модели каталога уже описаны'
-        store.updateRun(run.id, { status: 'skipped', error: reason, finishedAt: new Date() })
+        await store.updateRun(run.id, { status: 'skipped', error: reason, finishedAt: new Date() })
         console.log(`[autopost] ${label}: nothing to write, ${reason}`)
         return { status: 'skipped', reason }
       }
-      store.updateRun(run.id, { modelId: subject.id })
+      await store.updateRun(run.id, { modelId: subject.id })
       const writer = writerModel()
       if (!writer) throw new RunError('в каталоге нет текстовой модели, которая могла бы написать статью')
       console.log(`[autopost] ${label}: writing about ${subject.id} with ${writer.id}`)
@@ -207,14 +218,14 @@ export function autopostService({ config, db, upstream, catalog, rates }: Autopo
         if (e instanceof RunError) cost += e.costNanoUsd
         console.warn(`[autopost] ${label}: publishing without a cover — ${(e as Error).message}`)
       }
-      const post = publish(run, subject, article, cover, cost, new Date())
+      const post = await publish(run, subject, article, cover, cost, new Date())
       console.log(`[autopost] ${label}: published /blog/${post.slug} about ${subject.id} (cover: ${cover ? 'yes' : 'no'}, cost $${(cost / 1e9).toFixed(6)})`)
       return { status: 'succeeded', post }
     } catch (e) {
       covers.remove(cover)
       if (e instanceof RunError) cost += e.costNanoUsd
       const error = e instanceof RunError || e instanceof ArticleParseError ? e.message : `внутренняя ошибка: ${(e as Error).message}`
-      store.updateRun(run.id, { status: 'failed', error: error.slice(0, 500), costNanoUsd: cost, finishedAt: new Date() })
+      await store.updateRun(run.id, { status: 'failed', error: error.slice(0, 500), costNanoUsd: cost, finishedAt: new Date() })
       console.error(`[autopost] ${label}: failed, nothing published — ${error}`)
       return { status: 'failed', error }
     }
@@ -235,9 +246,11 @@ export function autopostService({ config, db, upstream, catalog, rates }: Autopo
       startedAt: now,
       finishedAt: null,
     }
-    if (!store.claimRun(row)) return { status: 'taken' }
+    // Taken before the claim is awaited, so a second call in this process meanwhile answers 'busy'.
     writing = true
     try {
+      // Only the instance whose run row was inserted runs the slot (a unique slot, ON CONFLICT DO NOTHING).
+      if (!(await store.claimRun(row))) return { status: 'taken' }
       console.log(`[autopost] ${kind === 'scheduled' ? `slot ${slot!.toISOString()}` : 'manual run'} started`)
       return await writeArticle(row)
     } finally {
@@ -245,8 +258,8 @@ export function autopostService({ config, db, upstream, catalog, rates }: Autopo
     }
   }
 
-  function settingsToApi() {
-    const s = store.settings()
+  async function settingsToApi() {
+    const s = await store.settings()
     return { isEnabled: s.isEnabled, startTime: s.startTime, intervalHours: s.intervalHours }
   }
 
@@ -255,9 +268,9 @@ export function autopostService({ config, db, upstream, catalog, rates }: Autopo
 
     /** The cron's entry point, once a minute; `now` is injectable so tests control the clock. */
     async tick(now = new Date()): Promise<RunOutcome> {
-      const abandoned = store.failAbandonedRuns(new Date(+now - abandonedAfterMs), now)
+      const abandoned = await store.failAbandonedRuns(new Date(+now - abandonedAfterMs), now)
       if (abandoned) console.warn(`[autopost] marked ${abandoned} run(s) cut short by a restart as failed`)
-      const slot = dueSlot(now, store.settings())
+      const slot = dueSlot(now, await store.settings())
       // Busy with a manual run: leave the slot unclaimed, a later tick inside the grace window takes it.
       if (!slot || writing) return { status: slot ? 'busy' : 'idle' }
       return run('scheduled', now, slot)
@@ -281,8 +294,8 @@ export function autopostService({ config, db, upstream, catalog, rates }: Autopo
     settings: settingsToApi,
 
     /** Either {isEnabled} or {startTime, intervalHours} (both forms may be combined); validated here for Russian messages. */
-    updateSettings(input: { isEnabled?: unknown; startTime?: unknown; intervalHours?: unknown }, now = new Date()) {
-      const current = store.settings()
+    async updateSettings(input: { isEnabled?: unknown; startTime?: unknown; intervalHours?: unknown }, now = new Date()) {
+      const current = await store.settings()
       const set: Parameters<typeof store.updateSettings>[0] = { updatedAt: now }
       if (input.isEnabled === undefined && input.startTime === undefined && input.intervalHours === undefined) throw badRequest(SETTINGS_MESSAGES.empty)
       if (input.isEnabled !== undefined) {
@@ -301,15 +314,19 @@ export function autopostService({ config, db, upstream, catalog, rates }: Autopo
       const switchedOn = set.isEnabled === true && !current.isEnabled
       const moved = (set.startTime ?? current.startTime) !== current.startTime || (set.intervalHours ?? current.intervalHours) !== current.intervalHours
       if (switchedOn || moved) set.activeSince = now
-      const s = store.updateSettings(set)
+      const s = await store.updateSettings(set)
       console.log(`[autopost] settings: ${s.isEnabled ? 'on' : 'off'}, from ${s.startTime} every ${s.intervalHours} h (Moscow time)`)
       return settingsToApi()
     },
 
-    stats(now = new Date()) {
-      const { total, published } = store.counts()
-      const last = store.lastArticleRun()
-      const next = nextRunTime(now, store.settings(), store.slotTaken)
+    async stats(now = new Date()) {
+      const { total, published } = await store.counts()
+      const last = await store.lastArticleRun()
+      const settings = await store.settings()
+      // nextRunTime asks about one slot at most: the due one.
+      const due = dueSlot(now, settings)
+      const dueTaken = due ? await store.slotTaken(due) : false
+      const next = nextRunTime(now, settings, (slot) => +slot === +due! && dueTaken)
       return {
         totalPosts: total,
         publishedPosts: published,
@@ -323,7 +340,7 @@ export function autopostService({ config, db, upstream, catalog, rates }: Autopo
 
     /** Draws a new cover for an article and deletes the old file; a failure keeps the old cover. */
     async regenerateCover(postId: string, now = new Date()): Promise<BlogPost> {
-      const post = store.byId(postId)
+      const post = await store.byId(postId)
       if (!post) throw notFound('Статья не найдена')
       const row: AutopostRunRow = {
         id: newId(),
@@ -337,30 +354,30 @@ export function autopostService({ config, db, upstream, catalog, rates }: Autopo
         startedAt: now,
         finishedAt: null,
       }
-      store.claimRun(row)
+      await store.claimRun(row)
       let drawn: Awaited<ReturnType<typeof drawCover>>
       try {
         drawn = await drawCover(post.title, post.modelName)
       } catch (e) {
         const message = (e as Error).message
-        store.updateRun(row.id, { status: 'failed', error: message.slice(0, 500), costNanoUsd: e instanceof RunError ? e.costNanoUsd : 0, finishedAt: new Date() })
+        await store.updateRun(row.id, { status: 'failed', error: message.slice(0, 500), costNanoUsd: e instanceof RunError ? e.costNanoUsd : 0, finishedAt: new Date() })
         console.error(`[autopost] new cover for /blog/${post.slug} failed — ${message}`)
         throw new AppError(502, 'Не удалось сгенерировать изображение. Попробуйте позже.')
       }
-      const swapped = store.replaceCover(postId, drawn.name, new Date())
-      store.updateRun(row.id, { status: 'succeeded', costNanoUsd: drawn.costNanoUsd, finishedAt: new Date() })
+      const swapped = await store.replaceCover(postId, drawn.name, new Date())
+      await store.updateRun(row.id, { status: 'succeeded', costNanoUsd: drawn.costNanoUsd, finishedAt: new Date() })
       if (!swapped) {
         covers.remove(drawn.name)
         throw notFound('Статья не найдена')
       }
       covers.remove(swapped.previous)
       console.log(`[autopost] new cover for /blog/${post.slug} drawn by ${drawn.model}`)
-      return postToApi(store.byId(postId)!)
+      return postToApi((await store.byId(postId))!)
     },
 
     /** Deletes an article and its cover file. */
-    removePost(postId: string) {
-      const removed = store.remove(postId)
+    async removePost(postId: string) {
+      const removed = await store.remove(postId)
       if (!removed) throw notFound('Статья не найдена')
       covers.remove(removed.coverImage)
       console.log(`[autopost] article /blog/${removed.slug} deleted`)

@@ -17,12 +17,17 @@ beforeAll(async () => {
 afterAll(() => g.stop())
 
 /** Seeds articles through the exported store function, on the server's own database file. */
-function seed(...posts: Parameters<typeof seedBlogPost>[1][]) {
-  const { sqlite, db } = openDatabase(join(g.server.dataDir, 'gateway.db'))
+/** The server's database: its PostgreSQL URL in the PostgreSQL run, else its SQLite file. */
+const serverDatabase = (s: { dataDir: string; databaseUrl?: string }) => s.databaseUrl ?? join(s.dataDir, 'gateway.db')
+
+async function seed(...posts: Parameters<typeof seedBlogPost>[1][]) {
+  const { db, close } = openDatabase(serverDatabase(g.server))
   try {
-    return posts.map((p) => seedBlogPost(db, p))
+    const seeded = []
+    for (const p of posts) seeded.push(await seedBlogPost(db, p))
+    return seeded
   } finally {
-    sqlite.close()
+    await close()
   }
 }
 
@@ -32,7 +37,7 @@ const del = async (path: string, token?: string) =>
 describe('public blog API', () => {
   test('lists published articles newest first in the spec’s shape; drafts stay hidden', async () => {
     const day = 86_400_000
-    const [older, newer, draft] = seed(
+    const [older, newer, draft] = await seed(
       { title: 'Старая статья', slug: 'old-one', publishedAt: new Date(Date.now() - 2 * day), keywords: ['a', 'b'] },
       { title: 'Новая статья', slug: 'new-one', publishedAt: new Date(Date.now() - day), modelId: 'openai/gpt-4o', modelName: 'OpenAI: GPT-4o' },
       { title: 'Черновик', slug: 'draft-one', publishedAt: null },
@@ -70,7 +75,7 @@ describe('public blog API', () => {
   })
 
   test('a view counts once per call, but one visitor cannot inflate the count by repeating it', async () => {
-    const [post] = seed({ title: 'Про просмотры', slug: 'views-post' })
+    const [post] = await seed({ title: 'Про просмотры', slug: 'views-post' })
     const visitor = client(g.url)
     expect((await visitor.post(`/api/blog/posts/${post!.slug}/view`)).body.data).toEqual({ views: 1, counted: true })
     expect((await visitor.post(`/api/blog/posts/${post!.slug}/view`)).body.data).toEqual({ views: 1, counted: false })

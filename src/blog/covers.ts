@@ -1,6 +1,7 @@
-// Article covers: files under DATA_DIR/blog-images with unguessable names, served publicly at
-// /blog-images/<name> (covers are public, like the articles). Only real images are written:
-// the bytes must match the declared type and stay under the size limit.
+// Article covers: files under UPLOADS_DIR/blog-images (DATA_DIR unless set: the storage every
+// instance shares) with unguessable names, served publicly at /blog-images/<name> (covers are
+// public, like the articles). Only real images are written: the bytes must match the declared
+// type and stay under the size limit.
 import { mkdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { randomToken } from '../lib/crypto'
@@ -21,8 +22,8 @@ function sniff(b: Uint8Array): Ext | null {
   return null
 }
 
-export function createCoverStore(dataDir: string) {
-  const dir = join(dataDir, 'blog-images')
+export function createCoverStore(uploadsDir: string) {
+  const dir = join(uploadsDir, 'blog-images')
   mkdirSync(dir, { recursive: true })
 
   return {

@@ -9,17 +9,17 @@ import type { BlogService } from './service'
 /** The public read API of the blog (the /blog pages and the landing teaser use it). */
 export function blogRoutes(config: Config, blog: BlogService) {
   return new Elysia({ name: 'blog', prefix: '/api/blog', detail: { tags: ['Блог'] } })
-    .get('/posts', ({ query }) => ok(blog.list(query.limit ?? 20)), {
+    .get('/posts', async ({ query }) => ok(await blog.list(query.limit ?? 20)), {
       query: PostsQuery,
       response: { 200: envelope(t.Array(BlogPost)), ...errors(400) },
       detail: { summary: 'Опубликованные статьи, новые сверху' },
     })
-    .get('/posts/:slug', ({ params }) => ok(blog.bySlug(params.slug)), {
+    .get('/posts/:slug', async ({ params }) => ok(await blog.bySlug(params.slug)), {
       params: SlugParams,
       response: { 200: envelope(BlogPost), ...errors(404) },
       detail: { summary: 'Одна опубликованная статья по адресу (slug)' },
     })
-    .post('/posts/:slug/view', ({ params, request, server }) => ok(blog.view(params.slug, clientIp(request, server, config.trustProxy))), {
+    .post('/posts/:slug/view', async ({ params, request, server }) => ok(await blog.view(params.slug, clientIp(request, server, config.trustProxy))), {
       params: SlugParams,
       response: { 200: envelope(Views), ...errors(404) },
       detail: { summary: 'Учёт просмотра статьи (не чаще раза в 30 минут с одного адреса)' },
@@ -30,18 +30,18 @@ export function blogRoutes(config: Config, blog: BlogService) {
 export function blogAdminRoutes(blog: BlogService, autopost: AutopostService, guard: AuthGuard) {
   return new Elysia({ name: 'blog-admin', prefix: '/api/blog/admin', detail: { tags: ['Администрирование'], security: [{ bearerAuth: [] }] } })
     .use(guard)
-    .get('/autopost/settings', () => ok(autopost.settings()), {
+    .get('/autopost/settings', async () => ok(await autopost.settings()), {
       admin: true,
       response: { 200: envelope(AutopostSettings), ...errors(401, 403) },
       detail: { summary: 'Расписание автопубликации статей' },
     })
-    .patch('/autopost/settings', ({ body }) => ok(autopost.updateSettings(body)), {
+    .patch('/autopost/settings', async ({ body }) => ok(await autopost.updateSettings(body)), {
       admin: true,
       body: AutopostSettingsPatch,
       response: { 200: envelope(AutopostSettings), ...errors(400, 401, 403) },
       detail: { summary: 'Включить/остановить автопубликацию ({isEnabled}) или изменить расписание ({startTime, intervalHours})' },
     })
-    .get('/autopost/stats', () => ok(autopost.stats()), {
+    .get('/autopost/stats', async () => ok(await autopost.stats()), {
       admin: true,
       response: { 200: envelope(AutopostStats), ...errors(401, 403) },
       detail: { summary: 'Статьи, последний и следующий запуск автопубликации' },
@@ -51,15 +51,15 @@ export function blogAdminRoutes(blog: BlogService, autopost: AutopostService, gu
       response: { 200: envelope(BlogPost), ...errors(401, 403, 409, 502) },
       detail: { summary: 'Написать и опубликовать статью сейчас, вне расписания' },
     })
-    .get('/posts', () => ok(blog.adminList()), {
+    .get('/posts', async () => ok(await blog.adminList()), {
       admin: true,
       response: { 200: envelope(t.Array(AdminBlogPost)), ...errors(401, 403) },
       detail: { summary: 'Все статьи, включая черновики, новые сверху' },
     })
     .delete(
       '/posts/:id',
-      ({ params }) => {
-        autopost.removePost(params.id)
+      async ({ params }) => {
+        await autopost.removePost(params.id)
         return ok({ ok: true })
       },
       {

@@ -1,9 +1,9 @@
-import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core'
+import { index, integer, table, text } from '../db/dialect'
 
 const timestamp = (name: string) => integer(name, { mode: 'timestamp_ms' })
 
 /** Articles about models, written by the autopost job (or seeded). Public once `publishedAt` is set. */
-export const blogPosts = sqliteTable(
+export const blogPosts = table(
   'blog_posts',
   {
     id: text('id').primaryKey(),
@@ -12,7 +12,7 @@ export const blogPosts = sqliteTable(
     description: text('description').notNull(),
     /** Markdown; the public page renders and sanitises it. */
     content: text('content').notNull(),
-    /** File name under DATA_DIR/blog-images (served at /blog-images/<name>); null = no cover. */
+    /** File name under UPLOADS_DIR/blog-images (served at /blog-images/<name>); null = no cover. */
     coverImage: text('cover_image'),
     metaTitle: text('meta_title').notNull(),
     metaDescription: text('meta_description').notNull(),
@@ -35,7 +35,7 @@ export type BlogPostRow = typeof blogPosts.$inferSelect
 export { AUTOPOST_INTERVALS } from '../content/schedule'
 
 /** The single row (id 1) of the publisher's schedule; defaults from the spec (off, 10:00, every hour). */
-export const autopostSettings = sqliteTable('autopost_settings', {
+export const autopostSettings = table('autopost_settings', {
   id: integer('id').primaryKey(),
   isEnabled: integer('is_enabled', { mode: 'boolean' }).notNull().default(false),
   /** 'HH:MM', Moscow time. */
@@ -58,7 +58,7 @@ export const AUTOPOST_RUN_STATUSES = ['running', 'succeeded', 'failed', 'skipped
  * instances (or a restart) can never run the same slot twice. Its cost is the platform's own
  * spend at the upstream, charged to no customer.
  */
-export const autopostRuns = sqliteTable(
+export const autopostRuns = table(
   'autopost_runs',
   {
     id: text('id').primaryKey(),

@@ -14,33 +14,33 @@ export function blogService(db: Db) {
 
   return {
     /** Published articles, newest first. */
-    list: (limit: number) => store.published(limit).map(postToApi),
+    list: async (limit: number) => (await store.published(limit)).map(postToApi),
 
-    bySlug(slug: string) {
-      const post = store.publishedBySlug(slug)
+    async bySlug(slug: string) {
+      const post = await store.publishedBySlug(slug)
       if (!post) throw notFound(NOT_FOUND_MESSAGE)
       return postToApi(post)
     },
 
     /** Counts a view unless this visitor's view of the article was counted recently; answers the count either way. */
-    view(slug: string, ip: string): { views: number; counted: boolean } {
-      const post = store.publishedBySlug(slug)
+    async view(slug: string, ip: string): Promise<{ views: number; counted: boolean }> {
+      const post = await store.publishedBySlug(slug)
       if (!post) throw notFound(NOT_FOUND_MESSAGE)
       try {
-        consume(db, `blog-view:${ip}:${post.id}`, VIEW_RULE)
+        await consume(db, `blog-view:${ip}:${post.id}`, VIEW_RULE)
       } catch (e) {
         // Not an error for the reader: the page ignores this call's failures anyway.
         if (e instanceof AppError && e.status === 429) return { views: post.views, counted: false }
         throw e
       }
-      const row = store.addView(slug)
+      const row = await store.addView(slug)
       if (!row) throw notFound(NOT_FOUND_MESSAGE)
       return { views: row.views, counted: true }
     },
 
     /** Every article, drafts included, newest first (the admin's table). */
-    adminList: () =>
-      store.all().map((p) => ({ ...postToApi(p), createdAt: p.createdAt.toISOString(), updatedAt: p.updatedAt.toISOString() })),
+    adminList: async () =>
+      (await store.all()).map((p) => ({ ...postToApi(p), createdAt: p.createdAt.toISOString(), updatedAt: p.updatedAt.toISOString() })),
 
     counts: () => store.counts(),
     platformSpendNanoUsd: () => store.platformSpendNanoUsd(),

@@ -1,8 +1,10 @@
 // Queries of the blog and the autopost job. `seedBlogPost` is also the way tests and other
 // features put an article into a database without running the job.
-import { and, count, desc, eq, gte, inArray, isNotNull, isNull, lt, sql } from 'drizzle-orm'
+import { and, count, desc, eq, gte, inArray, isNotNull, isNull, like, lt, sql } from 'drizzle-orm'
 import type { Db } from '../db/client'
+import { tx, write } from '../db/tx'
 import { newId } from '../lib/crypto'
+import { SLUG_MAX } from './article'
 import { coverUrl } from './covers'
 import { autopostRuns, autopostSettings, blogPosts, type AutopostRunRow, type BlogPostRow } from './schema'
 
@@ -29,101 +31,135 @@ export function postToApi(p: BlogPostRow) {
 
 export type BlogPost = ReturnType<typeof postToApi>
 
+const first = <T>(rows: T[]): T | undefined => rows[0]
+
+/**
+ * The blog's queries. `db` is the database, or a unit's `q` (db/tx.ts) for statements that must
+ * share its transaction; writes outside a unit go through `write`.
+ */
 export const blogStore = (db: Db) => ({
   // ── posts ──────────────────────────────────────────────────────────────────
   published: (limit: number) =>
-    db.select().from(blogPosts).where(isNotNull(blogPosts.publishedAt)).orderBy(desc(blogPosts.publishedAt), desc(blogPosts.id)).limit(limit).all(),
-  publishedBySlug: (slug: string) =>
-    db.select().from(blogPosts).where(and(eq(blogPosts.slug, slug), isNotNull(blogPosts.publishedAt))).get(),
-  all: () => db.select().from(blogPosts).orderBy(desc(blogPosts.createdAt), desc(blogPosts.id)).all(),
-  byId: (id: string) => db.select().from(blogPosts).where(eq(blogPosts.id, id)).get(),
-  slugTaken: (slug: string) => !!db.select({ id: blogPosts.id }).from(blogPosts).where(eq(blogPosts.slug, slug)).get(),
-  insert: (row: typeof blogPosts.$inferInsert) => db.insert(blogPosts).values(row).run(),
-  remove: (id: string) => db.delete(blogPosts).where(eq(blogPosts.id, id)).returning().get(),
+    db.select().from(blogPosts).where(isNotNull(blogPosts.publishedAt)).orderBy(desc(blogPosts.publishedAt), desc(blogPosts.id)).limit(limit),
+  publishedBySlug: async (slug: string) =>
+    first(await db.select().from(blogPosts).where(and(eq(blogPosts.slug, slug), isNotNull(blogPosts.publishedAt))).limit(1)),
+  all: () => db.select().from(blogPosts).orderBy(desc(blogPosts.createdAt), desc(blogPosts.id)),
+  byId: async (id: string) => first(await db.select().from(blogPosts).where(eq(blogPosts.id, id)).limit(1)),
+  slugTaken: async (slug: string) => !!first(await db.select({ id: blogPosts.id }).from(blogPosts).where(eq(blogPosts.slug, slug)).limit(1)),
+  /**
+   * The used slugs that uniqueSlug(base) could pick: they all start with the first SLUG_MAX − 12
+   * characters of `base` (slugify's output holds no LIKE wildcards).
+   */
+  slugsStartingLike: async (base: string) =>
+    new Set((await db.select({ slug: blogPosts.slug }).from(blogPosts).where(like(blogPosts.slug, `${base.slice(0, SLUG_MAX - 12)}%`))).map((r) => r.slug)),
+  /** Inserts an article unless its slug is taken (another instance publishing the same title): true when inserted. */
+  insert: async (row: typeof blogPosts.$inferInsert) =>
+    (await write(db, (q) => q.insert(blogPosts).values(row).onConflictDoNothing({ target: blogPosts.slug }).returning({ id: blogPosts.id }))).length === 1,
+  remove: async (id: string) => first(await write(db, (q) => q.delete(blogPosts).where(eq(blogPosts.id, id)).returning())),
   /** Counts a view of a published article; undefined when there is none. */
-  addView: (slug: string) =>
-    db
-      .update(blogPosts)
-      .set({ views: sql`${blogPosts.views} + 1` })
-      .where(and(eq(blogPosts.slug, slug), isNotNull(blogPosts.publishedAt)))
-      .returning({ views: blogPosts.views })
-      .get(),
+  addView: async (slug: string) =>
+    first(
+      await write(db, (q) =>
+        q
+          .update(blogPosts)
+          .set({ views: sql`${blogPosts.views} + 1` })
+          .where(and(eq(blogPosts.slug, slug), isNotNull(blogPosts.publishedAt)))
+          .returning({ views: blogPosts.views }),
+      ),
+    ),
   /** Swaps the cover and returns the previous file name (to delete it). */
   replaceCover: (id: string, name: string, now: Date) =>
-    db.transaction((tx) => {
-      const old = tx.select({ cover: blogPosts.coverImage }).from(blogPosts).where(eq(blogPosts.id, id)).get()
+    tx(db, async (q) => {
+      const [old] = await q.select({ cover: blogPosts.coverImage }).from(blogPosts).where(eq(blogPosts.id, id)).limit(1)
       if (!old) return undefined
-      tx.update(blogPosts).set({ coverImage: name, updatedAt: now }).where(eq(blogPosts.id, id)).run()
+      await q.update(blogPosts).set({ coverImage: name, updatedAt: now }).where(eq(blogPosts.id, id))
       return { previous: old.cover }
     }),
-  modelIdsWithPosts: () => new Set(db.selectDistinct({ id: blogPosts.modelId }).from(blogPosts).all().map((r) => r.id)),
-  counts() {
-    const row = db
-      .select({ total: count(), published: sql<number>`coalesce(sum(case when ${blogPosts.publishedAt} is not null then 1 else 0 end), 0)` })
+  modelIdsWithPosts: async () => new Set((await db.selectDistinct({ id: blogPosts.modelId }).from(blogPosts)).map((r) => r.id)),
+  async counts() {
+    const [row] = await db
+      .select({
+        total: count(),
+        published: sql<number>`coalesce(sum(case when ${blogPosts.publishedAt} is not null then 1 else 0 end), 0)`.mapWith(Number),
+      })
       .from(blogPosts)
-      .get()
     return { total: row?.total ?? 0, published: row?.published ?? 0 }
   },
 
   // ── settings ───────────────────────────────────────────────────────────────
   /** The one settings row, created with the spec's defaults on first read. */
-  settings() {
-    db.insert(autopostSettings).values({ id: SETTINGS_ID, updatedAt: new Date() }).onConflictDoNothing().run()
-    return db.select().from(autopostSettings).where(eq(autopostSettings.id, SETTINGS_ID)).get()!
+  async settings() {
+    const [row] = await db.select().from(autopostSettings).where(eq(autopostSettings.id, SETTINGS_ID)).limit(1)
+    if (row) return row
+    await write(db, (q) => q.insert(autopostSettings).values({ id: SETTINGS_ID, updatedAt: new Date() }).onConflictDoNothing())
+    return (await db.select().from(autopostSettings).where(eq(autopostSettings.id, SETTINGS_ID)).limit(1))[0]!
   },
-  updateSettings: (set: Partial<typeof autopostSettings.$inferInsert>) =>
-    db.update(autopostSettings).set(set).where(eq(autopostSettings.id, SETTINGS_ID)).returning().get()!,
+  async updateSettings(set: Partial<typeof autopostSettings.$inferInsert>) {
+    // The row exists before it is updated (the service reads the settings first; this is for other callers).
+    await write(db, (q) => q.insert(autopostSettings).values({ id: SETTINGS_ID, updatedAt: new Date() }).onConflictDoNothing())
+    return (await write(db, (q) => q.update(autopostSettings).set(set).where(eq(autopostSettings.id, SETTINGS_ID)).returning()))[0]!
+  },
 
   // ── runs ───────────────────────────────────────────────────────────────────
-  /** Inserts the run row; false when a scheduled slot is already taken (another instance, or a restart). */
-  claimRun(row: typeof autopostRuns.$inferInsert): boolean {
-    return db.insert(autopostRuns).values(row).onConflictDoNothing({ target: autopostRuns.slot }).returning({ id: autopostRuns.id }).all().length === 1
+  /**
+   * Inserts the run row; false when a scheduled slot is already taken (another instance, or a
+   * restart). One INSERT … ON CONFLICT DO NOTHING RETURNING: of instances racing for a slot exactly
+   * one gets its row back, and only that one runs it.
+   */
+  async claimRun(row: typeof autopostRuns.$inferInsert): Promise<boolean> {
+    const inserted = await write(db, (q) => q.insert(autopostRuns).values(row).onConflictDoNothing({ target: autopostRuns.slot }).returning({ id: autopostRuns.id }))
+    return inserted.length === 1
   },
-  updateRun: (id: string, set: Partial<Pick<AutopostRunRow, 'status' | 'modelId' | 'postId' | 'error' | 'costNanoUsd' | 'finishedAt'>>) =>
-    db.update(autopostRuns).set(set).where(eq(autopostRuns.id, id)).run(),
+  updateRun: async (id: string, set: Partial<Pick<AutopostRunRow, 'status' | 'modelId' | 'postId' | 'error' | 'costNanoUsd' | 'finishedAt'>>) => {
+    await write(db, (q) => q.update(autopostRuns).set(set).where(eq(autopostRuns.id, id)))
+  },
   /** Models a run is writing about right now (in any instance), so two runs never pick the same one. */
-  runningModelIds: () =>
+  runningModelIds: async () =>
     new Set(
-      db
-        .select({ id: autopostRuns.modelId })
-        .from(autopostRuns)
-        .where(and(eq(autopostRuns.status, 'running'), isNotNull(autopostRuns.modelId)))
-        .all()
-        .map((r) => r.id!),
+      (
+        await db
+          .select({ id: autopostRuns.modelId })
+          .from(autopostRuns)
+          .where(and(eq(autopostRuns.status, 'running'), isNotNull(autopostRuns.modelId)))
+      ).map((r) => r.id!),
     ),
-  slotTaken: (slot: Date) => !!db.select({ id: autopostRuns.id }).from(autopostRuns).where(eq(autopostRuns.slot, +slot)).get(),
-  lastArticleRun: () =>
-    db
-      .select()
-      .from(autopostRuns)
-      .where(inArray(autopostRuns.kind, ['scheduled', 'manual']))
-      .orderBy(desc(autopostRuns.startedAt))
-      .limit(1)
-      .get(),
-  /** Models the job failed on this many times: skipped, so one broken model cannot stall the blog. */
-  modelIdsFailedAtLeast(times: number) {
-    return new Set(
-      db
-        .select({ id: autopostRuns.modelId })
+  slotTaken: async (slot: Date) => !!first(await db.select({ id: autopostRuns.id }).from(autopostRuns).where(eq(autopostRuns.slot, +slot)).limit(1)),
+  lastArticleRun: async () =>
+    first(
+      await db
+        .select()
         .from(autopostRuns)
-        .where(and(eq(autopostRuns.status, 'failed'), isNotNull(autopostRuns.modelId), inArray(autopostRuns.kind, ['scheduled', 'manual'])))
-        .groupBy(autopostRuns.modelId)
-        .having(gte(count(), times))
-        .all()
-        .map((r) => r.id!),
+        .where(inArray(autopostRuns.kind, ['scheduled', 'manual']))
+        .orderBy(desc(autopostRuns.startedAt), desc(autopostRuns.id))
+        .limit(1),
+    ),
+  /** Models the job failed on this many times: skipped, so one broken model cannot stall the blog. */
+  async modelIdsFailedAtLeast(times: number) {
+    return new Set(
+      (
+        await db
+          .select({ id: autopostRuns.modelId })
+          .from(autopostRuns)
+          .where(and(eq(autopostRuns.status, 'failed'), isNotNull(autopostRuns.modelId), inArray(autopostRuns.kind, ['scheduled', 'manual'])))
+          .groupBy(autopostRuns.modelId)
+          .having(gte(count(), times))
+      ).map((r) => r.id!),
     )
   },
   /** Runs still 'running' long after they started were cut short by a crash or restart. */
-  failAbandonedRuns: (startedBefore: Date, now: Date) =>
-    db
-      .update(autopostRuns)
-      .set({ status: 'failed', error: 'прервано перезапуском сервера', finishedAt: now })
-      .where(and(eq(autopostRuns.status, 'running'), lt(autopostRuns.startedAt, startedBefore), isNull(autopostRuns.finishedAt)))
-      .returning({ id: autopostRuns.id })
-      .all().length,
+  failAbandonedRuns: async (startedBefore: Date, now: Date) =>
+    (
+      await write(db, (q) =>
+        q
+          .update(autopostRuns)
+          .set({ status: 'failed', error: 'прервано перезапуском сервера', finishedAt: now })
+          .where(and(eq(autopostRuns.status, 'running'), lt(autopostRuns.startedAt, startedBefore), isNull(autopostRuns.finishedAt)))
+          .returning({ id: autopostRuns.id }),
+      )
+    ).length,
   /** Everything the platform spent at the upstream on the blog, nano-dollars. */
-  platformSpendNanoUsd: () =>
-    db.select({ s: sql<number>`coalesce(sum(${autopostRuns.costNanoUsd}), 0)` }).from(autopostRuns).get()?.s ?? 0,
+  platformSpendNanoUsd: async () =>
+    (await db.select({ s: sql<number>`coalesce(sum(${autopostRuns.costNanoUsd}), 0)`.mapWith(Number) }).from(autopostRuns))[0]?.s ?? 0,
 })
 
 export type BlogStore = ReturnType<typeof blogStore>
@@ -135,7 +171,7 @@ export type SeedPost = Partial<Omit<typeof blogPosts.$inferInsert, 'publishedAt'
 }
 
 /** Puts an article straight into the database (tests, fixtures); fills what is not given. */
-export function seedBlogPost(db: Db, p: SeedPost): BlogPost {
+export async function seedBlogPost(db: Db, p: SeedPost): Promise<BlogPost> {
   const now = new Date()
   const description = p.description ?? `Описание статьи «${p.title}».`
   const row: typeof blogPosts.$inferInsert = {
@@ -155,6 +191,6 @@ export function seedBlogPost(db: Db, p: SeedPost): BlogPost {
     createdAt: p.createdAt ?? now,
     updatedAt: p.updatedAt ?? now,
   }
-  db.insert(blogPosts).values(row).run()
-  return postToApi(db.select().from(blogPosts).where(eq(blogPosts.id, row.id)).get()!)
+  await write(db, (q) => q.insert(blogPosts).values(row))
+  return postToApi((await db.select().from(blogPosts).where(eq(blogPosts.id, row.id)).limit(1))[0]!)
 }

@@ -7,14 +7,19 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Server } from 'bun'
 import { loadConfig } from '../config'
-import { openDatabase, runMigrations } from '../db/client'
+import { eq } from 'drizzle-orm'
+import { openTestDatabase } from '../test-support/database'
 import { dec, mul, toDecimalString } from '../lib/decimal'
 import { eventually, startGateway, TEST_RATE } from '../test-support/gateway'
 import { readResult, registerUser } from '../test-support/server'
 import { UpstreamError, type UpstreamClient, type UpstreamModel } from '../upstream/client'
 import { CATALOGUE, EMBEDDING_MODELS } from '../upstream/demo'
-import { createRateProvider, DEMO_FALLBACK_RATE, parseCbrXml } from './rate'
-import { createCatalog } from './service'
+import { createRateProvider, DEMO_FALLBACK_RATE, parseCbrXml, RATE_REFRESH_LEASE } from './rate'
+import { claimLease } from '../db/leases'
+import { write } from '../db/tx'
+import { releaseLease } from './exclusive'
+import { CATALOG_SYNC_LEASE, createCatalog } from './service'
+import { exchangeRates, models } from './schema'
 
 /** What /v1/models must show for a USD price: × rate × 1.3, rounded up at 10 decimals; "-1" stays "-1". */
 const rub = (usd: string, rate: string) => (usd === '-1' ? '-1' : toDecimalString(mul(dec(usd), dec(rate), dec('1.3')), 10))
@@ -192,22 +197,25 @@ describe('/v1/models with a fixed USD_RUB_RATE', () => {
     }
   })
 
-  test('the catalogue is stored in the database with the upstream’s USD prices', () => {
-    const rows = gw.read<{ id: string; name: string; prompt_usd: string; completion_usd: string; image_usd: string; request_usd: string; output_modalities: string; is_active: number }>(
+  test('the catalogue is stored in the database with the upstream’s USD prices', async () => {
+    const rows = await gw.read<{ id: string; name: string; prompt_usd: string; completion_usd: string; image_usd: string; request_usd: string; output_modalities: unknown; is_active: unknown }>(
       'select id, name, prompt_usd, completion_usd, image_usd, request_usd, output_modalities, is_active from models order by id',
     )
-    expect(rows.map((r) => r.id)).toEqual([...CATALOGUE, ...EMBEDDING_MODELS].map((m) => m.id).sort())
+    // Byte order, as the database sorts ids (PostgreSQL's collation may differ from JS's order).
+    expect(rows.map((r) => r.id).sort()).toEqual([...CATALOGUE, ...EMBEDDING_MODELS].map((m) => m.id).sort())
     for (const r of rows) {
       const m = [...CATALOGUE, ...EMBEDDING_MODELS].find((x) => x.id === r.id)!
-      expect(r).toEqual({
+      // SQLite keeps JSON as text and booleans as 0/1; PostgreSQL answers json parsed and booleans as booleans.
+      const stored = { ...r, output_modalities: typeof r.output_modalities === 'string' ? JSON.parse(r.output_modalities) : r.output_modalities, is_active: Boolean(r.is_active) }
+      expect(stored).toEqual({
         id: m.id,
         name: m.name,
         prompt_usd: m.pricing.prompt,
         completion_usd: m.pricing.completion,
         image_usd: m.pricing.image,
         request_usd: m.pricing.request,
-        output_modalities: JSON.stringify(m.architecture.output_modalities),
-        is_active: 1,
+        output_modalities: m.architecture.output_modalities,
+        is_active: true,
       })
     }
   })
@@ -234,7 +242,7 @@ describe('USD/RUB from the Central Bank', () => {
       expect(status).toBe(200)
       for (const m of CATALOGUE) expect(body.data.find((e: any) => e.id === m.id)).toMatchObject(expectedEntry(m, CBR_RATE))
       expect(body.data.find((e: any) => e.id === 'openai/gpt-4').pricing.prompt).toBe('0.0031681455') // 0.00003 × 81.2345 × 1.3
-      expect(first.read('select currency, rate, effective_date from exchange_rates')).toEqual([{ currency: 'USD', rate: CBR_RATE, effective_date: CBR_DATE }])
+      expect(await first.read('select currency, rate, effective_date from exchange_rates')).toEqual([{ currency: 'USD', rate: CBR_RATE, effective_date: CBR_DATE }])
     } finally {
       await first.stop()
     }
@@ -250,7 +258,7 @@ describe('USD/RUB from the Central Bank', () => {
       for (const m of CATALOGUE) expect(body.data.find((e: any) => e.id === m.id)).toMatchObject(expectedEntry(m, CBR_RATE))
       const one = await getJson(`${second.url}/v1/models/openai%2Fgpt-4o`)
       expect(one.body.pricing.completion).toBe(rub('0.00001', CBR_RATE))
-      expect(second.read('select rate, effective_date from exchange_rates')).toEqual([{ rate: CBR_RATE, effective_date: CBR_DATE }])
+      expect(await second.read('select rate, effective_date from exchange_rates')).toEqual([{ rate: CBR_RATE, effective_date: CBR_DATE }])
     } finally {
       await second.stop()
     }
@@ -276,8 +284,8 @@ describe('USD/RUB from the Central Bank', () => {
       })
       expect(res.status).toBe(503)
       expect(await res.json()).toEqual(unavailable)
-      expect(gw.books(c.user.id)).toMatchObject({ balance: 50_000_000, held: 0 })
-      expect(gw.read('select * from exchange_rates')).toEqual([])
+      expect(await gw.books(c.user.id)).toMatchObject({ balance: 50_000_000, held: 0 })
+      expect(await gw.read('select * from exchange_rates')).toEqual([])
     } finally {
       await gw.stop()
     }
@@ -298,10 +306,9 @@ describe('createRateProvider against the fake bank', () => {
   })
 
   test('fetches and stores the rate, keeps it when the bank fails, and a new provider starts from the stored one', async () => {
-    const { db, sqlite } = openDatabase(':memory:')
-    runMigrations(db)
+    const { db, close } = await openTestDatabase()
     try {
-      const rates = createRateProvider(config(), db, false)
+      const rates = await createRateProvider(config(), db, false)
       expect(rates.current()).toBeNull()
       expect(rates.describe()).toEqual({ rate: null, source: 'fallback', effectiveDate: null })
 
@@ -315,11 +322,11 @@ describe('createRateProvider against the fake bank', () => {
       expect(cbr.hits).toBe(hits + 1)
       expect(rates.current()).toEqual(dec(CBR_RATE))
 
-      const restarted = createRateProvider(config(), db, false)
+      const restarted = await createRateProvider(config(), db, false)
       expect(restarted.describe()).toEqual({ rate: CBR_RATE, source: 'cbr', effectiveDate: CBR_DATE })
 
       // USD_RUB_RATE overrides the stored rate and never calls the bank.
-      const fixed = createRateProvider(config({ USD_RUB_RATE: '95,5' }), db, false)
+      const fixed = await createRateProvider(config({ USD_RUB_RATE: '95,5' }), db, false)
       const before = cbr.hits
       expect(await fixed.refresh()).toBe(true)
       expect(cbr.hits).toBe(before)
@@ -327,18 +334,17 @@ describe('createRateProvider against the fake bank', () => {
       expect(fixed.describe()).toEqual({ rate: '95.5', source: 'USD_RUB_RATE', effectiveDate: null })
     } finally {
       cbr.mode = 'ok'
-      sqlite.close()
+      await close()
     }
   })
 
-  test('the demo upstream falls back to a fixed rate only when nothing was ever fetched', () => {
-    const { db, sqlite } = openDatabase(':memory:')
-    runMigrations(db)
+  test('the demo upstream falls back to a fixed rate only when nothing was ever fetched', async () => {
+    const { db, close } = await openTestDatabase()
     try {
-      expect(createRateProvider(config(), db, true).current()).toEqual(dec(DEMO_FALLBACK_RATE))
-      expect(createRateProvider(config(), db, false).current()).toBeNull()
+      expect((await createRateProvider(config(), db, true)).current()).toEqual(dec(DEMO_FALLBACK_RATE))
+      expect((await createRateProvider(config(), db, false)).current()).toBeNull()
     } finally {
-      sqlite.close()
+      await close()
     }
   })
 })
@@ -419,11 +425,10 @@ describe('createCatalog sync', () => {
   const B = upstreamModel('acme/b', 100)
 
   test('a model the upstream stops listing is retired; failures and empty lists keep the old catalogue', async () => {
-    const { db, sqlite } = openDatabase(':memory:')
-    runMigrations(db)
+    const { db, close } = await openTestDatabase()
     try {
       const upstream = scriptedUpstream([[A, B], [A], new UpstreamError(503, 'upstream down'), [], [B, A]])
-      const catalog = createCatalog(db, upstream)
+      const catalog = await createCatalog(db, upstream)
       expect(catalog.isEmpty()).toBe(true)
 
       expect(await catalog.sync()).toBe(2)
@@ -434,9 +439,9 @@ describe('createCatalog sync', () => {
       expect(catalog.list().map((m) => m.id)).toEqual(['acme/a'])
       expect(catalog.get('acme/b')).toBeUndefined()
       // Retired, not deleted: old usage rows still resolve.
-      expect(sqlite.query('select id, is_active from models order by id').all()).toEqual([
-        { id: 'acme/a', is_active: 1 },
-        { id: 'acme/b', is_active: 0 },
+      expect(await db.select({ id: models.id, is_active: models.isActive }).from(models).orderBy(models.id)).toEqual([
+        { id: 'acme/a', is_active: true },
+        { id: 'acme/b', is_active: false },
       ])
 
       await expect(catalog.sync()).rejects.toThrow('upstream down')
@@ -444,7 +449,7 @@ describe('createCatalog sync', () => {
 
       await expect(catalog.sync()).rejects.toThrow('empty catalogue')
       expect(catalog.list().map((m) => m.id)).toEqual(['acme/a'])
-      expect(sqlite.query('select count(*) as n from models where is_active = 1').get()).toEqual({ n: 1 })
+      expect(await db.select({ id: models.id }).from(models).where(eq(models.isActive, true))).toEqual([{ id: 'acme/a' }])
 
       // Listed again: active again.
       expect(await catalog.sync()).toBe(2)
@@ -452,20 +457,19 @@ describe('createCatalog sync', () => {
       expect(upstream.calls).toBe(5)
 
       // A new catalog over the same database (a restart) serves the stored models before any sync.
-      const restarted = createCatalog(db, scriptedUpstream([]))
+      const restarted = await createCatalog(db, scriptedUpstream([]))
       expect(restarted.list().map((m) => m.id)).toEqual(['acme/a', 'acme/b'])
     } finally {
-      sqlite.close()
+      await close()
     }
   })
 
   test('embedding models come from their own list; when only that list fails, the known ones stay', async () => {
-    const { db, sqlite } = openDatabase(':memory:')
-    runMigrations(db)
+    const { db, close } = await openTestDatabase()
     try {
       const A = upstreamModel('acme/a', 200)
       const E = { ...upstreamModel('acme/embed', 100, { prompt: '0.00000002', completion: '0' }), architecture: { input_modalities: ['text'] } }
-      const catalog = createCatalog(db, scriptedUpstream([[A], [A], [A]], [[E], new Error('503'), []]))
+      const catalog = await createCatalog(db, scriptedUpstream([[A], [A], [A]], [[E], new Error('503'), []]))
       expect(await catalog.sync()).toBe(2)
       expect(catalog.get('acme/embed')?.outputModalities).toEqual(['embeddings'])
       expect(catalog.toApi(catalog.get('acme/embed')!, dec('100'), dec('1.3')).capabilities).toEqual({ image: false, vision: false, files: false, embeddings: true })
@@ -474,18 +478,17 @@ describe('createCatalog sync', () => {
       expect(await catalog.sync()).toBe(1) // listed as empty: retired
       expect(catalog.get('acme/embed')).toBeUndefined()
     } finally {
-      sqlite.close()
+      await close()
     }
   })
 
   test('stored rows keep the upstream’s strings; missing or junk prices become "0", "-1" stays variable', async () => {
-    const { db, sqlite } = openDatabase(':memory:')
-    runMigrations(db)
+    const { db, close } = await openTestDatabase()
     try {
       const odd: UpstreamModel = { id: 'odd/one', pricing: { prompt: 'abc', completion: '' } }
       const auto = upstreamModel('router/auto', 50, { prompt: '-1', completion: '-1', request: '-1', image: '-1' })
       const image = { ...upstreamModel('pics/draw', 300, { prompt: '0', completion: '0', image: '0.04' }), architecture: { input_modalities: ['text'], output_modalities: ['image'] } }
-      const catalog = createCatalog(db, scriptedUpstream([[odd, auto, image, { id: '' } as UpstreamModel]]))
+      const catalog = await createCatalog(db, scriptedUpstream([[odd, auto, image, { id: '' } as UpstreamModel]]))
       expect(await catalog.sync()).toBe(3) // the id-less entry is skipped
 
       const oddRow = catalog.get('odd/one')!
@@ -507,7 +510,68 @@ describe('createCatalog sync', () => {
       })
       expect(catalog.list().map((m) => m.id)).toEqual(['pics/draw', 'router/auto', 'odd/one'])
     } finally {
-      sqlite.close()
+      await close()
+    }
+  })
+})
+
+// ---------------------------------------------------------------- several instances on one database
+
+describe('one instance refreshes, the others read', () => {
+  const OTHER = 'another-instance'
+
+  test('while another instance holds the sync lease, sync asks no upstream and adopts the catalogue it stored', async () => {
+    const { db, close } = await openTestDatabase()
+    try {
+      const writer = await createCatalog(db, scriptedUpstream([[upstreamModel('acme/a', 200)]]))
+      expect(await writer.sync()).toBe(1)
+      const reader = await createCatalog(db, scriptedUpstream([]))
+      expect(reader.list().map((m) => m.id)).toEqual(['acme/a'])
+
+      // The other instance is syncing: this one waits for it instead of asking the upstream.
+      expect(await claimLease(db, CATALOG_SYNC_LEASE, OTHER, 30_000)).toBe(true)
+      const idle = scriptedUpstream([])
+      const waiting = createCatalog(db, idle).then((c) => c.sync().then((n) => ({ c, n })))
+      await Bun.sleep(300)
+      // What the other instance stores (a newer sync), then it gives the lease back.
+      const row = { id: 'acme/new', name: 'New', promptUsd: '0.000001', completionUsd: '0.000002', inputModalities: ['text'], outputModalities: ['text'], created: 300, syncedAt: new Date(Date.now() + 1000) }
+      await write(db, (q) => q.insert(models).values(row))
+      await releaseLease(db, CATALOG_SYNC_LEASE, OTHER)
+      const { c, n } = await waiting
+      expect(n).toBe(2)
+      expect(c.list().map((m) => m.id)).toEqual(['acme/new', 'acme/a'])
+      expect(idle.calls).toBe(0)
+
+      // A copy loaded before re-reads the stored catalogue once it is newer.
+      expect(reader.get('acme/new')).toBeUndefined()
+      await reader.reloadIfNewer()
+      expect(reader.get('acme/new')?.name).toBe('New')
+    } finally {
+      await close()
+    }
+  })
+
+  test('while another instance fetches the rate, refresh calls no bank and takes the stored rate', async () => {
+    const { db, close } = await openTestDatabase()
+    let fetches = 0
+    const countingFetch = (async () => {
+      fetches++
+      throw new Error('not expected')
+    }) as unknown as typeof fetch
+    try {
+      const config = loadConfig({ DATA_DIR: tmpdir(), JWT_SECRET: 'x'.repeat(40), USD_RUB_RATE: '', CBR_RATE_URL: 'http://127.0.0.1:9/' })
+      const rates = await createRateProvider(config, db, false, countingFetch)
+      expect(rates.current()).toBeNull()
+      expect(await claimLease(db, RATE_REFRESH_LEASE, OTHER, 30_000)).toBe(true)
+      const refreshed = rates.refresh()
+      await Bun.sleep(300)
+      await write(db, (q) => q.insert(exchangeRates).values({ currency: 'USD', rate: '88.5', effectiveDate: CBR_DATE, fetchedAt: new Date() }))
+      await releaseLease(db, RATE_REFRESH_LEASE, OTHER)
+      expect(await refreshed).toBe(true)
+      expect(fetches).toBe(0)
+      expect(rates.describe()).toEqual({ rate: '88.5', source: 'cbr', effectiveDate: CBR_DATE })
+    } finally {
+      await close()
     }
   })
 })

@@ -1,10 +1,10 @@
-import { integer, sqliteTable, text } from 'drizzle-orm/sqlite-core'
+import { integer, table, text } from '../db/dialect'
 
 /**
  * The upstream catalogue as last synced. Prices stay in the upstream's USD decimal strings;
  * ruble prices are derived on read from the current rate, so a rate change needs no re-sync.
  */
-export const models = sqliteTable('models', {
+export const models = table('models', {
   id: text('id').primaryKey(),
   name: text('name').notNull(),
   description: text('description').notNull().default(''),
@@ -35,7 +35,7 @@ export const models = sqliteTable('models', {
 })
 
 /** Last good exchange rate per currency (RUB per 1 unit), kept when the Central Bank is unreachable. */
-export const exchangeRates = sqliteTable('exchange_rates', {
+export const exchangeRates = table('exchange_rates', {
   currency: text('currency').primaryKey(),
   rate: text('rate').notNull(),
   /** The date the Central Bank says the rate is in force for (dd.mm.yyyy). */

@@ -1,8 +1,12 @@
 // The catalogue: synced from the upstream into the database (startup + hourly), served from memory.
-import { inArray } from 'drizzle-orm'
+// With several instances on one database one of them syncs (a lease, exclusive.ts) and the others
+// re-read the stored catalogue once they see it is newer than their copy (its latest syncedAt).
+import { eq, inArray, max } from 'drizzle-orm'
 import type { Db } from '../db/client'
+import { tx } from '../db/tx'
 import type { UpstreamClient, UpstreamModel } from '../upstream/client'
 import type { Dec } from '../lib/decimal'
+import { exclusively } from './exclusive'
 import { isVariable, rubPricing } from './pricing'
 import { models, type ModelRow } from './schema'
 
@@ -35,50 +39,80 @@ function toRow(m: UpstreamModel, now: Date): typeof models.$inferInsert {
 export const canOutputImages = (m: ModelRow) => m.outputModalities.includes('image')
 export const isEmbedding = (m: ModelRow) => m.outputModalities.includes('embeddings')
 
-export function createCatalog(db: Db, upstream: UpstreamClient) {
+/** The lease of the catalogue sync, and how long one sync may take at most (two upstream lists of 30 s each). */
+export const CATALOG_SYNC_LEASE = 'catalog-sync'
+const SYNC_LEASE_MS = 2 * 60_000
+
+/** The catalogue of this process, loaded from the database (async: it reads the stored models first). */
+export async function createCatalog(db: Db, upstream: UpstreamClient) {
   let byId = new Map<string, ModelRow>()
   let sorted: ModelRow[] = []
-  const reload = () => {
-    sorted = db.select().from(models).all().filter((m) => m.isActive)
-    sorted.sort((a, b) => b.created - a.created || a.id.localeCompare(b.id))
-    byId = new Map(sorted.map((m) => [m.id, m]))
+  /** The latest syncedAt of the stored catalogue when it was loaded: every sync moves it forward. */
+  let version = -1
+  const storedVersion = async () => {
+    const [row] = await db.select({ at: max(models.syncedAt) }).from(models)
+    return row?.at ? +row.at : 0
   }
-  reload()
+  const load = async () => {
+    const at = await storedVersion()
+    const rows = await db.select().from(models).where(eq(models.isActive, true))
+    rows.sort((a, b) => b.created - a.created || a.id.localeCompare(b.id))
+    sorted = rows
+    byId = new Map(sorted.map((m) => [m.id, m]))
+    version = at
+  }
+  /** Re-reads the stored catalogue when another instance (or this one) synced it since it was loaded. */
+  const reloadIfNewer = async () => {
+    if ((await storedVersion()) !== version) await load()
+  }
+  await load()
+
+  async function syncFromUpstream(): Promise<number> {
+    const valid = (m: UpstreamModel) => typeof m?.id === 'string' && !!m.id
+    const list = (await upstream.listModels()).filter(valid)
+    if (list.length === 0) throw new Error('upstream returned an empty catalogue; keeping the old one')
+    let embeddings: UpstreamModel[] | null = null
+    try {
+      embeddings = (await upstream.listEmbeddingModels())
+        .filter((m) => valid(m) && !list.some((c) => c.id === m.id))
+        .map((m) => ({ ...m, architecture: { ...m.architecture, output_modalities: ['embeddings'] } }))
+    } catch (e) {
+      console.warn(`[catalog] embedding models unavailable, keeping the known ones: ${(e as Error).message}`)
+    }
+    const all = [...list, ...(embeddings ?? [])]
+    const listed = new Set(all.map((m) => m.id))
+    const now = new Date()
+    await tx(db, async (q) => {
+      // What to retire is decided on the stored catalogue, which may be newer than this copy.
+      const active = await q.select({ id: models.id, outputModalities: models.outputModalities }).from(models).where(eq(models.isActive, true))
+      const retired = active.filter((m) => !listed.has(m.id) && (embeddings !== null || !m.outputModalities.includes('embeddings'))).map((m) => m.id)
+      for (const m of all) {
+        const row = toRow(m, now)
+        await q.insert(models).values(row).onConflictDoUpdate({ target: models.id, set: row })
+      }
+      if (retired.length) await q.update(models).set({ isActive: false }).where(inArray(models.id, retired))
+    })
+    await load()
+    return all.length
+  }
 
   return {
     get: (id: string) => byId.get(id),
     list: () => sorted,
     isEmpty: () => sorted.length === 0,
+    reloadIfNewer,
 
     /**
      * Upserts every upstream model (the embedding models come from their own list) and retires the
      * ones it no longer lists. When only the embeddings list fails, the known embedding models stay.
+     * One instance at a time asks the upstream; one that finds another syncing waits for it and
+     * adopts what it stored. Answers the number of models now served.
      */
     async sync(): Promise<number> {
-      const valid = (m: UpstreamModel) => typeof m?.id === 'string' && !!m.id
-      const list = (await upstream.listModels()).filter(valid)
-      if (list.length === 0) throw new Error('upstream returned an empty catalogue; keeping the old one')
-      let embeddings: UpstreamModel[] | null = null
-      try {
-        embeddings = (await upstream.listEmbeddingModels())
-          .filter((m) => valid(m) && !list.some((c) => c.id === m.id))
-          .map((m) => ({ ...m, architecture: { ...m.architecture, output_modalities: ['embeddings'] } }))
-      } catch (e) {
-        console.warn(`[catalog] embedding models unavailable, keeping the known ones: ${(e as Error).message}`)
-      }
-      const all = [...list, ...(embeddings ?? [])]
-      const listed = new Set(all.map((m) => m.id))
-      const retired = sorted.filter((m) => !listed.has(m.id) && (embeddings !== null || !isEmbedding(m))).map((m) => m.id)
-      const now = new Date()
-      db.transaction((tx) => {
-        for (const m of all) {
-          const row = toRow(m, now)
-          tx.insert(models).values(row).onConflictDoUpdate({ target: models.id, set: row }).run()
-        }
-        if (retired.length) tx.update(models).set({ isActive: false }).where(inArray(models.id, retired)).run()
-      })
-      reload()
-      return all.length
+      const done = await exclusively(db, CATALOG_SYNC_LEASE, SYNC_LEASE_MS, () => syncFromUpstream())
+      if (done.ran) return done.value
+      await reloadIfNewer()
+      return sorted.length
     },
 
     /** The /v1/models entry: OpenAI's model object plus our ruble prices and capabilities. */
@@ -99,4 +133,4 @@ export function createCatalog(db: Db, upstream: UpstreamClient) {
   }
 }
 
-export type Catalog = ReturnType<typeof createCatalog>
+export type Catalog = Awaited<ReturnType<typeof createCatalog>>

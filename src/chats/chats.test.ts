@@ -117,7 +117,7 @@ describe('creating, listing, reading and deleting chats', () => {
     expect((await listChats(u.accessToken)).map((c) => c.id)).toEqual([keep.id])
     expect(pick(await call('GET', `/api/chats/${gone.id}`, { token: u.accessToken }))).toEqual(err(404, 'Чат не найден'))
     expect(pick(await call('DELETE', `/api/chats/${gone.id}`, { token: u.accessToken }))).toEqual(err(404, 'Чат не найден'))
-    expect(gw.read('select id from chat_messages where chat_id = ?', gone.id)).toEqual([])
+    expect(await gw.read('select id from chat_messages where chat_id = ?', gone.id)).toEqual([])
   })
 
   test('truncate from a message (regenerate, edit and resend): it and every later one go, earlier ones stay; 404 for a stranger or an unknown message', async () => {
@@ -257,7 +257,7 @@ describe('image messages: the spec’s JSON string, parsed back on load', () => 
     expect(saved.body.data).toMatchObject({ role: 'assistant', type: 'image-message', content: 'Готово: кот на луне' })
 
     // In the database it is the spec's JSON string.
-    const [row] = gw.read<{ content: string }>('select content from chat_messages where id = ?', saved.body.data.id)
+    const [row] = await gw.read<{ content: string }>('select content from chat_messages where id = ?', saved.body.data.id)
     expect(JSON.parse(row!.content)).toEqual({
       type: 'image-message',
       text: 'Готово: кот на луне',
@@ -338,6 +338,6 @@ describe('attachments', () => {
     expect((await call('DELETE', `/api/chats/${chat.id}`, { token: u.accessToken })).status).toBe(200)
     expect((await fetch(local(link))).status).toBe(404)
     expect(existsSync(join(gw.server.dataDir, 'uploads', name))).toBe(false)
-    expect(gw.read('select id from uploads where user_id = ?', u.user.id)).toEqual([])
+    expect(await gw.read('select id from uploads where user_id = ?', u.user.id)).toEqual([])
   })
 })

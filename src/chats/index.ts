@@ -7,19 +7,19 @@ import type { ChatsService } from './service'
 export function chatsRoutes(chats: ChatsService, guard: AuthGuard) {
   return new Elysia({ name: 'chats', prefix: '/api/chats', detail: { tags: ['Чаты Playground'], security: [{ bearerAuth: [] }] } })
     .use(guard)
-    .get('', ({ user, query }) => ok(chats.list(user.id, query.limit)), {
+    .get('', async ({ user, query }) => ok(await chats.list(user.id, query.limit)), {
       auth: true,
       query: ChatListQuery,
       response: { 200: envelope(t.Array(ChatSummary)), ...errors(400, 401) },
       detail: { summary: 'Чаты пользователя, последние по активности сверху (limit, по умолчанию 50)' },
     })
-    .post('', ({ user, body, status }) => status(201, ok(chats.create(user.id, body))), {
+    .post('', async ({ user, body, status }) => status(201, ok(await chats.create(user.id, body))), {
       auth: true,
       body: CreateChatBody,
       response: { 201: envelope(Chat), ...errors(400, 401) },
       detail: { summary: 'Новый чат с названием и моделью' },
     })
-    .get('/:id', ({ user, params }) => ok(chats.get(user.id, params.id)), {
+    .get('/:id', async ({ user, params }) => ok(await chats.get(user.id, params.id)), {
       auth: true,
       params: ChatParams,
       response: { 200: envelope(Chat), ...errors(401, 404) },
@@ -27,8 +27,8 @@ export function chatsRoutes(chats: ChatsService, guard: AuthGuard) {
     })
     .delete(
       '/:id',
-      ({ user, params }) => {
-        chats.remove(user.id, params.id)
+      async ({ user, params }) => {
+        await chats.remove(user.id, params.id)
         return ok({ ok: true })
       },
       {
@@ -40,7 +40,7 @@ export function chatsRoutes(chats: ChatsService, guard: AuthGuard) {
     )
     .delete(
       '/:id/messages/:messageId',
-      ({ user, params }) => ok(chats.truncateFrom(user.id, params.id, params.messageId)),
+      async ({ user, params }) => ok(await chats.truncateFrom(user.id, params.id, params.messageId)),
       {
         auth: true,
         params: t.Object({ id: t.String(), messageId: t.String() }),
@@ -48,7 +48,7 @@ export function chatsRoutes(chats: ChatsService, guard: AuthGuard) {
         detail: { summary: 'Удаление сообщения и всех следующих за ним (повторная генерация, правка вопроса)' },
       },
     )
-    .post('/:id/messages', ({ user, params, body, status }) => status(201, ok(chats.addMessage(user.id, params.id, body))), {
+    .post('/:id/messages', async ({ user, params, body, status }) => status(201, ok(await chats.addMessage(user.id, params.id, body))), {
       auth: true,
       params: ChatParams,
       body: NewMessageBody,

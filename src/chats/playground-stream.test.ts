@@ -45,7 +45,7 @@ describe('streamed replies for the Playground', () => {
     const usage = data.at(-1).usage
     expect(data.at(-1).choices).toEqual([])
     expect(usage.cost_rub).toMatch(/^\d+\.\d{6}$/)
-    const books = gw.books(u.user.id)
+    const books = await gw.books(u.user.id)
     expect(books.usage).toHaveLength(1)
     expect(books.usage[0]!.cost_micros).toBe(Math.round(Number(usage.cost_rub) * 1e6))
     expect(books.usage[0]!.completion_tokens).toBe(pieces.length)
@@ -53,7 +53,7 @@ describe('streamed replies for the Playground', () => {
 
   test('Stop (the browser aborts the fetch) charges only what was generated before it, and releases the hold', async () => {
     const u = await registerUser(gw.url)
-    const before = gw.books(u.user.id).balance
+    const before = (await gw.books(u.user.id)).balance
     const ac = new AbortController()
     // `slow`: 200 ms per token and at least 60 tokens, so the stop lands early in the reply.
     const res = await send(u.accessToken, playgroundBody('[[fault:slow]] длинный ответ, пожалуйста'), ac.signal)
@@ -72,7 +72,7 @@ describe('streamed replies for the Playground', () => {
     ac.abort()
     expect(received).not.toContain('cost_rub') // no final usage chunk: the reply was cut
 
-    const row = (await eventually(() => gw.books(u.user.id).usage.find((r) => r.status === 'cancelled')))!
+    const row = (await eventually(async () => (await gw.books(u.user.id)).usage.find((r) => r.status === 'cancelled')))!
     const gen = gw.upstream.generations.get(row.upstream_id!)!
     expect(gen.cancelled).toBe(true)
     expect(gen.tokens_completion).toBeGreaterThanOrEqual(pieces)
@@ -80,7 +80,7 @@ describe('streamed replies for the Playground', () => {
     expect(row.completion_tokens).toBe(gen.tokens_completion)
     // Charged exactly the upstream's cost of the generated part, once.
     expect(row.cost_micros).toBe(expectedCharge(gen.total_cost))
-    const books = gw.books(u.user.id)
+    const books = await gw.books(u.user.id)
     expect(before - books.balance).toBe(row.cost_micros)
     expect(books.held).toBe(0)
     expect(books.ledgerSum).toBe(books.balance)

@@ -1,8 +1,8 @@
-import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core'
+import { index, integer, table, text } from '../db/dialect'
 import { users } from '../auth/schema'
 
 /** A Playground conversation. Listed newest activity first, so `updated_at` moves with every message. */
-export const chats = sqliteTable(
+export const chats = table(
   'chats',
   {
     id: text('id').primaryKey(),
@@ -22,7 +22,7 @@ export const chats = sqliteTable(
  * One message. `content` is the text, or for generated pictures the spec's JSON string
  * `{"type":"image-message","text","images","metadata"}`, parsed back when the chat is read.
  */
-export const chatMessages = sqliteTable(
+export const chatMessages = table(
   'chat_messages',
   {
     id: text('id').primaryKey(),

@@ -92,8 +92,8 @@ function fileRefs(files: unknown): Array<{ id?: string; url?: string }> {
 export function chatsService(db: Db, uploads: UploadsService, images: ImageStore) {
   const store = chatsStore(db)
 
-  function owned(userId: string, id: string) {
-    const chat = store.byIdForUser(id, userId)
+  async function owned(userId: string, id: string) {
+    const chat = await store.byIdForUser(id, userId)
     if (!chat) throw notFound(CHAT_MESSAGES.notFound)
     return chat
   }
@@ -104,10 +104,10 @@ export function chatsService(db: Db, uploads: UploadsService, images: ImageStore
    * Stored links are signed for a week; every read signs them afresh, so an old chat's pictures
    * and attachments still open. Only our own files are re-signed, and uploads only for their owner.
    */
-  function freshUrl(userId: string, url: string): string {
+  async function freshUrl(userId: string, url: string): Promise<string> {
     const upload = uploads.nameFromUrl(url)
     if (upload) {
-      const row = uploads.byName(upload)
+      const row = await uploads.byName(upload)
       return row && row.userId === userId ? uploads.signedUrl(row.name) : url
     }
     const generated = url.match(/\/v1\/files\/([^/?#]+)(?:[?#]|$)/)?.[1]
@@ -115,12 +115,19 @@ export function chatsService(db: Db, uploads: UploadsService, images: ImageStore
     return url
   }
 
-  function toApi(userId: string, m: ChatMessageRow) {
+  async function toApi(userId: string, m: ChatMessageRow) {
     const base = { id: m.id, role: m.role, createdAt: m.createdAt.toISOString() }
     const files = (m.files ?? []).map((f) => ({ id: f.id, url: uploads.signedUrl(f.name), filename: f.filename, mimetype: f.mimetype, size: f.size }))
     const image = m.role === 'assistant' || m.role === 'user' ? parseImageMessage(m.content) : null
     if (image)
-      return { ...base, type: 'image-message' as const, content: image.text ?? '', images: image.images.map((u) => freshUrl(userId, u)), files, metadata: image.metadata ?? {} }
+      return {
+        ...base,
+        type: 'image-message' as const,
+        content: image.text ?? '',
+        images: await Promise.all(image.images.map((u) => freshUrl(userId, u))),
+        files,
+        metadata: image.metadata ?? {},
+      }
     return { ...base, type: 'text' as const, content: m.content, images: [] as string[], files, metadata: m.metadata ?? {} }
   }
 
@@ -132,66 +139,67 @@ export function chatsService(db: Db, uploads: UploadsService, images: ImageStore
   }
 
   /** Upload ids a message's attachments and pictures point at (for clean-up with the chat). */
-  function uploadIdsOf(messages: ChatMessageRow[], userId: string): string[] {
+  async function uploadIdsOf(messages: ChatMessageRow[], userId: string): Promise<string[]> {
     const ids = messages.flatMap((m) => (m.files ?? []).map((f) => f.id))
     const names = messages.flatMap((m) => parseImageMessage(m.content)?.images ?? []).map((u) => (typeof u === 'string' ? uploads.nameFromUrl(u) : null))
     for (const name of names) {
-      const row = name ? uploads.byName(name) : undefined
+      const row = name ? await uploads.byName(name) : undefined
       if (row && row.userId === userId) ids.push(row.id)
     }
     return ids
   }
 
   return {
-    list: (userId: string, limit = DEFAULT_LIST_LIMIT) => store.listForUser(userId, limit).map(summary),
+    list: async (userId: string, limit = DEFAULT_LIST_LIMIT) => (await store.listForUser(userId, limit)).map(summary),
 
-    get(userId: string, id: string) {
-      const chat = owned(userId, id)
-      return { ...summary(chat), messages: store.messages(chat.id).map((m) => toApi(userId, m)) }
+    async get(userId: string, id: string) {
+      const chat = await owned(userId, id)
+      const messages = await store.messages(chat.id)
+      return { ...summary(chat), messages: await Promise.all(messages.map((m) => toApi(userId, m))) }
     },
 
-    create(userId: string, input: { title: string; model: string }) {
+    async create(userId: string, input: { title: string; model: string }) {
       const title = cleanTitle(input.title)
       const model = input.model.trim()
       if (!model || model.length > 200) throw badRequest(CHAT_MESSAGES.model)
-      if (store.countForUser(userId) >= MAX_CHATS_PER_USER) throw badRequest(CHAT_MESSAGES.tooManyChats)
+      if ((await store.countForUser(userId)) >= MAX_CHATS_PER_USER) throw badRequest(CHAT_MESSAGES.tooManyChats)
       const now = new Date()
       const row: ChatRow = { id: newId(), userId, title, model, createdAt: now, updatedAt: now }
-      store.insert(row)
+      await store.insert(row)
       return { ...summary(row), messages: [] }
     },
 
-    remove(userId: string, id: string) {
-      const chat = owned(userId, id)
-      const uploadIds = uploadIdsOf(store.messages(chat.id), userId)
-      store.delete(chat.id)
+    async remove(userId: string, id: string) {
+      const chat = await owned(userId, id)
+      const uploadIds = await uploadIdsOf(await store.messages(chat.id), userId)
+      await store.delete(chat.id)
       // Attachments belong to their chat: they go with it (and free the customer's quota).
-      uploads.remove(uploads.ownedByIds(userId, uploadIds).map((u) => u.id))
+      await uploads.remove((await uploads.ownedByIds(userId, uploadIds)).map((u) => u.id))
     },
 
     /**
      * Drops a message and every later one (the Playground's regenerate and edit-and-resend: the
      * conversation continues from there). Attachments stay: an edited question keeps its files.
      */
-    truncateFrom(userId: string, chatId: string, messageId: string) {
-      const chat = owned(userId, chatId)
-      const messages = store.messages(chat.id)
+    async truncateFrom(userId: string, chatId: string, messageId: string) {
+      const chat = await owned(userId, chatId)
+      const messages = await store.messages(chat.id)
       const from = messages.findIndex((m) => m.id === messageId)
       if (from < 0) throw notFound(CHAT_MESSAGES.messageNotFound)
-      store.deleteMessages(messages.slice(from).map((m) => m.id))
+      await store.deleteMessages(messages.slice(from).map((m) => m.id))
       return { removed: messages.length - from }
     },
 
-    addMessage(userId: string, chatId: string, input: NewMessage) {
-      const chat = owned(userId, chatId)
+    async addMessage(userId: string, chatId: string, input: NewMessage) {
+      const chat = await owned(userId, chatId)
       const role = input.role
       if (role !== 'user' && role !== 'assistant') throw badRequest(CHAT_MESSAGES.role)
       if (input.content.length > MAX_CONTENT_CHARS) throw badRequest(CHAT_MESSAGES.tooLong)
       const wanted = fileRefs(input.files)
       if (input.metadata !== undefined && input.metadata !== null && !isRecord(input.metadata)) throw badRequest(CHAT_MESSAGES.metadataType)
       // Attachments are referenced by id or by their URL; only the caller's own uploads count.
-      const ids = wanted.map((f) => f.id ?? (f.url ? uploads.byName(uploads.nameFromUrl(f.url) ?? '')?.id : undefined) ?? '')
-      const rows = uploads.ownedByIds(userId, ids.filter(Boolean))
+      const ids = await Promise.all(wanted.map(async (f) => f.id ?? (f.url ? (await uploads.byName(uploads.nameFromUrl(f.url) ?? ''))?.id : undefined) ?? ''))
+      const rows = await uploads.ownedByIds(userId, ids.filter(Boolean))
       if (ids.some((id) => !rows.some((r) => r.id === id))) throw badRequest(CHAT_MESSAGES.fileNotFound)
       const files: StoredFile[] = ids.map((id) => rows.find((r) => r.id === id)!).map((r) => ({ id: r.id, name: r.name, filename: r.filename, mimetype: r.mimetype, size: r.size }))
 
@@ -203,9 +211,9 @@ export function chatsService(db: Db, uploads: UploadsService, images: ImageStore
         if (Buffer.byteLength(JSON.stringify(input.metadata)) > MAX_METADATA_BYTES) throw badRequest(CHAT_MESSAGES.metadata)
         metadata = input.metadata
       }
-      if (store.countMessages(chat.id) >= MAX_MESSAGES_PER_CHAT) throw badRequest(CHAT_MESSAGES.tooManyMessages)
+      if ((await store.countMessages(chat.id)) >= MAX_MESSAGES_PER_CHAT) throw badRequest(CHAT_MESSAGES.tooManyMessages)
       const row: ChatMessageRow = { id: newId(), chatId: chat.id, role, content, files: files.length ? files : null, metadata, createdAt: new Date() }
-      store.addMessage(row)
+      await store.addMessage(row)
       return toApi(userId, row)
     },
   }

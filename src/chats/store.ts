@@ -1,23 +1,31 @@
-import { and, asc, desc, eq, inArray, sql } from 'drizzle-orm'
+import { and, asc, count, desc, eq, inArray } from 'drizzle-orm'
 import type { Db } from '../db/client'
+import { tx, write } from '../db/tx'
 import { chatMessages, chats, type ChatMessageRow, type ChatRow } from './schema'
 
 export const chatsStore = (db: Db) => ({
   listForUser: (userId: string, limit: number) =>
-    db.select().from(chats).where(eq(chats.userId, userId)).orderBy(desc(chats.updatedAt), desc(chats.id)).limit(limit).all(),
-  countForUser: (userId: string) => db.select({ n: sql<number>`count(*)` }).from(chats).where(eq(chats.userId, userId)).get()?.n ?? 0,
-  byIdForUser: (id: string, userId: string) => db.select().from(chats).where(and(eq(chats.id, id), eq(chats.userId, userId))).get(),
-  insert: (row: ChatRow) => db.insert(chats).values(row).run(),
+    db.select().from(chats).where(eq(chats.userId, userId)).orderBy(desc(chats.updatedAt), desc(chats.id)).limit(limit),
+  countForUser: async (userId: string) => (await db.select({ n: count() }).from(chats).where(eq(chats.userId, userId)))[0]?.n ?? 0,
+  byIdForUser: async (id: string, userId: string) =>
+    (await db.select().from(chats).where(and(eq(chats.id, id), eq(chats.userId, userId))).limit(1))[0],
+  insert: async (row: ChatRow) => {
+    await write(db, (q) => q.insert(chats).values(row))
+  },
   /** Messages cascade with the chat. */
-  delete: (id: string) => db.delete(chats).where(eq(chats.id, id)).run(),
+  delete: async (id: string) => {
+    await write(db, (q) => q.delete(chats).where(eq(chats.id, id)))
+  },
 
-  messages: (chatId: string) => db.select().from(chatMessages).where(eq(chatMessages.chatId, chatId)).orderBy(asc(chatMessages.createdAt), asc(chatMessages.id)).all(),
-  countMessages: (chatId: string) => db.select({ n: sql<number>`count(*)` }).from(chatMessages).where(eq(chatMessages.chatId, chatId)).get()?.n ?? 0,
-  deleteMessages: (ids: string[]) => (ids.length ? db.delete(chatMessages).where(inArray(chatMessages.id, ids)).run() : undefined),
+  messages: (chatId: string) => db.select().from(chatMessages).where(eq(chatMessages.chatId, chatId)).orderBy(asc(chatMessages.createdAt), asc(chatMessages.id)),
+  countMessages: async (chatId: string) => (await db.select({ n: count() }).from(chatMessages).where(eq(chatMessages.chatId, chatId)))[0]?.n ?? 0,
+  deleteMessages: async (ids: string[]) => {
+    if (ids.length) await write(db, (q) => q.delete(chatMessages).where(inArray(chatMessages.id, ids)))
+  },
   /** The message and the chat's new activity time, together. */
   addMessage: (row: ChatMessageRow) =>
-    db.transaction((tx) => {
-      tx.insert(chatMessages).values(row).run()
-      tx.update(chats).set({ updatedAt: row.createdAt }).where(eq(chats.id, row.chatId)).run()
+    tx(db, async (q) => {
+      await q.insert(chatMessages).values(row)
+      await q.update(chats).set({ updatedAt: row.createdAt }).where(eq(chats.id, row.chatId))
     }),
 })

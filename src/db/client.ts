@@ -1,16 +1,59 @@
 import { Database } from 'bun:sqlite'
+import { SQL } from 'bun'
 import { drizzle, type BunSQLiteDatabase } from 'drizzle-orm/bun-sqlite'
 import { migrate } from 'drizzle-orm/bun-sqlite/migrator'
+import { drizzle as drizzlePg } from 'drizzle-orm/bun-sql'
+import { migrate as migratePg } from 'drizzle-orm/bun-sql/migrator'
 import { fileURLToPath } from 'node:url'
 import * as schema from './schema'
 import { groupCommit } from './group-commit'
+import { DIALECT, isPostgresUrl } from './dialect'
 
-/** The drizzle database with its bun:sqlite connection (`$client`), as openDatabase returns it. */
+/**
+ * The drizzle database. Its type is the bun:sqlite one on both stores (see dialect.ts): code awaits
+ * queries and never uses the sqlite-only .get/.all/.run. `$client` is the bun:sqlite connection on
+ * SQLite and the Bun.SQL pool on PostgreSQL; only src/db touches it.
+ */
 export type Db = BunSQLiteDatabase<typeof schema> & { $client: Database }
 
 const MIGRATIONS = fileURLToPath(new URL('../../drizzle', import.meta.url))
+const PG_MIGRATIONS = fileURLToPath(new URL('../../drizzle/pg', import.meta.url))
 
-export function openDatabase(url: string) {
+/** Connections per instance to PostgreSQL (the settling units of concurrent requests each take one). */
+const PG_POOL = Number(process.env.DATABASE_POOL_SIZE) || 20
+
+/**
+ * PostgreSQL's text cannot hold U+0000 (SQLite's can): a NUL in any string parameter — a path
+ * segment `%00`, a model name, a message — would fail the statement ("invalid byte sequence") and
+ * the request with a 500. Every parameter on the way to the server has it replaced by U+FFFD, so a
+ * lookup by such a value simply finds nothing and stored text keeps its other characters.
+ */
+function withoutNul(client: SQL): SQL {
+  const clean = (params: unknown[] | undefined) =>
+    params?.map((v) => (typeof v === 'string' && v.includes('\0') ? v.replaceAll('\0', '\uFFFD') : v))
+  return new Proxy(client, {
+    get(target, prop, receiver) {
+      const value = Reflect.get(target, prop, receiver)
+      if (prop === 'unsafe') return (query: string, params?: unknown[]) => target.unsafe(query, clean(params))
+      // Transactions and savepoints hand their own connection to the callback: clean that one too.
+      if (prop === 'begin' || prop === 'savepoint')
+        return (...args: unknown[]) => {
+          const fn = args.at(-1) as (tx: SQL) => unknown
+          return (value as (...a: unknown[]) => unknown).call(target, ...args.slice(0, -1), (tx: SQL) => fn(withoutNul(tx)))
+        }
+      return typeof value === 'function' ? value.bind(target) : value
+    },
+  })
+}
+
+export function openDatabase(url: string): { db: Db; close: () => Promise<void> } {
+  if (isPostgresUrl(url) !== (DIALECT === 'pg'))
+    throw new Error(`openDatabase(${isPostgresUrl(url) ? 'postgres' : 'sqlite'}) in a process whose DATABASE_URL chose ${DIALECT}`)
+  if (DIALECT === 'pg') {
+    const client = new SQL(url, { max: PG_POOL, idleTimeout: 30, connectionTimeout: 10 })
+    const db = drizzlePg({ client: withoutNul(client), schema }) as unknown as Db
+    return { db, close: () => client.close({ timeout: 5 }) }
+  }
   const sqlite = new Database(url, { create: true, strict: true })
   // WAL lets readers run beside the single writer; busy_timeout waits instead of failing on a lock.
   sqlite.exec('PRAGMA journal_mode = WAL')
@@ -18,8 +61,8 @@ export function openDatabase(url: string) {
   sqlite.exec('PRAGMA foreign_keys = ON')
   sqlite.exec('PRAGMA busy_timeout = 5000')
   sqlite.exec('PRAGMA temp_store = MEMORY')
-  const db = drizzle(sqlite, { schema })
-  return { sqlite, db }
+  const db = drizzle(sqlite, { schema }) as Db
+  return { db, close: async () => sqlite.close() }
 }
 
 /** How often the WAL is checkpointed, and the longest the writers wait for one. */
@@ -34,9 +77,10 @@ const CHECKPOINT_PAUSE_MAX_MS = 100
  * answering), so the WAL ends fully copied, and only then does the next write restart it from its
  * beginning. Under constant load a checkpoint racing the writers never caught up and the WAL grew
  * without bound (290 MB beside a 20 MB database after 15 s of benchmark, every lookup slower for
- * it). Returns a stop function.
+ * it). Returns a stop function. PostgreSQL checkpoints on its own: nothing to do there.
  */
 export function startCheckpointer(db: Db, url: string): () => void {
+  if (DIALECT === 'pg') return () => {}
   const sqlite = db.$client
   if (url === ':memory:' || url.startsWith('file::memory:')) return () => {}
   sqlite.exec('PRAGMA wal_autocheckpoint = 0')
@@ -76,7 +120,26 @@ export function startCheckpointer(db: Db, url: string): () => void {
   }
 }
 
-/** Applies the committed migrations in drizzle/ (idempotent; run at every start). */
-export function runMigrations(db: Db) {
-  migrate(db, { migrationsFolder: MIGRATIONS })
+/** Any number, so every instance takes the same advisory lock around its migrations. */
+const MIGRATION_LOCK = 7_340_021
+
+/**
+ * Applies the committed migrations (drizzle/ for SQLite, drizzle/pg for PostgreSQL; idempotent, run
+ * at every start). On PostgreSQL instances starting together take turns under an advisory lock, so
+ * an empty database is migrated once with no manual step.
+ */
+export async function runMigrations(db: Db): Promise<void> {
+  if (DIALECT === 'sqlite') return migrate(db, { migrationsFolder: MIGRATIONS })
+  const pool = db.$client as unknown as SQL
+  const conn = await pool.reserve()
+  try {
+    await conn`select pg_advisory_lock(${MIGRATION_LOCK})`
+    try {
+      await migratePg(drizzlePg({ client: conn as unknown as SQL, schema }), { migrationsFolder: PG_MIGRATIONS })
+    } finally {
+      await conn`select pg_advisory_unlock(${MIGRATION_LOCK})`
+    }
+  } finally {
+    conn.release()
+  }
 }

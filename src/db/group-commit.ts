@@ -3,17 +3,30 @@
 // the statements themselves; one commit per event-loop turn instead of two per request is what lets
 // the gateway keep up with the upstream at concurrency 64 (bench/README.md).
 //
+// On SQLite this queue is also the one writer: every write of the process goes through it (tx.ts),
+// so a unit whose body awaits its statements never has someone else's write land in its transaction.
+// Unit bodies await database statements only — never the network — so the queue never stalls.
 // Each queued unit runs inside its own SAVEPOINT, so a unit that throws (a refused hold) rolls back
-// alone and its caller gets the error; the others still commit. A unit that only reads, or writes
-// with a single statement, can skip the savepoint (`{ single: true }`): SQLite already undoes a
-// failed statement on its own. Callers are answered only after
-// the COMMIT, so nobody sees a result that is not in the database yet.
+// alone and its caller gets the error; the others still commit. A unit that writes with a single
+// statement can skip the savepoint (`{ single: true }`): SQLite already undoes a failed statement on
+// its own. Callers are answered only after the COMMIT, so nobody sees a result that is not in the
+// database yet.
+//
+// On PostgreSQL there is no single writer to batch for: each unit is its own transaction on a pooled
+// connection (a single statement runs on its own), and row locks order concurrent units.
 import type { Database } from 'bun:sqlite'
+import { AsyncLocalStorage } from 'node:async_hooks'
 import type { Db } from './client'
+import { DIALECT } from './dialect'
 
-type Unit = { work: () => unknown; single: boolean; resolve: (v: unknown) => void; reject: (e: unknown) => void }
+/** The unit running right now (per async context): a unit that opens another runs it inline. */
+const current = new AsyncLocalStorage<{ root: Db; q: Db }>()
 
-export type GroupCommit = (<T>(work: () => T, opts?: { single?: boolean }) => Promise<T>) & {
+/** A unit's body: `q` runs its statements (the transaction on PostgreSQL, the connection on SQLite). */
+export type Work<T> = (q: Db) => T | Promise<T>
+type Unit = { work: Work<unknown>; single: boolean; resolve: (v: unknown) => void; reject: (e: unknown) => void }
+
+export type GroupCommit = (<T>(work: Work<T>, opts?: { single?: boolean }) => Promise<T>) & {
   /** Holds queued units back (their callers wait) until the returned function is called. */
   pause(): () => void
 }
@@ -23,13 +36,38 @@ const byDb = new WeakMap<Db, GroupCommit>()
 /** The group-commit queue of this database (one per connection, created on first use). */
 export function groupCommit(db: Db): GroupCommit {
   let queue = byDb.get(db)
-  if (!queue) byDb.set(db, (queue = createGroupCommit(db.$client)))
+  if (!queue) byDb.set(db, (queue = inlineWhenNested(db, DIALECT === 'pg' ? perUnitTransactions(db) : createGroupCommit(db.$client, db))))
   return queue
 }
 
-export function createGroupCommit(sqlite: Database): GroupCommit {
+/**
+ * A unit started from inside another unit (a store function that writes, called within a
+ * transaction) joins the running one instead of queueing behind it, which would never finish.
+ */
+function inlineWhenNested(db: Db, queue: GroupCommit): GroupCommit {
+  const run = <T>(work: Work<T>, opts?: { single?: boolean }): Promise<T> => {
+    const outer = current.getStore()
+    if (outer?.root === db) return Promise.resolve().then(() => work(outer.q))
+    return queue(work, opts)
+  }
+  return Object.assign(run, { pause: queue.pause })
+}
+
+function perUnitTransactions(db: Db): GroupCommit {
+  const run = <T>(work: Work<T>, opts?: { single?: boolean }): Promise<T> =>
+    opts?.single
+      ? Promise.resolve().then(() => work(db))
+      : (db.transaction(async (tx) => current.run({ root: db, q: tx as unknown as Db }, () => work(tx as unknown as Db))) as unknown as Promise<T>)
+  return Object.assign(run, { pause: () => () => {} })
+}
+
+const isThenable = (v: unknown): v is PromiseLike<unknown> => typeof (v as PromiseLike<unknown> | null)?.then === 'function'
+
+/** The SQLite queue on `sqlite`; units get `db` (the drizzle database over that connection) as their `q`. */
+export function createGroupCommit(sqlite: Database, db = undefined as unknown as Db): GroupCommit {
   let pending: Unit[] = []
   let paused = 0
+  let flushing = false
   const begin = sqlite.prepare('BEGIN IMMEDIATE')
   const commit = sqlite.prepare('COMMIT')
   const rollback = sqlite.prepare('ROLLBACK')
@@ -37,8 +75,12 @@ export function createGroupCommit(sqlite: Database): GroupCommit {
   const release = sqlite.prepare('RELEASE unit')
   const rollbackUnit = sqlite.prepare('ROLLBACK TO unit')
 
-  function flush() {
-    if (paused > 0 || pending.length === 0) return // resumed later, or already flushed by a resume
+  const schedule = () => setImmediate(flush)
+  const inUnit = { root: db, q: db }
+
+  async function flush() {
+    if (flushing || paused > 0 || pending.length === 0) return // resumed later, or already flushed
+    flushing = true
     const units = pending
     pending = []
     const results: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = []
@@ -46,13 +88,18 @@ export function createGroupCommit(sqlite: Database): GroupCommit {
       begin.run()
     } catch (e) {
       for (const u of units) u.reject(e)
+      flushing = false
+      if (pending.length > 0) schedule()
       return
     }
     try {
       for (const u of units) {
         if (!u.single) savepoint.run()
         try {
-          results.push({ ok: true, value: u.work() })
+          let value = current.run(inUnit, () => u.work(db))
+          // Only bodies that await pay for a turn of the microtask queue.
+          if (isThenable(value)) value = await value
+          results.push({ ok: true, value })
           if (!u.single) release.run()
         } catch (error) {
           if (!u.single) {
@@ -70,6 +117,9 @@ export function createGroupCommit(sqlite: Database): GroupCommit {
       } catch {}
       for (const u of units) u.reject(e)
       return
+    } finally {
+      flushing = false
+      if (pending.length > 0 && paused === 0) schedule()
     }
     units.forEach((u, i) => {
       const r = results[i]!
@@ -78,9 +128,9 @@ export function createGroupCommit(sqlite: Database): GroupCommit {
     })
   }
 
-  const run = <T>(work: () => T, opts?: { single?: boolean }) =>
+  const run = <T>(work: Work<T>, opts?: { single?: boolean }) =>
     new Promise<T>((resolve, reject) => {
-      if (pending.length === 0) setImmediate(flush)
+      if (pending.length === 0 && !flushing) schedule()
       pending.push({ work, single: opts?.single === true, resolve: resolve as (v: unknown) => void, reject })
     })
   const pause = () => {
@@ -89,7 +139,7 @@ export function createGroupCommit(sqlite: Database): GroupCommit {
     return () => {
       if (resumed) return
       resumed = true
-      if (--paused === 0 && pending.length > 0) setImmediate(flush)
+      if (--paused === 0 && pending.length > 0) schedule()
     }
   }
   return Object.assign(run, { pause })

@@ -26,12 +26,12 @@ afterAll(() => gw.stop())
 /** A customer whose balance is exactly `rub` (the welcome bonus less an admin deduction). */
 async function customerWith(rub: number): Promise<Customer> {
   const c = await gw.customer()
-  const start = gw.books(c.user.id).balance / 1e6
+  const start = (await gw.books(c.user.id)).balance / 1e6
   if (start !== rub) {
     const res = await admin.api.post(`/api/admin/users/${c.user.id}/balance`, { amount: rub - start, description: 'test balance' }, admin.accessToken)
     expect(res.status).toBe(200)
   }
-  expect(gw.books(c.user.id).balance).toBe(rub * 1e6)
+  expect((await gw.books(c.user.id)).balance).toBe(rub * 1e6)
   return c
 }
 
@@ -56,20 +56,20 @@ const newGenerations = (before: Set<string>) => [...gw.upstream.generations.valu
  * rate × markup; the sum of charges = what left the balance; every upstream generation billed
  * once; nothing uncovered, nothing held, nothing below zero.
  */
-function audit(c: Customer, startMicros: number, results: Awaited<ReturnType<typeof burst>>, before: Set<string>) {
+async function audit(c: Customer, startMicros: number, results: Awaited<ReturnType<typeof burst>>, before: Set<string>) {
   const statuses = results.map((r) => r.status)
   expect(statuses.filter((s) => s !== 200 && s !== 402)).toEqual([])
   expect(statuses.filter((s) => s === 200).length).toBeGreaterThan(0)
   expect(statuses.filter((s) => s === 402).length).toBeGreaterThan(0)
   for (const r of results.filter((r) => r.status === 402)) expect(r.json.error.code).toBe('insufficient_balance')
 
-  const books = gw.books(c.user.id)
+  const books = await gw.books(c.user.id)
   const served = books.usage.filter((u) => u.status === 'success')
   expect(served).toHaveLength(statuses.filter((s) => s === 200).length)
   let charged = 0
   let reported: Dec = dec(0)
   for (const u of served) {
-    const [row] = gw.read<{ upstream_cost_usd: string | null }>('select upstream_cost_usd from usage_logs where upstream_id = ? and user_id = ?', u.upstream_id!, c.user.id)
+    const [row] = await gw.read<{ upstream_cost_usd: string | null }>('select upstream_cost_usd from usage_logs where upstream_id = ? and user_id = ?', u.upstream_id!, c.user.id)
     expect(row!.upstream_cost_usd).not.toBeNull()
     expect(u.cost_micros).toBe(expectedCharge(Number(row!.upstream_cost_usd)))
     charged += u.cost_micros
@@ -82,7 +82,7 @@ function audit(c: Customer, startMicros: number, results: Awaited<ReturnType<typ
   expect(books.balance).toBeGreaterThanOrEqual(0)
   expect(books.ledgerSum).toBe(books.balance)
   expect(books.held).toBe(0)
-  const [{ n, s }] = gw.read<{ n: number; s: number }>('select count(*) as n, coalesce(sum(uncovered_micros), 0) as s from uncovered_costs where user_id = ?', c.user.id) as [{ n: number; s: number }]
+  const [{ n, s }] = (await gw.read<{ n: number; s: number }>('select count(*) as n, coalesce(sum(uncovered_micros), 0) as s from uncovered_costs where user_id = ?', c.user.id)) as [{ n: number; s: number }]
   expect({ n, s }).toEqual({ n: 0, s: 0 })
   return { served, books }
 }
@@ -91,7 +91,7 @@ async function scenario(rub: number, path: string, body: Record<string, unknown>
   const c = await customerWith(rub)
   const before = new Set(gw.upstream.generations.keys())
   const results = await burst(c, path, body)
-  return { c, results, ...audit(c, rub * 1e6, results, before) }
+  return { c, results, ...(await audit(c, rub * 1e6, results, before)) }
 }
 
 const lastSent = () => gw.upstream.log.filter((r) => r.path.endsWith('/chat/completions')).at(-1)!.body as Record<string, any>
@@ -184,7 +184,7 @@ describe('a reported cost the hold could not foresee', () => {
     gw.upstream.failNext('overbill')
     const res = await post(c, '/v1/chat/completions', { model: 'openai/gpt-4', max_tokens: 100, messages: say('[[fault:long]] пиши') })
     expect(res.status).toBe(200)
-    const books = gw.books(c.user.id)
+    const books = await gw.books(c.user.id)
     const [u] = books.usage
     const cost = expectedCharge(gw.upstream.generations.get(u!.upstream_id!)!.total_cost)
     expect(cost).toBeGreaterThan(1_000_000)
@@ -193,10 +193,10 @@ describe('a reported cost the hold could not foresee', () => {
     expect(books.balance).toBe(0)
     expect(books.ledgerSum).toBe(0)
     expect(books.held).toBe(0)
-    const rows = gw.read<{ cost_micros: number; charged_micros: number; uncovered_micros: number; held_micros: number }>(
+    const rows = (await gw.read<{ cost_micros: number; charged_micros: number; uncovered_micros: number; held_micros: number }>(
       'select cost_micros, charged_micros, uncovered_micros, held_micros from uncovered_costs where user_id = ?',
       c.user.id,
-    )
+    ))
     expect(rows).toHaveLength(1)
     expect(rows[0]).toMatchObject({ cost_micros: cost, charged_micros: 1_000_000, uncovered_micros: cost - 1_000_000 })
     expect(rows[0]!.held_micros).toBeLessThan(cost)
@@ -222,7 +222,7 @@ describe('POST /api/playground/estimate', () => {
     expect(est.body.data).toMatchObject({ affordable: true, message: null })
     const res = await post(c, '/v1/images', images)
     expect(res.status).toBe(200)
-    const [u] = gw.books(c.user.id).usage
+    const [u] = (await gw.books(c.user.id)).usage
     expect(est.body.data.maxCost).toBe(u!.cost_micros / 1e6)
     expect(est.body.data.hold).toBe(u!.cost_micros / 1e6)
 

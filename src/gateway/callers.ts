@@ -43,18 +43,23 @@ const statements = (db: Db) =>
 /** The key presented as `secret` with its (not deleted) owner; undefined for an unknown key. */
 export function callerForKey(db: Db, secret: string): Promise<Caller | undefined> {
   const hash = sha256(secret)
-  return groupCommit(db)(() => {
-    const [row] = statements(db).byKeyHash.values({ hash })
+  return groupCommit(db)(async (q) => {
+    const [row] = await statements(q).byKeyHash.values(q, { hash })
     if (!row || row[5] === null) return undefined
-    const [id, userId, name, isActive, limit, availableMicros] = row as [string, string, string, number, number | null, number]
-    return { userId, apiKey: { id, name, isActive: isActive === 1, monthlyLimitMicros: limit }, availableMicros }
+    // Raw rows: PostgreSQL answers bigints as strings and booleans as booleans, SQLite numbers and 0/1.
+    const [id, userId, name, isActive, limit, availableMicros] = row as [string, string, string, number | boolean, number | string | null, number | string]
+    return {
+      userId,
+      apiKey: { id, name, isActive: isActive === 1 || isActive === true, monthlyLimitMicros: limit === null ? null : Number(limit) },
+      availableMicros: Number(availableMicros),
+    }
   }, READ)
 }
 
 /** The account behind a web session's access token; undefined when it was deleted. */
 export function callerForUser(db: Db, userId: string): Promise<Caller | undefined> {
-  return groupCommit(db)(() => {
-    const [row] = statements(db).byUserId.values({ id: userId })
-    return row && { userId, apiKey: null, availableMicros: row[0] as number }
+  return groupCommit(db)(async (q) => {
+    const [row] = await statements(q).byUserId.values(q, { id: userId })
+    return row && { userId, apiKey: null, availableMicros: Number(row[0]) }
   }, READ)
 }

@@ -86,12 +86,12 @@ export function chatService(deps: GatewayDeps) {
   const markup = dec(String(config.markup))
 
   /** What the caller may spend on this request: the free balance, or less if the key's monthly limit leaves less. */
-  function spendable(caller: Caller) {
+  async function spendable(caller: Caller) {
     const key = caller.apiKey
     const keyLimit =
-      key?.monthlyLimitMicros != null ? { limitMicros: key.monthlyLimitMicros, spentMicros: keys.spentThisMonthMicros(key.id) } : undefined
+      key?.monthlyLimitMicros != null ? { limitMicros: key.monthlyLimitMicros, spentMicros: await keys.spentThisMonthMicros(key.id) } : undefined
     const balanceLeft = caller.availableMicros
-    const keyLeft = keyLimit ? Math.max(0, keyLimit.limitMicros - keyLimit.spentMicros - keyOpenHoldsMicros(db, key!.id)) : Infinity
+    const keyLeft = keyLimit ? Math.max(0, keyLimit.limitMicros - keyLimit.spentMicros - (await keyOpenHoldsMicros(db, key!.id))) : Infinity
     return { keyLimit, keyBinds: keyLeft < balanceLeft, availableMicros: Math.min(keyLeft, balanceLeft) }
   }
 
@@ -105,10 +105,10 @@ export function chatService(deps: GatewayDeps) {
    * The hold a request would get and the most it may cost, without placing anything: the
    * Playground's «Оценка: до X ₽» (the same planHold as the hold itself).
    */
-  function estimate(caller: Caller, cs: ChatShape) {
+  async function estimate(caller: Caller, cs: ChatShape) {
     const rate = currentRate()
     const worst = planHold(cs.shape, Number.MAX_SAFE_INTEGER, rate, markup)
-    const now = planHold(cs.shape, spendable(caller).availableMicros, rate, markup)
+    const now = planHold(cs.shape, (await spendable(caller)).availableMicros, rate, markup)
     return {
       maxCostMicros: worst.kind === 'hold' && !cs.shape.candidates.some((c) => hasVariablePrice(c.model)) ? worst.holdMicros : null,
       holdMicros: now.kind === 'hold' ? now.holdMicros : null,
@@ -120,7 +120,7 @@ export function chatService(deps: GatewayDeps) {
   async function prepare(caller: Caller, cs: ChatShape, opts: { endpoint: Endpoint; stream: boolean; headers?: Record<string, string> }): Promise<Prepared> {
     const rate = currentRate()
     const key = caller.apiKey
-    const { keyLimit, keyBinds, availableMicros } = spendable(caller)
+    const { keyLimit, keyBinds, availableMicros } = await spendable(caller)
     const keyLimitError = () =>
       new OpenAIError(402, `Превышен месячный лимит расходов API-ключа «${key!.name}» (${formatMicros(key!.monthlyLimitMicros!)} ₽). Увеличьте лимит на странице API ключей.`, 'insufficient_balance', 'key_limit_exceeded', {
         shouldRetry: false,

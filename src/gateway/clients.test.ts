@@ -22,15 +22,15 @@ afterAll(() => gw.stop())
 
 /** Runs `fn` and checks that every request it made was charged exactly its reported cost, once. */
 async function charged<T>(fn: () => Promise<T>, who = c) {
-  const before = new Set(gw.books(who.user.id).usage.map((u) => u.upstream_id))
+  const before = new Set((await gw.books(who.user.id)).usage.map((u) => u.upstream_id))
   const result = await fn()
-  const fresh = gw.books(who.user.id).usage.filter((u) => !before.has(u.upstream_id))
+  const fresh = (await gw.books(who.user.id)).usage.filter((u) => !before.has(u.upstream_id))
   expect(fresh.length).toBeGreaterThan(0)
   for (const u of fresh) {
     expect(u.status).toBe('success')
     expect(u.cost_micros).toBe(expectedCharge(gw.upstream.generations.get(u.upstream_id!)!.total_cost))
   }
-  const books = gw.books(who.user.id)
+  const books = await gw.books(who.user.id)
   expect(books.held).toBe(0)
   expect(books.ledgerSum).toBe(books.balance)
   return { result, charge: fresh.reduce((s, u) => s + u.cost_micros, 0), rows: fresh }
@@ -156,10 +156,10 @@ describe('@anthropic-ai/sdk: Messages as Claude Code speaks it', () => {
   })
 
   test('Claude Code’s own model names map to the catalogue; count_tokens is free', async () => {
-    const before = gw.books(c.user.id).balance
+    const before = (await gw.books(c.user.id)).balance
     const counted = await withKey().messages.countTokens({ model: 'claude-3-haiku-20240307', messages: [{ role: 'user', content: 'Сколько здесь токенов?' }] })
     expect(counted.input_tokens).toBeGreaterThan(0)
-    expect(gw.books(c.user.id).balance).toBe(before)
+    expect((await gw.books(c.user.id)).balance).toBe(before)
     const { rows } = await charged(() => withKey().messages.create({ model: 'claude-3-haiku-20240307', max_tokens: 20, messages: [{ role: 'user', content: 'Привет' }] }))
     expect(rows[0]!.model).toBe('anthropic/claude-3-haiku')
   })
@@ -227,7 +227,7 @@ describe('every new route holds like chat', () => {
   test('20 concurrent requests per route on a small balance: served or refused with the route’s own 402, never below zero', async () => {
     const admin = await gw.customer('boss@clients.test')
     const poor = await gw.customer()
-    const start = gw.books(poor.user.id).balance
+    const start = (await gw.books(poor.user.id)).balance
     const set = await admin.api.post(`/api/admin/users/${poor.user.id}/balance`, { amount: 1 - start / 1e6, description: 'test' }, admin.accessToken)
     expect(set.status).toBe(200)
     const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
@@ -249,12 +249,12 @@ describe('every new route holds like chat', () => {
       if (r.path === '/v1/messages') expect(body).toMatchObject({ type: 'error', error: { type: 'billing_error' } })
       else expect(body.error.code).toBe('insufficient_balance')
     }
-    const books = gw.books(poor.user.id)
+    const books = await gw.books(poor.user.id)
     expect(books.balance).toBeGreaterThanOrEqual(0)
     expect(books.held).toBe(0)
     expect(books.ledgerSum).toBe(books.balance)
     for (const u of books.usage.filter((u) => u.status === 'success')) expect(u.cost_micros).toBe(expectedCharge(gw.upstream.generations.get(u.upstream_id!)!.total_cost))
-    const [{ n }] = gw.read<{ n: number }>('select count(*) as n from uncovered_costs') as [{ n: number }]
+    const [{ n }] = (await gw.read<{ n: number }>('select count(*) as n from uncovered_costs')) as [{ n: number }]
     expect(n).toBe(0)
   })
 })

@@ -53,7 +53,7 @@ describe('50 concurrent requests against a small balance', () => {
     expect(statuses.filter((s) => s === 402).length).toBeGreaterThan(0)
     for (const r of results.filter((r) => r.status === 402)) expect(r.body.error.code).toBe('insufficient_balance')
 
-    const books = gw.books(c.user.id)
+    const books = await gw.books(c.user.id)
     const spent = books.usage.reduce((s, u) => s + u.cost_micros, 0)
     expect(books.balance).toBeGreaterThanOrEqual(0)
     expect(books.balance).toBe(2_000_000 - spent)
@@ -99,7 +99,7 @@ describe('upstream faults', () => {
   })
   afterAll(() => gw.stop())
 
-  const balance = () => gw.books(c.user.id).balance
+  const balance = async () => (await gw.books(c.user.id)).balance
 
   test.each([
     ['http500', 502, 'upstream_error'],
@@ -111,7 +111,7 @@ describe('upstream faults', () => {
     ['toplevel200', 502, 'upstream_error'],
     ['timeout', 504, 'upstream_timeout'],
   ])('%s → %d %s, nothing charged, no hold left', async (fault, status, code) => {
-    const before = balance()
+    const before = await balance()
     const res = await chat(gw, c.key, { messages: say(`[[fault:${fault}]] привет`) })
     requests++
     expect(res.status).toBe(status)
@@ -119,8 +119,8 @@ describe('upstream faults', () => {
     expect(body.error).toMatchObject({ code, param: null })
     expect(body.error.message).toMatch(/[А-Яа-я]/)
     if (status >= 500) expect(res.headers.get('x-should-retry')).toBe('false')
-    expect(balance()).toBe(before)
-    expect(gw.books(c.user.id).held).toBe(0)
+    expect(await balance()).toBe(before)
+    expect((await gw.books(c.user.id)).held).toBe(0)
   })
 
   test('the timed-out upstream call was aborted', () => {
@@ -129,7 +129,7 @@ describe('upstream faults', () => {
   })
 
   test("the router's own 402 (our account is empty) is a 503 to the customer, never 'insufficient balance'", async () => {
-    const before = balance()
+    const before = await balance()
     const res = await chat(gw, c.key, { messages: say('[[fault:credits402]]') })
     requests++
     expect(res.status).toBe(503)
@@ -137,11 +137,11 @@ describe('upstream faults', () => {
     expect(error.code).toBe('service_unavailable')
     expect(error.message).toBe('Сервис временно недоступен. Попробуйте позже.')
     expect(error.action).toBeUndefined()
-    expect(balance()).toBe(before)
+    expect(await balance()).toBe(before)
   })
 
   test('a mid-stream error ends the stream with an OpenAI error event and charges nothing', async () => {
-    const before = balance()
+    const before = await balance()
     const res = await chat(gw, c.key, { stream: true, messages: say('[[fault:midstream]]') })
     requests++
     expect(res.status).toBe(200)
@@ -150,19 +150,19 @@ describe('upstream faults', () => {
     const last = sse.data.at(-1)
     expect(last.error).toMatchObject({ type: 'server_error', code: 'upstream_error' })
     expect(last.error.message).toStartWith('Провайдер модели прервал ответ')
-    await eventually(() => gw.books(c.user.id).held === 0)
-    expect(balance()).toBe(before)
+    await eventually(async () => (await gw.books(c.user.id)).held === 0)
+    expect(await balance()).toBe(before)
   })
 
   test('a broken upstream connection ends the stream with an error event and charges nothing', async () => {
-    const before = balance()
+    const before = await balance()
     const res = await chat(gw, c.key, { stream: true, messages: say('[[fault:break]]') })
     requests++
     const sse = await readSse(res)
     expect(sse.data.at(-1).error.message).toBe('Соединение с провайдером модели прервано.')
     expect(sse.done).toBe(false)
-    await eventually(() => gw.books(c.user.id).held === 0)
-    expect(balance()).toBe(before)
+    await eventually(async () => (await gw.books(c.user.id)).held === 0)
+    expect(await balance()).toBe(before)
   })
 
   test('keep-alive comments are relayed to the client', async () => {
@@ -174,7 +174,7 @@ describe('upstream faults', () => {
   })
 
   test('no reported cost: billed by tokens × price instead', async () => {
-    const before = balance()
+    const before = await balance()
     const res = await chat(gw, c.key, { messages: say('[[fault:nocost]] посчитай') })
     requests++
     expect(res.status).toBe(200)
@@ -182,12 +182,12 @@ describe('upstream faults', () => {
     const m = CATALOGUE.find((x) => x.id === 'openai/gpt-3.5-turbo')!
     const usd = add(mul(dec(m.pricing.prompt), dec(usage.prompt_tokens)), mul(dec(m.pricing.completion), dec(usage.completion_tokens)))
     const expected = ceilUnits(mul(usd, dec(TEST_RATE), dec('1.3')), 6)
-    expect(before - balance()).toBe(expected)
+    expect(before - (await balance())).toBe(expected)
     expect(Number(usage.cost_rub)).toBe(expected / 1e6)
   })
 
   test('a client that disconnects mid-stream pays what the upstream reports for what it generated', async () => {
-    const before = balance()
+    const before = await balance()
     const ac = new AbortController()
     const res = await chat(gw, c.key, { model: 'anthropic/claude-3-haiku', stream: true, messages: say('[[fault:slow]] длинный ответ') }, ac.signal)
     requests++
@@ -198,21 +198,21 @@ describe('upstream faults', () => {
       if (value && new TextDecoder().decode(value).includes('"content"')) chunks++
     }
     ac.abort()
-    const row = (await eventually(() => gw.books(c.user.id).usage.find((u) => u.status === 'cancelled')))!
+    const row = (await eventually(async () => (await gw.books(c.user.id)).usage.find((u) => u.status === 'cancelled')))!
     const gen = gw.upstream.generations.get(row.upstream_id!)!
     expect(gen.cancelled).toBe(true)
     expect(gen.tokens_completion).toBeLessThan(60) // stopped early: not the whole reply
     expect(row.cost_micros).toBe(expectedCharge(gen.total_cost))
-    expect(before - balance()).toBe(row.cost_micros)
+    expect(before - (await balance())).toBe(row.cost_micros)
     expect(gw.upstream.log.filter((r) => JSON.stringify(r.body).includes('[[fault:slow]]')).at(-1)!.aborted).toBe(true)
   })
 
   test('after all of it: one usage row per request, books balanced, nothing held', async () => {
-    const books = gw.books(c.user.id)
+    const books = await gw.books(c.user.id)
     expect(books.usage).toHaveLength(requests)
     expect(books.ledgerSum).toBe(books.balance)
     expect(books.held).toBe(0)
-    const charges = gw.read<{ n: number }>("select count(*) as n from ledger_entries where user_id = ? and type = 'usage'", c.user.id)[0]!.n
+    const charges = (await gw.read<{ n: number }>("select count(*) as n from ledger_entries where user_id = ? and type = 'usage'", c.user.id))[0]!.n
     expect(charges).toBe(books.usage.filter((u) => u.cost_micros > 0).length)
   })
 })
@@ -282,22 +282,28 @@ describe('request validation and pass-through', () => {
 })
 
 describe('crash recovery', () => {
-  test('holds left open by a crash are released at startup', async () => {
+  test('holds left open by a crash are released once the dead instance’s lease lapses, not before', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'gateway-crash-'))
-    const gw = await startGateway({ DATA_DIR: dataDir })
+    const LEASE = '3000'
+    const gw = await startGateway({ DATA_DIR: dataDir, HOLD_LEASE_MS: LEASE })
     const c = await gw.customer()
     // A slow request is in flight, its worst case held, when the process dies without a shutdown.
     const inFlight = chat(gw, c.key, { messages: say('долгий ответ [[fault:slow]]'), max_tokens: 100 }).catch(() => null)
-    await eventually(() => gw.books(c.user.id).held > 0)
+    await eventually(async () => (await gw.books(c.user.id)).held > 0)
     await gw.server.kill()
     await inFlight
-    const before = gw.books(c.user.id)
+    const before = await gw.books(c.user.id)
     expect(before.held).toBeGreaterThan(0)
-    const again = await startServer({ DATA_DIR: dataDir, OPENROUTER_API_KEY: 'x', OPENROUTER_BASE_URL: gw.upstream.url, USD_RUB_RATE: TEST_RATE })
+    const killedAt = Date.now()
+    const again = await startServer({ DATA_DIR: dataDir, OPENROUTER_API_KEY: 'x', OPENROUTER_BASE_URL: gw.upstream.url, USD_RUB_RATE: TEST_RATE, HOLD_LEASE_MS: LEASE })
     try {
-      expect(again.logs()).toContain('released the holds of 1 account(s)')
+      // The restarted process is another instance: it gives the dead one's holds back only after
+      // their lease lapsed (another instance might still be serving them), then within a sweep.
+      await eventually(async () => (await gw.books(c.user.id)).held === 0, 15_000)
+      expect(Date.now() - killedAt).toBeGreaterThanOrEqual(Number(LEASE) - 1000)
+      expect(again.logs()).toContain('released 1 hold(s) of stopped instances')
       // The reservation is given back and nothing was charged for the request that never finished.
-      expect(gw.books(c.user.id)).toMatchObject({ held: 0, balance: before.balance, ledgerSum: before.balance })
+      expect(await gw.books(c.user.id)).toMatchObject({ held: 0, balance: before.balance, ledgerSum: before.balance })
       expect(before.balance).toBe(50_000_000)
     } finally {
       await again.stop()

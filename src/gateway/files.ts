@@ -11,7 +11,7 @@ const URL_TTL_SEC = 7 * 24 * 3600
 export const FILE_NAME_RE = /^[A-Za-z0-9_-]{32,64}\.(png|jpe?g|webp|gif)$/
 
 export function createImageStore(config: Config) {
-  const dir = join(config.dataDir, 'generated')
+  const dir = join(config.uploadsDir, 'generated')
   mkdirSync(dir, { recursive: true })
   const sign = (name: string, exp: number) => createHmac('sha256', config.jwtSecret).update(`${name}:${exp}`).digest('base64url')
 

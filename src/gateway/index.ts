@@ -171,8 +171,8 @@ export function gatewayRoutes(deps: GatewayDeps, guard: AuthGuard) {
     )
     .get(
       '/generation',
-      ({ caller, query }) => {
-        const found = lookup.generation(caller.userId, query.id)
+      async ({ caller, query }) => {
+        const found = await lookup.generation(caller.userId, query.id)
         if (!found) throw new OpenAIError(404, `Запрос ${query.id} не найден среди ваших запросов`, 'invalid_request_error', 'not_found', { param: 'id' })
         return { data: found }
       },
@@ -183,7 +183,7 @@ export function gatewayRoutes(deps: GatewayDeps, guard: AuthGuard) {
         detail: { summary: 'Стоимость и токены одного своего запроса по его id (gen-…)', security: [{ bearerAuth: [] }] },
       },
     )
-    .get('/key', ({ caller }) => ({ data: lookup.key(caller) }), {
+    .get('/key', async ({ caller }) => ({ data: await lookup.key(caller) }), {
       caller: true,
       response: { 200: t.Object({ data: t.Any({ description: 'Как /key у маршрутизатора: label, usage, usage_monthly, limit, limit_remaining (рубли), balance' }) }), ...errorsOf(401) },
       detail: { summary: 'Расход вызывающего ключа за месяц и всего, лимит и баланс аккаунта', security: [{ bearerAuth: [] }] },
@@ -219,7 +219,7 @@ export function estimateRoutes(deps: GatewayDeps, guard: AuthGuard) {
         if (!caller) throw unauthorized('Сессия недействительна', 'invalid_api_key')
         const cs = body.chat ? chatShape(body.chat, deps.catalog.get) : body.images ? imagesShape(body.images, deps.catalog.get) : null
         if (!cs) throw badRequest('Передайте chat (тело /v1/chat/completions) или images (тело /v1/images)')
-        const e = chat.estimate(caller, cs)
+        const e = await chat.estimate(caller, cs)
         return ok({
           maxCost: e.maxCostMicros === null ? null : microsToRub(e.maxCostMicros),
           hold: e.holdMicros === null ? null : microsToRub(e.holdMicros),

@@ -13,13 +13,12 @@ export function lookups(db: Db) {
   const keys = keysStore(db)
   return {
     /** One of the caller's own requests, by the id its answer carried (gen-…) or our usage id; undefined for anyone else's. */
-    generation(userId: string, id: string) {
-      const row = db
+    async generation(userId: string, id: string) {
+      const [row] = await db
         .select()
         .from(usageLogs)
         .where(and(eq(usageLogs.userId, userId), or(eq(usageLogs.upstreamId, id), eq(usageLogs.id, id))))
         .limit(1)
-        .get()
       if (!row) return undefined
       return {
         id: row.upstreamId ?? row.id,
@@ -40,15 +39,16 @@ export function lookups(db: Db) {
     },
 
     /** The calling key (or web session): spend this month and in total, its monthly limit, the account balance. */
-    key(caller: Caller) {
-      const balance = db.select({ b: users.balanceMicros }).from(users).where(eq(users.id, caller.userId)).get()?.b ?? 0
+    async key(caller: Caller) {
+      const [account] = await db.select({ b: users.balanceMicros }).from(users).where(eq(users.id, caller.userId))
+      const balance = account?.b ?? 0
       const key = caller.apiKey
-      const spent = (since: Date) => (key ? (keys.spentSince([key.id], since).get(key.id) ?? 0) : sessionSpent(caller.userId, since))
-      const monthly = spent(monthStart())
+      const spent = async (since: Date) => (key ? ((await keys.spentSince([key.id], since)).get(key.id) ?? 0) : sessionSpent(caller.userId, since))
+      const monthly = await spent(monthStart())
       const limit = key?.monthlyLimitMicros ?? null
       return {
         label: key ? key.name : 'Веб-сессия',
-        usage: microsToRub(spent(new Date(0))),
+        usage: microsToRub(await spent(new Date(0))),
         usage_monthly: microsToRub(monthly),
         limit: limit === null ? null : microsToRub(limit),
         limit_remaining: limit === null ? null : microsToRub(Math.max(0, limit - monthly)),
@@ -61,13 +61,11 @@ export function lookups(db: Db) {
     },
   }
 
-  function sessionSpent(userId: string, since: Date) {
-    return (
-      db
-        .select({ s: sql<number>`coalesce(sum(${usageLogs.costMicros}), 0)` })
-        .from(usageLogs)
-        .where(and(eq(usageLogs.userId, userId), sql`${usageLogs.apiKeyId} is null`, sql`${usageLogs.createdAt} >= ${+since}`))
-        .get()?.s ?? 0
-    )
+  async function sessionSpent(userId: string, since: Date): Promise<number> {
+    const [row] = await db
+      .select({ s: sql<number>`coalesce(sum(${usageLogs.costMicros}), 0)`.mapWith(Number) })
+      .from(usageLogs)
+      .where(and(eq(usageLogs.userId, userId), sql`${usageLogs.apiKeyId} is null`, sql`${usageLogs.createdAt} >= ${+since}`))
+    return row?.s ?? 0
   }
 }

@@ -17,10 +17,10 @@ afterAll(() => gw.stop())
 
 /** Runs `fn` and checks the balance moved by exactly the expected charge for the generations it made. */
 async function charged<T>(fn: () => Promise<T>): Promise<{ result: T; charge: number }> {
-  const before = gw.books(customer.user.id)
+  const before = await gw.books(customer.user.id)
   const seen = new Set(gw.upstream.generations.keys())
   const result = await fn()
-  const after = gw.books(customer.user.id)
+  const after = await gw.books(customer.user.id)
   const fresh = [...gw.upstream.generations.values()].filter((g) => !seen.has(g.id))
   const expected = fresh.reduce((sum, g) => sum + g.total_cost, 0)
   const charge = before.balance - after.balance
@@ -111,15 +111,15 @@ describe('openai SDK', () => {
   })
 
   test('a text-only model refuses image generation and charges nothing', async () => {
-    const before = gw.books(customer.user.id).balance
+    const before = (await gw.books(customer.user.id)).balance
     const err = await sdk.images.generate({ model: 'openai/gpt-3.5-turbo', prompt: 'x' }).catch((e) => e)
     expect(err).toBeInstanceOf(OpenAI.BadRequestError)
     expect(err.code).toBe('model_not_image_capable')
-    expect(gw.books(customer.user.id).balance).toBe(before)
+    expect((await gw.books(customer.user.id)).balance).toBe(before)
   })
 
   test('failed requests charge nothing', async () => {
-    const before = gw.books(customer.user.id)
+    const before = await gw.books(customer.user.id)
     const unknown = await sdk.chat.completions.create({ model: 'nope/nothing', messages: [{ role: 'user', content: 'x' }] }).catch((e) => e)
     expect(unknown).toBeInstanceOf(OpenAI.NotFoundError)
     expect(unknown.code).toBe('model_not_found')
@@ -130,13 +130,13 @@ describe('openai SDK', () => {
       .catch((e) => e)
     expect(badKey).toBeInstanceOf(OpenAI.AuthenticationError)
     expect(badKey.code).toBe('invalid_api_key')
-    const after = gw.books(customer.user.id)
+    const after = await gw.books(customer.user.id)
     expect(after.balance).toBe(before.balance)
     expect(after.held).toBe(0)
   })
 
   test('GET /api/billing/usage reports exactly what was charged, filtered by startDate', async () => {
-    const books = gw.books(customer.user.id)
+    const books = await gw.books(customer.user.id)
     const res = await customer.api.get('/api/billing/usage', customer.accessToken)
     expect(res.status).toBe(200)
     const { totalCost, totalTokens, totalRequests, logs } = res.body.data

@@ -7,18 +7,18 @@ import type { KeysService } from './service'
 export function keysRoutes(keys: KeysService, guard: AuthGuard) {
   return new Elysia({ name: 'keys', prefix: '/api/auth/api-keys', detail: { tags: ['API ключи'], security: [{ bearerAuth: [] }] } })
     .use(guard)
-    .get('', ({ user }) => ok(keys.list(user.id)), {
+    .get('', async ({ user }) => ok(await keys.list(user.id)), {
       auth: true,
       response: { 200: envelope(t.Array(ApiKey)), ...errors(401) },
       detail: { summary: 'Список API-ключей (без самих ключей), новые сверху' },
     })
-    .post('', ({ user, body, status }) => status(201, ok(keys.create(user.id, body.name))), {
+    .post('', async ({ user, body, status }) => status(201, ok(await keys.create(user.id, body.name))), {
       auth: true,
       body: CreateKeyBody,
       response: { 201: envelope(CreatedApiKey), ...errors(400, 401) },
       detail: { summary: 'Создание ключа: полный ключ возвращается только в этом ответе' },
     })
-    .patch('/:id', ({ user, params, body }) => ok(keys.update(user.id, params.id, body)), {
+    .patch('/:id', async ({ user, params, body }) => ok(await keys.update(user.id, params.id, body)), {
       auth: true,
       params: KeyParams,
       body: PatchKeyBody,
@@ -27,8 +27,8 @@ export function keysRoutes(keys: KeysService, guard: AuthGuard) {
     })
     .delete(
       '/:id',
-      ({ user, params }) => {
-        keys.remove(user.id, params.id)
+      async ({ user, params }) => {
+        await keys.remove(user.id, params.id)
         return ok({ ok: true })
       },
       {

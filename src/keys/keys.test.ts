@@ -88,13 +88,13 @@ describe('creating a key', () => {
     const u = await registerUser(gw.url)
     const { key, id } = (await createKey(u.accessToken, 'секрет')).body.data
 
-    const [row] = gw.read<Record<string, unknown>>('select * from api_keys where id = ?', id)
+    const [row] = await gw.read<Record<string, unknown>>('select * from api_keys where id = ?', id)
     expect(row).toBeDefined()
     expect(row!.key_hash).toBe(sha256Hex(key))
     expect(row!.key_hash).toMatch(/^[0-9a-f]{64}$/)
     expect(row!.user_id).toBe(u.user.id)
     // The key itself is nowhere in the table, in any column of any row.
-    const everything = gw.read<Record<string, unknown>>('select * from api_keys')
+    const everything = await gw.read<Record<string, unknown>>('select * from api_keys')
     expect(JSON.stringify(everything)).not.toContain(key)
     const secretPart = key.slice('sk-gw-'.length + 10) // the part past the shown prefix
     expect(JSON.stringify(everything)).not.toContain(secretPart)
@@ -251,7 +251,7 @@ describe('changing a key', () => {
     const set = await patchKey(u.accessToken, k.id, { monthlyLimit: 12.345678 })
     expect(set.status).toBe(200)
     expect(set.body.data).toMatchObject({ monthlyLimit: 12.345678, monthSpent: 0 })
-    expect(gw.read('select monthly_limit_micros as m from api_keys where id = ?', k.id)).toEqual([{ m: 12_345_678 }])
+    expect(await gw.read('select monthly_limit_micros as m from api_keys where id = ?', k.id)).toEqual([{ m: 12_345_678 }])
 
     const whole = await patchKey(u.accessToken, k.id, { monthlyLimit: 500 })
     expect(whole.body.data.monthlyLimit).toBe(500)
@@ -263,7 +263,7 @@ describe('changing a key', () => {
     const cleared = await patchKey(u.accessToken, k.id, { monthlyLimit: null })
     expect(cleared.status).toBe(200)
     expect(cleared.body.data.monthlyLimit).toBeNull()
-    expect(gw.read('select monthly_limit_micros as m from api_keys where id = ?', k.id)).toEqual([{ m: null }])
+    expect(await gw.read('select monthly_limit_micros as m from api_keys where id = ?', k.id)).toEqual([{ m: null }])
   })
 
   test.each([
@@ -331,7 +331,7 @@ describe('deleting a key', () => {
     const res = await call('DELETE', `${KEYS}/${gone.id}`, { token: u.accessToken })
     expect(pick(res)).toEqual({ status: 200, body: { success: true, data: { ok: true } } })
     expect((await listKeys(u.accessToken)).map((k) => k.id)).toEqual([keep.id])
-    expect(gw.read('select id from api_keys where id = ?', gone.id)).toEqual([])
+    expect(await gw.read('select id from api_keys where id = ?', gone.id)).toEqual([])
 
     const denied = await chat(gone.key)
     expect(denied.status).toBe(401)
@@ -378,7 +378,7 @@ describe('keys on /v1', () => {
     expect(res.body.object).toBe('chat.completion')
     expect(res.body.choices[0].message.content).toContain('Демо-ответ')
 
-    const rows = usageRowsOfKey(c.keyId)
+    const rows = await usageRowsOfKey(c.keyId)
     expect(rows).toHaveLength(1)
     expect(rows[0]!.status).toBe('success')
     expect(rows[0]!.cost_micros).toBeGreaterThan(0)
@@ -394,13 +394,13 @@ describe('keys on /v1', () => {
     // A second request adds up and moves lastUsedAt forward.
     await Bun.sleep(5)
     expect((await chat(c.key)).status).toBe(200)
-    const rows2 = usageRowsOfKey(c.keyId)
+    const rows2 = await usageRowsOfKey(c.keyId)
     expect(rows2).toHaveLength(2)
     const [again] = await listKeys(c.accessToken)
     expect(again.monthSpent).toBe((rows2[0]!.cost_micros + rows2[1]!.cost_micros) / 1e6)
     expect(Date.parse(again.lastUsedAt)).toBeGreaterThan(lastUsed)
 
-    const books = gw.books(c.user.id)
+    const books = await gw.books(c.user.id)
     expect(books.balance).toBe(50_000_000 - rows2[0]!.cost_micros - rows2[1]!.cost_micros)
     expect(books.ledgerSum).toBe(books.balance)
     expect(books.held).toBe(0)
@@ -409,7 +409,7 @@ describe('keys on /v1', () => {
   test('a disabled key gets 401 api_key_disabled naming the key, costs nothing, and works again when re-enabled', async () => {
     const c = await gw.customer()
     await patchKey(c.accessToken, c.keyId, { name: 'Бот поддержки', isActive: false })
-    const booksBefore = gw.books(c.user.id)
+    const booksBefore = await gw.books(c.user.id)
 
     const res = await chat(c.key)
     expect(res.status).toBe(401)
@@ -424,13 +424,13 @@ describe('keys on /v1', () => {
     const stream = await chat(c.key, { ...HI, stream: true })
     expect(stream.status).toBe(401)
     expect(stream.body.error.code).toBe('api_key_disabled')
-    expect(gw.books(c.user.id)).toEqual(booksBefore)
-    expect(usageRowsOfKey(c.keyId)).toEqual([])
+    expect(await gw.books(c.user.id)).toEqual(booksBefore)
+    expect(await usageRowsOfKey(c.keyId)).toEqual([])
     expect((await listKeys(c.accessToken))[0].lastUsedAt).toBeNull()
 
     await patchKey(c.accessToken, c.keyId, { isActive: true })
     expect((await chat(c.key)).status).toBe(200)
-    expect(usageRowsOfKey(c.keyId)).toHaveLength(1)
+    expect(await usageRowsOfKey(c.keyId)).toHaveLength(1)
   })
 
   test('unknown or malformed keys and a missing header get 401 in the OpenAI shape', async () => {
@@ -450,7 +450,7 @@ describe('keys on /v1', () => {
       expect(res.status).toBe(401)
       expect(res.body).toEqual({ error: { message: 'Неверный API-ключ или истёкшая сессия', type: 'invalid_request_error', code: 'invalid_api_key', param: null } })
     }
-    expect(gw.books(c.user.id).usage).toEqual([])
+    expect((await gw.books(c.user.id)).usage).toEqual([])
   })
 
   test('the web session’s access token also works as the /v1 credential, billed to no key', async () => {
@@ -458,13 +458,13 @@ describe('keys on /v1', () => {
     const res = await chat(c.accessToken)
     expect(res.status).toBe(200)
     expect(res.body.object).toBe('chat.completion')
-    const usage = gw.read<{ api_key_id: string | null; cost_micros: number }>('select api_key_id, cost_micros from usage_logs where user_id = ?', c.user.id)
+    const usage = await gw.read<{ api_key_id: string | null; cost_micros: number }>('select api_key_id, cost_micros from usage_logs where user_id = ?', c.user.id)
     expect(usage).toHaveLength(1)
     expect(usage[0]!.api_key_id).toBeNull()
     expect(usage[0]!.cost_micros).toBeGreaterThan(0)
     // The customer's key is neither used nor charged by a session request.
     expect((await listKeys(c.accessToken))[0]).toMatchObject({ lastUsedAt: null, monthSpent: 0 })
-    expect(gw.books(c.user.id).balance).toBe(50_000_000 - usage[0]!.cost_micros)
+    expect((await gw.books(c.user.id)).balance).toBe(50_000_000 - usage[0]!.cost_micros)
   })
 })
 
@@ -494,7 +494,7 @@ describe('monthly limit on /v1', () => {
     expect(streamed.status).toBe(402)
     expect(streamed.body.error.code).toBe('key_limit_exceeded')
 
-    const books = gw.books(c.user.id)
+    const books = await gw.books(c.user.id)
     expect(books.balance).toBe(50_000_000) // the account itself still has its 50 ₽
     expect(books.held).toBe(0)
     expect(books.usage).toEqual([])
@@ -528,7 +528,7 @@ describe('monthly limit on /v1', () => {
       message: `Превышен месячный лимит расходов API-ключа «test» (0.50 ₽). Увеличьте лимит на странице API ключей.`,
     })
 
-    const rows = usageRowsOfKey(c.keyId)
+    const rows = await usageRowsOfKey(c.keyId)
     expect(rows).toHaveLength(statuses.length - 1)
     const spentMicros = rows.reduce((s, r) => s + r.cost_micros, 0)
     expect(spentMicros).toBeLessThanOrEqual(limitRub * 1e6)
@@ -547,21 +547,21 @@ describe('monthly limit on /v1', () => {
     expect(key.monthSpent).toBe(spentMicros / 1e6)
     expect(key.monthlyLimit).toBe(limitRub)
 
-    const books = gw.books(c.user.id)
+    const books = await gw.books(c.user.id)
     expect(books.balance).toBe(50_000_000 - spentMicros)
     expect(books.balance).toBeGreaterThan(0)
     expect(books.held).toBe(0)
     expect(books.ledgerSum).toBe(books.balance)
     // Still refused on retry; nothing else was logged for the refused attempts.
     expect((await chat(c.key, small)).status).toBe(402)
-    expect(usageRowsOfKey(c.keyId)).toHaveLength(rows.length)
+    expect(await usageRowsOfKey(c.keyId)).toHaveLength(rows.length)
 
     // Raising the limit lets the next request through; clearing it too.
     await patchKey(c.accessToken, c.keyId, { monthlyLimit: 100 })
     expect((await chat(c.key, small)).status).toBe(200)
     await patchKey(c.accessToken, c.keyId, { monthlyLimit: null })
     expect((await chat(c.key, GPT4)).status).toBe(200)
-    expect(gw.books(c.user.id).held).toBe(0)
+    expect((await gw.books(c.user.id)).held).toBe(0)
   })
 })
 
@@ -583,6 +583,6 @@ describe('limit edge cases', () => {
     // 0.50 ₽ at gpt-4's completion price (0.00006 $ × rate × 1.3 per token) is about 69 tokens.
     expect(sent.max_tokens).toBeGreaterThan(60)
     expect(sent.max_tokens).toBeLessThan(70)
-    expect(gw.books(c.user.id).held).toBe(0)
+    expect((await gw.books(c.user.id)).held).toBe(0)
   })
 })

@@ -1,7 +1,7 @@
-import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core'
+import { index, integer, table, text } from '../db/dialect'
 import { users } from '../auth/schema'
 
-export const apiKeys = sqliteTable(
+export const apiKeys = table(
   'api_keys',
   {
     id: text('id').primaryKey(),

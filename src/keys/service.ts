@@ -42,32 +42,32 @@ export function keysService(db: Db) {
     lastUsedAt: k.lastUsedAt?.toISOString() ?? null,
   })
 
-  const withSpend = (k: ApiKeyRow) => toApi(k, store.spentSince([k.id], monthStart()).get(k.id) ?? 0)
+  const withSpend = async (k: ApiKeyRow) => toApi(k, (await store.spentSince([k.id], monthStart())).get(k.id) ?? 0)
 
-  function owned(userId: string, id: string) {
-    const key = store.byIdForUser(id, userId)
+  async function owned(userId: string, id: string) {
+    const key = await store.byIdForUser(id, userId)
     if (!key) throw notFound(KEY_MESSAGES.notFound)
     return key
   }
 
   return {
-    list(userId: string) {
-      const keys = store.listForUser(userId)
-      const spent = store.spentSince(keys.map((k) => k.id), monthStart())
+    async list(userId: string) {
+      const keys = await store.listForUser(userId)
+      const spent = await store.spentSince(keys.map((k) => k.id), monthStart())
       return keys.map((k) => toApi(k, spent.get(k.id) ?? 0))
     },
 
-    create(userId: string, rawName: string) {
+    async create(userId: string, rawName: string) {
       const name = cleanName(rawName)
-      if (store.countForUser(userId) >= MAX_KEYS_PER_USER) throw badRequest(KEY_MESSAGES.tooMany)
+      if ((await store.countForUser(userId)) >= MAX_KEYS_PER_USER) throw badRequest(KEY_MESSAGES.tooMany)
       const key = `${KEY_PREFIX}${randomToken(30)}` // 240 bits of entropy
       const row = { id: newId(), userId, name, keyPrefix: key.slice(0, SHOWN_PREFIX_LENGTH), keyHash: sha256(key), isActive: true, createdAt: new Date() }
-      store.insert(row)
+      await store.insert(row)
       return { ...toApi({ ...row, monthlyLimitMicros: null, lastUsedAt: null }, 0), key }
     },
 
-    update(userId: string, id: string, patch: { name?: string; isActive?: boolean; monthlyLimit?: number | null }) {
-      owned(userId, id)
+    async update(userId: string, id: string, patch: { name?: string; isActive?: boolean; monthlyLimit?: number | null }) {
+      await owned(userId, id)
       const set: Parameters<typeof store.update>[1] = {}
       if (patch.name !== undefined) set.name = cleanName(patch.name)
       if (patch.isActive !== undefined) set.isActive = patch.isActive
@@ -82,16 +82,18 @@ export function keysService(db: Db) {
         if (micros !== null && micros < 1) throw badRequest(KEY_MESSAGES.limit)
         set.monthlyLimitMicros = micros
       }
-      const updated = Object.keys(set).length ? store.update(id, set)! : owned(userId, id)
+      // Deleted meanwhile (another tab, another instance): the same 404 as a key that never was.
+      const updated = Object.keys(set).length ? await store.update(id, set) : await owned(userId, id)
+      if (!updated) throw notFound(KEY_MESSAGES.notFound)
       return withSpend(updated)
     },
 
-    remove(userId: string, id: string) {
-      owned(userId, id)
-      store.delete(id)
+    async remove(userId: string, id: string) {
+      await owned(userId, id)
+      await store.delete(id)
     },
 
-    spentThisMonthMicros: (keyId: string) => store.spentSince([keyId], monthStart()).get(keyId) ?? 0,
+    spentThisMonthMicros: async (keyId: string) => (await store.spentSince([keyId], monthStart())).get(keyId) ?? 0,
   }
 }
 

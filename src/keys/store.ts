@@ -1,5 +1,6 @@
-import { and, desc, eq, gte, inArray, sql } from 'drizzle-orm'
+import { and, desc, eq, gte, inArray, sql, count } from 'drizzle-orm'
 import type { Db } from '../db/client'
+import { write } from '../db/tx'
 import { usageLogs } from '../billing/schema'
 import { apiKeys, type ApiKeyRow } from './schema'
 
@@ -7,26 +8,27 @@ import { apiKeys, type ApiKeyRow } from './schema'
 export const monthStart = (now = new Date()) => new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1))
 
 export const keysStore = (db: Db) => ({
-  listForUser: (userId: string) =>
-    db.select().from(apiKeys).where(eq(apiKeys.userId, userId)).orderBy(desc(apiKeys.createdAt), desc(apiKeys.id)).all(),
-  countForUser: (userId: string) =>
-    db.select({ n: sql<number>`count(*)` }).from(apiKeys).where(eq(apiKeys.userId, userId)).get()?.n ?? 0,
-  byIdForUser: (id: string, userId: string) =>
-    db.select().from(apiKeys).where(and(eq(apiKeys.id, id), eq(apiKeys.userId, userId))).get(),
-  insert: (row: typeof apiKeys.$inferInsert) => db.insert(apiKeys).values(row).run(),
-  update: (id: string, set: Partial<Pick<ApiKeyRow, 'name' | 'isActive' | 'monthlyLimitMicros'>>) =>
-    db.update(apiKeys).set(set).where(eq(apiKeys.id, id)).returning().get(),
-  delete: (id: string) => db.delete(apiKeys).where(eq(apiKeys.id, id)).run(),
+  listForUser: (userId: string) => db.select().from(apiKeys).where(eq(apiKeys.userId, userId)).orderBy(desc(apiKeys.createdAt), desc(apiKeys.id)),
+  countForUser: async (userId: string) => (await db.select({ n: count() }).from(apiKeys).where(eq(apiKeys.userId, userId)))[0]?.n ?? 0,
+  byIdForUser: async (id: string, userId: string) =>
+    (await db.select().from(apiKeys).where(and(eq(apiKeys.id, id), eq(apiKeys.userId, userId))).limit(1))[0],
+  insert: async (row: typeof apiKeys.$inferInsert) => {
+    await write(db, (q) => q.insert(apiKeys).values(row))
+  },
+  update: async (id: string, set: Partial<Pick<ApiKeyRow, 'name' | 'isActive' | 'monthlyLimitMicros'>>) =>
+    (await write(db, (q) => q.update(apiKeys).set(set).where(eq(apiKeys.id, id)).returning()))[0],
+  delete: async (id: string) => {
+    await write(db, (q) => q.delete(apiKeys).where(eq(apiKeys.id, id)))
+  },
 
   /** Micro-rubles charged per key since `since` (one grouped query for a whole list). */
-  spentSince(keyIds: string[], since: Date): Map<string, number> {
+  async spentSince(keyIds: string[], since: Date): Promise<Map<string, number>> {
     if (keyIds.length === 0) return new Map()
-    const rows = db
-      .select({ keyId: usageLogs.apiKeyId, spent: sql<number>`sum(${usageLogs.costMicros})` })
+    const rows = await db
+      .select({ keyId: usageLogs.apiKeyId, spent: sql<number>`coalesce(sum(${usageLogs.costMicros}), 0)`.mapWith(Number) })
       .from(usageLogs)
       .where(and(inArray(usageLogs.apiKeyId, keyIds), gte(usageLogs.createdAt, since)))
       .groupBy(usageLogs.apiKeyId)
-      .all()
-    return new Map(rows.map((r) => [r.keyId!, r.spent ?? 0]))
+    return new Map(rows.map((r) => [r.keyId!, r.spent]))
   },
 })

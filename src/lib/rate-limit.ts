@@ -1,10 +1,12 @@
 // Fixed-window counters kept in the database, so several instances share one budget per key.
 import { eq, lt, sql } from 'drizzle-orm'
-import { integer, sqliteTable, text } from 'drizzle-orm/sqlite-core'
-import type { BunSQLiteDatabase } from 'drizzle-orm/bun-sqlite'
+import type { Db } from '../db/client'
+import { integer, table, text } from '../db/dialect'
+import { greatest } from '../db/sql'
+import { tx, write } from '../db/tx'
 import { tooManyRequests } from './errors'
 
-export const rateLimits = sqliteTable('rate_limits', {
+export const rateLimits = table('rate_limits', {
   key: text('key').primaryKey(),
   windowStart: integer('window_start').notNull(),
   count: integer('count').notNull(),
@@ -12,31 +14,30 @@ export const rateLimits = sqliteTable('rate_limits', {
 
 export type Rule = { limit: number; windowSec: number }
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type AnyDb = BunSQLiteDatabase<any>
-
-/** Counts one hit on `key`; throws a 429 AppError once the window's limit is exceeded. */
-export function consume(db: AnyDb, key: string, rule: Rule, now = Date.now()): void {
+/** Counts one hit on `key`; rejects with a 429 AppError once the window's limit is exceeded. */
+export async function consume(db: Db, key: string, rule: Rule, now = Date.now()): Promise<void> {
   const windowMs = rule.windowSec * 1000
   const windowStart = now - (now % windowMs)
-  const [row] = db
-    .insert(rateLimits)
-    .values({ key, windowStart, count: 1 })
-    .onConflictDoUpdate({
-      target: rateLimits.key,
-      set: {
-        count: sql`CASE WHEN ${rateLimits.windowStart} = ${windowStart} THEN ${rateLimits.count} + 1 ELSE 1 END`,
-        windowStart,
-      },
-    })
-    .returning({ count: rateLimits.count })
-    .all()
-  if (row.count > rule.limit) throw tooManyRequests(Math.max(1, Math.ceil((windowStart + windowMs - now) / 1000)))
+  // One upsert: instances counting the same key at once each get their own count back.
+  const [row] = await write(db, (q) =>
+    q
+      .insert(rateLimits)
+      .values({ key, windowStart, count: 1 })
+      .onConflictDoUpdate({
+        target: rateLimits.key,
+        set: {
+          count: sql`CASE WHEN ${rateLimits.windowStart} = ${windowStart} THEN ${rateLimits.count} + 1 ELSE 1 END`,
+          windowStart,
+        },
+      })
+      .returning({ count: rateLimits.count }),
+  )
+  if (row!.count > rule.limit) throw tooManyRequests(Math.max(1, Math.ceil((windowStart + windowMs - now) / 1000)))
 }
 
 /** Drops counters whose window ended long ago (run from cron). */
-export function purgeRateLimits(db: AnyDb, now = Date.now()): void {
-  db.delete(rateLimits).where(lt(rateLimits.windowStart, now - 24 * 3600 * 1000)).run()
+export async function purgeRateLimits(db: Db, now = Date.now()): Promise<void> {
+  await write(db, (q) => q.delete(rateLimits).where(lt(rateLimits.windowStart, now - 24 * 3600 * 1000)))
 }
 
 /**
@@ -50,35 +51,64 @@ export type Backoff = { threshold: number; baseDelaySec: number; maxDelaySec: nu
 const backoffDelayMs = (count: number, b: Backoff) =>
   count < b.threshold ? 0 : Math.min(b.maxDelaySec, b.baseDelaySec * 2 ** Math.min(30, count - b.threshold)) * 1000
 
-/** Seconds the key must still wait (0 = it may try now). */
-export function backoffWait(db: AnyDb, key: string, b: Backoff, now = Date.now()): number {
-  const row = db.select().from(rateLimits).where(eq(rateLimits.key, key)).get()
+/** Seconds the key must still wait (0 = it may try now); `row` is its counter, if any. */
+function backoffWaitSec(row: { windowStart: number; count: number } | undefined, b: Backoff, now: number): number {
   if (!row || now - row.windowStart > b.forgetSec * 1000) return 0
-  const until = row.windowStart + backoffDelayMs(row.count, b)
+  const delay = backoffDelayMs(row.count, b)
+  // No delay owed: open, even if a parallel attempt that read the clock after us was counted first.
+  if (delay === 0) return 0
+  const until = row.windowStart + delay
   return until > now ? Math.ceil((until - now) / 1000) : 0
 }
 
-/** Counts one attempt against the key (before its outcome is known, so parallel guesses count too). */
-export function backoffCount(db: AnyDb, key: string, b: Backoff, now = Date.now()): void {
-  const staleBefore = now - b.forgetSec * 1000
-  db.insert(rateLimits)
-    .values({ key, windowStart: now, count: 1 })
-    .onConflictDoUpdate({
-      target: rateLimits.key,
-      set: { count: sql`CASE WHEN ${rateLimits.windowStart} < ${staleBefore} THEN 1 ELSE ${rateLimits.count} + 1 END`, windowStart: now },
-    })
-    .run()
+/**
+ * One attempt against several back-off keys (sign-in: the address+IP pair and the IP): the seconds
+ * the caller must still wait if any key is closed (and nothing is counted), otherwise 0 with the
+ * attempt counted on every key — before its outcome is known, so parallel guesses count too. The
+ * check and the count are one unit: of a burst of parallel guesses (on any instances) each sees the
+ * ones before it. The counters are read by a no-op upsert … RETURNING (a missing one is created at
+ * zero): on PostgreSQL it takes their row locks, even for a key nobody has counted yet, in key order
+ * (so two units never wait for each other crosswise), and a parallel attempt waits for this one's
+ * count; on SQLite units run one after another anyway.
+ */
+export async function backoffAttempt(db: Db, keys: Array<{ key: string; rule: Backoff }>, now = Date.now()): Promise<number> {
+  const sorted = [...keys].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+  return tx(db, async (q) => {
+    let wait = 0
+    for (const { key, rule } of sorted) {
+      const [row] = await q
+        .insert(rateLimits)
+        .values({ key, windowStart: now, count: 0 })
+        .onConflictDoUpdate({ target: rateLimits.key, set: { count: sql`${rateLimits.count}` } })
+        .returning()
+      wait = Math.max(wait, backoffWaitSec(row, rule, now))
+    }
+    if (wait > 0) return wait
+    for (const { key, rule } of sorted) {
+      const staleBefore = now - rule.forgetSec * 1000
+      await q
+        .insert(rateLimits)
+        .values({ key, windowStart: now, count: 1 })
+        .onConflictDoUpdate({
+          target: rateLimits.key,
+          set: { count: sql`CASE WHEN ${rateLimits.windowStart} < ${staleBefore} THEN 1 ELSE ${rateLimits.count} + 1 END`, windowStart: now },
+        })
+    }
+    return 0
+  })
 }
 
 /** Takes back one counted attempt (it turned out to be a success). */
-export function backoffUncount(db: AnyDb, key: string): void {
-  db.update(rateLimits)
-    .set({ count: sql`max(0, ${rateLimits.count} - 1)` })
-    .where(eq(rateLimits.key, key))
-    .run()
+export async function backoffUncount(db: Db, key: string): Promise<void> {
+  await write(db, (q) =>
+    q
+      .update(rateLimits)
+      .set({ count: greatest(0, sql`${rateLimits.count} - 1`) })
+      .where(eq(rateLimits.key, key)),
+  )
 }
 
 /** Forgets the key entirely (the right password for this address from this client). */
-export function backoffClear(db: AnyDb, key: string): void {
-  db.delete(rateLimits).where(eq(rateLimits.key, key)).run()
+export async function backoffClear(db: Db, key: string): Promise<void> {
+  await write(db, (q) => q.delete(rateLimits).where(eq(rateLimits.key, key)))
 }

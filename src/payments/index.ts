@@ -34,18 +34,18 @@ export function paymentsRoutes(config: Config, payments: PaymentsService, refund
       response: { 200: envelope(CreatedPayment), ...errors(400, 401, 502) },
       detail: { summary: 'Пополнение картой: создаёт платёж и возвращает адрес страницы оплаты', security: [{ bearerAuth: [] }] },
     })
-    .get('/list', ({ user, query }) => ok(payments.list(user.id, query.limit)), {
+    .get('/list', async ({ user, query }) => ok(await payments.list(user.id, query.limit)), {
       auth: true,
       query: ListQuery,
       response: { 200: envelope(t.Array(Payment)), ...errors(400, 401) },
       detail: { summary: 'Платежи пользователя, новые сверху', security: [{ bearerAuth: [] }] },
     })
-    .get('/refund-request', ({ user }) => ok(refunds.status(user.id)), {
+    .get('/refund-request', async ({ user }) => ok(await refunds.status(user.id)), {
       auth: true,
       response: { 200: envelope(RefundStatus), ...errors(401) },
       detail: { summary: 'Можно ли вернуть остаток сейчас, и последняя заявка', security: [{ bearerAuth: [] }] },
     })
-    .post('/refund-request', ({ user, body, status }) => status(201, ok(refunds.request(user.id, body.reason))), {
+    .post('/refund-request', async ({ user, body, status }) => status(201, ok(await refunds.request(user.id, body.reason))), {
       auth: true,
       body: RefundRequestBody,
       response: { 201: envelope(CreatedRefundRequest), ...errors(400, 401, 409) },
@@ -53,8 +53,8 @@ export function paymentsRoutes(config: Config, payments: PaymentsService, refund
     })
     .post(
       '/webhook',
-      ({ body, request, server }) => {
-        const verdict = payments.notification(body, clientIp(request, server, config.trustProxy))
+      async ({ body, request, server }) => {
+        const verdict = await payments.notification(body, clientIp(request, server, config.trustProxy))
         if (verdict === 'forbidden') throw forbidden('Уведомление не от платёжной системы')
         return ok({ ok: true })
       },
@@ -64,7 +64,7 @@ export function paymentsRoutes(config: Config, payments: PaymentsService, refund
         detail: { summary: 'HTTP-уведомления ЮKassa: тело не доверяется, платёж перепроверяется запросом к ЮKassa' },
       },
     )
-    .get('/test/:id', ({ params }) => ok(testPage().view(params.id)), {
+    .get('/test/:id', async ({ params }) => ok(await testPage().view(params.id)), {
       params: PaymentParams,
       response: { 200: envelope(TestPayment), ...errors(404) },
       detail: { summary: 'Тестовый режим: данные платежа для встроенной страницы оплаты' },
@@ -91,7 +91,7 @@ export function paymentsRoutes(config: Config, payments: PaymentsService, refund
 export function refundAdminRoutes(refunds: RefundsService, guard: AuthGuard) {
   return new Elysia({ name: 'refunds-admin', prefix: '/api/admin', detail: { tags: ['Администрирование'], security: [{ bearerAuth: [] }] } })
     .use(guard)
-    .get('/refund-requests', () => ok(refunds.adminList()), {
+    .get('/refund-requests', async () => ok(await refunds.adminList()), {
       admin: true,
       response: { 200: envelope(t.Array(AdminRefundRequest)), ...errors(401, 403) },
       detail: { summary: 'Заявки на возврат остатка, ожидающие сверху' },

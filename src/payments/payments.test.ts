@@ -18,10 +18,13 @@ async function topUpCreated(amount = 500) {
   const res = await u.api.post('/api/payments/create', { amount, returnUrl: `${env.url}/app/billing` }, u.accessToken)
   expect(res.status).toBe(200)
   const payment = res.body.data as { id: string; confirmationUrl: string; status: string; amount: number }
-  return { u, payment, providerId: env.providerIdOf(payment.id) }
+  return { u, payment, providerId: await env.providerIdOf(payment.id) }
 }
 
-const balanceOf = (userId: string) => env.books(userId)
+const balanceOf = async (userId: string) => await env.books(userId)
+/** The status column of one payment, read from the server's database. */
+const statusOf = async (where: 'id' | 'provider_payment_id', value: string) =>
+  (await env.read<{ status: string }>(`select status from payments where ${where} = ?`, value))[0]!.status
 
 describe('creating a payment', () => {
   test('sends YooKassa a one-stage redirect payment with metadata, a 54-FZ receipt and our id as the Idempotence-Key', async () => {
@@ -130,16 +133,16 @@ describe('webhook', () => {
     const object = env.yookassa.get(providerId)!
     const statuses = await Promise.all(Array.from({ length: 20 }, () => env.yookassa.notify(env.webhookUrl, 'payment.succeeded', object)))
     expect(statuses.every((s) => s === 200)).toBe(true)
-    await eventually(() => balanceOf(u.user.id).balance === 550_000_000)
+    await eventually(async () => (await balanceOf(u.user.id)).balance === 550_000_000)
     // Redeliveries later, and a "canceled" after "succeeded", change nothing.
     await env.yookassa.notify(env.webhookUrl, 'payment.succeeded', object)
     await env.yookassa.notify(env.webhookUrl, 'payment.canceled', { ...object, status: 'canceled' })
     await Bun.sleep(300)
-    const books = balanceOf(u.user.id)
+    const books = await balanceOf(u.user.id)
     expect(books.balance).toBe(550_000_000)
     expect(books.ledgerSum).toBe(books.balance)
-    const topups = env.read<{ n: number }>("select count(*) as n from ledger_entries where user_id = ? and type = 'topup'", u.user.id)
-    expect(topups[0]!.n).toBe(1)
+    const topups = await env.read<{ n: number | string }>("select count(*) as n from ledger_entries where user_id = ? and type = 'topup'", u.user.id)
+    expect(Number(topups[0]!.n)).toBe(1)
 
     const got = await u.api.get(`/api/payments/${payment.id}`, u.accessToken)
     expect(got.body.data).toMatchObject({ status: 'succeeded', amount: 500, cancelReason: null })
@@ -153,8 +156,8 @@ describe('webhook', () => {
     const forged = { ...env.yookassa.get(providerId)!, status: 'succeeded' as const, paid: true }
     expect(await env.yookassa.notify(env.webhookUrl, 'payment.succeeded', forged)).toBe(200)
     await Bun.sleep(500)
-    expect(balanceOf(u.user.id).balance).toBe(50_000_000)
-    expect(env.read<{ status: string }>('select status from payments where provider_payment_id = ?', providerId)[0]!.status).toBe('pending')
+    expect((await balanceOf(u.user.id)).balance).toBe(50_000_000)
+    expect(await statusOf('provider_payment_id', providerId)).toBe('pending')
   })
 
   test('a notification for an unknown payment is answered 200 and ignored, without asking the provider', async () => {
@@ -183,8 +186,8 @@ describe('webhook', () => {
     remote.amount = { value: '5.00', currency: 'RUB' }
     env.yookassa.pay(providerId)
     await env.yookassa.notify(env.webhookUrl, 'payment.succeeded', remote)
-    await eventually(() => env.read<{ status: string }>('select status from payments where id = ?', payment.id)[0]!.status === 'review')
-    expect(balanceOf(u.user.id).balance).toBe(50_000_000)
+    await eventually(async () => (await statusOf('id', payment.id)) === 'review')
+    expect((await balanceOf(u.user.id)).balance).toBe(50_000_000)
     await eventually(() => env.server.logs().includes(`ALERT payment ${payment.id}`)) // stderr arrives a moment later
     expect(env.server.logs()).toContain('amount 5.00 ≠ 500.00')
     const got = await u.api.get(`/api/payments/${payment.id}`, u.accessToken)
@@ -196,9 +199,9 @@ describe('webhook', () => {
     env.yookassa.get(providerId)!.recipient = { account_id: '999999' }
     env.yookassa.pay(providerId)
     await env.yookassa.notify(env.webhookUrl, 'payment.succeeded', env.yookassa.get(providerId)!)
-    await eventually(() => env.read<{ status: string }>('select status from payments where id = ?', payment.id)[0]!.status === 'review')
+    await eventually(async () => (await statusOf('id', payment.id)) === 'review')
     await eventually(() => env.server.logs().includes(`shop 999999 ≠ ${SHOP_ID}`))
-    expect(balanceOf(u.user.id).balance).toBe(50_000_000)
+    expect((await balanceOf(u.user.id)).balance).toBe(50_000_000)
   })
 
   test('a canceled payment is recorded with a Russian reason and credits nothing', async () => {
@@ -208,20 +211,20 @@ describe('webhook', () => {
     await eventually(async () => (await u.api.get(`/api/payments/${payment.id}`, u.accessToken)).body.data.status === 'canceled')
     const got = await u.api.get(`/api/payments/${payment.id}`, u.accessToken)
     expect(got.body.data.cancelReason).toBe('Недостаточно средств на карте')
-    expect(balanceOf(u.user.id).balance).toBe(50_000_000)
+    expect((await balanceOf(u.user.id)).balance).toBe(50_000_000)
   })
 
   test('a lost notification is recovered by reconciliation; GET /api/payments/{id} also asks the provider while pending', async () => {
     const lost = await topUpCreated(800)
     env.yookassa.pay(lost.providerId) // paid, but no notification ever arrives
-    await eventually(() => balanceOf(lost.u.user.id).balance === 850_000_000, 10_000)
+    await eventually(async () => (await balanceOf(lost.u.user.id)).balance === 850_000_000, 10_000)
     await eventually(() => env.server.logs().includes('reconciliation settled'))
 
     const polled = await topUpCreated(200)
     env.yookassa.pay(polled.providerId)
     const got = await polled.u.api.get(`/api/payments/${polled.payment.id}`, polled.u.accessToken)
     expect(got.body.data.status).toBe('succeeded')
-    const books = balanceOf(polled.u.user.id)
+    const books = await balanceOf(polled.u.user.id)
     expect(books.balance).toBe(250_000_000)
     expect(books.ledgerSum).toBe(books.balance)
   }, 15_000)
@@ -265,7 +268,7 @@ describe('refund requests', () => {
     expect(refused.status).toBe(400)
 
     const created = await u.api.post('/api/payments/create', { amount: 300 }, u.accessToken)
-    const providerId = env.providerIdOf(created.body.data.id)
+    const providerId = await env.providerIdOf(created.body.data.id)
     env.yookassa.pay(providerId)
     await u.api.get(`/api/payments/${created.body.data.id}`, u.accessToken)
 
@@ -284,7 +287,7 @@ describe('refund requests', () => {
     expect(again.status).toBe(409)
     expect(again.body.error).toBe('Заявка на возврат уже рассматривается')
     // No money moved.
-    expect(balanceOf(u.user.id).balance).toBe(350_000_000)
+    expect((await balanceOf(u.user.id)).balance).toBe(350_000_000)
 
     expect((await u.api.get('/api/admin/refund-requests', u.accessToken)).status).toBe(403)
     const admin = await registerUser(env.url, 'refund-admin@example.ru')

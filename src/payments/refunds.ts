@@ -1,6 +1,7 @@
 // Refund requests under the offer's terms: remainder over 100 ₽, within 14 days of the last card
 // top-up, no active API keys. A request is only recorded for an admin; no money moves here.
 import type { Db } from '../db/client'
+import { tx } from '../db/tx'
 import { badRequest, conflict } from '../lib/errors'
 import { newId } from '../lib/crypto'
 import { microsToRub, MICROS_PER_RUB } from '../lib/money'
@@ -21,25 +22,26 @@ const requestToApi = (r: RefundRequestRow) => ({
 export function refundsService(db: Db) {
   const store = paymentsStore(db)
 
-  function eligibility(userId: string, now = new Date()) {
-    const available = store.available(userId)
-    const { lastPaidAt, totalMicros } = store.topUps(userId)
-    const latest = store.latestRefundRequest(userId)
+  /** `s` is the store on the database, or on the unit that then records the request. */
+  async function eligibility(s: typeof store, userId: string, now = new Date()) {
+    const available = await s.available(userId)
+    const { lastPaidAt, totalMicros } = await s.topUps(userId)
+    const latest = await s.latestRefundRequest(userId)
     const reasons: string[] = []
     if (latest?.status === 'pending') reasons.push('Заявка на возврат уже рассматривается')
     if (!lastPaidAt) reasons.push('Возвращаются только средства, внесённые картой, а пополнений картой не было')
     else if (+now - +lastPaidAt > REFUND.windowDays * DAY_MS)
       reasons.push(`Возврат возможен в течение ${REFUND.windowDays} дней после последнего пополнения`)
     if (available <= REFUND.minRemainderRub * MICROS_PER_RUB) reasons.push(`Остаток на балансе должен превышать ${REFUND.minRemainderRub} ₽`)
-    if (store.activeKeyCount(userId) > 0) reasons.push('Отключите или удалите все активные API-ключи')
+    if ((await s.activeKeyCount(userId)) > 0) reasons.push('Отключите или удалите все активные API-ключи')
     // The welcome bonus is not money the customer paid: at most what came in by card goes back.
     const refundable = Math.max(0, Math.min(available, totalMicros ?? 0))
     return { reasons, refundable, lastPaidAt: lastPaidAt ?? null, latest }
   }
 
   return {
-    status(userId: string) {
-      const e = eligibility(userId)
+    async status(userId: string) {
+      const e = await eligibility(store, userId)
       return {
         eligible: e.reasons.length === 0,
         remainder: microsToRub(e.refundable),
@@ -49,21 +51,25 @@ export function refundsService(db: Db) {
       }
     },
 
-    request(userId: string, reason: string | undefined) {
-      return db.transaction(() => {
-        const e = eligibility(userId)
+    async request(userId: string, reason: string | undefined) {
+      const row = await tx(db, async (q) => {
+        const s = paymentsStore(q)
+        // Two requests of one customer at once (two instances): the second waits for the first and sees it.
+        await s.lockUser(userId)
+        const e = await eligibility(s, userId)
         if (e.latest?.status === 'pending') throw conflict('Заявка на возврат уже рассматривается')
         if (e.reasons.length > 0) throw badRequest(e.reasons[0]!)
         const row = { id: newId(), userId, amountMicros: e.refundable, reason: reason?.trim() || null, status: 'pending' as const, createdAt: new Date() }
-        store.insertRefundRequest(row)
-        console.log(`[payments] refund request ${row.id} from user ${userId} for ${microsToRub(row.amountMicros)} ₽`)
-        return requestToApi({ ...row, resolvedAt: null, resolvedBy: null })
+        await s.insertRefundRequest(row)
+        return row
       })
+      console.log(`[payments] refund request ${row.id} from user ${userId} for ${microsToRub(row.amountMicros)} ₽`)
+      return requestToApi({ ...row, resolvedAt: null, resolvedBy: null })
     },
 
     /** The admin's list: every request with the customer's e-mail and current balance. */
-    adminList(limit = 100) {
-      return store.refundRequests(null, limit).map(({ request, email, balanceMicros }) => ({
+    async adminList(limit = 100) {
+      return (await store.refundRequests(null, limit)).map(({ request, email, balanceMicros }) => ({
         ...requestToApi(request),
         userId: request.userId,
         email,

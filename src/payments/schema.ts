@@ -1,4 +1,4 @@
-import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core'
+import { index, integer, table, text } from '../db/dialect'
 import { users } from '../auth/schema'
 
 const timestamp = (name: string) => integer(name, { mode: 'timestamp_ms' })
@@ -12,7 +12,7 @@ export const PAYMENT_STATUSES = ['pending', 'succeeded', 'canceled', 'review'] a
 export type PaymentStatus = (typeof PAYMENT_STATUSES)[number]
 
 /** A card top-up. Our id is the Idempotence-Key and travels in the provider's metadata. */
-export const payments = sqliteTable(
+export const payments = table(
   'payments',
   {
     id: text('id').primaryKey(),
@@ -44,7 +44,7 @@ export type PaymentRow = typeof payments.$inferSelect
 export const REFUND_STATUSES = ['pending', 'approved', 'rejected'] as const
 
 /** A customer's request to refund the remainder; an admin decides, no money moves automatically. */
-export const refundRequests = sqliteTable(
+export const refundRequests = table(
   'refund_requests',
   {
     id: text('id').primaryKey(),

@@ -1,9 +1,13 @@
 // Card top-ups. The rule that keeps the money right: a balance is credited only from the
 // provider's own answer to our GET (never from a notification body or a return visit), only when
 // it matches our row, and only on the row's single transition pending → succeeded, in the same
-// transaction as the ledger row (whose unique reference is a second lock).
+// transaction as the ledger row (whose unique reference is a second lock). With several instances
+// on one database the same notification may reach all of them at once: each asks the provider,
+// and the conditional UPDATE … WHERE status = 'pending' lets exactly one of them credit.
 import type { Config } from '../config'
 import type { Db } from '../db/client'
+import { tx } from '../db/tx'
+import { exclusively } from '../catalog/exclusive'
 import { AppError, badRequest, conflict, notFound } from '../lib/errors'
 import { newId } from '../lib/crypto'
 import { formatMicros, formatRubRu, microsToRub } from '../lib/money'
@@ -48,6 +52,10 @@ export const REVIEW_REASON = 'Платёж на проверке: данные �
 export const NOT_CREATED_REASON = 'Платёж не был создан'
 
 export type PaymentsDeps = { db: Db; config: Config }
+
+/** The lease of reconciliation: one instance at a time asks the provider about stale payments. */
+export const RECONCILE_LEASE = 'payments-reconcile'
+const RECONCILE_LEASE_MS = 10 * 60_000
 
 /** The provider: real YooKassa, or the built-in test provider in-process. */
 function providerFor(config: Config): { client: YooKassaClient; test: FakeYooKassa | null } {
@@ -116,17 +124,20 @@ export function paymentsService({ db, config }: PaymentsDeps, provider = provide
   }
 
   /** Applies the provider's answer to our row; the only code that credits a top-up. */
-  function apply(row: PaymentRow, remote: YooPayment): void {
+  async function apply(row: PaymentRow, remote: YooPayment): Promise<void> {
     const problem = mismatch(row, remote)
     if (problem) {
-      if (store.finish(row.id, 'review', { cancelReason: REVIEW_REASON }))
+      if (await store.finish(row.id, 'review', { cancelReason: REVIEW_REASON }))
         console.error(`[payments] ALERT payment ${row.id} (provider ${row.providerPaymentId}) does not match the provider's answer: ${problem}; nothing credited, held for review`)
       return
     }
     if (remote.status === 'succeeded' && remote.paid !== false) {
-      db.transaction(() => {
-        if (!store.finish(row.id, 'succeeded', { paidAt: remote.captured_at ? new Date(remote.captured_at) : new Date() })) return
-        postMovement(db, {
+      const paidAt = remote.captured_at ? new Date(remote.captured_at) : new Date()
+      // The transition and the credit in one unit: of concurrent deliveries (on any instance) only the
+      // one whose UPDATE … WHERE status = 'pending' returns the row credits; the others change nothing.
+      const credited = await tx(db, async (q) => {
+        if (!(await paymentsStore(q).finish(row.id, 'succeeded', { paidAt }))) return false
+        await postMovement(q, {
           userId: row.userId,
           type: 'topup',
           amountMicros: row.amountMicros,
@@ -134,14 +145,36 @@ export function paymentsService({ db, config }: PaymentsDeps, provider = provide
           description: row.provider === 'test' ? TEST_TOP_UP_DESCRIPTION : 'Пополнение баланса картой',
           reference: `payment:${row.id}`,
         })
-        rearmLowBalance(db, row.userId)
-        console.log(`[payments] payment ${row.id} succeeded: +${formatMicros(row.amountMicros)} ₽ to user ${row.userId}`)
+        await rearmLowBalance(q, row.userId)
+        return true
       })
+      if (credited) console.log(`[payments] payment ${row.id} succeeded: +${formatMicros(row.amountMicros)} ₽ to user ${row.userId}`)
     } else if (remote.status === 'canceled') {
-      if (store.finish(row.id, 'canceled', { cancelReason: cancelReason(remote) })) console.log(`[payments] payment ${row.id} canceled (${remote.cancellation_details?.reason})`)
+      if (await store.finish(row.id, 'canceled', { cancelReason: cancelReason(remote) })) console.log(`[payments] payment ${row.id} canceled (${remote.cancellation_details?.reason})`)
     } else {
-      store.checked(row.id)
+      await store.checked(row.id)
     }
+  }
+
+  /**
+   * The built-in test provider keeps its payments in this process's memory; another instance (or a
+   * restart) that meets one of our pending test payments it never saw rebuilds it from our row, so
+   * the lookup finds it pending instead of "not found" (which would cancel it).
+   */
+  function knownToTestProvider(row: PaymentRow) {
+    if (!test || row.provider !== 'test' || !row.providerPaymentId || row.status !== 'pending' || test.get(row.providerPaymentId)) return
+    test.adopt({
+      id: row.providerPaymentId,
+      status: 'pending',
+      paid: false,
+      amount: { value: amountValue(row.amountMicros), currency: 'RUB' },
+      confirmation: { type: 'redirect', return_url: row.returnUrl, confirmation_url: row.confirmationUrl ?? undefined },
+      description: row.description,
+      metadata: { payment_id: row.id, user_id: row.userId },
+      recipient: { account_id: client.shopId, gateway_id: '100700' },
+      created_at: row.createdAt.toISOString(),
+      test: true,
+    })
   }
 
   /** Asks the provider about one of our pending payments and applies the answer. */
@@ -151,16 +184,35 @@ export function paymentsService({ db, config }: PaymentsDeps, provider = provide
     const running = inFlight.get(providerId)
     if (running) return running
     const job = (async () => {
+      knownToTestProvider(row)
       try {
-        apply(row, await client.getPayment(providerId))
+        await apply(row, await client.getPayment(providerId))
       } catch (e) {
-        if (e instanceof YooKassaError && e.status === 404) store.finish(row.id, 'canceled', { cancelReason: 'Платёж не найден в платёжной системе' })
+        if (e instanceof YooKassaError && e.status === 404) await store.finish(row.id, 'canceled', { cancelReason: 'Платёж не найден в платёжной системе' })
         else throw e
       }
       return store.byId(row.id)
     })().finally(() => inFlight.delete(providerId))
     inFlight.set(providerId, job)
     return job
+  }
+
+  async function reconcileOnce(now: Date): Promise<number> {
+    const stale = await store.stalePending(new Date(+now - config.paymentReconcileAfterSec * 1000), 100)
+    let settled = 0
+    for (const row of stale) {
+      if (!row.providerPaymentId) {
+        await store.finish(row.id, 'canceled', { cancelReason: NOT_CREATED_REASON })
+        continue
+      }
+      const fresh = await refresh(row).catch((e) => {
+        console.error(`[payments] reconcile ${row.id}: ${(e as Error).message}`)
+        return row
+      })
+      if (fresh?.status !== 'pending') settled++
+    }
+    if (settled) console.log(`[payments] reconciliation settled ${settled} payment(s)`)
+    return settled
   }
 
   return {
@@ -190,7 +242,7 @@ export function paymentsService({ db, config }: PaymentsDeps, provider = provide
         paidAt: null,
         checkedAt: null,
       }
-      store.insert(row)
+      await store.insert(row)
       const value = amountValue(micros)
       let remote: YooPayment
       try {
@@ -218,24 +270,24 @@ export function paymentsService({ db, config }: PaymentsDeps, provider = provide
           id,
         )
       } catch (e) {
-        store.finish(id, 'canceled', { cancelReason: NOT_CREATED_REASON })
+        await store.finish(id, 'canceled', { cancelReason: NOT_CREATED_REASON })
         console.error(`[payments] create ${id} failed: ${(e as Error).message}`)
         throw new AppError(502, 'Ошибка создания платежа')
       }
       const confirmationUrl = remote.confirmation?.confirmation_url ?? null
-      store.accepted(id, remote.id, confirmationUrl)
+      await store.accepted(id, remote.id, confirmationUrl)
       if (!confirmationUrl) {
-        store.finish(id, 'canceled', { cancelReason: NOT_CREATED_REASON })
+        await store.finish(id, 'canceled', { cancelReason: NOT_CREATED_REASON })
         throw new AppError(502, 'Ошибка создания платежа')
       }
       return { id, status: 'pending' as const, amount: microsToRub(micros), confirmationUrl }
     },
 
-    list: (userId: string, limit = 20) => store.list(userId, limit).map(toApi),
+    list: async (userId: string, limit = 20) => (await store.list(userId, limit)).map(toApi),
 
     /** Our row, asked about at the provider first while it is pending (the return page polls this). */
     async get(userId: string, id: string) {
-      const row = store.byId(id)
+      const row = await store.byId(id)
       if (!row || row.userId !== userId) throw notFound('Платёж не найден')
       const fresh = await refresh(row).catch((e) => {
         console.error(`[payments] refresh ${id} failed: ${(e as Error).message}`)
@@ -246,16 +298,17 @@ export function paymentsService({ db, config }: PaymentsDeps, provider = provide
 
     /**
      * A notification: its body is only a hint of which payment to look up. Answers at once; the
-     * lookup runs behind, and a lookup that fails is retried by reconciliation.
+     * lookup runs behind, and a lookup that fails is retried by reconciliation. The same notification
+     * reaching several instances at once is answered 200 by each and credited once (apply).
      */
-    notification(body: { event?: unknown; object?: { id?: unknown } }, ip: string): 'accepted' | 'ignored' | 'forbidden' {
+    async notification(body: { event?: unknown; object?: { id?: unknown } }, ip: string): Promise<'accepted' | 'ignored' | 'forbidden'> {
       if (config.yookassaWebhookIpCheck && !isYooKassaAddress(ip)) {
         console.warn(`[payments] notification from ${ip} rejected: not a YooKassa address`)
         return 'forbidden'
       }
       const providerId = body.object?.id
       if (typeof body.event !== 'string' || !body.event.startsWith('payment.') || typeof providerId !== 'string') return 'ignored'
-      const row = store.byProviderId(providerId)
+      const row = await store.byProviderId(providerId)
       if (!row) {
         console.warn(`[payments] notification ${body.event} for unknown payment ${providerId.slice(0, 64)} ignored`)
         return 'ignored'
@@ -264,36 +317,29 @@ export function paymentsService({ db, config }: PaymentsDeps, provider = provide
       return 'accepted'
     },
 
-    /** Asks the provider about payments pending longer than the configured age (lost notifications). */
+    /**
+     * Asks the provider about payments pending longer than the configured age (lost notifications).
+     * One instance at a time does it (a lease); one that finds it taken skips this round. Settling
+     * stays exactly-once anyway (apply).
+     */
     async reconcile(now = new Date()) {
-      const stale = store.stalePending(new Date(+now - config.paymentReconcileAfterSec * 1000), 100)
-      let settled = 0
-      for (const row of stale) {
-        if (!row.providerPaymentId) {
-          store.finish(row.id, 'canceled', { cancelReason: NOT_CREATED_REASON })
-          continue
-        }
-        const fresh = await refresh(row).catch((e) => {
-          console.error(`[payments] reconcile ${row.id}: ${(e as Error).message}`)
-          return row
-        })
-        if (fresh?.status !== 'pending') settled++
-      }
-      if (settled) console.log(`[payments] reconciliation settled ${settled} payment(s)`)
-      return settled
+      const done = await exclusively(db, RECONCILE_LEASE, RECONCILE_LEASE_MS, () => reconcileOnce(now), { wait: false })
+      return done.ran ? done.value : 0
     },
 
     /** The built-in test page: what the payer sees and the two buttons. Absent with real YooKassa. */
     test: test && {
-      view(providerId: string) {
+      async view(providerId: string) {
+        const row = await store.byProviderId(providerId)
+        if (row) knownToTestProvider(row)
         const remote = test.get(providerId)
-        const row = store.byProviderId(providerId)
         if (!remote || !row) throw notFound('Платёж не найден')
         return { id: providerId, amount: microsToRub(row.amountMicros), description: row.description, status: remote.status, returnUrl: row.returnUrl }
       },
       async complete(providerId: string, outcome: 'pay' | 'cancel') {
+        const row = await store.byProviderId(providerId)
+        if (row) knownToTestProvider(row)
         const remote = test.get(providerId)
-        const row = store.byProviderId(providerId)
         if (!remote || !row) throw notFound('Платёж не найден')
         if (remote.status !== 'pending') throw conflict('Платёж уже завершён')
         if (outcome === 'pay') test.pay(providerId)

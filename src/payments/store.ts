@@ -1,39 +1,49 @@
-import { and, desc, eq, isNotNull, lt, max, sql, sum } from 'drizzle-orm'
+import { and, count, desc, eq, isNotNull, lt, max, sql, sum } from 'drizzle-orm'
 import type { Db } from '../db/client'
+import { write } from '../db/tx'
 import { apiKeys } from '../keys/schema'
 import { users } from '../auth/schema'
 import { payments, refundRequests, type PaymentRow, type PaymentStatus } from './schema'
 
+/**
+ * The payment queries. `db` is the database, or a unit's `q` (db/tx.ts) for statements that must
+ * share its transaction; writes outside a unit go through `write`.
+ */
 export const paymentsStore = (db: Db) => ({
-  insert(row: PaymentRow) {
-    db.insert(payments).values(row).run()
+  async insert(row: PaymentRow) {
+    await write(db, (q) => q.insert(payments).values(row))
   },
 
-  byId: (id: string) => db.select().from(payments).where(eq(payments.id, id)).get(),
+  byId: async (id: string) => (await db.select().from(payments).where(eq(payments.id, id)).limit(1))[0],
 
-  byProviderId: (providerId: string) => db.select().from(payments).where(eq(payments.providerPaymentId, providerId)).get(),
+  byProviderId: async (providerId: string) => (await db.select().from(payments).where(eq(payments.providerPaymentId, providerId)).limit(1))[0],
 
   list: (userId: string, limit: number) =>
-    db.select().from(payments).where(eq(payments.userId, userId)).orderBy(desc(payments.createdAt), desc(payments.id)).limit(limit).all(),
+    db.select().from(payments).where(eq(payments.userId, userId)).orderBy(desc(payments.createdAt), desc(payments.id)).limit(limit),
 
-  accepted(id: string, providerPaymentId: string, confirmationUrl: string | null) {
-    db.update(payments).set({ providerPaymentId, confirmationUrl, updatedAt: new Date() }).where(eq(payments.id, id)).run()
+  async accepted(id: string, providerPaymentId: string, confirmationUrl: string | null) {
+    await write(db, (q) => q.update(payments).set({ providerPaymentId, confirmationUrl, updatedAt: new Date() }).where(eq(payments.id, id)))
   },
 
-  /** Moves a pending payment to a final state; false when it was no longer pending (someone else got there first). */
-  finish(id: string, status: Exclude<PaymentStatus, 'pending'>, fields: { cancelReason?: string | null; paidAt?: Date } = {}): boolean {
+  /**
+   * Moves a pending payment to a final state; false when it was no longer pending (someone else got
+   * there first). One conditional UPDATE: of concurrent callers, on any number of instances, exactly
+   * one sees its row come back (PostgreSQL re-checks `status = 'pending'` after the winner commits).
+   */
+  async finish(id: string, status: Exclude<PaymentStatus, 'pending'>, fields: { cancelReason?: string | null; paidAt?: Date } = {}): Promise<boolean> {
     const now = new Date()
-    const res = db
-      .update(payments)
-      .set({ status, cancelReason: fields.cancelReason ?? null, paidAt: fields.paidAt ?? null, updatedAt: now, checkedAt: now })
-      .where(and(eq(payments.id, id), eq(payments.status, 'pending')))
-      .returning({ id: payments.id })
-      .all()
+    const res = await write(db, (q) =>
+      q
+        .update(payments)
+        .set({ status, cancelReason: fields.cancelReason ?? null, paidAt: fields.paidAt ?? null, updatedAt: now, checkedAt: now })
+        .where(and(eq(payments.id, id), eq(payments.status, 'pending')))
+        .returning({ id: payments.id }),
+    )
     return res.length === 1
   },
 
-  checked(id: string) {
-    db.update(payments).set({ checkedAt: new Date() }).where(eq(payments.id, id)).run()
+  async checked(id: string) {
+    await write(db, (q) => q.update(payments).set({ checkedAt: new Date() }).where(eq(payments.id, id)))
   },
 
   /** Pending payments created before `before`, least recently checked first. */
@@ -42,42 +52,51 @@ export const paymentsStore = (db: Db) => ({
       .select()
       .from(payments)
       .where(and(eq(payments.status, 'pending'), lt(payments.createdAt, before)))
-      .orderBy(sql`coalesce(${payments.checkedAt}, 0)`)
-      .limit(limit)
-      .all(),
+      .orderBy(sql`coalesce(${payments.checkedAt}, 0)`, payments.createdAt)
+      .limit(limit),
 
   /**
    * Card money received through the real provider: the last top-up and the total paid. Payments
    * on the built-in test page (provider 'test') moved no money, so they never count towards a
    * refund, whatever the balance says.
    */
-  topUps(userId: string) {
-    return db
+  async topUps(userId: string) {
+    const [row] = await db
       .select({ lastPaidAt: max(payments.paidAt), totalMicros: sum(payments.amountMicros).mapWith(Number) })
       .from(payments)
       .where(and(eq(payments.userId, userId), eq(payments.provider, 'yookassa'), eq(payments.status, 'succeeded'), isNotNull(payments.paidAt)))
-      .get()!
+    return row ?? { lastPaidAt: null, totalMicros: null }
   },
 
-  activeKeyCount: (userId: string) =>
-    db
-      .select({ n: sql<number>`count(*)` })
-      .from(apiKeys)
-      .where(and(eq(apiKeys.userId, userId), eq(apiKeys.isActive, true)))
-      .get()!.n,
+  activeKeyCount: async (userId: string) =>
+    (
+      await db
+        .select({ n: count() })
+        .from(apiKeys)
+        .where(and(eq(apiKeys.userId, userId), eq(apiKeys.isActive, true)))
+    )[0]?.n ?? 0,
 
-  available: (userId: string) =>
-    db
-      .select({ a: sql<number>`${users.balanceMicros} - ${users.heldMicros}` })
-      .from(users)
-      .where(eq(users.id, userId))
-      .get()?.a ?? 0,
+  available: async (userId: string) =>
+    (
+      await db
+        .select({ a: sql<number>`${users.balanceMicros} - ${users.heldMicros}`.mapWith(Number) })
+        .from(users)
+        .where(eq(users.id, userId))
+    )[0]?.a ?? 0,
 
-  latestRefundRequest: (userId: string) =>
-    db.select().from(refundRequests).where(eq(refundRequests.userId, userId)).orderBy(desc(refundRequests.createdAt)).limit(1).get(),
+  /**
+   * Takes the customer's row lock until the unit ends (PostgreSQL; a no-op write on SQLite, whose
+   * units already run one at a time), so two requests of one customer are decided one after the other.
+   */
+  async lockUser(userId: string) {
+    await db.update(users).set({ heldMicros: sql`${users.heldMicros}` }).where(eq(users.id, userId))
+  },
 
-  insertRefundRequest(row: typeof refundRequests.$inferInsert) {
-    db.insert(refundRequests).values(row).run()
+  latestRefundRequest: async (userId: string) =>
+    (await db.select().from(refundRequests).where(eq(refundRequests.userId, userId)).orderBy(desc(refundRequests.createdAt), desc(refundRequests.id)).limit(1))[0],
+
+  async insertRefundRequest(row: typeof refundRequests.$inferInsert) {
+    await write(db, (q) => q.insert(refundRequests).values(row))
   },
 
   /** For the admin: requests with the customer's e-mail, pending first. */
@@ -87,9 +106,8 @@ export const paymentsStore = (db: Db) => ({
       .from(refundRequests)
       .innerJoin(users, eq(users.id, refundRequests.userId))
       .where(status ? eq(refundRequests.status, status) : undefined)
-      .orderBy(sql`${refundRequests.status} = 'pending' desc`, desc(refundRequests.createdAt))
-      .limit(limit)
-      .all(),
+      .orderBy(sql`case when ${refundRequests.status} = 'pending' then 0 else 1 end`, desc(refundRequests.createdAt))
+      .limit(limit),
 })
 
 export type PaymentsStore = ReturnType<typeof paymentsStore>

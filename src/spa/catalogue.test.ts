@@ -128,7 +128,7 @@ test('the sitemap lists /models and every model page; robots.txt does not block 
   expect(robots).not.toMatch(/^Disallow: \/models/m)
 })
 
-test('hostile catalogue text is escaped in the title, head, JSON-LD and page text', () => {
+test('hostile catalogue text is escaped in the title, head, JSON-LD and page text', async () => {
   const evil = '</script><script>alert(1)</script><img src=x onerror=alert(2)>"\''
   const row = { id: 'evil/model"<x>', name: evil, description: evil } as unknown as ModelRow
   const deps: PageDeps = {
@@ -152,7 +152,7 @@ test('hostile catalogue text is escaped in the title, head, JSON-LD and page tex
     } as unknown as PageDeps['catalog'],
   }
   for (const path of ['/models', `/models/${encodeURIComponent(row.id)}`]) {
-    const page = resolvePage(path, deps)
+    const page = await resolvePage(path, deps)
     expect(page.status).toBe(200)
     const html = headHtml(page.meta, PUBLIC_URL) + page.body
     expect(html).not.toContain('<script>alert')

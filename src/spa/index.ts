@@ -142,9 +142,9 @@ export function spaRoutes(deps: PageDeps) {
     )
     .get(
       '/sitemap.xml',
-      () => {
+      async () => {
         const built = existsSync(index) ? statSync(index).mtime : new Date()
-        return new Response(sitemapXml(deps.db, origin, built, deps.catalog.list().map((m) => m.id)), {
+        return new Response(await sitemapXml(deps.db, origin, built, deps.catalog.list().map((m) => m.id)), {
           headers: { 'content-type': 'application/xml; charset=utf-8', 'cache-control': 'public, max-age=600' },
         })
       },
@@ -152,7 +152,7 @@ export function spaRoutes(deps: PageDeps) {
     )
     .get(
       '/*',
-      ({ path, request }) => {
+      async ({ path, request }) => {
         if (path === '/api' || path.startsWith('/api/')) return json(404, { success: false, error: 'Не найдено' })
         if (path === '/v1' || path.startsWith('/v1/'))
           return json(404, { error: { message: `Unknown endpoint ${path}`, type: 'invalid_request_error', code: 'not_found', param: null } })
@@ -172,7 +172,7 @@ export function spaRoutes(deps: PageDeps) {
         const shell = loadShell()
         if (!shell)
           return new Response('Интерфейс не собран: выполните `bun run build`.', { status: 503, headers: { 'content-type': 'text/plain; charset=utf-8', ...referrer } })
-        const page = resolvePage(path, deps)
+        const page = await resolvePage(path, deps)
         const html = pageHtml(shell, page, origin, showcaseIsland(deps) + (deps.config.testPaymentsBanner ? TEST_PAYMENTS_ISLAND : ''))
         const headers = {
           'content-type': 'text/html; charset=utf-8',

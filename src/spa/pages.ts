@@ -216,7 +216,7 @@ function chunkFor(path: string): string | undefined {
 
 const isKnown = (path: string) => KNOWN.has(path) || PREFIX_CHUNKS.some(([prefix]) => path.startsWith(prefix) && path.length > prefix.length)
 
-export function resolvePage(rawPath: string, deps: PageDeps): RenderedPage {
+export async function resolvePage(rawPath: string, deps: PageDeps): Promise<RenderedPage> {
   const origin = deps.config.publicUrl
   const path = rawPath.length > 1 ? rawPath.replace(/\/+$/, '') : rawPath
   const chunk = chunkFor(path)
@@ -230,7 +230,7 @@ export function resolvePage(rawPath: string, deps: PageDeps): RenderedPage {
     } catch {
       slug = ''
     }
-    const row = slug && !slug.includes('/') ? store.publishedBySlug(slug) : undefined
+    const row = slug && !slug.includes('/') ? await store.publishedBySlug(slug) : undefined
     if (!row) {
       return {
         status: 404,
@@ -267,9 +267,9 @@ export function resolvePage(rawPath: string, deps: PageDeps): RenderedPage {
   if (!isKnown(path)) return { status: 404, meta: { ...meta, noindex: true }, body: wrap('<p>Страница не найдена.</p>') }
 
   let content = '<p>Для работы AI Gateway включите JavaScript в браузере.</p>'
-  if (path === '/') content = landingHtml(deps, store.published(3).map(postToApi))
+  if (path === '/') content = landingHtml(deps, (await store.published(3)).map(postToApi))
   else if (path === '/blog') {
-    const posts = store.published(BLOG_LIST_LIMIT).map(postToApi)
+    const posts = (await store.published(BLOG_LIST_LIMIT)).map(postToApi)
     content = `<h1>Статьи о новых AI-моделях</h1>${posts.length ? postListHtml(posts) : '<p>Статей пока нет.</p>'}`
   } else if (LEGAL[path]) content = documentHtml(LEGAL_DOCUMENTS[LEGAL[path]!], true)
   else if (path === '/services') content = documentHtml(SERVICES_DOCUMENT) + '<p><a href="/register">Зарегистрироваться</a> · <a href="/docs">Документация</a></p>'

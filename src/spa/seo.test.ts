@@ -18,12 +18,17 @@ beforeAll(async () => {
 })
 afterAll(() => server.stop())
 
-function seed(...posts: Parameters<typeof seedBlogPost>[1][]) {
-  const { sqlite, db } = openDatabase(join(server.dataDir, 'gateway.db'))
+/** The server's database: its PostgreSQL URL in the PostgreSQL run, else its SQLite file. */
+const serverDatabase = (s: { dataDir: string; databaseUrl?: string }) => s.databaseUrl ?? join(s.dataDir, 'gateway.db')
+
+async function seed(...posts: Parameters<typeof seedBlogPost>[1][]) {
+  const { db, close } = openDatabase(serverDatabase(server))
   try {
-    return posts.map((p) => seedBlogPost(db, p))
+    const seeded = []
+    for (const p of posts) seeded.push(await seedBlogPost(db, p))
+    return seeded
   } finally {
-    sqlite.close()
+    await close()
   }
 }
 
@@ -97,7 +102,7 @@ describe('landing without JavaScript', () => {
 
   test('the text carries the hero, nine real catalogue models, up to three latest posts and the provider facts', async () => {
     const day = 86_400_000
-    seed(
+    await seed(
       { title: 'Пост номер один', slug: 'landing-1', publishedAt: new Date(Date.now() - 4 * day) },
       { title: 'Пост номер два', slug: 'landing-2', publishedAt: new Date(Date.now() - 3 * day) },
       { title: 'Пост номер три', slug: 'landing-3', publishedAt: new Date(Date.now() - 2 * day) },
@@ -129,7 +134,7 @@ describe('landing without JavaScript', () => {
 
 describe('blog article without JavaScript', () => {
   test('metadata, BlogPosting JSON-LD and the article text', async () => {
-    const [post] = seed({
+    const [post] = await seed({
       title: 'GPT-4o: что умеет новая модель',
       slug: 'gpt-4o-review',
       description: 'Короткое описание статьи.',
@@ -175,7 +180,7 @@ describe('blog article without JavaScript', () => {
   })
 
   test('a missing or unpublished article answers 404 and stays out of the index', async () => {
-    seed({ title: 'Ещё черновик', slug: 'draft-404', publishedAt: null })
+    await seed({ title: 'Ещё черновик', slug: 'draft-404', publishedAt: null })
     for (const path of ['/blog/no-such-article', '/blog/draft-404']) {
       const page = await crawl(path)
       expect(page.status).toBe(404)
@@ -186,7 +191,7 @@ describe('blog article without JavaScript', () => {
   })
 
   test('scripts, event handlers and javascript: links in the markdown never reach the HTML; metadata is escaped', async () => {
-    seed({
+    await seed({
       title: 'XSS "><script>alert(1)</script>',
       slug: 'xss-post',
       description: 'Описание с </script><script>alert(2)</script>',
@@ -236,7 +241,7 @@ describe('other pages without JavaScript', () => {
   })
 
   test('the blog list, docs, services and legal pages carry their text', async () => {
-    seed({ title: 'Статья для списка', slug: 'list-post' })
+    await seed({ title: 'Статья для списка', slug: 'list-post' })
     const blog = await crawl('/blog')
     expect([blog.status, blog.canonical]).toEqual([200, `${PUBLIC_URL}/blog`])
     expect(blog.noscript).toContain('<a href="/blog/list-post">Статья для списка</a>')
@@ -284,7 +289,7 @@ describe('other pages without JavaScript', () => {
 
 describe('sitemap.xml and robots.txt', () => {
   test('the sitemap lists the public pages and every published article with its date, no drafts', async () => {
-    const [published] = seed(
+    const [published] = await seed(
       { title: 'Для карты сайта', slug: 'sitemap-post', publishedAt: new Date('2025-10-05T12:00:00Z'), updatedAt: new Date('2025-10-07T08:00:00Z') },
       { title: 'Черновик карты', slug: 'sitemap-draft', publishedAt: null },
     )

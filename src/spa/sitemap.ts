@@ -26,14 +26,13 @@ function publishedForSitemap(db: Db) {
     .select({ slug: blogPosts.slug, publishedAt: blogPosts.publishedAt, updatedAt: blogPosts.updatedAt })
     .from(blogPosts)
     .where(isNotNull(blogPosts.publishedAt))
-    .orderBy(desc(blogPosts.publishedAt))
+    .orderBy(desc(blogPosts.publishedAt), desc(blogPosts.id))
     .limit(49_000)
-    .all()
 }
 
 /** `siteUpdated`: when the static pages last changed (the build's time). */
-export function sitemapXml(db: Db, origin: string, siteUpdated: Date, modelIds: readonly string[] = []): string {
-  const posts = publishedForSitemap(db)
+export async function sitemapXml(db: Db, origin: string, siteUpdated: Date, modelIds: readonly string[] = []): Promise<string> {
+  const posts = await publishedForSitemap(db)
   const lastPost = posts.reduce<Date | null>((max, p) => {
     const t = p.updatedAt > p.publishedAt! ? p.updatedAt : p.publishedAt!
     return !max || t > max ? t : max

@@ -2,6 +2,7 @@ import { Elysia } from 'elysia'
 import { sql } from 'drizzle-orm'
 import type { Config } from '../config'
 import type { Db } from '../db/client'
+import { selectRows } from '../db/sql'
 import { envelope, errors, ok } from '../lib/http'
 import type { Mailer } from '../mail/service'
 import pkg from '../../package.json'
@@ -11,8 +12,8 @@ export function systemRoutes(config: Config, db: Db, mailer: Mailer) {
   const started = Date.now()
   return new Elysia({ name: 'system', prefix: '/api', detail: { tags: ['Система'] } }).get(
     '/health',
-    () => {
-      db.get(sql`select 1`) // throws (→ 500) if the database is unusable
+    async () => {
+      await selectRows(db, sql`select 1 as ok`) // throws (→ 500) if the database is unusable
       return ok({
         status: 'ok' as const,
         version: pkg.version,

@@ -1,3 +1,5 @@
+import { onPostgres } from '../db/dialect'
+import { databaseReader } from '../test-support/db-reader'
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { Database } from 'bun:sqlite'
 import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs'
@@ -75,12 +77,15 @@ describe('process', () => {
     const { email, password } = await registerUser(first.url)
     expect(await first.stop()).toBe(0)
     expect(first.logs()).toContain('stopped')
-    expect(existsSync(join(dataDir, 'gateway.db'))).toBe(true)
-    const tables = new Database(join(dataDir, 'gateway.db'), { readonly: true })
-      .query("select name from sqlite_master where type = 'table'")
-      .all()
-      .map((r: any) => r.name)
-    expect(tables).toEqual(expect.arrayContaining(['users', 'ledger_entries', 'refresh_tokens', 'password_resets', '__drizzle_migrations']))
+    if (!onPostgres) expect(existsSync(join(dataDir, 'gateway.db'))).toBe(true) // PostgreSQL: the harness's database
+    const tables = (
+      await databaseReader(first.databaseUrl)<{ name: string }>(
+        onPostgres
+          ? "select table_name as name from information_schema.tables where table_schema in ('public', 'drizzle')"
+          : "select name from sqlite_master where type = 'table'",
+      )
+    ).map((r) => r.name)
+    expect(tables).toEqual(expect.arrayContaining(['users', 'ledger_entries', 'refresh_tokens', 'password_resets', 'holds', '__drizzle_migrations']))
 
     const second = await startServer({ DATA_DIR: dataDir })
     try {

@@ -1,7 +1,6 @@
 // A gateway under test: the fake upstream (the demo upstream with faults on) as a real HTTP server,
 // and the real app as a child process pointed at it with a fixed USD/RUB rate.
-import { Database } from 'bun:sqlite'
-import { join } from 'node:path'
+import { databaseReader } from './db-reader'
 import { startFakeUpstream, type DemoUpstreamOptions } from '../upstream/demo'
 import { ceilUnits, dec, mul } from '../lib/decimal'
 import { client, registerUser, startServer } from './server'
@@ -9,22 +8,10 @@ import { client, registerUser, startServer } from './server'
 export const TEST_RATE = '92.5431'
 export const UPSTREAM_KEY = 'sk-or-v1-test-upstream-key'
 
-/** Runs a query on the server's SQLite file through a read-only connection of its own. */
-export const databaseReader =
-  (dbPath: string) =>
-  <T>(sql: string, ...params: (string | number)[]): T[] => {
-    const conn = new Database(dbPath, { readonly: true })
-    try {
-      return conn.query(sql).all(...params) as T[]
-    } finally {
-      conn.close()
-    }
-  }
-
 export async function startGateway(env: Record<string, string> = {}, upstreamOpts: DemoUpstreamOptions = {}) {
   const upstream = await startFakeUpstream({ faults: true, tokenDelayMs: 2, apiKey: UPSTREAM_KEY, ...upstreamOpts })
   const server = await startServer({ OPENROUTER_API_KEY: UPSTREAM_KEY, OPENROUTER_BASE_URL: upstream.url, USD_RUB_RATE: TEST_RATE, ...env })
-  const read = databaseReader(join(server.dataDir, 'gateway.db'))
+  const read = databaseReader(server.databaseUrl)
   return {
     upstream,
     server,
@@ -37,10 +24,10 @@ export async function startGateway(env: Record<string, string> = {}, upstreamOpt
       return { ...u, key: res.body.data.key as string, keyId: res.body.data.id as string }
     },
     /** Balance, held amount (the sum of open holds) and ledger sum straight from the database, in micro-rubles. */
-    books(userId: string) {
-      const [u] = read<{ balance_micros: number; held_micros: number }>('select balance_micros, held_micros from users where id = ?', userId)
-      const [l] = read<{ s: number }>('select coalesce(sum(amount_micros), 0) as s from ledger_entries where user_id = ?', userId)
-      const usage = read<{ cost_micros: number; status: string; model: string; upstream_id: string | null; prompt_tokens: number; completion_tokens: number }>(
+    async books(userId: string) {
+      const [u] = await read<{ balance_micros: number; held_micros: number }>('select balance_micros, held_micros from users where id = ?', userId)
+      const [l] = await read<{ s: number }>('select coalesce(sum(amount_micros), 0) as s from ledger_entries where user_id = ?', userId)
+      const usage = await read<{ cost_micros: number; status: string; model: string; upstream_id: string | null; prompt_tokens: number; completion_tokens: number }>(
         'select cost_micros, status, model, upstream_id, prompt_tokens, completion_tokens from usage_logs where user_id = ? order by created_at',
         userId,
       )

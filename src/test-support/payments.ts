@@ -21,8 +21,8 @@ export async function startPayments(env: Record<string, string> = {}) {
     yookassa,
     webhookUrl: `${gw.url}/api/payments/webhook`,
     /** The provider's payment behind one of ours (from the create call's Idempotence-Key). */
-    providerIdOf(paymentId: string): string {
-      const [row] = gw.read<{ provider_payment_id: string }>('select provider_payment_id from payments where id = ?', paymentId)
+    async providerIdOf(paymentId: string): Promise<string> {
+      const [row] = await gw.read<{ provider_payment_id: string }>('select provider_payment_id from payments where id = ?', paymentId)
       return row!.provider_payment_id
     },
     async stop() {

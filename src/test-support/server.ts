@@ -12,6 +12,8 @@ const ENTRY = new URL('../index.ts', import.meta.url).pathname
 export type TestServer = {
   url: string
   dataDir: string
+  /** The server's database: its SQLite file, or its PostgreSQL database in the PostgreSQL run. */
+  databaseUrl: string
   logs: () => string
   stop: () => Promise<number>
   /** SIGKILL: a crash, with no graceful shutdown (the data directory is kept). */
@@ -89,6 +91,7 @@ async function startOnce(env: Record<string, string>): Promise<TestServer> {
   return {
     url: `http://127.0.0.1:${bound}`,
     dataDir,
+    databaseUrl: env.DATABASE_URL ?? join(dataDir, 'gateway.db'),
     logs: () => output,
     async stop() {
       if (proc.exitCode === null) proc.kill('SIGTERM')

@@ -54,9 +54,9 @@ export function uploadsRoutes(uploads: UploadsService, auth: AuthService, guard:
         if (query.sig === undefined && query.exp === undefined) {
           const token = bearer(headers.authorization)
           const payload = token ? await accessJwt.verify(token) : false
-          viewerId = payload && typeof payload.sub === 'string' ? (auth.userForToken(payload.sub)?.id ?? null) : null
+          viewerId = payload && typeof payload.sub === 'string' ? ((await auth.userForToken(payload.sub))?.id ?? null) : null
         }
-        const found = uploads.open(params.name, { exp: query.exp, sig: query.sig, viewerId })
+        const found = await uploads.open(params.name, { exp: query.exp, sig: query.sig, viewerId })
         if (found.error !== null) throw OPEN_ERRORS[found.error]
         if (!(await found.file.exists())) throw OPEN_ERRORS[404]
         const { row } = found

@@ -1,8 +1,8 @@
-import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core'
+import { index, integer, table, text } from '../db/dialect'
 import { users } from '../auth/schema'
 
-/** A file a customer attached in the Playground; the bytes live in DATA_DIR/uploads/<name>. */
-export const uploads = sqliteTable(
+/** A file a customer attached in the Playground; the bytes live in UPLOADS_DIR/uploads/<name> (UPLOADS_DIR defaults to DATA_DIR). */
+export const uploads = table(
   'uploads',
   {
     id: text('id').primaryKey(),

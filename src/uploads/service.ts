@@ -1,4 +1,5 @@
-// Playground attachments: checked by content, stored under DATA_DIR/uploads with random names,
+// Playground attachments: checked by content, stored under UPLOADS_DIR/uploads (DATA_DIR unless set;
+// the storage every instance shares when there are several) with random names,
 // readable by their owner (session) or through a signed, expiring URL (the model provider and
 // the browser's <img> tags fetch those without credentials).
 import { createHmac, timingSafeEqual } from 'node:crypto'
@@ -43,7 +44,7 @@ export type PublicUpload = { id: string; url: string; filename: string; mimetype
 
 export function uploadsService(config: Config, db: Db) {
   const store = uploadsStore(db)
-  const dir = join(config.dataDir, 'uploads')
+  const dir = join(config.uploadsDir, 'uploads')
   mkdirSync(dir, { recursive: true })
   const sign = (name: string, exp: number) => createHmac('sha256', config.jwtSecret).update(`upload:${name}:${exp}`).digest('base64url')
 
@@ -71,7 +72,7 @@ export function uploadsService(config: Config, db: Db) {
       const bytes = new Uint8Array(await file.arrayBuffer())
       const kind = sniff(bytes, filename)
       if (!kind.ok) throw badRequest(UPLOAD_MESSAGES[kind.reason])
-      if (store.totalSizeForUser(userId) + bytes.length > USER_QUOTA_BYTES) throw badRequest(UPLOAD_MESSAGES.quota)
+      if ((await store.totalSizeForUser(userId)) + bytes.length > USER_QUOTA_BYTES) throw badRequest(UPLOAD_MESSAGES.quota)
       const row: UploadRow = { id: newId(), userId, name: randomToken(24), filename, mimetype: kind.mimetype, size: bytes.length, createdAt: new Date() }
       try {
         await Bun.write(join(dir, row.name), bytes)
@@ -79,7 +80,7 @@ export function uploadsService(config: Config, db: Db) {
         console.error(`[uploads] write failed: ${(e as Error).message}`)
         throw new AppError(500, UPLOAD_MESSAGES.failed)
       }
-      store.insert(row)
+      await store.insert(row)
       return toPublic(row)
     },
 
@@ -87,12 +88,15 @@ export function uploadsService(config: Config, db: Db) {
      * The file behind a URL: with a valid signature for anyone, otherwise only for its owner.
      * `viewerId` is the signed-in user (or null).
      */
-    open(name: string, access: { exp?: string; sig?: string; viewerId: string | null }): { error: 401 | 403 | 404 } | { error: null; row: UploadRow; file: ReturnType<typeof Bun.file> } {
+    async open(
+      name: string,
+      access: { exp?: string; sig?: string; viewerId: string | null },
+    ): Promise<{ error: 401 | 403 | 404 } | { error: null; row: UploadRow; file: ReturnType<typeof Bun.file> }> {
       if (!UPLOAD_NAME_RE.test(name)) return { error: 404 as const }
       if (access.exp !== undefined || access.sig !== undefined) {
         if (!access.exp || !access.sig || !validSignature(name, access.exp, access.sig)) return { error: 403 as const }
       } else if (!access.viewerId) return { error: 401 as const }
-      const row = store.byName(name)
+      const row = await store.byName(name)
       if (!row) return { error: 404 as const }
       if (access.sig === undefined && row.userId !== access.viewerId) return { error: 404 as const }
       return { error: null, row, file: Bun.file(join(dir, row.name)) }
@@ -109,8 +113,8 @@ export function uploadsService(config: Config, db: Db) {
     byName: (name: string) => store.byName(name),
 
     /** Deletes rows and bytes (chat deletion). */
-    remove(ids: string[]) {
-      for (const { name } of store.deleteByIds(ids)) rmSync(join(dir, name), { force: true })
+    async remove(ids: string[]) {
+      for (const { name } of await store.deleteByIds(ids)) rmSync(join(dir, name), { force: true })
     },
   }
 }

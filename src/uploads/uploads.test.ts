@@ -2,7 +2,8 @@
 // content (not by name), unguessable storage, owner-only reads and signed links.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { createHmac } from 'node:crypto'
-import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { startServer, freshIp, readResult, registerUser, TEST_JWT_SECRET, type TestServer } from '../test-support/server'
 
@@ -204,5 +205,27 @@ describe('storage and access', () => {
     expect(res.headers.get('content-type')).toBe('text/plain; charset=utf-8')
     expect(res.headers.get('content-security-policy')).toContain('sandbox')
     expect(res.headers.get('content-disposition')).toBe(`inline; filename="_____.txt"; filename*=UTF-8''${encodeURIComponent('отчёт.txt')}`)
+  })
+})
+
+describe('UPLOADS_DIR', () => {
+  test('the bytes live in the storage instances share, not in DATA_DIR, and are served from there', async () => {
+    const shared = mkdtempSync(join(tmpdir(), 'gateway-uploads-'))
+    const own = await startServer({ UPLOADS_DIR: shared })
+    try {
+      const u = await registerUser(own.url)
+      const form = new FormData()
+      form.append('file', new File(['общий диск'], 'shared.txt'))
+      const res = await readResult(await fetch(`${own.url}/api/upload`, { method: 'POST', headers: { 'x-forwarded-for': freshIp(), authorization: `Bearer ${u.accessToken}` }, body: form }))
+      expect(res.status).toBe(201)
+      const name = nameOf(res.body.data.url)
+      expect(readFileSync(join(shared, 'uploads', name), 'utf8')).toBe('общий диск')
+      expect(existsSync(join(own.dataDir, 'uploads', name))).toBe(false)
+      const back = await fetch(`${own.url}/api/uploads/${name}`, { headers: { authorization: `Bearer ${u.accessToken}` } })
+      expect([back.status, await back.text()]).toEqual([200, 'общий диск'])
+    } finally {
+      await own.stop()
+      rmSync(shared, { recursive: true, force: true })
+    }
   })
 })

@@ -130,6 +130,10 @@ export function createFakeYooKassa(opts: FakeYooKassaOptions) {
     log,
     faults,
     get: (id: string) => payments.get(id),
+    /** Takes in a payment created elsewhere (another instance's test provider), unless already known. */
+    adopt: (payment: YooPayment) => {
+      if (!payments.has(payment.id)) payments.set(payment.id, payment)
+    },
     pay: (id: string) => settle(id, 'succeeded'),
     cancel: (id: string, reason?: string) => settle(id, 'canceled', reason),
   }

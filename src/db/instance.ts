@@ -1,0 +1,7 @@
+// This process among the instances sharing one database: it owns the holds of the requests it
+// serves and the leases it claims. INSTANCE_ID names it in logs; by default a fresh id per start,
+// so a restarted instance never mistakes its predecessor's holds for its own.
+export const INSTANCE_ID = process.env.INSTANCE_ID?.trim() || crypto.randomUUID()
+
+/** How long an instance vouches for its open holds; renewed at a third of it while it lives. */
+export const HOLD_LEASE_MS = Math.max(1000, Number(process.env.HOLD_LEASE_MS) || 30_000)

@@ -1,0 +1,13 @@
+// How the stores write, the same on both stores. `tx` runs a unit atomically; `write` runs a
+// single-statement write. On SQLite both go through the process's one writer (group-commit.ts), so
+// concurrent writes share commits and never land inside someone else's transaction; on PostgreSQL
+// `tx` is a transaction on a pooled connection and `write` a plain statement.
+// Bodies await database statements only (never the network: on SQLite every writer waits for them).
+import type { Db } from './client'
+import { groupCommit, type Work } from './group-commit'
+
+/** Runs `work` in one transaction; if it throws, nothing of it is written. */
+export const tx = <T>(db: Db, work: Work<T>): Promise<T> => groupCommit(db)(work)
+
+/** Runs one writing statement (its `returning` rows, if any, are the answer). */
+export const write = <T>(db: Db, work: Work<T>): Promise<T> => groupCommit(db)(work, { single: true })
