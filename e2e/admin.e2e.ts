@@ -213,6 +213,12 @@ test.describe('admin area', () => {
     const consoleWatch = watchConsole(page)
     await page.setViewportSize({ width: 1280, height: 900 })
     await signInAsAdmin(page)
+    // Start from an empty blog: other specs on this shared server (a11y) seed articles of their own.
+    await page.evaluate(async () => {
+      const headers = { Authorization: `Bearer ${localStorage.getItem('accessToken')}` }
+      const posts = (await (await fetch('/api/blog/admin/posts', { headers })).json()).data as Array<{ id: string }>
+      for (const p of posts) await fetch(`/api/blog/admin/posts/${p.id}`, { method: 'DELETE', headers })
+    })
     await page.goto('/app/admin/blog')
     await expect(page.getByRole('heading', { level: 1, name: 'Блог' })).toBeVisible()
     await expect(page.getByTestId('autopost-last-run')).toHaveText('Никогда')

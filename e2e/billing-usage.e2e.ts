@@ -71,6 +71,7 @@ test.describe('Billing', () => {
   test('top up 500 on the test payment page → success banner, 550 ₽, the top-up in the history; a canceled payment; refund and alert settings', async ({
     page,
   }) => {
+    test.slow() // a dozen steps with two payments: more than a minute on a busy CI machine
     const consoleWatch = watchConsole(page)
     await page.setViewportSize({ width: 1280, height: 900 })
     await signIn(page)
