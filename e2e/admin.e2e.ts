@@ -1,25 +1,9 @@
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test'
-import { loginViaUi, registerViaUi, shoot, SHOTS, spaced, uniqueEmail, watchConsole } from './helpers'
+import { ADMIN_EMAIL, apiCustomer, registerViaUi, shoot, SHOTS, signInAsAdmin, spaced, uniqueEmail, watchConsole } from './helpers'
 
-const ADMIN_EMAIL = 'admin@e2e.ru' // ADMIN_EMAILS in playwright.config.ts
-// accounts.e2e.ts registers the same account with this password; whichever spec runs first creates it.
-const ADMIN_PASSWORD = 'first-password-1'
 const PASSWORD = 'admin-spec-pass-1'
 
-/** A customer made through the API, with a session token to check what the admin did. */
-async function customer(request: APIRequestContext, tag: string) {
-  const email = uniqueEmail(tag)
-  const res = await request.post('/api/auth/register', { data: { email, password: PASSWORD } })
-  expect(res.status()).toBe(201)
-  const { data } = await res.json()
-  return { email, id: data.user.id as string, token: data.accessToken as string }
-}
-
-async function signInAsAdmin(page: Page) {
-  const res = await page.request.post('/api/auth/register', { data: { email: ADMIN_EMAIL, password: ADMIN_PASSWORD } })
-  expect([201, 409]).toContain(res.status())
-  await loginViaUi(page, ADMIN_EMAIL, ADMIN_PASSWORD)
-}
+const customer = (request: APIRequestContext, tag: string) => apiCustomer(request, tag, PASSWORD)
 
 const toast = (page: Page, text: string | RegExp) => page.getByRole('region', { name: 'Уведомления' }).getByText(text).first()
 

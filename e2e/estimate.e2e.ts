@@ -3,10 +3,12 @@
 // that is then sent; for a model priced only by the picture it draws, the estimate shown before
 // sending is the charge shown after — to the micro-ruble, for one picture and for two.
 import { expect, test, type Page, type Request } from '@playwright/test'
-import { apiGet, loginViaUi, price, registerViaUi, shoot, spaced, uniqueEmail, watchConsole } from './helpers'
+import { apiGet, fileAccount, price, serverEstimate, shoot, spaced, watchConsole } from './helpers'
 
 const PASSWORD = 'estimate-pass-1'
 const FLUX = 'black-forest-labs/flux.2-pro'
+// The first test registers the account, the second signs in to it.
+const signIn = fileAccount('estimate', PASSWORD)
 
 interface CatalogueModel {
   id: string
@@ -22,18 +24,6 @@ interface Estimate {
 
 const composer = (page: Page) => page.getByRole('textbox', { name: 'Сообщение' })
 const lastReply = (page: Page) => page.getByTestId('assistant-message').last()
-
-/** The server's estimate for a body, asked the way the page asks. */
-function serverEstimate(page: Page, body: unknown): Promise<Estimate> {
-  return page.evaluate(async (b) => {
-    const response = await fetch('/api/playground/estimate', {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${localStorage.getItem('accessToken')}` },
-      body: JSON.stringify(b),
-    })
-    return (await response.json()).data
-  }, body)
-}
 
 /** The last estimate request the page made, parsed. */
 function recordEstimates(page: Page) {
@@ -56,14 +46,11 @@ async function settledFigure(page: Page, testId: 'image-estimate' | 'cost-estima
 test.describe.configure({ mode: 'serial' })
 
 test.describe('estimate before sending = charge after', () => {
-  let email = ''
-
   test('FLUX.2 [pro] (priced by the picture it draws): the image estimate equals the charge, for one picture and for two', async ({ page }) => {
     test.slow() // two generations and a dozen round trips: more than a minute on a busy machine
     const consoleWatch = watchConsole(page)
     await page.setViewportSize({ width: 1280, height: 800 })
-    email = uniqueEmail('estimate')
-    await registerViaUi(page, email, PASSWORD)
+    await signIn(page)
     const lastEstimateBody = recordEstimates(page)
 
     const models = await apiGet<CatalogueModel[]>(page, '/v1/models')
@@ -89,7 +76,7 @@ test.describe('estimate before sending = charge after', () => {
     // It is the server's bound for the request as it will be sent, which for this model is the picture's price.
     const asked = lastEstimateBody() as { images: Record<string, unknown> }
     expect(asked).toEqual({ images: { model: FLUX, prompt, size: '1024x1024', quality: 'standard', n: 1, response_format: 'url' } })
-    const estimate = await serverEstimate(page, asked)
+    const estimate = await serverEstimate<Estimate>(page, asked)
     expect(estimate).toMatchObject({ affordable: true, message: null })
     expect(spaced(price(estimate.maxCost!))).toBe(shown)
     expect(estimate.maxCost).toBeCloseTo(perPicture, 9)
@@ -115,7 +102,7 @@ test.describe('estimate before sending = charge after', () => {
     // Two pictures: the estimate doubles, and the charge is that.
     await page.getByTestId('image-settings').getByLabel('Количество').selectOption('2')
     const shownTwo = await settledFigure(page, 'image-estimate')
-    const estimateTwo = await serverEstimate(page, lastEstimateBody())
+    const estimateTwo = await serverEstimate<Estimate>(page, lastEstimateBody())
     expect((lastEstimateBody() as { images: { n: number } }).images.n).toBe(2)
     expect(estimateTwo.maxCost).toBeCloseTo(2 * estimate.maxCost!, 9)
     expect(spaced(price(2 * estimate.maxCost!))).toBe(shownTwo)
@@ -134,8 +121,7 @@ test.describe('estimate before sending = charge after', () => {
   test('the estimate on a phone (360×740), and «—» when the server cannot estimate', async ({ page }) => {
     const consoleWatch = watchConsole(page)
     await page.setViewportSize({ width: 360, height: 740 })
-    if (email) await loginViaUi(page, email, PASSWORD)
-    else await registerViaUi(page, uniqueEmail('estimate'), PASSWORD)
+    await signIn(page)
 
     await page.goto(`/app/playground?model=${encodeURIComponent(FLUX)}`)
     // On a phone model and settings are in a drawer (issue 17): opened to look, closed to type.

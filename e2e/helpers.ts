@@ -1,4 +1,4 @@
-import { expect, type Page } from '@playwright/test'
+import { expect, type APIRequestContext, type Page } from '@playwright/test'
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { signJwt } from '../src/test-support/server'
@@ -95,4 +95,55 @@ export function fileAccount(tag: string, password: string) {
     await registerViaUi(page, email, password)
     account = email
   }
+}
+
+export const ADMIN_EMAIL = 'admin@e2e.ru' // ADMIN_EMAILS in playwright.config.ts
+// accounts.e2e.ts registers the same account with this password; whichever spec runs first creates it.
+export const ADMIN_PASSWORD = 'first-password-1'
+
+/** A customer made through the API, with a session token to check what an admin did. */
+export async function apiCustomer(request: APIRequestContext, tag: string, password: string) {
+  const email = uniqueEmail(tag)
+  const res = await request.post('/api/auth/register', { data: { email, password } })
+  expect(res.status()).toBe(201)
+  const { data } = await res.json()
+  return { email, id: data.user.id as string, token: data.accessToken as string }
+}
+
+/** Signs the page in as the admin, registering the account first if no spec has yet. */
+export async function signInAsAdmin(page: Page) {
+  const res = await page.request.post('/api/auth/register', { data: { email: ADMIN_EMAIL, password: ADMIN_PASSWORD } })
+  expect([201, 409]).toContain(res.status())
+  await loginViaUi(page, ADMIN_EMAIL, ADMIN_PASSWORD)
+}
+
+/**
+ * Spends the signed-in customer's balance below `below` ₽ on pictures through the API
+ * (FLUX.2 [pro] × 4, about 14 ₽ a call, at most ten calls); answers what is left.
+ */
+export function spendBalanceBelow(page: Page, below: number): Promise<number> {
+  return page.evaluate(async (limit) => {
+    const auth = { Authorization: `Bearer ${localStorage.getItem('accessToken')}` }
+    const balance = async () => (await (await fetch('/api/billing/balance', { headers: auth })).json()).data.balance as number
+    for (let i = 0; i < 10 && (await balance()) >= limit; i++) {
+      await fetch('/v1/images', {
+        method: 'POST',
+        headers: { ...auth, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ model: 'black-forest-labs/flux.2-pro', prompt: 'Маяк', n: 4 }),
+      })
+    }
+    return balance()
+  }, below)
+}
+
+/** The server's estimate for a playground body, asked as the page asks (POST /api/playground/estimate). */
+export function serverEstimate<T>(page: Page, body: unknown): Promise<T> {
+  return page.evaluate(async (b) => {
+    const response = await fetch('/api/playground/estimate', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${localStorage.getItem('accessToken')}` },
+      body: JSON.stringify(b),
+    })
+    return (await response.json()).data
+  }, body) as Promise<T>
 }

@@ -5,7 +5,7 @@
 // only for models that take or give pictures, and the warning before a request the balance cannot cover.
 import AxeBuilder from '@axe-core/playwright'
 import { expect as baseExpect, test, type Page } from '@playwright/test'
-import { apiGet, fileAccount, shoot, spaced, watchConsole } from './helpers'
+import { apiGet, fileAccount, shoot, spaced, spendBalanceBelow, watchConsole } from './helpers'
 
 // Room for a busy machine (the catalogue and the estimate are network round trips).
 const expect = baseExpect.configure({ timeout: 15_000 })
@@ -413,18 +413,7 @@ test.describe('Playground layout and features (issue 17)', () => {
     await page.setViewportSize(DESKTOP)
     await signIn(page)
     // Spend the balance below what a long GPT-4 prompt can cost, on pictures through the API.
-    const left = await page.evaluate(async () => {
-      const auth = { Authorization: `Bearer ${localStorage.getItem('accessToken')}` }
-      const balance = async () => (await (await fetch('/api/billing/balance', { headers: auth })).json()).data.balance as number
-      for (let i = 0; i < 10 && (await balance()) >= 20; i++) {
-        await fetch('/v1/images', {
-          method: 'POST',
-          headers: { ...auth, 'Content-Type': 'application/json' },
-          body: JSON.stringify({ model: 'black-forest-labs/flux.2-pro', prompt: 'Маяк', n: 4 }),
-        })
-      }
-      return balance()
-    })
+    const left = await spendBalanceBelow(page, 20)
     expect(left).toBeLessThan(20)
     await page.goto('/app/playground?model=openai%2Fgpt-4')
     await expect(picker(page)).toHaveAttribute('data-model-id', 'openai/gpt-4')

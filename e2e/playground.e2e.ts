@@ -3,7 +3,7 @@
 // toast, the catalogue link and deleting a chat. Screens at 1280 and 360 px.
 import { expect, test, type Page } from '@playwright/test'
 import { readFileSync } from 'node:fs'
-import { apiGet, fileAccount, price, shoot, spaced, watchConsole } from './helpers'
+import { apiGet, fileAccount, price, serverEstimate, shoot, spaced, spendBalanceBelow, watchConsole } from './helpers'
 
 const PASSWORD = 'playground-pass-1'
 const PNG_1x1 = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64')
@@ -18,17 +18,7 @@ interface CatalogueModel {
 
 const signIn = fileAccount('playground', PASSWORD)
 
-/** The server's estimate for a body, asked as the page asks (POST /api/playground/estimate). */
-function serverEstimate(page: Page, body: unknown): Promise<{ maxCost: number | null; affordable: boolean; message: string | null }> {
-  return page.evaluate(async (b) => {
-    const response = await fetch('/api/playground/estimate', {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${localStorage.getItem('accessToken')}` },
-      body: JSON.stringify(b),
-    })
-    return (await response.json()).data
-  }, body)
-}
+type Estimate = { maxCost: number | null; affordable: boolean; message: string | null }
 
 const composer = (page: Page) => page.getByRole('textbox', { name: 'Сообщение' })
 // The model picker (a searchable combobox since issue 17) keeps the chosen id in data-model-id.
@@ -301,12 +291,12 @@ test.describe('Playground', () => {
     // The figure is the server's bound (POST /api/playground/estimate) for the /v1/images body as it would be sent.
     const imageEstimate = page.getByTestId('image-estimate')
     await expect(imageEstimate).toHaveAttribute('data-state', 'ready')
-    const one = await serverEstimate(page, asked.at(-1))
+    const one = await serverEstimate<Estimate>(page, asked.at(-1))
     expect(spaced(await imageEstimate.textContent())).toContain(spaced(`до ${price(one.maxCost!)}`))
     await settings.getByLabel('Количество').selectOption('2')
     await expect(imageEstimate).toHaveAttribute('data-state', 'ready')
     expect(asked.at(-1)!.images.n).toBe(2)
-    const two = await serverEstimate(page, asked.at(-1))
+    const two = await serverEstimate<Estimate>(page, asked.at(-1))
     expect(two.maxCost!).toBeGreaterThan(one.maxCost!)
     expect(spaced(await imageEstimate.textContent())).toContain(spaced(`до ${price(two.maxCost!)}`))
     await settings.getByLabel('Количество').selectOption('1')
@@ -354,18 +344,7 @@ test.describe('Playground', () => {
     await signIn(page)
     // GPT-4's context caps what a prompt can cost (about 30 ₽ with the answer): first spend the
     // balance below that on pictures (FLUX.2 [pro] × 4, about 14 ₽ a call), through the API.
-    const left = await page.evaluate(async () => {
-      const auth = { Authorization: `Bearer ${localStorage.getItem('accessToken')}` }
-      const balance = async () => (await (await fetch('/api/billing/balance', { headers: auth })).json()).data.balance as number
-      for (let i = 0; i < 10 && (await balance()) >= 20; i++) {
-        await fetch('/v1/images', {
-          method: 'POST',
-          headers: { ...auth, 'Content-Type': 'application/json' },
-          body: JSON.stringify({ model: 'black-forest-labs/flux.2-pro', prompt: 'Маяк', n: 4 }),
-        })
-      }
-      return balance()
-    })
+    const left = await spendBalanceBelow(page, 20)
     expect(left).toBeLessThan(20)
     await page.goto('/app/playground?model=openai%2Fgpt-4')
     await expectModel(page, 'openai/gpt-4')

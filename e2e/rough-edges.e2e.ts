@@ -2,10 +2,8 @@
 // each rough edge the walk-through found, asserted as the customer or admin meets it.
 import { expect as baseExpect, test, type APIRequestContext, type Page } from '@playwright/test'
 import { dailySlots } from '../src/content/schedule'
-import { loginViaUi, registerViaUi, shoot, spaced, uniqueEmail, watchConsole } from './helpers'
+import { ADMIN_EMAIL, ADMIN_PASSWORD, apiCustomer, registerViaUi, shoot, signInAsAdmin, spaced, uniqueEmail, watchConsole } from './helpers'
 
-const ADMIN_EMAIL = 'admin@e2e.ru' // ADMIN_EMAILS in playwright.config.ts
-const ADMIN_PASSWORD = 'first-password-1' // the same account and password as admin.e2e.ts / accounts.e2e.ts
 const PASSWORD = 'rough-edges-pass-1'
 
 // Room for a busy machine: lazy screens can take several seconds to arrive when the CPU is shared.
@@ -22,19 +20,7 @@ const exactRubles = (n: number) => `${new Intl.NumberFormat('ru-RU', { minimumFr
 
 const toast = (page: Page, text: string | RegExp) => page.getByRole('region', { name: 'Уведомления' }).getByText(text).first()
 
-async function customer(request: APIRequestContext, tag: string) {
-  const email = uniqueEmail(tag)
-  const res = await request.post('/api/auth/register', { data: { email, password: PASSWORD } })
-  expect(res.status()).toBe(201)
-  const { data } = await res.json()
-  return { email, id: data.user.id as string, token: data.accessToken as string }
-}
-
-async function signInAsAdmin(page: Page) {
-  const res = await page.request.post('/api/auth/register', { data: { email: ADMIN_EMAIL, password: ADMIN_PASSWORD } })
-  expect([201, 409]).toContain(res.status())
-  await loginViaUi(page, ADMIN_EMAIL, ADMIN_PASSWORD)
-}
+const customer = (request: APIRequestContext, tag: string) => apiCustomer(request, tag, PASSWORD)
 
 /** The admin's access token without the browser (the page stays a visitor's). */
 async function adminApiToken(request: APIRequestContext): Promise<string> {

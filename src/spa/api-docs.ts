@@ -7,6 +7,7 @@ import { Elysia } from 'elysia'
 import { existsSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { builtFileAnswer, htmlAnswer } from './gzip'
 import { esc } from './render'
 import { htmlSecurityHeaders } from './security'
 
@@ -61,7 +62,6 @@ export function apiDocsHtml(script: string): string {
 `
 }
 
-const acceptsGzip = (request: Request) => /\bgzip\b/.test(request.headers.get('accept-encoding') ?? '')
 const text = (status: number, body: string) => new Response(body, { status, headers: { 'content-type': 'text/plain; charset=utf-8' } })
 const notFound = () =>
   new Response(JSON.stringify({ success: false, error: 'Не найдено' }), { status: 404, headers: { 'content-type': 'application/json; charset=utf-8' } })
@@ -81,8 +81,7 @@ export function apiDocsRoutes(config: { publicUrl: string }) {
           vary: 'accept-encoding',
           ...htmlSecurityHeaders(config.publicUrl, 'api-docs'),
         }
-        if (acceptsGzip(request)) return new Response(Bun.gzipSync(html), { headers: { ...headers, 'content-encoding': 'gzip' } })
-        return new Response(html, { headers })
+        return htmlAnswer(request, html, headers)
       },
       { detail: { hide: true } },
     )
@@ -98,9 +97,7 @@ export function apiDocsRoutes(config: { publicUrl: string }) {
           'cache-control': 'public, max-age=31536000, immutable',
           vary: 'accept-encoding',
         }
-        if (acceptsGzip(request) && existsSync(`${file}.gz`))
-          return new Response(Bun.file(`${file}.gz`), { headers: { ...headers, 'content-encoding': 'gzip' } })
-        return new Response(Bun.file(file), { headers })
+        return builtFileAnswer(request, file, headers)
       },
       { detail: { hide: true } },
     )

@@ -15,11 +15,11 @@ import { pickShowcase } from '../content/showcase'
 import { resolvePage, type PageDeps, type RenderedPage } from './pages'
 import { robotsTxt, sitemapXml } from './sitemap'
 import { apiDocsRoutes } from './api-docs'
+import { builtFileAnswer, htmlAnswer } from './gzip'
 import { htmlSecurityHeaders } from './security'
 
 const DIST = fileURLToPath(new URL('../../dist/web', import.meta.url))
 const notFound = () => new Response('Не найдено', { status: 404, headers: { 'content-type': 'text/plain; charset=utf-8' } })
-const acceptsGzip = (request: Request) => /\bgzip\b/.test(request.headers.get('accept-encoding') ?? '')
 const json = (status: number, body: unknown) =>
   new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json; charset=utf-8' } })
 
@@ -129,9 +129,7 @@ export function spaRoutes(deps: PageDeps) {
           'cache-control': 'public, max-age=31536000, immutable',
           vary: 'accept-encoding',
         }
-        if (acceptsGzip(request) && existsSync(`${file}.gz`))
-          return new Response(Bun.file(`${file}.gz`), { headers: { ...headers, 'content-encoding': 'gzip' } })
-        return new Response(Bun.file(file), { headers })
+        return builtFileAnswer(request, file, headers)
       },
       { detail: { hide: true } },
     )
@@ -181,9 +179,7 @@ export function spaRoutes(deps: PageDeps) {
           ...htmlSecurityHeaders(origin, 'app'),
           ...referrer,
         }
-        // A page is a few KB: compressing it per request costs well under a millisecond.
-        if (acceptsGzip(request)) return new Response(Bun.gzipSync(html), { status: page.status, headers: { ...headers, 'content-encoding': 'gzip' } })
-        return new Response(html, { status: page.status, headers })
+        return htmlAnswer(request, html, headers, page.status)
       },
       { detail: { hide: true } },
     )

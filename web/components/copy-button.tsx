@@ -1,24 +1,14 @@
-import { useEffect, useState } from 'react'
-import { copyText } from '../lib/clipboard'
 import { cn } from '../lib/cn'
-import { toast } from '../stores/toasts'
+import { useCopy } from '../lib/use-copy'
 import { CheckIcon, CopyIcon } from './icons'
 
 /** Copies `text`; the button says 'Скопировано' for 2 seconds afterwards. */
 export function CopyButton({ text, label = 'Копировать', className }: { text: string; label?: string; className?: string }) {
-  const [copied, setCopied] = useState(false)
-  useEffect(() => {
-    if (!copied) return
-    const timer = setTimeout(() => setCopied(false), 2000)
-    return () => clearTimeout(timer)
-  }, [copied])
+  const { copied, copy } = useCopy(text)
   return (
     <button
       type="button"
-      onClick={async () => {
-        if (await copyText(text)) setCopied(true)
-        else toast.error('Не удалось скопировать')
-      }}
+      onClick={copy}
       className={cn(
         'inline-flex h-8 items-center gap-1.5 rounded-md px-2.5 text-xs font-medium transition-colors',
         className,

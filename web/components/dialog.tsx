@@ -1,5 +1,6 @@
-import { useEffect, useId, useRef, type ReactNode } from 'react'
+import { useId, type ReactNode } from 'react'
 import { cn } from '../lib/cn'
+import { useModalDialog } from '../lib/use-modal-dialog'
 import { Button } from './button'
 import { CloseIcon } from './icons'
 
@@ -21,34 +22,15 @@ export interface DialogProps {
  * Mark the element to focus first with `data-autofocus`.
  */
 export function Dialog({ open, onClose, title, description, children, footer, className }: DialogProps) {
-  const ref = useRef<HTMLDialogElement>(null)
+  const dialogProps = useModalDialog(open, onClose)
   const titleId = useId()
   const descriptionId = useId()
 
-  useEffect(() => {
-    const dialog = ref.current
-    if (!dialog) return
-    if (open && !dialog.open) {
-      dialog.showModal()
-      // React's autoFocus runs before showModal and is lost; honour data-autofocus instead.
-      dialog.querySelector<HTMLElement>('[data-autofocus]')?.focus()
-    }
-    if (!open && dialog.open) dialog.close()
-  }, [open])
-
   return (
     <dialog
-      ref={ref}
+      {...dialogProps}
       aria-labelledby={titleId}
       aria-describedby={description ? descriptionId : undefined}
-      onCancel={(event) => {
-        // Esc: let React state decide, so the dialog never closes behind the app's back.
-        event.preventDefault()
-        onClose()
-      }}
-      onClick={(event) => {
-        if (event.target === event.currentTarget) onClose()
-      }}
       className={cn(
         'fixed inset-0 m-auto h-fit max-h-[calc(100dvh-2rem)] w-[calc(100%-2rem)] max-w-md overflow-y-auto',
         'rounded-2xl border border-slate-200 bg-white p-0 text-slate-900 shadow-2xl shadow-slate-900/20',

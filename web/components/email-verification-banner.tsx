@@ -1,8 +1,6 @@
-import { useState } from 'react'
-import { api, errorMessage } from '../lib/api'
 import { useHealth } from '../lib/queries'
+import { useResendVerification } from '../lib/use-resend-verification'
 import { useSession } from '../stores/session'
-import { toast } from '../stores/toasts'
 import { MailIcon } from './icons'
 import { Spinner } from './spinner'
 
@@ -13,22 +11,8 @@ import { Spinner } from './spinner'
 export function EmailVerificationBanner() {
   const { data: health } = useHealth()
   const user = useSession((s) => s.user)
-  const [sending, setSending] = useState(false)
-  const [sent, setSent] = useState(false)
+  const { sending, sent, resend } = useResendVerification()
   if (!health?.emailVerification || !user || user.emailVerified !== false) return null
-
-  async function resend() {
-    setSending(true)
-    try {
-      const { message } = await api.post<{ message: string }>('/api/auth/resend-verification', undefined, { fallback: 'Не удалось отправить письмо' })
-      setSent(true)
-      toast.success(message)
-    } catch (err) {
-      toast.error(errorMessage(err, 'Не удалось отправить письмо'), { duration: 8000 })
-    } finally {
-      setSending(false)
-    }
-  }
 
   return (
     <div role="status" data-testid="email-verification-banner" className="border-b border-indigo-200 bg-indigo-50 px-4 py-2.5 text-sm text-indigo-950">

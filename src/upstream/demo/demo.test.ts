@@ -5,6 +5,7 @@ import { inflateSync } from 'node:zlib'
 import { createDemoUpstream, startFakeUpstream, type RunningFakeUpstream } from './index'
 import { crc32 } from './png'
 import { computeCost, femtoToUsd, toFemto, webResultPriceFemto } from './pricing'
+import { readSseFrames, startDemoForTest, until } from './test-setup'
 
 // ---------------------------------------------------------------- helpers
 
@@ -25,45 +26,21 @@ const user = (content: unknown) => [{ role: 'user', content }]
 type SseEvent = { raw: string; at: number; data?: any; comment?: string }
 
 /** Reads an SSE body event by event, stamping each with its arrival time. */
-async function readSse(res: Response, stopAfter?: (events: SseEvent[]) => boolean): Promise<SseEvent[]> {
-  const reader = res.body!.getReader()
-  const decoder = new TextDecoder()
-  const events: SseEvent[] = []
-  let buffer = ''
-  for (;;) {
-    const { done, value } = await reader.read()
-    if (done) break
-    buffer += decoder.decode(value, { stream: true })
-    let cut: number
-    while ((cut = buffer.indexOf('\n\n')) >= 0) {
-      const raw = buffer.slice(0, cut)
-      buffer = buffer.slice(cut + 2)
+const readSse = (res: Response, stopAfter?: (events: SseEvent[]) => boolean) =>
+  readSseFrames(
+    res,
+    (raw) => {
       const event: SseEvent = { raw, at: performance.now() }
       if (raw.startsWith(':')) event.comment = raw.slice(1).trim()
       else if (raw.startsWith('data: ')) event.data = raw === 'data: [DONE]' ? '[DONE]' : JSON.parse(raw.slice(6))
-      events.push(event)
-    }
-    if (stopAfter?.(events)) {
-      await reader.cancel()
-      break
-    }
-  }
-  return events
-}
+      return event
+    },
+    stopAfter,
+  )
 
 const contentChunks = (events: SseEvent[]) =>
   events.filter((e) => typeof e.data === 'object' && e.data.choices?.[0]?.delta?.content)
 const streamedText = (events: SseEvent[]) => contentChunks(events).map((e) => e.data.choices[0].delta.content).join('')
-
-async function until<T>(probe: () => T | undefined, timeoutMs = 5000): Promise<T> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const v = probe()
-    if (v !== undefined) return v
-    if (Date.now() > deadline) throw new Error('condition not reached in time')
-    await Bun.sleep(10)
-  }
-}
 
 const expectOpenRouterError = async (res: Response, status: number) => {
   expect(res.status).toBe(status)
@@ -80,9 +57,7 @@ const expectedCost = (pricing: Json, promptTokens: number, completionTokens: num
 let up: RunningFakeUpstream
 let models: Map<string, Json>
 beforeAll(async () => {
-  up = await startFakeUpstream({ faults: true, tokenDelayMs: 20 })
-  const all = (await (await fetch(`${up.url}/models?output_modalities=all`)).json()) as Json
-  models = new Map(all.data.map((m: Json) => [m.id, m]))
+  ;({ up, models } = await startDemoForTest({ faults: true, tokenDelayMs: 20 }))
 })
 afterAll(() => up.stop())
 

@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { CATALOGUE, startFakeUpstream, type RunningFakeUpstream } from './index'
 import { computeCost, femtoToUsd } from './pricing'
+import { readSseFrames, startDemoForTest, until } from './test-setup'
 
 type Json = Record<string, any>
 
@@ -37,7 +38,7 @@ const TIME = { name: 'get_time', description: 'Время', input_schema: { type
 let up: RunningFakeUpstream
 
 beforeAll(async () => {
-  up = await startFakeUpstream({ faults: true, tokenDelayMs: 1 })
+  ;({ up } = await startDemoForTest({ faults: true, tokenDelayMs: 1 }))
 })
 afterAll(() => up.stop())
 
@@ -60,47 +61,23 @@ async function message(body: Json): Promise<Json> {
 type Event = { event: string; data: Json }
 
 /** Reads an SSE body of `event:` + `data:` frames; `stopAfter` cancels the read early. */
-async function readEvents(res: Response, stopAfter?: (events: Event[]) => boolean): Promise<Event[]> {
-  const reader = res.body!.getReader()
-  const decoder = new TextDecoder()
-  const events: Event[] = []
-  let buffer = ''
-  for (;;) {
-    const { done, value } = await reader.read()
-    if (done) break
-    buffer += decoder.decode(value, { stream: true })
-    let cut: number
-    while ((cut = buffer.indexOf('\n\n')) >= 0) {
-      const frame = buffer.slice(0, cut)
-      buffer = buffer.slice(cut + 2)
+const readEvents = (res: Response, stopAfter?: (events: Event[]) => boolean) =>
+  readSseFrames(
+    res,
+    (frame): Event => {
       const event = /^event: (.*)$/m.exec(frame)?.[1]
       const data = /^data: (.*)$/m.exec(frame)?.[1]
       if (!event || data === undefined) throw new Error(`not an event frame: ${frame}`)
-      events.push({ event, data: JSON.parse(data) })
-    }
-    if (stopAfter?.(events)) {
-      await reader.cancel()
-      break
-    }
-  }
-  return events
-}
+      return { event, data: JSON.parse(data) }
+    },
+    stopAfter,
+  )
 
 async function generation(id: string | null): Promise<Json> {
   expect(id).toStartWith('gen-')
   const res = await fetch(`${up.url}/generation?id=${id}`)
   expect(res.status).toBe(200)
   return ((await res.json()) as Json).data
-}
-
-async function until<T>(probe: () => T | undefined, timeoutMs = 5000): Promise<T> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const v = probe()
-    if (v !== undefined) return v
-    if (Date.now() > deadline) throw new Error('condition not reached in time')
-    await Bun.sleep(10)
-  }
 }
 
 async function expectAnthropicError(res: Response, status: number, type: string): Promise<string> {

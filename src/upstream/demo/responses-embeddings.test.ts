@@ -7,6 +7,7 @@ import { EMBEDDING_MODELS } from './catalogue'
 import { startFakeUpstream, type RunningFakeUpstream } from './index'
 import { computeCost, femtoToUsd, toFemto } from './pricing'
 import { replyText, splitTokens } from './replies'
+import { readSseFrames, startDemoForTest, until } from './test-setup'
 
 type Json = Record<string, any>
 
@@ -16,10 +17,8 @@ let client: OpenAI
 let models: Map<string, Json>
 
 beforeAll(async () => {
-  up = await startFakeUpstream({ faults: true, tokenDelayMs: 5, apiKey: API_KEY })
+  ;({ up, models } = await startDemoForTest({ faults: true, tokenDelayMs: 5, apiKey: API_KEY }))
   client = new OpenAI({ baseURL: up.url, apiKey: API_KEY, maxRetries: 0 })
-  const all = (await (await get('/models?output_modalities=all')).json()) as Json
-  models = new Map(all.data.map((m: Json) => [m.id, m]))
 })
 afterAll(() => up.stop())
 
@@ -41,47 +40,23 @@ const pricing = (id: string) => models.get(id)!.pricing
 const costUsd = (id: string, promptTokens: number, completionTokens: number, inputImages = 0) =>
   femtoToUsd(computeCost(pricing(id), { promptTokens, completionTokens, outputImages: 0, inputImages }).total)
 
-async function until<T>(probe: () => T | undefined, timeoutMs = 5000): Promise<T> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const v = probe()
-    if (v !== undefined) return v
-    if (Date.now() > deadline) throw new Error('condition not reached in time')
-    await Bun.sleep(10)
-  }
-}
-
 type NamedEvent = { event?: string; data?: any; comment?: string }
 
 /** Reads an SSE body with `event:` lines; `stopAfter` cancels the body once it returns true. */
-async function readEvents(res: Response, stopAfter?: (events: NamedEvent[]) => boolean): Promise<NamedEvent[]> {
-  const reader = res.body!.getReader()
-  const decoder = new TextDecoder()
-  const events: NamedEvent[] = []
-  let buffer = ''
-  for (;;) {
-    const { done, value } = await reader.read()
-    if (done) break
-    buffer += decoder.decode(value, { stream: true })
-    let cut: number
-    while ((cut = buffer.indexOf('\n\n')) >= 0) {
-      const raw = buffer.slice(0, cut)
-      buffer = buffer.slice(cut + 2)
+const readEvents = (res: Response, stopAfter?: (events: NamedEvent[]) => boolean) =>
+  readSseFrames(
+    res,
+    (raw) => {
       const ev: NamedEvent = {}
       for (const line of raw.split('\n')) {
         if (line.startsWith(':')) ev.comment = line.slice(1).trim()
         else if (line.startsWith('event: ')) ev.event = line.slice(7)
         else if (line.startsWith('data: ')) ev.data = JSON.parse(line.slice(6))
       }
-      events.push(ev)
-    }
-    if (stopAfter?.(events)) {
-      await reader.cancel()
-      break
-    }
-  }
-  return events
-}
+      return ev
+    },
+    stopAfter,
+  )
 
 const typesOf = (events: NamedEvent[]) => events.filter((e) => e.data).map((e) => e.data.type as string)
 const deltas = (events: NamedEvent[]) => events.filter((e) => e.data?.type === 'response.output_text.delta')

@@ -16,6 +16,7 @@ import { formatDateTime, formatRubles } from '../../../src/content/format'
 import { REFUND } from '../../../src/content/terms'
 import { useBalance } from '../../lib/queries'
 import { useDocumentTitle } from '../../lib/use-document-title'
+import { useResendVerification } from '../../lib/use-resend-verification'
 import { useSession, type User } from '../../stores/session'
 import { toast } from '../../stores/toasts'
 import type { Session as SessionInfo } from '../../../src/wire'
@@ -33,18 +34,7 @@ function Section({ title, description, children, testId }: { title: string; desc
 }
 
 function EmailSection({ user }: { user: User }) {
-  const [sending, setSending] = useState(false)
-  async function resend() {
-    setSending(true)
-    try {
-      const { message } = await api.post<{ message: string }>('/api/auth/resend-verification', undefined, { fallback: 'Не удалось отправить письмо' })
-      toast.success(message)
-    } catch (err) {
-      toast.error(errorMessage(err, 'Не удалось отправить письмо'), { duration: 8000 })
-    } finally {
-      setSending(false)
-    }
-  }
+  const { sending, resend } = useResendVerification()
   return (
     <Section title="E-mail" testId="account-email">
       <div className="flex flex-col gap-3 sm:flex-row sm:items-center sm:justify-between">

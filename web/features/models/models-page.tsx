@@ -2,10 +2,8 @@ import { useDeferredValue, useEffect, useMemo, useRef, useState, type ReactNode 
 import { useSearch } from 'wouter'
 import { Button } from '../../components/button'
 import { Card } from '../../components/card'
-import { AlertCircleIcon, CloseIcon, CubeIcon, SearchIcon } from '../../components/icons'
-import { inputClasses } from '../../components/input'
+import { AlertCircleIcon, CubeIcon, SearchIcon } from '../../components/icons'
 import { PageHeading } from '../../components/page-heading'
-import { cn } from '../../lib/cn'
 import { formatInteger, pluralRu } from '../../../src/content/format'
 import { useDocumentTitle } from '../../lib/use-document-title'
 import {
@@ -19,6 +17,7 @@ import {
   type ModelType,
   type ProviderCount,
 } from '../../../src/content/models/catalog'
+import { FilterChip, ModelSearchField } from './filter-bar'
 import { useModels } from './use-models'
 import { ModelCard } from './model-card'
 
@@ -76,39 +75,6 @@ function useUrlFilters() {
   return { query, setQuery, provider, setProvider, type, setType }
 }
 
-function Chip({
-  label,
-  count,
-  pressed,
-  onClick,
-}: {
-  label: string
-  count: number
-  pressed: boolean
-  onClick: () => void
-}) {
-  const empty = count === 0 && !pressed
-  return (
-    <button
-      type="button"
-      aria-pressed={pressed}
-      onClick={onClick}
-      disabled={empty}
-      title={empty ? 'Нет моделей по этому запросу' : undefined}
-      className={cn(
-        'inline-flex h-8 shrink-0 items-center gap-1.5 rounded-full border px-3 text-sm font-medium transition-colors',
-        pressed
-          ? 'border-indigo-600 bg-indigo-600 text-white shadow-sm'
-          : 'border-slate-200 bg-white text-slate-700 hover:border-slate-300 hover:bg-slate-50',
-        empty && 'opacity-50 disabled:cursor-default',
-      )}
-    >
-      {label}{' '}
-      <span className={cn('text-xs tabular-nums', pressed ? 'text-indigo-100' : 'text-slate-500')}>{count}</span>
-    </button>
-  )
-}
-
 /**
  * A row of chips with its name on the left from sm up (the groups carry their own accessible
  * names); with a single row (`labelled` false) the chips need no caption.
@@ -139,9 +105,10 @@ function TypeChips({
 }) {
   return (
     <div role="group" aria-label="Тип модели" className="flex flex-wrap gap-2">
-      <Chip label="Все типы" count={total} pressed={selected === ''} onClick={() => onSelect('')} />
+      <FilterChip disableEmpty label="Все типы" count={total} pressed={selected === ''} onClick={() => onSelect('')} />
       {MODEL_TYPES.map(({ type, label }) => (
-        <Chip
+        <FilterChip
+          disableEmpty
           key={type}
           label={label}
           count={counts.get(type) ?? 0}
@@ -177,9 +144,10 @@ function ProviderChips({
   const hidden = providers.length - shown.length
   return (
     <div role="group" aria-label="Провайдеры" className="flex flex-wrap gap-2">
-      <Chip label="Все" count={total} pressed={selected === ''} onClick={() => onSelect('')} />
+      <FilterChip disableEmpty label="Все" count={total} pressed={selected === ''} onClick={() => onSelect('')} />
       {shown.map((p) => (
-        <Chip
+        <FilterChip
+          disableEmpty
           key={p.provider}
           label={p.label}
           count={counts.get(p.provider) ?? 0}
@@ -263,29 +231,7 @@ function Catalogue({ models }: { models: Model[] }) {
   return (
     <>
       <div className="space-y-4">
-        <div className="relative">
-          <SearchIcon className="pointer-events-none absolute top-1/2 left-3 -translate-y-1/2 text-slate-400" />
-          <input
-            type="search"
-            value={query}
-            onChange={(e) => setQuery(e.target.value)}
-            placeholder="Поиск моделей..."
-            aria-label="Поиск моделей"
-            autoComplete="off"
-            spellCheck={false}
-            className={cn(inputClasses, 'h-11 pr-10 pl-10 [&::-webkit-search-cancel-button]:hidden')}
-          />
-          {query && (
-            <button
-              type="button"
-              onClick={() => setQuery('')}
-              aria-label="Очистить поиск"
-              className="absolute top-1/2 right-1.5 flex h-8 w-8 -translate-y-1/2 items-center justify-center rounded-md text-slate-400 hover:bg-slate-100 hover:text-slate-700"
-            >
-              <CloseIcon size={16} />
-            </button>
-          )}
-        </div>
+        <ModelSearchField query={query} onChange={setQuery} />
         {typesPresent.size > 1 && (
           <FilterRow label="Тип">
             <TypeChips counts={typeCounts} total={ofProvider.length} selected={activeType} onSelect={setType} />

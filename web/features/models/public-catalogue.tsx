@@ -5,8 +5,7 @@
 import { useDeferredValue, useEffect, useMemo, useState, type ReactNode } from 'react'
 import { Link, useLocation, useSearch } from 'wouter'
 import { ButtonLink } from '../../components/button'
-import { ArrowLeftIcon, ChatIcon, CloseIcon, SearchIcon } from '../../components/icons'
-import { inputClasses } from '../../components/input'
+import { ArrowLeftIcon, ChatIcon } from '../../components/icons'
 import { LoadError } from '../../components/list-state'
 import { Select } from '../../components/select'
 import { CodeBlock } from '../../components/rich-document'
@@ -30,6 +29,7 @@ import {
   type ModelSort,
   type PublicFilter,
 } from '../../../src/content/models/catalog'
+import { FilterChip, ModelSearchField } from './filter-bar'
 import { useModels } from './use-models'
 import { ModelCard, playgroundHref, Prices } from './model-card'
 import { modelMeta, modelsMeta, NOT_FOUND_MODEL_META } from '../../../src/content/models/meta'
@@ -56,22 +56,6 @@ function usePublicFilters() {
   return { query, setQuery, filter, setFilter, sort, setSort }
 }
 
-function FilterChip({ label, count, pressed, onClick }: { label: string; count: number; pressed: boolean; onClick: () => void }) {
-  return (
-    <button
-      type="button"
-      aria-pressed={pressed}
-      onClick={onClick}
-      className={cn(
-        'inline-flex h-8 shrink-0 items-center gap-1.5 rounded-full border px-3 text-sm font-medium transition-colors',
-        pressed ? 'border-indigo-600 bg-indigo-600 text-white shadow-sm' : 'border-slate-200 bg-white text-slate-700 hover:border-slate-300 hover:bg-slate-50',
-      )}
-    >
-      {label} <span className={cn('text-xs tabular-nums', pressed ? 'text-indigo-100' : 'text-slate-500')}>{count}</span>
-    </button>
-  )
-}
-
 function PublicCatalogue({ models }: { models: Model[] }) {
   const { query, setQuery, filter, setFilter, sort, setSort } = usePublicFilters()
   const deferred = useDeferredValue(query)
@@ -81,29 +65,7 @@ function PublicCatalogue({ models }: { models: Model[] }) {
     <>
       <div className="space-y-4">
         <div className="flex flex-col gap-3 sm:flex-row">
-          <div className="relative min-w-0 flex-1">
-            <SearchIcon className="pointer-events-none absolute top-1/2 left-3 -translate-y-1/2 text-slate-400" />
-            <input
-              type="search"
-              value={query}
-              onChange={(e) => setQuery(e.target.value)}
-              placeholder="Поиск моделей..."
-              aria-label="Поиск моделей"
-              autoComplete="off"
-              spellCheck={false}
-              className={cn(inputClasses, 'h-11 pr-10 pl-10 [&::-webkit-search-cancel-button]:hidden')}
-            />
-            {query && (
-              <button
-                type="button"
-                onClick={() => setQuery('')}
-                aria-label="Очистить поиск"
-                className="absolute top-1/2 right-1.5 flex h-8 w-8 -translate-y-1/2 items-center justify-center rounded-md text-slate-400 hover:bg-slate-100 hover:text-slate-700"
-              >
-                <CloseIcon size={16} />
-              </button>
-            )}
-          </div>
+          <ModelSearchField query={query} onChange={setQuery} className="min-w-0 flex-1" />
           <label className="flex shrink-0 items-center gap-2 text-sm text-slate-600">
             <span className="shrink-0">Сортировка</span>
             <Select

@@ -1,33 +1,20 @@
 // The phone's side panel: model info and settings slide in from the right. Built on the native
-// <dialog> like components/dialog.tsx, so the browser traps focus, makes the page inert, closes on
+// <dialog> like components/dialog.tsx (lib/use-modal-dialog.ts), so the browser traps focus, makes the page inert, closes on
 // Escape and gives focus back to the button that opened it.
-import { useEffect, useId, useRef, type ReactNode } from 'react'
+import { useId, type ReactNode } from 'react'
 import { CloseIcon } from '../../components/icons'
+import { useModalDialog } from '../../lib/use-modal-dialog'
 
 export function Drawer({ open, onClose, title, children }: { open: boolean; onClose: () => void; title: string; children: ReactNode }) {
-  const ref = useRef<HTMLDialogElement>(null)
+  const dialogProps = useModalDialog(open, onClose)
   const titleId = useId()
-
-  useEffect(() => {
-    const dialog = ref.current
-    if (!dialog) return
-    if (open && !dialog.open) dialog.showModal()
-    if (!open && dialog.open) dialog.close()
-  }, [open])
 
   return (
     <dialog
-      ref={ref}
+      {...dialogProps}
       aria-labelledby={titleId}
       data-testid="settings-drawer"
-      onCancel={(event) => {
-        event.preventDefault()
-        onClose()
-      }}
       onClose={onClose}
-      onClick={(event) => {
-        if (event.target === event.currentTarget) onClose()
-      }}
       className="fixed inset-y-0 right-0 left-auto m-0 h-dvh max-h-none w-[min(400px,92vw)] max-w-none overflow-y-auto border-l border-slate-200 bg-slate-50 p-0 text-slate-900 shadow-2xl backdrop:bg-slate-900/40"
     >
       {open && (

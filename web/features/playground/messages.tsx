@@ -5,8 +5,8 @@
 import { useEffect, useRef, useState, type KeyboardEvent, type ReactNode } from 'react'
 import { Spinner } from '../../components/spinner'
 import { AlertCircleIcon, CheckIcon, CopyIcon, PencilIcon, SparklesIcon } from '../../components/icons'
-import { copyText } from '../../lib/clipboard'
 import { cn } from '../../lib/cn'
+import { useCopy } from '../../lib/use-copy'
 import { formatInteger, formatPrice, pluralRu } from '../../../src/content/format'
 import { toast } from '../../stores/toasts'
 import { dataUrlToBlob, formatSize, kindOf, sameOrigin } from './attachments'
@@ -40,22 +40,14 @@ const actionButton =
   'relative inline-flex h-7 items-center gap-1 rounded-md px-1.5 text-xs font-medium text-slate-600 transition-colors hover:bg-slate-100 hover:text-slate-900 disabled:cursor-not-allowed disabled:opacity-50'
 
 function CopyMessageButton({ text }: { text: string }) {
-  const [copied, setCopied] = useState(false)
-  useEffect(() => {
-    if (!copied) return
-    const timer = setTimeout(() => setCopied(false), 2000)
-    return () => clearTimeout(timer)
-  }, [copied])
+  const { copied, copy } = useCopy(text)
   return (
     <button
       type="button"
       className={actionButton}
       aria-label={copied ? 'Скопировано' : 'Копировать сообщение'}
       title="Копировать"
-      onClick={async () => {
-        if (await copyText(text)) setCopied(true)
-        else toast.error('Не удалось скопировать')
-      }}
+      onClick={copy}
     >
       {copied ? <CheckIcon size={14} /> : <CopyIcon size={14} />}
       <span className="sr-only sm:not-sr-only">{copied ? 'Скопировано' : 'Копировать'}</span>
