@@ -300,7 +300,7 @@ test.describe('Playground layout and features (issue 17)', () => {
     await expect(block).toHaveCount(1)
     await expect(block).toContainText('js')
     await block.getByRole('button', { name: 'Копировать код' }).click()
-    await expect(block.getByRole('button', { name: 'Копировать код' })).toHaveText('Скопировано')
+    await expect(block.getByRole('button', { name: 'Скопировано' })).toHaveText('Скопировано')
     expect(await clipboard()).toBe(code)
     await shoot(page, 'pg-code-copy-1280')
     await expectAccessible(page)

@@ -70,9 +70,12 @@ async function onCopyClick(event: MouseEvent<HTMLDivElement>) {
     toast.error('Не удалось скопировать')
     return
   }
+  // The name changes with the text: a name that no longer contains what is shown fails WCAG 2.5.3.
   button.textContent = 'Скопировано'
+  button.setAttribute('aria-label', 'Скопировано')
   setTimeout(() => {
     button.textContent = 'Копировать'
+    button.setAttribute('aria-label', COPY_CODE_LABEL)
   }, 2000)
 }
 
