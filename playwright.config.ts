@@ -1,9 +1,10 @@
 // Browser tests in Debian's Chromium against the real built app on a random loopback port.
 // The runner picks the port and data dir once; workers inherit them through the environment.
-import { defineConfig } from '@playwright/test'
+
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { defineConfig } from '@playwright/test'
 
 process.env.E2E_PORT ??= String(20000 + Math.floor(Math.random() * 30000))
 process.env.E2E_DATA_DIR ??= mkdtempSync(join(tmpdir(), 'gateway-e2e-'))

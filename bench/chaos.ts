@@ -11,13 +11,14 @@
 //
 // Only loopback addresses are used; the run is bounded in requests and time and stops by itself.
 // Exit code 0 when the books check passes, 1 when it does not (or the run could not be made).
-import { join } from 'node:path'
+
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { startFakeUpstream } from '../src/upstream/demo'
-import { registerUser, startServer, type TestServer } from '../src/test-support/server'
-import { expectedCharge, TEST_RATE, UPSTREAM_KEY } from '../src/test-support/gateway'
+import { join } from 'node:path'
 import { databaseReader } from '../src/test-support/db-reader'
+import { expectedCharge, TEST_RATE, UPSTREAM_KEY } from '../src/test-support/gateway'
+import { registerUser, startServer, type TestServer } from '../src/test-support/server'
+import { startFakeUpstream } from '../src/upstream/demo'
 
 const args = process.argv.slice(2)
 const REQUESTS = (() => {
@@ -142,7 +143,9 @@ async function main() {
   let server: TestServer = await startServer(env)
   const base = () => server.url
   try {
-    console.log(`chaos: ${REQUESTS} requests, ${ACCOUNTS} accounts with ${BONUS_RUB} ₽, concurrency ${CONCURRENCY}, ${FAULT_SHARE * 100}% faults, ${ABORT_SHARE * 100}% of streams aborted, kill -9 at ${REQUESTS / 2}`)
+    console.log(
+      `chaos: ${REQUESTS} requests, ${ACCOUNTS} accounts with ${BONUS_RUB} ₽, concurrency ${CONCURRENCY}, ${FAULT_SHARE * 100}% faults, ${ABORT_SHARE * 100}% of streams aborted, kill -9 at ${REQUESTS / 2}`,
+    )
     const accounts = await Promise.all(
       Array.from({ length: ACCOUNTS }, async () => {
         const u = await registerUser(server.url)
@@ -184,10 +187,13 @@ async function main() {
 
     const count = (f: (s: Seen) => boolean) => seen.filter(f).length
     console.log(`\n  ${seen.length} requests in ${wall.toFixed(1)} s:`)
-    console.log(`    200 ${count((s) => s.status === 200)}, 402 ${count((s) => s.status === 402)}, other 4xx ${count((s) => typeof s.status === 'number' && s.status >= 400 && s.status < 500 && s.status !== 402)}, 5xx ${count((s) => typeof s.status === 'number' && s.status >= 500)}, aborted by the client ${count((s) => s.status === 'aborted')}, cut by the kill ${count((s) => s.status === 'network')}`)
+    console.log(
+      `    200 ${count((s) => s.status === 200)}, 402 ${count((s) => s.status === 402)}, other 4xx ${count((s) => typeof s.status === 'number' && s.status >= 400 && s.status < 500 && s.status !== 402)}, 5xx ${count((s) => typeof s.status === 'number' && s.status >= 500)}, aborted by the client ${count((s) => s.status === 'aborted')}, cut by the kill ${count((s) => s.status === 'network')}`,
+    )
     const statuses = new Map<string, number>()
-    for (const s of seen) if (typeof s.status === "number" && s.status >= 400) statuses.set(`${s.plan.protocol} ${s.status}`, (statuses.get(`${s.plan.protocol} ${s.status}`) ?? 0) + 1)
-    console.log(`    by route and status: ${[...statuses].map(([k, v]) => `${k}: ${v}`).join(", ")}`)
+    for (const s of seen)
+      if (typeof s.status === 'number' && s.status >= 400) statuses.set(`${s.plan.protocol} ${s.status}`, (statuses.get(`${s.plan.protocol} ${s.status}`) ?? 0) + 1)
+    console.log(`    by route and status: ${[...statuses].map(([k, v]) => `${k}: ${v}`).join(', ')}`)
     console.log(`    faults injected ${count((s) => s.plan.fault !== null)}; completed answers with a charge ${count((s) => s.completedWithCost !== null)}`)
 
     const problems: string[] = []
@@ -201,12 +207,14 @@ async function main() {
       if (u.cost_micros === 0) continue
       const g = u.upstream_id ? upstream.generations.get(u.upstream_id) : undefined
       if (!g) problems.push(`usage ${u.id}: charged ${u.cost_micros} µ₽ without a known upstream generation`)
-      else if (u.cost_micros !== expectedCharge(g.total_cost) && u.status === 'success') problems.push(`usage ${u.id}: charged ${u.cost_micros} µ₽, reported cost gives ${expectedCharge(g.total_cost)}`)
+      else if (u.cost_micros !== expectedCharge(g.total_cost) && u.status === 'success')
+        problems.push(`usage ${u.id}: charged ${u.cost_micros} µ₽, reported cost gives ${expectedCharge(g.total_cost)}`)
     }
     for (const s of seen.filter((s) => s.completedWithCost !== null && s.upstreamId)) {
       const rows = byUpstream.get(s.upstreamId!) ?? []
       if (rows.length !== 1) problems.push(`answer ${s.upstreamId}: ${rows.length} usage rows`)
-      else if (rows[0]!.cost_micros !== Math.round(s.completedWithCost! * 1e6)) problems.push(`answer ${s.upstreamId}: client saw ${s.completedWithCost} ₽, charged ${rows[0]!.cost_micros} µ₽`)
+      else if (rows[0]!.cost_micros !== Math.round(s.completedWithCost! * 1e6))
+        problems.push(`answer ${s.upstreamId}: client saw ${s.completedWithCost} ₽, charged ${rows[0]!.cost_micros} µ₽`)
     }
     const completed = count((s) => s.completedWithCost !== null)
     const successRows = usage.filter((u) => u.status === 'success').length
@@ -228,7 +236,10 @@ async function main() {
     if (uncovered!.n) problems.push(`${uncovered!.n} uncovered-cost records`)
 
     console.log(`\nbooks of ${books.length} accounts: ${usage.length} usage rows (${successRows} success), ${byUpstream.size} upstream generations billed`)
-    if (problems.length === 0) console.log('  OK    balance = ledger sum = bonus − usage, nothing held, one usage row per generation, every charge = reported cost × rate × markup, every completed answer charged what it showed, nothing uncovered')
+    if (problems.length === 0)
+      console.log(
+        '  OK    balance = ledger sum = bonus − usage, nothing held, one usage row per generation, every charge = reported cost × rate × markup, every completed answer charged what it showed, nothing uncovered',
+      )
     else for (const p of problems.slice(0, 30)) console.log(`  WRONG ${p}`)
     console.log(`\ndone in ${((performance.now() - t0) / 1000).toFixed(1)} s`)
     return problems.length === 0

@@ -20,8 +20,8 @@
 // the figures (1 only if the bench itself could not run); each target prints PASS or MISS.
 import { readFileSync } from 'node:fs'
 import { startGateway, TEST_RATE, UPSTREAM_KEY } from '../src/test-support/gateway'
-import { startServer, type TestServer } from '../src/test-support/server'
 import { startPostgres } from '../src/test-support/postgres'
+import { startServer, type TestServer } from '../src/test-support/server'
 
 // ---------------------------------------------------------------- settings
 
@@ -53,16 +53,14 @@ function parseArgs(argv: string[]) {
         process.exit(2)
       }
       protocols = list as Protocol[]
-    }
-    else if (a === '--store' || a.startsWith('--store=')) {
+    } else if (a === '--store' || a.startsWith('--store=')) {
       const v = value()
       if (v !== 'sqlite' && v !== 'pg') {
         console.error(`--store takes sqlite or pg, got "${v}"`)
         process.exit(2)
       }
       store = v
-    }
-    else if (a === '--help' || a === '-h') {
+    } else if (a === '--help' || a === '-h') {
       console.log(usage)
       process.exit(0)
     } else {
@@ -130,8 +128,7 @@ function gatewayPids(): number[] {
   const pids: number[] = []
   try {
     const out = Bun.spawnSync(['ps', '--ppid', String(process.pid), '-o', 'pid=']).stdout.toString()
-    for (const pid of out.trim().split(/\s+/).map(Number))
-      if (pid && readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('src/index.ts')) pids.push(pid)
+    for (const pid of out.trim().split(/\s+/).map(Number)) if (pid && readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('src/index.ts')) pids.push(pid)
   } catch {}
   return pids
 }
@@ -211,9 +208,7 @@ const PROMPT = 'Say hello in one short sentence.'
 
 function requestBody(protocol: Protocol, mode: Mode): string {
   const body: Record<string, unknown> =
-    protocol === 'responses'
-      ? { model: MODEL, input: PROMPT, max_output_tokens: 16 }
-      : { model: MODEL, messages: [{ role: 'user', content: PROMPT }], max_tokens: 16 }
+    protocol === 'responses' ? { model: MODEL, input: PROMPT, max_output_tokens: 16 } : { model: MODEL, messages: [{ role: 'user', content: PROMPT }], max_tokens: 16 }
   if (mode === 'stream') body.stream = true
   return JSON.stringify(body)
 }
@@ -325,7 +320,16 @@ async function scenario(direct: Target, gateway: Target, mode: Mode, concurrency
   for (let i = 0; i < batches && performance.now() < deadline; i++) {
     const size = Math.min(batchSize, total - i * batchSize)
     // A B, then B A: whichever side goes second in a pair goes first in the next.
-    const order: Array<[Target, SideStats]> = i % 2 === 0 ? [[direct, d], [gateway, g]] : [[gateway, g], [direct, d]]
+    const order: Array<[Target, SideStats]> =
+      i % 2 === 0
+        ? [
+            [direct, d],
+            [gateway, g],
+          ]
+        : [
+            [gateway, g],
+            [direct, d],
+          ]
     for (const [t, s] of order) {
       Bun.gc(true) // collect between batches, not inside them
       const n = await batch(t, mode, body, concurrency, size, deadline, s)
@@ -399,7 +403,8 @@ function report(results: ScenarioResult[]) {
       const ratio = r.gateway.rps / r.direct.rps
       console.log(`  ${mark(ratio >= TARGET.throughputRatio)}  ${r.label}: gateway throughput ${(ratio * 100).toFixed(0)}% of direct (target ≥ ${TARGET.throughputRatio * 100}%)`)
     }
-    if (r.direct.errors || r.gateway.errors) console.log(`  NOTE  ${r.label}: ${r.direct.errors} direct and ${r.gateway.errors} gateway requests failed (excluded from the figures)`)
+    if (r.direct.errors || r.gateway.errors)
+      console.log(`  NOTE  ${r.label}: ${r.direct.errors} direct and ${r.gateway.errors} gateway requests failed (excluded from the figures)`)
     if (r.timedOut) console.log(`  NOTE  ${r.label}: stopped at the ${SCENARIO_CAP_MS / 1000} s cap; smaller sample than asked`)
   }
 }
@@ -451,15 +456,16 @@ async function measure(setup: Setup): Promise<ScenarioResult[]> {
           warmupRequests += await batch(gateway, mode, body, CONCURRENCY_HIGH, count, Infinity)
         }
       }
-      console.log(`  JIT warm-up: ${SETTINGS.jitWarmup} plain + ${SETTINGS.jitWarmup} streamed chat requests per side (a third of that per other protocol) in ${((performance.now() - w0) / 1000).toFixed(1)} s (not measured)`)
+      console.log(
+        `  JIT warm-up: ${SETTINGS.jitWarmup} plain + ${SETTINGS.jitWarmup} streamed chat requests per side (a third of that per other protocol) in ${((performance.now() - w0) / 1000).toFixed(1)} s (not measured)`,
+      )
     }
 
     const results: ScenarioResult[] = []
     for (const protocol of SETTINGS.protocols) {
       const [direct, gateway] = targets(protocol)
       for (const mode of ['plain', 'stream'] as const) results.push(await scenario(direct, gateway, mode, 1, SETTINGS.c1.requests, SETTINGS.c1.batch))
-      for (const mode of ['plain', 'stream'] as const)
-        results.push(await scenario(direct, gateway, mode, CONCURRENCY_HIGH, SETTINGS.c64.requests, SETTINGS.c64.batch))
+      for (const mode of ['plain', 'stream'] as const) results.push(await scenario(direct, gateway, mode, CONCURRENCY_HIGH, SETTINGS.c64.requests, SETTINGS.c64.batch))
     }
     report(results)
     // Tick accounting is coarse (10 ms per process and CPU), so small negative values mean "none".

@@ -3,8 +3,9 @@
 // fake upstream in this process, the proxy in its own), so the gateway's figures can be read against it.
 //
 //   bun bench/proxy-floor.ts            # plain and streamed, 4 alternating rounds of 3000 requests per side
-import { startFakeUpstream } from '../src/upstream/demo'
+
 import { UPSTREAM_KEY } from '../src/test-support/gateway'
+import { startFakeUpstream } from '../src/upstream/demo'
 
 const CONCURRENCY = 64
 const ROUNDS = 4
@@ -56,7 +57,9 @@ try {
         d += await throughput(direct, body, PER_ROUND)
       }
     }
-    console.log(`${stream ? 'stream' : 'plain '} c${CONCURRENCY}: direct ${(d / ROUNDS).toFixed(0)} req/s, bare proxy ${(p / ROUNDS).toFixed(0)} req/s, ratio ${(p / d).toFixed(2)}`)
+    console.log(
+      `${stream ? 'stream' : 'plain '} c${CONCURRENCY}: direct ${(d / ROUNDS).toFixed(0)} req/s, bare proxy ${(p / ROUNDS).toFixed(0)} req/s, ratio ${(p / d).toFixed(2)}`,
+    )
   }
 } finally {
   proxy.kill()

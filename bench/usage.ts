@@ -13,8 +13,8 @@
 // A measurement, not a test: exit code 0 whatever the figures; each target prints PASS or MISS.
 import { Database } from 'bun:sqlite'
 import { join } from 'node:path'
-import { registerUser, startServer } from '../src/test-support/server'
 import { moscowDay, moscowDayStart } from '../src/billing/days'
+import { registerUser, startServer } from '../src/test-support/server'
 
 const args = process.argv.slice(2)
 const rowsArg = args.indexOf('--rows')
@@ -65,7 +65,18 @@ try {
         const at = now - span + Math.floor((i / ROWS) * span)
         const prompt = 50 + (i % 400)
         const completion = 20 + ((i * 7) % 600)
-        insert.run(Bun.randomUUIDv7('hex', at), u.user.id, keyIds[Math.floor(i / MODELS.length) % keyIds.length], MODELS[i % MODELS.length]!, prompt, completion, prompt + completion, 1000 + ((i * 13) % 90_000), 200 + (i % 3000), at)
+        insert.run(
+          Bun.randomUUIDv7('hex', at),
+          u.user.id,
+          keyIds[Math.floor(i / MODELS.length) % keyIds.length],
+          MODELS[i % MODELS.length]!,
+          prompt,
+          completion,
+          prompt + completion,
+          1000 + ((i * 13) % 90_000),
+          200 + (i % 3000),
+          at,
+        )
       }
     })()
   }
@@ -111,7 +122,9 @@ try {
     }
     const p95 = pct(times, 95)
     console.log(
-      `${name.padEnd(20)} ${pct(times, 50).toFixed(1).padStart(6)}  ${p95.toFixed(1).padStart(6)}  ${Math.max(...times).toFixed(1).padStart(6)}   ${n.toLocaleString('en').padStart(18)}   ${p95 < TARGET_MS ? 'PASS' : 'MISS'} (p95 < ${TARGET_MS})`,
+      `${name.padEnd(20)} ${pct(times, 50).toFixed(1).padStart(6)}  ${p95.toFixed(1).padStart(6)}  ${Math.max(...times)
+        .toFixed(1)
+        .padStart(6)}   ${n.toLocaleString('en').padStart(18)}   ${p95 < TARGET_MS ? 'PASS' : 'MISS'} (p95 < ${TARGET_MS})`,
     )
   }
 

@@ -35,9 +35,16 @@ describe('format', () => {
   })
 
   test('tables align by code points and right-align numbers', () => {
-    expect(table(['Модель', 'Цена'], [['a', '1,00 ₽'], ['длинная', '0,1234 ₽']], [1])).toBe(
-      ['Модель       Цена', '───────  ────────', 'a          1,00 ₽', 'длинная  0,1234 ₽'].join('\n'),
-    )
+    expect(
+      table(
+        ['Модель', 'Цена'],
+        [
+          ['a', '1,00 ₽'],
+          ['длинная', '0,1234 ₽'],
+        ],
+        [1],
+      ),
+    ).toBe(['Модель       Цена', '───────  ────────', 'a          1,00 ₽', 'длинная  0,1234 ₽'].join('\n'))
   })
 
   test('server: --server, then the config file, then GW_SERVER, then localhost', () => {

@@ -6,7 +6,7 @@ import { billingCommands } from './commands/billing'
 import { chatCommand } from './commands/chat'
 import { keysCommands } from './commands/keys'
 import { modelsCommand } from './commands/models'
-import { CliError, errorLine, EXIT } from './lib/errors'
+import { CliError, EXIT, errorLine } from './lib/errors'
 
 const TITLES: Record<string, string> = {
   'Usage:': 'Использование:',

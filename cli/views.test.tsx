@@ -4,7 +4,7 @@ import { cleanup, render } from 'ink-testing-library'
 import type { ChatBackend, ChatMessage, ChatParams } from './lib/chat-client'
 import { insufficientBalance } from './lib/errors'
 import { ChatView } from './views/chat'
-import { LoginForm, type Credentials } from './views/login'
+import { type Credentials, LoginForm } from './views/login'
 
 afterEach(() => cleanup())
 

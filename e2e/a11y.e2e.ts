@@ -2,9 +2,10 @@
 // visitor, a customer and an admin, at 1280×800 and 360×740 (menus opened where there is one).
 // A page passes with no violation of impact serious or critical; a failure lists every one found
 // in the test, page by page, so a single run shows all that is left to fix.
-import AxeBuilder from '@axe-core/playwright'
-import { expect, test, type Page } from '@playwright/test'
+
 import { appendFileSync, mkdirSync } from 'node:fs'
+import AxeBuilder from '@axe-core/playwright'
+import { expect, type Page, test } from '@playwright/test'
 import { seedPosts } from './blog-seed'
 import { shoot, uniqueEmail } from './helpers'
 
@@ -50,7 +51,15 @@ function auditor(page: Page, size: Size) {
       checked.push(name)
       // also written as they come, to read while a long run is still going (or after a timeout)
       mkdirSync('test-results', { recursive: true })
-      appendFileSync(LOG, `${name}: ${violations.filter((v) => BLOCKING.has(v.impact ?? '')).map((v) => `${v.id}×${v.nodes.length}`).join(', ') || 'clean'}\n`)
+      appendFileSync(
+        LOG,
+        `${name}: ${
+          violations
+            .filter((v) => BLOCKING.has(v.impact ?? ''))
+            .map((v) => `${v.id}×${v.nodes.length}`)
+            .join(', ') || 'clean'
+        }\n`,
+      )
       for (const v of violations) {
         if (!BLOCKING.has(v.impact ?? '')) continue
         appendFileSync(LOG, v.nodes.map((n) => `    ${n.target.join(' ')} — ${n.any[0]?.message ?? n.failureSummary?.replace(/\s+/g, ' ')}\n`).join(''))
@@ -66,7 +75,10 @@ function auditor(page: Page, size: Size) {
     },
     assertNone() {
       const report = findings
-        .map((f) => `\n[${f.page}] ${f.id} (${f.impact}): ${f.help}\n  ${f.targets.slice(0, 12).join('\n  ')}${f.targets.length > 12 ? `\n  … and ${f.targets.length - 12} more` : ''}\n  → ${f.summary}`)
+        .map(
+          (f) =>
+            `\n[${f.page}] ${f.id} (${f.impact}): ${f.help}\n  ${f.targets.slice(0, 12).join('\n  ')}${f.targets.length > 12 ? `\n  … and ${f.targets.length - 12} more` : ''}\n  → ${f.summary}`,
+        )
         .join('\n')
       expect(checked.length).toBeGreaterThan(0)
       expect(findings, `axe found serious/critical violations on ${new Set(findings.map((f) => f.page)).size} of ${checked.length} pages:${report}`).toEqual([])

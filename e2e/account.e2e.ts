@@ -1,6 +1,6 @@
 // Issue 17, the first week of a customer: /app/account (password, sessions, deletion), the return
 // to the page after signing in (?next=), the day-grouped money history and the mobile header's balance.
-import { expect, test, type Page } from '@playwright/test'
+import { expect, type Page, test } from '@playwright/test'
 import { loginViaUi, registerViaUi, shoot, spaced, uniqueEmail, watchConsole } from './helpers'
 
 const SIZES = [
@@ -15,7 +15,6 @@ async function apiLogin(page: Page, email: string, password: string) {
   const res = await page.request.post('/api/auth/login', { data: { email, password } })
   return { status: res.status(), body: await res.json() }
 }
-
 
 for (const size of SIZES) {
   test.describe(`${size.name} ${size.width}×${size.height}`, () => {
@@ -65,7 +64,7 @@ for (const size of SIZES) {
       await page.goto('/app/account')
       const del = page.getByTestId('account-delete')
       await expect(del.getByRole('button', { name: 'Удалить аккаунт' })).toBeDisabled()
-      await del.getByLabel("Введите e-mail аккаунта для подтверждения").fill(email)
+      await del.getByLabel('Введите e-mail аккаунта для подтверждения').fill(email)
       await del.getByRole('button', { name: 'Удалить аккаунт' }).click()
       await expect(page).toHaveURL(/\/$/)
       await page.goto('/login')

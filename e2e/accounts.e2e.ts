@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test'
-import { expiredAccessToken, readOutboxLetter, registerViaUi, loginViaUi, shoot, uniqueEmail, watchConsole } from './helpers'
+import { expiredAccessToken, loginViaUi, readOutboxLetter, registerViaUi, shoot, uniqueEmail, watchConsole } from './helpers'
 
 const PASSWORD = 'first-password-1'
 
@@ -149,7 +149,13 @@ test('screenshots of every account page at 1280 and 360 px', async ({ page }) =>
   const consoleWatch = watchConsole(page)
   for (const width of [1280, 360]) {
     await page.setViewportSize({ width, height: width === 360 ? 740 : 800 })
-    for (const [name, path] of [['login', '/login'], ['register', '/register'], ['forgot', '/forgot-password'], ['reset', '/reset-password/some-token'], ['home', '/']] as const) {
+    for (const [name, path] of [
+      ['login', '/login'],
+      ['register', '/register'],
+      ['forgot', '/forgot-password'],
+      ['reset', '/reset-password/some-token'],
+      ['home', '/'],
+    ] as const) {
       await page.goto(path)
       // The auth screens are a lazy chunk: wait for the page itself, not the loading spinner.
       await expect(page.locator('h1').first()).toBeVisible()

@@ -1,5 +1,5 @@
-import { expect, test, type APIRequestContext, type Page } from '@playwright/test'
-import { ADMIN_EMAIL, apiCustomer, registerViaUi, shoot, SHOTS, signInAsAdmin, spaced, uniqueEmail, watchConsole } from './helpers'
+import { type APIRequestContext, expect, type Page, test } from '@playwright/test'
+import { ADMIN_EMAIL, apiCustomer, registerViaUi, SHOTS, shoot, signInAsAdmin, spaced, uniqueEmail, watchConsole } from './helpers'
 
 const PASSWORD = 'admin-spec-pass-1'
 
@@ -10,7 +10,11 @@ const toast = (page: Page, text: string | RegExp) => page.getByRole('region', { 
 /** Screenshots show the page, not the stack of toasts that the steps before left on top of it. */
 async function clearToasts(page: Page) {
   const close = page.getByRole('button', { name: 'Закрыть уведомление' })
-  for (let i = 0; i < 10 && (await close.count()) > 0; i++) await close.first().click({ timeout: 1000 }).catch(() => {})
+  for (let i = 0; i < 10 && (await close.count()) > 0; i++)
+    await close
+      .first()
+      .click({ timeout: 1000 })
+      .catch(() => {})
 }
 
 async function screen(page: Page, name: string) {
@@ -135,8 +139,7 @@ test.describe('admin area', () => {
     const consoleWatch = watchConsole(page)
     await page.setViewportSize({ width: 1280, height: 900 })
     await signInAsAdmin(page)
-    const adminGet = (path: string) =>
-      page.evaluate(async (p) => (await fetch(p, { headers: { Authorization: `Bearer ${localStorage.getItem('accessToken')}` } })).json(), path)
+    const adminGet = (path: string) => page.evaluate(async (p) => (await fetch(p, { headers: { Authorization: `Bearer ${localStorage.getItem('accessToken')}` } })).json(), path)
 
     // A fresh server: every request was covered by its customer.
     const stats = await adminGet('/api/admin/stats')
@@ -155,12 +158,30 @@ test.describe('admin area', () => {
     // Some requests cost more than was charged (the server's answers, patched): the card turns red and lists them.
     const rows = [
       {
-        id: 'u2', usageId: 'l2', userId: 'x2', email: 'client@e2e.ru', model: 'black-forest-labs/flux.2-pro', upstreamId: 'gen-2',
-        held: 3.51, cost: 3.5156, charged: 3.51, uncovered: 0.0056, createdAt: '2025-11-21T11:05:00.000Z',
+        id: 'u2',
+        usageId: 'l2',
+        userId: 'x2',
+        email: 'client@e2e.ru',
+        model: 'black-forest-labs/flux.2-pro',
+        upstreamId: 'gen-2',
+        held: 3.51,
+        cost: 3.5156,
+        charged: 3.51,
+        uncovered: 0.0056,
+        createdAt: '2025-11-21T11:05:00.000Z',
       },
       {
-        id: 'u1', usageId: 'l1', userId: 'x1', email: null, model: 'openai/gpt-4o-mini', upstreamId: null,
-        held: 0.0012, cost: 0.00125, charged: 0.0012, uncovered: 0.00005, createdAt: '2025-11-20T21:30:00.000Z',
+        id: 'u1',
+        usageId: 'l1',
+        userId: 'x1',
+        email: null,
+        model: 'openai/gpt-4o-mini',
+        upstreamId: null,
+        held: 0.0012,
+        cost: 0.00125,
+        charged: 0.0012,
+        uncovered: 0.00005,
+        createdAt: '2025-11-20T21:30:00.000Z',
       },
     ]
     await page.route('**/api/admin/stats', async (route) => {

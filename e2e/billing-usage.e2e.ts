@@ -1,6 +1,6 @@
-import { expect, test, type Page } from '@playwright/test'
 import { execFileSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
+import { expect, type Page, test } from '@playwright/test'
 import { apiGet, fileAccount, price, shoot, spaced, watchConsole } from './helpers'
 
 const PASSWORD = 'billing-usage-pass-1'
@@ -68,9 +68,7 @@ async function payThroughTestPage(page: Page, amount: { quick?: RegExp; typed?: 
 }
 
 test.describe('Billing', () => {
-  test('top up 500 on the test payment page → success banner, 550 ₽, the top-up in the history; a canceled payment; refund and alert settings', async ({
-    page,
-  }) => {
+  test('top up 500 on the test payment page → success banner, 550 ₽, the top-up in the history; a canceled payment; refund and alert settings', async ({ page }) => {
     test.slow() // a dozen steps with two payments: more than a minute on a busy CI machine
     const consoleWatch = watchConsole(page)
     await page.setViewportSize({ width: 1280, height: 900 })
@@ -333,10 +331,7 @@ test.describe('Usage and dashboard', () => {
 
     // Dashboard: the four cards are the API's all-time figures.
     await page.getByRole('navigation', { name: 'Основное меню' }).getByRole('link', { name: 'Дашборд' }).click()
-    const [usage, money] = await Promise.all([
-      apiGet<UsageTotals>(page, '/api/billing/usage'),
-      apiGet<{ balance: number }>(page, '/api/billing/balance'),
-    ])
+    const [usage, money] = await Promise.all([apiGet<UsageTotals>(page, '/api/billing/usage'), apiGet<{ balance: number }>(page, '/api/billing/balance')])
     await expect(page.getByTestId('dashboard-requests')).toHaveText(integer(usage.totalRequests))
     expect(spaced(await page.getByTestId('dashboard-spent').textContent())).toBe(spaced(price(usage.totalCost)))
     expect(spaced(await page.getByTestId('dashboard-tokens').textContent())).toBe(spaced(integer(usage.totalTokens)))

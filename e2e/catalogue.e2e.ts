@@ -1,7 +1,7 @@
 // The public catalogue as a visitor without an account uses it: /models at desktop and phone width
 // (no horizontal scroll), the type filters and price sorting, a model's page, its code copied, and
 // «Попробовать в Playground» leading to sign-in.
-import { expect as baseExpect, test, type Page } from '@playwright/test'
+import { expect as baseExpect, type Page, test } from '@playwright/test'
 import { watchConsole } from './helpers'
 
 const SHOTS = '/tmp/pw-catalogue/screens'

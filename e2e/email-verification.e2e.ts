@@ -1,12 +1,13 @@
 // The «Подтвердите e-mail» banner and the test-payments banner, against a server of this file's own:
 // NODE_ENV=production with ALLOW_TEST_PAYMENTS=true and REQUIRE_EMAIL_VERIFICATION=true (the shared
 // e2e server runs with confirmation off, so the other journeys get their bonus at registration).
-import { expect, test } from '@playwright/test'
-import { spawn, type ChildProcess } from 'node:child_process'
+
+import { type ChildProcess, spawn } from 'node:child_process'
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { expect, test } from '@playwright/test'
 import { shoot, uniqueEmail, watchConsole } from './helpers'
 
 let proc: ChildProcess
@@ -43,7 +44,10 @@ test.beforeAll(async () => {
     stdio: 'ignore',
   })
   for (let i = 0; i < 300; i++) {
-    const ok = await fetch(`${baseURL}/api/health`).then((r) => r.ok, () => false)
+    const ok = await fetch(`${baseURL}/api/health`).then(
+      (r) => r.ok,
+      () => false,
+    )
     if (ok) return
     await new Promise((r) => setTimeout(r, 100))
   }

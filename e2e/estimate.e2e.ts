@@ -2,7 +2,7 @@
 // own bound (POST /api/playground/estimate, from the same planning as the hold) for exactly the body
 // that is then sent; for a model priced only by the picture it draws, the estimate shown before
 // sending is the charge shown after — to the micro-ruble, for one picture and for two.
-import { expect, test, type Page, type Request } from '@playwright/test'
+import { expect, type Page, type Request, test } from '@playwright/test'
 import { apiGet, fileAccount, price, serverEstimate, shoot, spaced, watchConsole } from './helpers'
 
 const PASSWORD = 'estimate-pass-1'

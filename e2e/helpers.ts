@@ -1,6 +1,6 @@
-import { expect, type APIRequestContext, type Page } from '@playwright/test'
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { type APIRequestContext, expect, type Page } from '@playwright/test'
 import { signJwt } from '../src/test-support/server'
 
 export const SHOTS = 'test-results/screens'

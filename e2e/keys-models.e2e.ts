@@ -1,4 +1,4 @@
-import { expect, test, type Page } from '@playwright/test'
+import { expect, type Page, test } from '@playwright/test'
 import { registerViaUi, shoot, uniqueEmail, watchConsole } from './helpers'
 
 const PASSWORD = 'keys-models-pass-1'
@@ -42,18 +42,12 @@ async function expectNoHorizontalScroll(page: Page) {
 
 /** Nothing sticks out of a card (cards clip, so the page itself would not scroll). */
 async function expectContained(page: Page, testId: string) {
-  const overflows = await page
-    .getByTestId(testId)
-    .evaluateAll((els) => els.map((e) => e.scrollWidth - e.clientWidth).filter((d) => d > 0))
+  const overflows = await page.getByTestId(testId).evaluateAll((els) => els.map((e) => e.scrollWidth - e.clientWidth).filter((d) => d > 0))
   expect(overflows).toEqual([])
 }
 
 test.describe('API keys', () => {
-  test('create with validation → full key shown once and copied → dismissed for good → rename, disable/enable, limit, delete', async ({
-    page,
-    context,
-    baseURL,
-  }) => {
+  test('create with validation → full key shown once and copied → dismissed for good → rename, disable/enable, limit, delete', async ({ page, context, baseURL }) => {
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: baseURL })
     const consoleWatch = watchConsole(page)
     await page.setViewportSize({ width: 1280, height: 900 })
@@ -248,9 +242,7 @@ test.describe('API keys', () => {
 })
 
 test.describe('Model catalogue', () => {
-  test('cards with ruble prices; search narrows and stays in the URL; ?search= preselects; provider chip filters; a card opens the playground', async ({
-    page,
-  }) => {
+  test('cards with ruble prices; search narrows and stays in the URL; ?search= preselects; provider chip filters; a card opens the playground', async ({ page }) => {
     const consoleWatch = watchConsole(page)
     await page.setViewportSize({ width: 1280, height: 900 })
     await registerViaUi(page, uniqueEmail('models'), PASSWORD)
@@ -310,9 +302,7 @@ test.describe('Model catalogue', () => {
     await expect(chip).toHaveAttribute('aria-pressed', 'true')
     await expect(all).toHaveAttribute('aria-pressed', 'false')
     await expect(cards).toHaveCount(chipCount)
-    const providers = new Set(
-      (await cards.evaluateAll((els) => els.map((e) => e.getAttribute('data-model-id') ?? ''))).map((id) => id.split('/')[0]),
-    )
+    const providers = new Set((await cards.evaluateAll((els) => els.map((e) => e.getAttribute('data-model-id') ?? ''))).map((id) => id.split('/')[0]))
     expect(providers.size).toBe(1)
     await shoot(page, 'models-provider-1280')
     await all.click()

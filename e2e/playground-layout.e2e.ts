@@ -4,7 +4,7 @@
 // upstream, copy / regenerate / edit-and-resend, copy on code blocks, image mode and attachments
 // only for models that take or give pictures, and the warning before a request the balance cannot cover.
 import AxeBuilder from '@axe-core/playwright'
-import { expect as baseExpect, test, type Page } from '@playwright/test'
+import { expect as baseExpect, type Page, test } from '@playwright/test'
 import { apiGet, fileAccount, shoot, spaced, spendBalanceBelow, watchConsole } from './helpers'
 
 // Room for a busy machine (the catalogue and the estimate are network round trips).
@@ -50,7 +50,11 @@ async function expectOnScreen(page: Page, testId: string) {
   expect(box.x).toBeGreaterThanOrEqual(0)
   expect(box.y + box.height).toBeLessThanOrEqual(viewport.height)
   expect(box.x + box.width).toBeLessThanOrEqual(viewport.width)
-  const scroll = await page.evaluate(() => ({ y: window.scrollY, extra: document.documentElement.scrollHeight - window.innerHeight, wide: document.documentElement.scrollWidth - window.innerWidth }))
+  const scroll = await page.evaluate(() => ({
+    y: window.scrollY,
+    extra: document.documentElement.scrollHeight - window.innerHeight,
+    wide: document.documentElement.scrollWidth - window.innerWidth,
+  }))
   expect(scroll).toEqual({ y: 0, extra: expect.any(Number), wide: expect.any(Number) })
   expect(scroll.extra).toBeLessThanOrEqual(0)
   expect(scroll.wide).toBeLessThanOrEqual(0)
@@ -63,7 +67,11 @@ async function seedChat(page: Page, title: string, pairs: number) {
       const headers = { Authorization: `Bearer ${localStorage.getItem('accessToken')}`, 'Content-Type': 'application/json' }
       const chat = (await (await fetch('/api/chats', { method: 'POST', headers, body: JSON.stringify({ title, model: 'openai/gpt-3.5-turbo' }) })).json()).data
       for (let i = 1; i <= pairs; i++) {
-        await fetch(`/api/chats/${chat.id}/messages`, { method: 'POST', headers, body: JSON.stringify({ role: 'user', content: `Вопрос номер ${i}: расскажи что-нибудь длинное` }) })
+        await fetch(`/api/chats/${chat.id}/messages`, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({ role: 'user', content: `Вопрос номер ${i}: расскажи что-нибудь длинное` }),
+        })
         const answer = Array.from({ length: 6 }, (_, k) => `Строка ${k + 1} ответа ${i}.`).join('\n\n')
         await fetch(`/api/chats/${chat.id}/messages`, { method: 'POST', headers, body: JSON.stringify({ role: 'assistant', content: answer }) })
       }
@@ -408,7 +416,7 @@ test.describe('Playground layout and features (issue 17)', () => {
     consoleWatch.assertClean()
   })
 
-  test('a request the balance cannot cover: a warning with the top-up link before sending, the server\'s 402 after', async ({ page }) => {
+  test("a request the balance cannot cover: a warning with the top-up link before sending, the server's 402 after", async ({ page }) => {
     const consoleWatch = watchConsole(page)
     await page.setViewportSize(DESKTOP)
     await signIn(page)
@@ -438,7 +446,11 @@ test.describe('Playground layout and features (issue 17)', () => {
 
     // Sending is not blocked: the server refuses with 402 and its message is shown with the same link.
     await composer(page).press('Enter')
-    const toastEl = page.getByRole('alert').filter({ hasText: 'Недостаточно средств' }).filter({ has: page.getByRole('link', { name: 'Пополнить баланс' }) }).last()
+    const toastEl = page
+      .getByRole('alert')
+      .filter({ hasText: 'Недостаточно средств' })
+      .filter({ has: page.getByRole('link', { name: 'Пополнить баланс' }) })
+      .last()
     await expect(toastEl).toBeVisible()
     await expect(page.getByTestId('user-message')).toHaveCount(0)
 

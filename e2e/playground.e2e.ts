@@ -1,8 +1,9 @@
 // The Playground against the real built app and the demo upstream: streamed replies and Stop,
 // costs, saved history, attachments, image generation with download, the insufficient-balance
 // toast, the catalogue link and deleting a chat. Screens at 1280 and 360 px.
-import { expect, test, type Page } from '@playwright/test'
+
 import { readFileSync } from 'node:fs'
+import { expect, type Page, test } from '@playwright/test'
 import { apiGet, fileAccount, price, serverEstimate, shoot, spaced, spendBalanceBelow, watchConsole } from './helpers'
 
 const PASSWORD = 'playground-pass-1'
@@ -273,7 +274,9 @@ test.describe('Playground', () => {
     consoleWatch.assertClean([/status of 400/])
   })
 
-  test('generate an image: ?model= preselects, the estimate is the server\'s for the body sent (and follows the quantity), download; no picture → fallback to chat', async ({ page }) => {
+  test("generate an image: ?model= preselects, the estimate is the server's for the body sent (and follows the quantity), download; no picture → fallback to chat", async ({
+    page,
+  }) => {
     const consoleWatch = watchConsole(page)
     await page.setViewportSize({ width: 1280, height: 900 })
     await signIn(page)
@@ -306,7 +309,14 @@ test.describe('Playground', () => {
     await composer(page).fill('Кот в скафандре на Луне')
     const sent = page.waitForRequest((r) => r.url().endsWith('/v1/images'))
     await composer(page).press('Enter')
-    expect(JSON.parse((await sent).postData()!)).toEqual({ model: gemini.id, prompt: 'Кот в скафандре на Луне', size: '1024x1024', quality: 'standard', n: 1, response_format: 'url' })
+    expect(JSON.parse((await sent).postData()!)).toEqual({
+      model: gemini.id,
+      prompt: 'Кот в скафандре на Луне',
+      size: '1024x1024',
+      quality: 'standard',
+      n: 1,
+      response_format: 'url',
+    })
     const picture = page.getByTestId('generated-image')
     await expect(picture).toHaveCount(1, { timeout: 15_000 })
     await expect.poll(() => picture.locator('img').evaluate((el: HTMLImageElement) => el.complete && el.naturalWidth > 0)).toBe(true)
@@ -323,7 +333,14 @@ test.describe('Playground', () => {
     await page.reload()
     await page.getByTestId('history-chat').first().getByRole('button').first().click()
     await expect(page.getByTestId('generated-image')).toHaveCount(1)
-    await expect.poll(() => page.getByTestId('generated-image').locator('img').evaluate((el: HTMLImageElement) => el.complete && el.naturalWidth > 0)).toBe(true)
+    await expect
+      .poll(() =>
+        page
+          .getByTestId('generated-image')
+          .locator('img')
+          .evaluate((el: HTMLImageElement) => el.complete && el.naturalWidth > 0),
+      )
+      .toBe(true)
 
     // A drawing model that returns no picture (a provider can): the page says so and answers as a chat.
     // (GPT-4o, which only reads pictures, no longer offers image mode at all: playground-layout.e2e.ts.)
@@ -390,11 +407,17 @@ test.describe('Playground', () => {
     await expectModel(page, 'anthropic/claude-3-haiku')
 
     // The catalogue cannot be loaded: the spec's message and its fallback list.
-    await page.route('**/v1/models', (route) => route.fulfill({ status: 503, contentType: 'application/json', body: '{"error":{"message":"down","type":"server_error","code":"x","param":null}}' }))
+    await page.route('**/v1/models', (route) =>
+      route.fulfill({ status: 503, contentType: 'application/json', body: '{"error":{"message":"down","type":"server_error","code":"x","param":null}}' }),
+    )
     await page.goto('/app/playground')
     await expect(page.getByRole('alert').filter({ hasText: 'Не удалось загрузить список моделей. Попробуйте обновить страницу.' })).toBeVisible({ timeout: 15_000 })
     await modelSelect(page).click()
-    expect(await page.getByRole('option').evaluateAll((els) => els.map((e) => e.getAttribute('data-model-id')))).toEqual(['anthropic/claude-3-haiku', 'openai/gpt-3.5-turbo', 'openai/gpt-4'])
+    expect(await page.getByRole('option').evaluateAll((els) => els.map((e) => e.getAttribute('data-model-id')))).toEqual([
+      'anthropic/claude-3-haiku',
+      'openai/gpt-3.5-turbo',
+      'openai/gpt-4',
+    ])
     await modelSelect(page).press('Escape')
     await expectModel(page, 'openai/gpt-3.5-turbo')
     await page.unroute('**/v1/models')

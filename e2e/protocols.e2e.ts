@@ -2,10 +2,11 @@
 // calling /v1 with an API key (CORS preflight, x-request-id readable), the docs sections for
 // Claude Code, Codex CLI, AI SDK, LangChain, Responses, embeddings and costs, and embedding models
 // in the catalogue.
-import { expect as baseExpect, test, type APIRequestContext, type Page } from '@playwright/test'
+
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { loginViaUi, price, shoot, SHOTS, spaced, uniqueEmail, watchConsole } from './helpers'
+import { type APIRequestContext, expect as baseExpect, type Page, test } from '@playwright/test'
+import { loginViaUi, price, SHOTS, shoot, spaced, uniqueEmail, watchConsole } from './helpers'
 
 const PASSWORD = 'protocols-pass-1'
 
@@ -49,11 +50,7 @@ async function expectNoHorizontalScroll(page: Page) {
   expect(overflow).toBeLessThanOrEqual(0)
 }
 
-test('a page on another origin calls /v1 with an API key: the preflight passes, the answer and x-request-id are readable', async ({
-  page,
-  request,
-  baseURL,
-}) => {
+test('a page on another origin calls /v1 with an API key: the preflight passes, the answer and x-request-id are readable', async ({ page, request, baseURL }) => {
   const { key } = await customerWithKey(request)
   const site = await otherSite()
   try {
@@ -129,11 +126,7 @@ test('a page on another origin calls /v1 with an API key: the preflight passes, 
   }
 })
 
-test('the docs have the sections for Claude Code, Codex CLI, AI SDK, LangChain, Responses, embeddings and costs, at 1280 and 360 px', async ({
-  page,
-  context,
-  baseURL,
-}) => {
+test('the docs have the sections for Claude Code, Codex CLI, AI SDK, LangChain, Responses, embeddings and costs, at 1280 and 360 px', async ({ page, context, baseURL }) => {
   await context.grantPermissions(['clipboard-read', 'clipboard-write'])
   const consoleWatch = watchConsole(page)
   await page.setViewportSize({ width: 1280, height: 800 })
@@ -208,10 +201,13 @@ test('the docs have the sections for Claude Code, Codex CLI, AI SDK, LangChain, 
   // What a phone shows: two screens from the start of each new section.
   for (const id of ['responses-api', 'claude-code', 'codex-cli', 'vercel-ai-sdk', 'langchain', 'embeddings', 'request-cost', 'cors']) {
     for (const screen of [1, 2]) {
-      await page.evaluate(({ id, screen }) => {
-        document.getElementById(id)!.scrollIntoView()
-        window.scrollBy(0, (screen - 1) * 640)
-      }, { id, screen })
+      await page.evaluate(
+        ({ id, screen }) => {
+          document.getElementById(id)!.scrollIntoView()
+          window.scrollBy(0, (screen - 1) * 640)
+        },
+        { id, screen },
+      )
       await page.screenshot({ path: `${SHOTS}/docs-${id}-360-${screen}.png` })
     }
   }
@@ -221,10 +217,7 @@ test('the docs have the sections for Claude Code, Codex CLI, AI SDK, LangChain, 
   consoleWatch.assertClean()
 })
 
-test('the catalogue shows embedding models with «Эмбеддинги», a price per 1M input tokens and no Playground; the type chip filters them', async ({
-  page,
-  request,
-}) => {
+test('the catalogue shows embedding models with «Эмбеддинги», a price per 1M input tokens and no Playground; the type chip filters them', async ({ page, request }) => {
   const consoleWatch = watchConsole(page)
   const models = (await (await request.get('/v1/models')).json()).data as CatalogueModel[]
   const embedders = models.filter((m) => m.capabilities.embeddings)

@@ -1,7 +1,7 @@
 // The public site in Chromium: landing, blog, docs, legal pages, header/footer links, the
 // sanitised article, the view counter, keyboard use and the bundle split.
-import { expect, test, type Page } from '@playwright/test'
-import { seedPosts, type SeededPost } from './blog-seed'
+import { expect, type Page, test } from '@playwright/test'
+import { type SeededPost, seedPosts } from './blog-seed'
 import { registerViaUi, shoot as shootShared, spaced, uniqueEmail, watchConsole } from './helpers'
 
 /** The browser runs in Moscow time (playwright.config.ts): expected dates are formatted there too, not in the runner's zone. */
@@ -48,9 +48,9 @@ const XSS = [
   '',
   '<a href="javascript:window.__pwned=\'raw-link\'" id="raw-link">сырая ссылка</a>',
   '',
-  '[markdown-ссылка](javascript:window.__pwned=\'md-link\') и [ещё одна](JaVaScRiPt:alert(1))',
+  "[markdown-ссылка](javascript:window.__pwned='md-link') и [ещё одна](JaVaScRiPt:alert(1))",
   '',
-  '![картинка](javascript:window.__pwned=\'md-img\')',
+  "![картинка](javascript:window.__pwned='md-img')",
   '',
   '<svg onload="window.__pwned = \'svg\'"><circle r="4"/></svg> <iframe src="javascript:window.__pwned=\'iframe\'"></iframe>',
   '',
@@ -113,7 +113,6 @@ function seedOnce() {
   xss = posts.find((p) => p.slug === 'e2e-xss')!
   counter = posts.find((p) => p.slug === 'e2e-views')!
 }
-
 
 async function noHorizontalScroll(page: Page, name: string) {
   const { scroll, client, culprits } = await page.evaluate(() => {
@@ -280,7 +279,9 @@ test('the blog list and an article as the spec describes them', async ({ page })
   await expect(page.getByRole('heading', { level: 1, name: article.title })).toBeVisible()
   await expect(page.getByRole('link', { name: 'Все статьи' })).toHaveAttribute('href', '/blog')
   await expect(page.getByText('Обзор модели')).toBeVisible()
-  await expect(page.getByText(new Intl.DateTimeFormat('ru-RU', { day: 'numeric', month: 'long', year: 'numeric', timeZone: MOSCOW }).format(new Date(article.publishedAt!)))).toBeVisible()
+  await expect(
+    page.getByText(new Intl.DateTimeFormat('ru-RU', { day: 'numeric', month: 'long', year: 'numeric', timeZone: MOSCOW }).format(new Date(article.publishedAt!))),
+  ).toBeVisible()
   await expect(page.getByRole('img', { name: `Обложка статьи «${article.title}»` })).toBeVisible()
   const body = page.getByTestId('article-body')
   await expect(body.getByRole('heading', { level: 2, name: 'Что умеет' })).toBeVisible()

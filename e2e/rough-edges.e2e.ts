@@ -1,6 +1,6 @@
 // Issue 17, points 5 (the demo banner), 6 (admin fixes) and 8 (small items), at 1280×800 and 360×740:
 // each rough edge the walk-through found, asserted as the customer or admin meets it.
-import { expect as baseExpect, test, type APIRequestContext, type Page } from '@playwright/test'
+import { type APIRequestContext, expect as baseExpect, type Page, test } from '@playwright/test'
 import { dailySlots } from '../src/content/schedule'
 import { ADMIN_EMAIL, ADMIN_PASSWORD, apiCustomer, registerViaUi, shoot, signInAsAdmin, spaced, uniqueEmail, watchConsole } from './helpers'
 

@@ -1,7 +1,7 @@
 // The Content-Security-Policy in Chromium: the landing, the docs, the signed-in app and the API
 // reference at /api/docs render under their policies with nothing refused, and load nothing from
 // another origin (the API reference used to come from a CDN).
-import { expect, test, type Page } from '@playwright/test'
+import { expect, type Page, test } from '@playwright/test'
 import { registerViaUi, SHOTS, uniqueEmail, watchConsole } from './helpers'
 
 declare global {
@@ -39,9 +39,7 @@ test.beforeEach(async ({ page }) => {
   // Injected by the browser itself, so the page's own CSP does not apply to this script.
   await page.addInitScript(() => {
     window.__csp = []
-    document.addEventListener('securitypolicyviolation', (e) =>
-      window.__csp.push(`${e.violatedDirective} blocked ${e.blockedURI || 'inline'} (${e.sourceFile}:${e.lineNumber})`),
-    )
+    document.addEventListener('securitypolicyviolation', (e) => window.__csp.push(`${e.violatedDirective} blocked ${e.blockedURI || 'inline'} (${e.sourceFile}:${e.lineNumber})`))
   })
 })
 
@@ -120,7 +118,10 @@ test('the API reference at /api/docs comes from our origin and renders the API u
 
   // open the chat completions operation from the sidebar: it renders its own section
   await page.getByText('OpenAI-совместимый API', { exact: true }).first().click()
-  await page.getByRole('link', { name: /^Чат-комплишн/ }).first().click()
+  await page
+    .getByRole('link', { name: /^Чат-комплишн/ })
+    .first()
+    .click()
   await expect(page.getByRole('heading', { name: /^Чат-комплишн/ }).first()).toBeVisible({ timeout: 20_000 })
   await policy.assertClean('/api/docs')
   await shot(page, 'security-api-docs-operation', false)

@@ -3,11 +3,11 @@
 //   echo '[{"title":"…","cover":true}]' | E2E_DATA_DIR=… bun e2e/seed-posts.ts
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { openDatabase } from '../src/db/client'
-import { blogStore, seedBlogPost, type SeedPost } from '../src/blog/store'
-import { blogPosts } from '../src/blog/schema'
 import { eq } from 'drizzle-orm'
 import { createCoverStore } from '../src/blog/covers'
+import { blogPosts } from '../src/blog/schema'
+import { blogStore, type SeedPost, seedBlogPost } from '../src/blog/store'
+import { openDatabase } from '../src/db/client'
 
 type Input = Omit<SeedPost, 'publishedAt'> & { publishedAt?: string | null; cover?: boolean }
 

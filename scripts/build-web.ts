@@ -4,9 +4,10 @@
 // /app area, the blog, legal pages, docs, sign-in) is a chunk loaded by React.lazy when opened.
 // dist/web/build-manifest.json records which file each lazy screen became, so the server can
 // preload the chunk of the page it sends and bench/bundle.ts can measure what the landing loads.
-import tailwind from 'bun-plugin-tailwind'
+
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
+import tailwind from 'bun-plugin-tailwind'
 
 const outdir = 'dist/web'
 rmSync(outdir, { recursive: true, force: true })
@@ -52,18 +53,13 @@ const manifest = {
     css: files.filter((f) => f.file.endsWith('.css')).map((f) => f.file),
   },
   /** source file of a lazily imported module → its chunk and the chunks it imports statically */
-  lazy: Object.fromEntries(
-    files
-      .filter((f) => f.entryPoint && f.entryPoint !== 'web/index.html' && f.file.endsWith('.js'))
-      .map((f) => [f.entryPoint!, closure(f.file)]),
-  ),
+  lazy: Object.fromEntries(files.filter((f) => f.entryPoint && f.entryPoint !== 'web/index.html' && f.file.endsWith('.js')).map((f) => [f.entryPoint!, closure(f.file)])),
 }
 writeFileSync(`${outdir}/build-manifest.json`, JSON.stringify(manifest, null, 2))
 
 // A gzip twin of every script and stylesheet: the server sends it to browsers that accept gzip,
 // so the landing's transfer matches bench/bundle.ts even without a compressing proxy in front.
-for (const o of result.outputs)
-  if (/\.(js|css)$/.test(o.path)) writeFileSync(`${o.path}.gz`, Bun.gzipSync(new Uint8Array(await Bun.file(o.path).arrayBuffer()), { level: 9 }))
+for (const o of result.outputs) if (/\.(js|css)$/.test(o.path)) writeFileSync(`${o.path}.gz`, Bun.gzipSync(new Uint8Array(await Bun.file(o.path).arrayBuffer()), { level: 9 }))
 
 // public/ holds files served as-is at the site root (favicon, og-image…).
 if (existsSync('public')) cpSync('public', outdir, { recursive: true })

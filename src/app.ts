@@ -1,40 +1,41 @@
 // Builds the services once and composes the feature plugins into the one application.
-import { Elysia } from 'elysia'
+
 import { openapi } from '@elysiajs/openapi'
-import type { Config } from './config'
-import type { Db } from './db/client'
-import type { Mailer } from './mail/service'
-import { errorHandler } from './lib/http'
-import { bodyLimits, docsSeeThroughBodyReaders, KB, MB, V1_BODY_LIMIT, type BodyFamily } from './lib/body'
-import { unauthorized } from './lib/errors'
-import { authService } from './auth/service'
-import { authGuard, bearer } from './auth/guard'
+import { Elysia } from 'elysia'
+import pkg from '../package.json'
+import { adminRoutes } from './admin'
+import { adminService } from './admin/service'
 import { authRoutes } from './auth'
+import { authGuard, bearer } from './auth/guard'
+import { authService } from './auth/service'
 import { billingRoutes } from './billing'
-import { keysService } from './keys/service'
-import { keysRoutes } from './keys'
-import { createUpstreamClient } from './upstream/client'
+import { lowBalanceMailer } from './billing/alerts'
+import { blogAdminRoutes, blogImageRoutes, blogRoutes } from './blog'
+import { autopostService } from './blog/autopost'
+import { blogService } from './blog/service'
 import { createRateProvider } from './catalog/rate'
 import { createCatalog } from './catalog/service'
-import { estimateRoutes, gatewayRoutes } from './gateway'
-import { v1Protocol } from './gateway/protocol'
-import { systemRoutes } from './system'
-import { spaRoutes } from './spa'
-import { paymentsService } from './payments/service'
-import { refundsService } from './payments/refunds'
-import { paymentsRoutes, refundAdminRoutes } from './payments'
-import { lowBalanceMailer } from './billing/alerts'
-import { blogService } from './blog/service'
-import { autopostService } from './blog/autopost'
-import { blogAdminRoutes, blogImageRoutes, blogRoutes } from './blog'
-import { adminService } from './admin/service'
-import { adminRoutes } from './admin'
-import { MAX_UPLOAD_BYTES, UPLOAD_MESSAGES, uploadsService } from './uploads/service'
-import { uploadsRoutes } from './uploads'
-import { chatsService } from './chats/service'
 import { chatsRoutes } from './chats'
+import { chatsService } from './chats/service'
+import type { Config } from './config'
+import type { Db } from './db/client'
+import { estimateRoutes, gatewayRoutes } from './gateway'
 import { createImageStore } from './gateway/files'
-import pkg from '../package.json'
+import { v1Protocol } from './gateway/protocol'
+import { keysRoutes } from './keys'
+import { keysService } from './keys/service'
+import { type BodyFamily, bodyLimits, docsSeeThroughBodyReaders, KB, MB, V1_BODY_LIMIT } from './lib/body'
+import { unauthorized } from './lib/errors'
+import { errorHandler } from './lib/http'
+import type { Mailer } from './mail/service'
+import { paymentsRoutes, refundAdminRoutes } from './payments'
+import { refundsService } from './payments/refunds'
+import { paymentsService } from './payments/service'
+import { spaRoutes } from './spa'
+import { systemRoutes } from './system'
+import { uploadsRoutes } from './uploads'
+import { MAX_UPLOAD_BYTES, UPLOAD_MESSAGES, uploadsService } from './uploads/service'
+import { createUpstreamClient } from './upstream/client'
 
 export async function createServices(config: Config, db: Db, mailer: Mailer) {
   const upstream = createUpstreamClient(config)
@@ -83,50 +84,53 @@ export const MAX_REQUEST_BODY = 2 * V1_BODY_LIMIT
 
 export function createApp(s: Services) {
   const guard = authGuard(s.config, s.auth)
-  return new Elysia({ serve: { maxRequestBodySize: MAX_REQUEST_BODY } })
-    .use(errorHandler)
-    // /v1 reads its own bodies, after the caller's key is checked (gateway/index.ts).
-    .use(bodyLimits(BODY_FAMILIES, DEFAULT_BODY_LIMIT, ['/v1']))
-    .use(v1Protocol)
-    .onRequest(({ set }) => {
-      set.headers['x-content-type-options'] = 'nosniff'
-      set.headers['referrer-policy'] = 'strict-origin-when-cross-origin'
-      set.headers['x-frame-options'] = 'DENY'
-    })
-    .use(
-      // The routes' body readers (lib/body.ts) are transparent to the document: request bodies stay listed.
-      docsSeeThroughBodyReaders(openapi({
-        // The document only: the UI at /api/docs is served from our origin by src/spa/api-docs.ts
-        // (the plugin's own page loads Scalar from a CDN).
-        provider: null,
-        specPath: '/api/openapi.json',
-        documentation: {
-          info: {
-            title: 'AI Gateway API',
-            version: pkg.version,
-            description:
-              'Аккаунты, баланс и OpenAI-совместимый шлюз. Ответы /api: `{success, data}` или `{success:false, error}`; ответы /v1 — в форматах OpenAI.',
-          },
-          components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT или API-ключ sk-gw-…' } } },
-        },
-        exclude: { paths: ['/*', '/assets/*'] },
-      })),
-    )
-    .use(systemRoutes(s.config, s.db, s.mailer))
-    .use(authRoutes(s.config, s.auth, guard))
-    .use(keysRoutes(s.keys, guard))
-    .use(billingRoutes(s.db, guard))
-    .use(paymentsRoutes(s.config, s.payments, s.refunds, guard))
-    .use(refundAdminRoutes(s.refunds, guard))
-    .use(adminRoutes(s.admin, guard))
-    .use(blogRoutes(s.config, s.blog))
-    .use(blogAdminRoutes(s.blog, s.autopost, guard))
-    .use(blogImageRoutes(s.autopost))
-    .use(chatsRoutes(s.chats, guard))
-    .use(uploadsRoutes(s.uploads, s.auth, guard))
-    .use(gatewayRoutes(s, guard))
-    .use(estimateRoutes(s, guard))
-    .use(spaRoutes(s))
+  return (
+    new Elysia({ serve: { maxRequestBodySize: MAX_REQUEST_BODY } })
+      .use(errorHandler)
+      // /v1 reads its own bodies, after the caller's key is checked (gateway/index.ts).
+      .use(bodyLimits(BODY_FAMILIES, DEFAULT_BODY_LIMIT, ['/v1']))
+      .use(v1Protocol)
+      .onRequest(({ set }) => {
+        set.headers['x-content-type-options'] = 'nosniff'
+        set.headers['referrer-policy'] = 'strict-origin-when-cross-origin'
+        set.headers['x-frame-options'] = 'DENY'
+      })
+      .use(
+        // The routes' body readers (lib/body.ts) are transparent to the document: request bodies stay listed.
+        docsSeeThroughBodyReaders(
+          openapi({
+            // The document only: the UI at /api/docs is served from our origin by src/spa/api-docs.ts
+            // (the plugin's own page loads Scalar from a CDN).
+            provider: null,
+            specPath: '/api/openapi.json',
+            documentation: {
+              info: {
+                title: 'AI Gateway API',
+                version: pkg.version,
+                description: 'Аккаунты, баланс и OpenAI-совместимый шлюз. Ответы /api: `{success, data}` или `{success:false, error}`; ответы /v1 — в форматах OpenAI.',
+              },
+              components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT или API-ключ sk-gw-…' } } },
+            },
+            exclude: { paths: ['/*', '/assets/*'] },
+          }),
+        ),
+      )
+      .use(systemRoutes(s.config, s.db, s.mailer))
+      .use(authRoutes(s.config, s.auth, guard))
+      .use(keysRoutes(s.keys, guard))
+      .use(billingRoutes(s.db, guard))
+      .use(paymentsRoutes(s.config, s.payments, s.refunds, guard))
+      .use(refundAdminRoutes(s.refunds, guard))
+      .use(adminRoutes(s.admin, guard))
+      .use(blogRoutes(s.config, s.blog))
+      .use(blogAdminRoutes(s.blog, s.autopost, guard))
+      .use(blogImageRoutes(s.autopost))
+      .use(chatsRoutes(s.chats, guard))
+      .use(uploadsRoutes(s.uploads, s.auth, guard))
+      .use(gatewayRoutes(s, guard))
+      .use(estimateRoutes(s, guard))
+      .use(spaRoutes(s))
+  )
 }
 
 export type App = ReturnType<typeof createApp>

@@ -1,9 +1,10 @@
 // The only reader of process.env. Every setting is optional; the defaults give a working product.
-import { isPostgresUrl } from './db/dialect'
+
+import { randomBytes } from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
-import { randomBytes } from 'node:crypto'
 import { MARKUP_PERCENT, WELCOME_BONUS_RUB } from './content/terms'
+import { isPostgresUrl } from './db/dialect'
 
 export class ConfigError extends Error {}
 
@@ -84,8 +85,7 @@ export function loadConfig(env: Env = process.env) {
   // money at all; running it so must be a deliberate choice, and then every page says so.
   if (isProduction && !realPayments && !allowTestPayments)
     throw new ConfigError(
-      'NODE_ENV=production needs YOOKASSA_SHOP_ID and YOOKASSA_SECRET_KEY (card payments). ' +
-        'To run with the built-in test payment page instead, set ALLOW_TEST_PAYMENTS=true',
+      'NODE_ENV=production needs YOOKASSA_SHOP_ID and YOOKASSA_SECRET_KEY (card payments). ' + 'To run with the built-in test payment page instead, set ALLOW_TEST_PAYMENTS=true',
     )
   // Links in letters, payment return URLs and canonical links must never come from a Host header.
   if (isProduction && !env.PUBLIC_URL?.trim())
@@ -109,7 +109,10 @@ export function loadConfig(env: Env = process.env) {
     accessTokenTtlSec: int(env, 'ACCESS_TOKEN_TTL', 15 * 60, 10, 24 * 3600),
     refreshTokenTtlDays: int(env, 'REFRESH_TOKEN_TTL_DAYS', 30, 1, 365),
     adminEmails: Object.freeze(
-      (env.ADMIN_EMAILS ?? '').split(',').map((e) => e.trim().toLowerCase()).filter(Boolean),
+      (env.ADMIN_EMAILS ?? '')
+        .split(',')
+        .map((e) => e.trim().toLowerCase())
+        .filter(Boolean),
     ),
     /** Multiplies the sign-in/registration/reset rate limits; only for test environments that share one address. */
     authRateLimitScale: int(env, 'AUTH_RATE_LIMIT_SCALE', 1, 1, 1000),

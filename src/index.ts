@@ -1,13 +1,13 @@
 // Entry: config → database + migrations → app → listen → cron; stops gracefully on SIGTERM/SIGINT.
 import { cron, Patterns } from '@elysiajs/cron'
-import { ConfigError, loadConfig, type Config } from './config'
-import { openDatabase, runMigrations, startCheckpointer } from './db/client'
-import { createMailer } from './mail/service'
 import { createApp, createServices } from './app'
-import { purgeExpired } from './system/housekeeping'
 import { releaseStaleHolds, startHoldLeases } from './billing/holds'
+import { type Config, ConfigError, loadConfig } from './config'
+import { openDatabase, runMigrations, startCheckpointer } from './db/client'
 import { DIALECT } from './db/dialect'
 import { INSTANCE_ID } from './db/instance'
+import { createMailer } from './mail/service'
+import { purgeExpired } from './system/housekeeping'
 
 let config: Config
 try {
@@ -48,15 +48,35 @@ const app = createApp(services)
   .use(cron({ name: 'housekeeping', pattern: Patterns.EVERY_HOUR, run: () => void purgeExpired(db).catch((e) => console.error(`[housekeeping] failed: ${(e as Error).message}`)) }))
   .use(cron({ name: 'catalog-sync', pattern: '7 * * * *', run: () => void syncCatalog() }))
   .use(cron({ name: 'exchange-rate', pattern: '17 * * * *', run: () => void rates.refresh() }))
-  .use(cron({ name: 'stale-holds', pattern: '*/5 * * * *', run: () => void releaseStaleHolds(db, new Date(Date.now() - STALE_HOLD_MS)).catch((e) => console.error(`[billing] stale-hold sweep failed: ${(e as Error).message}`)) }))
+  .use(
+    cron({
+      name: 'stale-holds',
+      pattern: '*/5 * * * *',
+      run: () => void releaseStaleHolds(db, new Date(Date.now() - STALE_HOLD_MS)).catch((e) => console.error(`[billing] stale-hold sweep failed: ${(e as Error).message}`)),
+    }),
+  )
   // Every minute: publishes when a schedule slot is due (the slot's unique run row stops double runs).
-  .use(cron({ name: 'autopost', pattern: config.autopostCron, run: () => void services.autopost.tick().catch((e) => console.error(`[autopost] tick failed: ${(e as Error).message}`)) }))
-  .use(cron({ name: 'payments-reconcile', pattern: config.paymentReconcileCron, run: () => void services.payments.reconcile().catch((e) => console.error(`[payments] reconciliation failed: ${(e as Error).message}`)) }))
+  .use(
+    cron({
+      name: 'autopost',
+      pattern: config.autopostCron,
+      run: () => void services.autopost.tick().catch((e) => console.error(`[autopost] tick failed: ${(e as Error).message}`)),
+    }),
+  )
+  .use(
+    cron({
+      name: 'payments-reconcile',
+      pattern: config.paymentReconcileCron,
+      run: () => void services.payments.reconcile().catch((e) => console.error(`[payments] reconciliation failed: ${(e as Error).message}`)),
+    }),
+  )
   .listen({ hostname: config.host, port: config.port })
 
 const port = app.server!.port
 console.log(`[server] listening on http://${config.host}:${port} (public URL ${config.publicUrl})`)
-console.log(`[server] database ${DIALECT === 'pg' ? 'PostgreSQL' : config.databaseUrl} (instance ${INSTANCE_ID}); mail ${mailer.mode === 'smtp' ? 'via SMTP' : `to ${config.dataDir}/outbox`}`)
+console.log(
+  `[server] database ${DIALECT === 'pg' ? 'PostgreSQL' : config.databaseUrl} (instance ${INSTANCE_ID}); mail ${mailer.mode === 'smtp' ? 'via SMTP' : `to ${config.dataDir}/outbox`}`,
+)
 if (!config.openrouterApiKey) console.log('[server] upstream: DEMO mode (no OPENROUTER_API_KEY) — replies are generated locally')
 if (!config.yookassaShopId) console.log('[server] payments: TEST mode (no YOOKASSA_SHOP_ID) — top-ups go through the built-in test payment page')
 if (config.testPaymentsBanner) console.warn('[server] ALLOW_TEST_PAYMENTS=true: every page shows the test-payments banner; test top-ups are never refundable')

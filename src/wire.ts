@@ -4,21 +4,34 @@
 // SPA (web/) and the terminal client (cli/) import these types with `import type`, so nothing of
 // the server reaches their bundles (src/system/boundaries.test.ts keeps it that way).
 // Names follow what the clients call them; the schema each comes from is named beside it.
-import type { AdminStats as AdminStatsSchema, AdminUser as AdminUserSchema, BalanceResult as BalanceResultSchema, Deleted as DeletedSchema, UncoveredPage as UncoveredPageSchema, UsersPage as UsersPageSchema } from './admin/model'
+import type {
+  AdminStats as AdminStatsSchema,
+  AdminUser as AdminUserSchema,
+  BalanceResult as BalanceResultSchema,
+  Deleted as DeletedSchema,
+  UncoveredPage as UncoveredPageSchema,
+  UsersPage as UsersPageSchema,
+} from './admin/model'
 import type { AuthResult as AuthResultSchema, PublicUser, Session as SessionSchema, TokenPair as TokenPairSchema, Verified as VerifiedSchema } from './auth/model'
 import type { Alerts as AlertsSchema, Balance as BalanceSchema, GroupedTransactions, Transaction as TransactionSchema, UsageStats as UsageStatsSchema } from './billing/model'
-import type { AdminBlogPost as AdminBlogPostSchema, AutopostSettings as AutopostSettingsSchema, AutopostStats as AutopostStatsSchema, BlogPost as BlogPostSchema, Views as ViewsSchema } from './blog/model'
-import type { Chat as ChatSchema, ChatMessage as ChatMessageSchema, ChatSummary as ChatSummarySchema } from './chats/model'
+import type {
+  AdminBlogPost as AdminBlogPostSchema,
+  AutopostSettings as AutopostSettingsSchema,
+  AutopostStats as AutopostStatsSchema,
+  BlogPost as BlogPostSchema,
+  Views as ViewsSchema,
+} from './blog/model'
+import type { ChatMessage as ChatMessageSchema, Chat as ChatSchema, ChatSummary as ChatSummarySchema } from './chats/model'
 import type { EstimateResult, ModelObject } from './gateway/model'
-import type { PatchKeyBody, ApiKey as ApiKeySchema, CreatedApiKey as CreatedApiKeySchema } from './keys/model'
+import type { ApiKey as ApiKeySchema, CreatedApiKey as CreatedApiKeySchema, PatchKeyBody } from './keys/model'
 import type {
   AdminRefundRequest as AdminRefundRequestSchema,
   CreatedPayment as CreatedPaymentSchema,
   CreatedRefundRequest,
   Payment as PaymentSchema,
   RefundStatus,
-  TestPayment as TestPaymentSchema,
   TestPaymentResult as TestPaymentResultSchema,
+  TestPayment as TestPaymentSchema,
 } from './payments/model'
 import type { Health as HealthSchema } from './system/model'
 import type { Upload as UploadSchema } from './uploads/model'

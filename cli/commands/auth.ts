@@ -1,6 +1,7 @@
 // login, logout, whoami.
-import type { Command } from 'commander'
+
 import { homedir } from 'node:os'
+import type { Command } from 'commander'
 import type { User } from '../lib/api'
 import { context, print, printJson } from '../lib/context'
 import { CliError, EXIT } from '../lib/errors'
@@ -18,8 +19,7 @@ export function authCommands(program: Command) {
       const { api, server, store } = context(cmd)
       let { email, password } = opts
       if (!email || !password) {
-        if (!process.stdin.isTTY)
-          throw new CliError('Не указаны e-mail или пароль', 'передайте --email и --password или запустите в терминале', EXIT.usage)
+        if (!process.stdin.isTTY) throw new CliError('Не указаны e-mail или пароль', 'передайте --email и --password или запустите в терминале', EXIT.usage)
         // Ink is loaded only when it draws something: it costs ~0.3 s of start-up.
         const { promptCredentials } = await import('../views/login')
         ;({ email, password } = await promptCredentials(email))

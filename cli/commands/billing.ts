@@ -1,5 +1,5 @@
 // balance, transactions, usage, topup.
-import { InvalidArgumentError, type Command } from 'commander'
+import { type Command, InvalidArgumentError } from 'commander'
 import type { Balance, Payment, Transaction, Usage } from '../lib/api'
 import { context, positiveInt, print, printJson } from '../lib/context'
 import { CliError, EXIT } from '../lib/errors'

@@ -32,10 +32,15 @@ export function chatCommand(program: Command) {
       if (!prompt) throw new CliError('Пустой запрос', 'передайте его аргументом или через stdin: echo "Привет" | gw chat', EXIT.usage)
 
       let reply = ''
-      const { costRub } = await backend.reply(params, [{ role: 'user', content: prompt }], (d) => {
-        reply += d
-        process.stdout.write(d)
-      }, new AbortController().signal)
+      const { costRub } = await backend.reply(
+        params,
+        [{ role: 'user', content: prompt }],
+        (d) => {
+          reply += d
+          process.stdout.write(d)
+        },
+        new AbortController().signal,
+      )
       if (!reply) throw new CliError('Пустой ответ модели')
       if (!reply.endsWith('\n')) process.stdout.write('\n')
       if (opts.cost) process.stderr.write(costSummary(costRub, await backend.balance()) + '\n')

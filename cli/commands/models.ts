@@ -9,7 +9,11 @@ export const providerOf = (id: string) => (id.includes('/') ? id.slice(0, id.ind
 /** Every word of the query must occur in the id, name or description (same as the web catalogue). */
 export function matches(model: Model, query: string): boolean {
   const hay = `${model.id}\n${model.name}\n${model.description ?? ''}`.toLowerCase()
-  return query.toLowerCase().split(/\s+/).filter(Boolean).every((w) => hay.includes(w))
+  return query
+    .toLowerCase()
+    .split(/\s+/)
+    .filter(Boolean)
+    .every((w) => hay.includes(w))
 }
 
 /** "0" is free and a negative price ("-1") varies per request; the rest per the price rule. */

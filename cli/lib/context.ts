@@ -1,8 +1,8 @@
 // What every command needs: the resolved server, the config store and the API client.
 import type { Command } from 'commander'
 import { InvalidArgumentError } from 'commander'
-import { createApi, type Api } from './api'
-import { createConfigStore, resolveServer, type ConfigStore } from './config'
+import { type Api, createApi } from './api'
+import { type ConfigStore, createConfigStore, resolveServer } from './config'
 import { CliError, EXIT } from './errors'
 
 export type Context = { server: string; store: ConfigStore; api: Api }
@@ -17,8 +17,7 @@ export function context(cmd: Command): Context {
   } catch {
     throw new CliError(`Некорректный адрес сервера: ${server}`, 'пример: --server http://localhost:3000', EXIT.usage)
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:')
-    throw new CliError(`Адрес сервера должен начинаться с http:// или https://: ${server}`, undefined, EXIT.usage)
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new CliError(`Адрес сервера должен начинаться с http:// или https://: ${server}`, undefined, EXIT.usage)
   return { server, store, api: createApi(server, store) }
 }
 

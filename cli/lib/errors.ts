@@ -20,17 +20,12 @@ export class CliError extends Error {
   }
 }
 
-export const notSignedIn = (server: string) =>
-  new CliError(`Вы не вошли в аккаунт на ${server}`, 'выполните `gw login`', EXIT.auth)
+export const notSignedIn = (server: string) => new CliError(`Вы не вошли в аккаунт на ${server}`, 'выполните `gw login`', EXIT.auth)
 
 export const sessionExpired = () => new CliError('Сессия истекла', 'войдите снова: `gw login`', EXIT.auth)
 
 export const unreachable = (server: string) =>
-  new CliError(
-    `Сервер ${server} недоступен`,
-    'проверьте, что он запущен, или укажите адрес: `gw --server URL …` (или переменная GW_SERVER)',
-    EXIT.unreachable,
-  )
+  new CliError(`Сервер ${server} недоступен`, 'проверьте, что он запущен, или укажите адрес: `gw --server URL …` (или переменная GW_SERVER)', EXIT.unreachable)
 
 export const insufficientBalance = (message: string) => new CliError(message, 'пополнить: `gw topup 500`', EXIT.balance)
 

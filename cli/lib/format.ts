@@ -61,12 +61,10 @@ export function table(headers: string[], rows: string[][], right: number[] = [])
  * A balance to the micro-ruble the server keeps, trailing zeros after the kopecks dropped:
  * '50,00 ₽', '49,999877 ₽'. A sub-kopeck chat charge must visibly change the balance.
  */
-export const exactRubles = (value: number) =>
-  `${plain(new Intl.NumberFormat(LOCALE, { minimumFractionDigits: 2, maximumFractionDigits: 6 }).format(value))} ₽`
+export const exactRubles = (value: number) => `${plain(new Intl.NumberFormat(LOCALE, { minimumFractionDigits: 2, maximumFractionDigits: 6 }).format(value))} ₽`
 
 /** A calendar day in Moscow time, the zone usage periods are counted in: '12.05.2025'. */
-export const moscowDay = (iso: string) =>
-  new Intl.DateTimeFormat(LOCALE, { timeZone: 'Europe/Moscow', day: '2-digit', month: '2-digit', year: 'numeric' }).format(new Date(iso))
+export const moscowDay = (iso: string) => new Intl.DateTimeFormat(LOCALE, { timeZone: 'Europe/Moscow', day: '2-digit', month: '2-digit', year: 'numeric' }).format(new Date(iso))
 
 /** The line under a chat reply: 'Стоимость: 0,003249 ₽ · баланс: 49,856443 ₽'. */
 export const costSummary = (costRub: string | null, balance: number | null) =>

@@ -14,13 +14,12 @@ type Entry =
   | { id: number; kind: 'notice' | 'error'; text: string }
 type NewEntry = Entry extends infer E ? (E extends Entry ? Omit<E, 'id'> : never) : never
 
-const HELP =
-  'Команды: /model ИМЯ — сменить модель, /model — текущая модель, /clear — забыть историю, /exit — выход. ' +
-  'Ctrl+C останавливает ответ, повторный Ctrl+C — выход.'
+const HELP = 'Команды: /model ИМЯ — сменить модель, /model — текущая модель, /clear — забыть историю, /exit — выход. ' + 'Ctrl+C останавливает ответ, повторный Ctrl+C — выход.'
 
 const describe = (e: unknown) => (e instanceof CliError ? errorLine(e) : `Ошибка: ${(e as Error)?.message ?? e}`)
 
-const costLine = (e: Extract<Entry, { kind: 'assistant' }>) => (e.stopped ? `Ответ остановлен${e.balance === null ? '' : ` · баланс: ${exactRubles(e.balance)}`}` : costSummary(e.costRub, e.balance))
+const costLine = (e: Extract<Entry, { kind: 'assistant' }>) =>
+  e.stopped ? `Ответ остановлен${e.balance === null ? '' : ` · баланс: ${exactRubles(e.balance)}`}` : costSummary(e.costRub, e.balance)
 
 function EntryView({ entry: e }: { entry: Entry }) {
   switch (e.kind) {
@@ -144,8 +143,7 @@ export function ChatView({ backend, params: initial }: { backend: ChatBackend; p
         </Box>
       )}
       <Text dimColor>
-        {params.model} · баланс: {balance === null ? '…' : exactRubles(balance)} ·{' '}
-        {streaming !== null ? 'Ctrl+C — остановить ответ' : 'Ctrl+C — выход'}
+        {params.model} · баланс: {balance === null ? '…' : exactRubles(balance)} · {streaming !== null ? 'Ctrl+C — остановить ответ' : 'Ctrl+C — выход'}
       </Text>
     </Box>
   )

@@ -14,11 +14,7 @@ export function LoginForm({ initialEmail = '', onSubmit }: { initialEmail?: stri
     <Box flexDirection="column">
       <Box>
         <Text>E-mail: </Text>
-        {step === 'email' ? (
-          <TextInput value={email} onChange={setEmail} onSubmit={() => email.trim() && setStep('password')} />
-        ) : (
-          <Text>{email}</Text>
-        )}
+        {step === 'email' ? <TextInput value={email} onChange={setEmail} onSubmit={() => email.trim() && setStep('password')} /> : <Text>{email}</Text>}
       </Box>
       {step !== 'email' && (
         <Box>

@@ -1,12 +1,12 @@
 // The admin API against the real server (child process) and the fake upstream over HTTP.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { eq } from 'drizzle-orm'
-import { openDatabase } from '../db/client'
-import { write } from '../db/tx'
 import { users } from '../auth/schema'
 import { seedBlogPost } from '../blog/store'
+import { openDatabase } from '../db/client'
+import { write } from '../db/tx'
 import { expectedCharge, startGateway, TEST_RATE } from '../test-support/gateway'
-import { client, freshIp, readResult, registerUser, uniqueEmail, type TestServer } from '../test-support/server'
+import { client, freshIp, readResult, registerUser, type TestServer, uniqueEmail } from '../test-support/server'
 
 const ADMIN = 'chief@example.ru'
 type Gateway = Awaited<ReturnType<typeof startGateway>>
@@ -111,7 +111,11 @@ describe('admin API', () => {
 
     const up = await adjust(150.25)
     expect(up.status).toBe(200)
-    expect(up.body.data).toMatchObject({ userId: u.user.id, balance: 200.25, transaction: { amount: '+150.25', balanceAfter: 200.25, type: 'admin', description: 'Admin adjustment' } })
+    expect(up.body.data).toMatchObject({
+      userId: u.user.id,
+      balance: 200.25,
+      transaction: { amount: '+150.25', balanceAfter: 200.25, type: 'admin', description: 'Admin adjustment' },
+    })
     const down = await adjust(-0.25)
     expect(down.body.data.balance).toBe(200)
 
@@ -211,7 +215,12 @@ describe('admin stats', () => {
 
       // Seeded straight into the database: an old account, two published articles and a draft.
       const { db, close } = serverDatabase(g.server)
-      await write(db, (q) => q.update(users).set({ createdAt: new Date(Date.now() - 10 * 86_400_000) }).where(eq(users.id, b.user.id)))
+      await write(db, (q) =>
+        q
+          .update(users)
+          .set({ createdAt: new Date(Date.now() - 10 * 86_400_000) })
+          .where(eq(users.id, b.user.id)),
+      )
       await seedBlogPost(db, { title: 'Первая' })
       await seedBlogPost(db, { title: 'Вторая' })
       await seedBlogPost(db, { title: 'Черновик', publishedAt: null })
@@ -220,7 +229,9 @@ describe('admin stats', () => {
       const res = await admin.api.get('/api/admin/stats', admin.accessToken)
       expect(res.status).toBe(200)
       const s = res.body.data
-      const usage = await g.read<{ cost: number; upstream: string; tokens: number }>('select cost_micros as cost, upstream_cost_usd as upstream, total_tokens as tokens from usage_logs')
+      const usage = await g.read<{ cost: number; upstream: string; tokens: number }>(
+        'select cost_micros as cost, upstream_cost_usd as upstream, total_tokens as tokens from usage_logs',
+      )
       expect(usage).toHaveLength(3)
       const revenueMicros = usage.reduce((n, r) => n + r.cost, 0)
       const upstreamUsd = usage.reduce((n, r) => n + Number(r.upstream), 0)

@@ -1,16 +1,17 @@
 // The operator's cockpit: platform statistics, the user list, balance adjustments and deletion.
-import type { Db } from '../db/client'
-import { tx } from '../db/tx'
+
 import type { AuthService, PublicUser } from '../auth/service'
-import type { BlogService } from '../blog/service'
-import type { RateProvider } from '../catalog/rate'
-import type { UpstreamClient } from '../upstream/client'
-import { InsufficientFundsError, postMovement } from '../billing/ledger'
 import { rearmLowBalance } from '../billing/alerts'
 import { moscowDay, moscowDayStart } from '../billing/days'
+import { InsufficientFundsError, postMovement } from '../billing/ledger'
+import type { BlogService } from '../blog/service'
+import type { RateProvider } from '../catalog/rate'
+import type { Db } from '../db/client'
+import { tx } from '../db/tx'
 import { toDecimalString } from '../lib/decimal'
 import { badRequest, notFound } from '../lib/errors'
 import { formatMicros, formatRubRu, formatSignedMicros, microsToRub, rubToMicros } from '../lib/money'
+import type { UpstreamClient } from '../upstream/client'
 import { adminStore } from './store'
 
 export type AdminDeps = { db: Db; auth: AuthService; upstream: UpstreamClient; rates: RateProvider; blog: BlogService }

@@ -1,9 +1,9 @@
 // The admin's queries: platform totals (sums come from the usage_daily rollup, so they stay cheap
 // with millions of requests), the user list with per-user counts, and account deletion.
 import { and, count, desc, eq, isNull, sql } from 'drizzle-orm'
-import type { Db } from '../db/client'
 import { passwordResets, refreshTokens, users } from '../auth/schema'
 import { ledgerEntries, uncoveredCosts, usageDaily } from '../billing/schema'
+import type { Db } from '../db/client'
 import { apiKeys } from '../keys/schema'
 
 const alive = isNull(users.deletedAt)
@@ -44,9 +44,7 @@ export const adminStore = (db: Db) => ({
 
   /** What customers' balances could not pay (billing/holds.ts): the total and the newest requests. */
   async uncovered(limit: number) {
-    const [total] = await db
-      .select({ requests: count(), micros: sql<number>`coalesce(sum(${uncoveredCosts.uncoveredMicros}), 0)`.mapWith(Number) })
-      .from(uncoveredCosts)
+    const [total] = await db.select({ requests: count(), micros: sql<number>`coalesce(sum(${uncoveredCosts.uncoveredMicros}), 0)`.mapWith(Number) }).from(uncoveredCosts)
     const rows =
       limit <= 0
         ? []
@@ -79,7 +77,14 @@ export const adminStore = (db: Db) => ({
     return { total, rows }
   },
 
-  liveUser: async (id: string) => (await db.select().from(users).where(and(eq(users.id, id), alive)).limit(1))[0],
+  liveUser: async (id: string) =>
+    (
+      await db
+        .select()
+        .from(users)
+        .where(and(eq(users.id, id), alive))
+        .limit(1)
+    )[0],
 
   /**
    * Soft delete: the row stays for the ledger and usage rows that must be kept, but the e-mail is

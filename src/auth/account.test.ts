@@ -1,6 +1,6 @@
 // /app/account's API: change of password (other sessions end, this one stays), the list of
 // sessions, "log out everywhere" and deleting one's own account (the admin's anonymisation).
-import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from 'bun:test'
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { startGateway } from '../test-support/gateway'
 import { client } from '../test-support/server'
 
@@ -19,7 +19,10 @@ async function login(email: string, password: string) {
   return client(gw.url).post('/api/auth/login', { email, password })
 }
 const del = (path: string, body: unknown, token: string) =>
-  fetch(gw.url + path, { method: 'DELETE', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) }).then(async (r) => ({ status: r.status, body: await r.json() }))
+  fetch(gw.url + path, { method: 'DELETE', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) }).then(async (r) => ({
+    status: r.status,
+    body: await r.json(),
+  }))
 
 async function chat(bearer: string) {
   return fetch(`${gw.url}/v1/chat/completions`, {

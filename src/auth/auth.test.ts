@@ -1,11 +1,11 @@
-import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from 'bun:test'
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { eq, inArray, like, sql } from 'drizzle-orm'
 import { openDatabase } from '../db/client'
 import { write } from '../db/tx'
 import { rateLimits } from '../lib/rate-limit'
-import { passwordResets, refreshTokens, users } from './schema'
-import { client, registerUser, signJwt, startServer, uniqueEmail, type TestServer } from '../test-support/server'
+import { client, registerUser, signJwt, startServer, type TestServer, uniqueEmail } from '../test-support/server'
 import { startSmtp } from '../test-support/smtp'
+import { passwordResets, refreshTokens, users } from './schema'
 
 // These tests start servers and processes; on a busy machine that outlasts bun's 5 s default
 // (bunfig.toml cannot set it: only --timeout or this call can).

@@ -2,8 +2,9 @@
 // The user is re-read from the database each time, so a deleted account loses access at once, and
 // the token's session (`sid`, a refresh-token family) must still be open, so logout, "log out
 // everywhere" and a password reset end access tokens at once instead of when they expire.
-import { Elysia } from 'elysia'
+
 import { jwt } from '@elysiajs/jwt'
+import { Elysia } from 'elysia'
 import type { Config } from '../config'
 import { forbidden, unauthorized } from '../lib/errors'
 import type { AuthService, PublicUser } from './service'

@@ -1,11 +1,25 @@
-import { Elysia } from 'elysia'
+import { Elysia, t } from 'elysia'
 import type { Config } from '../config'
-import { clientIp, envelope, errors, ok } from '../lib/http'
-import { bearer, type AuthGuard } from './guard'
 import { unauthorized } from '../lib/errors'
-import { AuthResult, ChangePasswordBody, Credentials, DeleteAccountBody, Session, ForgotBody, LogoutBody, Message, PublicUser, RefreshBody, ResetBody, TokenPair, VerifyBody, Verified } from './model'
+import { clientIp, envelope, errors, ok } from '../lib/http'
+import { type AuthGuard, bearer } from './guard'
+import {
+  AuthResult,
+  ChangePasswordBody,
+  Credentials,
+  DeleteAccountBody,
+  ForgotBody,
+  LogoutBody,
+  Message,
+  PublicUser,
+  RefreshBody,
+  ResetBody,
+  Session,
+  TokenPair,
+  Verified,
+  VerifyBody,
+} from './model'
 import type { AuthService } from './service'
-import { t } from 'elysia'
 
 export function authRoutes(config: Config, auth: AuthService, guard: AuthGuard) {
   return new Elysia({ name: 'auth', prefix: '/api/auth', detail: { tags: ['Аккаунт'] } })

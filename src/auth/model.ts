@@ -4,15 +4,9 @@ import { t } from 'elysia'
 const FILL_ALL = 'Заполните все поля'
 const str = (description: string) => t.String({ error: FILL_ALL, description })
 
-export const Credentials = t.Object(
-  { email: str('E-mail'), password: str('Пароль') },
-  { error: FILL_ALL },
-)
+export const Credentials = t.Object({ email: str('E-mail'), password: str('Пароль') }, { error: FILL_ALL })
 
-export const RefreshBody = t.Object(
-  { refreshToken: t.String({ error: 'Передайте refreshToken', description: 'Refresh-токен' }) },
-  { error: 'Передайте refreshToken' },
-)
+export const RefreshBody = t.Object({ refreshToken: t.String({ error: 'Передайте refreshToken', description: 'Refresh-токен' }) }, { error: 'Передайте refreshToken' })
 
 /** Either credential names the session to end: the refresh token here, the access token in the header. */
 export const LogoutBody = t.Object(
@@ -30,10 +24,7 @@ export const Verified = t.Object({
 
 export const ForgotBody = t.Object({ email: t.String({ error: 'Введите email' }) }, { error: 'Введите email' })
 
-export const ResetBody = t.Object(
-  { token: str('Токен из письма'), password: str('Новый пароль') },
-  { error: FILL_ALL },
-)
+export const ResetBody = t.Object({ token: str('Токен из письма'), password: str('Новый пароль') }, { error: FILL_ALL })
 
 export const PublicUser = t.Object(
   {
@@ -49,17 +40,11 @@ export const PublicUser = t.Object(
 
 export const TokenPair = t.Object({ accessToken: t.String(), refreshToken: t.String() }, { title: 'TokenPair' })
 
-export const AuthResult = t.Object(
-  { user: PublicUser, accessToken: t.String(), refreshToken: t.String() },
-  { title: 'AuthResult' },
-)
+export const AuthResult = t.Object({ user: PublicUser, accessToken: t.String(), refreshToken: t.String() }, { title: 'AuthResult' })
 
 export const Message = t.Object({ message: t.String() })
 
-export const ChangePasswordBody = t.Object(
-  { currentPassword: str('Текущий пароль'), newPassword: str('Новый пароль (не короче 8 символов)') },
-  { error: FILL_ALL },
-)
+export const ChangePasswordBody = t.Object({ currentPassword: str('Текущий пароль'), newPassword: str('Новый пароль (не короче 8 символов)') }, { error: FILL_ALL })
 
 export const DeleteAccountBody = t.Object(
   { email: t.String({ error: 'Введите e-mail аккаунта, чтобы подтвердить удаление', description: 'E-mail аккаунта — подтверждение удаления' }) },

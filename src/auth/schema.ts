@@ -9,7 +9,9 @@ export const users = table('users', {
   /** Lower-cased: the unique key, so e-mails are unique case-insensitively. */
   emailNormalized: text('email_normalized').notNull().unique(),
   passwordHash: text('password_hash').notNull(),
-  role: text('role', { enum: ['user', 'admin'] }).notNull().default('user'),
+  role: text('role', { enum: ['user', 'admin'] })
+    .notNull()
+    .default('user'),
   /** Current balance in micro-rubles; changed only together with a ledger row (billing/ledger.ts). */
   balanceMicros: integer('balance_micros').notNull().default(0),
   /** Sum of open holds (billing/holds.ts): reserved for requests in flight, not spendable. */

@@ -1,19 +1,20 @@
 // Accounts and sessions. Access JWTs are signed by the route layer (the jwt plugin lives there);
 // everything else — passwords, refresh-token rotation, resets, e-mail confirmation, rate limits —
 // happens here. A session is a refresh-token family; its id is the access token's `sid` claim.
+
+import { adminStore } from '../admin/store'
+import { postMovement } from '../billing/ledger'
 import type { Config } from '../config'
 import type { Db } from '../db/client'
 import { tx, write } from '../db/tx'
-import { postMovement } from '../billing/ledger'
 import { newId, randomToken, sha256 } from '../lib/crypto'
 import { AppError, badRequest, conflict, isUniqueViolation, tooManyRequests, unauthorized } from '../lib/errors'
 import { microsToRub, rubToMicros } from '../lib/money'
-import { backoffAttempt, backoffClear, backoffUncount, consume, type Backoff, type Rule } from '../lib/rate-limit'
+import { type Backoff, backoffAttempt, backoffClear, backoffUncount, consume, type Rule } from '../lib/rate-limit'
 import type { Mailer } from '../mail/service'
 import { emailVerificationLetter, passwordChangedLetter, passwordResetLetter } from '../mail/templates'
 import type { UserRow } from './schema'
 import { authStore } from './store'
-import { adminStore } from '../admin/store'
 
 export const MESSAGES = {
   fillAll: 'Заполните все поля',
@@ -70,8 +71,7 @@ const EMAIL_RE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
 const MAX_PASSWORD = 256
 
 // Argon2id with OWASP's recommended minimum (19 MiB, t=2) keeps a login around tens of milliseconds.
-const hashPassword = (password: string) =>
-  Bun.password.hash(password, { algorithm: 'argon2id', memoryCost: 19456, timeCost: 2 })
+const hashPassword = (password: string) => Bun.password.hash(password, { algorithm: 'argon2id', memoryCost: 19456, timeCost: 2 })
 
 export type Deps = { db: Db; config: Config; mailer: Mailer }
 
@@ -179,8 +179,7 @@ export function authService({ db, config, mailer }: Deps) {
         // with it, the bonus waits for the link in the letter (still once per account).
         // The check above is for the common case; two registrations racing (on any instances) meet here.
         const session = await tx(db, async (q) => {
-          if (!(await store.insertUser(q, { id, email, emailNormalized: normalized, passwordHash, createdAt: now, updatedAt: now })))
-            throw conflict(MESSAGES.emailTaken)
+          if (!(await store.insertUser(q, { id, email, emailNormalized: normalized, passwordHash, createdAt: now, updatedAt: now }))) throw conflict(MESSAGES.emailTaken)
           if (!config.requireEmailVerification) await creditWelcomeBonus(q, id, now)
           return issueRefreshToken(q, id)
         })

@@ -1,6 +1,6 @@
 // Logout ends access tokens at once: an access token names its session (the `sid` claim, a
 // refresh-token family) and every authenticated request checks that the session is still open.
-import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from 'bun:test'
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { client, registerUser, startServer, type TestServer } from '../test-support/server'
@@ -22,7 +22,8 @@ async function access(token: string) {
   const api = client(server.url)
   const profile = (await api.get('/api/auth/profile', token)).status
   // /v1 checks the credential before the body: a live session gets 400 for the empty body, an ended one 401.
-  const v1 = (await fetch(`${server.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: '{}' })).status
+  const v1 = (await fetch(`${server.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: '{}' }))
+    .status
   const balance = (await api.get('/api/billing/balance', token)).status
   return { profile, v1, balance }
 }

@@ -1,8 +1,8 @@
 import { and, desc, eq, gt, isNull, ne, sql } from 'drizzle-orm'
+import { ledgerEntries } from '../billing/schema'
 import type { Db } from '../db/client'
 import { prepared } from '../db/prepared'
 import { write } from '../db/tx'
-import { ledgerEntries } from '../billing/schema'
 import { emailVerifications, passwordResets, refreshTokens, users } from './schema'
 
 /**
@@ -14,7 +14,14 @@ const prepareNamed = <P>(query: { prepare(): P }, name: string): P => (query.pre
 /** Statements on every authenticated request, prepared once per database. */
 const statements = (db: Db) =>
   prepared(db, 'auth-store', () => ({
-    userById: prepareNamed(db.select().from(users).where(and(eq(users.id, sql.placeholder('id')), isNull(users.deletedAt))).limit(1), 'user_by_id'),
+    userById: prepareNamed(
+      db
+        .select()
+        .from(users)
+        .where(and(eq(users.id, sql.placeholder('id')), isNull(users.deletedAt)))
+        .limit(1),
+      'user_by_id',
+    ),
     sessionActive: prepareNamed(
       db
         .select({ id: refreshTokens.id })
@@ -40,11 +47,16 @@ export const authStore = (db: Db) => ({
   /** On every authenticated request: prepared once. A deleted account is not found, so its sessions end at once. */
   userById: async (id: string) => (await statements(db).userById.execute({ id }))[0],
   userByEmail: async (normalized: string) =>
-    (await db.select().from(users).where(and(eq(users.emailNormalized, normalized), isNull(users.deletedAt))).limit(1))[0],
+    (
+      await db
+        .select()
+        .from(users)
+        .where(and(eq(users.emailNormalized, normalized), isNull(users.deletedAt)))
+        .limit(1)
+    )[0],
 
   /** False when the address (or id) is taken: instances registering the same e-mail at once never both succeed. */
-  insertUser: async (q: Db, row: typeof users.$inferInsert) =>
-    (await q.insert(users).values(row).onConflictDoNothing().returning({ id: users.id })).length === 1,
+  insertUser: async (q: Db, row: typeof users.$inferInsert) => (await q.insert(users).values(row).onConflictDoNothing().returning({ id: users.id })).length === 1,
 
   insertRefreshToken: async (q: Db, row: typeof refreshTokens.$inferInsert) => {
     await q.insert(refreshTokens).values(row)
@@ -66,8 +78,7 @@ export const authStore = (db: Db) => ({
    * still open? One indexed lookup, prepared once. Logout, "log out everywhere", a replayed
    * refresh token and a password reset all revoke the family, and its access tokens die with it.
    */
-  sessionActive: async (familyId: string, userId: string, now: Date) =>
-    (await statements(db).sessionActive.execute({ familyId, userId, now: now.getTime() })).length > 0,
+  sessionActive: async (familyId: string, userId: string, now: Date) => (await statements(db).sessionActive.execute({ familyId, userId, now: now.getTime() })).length > 0,
 
   revokeFamily: async (familyId: string, now: Date) => {
     await write(db, (q) =>
@@ -124,8 +135,7 @@ export const authStore = (db: Db) => ({
   insertEmailVerification: async (row: typeof emailVerifications.$inferInsert) => {
     await write(db, (q) => q.insert(emailVerifications).values(row))
   },
-  emailVerificationByHash: async (hash: string) =>
-    (await db.select().from(emailVerifications).where(eq(emailVerifications.tokenHash, hash)).limit(1))[0],
+  emailVerificationByHash: async (hash: string) => (await db.select().from(emailVerifications).where(eq(emailVerifications.tokenHash, hash)).limit(1))[0],
 
   /** Single use: succeeds for exactly one caller even when the link is opened twice at once. */
   claimEmailVerification: async (q: Db, id: string, now: Date) =>
@@ -159,8 +169,7 @@ export const authStore = (db: Db) => ({
   insertPasswordReset: async (row: typeof passwordResets.$inferInsert) => {
     await write(db, (q) => q.insert(passwordResets).values(row))
   },
-  passwordResetByHash: async (hash: string) =>
-    (await db.select().from(passwordResets).where(eq(passwordResets.tokenHash, hash)).limit(1))[0],
+  passwordResetByHash: async (hash: string) => (await db.select().from(passwordResets).where(eq(passwordResets.tokenHash, hash)).limit(1))[0],
 
   /** Single use: succeeds for exactly one caller even under concurrent resets. */
   claimPasswordReset: async (q: Db, id: string, now: Date) =>

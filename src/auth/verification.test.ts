@@ -1,14 +1,14 @@
 // The welcome bonus waits for a confirmed address (REQUIRE_EMAIL_VERIFICATION, default true):
 // letters go through a real SMTP server, links are followed, the ledger is read from the database.
-import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from 'bun:test'
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { and, count, eq } from 'drizzle-orm'
+import { ledgerEntries } from '../billing/schema'
 import { openDatabase } from '../db/client'
 import { write } from '../db/tx'
-import { ledgerEntries } from '../billing/schema'
-import { emailVerifications } from './schema'
 import { startGateway } from '../test-support/gateway'
-import { client, registerUser, startServer, uniqueEmail, type TestServer } from '../test-support/server'
-import { startSmtp, type ReceivedLetter } from '../test-support/smtp'
+import { client, registerUser, startServer, type TestServer, uniqueEmail } from '../test-support/server'
+import { type ReceivedLetter, startSmtp } from '../test-support/smtp'
+import { emailVerifications } from './schema'
 
 // These tests start servers and processes; on a busy machine that outlasts bun's 5 s default
 // (bunfig.toml cannot set it: only --timeout or this call can).
@@ -31,7 +31,10 @@ afterAll(async () => {
 })
 
 const bonusRows = (userId: string) =>
-  gw.read<{ amount_micros: number; reference: string; description: string }>("select amount_micros, reference, description from ledger_entries where user_id = ? and type = 'bonus'", userId)
+  gw.read<{ amount_micros: number; reference: string; description: string }>(
+    "select amount_micros, reference, description from ledger_entries where user_id = ? and type = 'bonus'",
+    userId,
+  )
 
 /** Letters to `to`, oldest first, waiting until there are `count`. */
 async function lettersTo(to: string, count = 1): Promise<ReceivedLetter[]> {
@@ -123,7 +126,12 @@ describe('registration with confirmation required', () => {
     const u = await registerUser(gw.url)
     const token = tokenOf((await lettersTo(u.email))[0]!)
     const { db, close } = serverDatabase(gw.server)
-    await write(db, (q) => q.update(emailVerifications).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(emailVerifications.userId, u.user.id)))
+    await write(db, (q) =>
+      q
+        .update(emailVerifications)
+        .set({ expiresAt: new Date(Date.now() - 1000) })
+        .where(eq(emailVerifications.userId, u.user.id)),
+    )
     await close()
     const api = client(gw.url)
     for (const body of [{ token }, { token: 'x'.repeat(43) }, { token: '' }, {}, { token: 42 }]) {

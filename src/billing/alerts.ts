@@ -1,14 +1,14 @@
 // Low-balance notices: a banner level derived from the customer's own typical request, and an
 // e-mail sent once each time the balance falls below the level the customer chose.
 import { and, eq, gte, sql } from 'drizzle-orm'
-import type { Db } from '../db/client'
-import type { Config } from '../config'
-import type { Mailer } from '../mail/service'
-import { compiled, prepared } from '../db/prepared'
-import { lowBalanceLetter } from '../mail/templates'
 import { users } from '../auth/schema'
-import { usageDaily } from './schema'
+import type { Config } from '../config'
+import type { Db } from '../db/client'
+import { compiled, prepared } from '../db/prepared'
+import type { Mailer } from '../mail/service'
+import { lowBalanceLetter } from '../mail/templates'
 import { moscowDay } from './days'
+import { usageDaily } from './schema'
 
 /** "About 100 typical requests" is the banner level. */
 export const TYPICAL_REQUESTS = 100
@@ -24,16 +24,16 @@ const statements = (db: Db) =>
     markLow: compiled(
       db,
       db
-      .update(users)
-      .set({ lowBalanceAlerted: true })
-      .where(
-        and(
-          eq(users.id, p('userId')),
-          eq(users.lowBalanceAlerted, false),
-          sql`${users.lowBalanceAlertMicros} is not null and ${users.balanceMicros} < ${users.lowBalanceAlertMicros}`,
-        ),
-      )
-      .returning({ email: users.email, balanceMicros: users.balanceMicros, thresholdMicros: users.lowBalanceAlertMicros }),
+        .update(users)
+        .set({ lowBalanceAlerted: true })
+        .where(
+          and(
+            eq(users.id, p('userId')),
+            eq(users.lowBalanceAlerted, false),
+            sql`${users.lowBalanceAlertMicros} is not null and ${users.balanceMicros} < ${users.lowBalanceAlertMicros}`,
+          ),
+        )
+        .returning({ email: users.email, balanceMicros: users.balanceMicros, thresholdMicros: users.lowBalanceAlertMicros }),
     ),
     rearm: compiled(
       db,

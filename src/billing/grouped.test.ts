@@ -1,5 +1,5 @@
 // The money history as people read it: usage charges one line per Moscow day, the rest line by line.
-import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from 'bun:test'
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { startGateway } from '../test-support/gateway'
 import { moscowDay } from './days'
 

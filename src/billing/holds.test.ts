@@ -1,14 +1,14 @@
 import { afterEach, expect, test } from 'bun:test'
 import { eq } from 'drizzle-orm'
-import type { Db } from '../db/client'
-import { write } from '../db/tx'
-import { INSTANCE_ID } from '../db/instance'
-import { openTestDatabase } from '../test-support/database'
 import { users } from '../auth/schema'
+import type { Db } from '../db/client'
+import { INSTANCE_ID } from '../db/instance'
+import { write } from '../db/tx'
 import { apiKeys } from '../keys/schema'
-import { holds } from './schema'
-import { postMovement } from './ledger'
+import { openTestDatabase } from '../test-support/database'
 import { HoldRefused, keyOpenHoldsMicros, placeHold, releaseLapsedHolds, releaseStaleHolds, settleHold, type UsageFacts } from './holds'
+import { postMovement } from './ledger'
+import { holds } from './schema'
 
 const opened: Array<() => Promise<void>> = []
 afterEach(async () => {
@@ -26,8 +26,17 @@ async function freshDb(balanceMicros: number) {
 }
 
 const facts: UsageFacts = {
-  endpoint: 'chat', model: 'openai/gpt-4o', promptTokens: 10, completionTokens: 5, totalTokens: 15,
-  upstreamCostUsd: null, upstreamId: null, status: 'success', error: null, durationMs: 1, stream: false,
+  endpoint: 'chat',
+  model: 'openai/gpt-4o',
+  promptTokens: 10,
+  completionTokens: 5,
+  totalTokens: 15,
+  upstreamCostUsd: null,
+  upstreamId: null,
+  status: 'success',
+  error: null,
+  durationMs: 1,
+  stream: false,
 }
 
 test('holds reserve against the balance; the stale-hold sweep gives back only old ones, once', async () => {
@@ -51,7 +60,12 @@ test('holds reserve against the balance; the stale-hold sweep gives back only ol
 async function foreignHold(db: Db, id: string, amount: number, leaseUntil: number) {
   await write(db, (q) => q.insert(holds).values({ id, userId: 'u1', apiKeyId: null, amountMicros: amount, instanceId: 'other', leaseUntil, createdAt: Date.now() }))
   const [{ held }] = await db.select({ held: users.heldMicros }).from(users).where(eq(users.id, 'u1'))
-  await write(db, (q) => q.update(users).set({ heldMicros: held + amount }).where(eq(users.id, 'u1')))
+  await write(db, (q) =>
+    q
+      .update(users)
+      .set({ heldMicros: held + amount })
+      .where(eq(users.id, 'u1')),
+  )
 }
 
 test('a key’s open holds count against its limit until they close', async () => {

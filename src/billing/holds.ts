@@ -8,18 +8,18 @@
 // These run on every /v1 request: their statements are compiled once (db/prepared.ts) and on SQLite
 // the units of concurrent requests share one commit (db/group-commit.ts); each resolves once committed.
 import { and, eq, gte, lt, sql } from 'drizzle-orm'
+import { users } from '../auth/schema'
 import type { Db } from '../db/client'
+import { HOLD_LEASE_MS, INSTANCE_ID } from '../db/instance'
 import { compiled, prepared } from '../db/prepared'
 import { tx, write } from '../db/tx'
-import { HOLD_LEASE_MS, INSTANCE_ID } from '../db/instance'
-import { newId } from '../lib/crypto'
-import { users } from '../auth/schema'
 import { apiKeys } from '../keys/schema'
-import { InsufficientFundsError, postMovement, type Posted } from './ledger'
-import { holds, uncoveredCosts, usageDaily, usageLogs, type UsageLogRow } from './schema'
-import { moscowDay } from './days'
-import { checkLowBalance, type LowBalance } from './alerts'
+import { newId } from '../lib/crypto'
 import { ceilUnits, dec } from '../lib/decimal'
+import { checkLowBalance, type LowBalance } from './alerts'
+import { moscowDay } from './days'
+import { InsufficientFundsError, type Posted, postMovement } from './ledger'
+import { holds, type UsageLogRow, uncoveredCosts, usageDaily, usageLogs } from './schema'
 
 /** The upstream's reported USD cost in nano-dollars (0 when it reported none). */
 const usdToNano = (usd: string | null) => {
@@ -73,9 +73,7 @@ const statements = (db: Db) =>
     ),
     insertUsage: compiled(
       db,
-      db
-        .insert(usageLogs)
-      .values({
+      db.insert(usageLogs).values({
         id: p('id'),
         userId: p('userId'),
         apiKeyId: p('apiKeyId'),
@@ -98,16 +96,25 @@ const statements = (db: Db) =>
       db,
       db
         .insert(usageDaily)
-      .values({ userId: p('userId'), day: p('day'), apiKeyId: p('apiKeyId'), model: p('model'), requests: 1, tokens: p('tokens'), costMicros: p('cost'), upstreamCostNanoUsd: p('upstreamNano') })
-      .onConflictDoUpdate({
-        target: [usageDaily.userId, usageDaily.day, usageDaily.apiKeyId, usageDaily.model],
-        set: {
-          requests: sql`${usageDaily.requests} + 1`,
-          tokens: sql`${usageDaily.tokens} + excluded.tokens`,
-          costMicros: sql`${usageDaily.costMicros} + excluded.cost_micros`,
-          upstreamCostNanoUsd: sql`${usageDaily.upstreamCostNanoUsd} + excluded.upstream_cost_nano_usd`,
-        },
-      }),
+        .values({
+          userId: p('userId'),
+          day: p('day'),
+          apiKeyId: p('apiKeyId'),
+          model: p('model'),
+          requests: 1,
+          tokens: p('tokens'),
+          costMicros: p('cost'),
+          upstreamCostNanoUsd: p('upstreamNano'),
+        })
+        .onConflictDoUpdate({
+          target: [usageDaily.userId, usageDaily.day, usageDaily.apiKeyId, usageDaily.model],
+          set: {
+            requests: sql`${usageDaily.requests} + 1`,
+            tokens: sql`${usageDaily.tokens} + excluded.tokens`,
+            costMicros: sql`${usageDaily.costMicros} + excluded.cost_micros`,
+            upstreamCostNanoUsd: sql`${usageDaily.upstreamCostNanoUsd} + excluded.upstream_cost_nano_usd`,
+          },
+        }),
     ),
     insertUncovered: compiled(
       db,
@@ -124,7 +131,13 @@ const statements = (db: Db) =>
         createdAt: p('createdAt'),
       }),
     ),
-    touchKey: compiled(db, db.update(apiKeys).set({ lastUsedAt: sql`${p('now')}` }).where(eq(apiKeys.id, p('keyId')))),
+    touchKey: compiled(
+      db,
+      db
+        .update(apiKeys)
+        .set({ lastUsedAt: sql`${p('now')}` })
+        .where(eq(apiKeys.id, p('keyId'))),
+    ),
     // A request's hold: inserted by the reserving unit, deleted (and returned) by the closing one.
     insertHold: compiled(
       db,
@@ -140,13 +153,34 @@ const statements = (db: Db) =>
     ),
     takeHold: compiled(
       db,
-      db.delete(holds).where(eq(holds.id, p('id'))).returning({ userId: holds.userId, apiKeyId: holds.apiKeyId, amountMicros: holds.amountMicros }),
+      db
+        .delete(holds)
+        .where(eq(holds.id, p('id')))
+        .returning({ userId: holds.userId, apiKeyId: holds.apiKeyId, amountMicros: holds.amountMicros }),
     ),
     // What a key's requests in flight have reserved (for its monthly limit).
-    keyReserved: compiled(db, db.select({ sum: sql`coalesce(sum(${holds.amountMicros}), 0)` }).from(holds).where(eq(holds.apiKeyId, p('keyId')))),
+    keyReserved: compiled(
+      db,
+      db
+        .select({ sum: sql`coalesce(sum(${holds.amountMicros}), 0)` })
+        .from(holds)
+        .where(eq(holds.apiKeyId, p('keyId'))),
+    ),
     // Orders concurrent holds of one capped key (a row lock on PostgreSQL; SQLite has one writer anyway).
-    lockKey: compiled(db, db.update(apiKeys).set({ monthlyLimitMicros: sql`${apiKeys.monthlyLimitMicros}` }).where(eq(apiKeys.id, p('keyId')))),
-    renewLeases: compiled(db, db.update(holds).set({ leaseUntil: sql`${p('leaseUntil')}` }).where(eq(holds.instanceId, p('instance')))),
+    lockKey: compiled(
+      db,
+      db
+        .update(apiKeys)
+        .set({ monthlyLimitMicros: sql`${apiKeys.monthlyLimitMicros}` })
+        .where(eq(apiKeys.id, p('keyId'))),
+    ),
+    renewLeases: compiled(
+      db,
+      db
+        .update(holds)
+        .set({ leaseUntil: sql`${p('leaseUntil')}` })
+        .where(eq(holds.instanceId, p('instance'))),
+    ),
   }))
 
 type OpenHold = { userId: string; apiKeyId: string | null; amountMicros: number }
@@ -201,7 +235,15 @@ async function logUsage(q: Db, hold: OpenHold, facts: UsageFacts, costMicros: nu
   const at = now.getTime()
   const id = newId()
   await s.insertUsage.run(q, { ...facts, id, userId: hold.userId, apiKeyId: hold.apiKeyId, costMicros, createdAt: at })
-  await s.rollup.run(q, { userId: hold.userId, day: moscowDay(at), apiKeyId: hold.apiKeyId ?? '', model: facts.model, tokens: facts.totalTokens, cost: costMicros, upstreamNano: usdToNano(facts.upstreamCostUsd) })
+  await s.rollup.run(q, {
+    userId: hold.userId,
+    day: moscowDay(at),
+    apiKeyId: hold.apiKeyId ?? '',
+    model: facts.model,
+    tokens: facts.totalTokens,
+    cost: costMicros,
+    upstreamNano: usdToNano(facts.upstreamCostUsd),
+  })
   if (hold.apiKeyId) {
     let touched = touchedByDb.get(statements(q))
     if (!touched) touchedByDb.set(statements(q), (touched = new Map()))
@@ -219,16 +261,19 @@ async function logUsage(q: Db, hold: OpenHold, facts: UsageFacts, costMicros: nu
  * writes the ledger row and the usage row. Returns what was charged (and a low-balance alert when
  * this charge crossed the customer's level), or null if already closed.
  */
-export function settleHold(
-  db: Db,
-  holdId: string,
-  chargeMicros: number,
-  facts: UsageFacts,
-): Promise<{ chargedMicros: number; lowBalance?: LowBalance } | null> {
+export function settleHold(db: Db, holdId: string, chargeMicros: number, facts: UsageFacts): Promise<{ chargedMicros: number; lowBalance?: LowBalance } | null> {
   return closing(db, holdId, async (q, hold) => {
     const now = new Date()
     const charge = (amountMicros: number, releaseHeldMicros: number) =>
-      postMovement(q, { userId: hold.userId, type: 'usage', amountMicros: -amountMicros, releaseHeldMicros, description: `Запрос к модели ${facts.model}`, reference: `usage:${holdId}`, now })
+      postMovement(q, {
+        userId: hold.userId,
+        type: 'usage',
+        amountMicros: -amountMicros,
+        releaseHeldMicros,
+        description: `Запрос к модели ${facts.model}`,
+        reference: `usage:${holdId}`,
+        now,
+      })
     let charged = chargeMicros
     let account: Posted | undefined
     if (charged > 0) {
@@ -243,8 +288,7 @@ export function settleHold(
         if (charged > 0) account = await charge(charged, 0)
       }
     } else await unreserve(q, hold)
-    if (chargeMicros > hold.amountMicros)
-      console.warn(`[billing] request ${holdId} (${facts.model}): cost ${chargeMicros} µ₽ exceeds its hold ${hold.amountMicros} µ₽`)
+    if (chargeMicros > hold.amountMicros) console.warn(`[billing] request ${holdId} (${facts.model}): cost ${chargeMicros} µ₽ exceeds its hold ${hold.amountMicros} µ₽`)
     const usageId = await logUsage(q, hold, facts, charged, now)
     if (charged < chargeMicros) {
       // Never a silent cap: what the balance could not pay is the platform's loss, recorded per request.
@@ -289,8 +333,7 @@ function releaseWhere(db: Db, where: ReturnType<typeof and>): Promise<number> {
 }
 
 /** Releases this instance's holds older than `olderThan` whose request never ended (the stale-hold sweep). */
-export const releaseStaleHolds = (db: Db, olderThan: Date): Promise<number> =>
-  releaseWhere(db, and(eq(holds.instanceId, INSTANCE_ID), lt(holds.createdAt, olderThan.getTime())))
+export const releaseStaleHolds = (db: Db, olderThan: Date): Promise<number> => releaseWhere(db, and(eq(holds.instanceId, INSTANCE_ID), lt(holds.createdAt, olderThan.getTime())))
 
 /** Releases the holds of instances that stopped renewing their lease (died); returns how many. */
 export const releaseLapsedHolds = (db: Db, now = Date.now()): Promise<number> => releaseWhere(db, lt(holds.leaseUntil, now))

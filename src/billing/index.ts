@@ -3,7 +3,20 @@ import type { AuthGuard } from '../auth/guard'
 import type { Db } from '../db/client'
 import { envelope, errors, ok } from '../lib/http'
 import { moscowDay } from './days'
-import { Alerts, AlertsBody, Balance, ExportQuery, GroupedQuery, GroupedTransactions, Transaction, TransactionsQuery, UsageDayParams, UsageDayQuery, UsageQuery, UsageStats } from './model'
+import {
+  Alerts,
+  AlertsBody,
+  Balance,
+  ExportQuery,
+  GroupedQuery,
+  GroupedTransactions,
+  Transaction,
+  TransactionsQuery,
+  UsageDayParams,
+  UsageDayQuery,
+  UsageQuery,
+  UsageStats,
+} from './model'
 import { billingService } from './service'
 import { usageCsv } from './usage-export'
 

@@ -1,11 +1,11 @@
 import { afterEach, describe, expect, test } from 'bun:test'
-import { openTestDatabase } from '../test-support/database'
-import { tx, write } from '../db/tx'
-import type { Db } from '../db/client'
 import { users } from '../auth/schema'
+import type { Db } from '../db/client'
+import { tx, write } from '../db/tx'
+import { formatMicros, formatSignedMicros, rubToMicros } from '../lib/money'
+import { openTestDatabase } from '../test-support/database'
 import { InsufficientFundsError, postMovement } from './ledger'
 import { billingStore } from './store'
-import { formatMicros, formatSignedMicros, rubToMicros } from '../lib/money'
 
 const opened: Array<() => Promise<void>> = []
 afterEach(async () => {

@@ -1,10 +1,10 @@
 // The only code that changes a balance. Call it inside a unit (db/tx.ts) with the unit's `q`.
 import { and, eq, gte, sql } from 'drizzle-orm'
+import { users } from '../auth/schema'
 import type { Db } from '../db/client'
 import { compiled, prepared } from '../db/prepared'
 import { newId } from '../lib/crypto'
-import { users } from '../auth/schema'
-import { ledgerEntries, type LedgerType } from './schema'
+import { type LedgerType, ledgerEntries } from './schema'
 
 /** Anything that can run queries: the database or an open transaction. */
 export type Tx = Pick<Db, 'select' | 'insert' | 'update' | 'delete'>
@@ -38,7 +38,14 @@ const statements = (db: Db) =>
     const balanceAndRelease = { balanceMicros: sql`${users.balanceMicros} + ${p('amount')}`, heldMicros: sql`${users.heldMicros} - ${p('release')}` }
     const account = { balance: users.balanceMicros, alertLevel: users.lowBalanceAlertMicros, alerted: users.lowBalanceAlerted }
     return {
-      apply: compiled(db, db.update(users).set(balanceAndRelease).where(eq(users.id, p('userId'))).returning(account)),
+      apply: compiled(
+        db,
+        db
+          .update(users)
+          .set(balanceAndRelease)
+          .where(eq(users.id, p('userId')))
+          .returning(account),
+      ),
       // The guard lives in the WHERE clause: two concurrent debits can never both spend the same micro-ruble.
       applyIfFunded: compiled(
         db,

@@ -27,9 +27,7 @@ export const Transaction = t.Object(
 )
 
 export const TransactionsQuery = t.Object({
-  limit: t.Optional(
-    t.Integer({ minimum: 1, maximum: 500, default: 50, error: 'limit должен быть целым числом от 1 до 500' }),
-  ),
+  limit: t.Optional(t.Integer({ minimum: 1, maximum: 500, default: 50, error: 'limit должен быть целым числом от 1 до 500' })),
 })
 
 export const UsageQuery = t.Object({

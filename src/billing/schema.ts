@@ -1,5 +1,5 @@
-import { index, integer, primaryKey, table, text } from '../db/dialect'
 import { users } from '../auth/schema'
+import { index, integer, primaryKey, table, text } from '../db/dialect'
 import { apiKeys } from '../keys/schema'
 
 export const LEDGER_TYPES = ['bonus', 'topup', 'usage', 'admin', 'refund'] as const

@@ -1,14 +1,14 @@
 import { eq } from 'drizzle-orm'
+import { users } from '../auth/schema'
 import type { Db } from '../db/client'
 import { write } from '../db/tx'
-import { formatSignedMicros, microsToRub, rubToMicros } from '../lib/money'
 import { badRequest, notFound } from '../lib/errors'
-import { users } from '../auth/schema'
-import { billingStore } from './store'
+import { formatSignedMicros, microsToRub, rubToMicros } from '../lib/money'
 import { bannerThresholdMicros } from './alerts'
-import { usageReader, type UsageFilter } from './usage'
 import { moscowDayStart, nextDay } from './days'
 import type { LedgerType } from './schema'
+import { billingStore } from './store'
+import { type UsageFilter, usageReader } from './usage'
 
 const ALERT_MAX_RUB = 1_000_000
 export const USAGE_DAY_DESCRIPTION = 'Оплата запросов к API'

@@ -1,28 +1,17 @@
 import { and, asc, desc, eq, gte, lt, sql } from 'drizzle-orm'
+import { users } from '../auth/schema'
 import type { Db } from '../db/client'
 import { selectRows } from '../db/sql'
 import { moscowDay } from './days'
-import { users } from '../auth/schema'
 import { ledgerEntries } from './schema'
 
 export const billingStore = (db: Db) => ({
   balanceRow: async (userId: string) =>
-    (
-      await db
-        .select({ balanceMicros: users.balanceMicros, lowBalanceAlertMicros: users.lowBalanceAlertMicros })
-        .from(users)
-        .where(eq(users.id, userId))
-        .limit(1)
-    )[0],
+    (await db.select({ balanceMicros: users.balanceMicros, lowBalanceAlertMicros: users.lowBalanceAlertMicros }).from(users).where(eq(users.id, userId)).limit(1))[0],
 
   /** Newest first; ids are time-ordered UUIDv7, so they break ties within one millisecond. */
   transactions(userId: string, limit: number) {
-    return db
-      .select()
-      .from(ledgerEntries)
-      .where(eq(ledgerEntries.userId, userId))
-      .orderBy(desc(ledgerEntries.createdAt), desc(ledgerEntries.id))
-      .limit(limit)
+    return db.select().from(ledgerEntries).where(eq(ledgerEntries.userId, userId)).orderBy(desc(ledgerEntries.createdAt), desc(ledgerEntries.id)).limit(limit)
   },
 
   /**
@@ -32,7 +21,17 @@ export const billingStore = (db: Db) => ({
    * a day number (Moscow is UTC+3 all year), the same integer arithmetic on both stores.
    */
   async groupedTransactions(userId: string, limit: number, offset: number) {
-    type Row = { kind: 'entry' | 'usage_day'; id: string; type: string; amount: number | string; balanceAfter: number | string; description: string; at: number | string; n: number | string; dayNumber: number | string | null }
+    type Row = {
+      kind: 'entry' | 'usage_day'
+      id: string
+      type: string
+      amount: number | string
+      balanceAfter: number | string
+      description: string
+      at: number | string
+      n: number | string
+      dayNumber: number | string | null
+    }
     const rows = await selectRows<Row>(
       db,
       sql`

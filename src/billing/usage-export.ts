@@ -2,27 +2,15 @@
 // RFC 4180 (comma, CRLF, quotes doubled) with a UTF-8 BOM so Excel reads the Cyrillic correctly.
 import { and, asc, eq, gt, or } from 'drizzle-orm'
 import type { Db } from '../db/client'
-import { formatMicros } from '../lib/money'
 import { apiKeys } from '../keys/schema'
+import { formatMicros } from '../lib/money'
 import { usageLogs } from './schema'
 import { logConditions, type UsageFilter } from './usage'
 
 const PAGE = 2000
 const MSK_OFFSET_MS = 3 * 3600 * 1000
 
-const HEADER = [
-  'Время (МСК)',
-  'Модель',
-  'API-ключ',
-  'Токены запроса',
-  'Токены ответа',
-  'Всего токенов',
-  'Стоимость, ₽',
-  'Статус',
-  'Длительность, мс',
-  'Потоковый',
-  'ID запроса',
-]
+const HEADER = ['Время (МСК)', 'Модель', 'API-ключ', 'Токены запроса', 'Токены ответа', 'Всего токенов', 'Стоимость, ₽', 'Статус', 'Длительность, мс', 'Потоковый', 'ID запроса']
 
 const STATUS_LABELS = { success: 'успешно', error: 'ошибка', cancelled: 'прерван' } as const
 
@@ -53,8 +41,7 @@ export function usageCsv(db: Db, userId: string, since: Date | null, f: UsageFil
 
   const page = () => {
     const where = logConditions(userId, since, f)
-    if (cursor)
-      where.push(or(gt(usageLogs.createdAt, cursor.at), and(eq(usageLogs.createdAt, cursor.at), gt(usageLogs.id, cursor.id)))!)
+    if (cursor) where.push(or(gt(usageLogs.createdAt, cursor.at), and(eq(usageLogs.createdAt, cursor.at), gt(usageLogs.id, cursor.id)))!)
     return db
       .select({ log: usageLogs, keyName: apiKeys.name })
       .from(usageLogs)

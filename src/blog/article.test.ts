@@ -1,11 +1,18 @@
 import { describe, expect, test } from 'bun:test'
-import { ArticleParseError, articleMessages, clip, modelKind, parseArticle, slugify, uniqueSlug } from './article'
-import { articleJson } from '../upstream/demo/article'
 import type { ModelRow } from '../catalog/schema'
+import { articleJson } from '../upstream/demo/article'
+import { ArticleParseError, articleMessages, clip, modelKind, parseArticle, slugify, uniqueSlug } from './article'
 
 describe('article parsing', () => {
   const body = 'Абзац о модели. '.repeat(20)
-  const full = { title: 'GPT-4o: обзор', description: 'Кратко.', content: `# GPT-4o: обзор\n\n${body}`, metaTitle: 'GPT-4o', metaDescription: 'Мета', keywords: ['GPT-4o', '#OpenAI', 'gpt-4o', ''] }
+  const full = {
+    title: 'GPT-4o: обзор',
+    description: 'Кратко.',
+    content: `# GPT-4o: обзор\n\n${body}`,
+    metaTitle: 'GPT-4o',
+    metaDescription: 'Мета',
+    keywords: ['GPT-4o', '#OpenAI', 'gpt-4o', ''],
+  }
 
   test('plain, fenced and chatty answers give the same article; a repeated H1 and duplicate keywords are dropped', () => {
     const plain = parseArticle(JSON.stringify(full))
@@ -23,14 +30,12 @@ describe('article parsing', () => {
     expect(a.keywords).toEqual(['один', 'два', 'три'])
   })
 
-  test.each([
-    ['not json at all'],
-    [JSON.stringify({ title: '', content: body })],
-    [JSON.stringify({ title: 'Есть заголовок', content: 'коротко' })],
-    ['[1, 2, 3]'],
-  ])('an unusable answer is refused: %s', (text) => {
-    expect(() => parseArticle(text)).toThrow(ArticleParseError)
-  })
+  test.each([['not json at all'], [JSON.stringify({ title: '', content: body })], [JSON.stringify({ title: 'Есть заголовок', content: 'коротко' })], ['[1, 2, 3]']])(
+    'an unusable answer is refused: %s',
+    (text) => {
+      expect(() => parseArticle(text)).toThrow(ArticleParseError)
+    },
+  )
 
   test('slugs transliterate Cyrillic, keep Latin and digits, and get a suffix on collision', () => {
     expect(slugify('GPT-4o: возможности модели и цены')).toBe('gpt-4o-vozmozhnosti-modeli-i-tseny')
@@ -45,7 +50,19 @@ describe('article parsing', () => {
 
 describe('the article request and the demo article', () => {
   const row = (id: string, output: string[], pricing: Partial<Record<'promptUsd' | 'completionUsd' | 'imageUsd' | 'imageOutputUsd', string>> = {}) =>
-    ({ id, name: id, description: '', contextLength: 8192, inputModalities: ['text'], outputModalities: output, promptUsd: '0', completionUsd: '0', imageUsd: '0', imageOutputUsd: '0', ...pricing }) as unknown as ModelRow
+    ({
+      id,
+      name: id,
+      description: '',
+      contextLength: 8192,
+      inputModalities: ['text'],
+      outputModalities: output,
+      promptUsd: '0',
+      completionUsd: '0',
+      imageUsd: '0',
+      imageOutputUsd: '0',
+      ...pricing,
+    }) as unknown as ModelRow
 
   test('names the model type and the ruble price; tells the writer to keep dollars and operator settings out', () => {
     const [system, user] = articleMessages(row('black-forest-labs/flux.2-pro', ['image']), 'https://gw.example/v1', '3,61 ₽ за изображение')

@@ -4,23 +4,24 @@
 // article, has a text model write it through our own upstream client (platform spend, billed to
 // nobody), draws a cover (optional: a failed cover still publishes) and publishes in one
 // transaction with the run's outcome — a failed run leaves no post behind.
-import type { Config } from '../config'
-import type { Db } from '../db/client'
-import { tx } from '../db/tx'
-import type { Catalog } from '../catalog/service'
+
+import { isVariable, rubPrice } from '../catalog/pricing'
 import type { RateProvider } from '../catalog/rate'
 import type { ModelRow } from '../catalog/schema'
-import type { UpstreamClient } from '../upstream/client'
+import type { Catalog } from '../catalog/service'
 import { canOutputImages } from '../catalog/service'
-import { isVariable, rubPrice } from '../catalog/pricing'
-import { add, ceilUnits, dec, mul } from '../lib/decimal'
-import { newId } from '../lib/crypto'
-import { AppError, badRequest, conflict, notFound } from '../lib/errors'
-import { ARTICLE_FORMAT, ArticleParseError, articleMessages, coverPrompt, isWritable, modelKind, parseArticle, slugify, uniqueSlug, type Article, type PriceLine } from './article'
-import { createCoverStore } from './covers'
+import type { Config } from '../config'
 import { dueSlot, isInterval, nextRunTime, START_TIME_RE } from '../content/schedule'
-import { blogStore, postToApi, type BlogPost } from './store'
+import type { Db } from '../db/client'
+import { tx } from '../db/tx'
+import { newId } from '../lib/crypto'
+import { add, ceilUnits, dec, mul } from '../lib/decimal'
+import { AppError, badRequest, conflict, notFound } from '../lib/errors'
+import type { UpstreamClient } from '../upstream/client'
+import { ARTICLE_FORMAT, type Article, ArticleParseError, articleMessages, coverPrompt, isWritable, modelKind, type PriceLine, parseArticle, slugify, uniqueSlug } from './article'
+import { createCoverStore } from './covers'
 import type { AutopostRunRow } from './schema'
+import { type BlogPost, blogStore, postToApi } from './store'
 
 export type AutopostDeps = { config: Config; db: Db; upstream: UpstreamClient; catalog: Catalog; rates: RateProvider }
 
@@ -103,17 +104,12 @@ export function autopostService({ config, db, upstream, catalog, rates }: Autopo
     if (wanted && fits(wanted)) return wanted
     return [...catalog.list()].filter(fits).sort((a, b) => Number(a.completionUsd) - Number(b.completionUsd))[0]
   }
-  const writerModel = () =>
-    chooseModel(config.autopostTextModel, (m) => m.outputModalities.includes('text') && !canOutputImages(m) && isWritable(m) && !m.id.endsWith(':free'))
+  const writerModel = () => chooseModel(config.autopostTextModel, (m) => m.outputModalities.includes('text') && !canOutputImages(m) && isWritable(m) && !m.id.endsWith(':free'))
   const painterModel = () => chooseModel(config.autopostImageModel, (m) => canOutputImages(m) && isWritable(m))
 
   /** The newest catalogue model that has no article, is not being written now and has not failed too often. */
   async function pickSubject(): Promise<ModelRow | undefined> {
-    const [written, failing, running] = await Promise.all([
-      store.modelIdsWithPosts(),
-      store.modelIdsFailedAtLeast(MAX_FAILURES_PER_MODEL),
-      store.runningModelIds(),
-    ])
+    const [written, failing, running] = await Promise.all([store.modelIdsWithPosts(), store.modelIdsFailedAtLeast(MAX_FAILURES_PER_MODEL), store.runningModelIds()])
     return catalog.list().find((m) => isWritable(m) && !written.has(m.id) && !failing.has(m.id) && !running.has(m.id))
   }
 
@@ -140,11 +136,7 @@ export function autopostService({ config, db, upstream, catalog, rates }: Autopo
     const painter = painterModel()
     if (!painter) throw new RunError('в каталоге нет модели, которая рисует изображения')
     const modalities = painter.outputModalities.includes('text') ? ['image', 'text'] : ['image']
-    const answer = await complete(
-      painter,
-      { messages: [{ role: 'user', content: coverPrompt(title, modelName) }], modalities, image_config: { aspect_ratio: '16:9' } },
-      'обложка',
-    )
+    const answer = await complete(painter, { messages: [{ role: 'user', content: coverPrompt(title, modelName) }], modalities, image_config: { aspect_ratio: '16:9' } }, 'обложка')
     for (const url of answer.images) {
       const name = await covers.saveDataUrl(url)
       if (name) return { name, costNanoUsd: answer.costNanoUsd, model: painter.id }
@@ -332,9 +324,7 @@ export function autopostService({ config, db, upstream, catalog, rates }: Autopo
         publishedPosts: published,
         lastRunTime: last?.startedAt.toISOString() ?? null,
         nextRunTime: next?.toISOString() ?? null,
-        lastRun: last
-          ? { status: last.status, modelId: last.modelId, postId: last.postId, error: last.error, finishedAt: last.finishedAt?.toISOString() ?? null }
-          : null,
+        lastRun: last ? { status: last.status, modelId: last.modelId, postId: last.postId, error: last.error, finishedAt: last.finishedAt?.toISOString() ?? null } : null,
       }
     },
 

@@ -39,8 +39,7 @@ export function blogService(db: Db) {
     },
 
     /** Every article, drafts included, newest first (the admin's table). */
-    adminList: async () =>
-      (await store.all()).map((p) => ({ ...postToApi(p), createdAt: p.createdAt.toISOString(), updatedAt: p.updatedAt.toISOString() })),
+    adminList: async () => (await store.all()).map((p) => ({ ...postToApi(p), createdAt: p.createdAt.toISOString(), updatedAt: p.updatedAt.toISOString() })),
 
     counts: () => store.counts(),
     platformSpendNanoUsd: () => store.platformSpendNanoUsd(),

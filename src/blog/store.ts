@@ -6,7 +6,7 @@ import { tx, write } from '../db/tx'
 import { newId } from '../lib/crypto'
 import { SLUG_MAX } from './article'
 import { coverUrl } from './covers'
-import { autopostRuns, autopostSettings, blogPosts, type AutopostRunRow, type BlogPostRow } from './schema'
+import { type AutopostRunRow, autopostRuns, autopostSettings, type BlogPostRow, blogPosts } from './schema'
 
 const SETTINGS_ID = 1
 
@@ -39,10 +39,15 @@ const first = <T>(rows: T[]): T | undefined => rows[0]
  */
 export const blogStore = (db: Db) => ({
   // ── posts ──────────────────────────────────────────────────────────────────
-  published: (limit: number) =>
-    db.select().from(blogPosts).where(isNotNull(blogPosts.publishedAt)).orderBy(desc(blogPosts.publishedAt), desc(blogPosts.id)).limit(limit),
+  published: (limit: number) => db.select().from(blogPosts).where(isNotNull(blogPosts.publishedAt)).orderBy(desc(blogPosts.publishedAt), desc(blogPosts.id)).limit(limit),
   publishedBySlug: async (slug: string) =>
-    first(await db.select().from(blogPosts).where(and(eq(blogPosts.slug, slug), isNotNull(blogPosts.publishedAt))).limit(1)),
+    first(
+      await db
+        .select()
+        .from(blogPosts)
+        .where(and(eq(blogPosts.slug, slug), isNotNull(blogPosts.publishedAt)))
+        .limit(1),
+    ),
   all: () => db.select().from(blogPosts).orderBy(desc(blogPosts.createdAt), desc(blogPosts.id)),
   byId: async (id: string) => first(await db.select().from(blogPosts).where(eq(blogPosts.id, id)).limit(1)),
   slugTaken: async (slug: string) => !!first(await db.select({ id: blogPosts.id }).from(blogPosts).where(eq(blogPosts.slug, slug)).limit(1)),
@@ -51,7 +56,14 @@ export const blogStore = (db: Db) => ({
    * characters of `base` (slugify's output holds no LIKE wildcards).
    */
   slugsStartingLike: async (base: string) =>
-    new Set((await db.select({ slug: blogPosts.slug }).from(blogPosts).where(like(blogPosts.slug, `${base.slice(0, SLUG_MAX - 12)}%`))).map((r) => r.slug)),
+    new Set(
+      (
+        await db
+          .select({ slug: blogPosts.slug })
+          .from(blogPosts)
+          .where(like(blogPosts.slug, `${base.slice(0, SLUG_MAX - 12)}%`))
+      ).map((r) => r.slug),
+    ),
   /** Inserts an article unless its slug is taken (another instance publishing the same title): true when inserted. */
   insert: async (row: typeof blogPosts.$inferInsert) =>
     (await write(db, (q) => q.insert(blogPosts).values(row).onConflictDoNothing({ target: blogPosts.slug }).returning({ id: blogPosts.id }))).length === 1,
@@ -158,8 +170,7 @@ export const blogStore = (db: Db) => ({
       )
     ).length,
   /** Everything the platform spent at the upstream on the blog, nano-dollars. */
-  platformSpendNanoUsd: async () =>
-    (await db.select({ s: sql<number>`coalesce(sum(${autopostRuns.costNanoUsd}), 0)`.mapWith(Number) }).from(autopostRuns))[0]?.s ?? 0,
+  platformSpendNanoUsd: async () => (await db.select({ s: sql<number>`coalesce(sum(${autopostRuns.costNanoUsd}), 0)`.mapWith(Number) }).from(autopostRuns))[0]?.s ?? 0,
 })
 
 export type BlogStore = ReturnType<typeof blogStore>

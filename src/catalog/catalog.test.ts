@@ -6,20 +6,20 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Server } from 'bun'
-import { loadConfig } from '../config'
 import { eq } from 'drizzle-orm'
-import { openTestDatabase } from '../test-support/database'
-import { dec, mul, toDecimalString } from '../lib/decimal'
-import { eventually, startGateway, TEST_RATE } from '../test-support/gateway'
-import { readResult, registerUser } from '../test-support/server'
-import { UpstreamError, type UpstreamClient, type UpstreamModel } from '../upstream/client'
-import { CATALOGUE, EMBEDDING_MODELS } from '../upstream/demo'
-import { createRateProvider, DEMO_FALLBACK_RATE, parseCbrXml, RATE_REFRESH_LEASE } from './rate'
+import { loadConfig } from '../config'
 import { claimLease } from '../db/leases'
 import { write } from '../db/tx'
+import { dec, mul, toDecimalString } from '../lib/decimal'
+import { openTestDatabase } from '../test-support/database'
+import { eventually, startGateway, TEST_RATE } from '../test-support/gateway'
+import { readResult, registerUser } from '../test-support/server'
+import { type UpstreamClient, UpstreamError, type UpstreamModel } from '../upstream/client'
+import { CATALOGUE, EMBEDDING_MODELS } from '../upstream/demo'
 import { releaseLease } from './exclusive'
-import { CATALOG_SYNC_LEASE, createCatalog } from './service'
+import { createRateProvider, DEMO_FALLBACK_RATE, parseCbrXml, RATE_REFRESH_LEASE } from './rate'
 import { exchangeRates, models } from './schema'
+import { CATALOG_SYNC_LEASE, createCatalog } from './service'
 
 /** What /v1/models must show for a USD price: × rate × 1.3, rounded up at 10 decimals; "-1" stays "-1". */
 const rub = (usd: string, rate: string) => (usd === '-1' ? '-1' : toDecimalString(mul(dec(usd), dec(rate), dec('1.3')), 10))
@@ -157,13 +157,37 @@ describe('/v1/models with a fixed USD_RUB_RATE', () => {
     const { body } = await getJson(`${gw.url}/v1/models`)
     const byId = (id: string) => body.data.find((e: any) => e.id === id)
     // 0.00003 × 92.5431 × 1.3 = 0.0036091809 exactly.
-    expect(byId('openai/gpt-4').pricing).toEqual({ prompt: '0.0036091809', completion: '0.0072183618', image: '0', request: '0', image_output: '0', web_search: '0', internal_reasoning: '0' })
+    expect(byId('openai/gpt-4').pricing).toEqual({
+      prompt: '0.0036091809',
+      completion: '0.0072183618',
+      image: '0',
+      request: '0',
+      image_output: '0',
+      web_search: '0',
+      internal_reasoning: '0',
+    })
     // 0.0000005 × 92.5431 × 1.3 = 0.000060153015 → rounded UP at 10 decimals, never shown cheaper.
     expect(byId('openai/gpt-3.5-turbo').pricing.prompt).toBe('0.0000601531')
     expect(byId('openrouter/auto').pricing).toMatchObject({ prompt: '-1', completion: '-1', image: '-1', request: '-1' })
-    expect(byId('meta-llama/llama-3.1-8b-instruct:free').pricing).toEqual({ prompt: '0', completion: '0', image: '0', request: '0', image_output: '0', web_search: '0', internal_reasoning: '0' })
+    expect(byId('meta-llama/llama-3.1-8b-instruct:free').pricing).toEqual({
+      prompt: '0',
+      completion: '0',
+      image: '0',
+      request: '0',
+      image_output: '0',
+      web_search: '0',
+      internal_reasoning: '0',
+    })
     // An image-only model: free tokens, a priced image.
-    expect(byId('black-forest-labs/flux.2-pro').pricing).toEqual({ prompt: '0', completion: '0', image: rub('0.03', TEST_RATE), request: '0', image_output: rub('0.03', TEST_RATE), web_search: '0', internal_reasoning: '0' })
+    expect(byId('black-forest-labs/flux.2-pro').pricing).toEqual({
+      prompt: '0',
+      completion: '0',
+      image: rub('0.03', TEST_RATE),
+      request: '0',
+      image_output: rub('0.03', TEST_RATE),
+      web_search: '0',
+      internal_reasoning: '0',
+    })
     expect(byId('black-forest-labs/flux.2-pro').capabilities.image).toBe(true)
   })
 
@@ -198,9 +222,16 @@ describe('/v1/models with a fixed USD_RUB_RATE', () => {
   })
 
   test('the catalogue is stored in the database with the upstream’s USD prices', async () => {
-    const rows = await gw.read<{ id: string; name: string; prompt_usd: string; completion_usd: string; image_usd: string; request_usd: string; output_modalities: unknown; is_active: unknown }>(
-      'select id, name, prompt_usd, completion_usd, image_usd, request_usd, output_modalities, is_active from models order by id',
-    )
+    const rows = await gw.read<{
+      id: string
+      name: string
+      prompt_usd: string
+      completion_usd: string
+      image_usd: string
+      request_usd: string
+      output_modalities: unknown
+      is_active: unknown
+    }>('select id, name, prompt_usd, completion_usd, image_usd, request_usd, output_modalities, is_active from models order by id')
     // Byte order, as the database sorts ids (PostgreSQL's collation may differ from JS's order).
     expect(rows.map((r) => r.id).sort()).toEqual([...CATALOGUE, ...EMBEDDING_MODELS].map((m) => m.id).sort())
     for (const r of rows) {
@@ -295,8 +326,7 @@ describe('USD/RUB from the Central Bank', () => {
 describe('createRateProvider against the fake bank', () => {
   let cbr: FakeCbr
   const dataDir = mkdtempSync(join(tmpdir(), 'catalog-rate-unit-'))
-  const config = (env: Record<string, string> = {}) =>
-    loadConfig({ DATA_DIR: dataDir, JWT_SECRET: 'x'.repeat(40), USD_RUB_RATE: '', CBR_RATE_URL: cbr.url, ...env })
+  const config = (env: Record<string, string> = {}) => loadConfig({ DATA_DIR: dataDir, JWT_SECRET: 'x'.repeat(40), USD_RUB_RATE: '', CBR_RATE_URL: cbr.url, ...env })
   beforeAll(() => {
     cbr = startFakeCbr()
   })
@@ -487,7 +517,10 @@ describe('createCatalog sync', () => {
     try {
       const odd: UpstreamModel = { id: 'odd/one', pricing: { prompt: 'abc', completion: '' } }
       const auto = upstreamModel('router/auto', 50, { prompt: '-1', completion: '-1', request: '-1', image: '-1' })
-      const image = { ...upstreamModel('pics/draw', 300, { prompt: '0', completion: '0', image: '0.04' }), architecture: { input_modalities: ['text'], output_modalities: ['image'] } }
+      const image = {
+        ...upstreamModel('pics/draw', 300, { prompt: '0', completion: '0', image: '0.04' }),
+        architecture: { input_modalities: ['text'], output_modalities: ['image'] },
+      }
       const catalog = await createCatalog(db, scriptedUpstream([[odd, auto, image, { id: '' } as UpstreamModel]]))
       expect(await catalog.sync()).toBe(3) // the id-less entry is skipped
 
@@ -534,7 +567,16 @@ describe('one instance refreshes, the others read', () => {
       const waiting = createCatalog(db, idle).then((c) => c.sync().then((n) => ({ c, n })))
       await Bun.sleep(300)
       // What the other instance stores (a newer sync), then it gives the lease back.
-      const row = { id: 'acme/new', name: 'New', promptUsd: '0.000001', completionUsd: '0.000002', inputModalities: ['text'], outputModalities: ['text'], created: 300, syncedAt: new Date(Date.now() + 1000) }
+      const row = {
+        id: 'acme/new',
+        name: 'New',
+        promptUsd: '0.000001',
+        completionUsd: '0.000002',
+        inputModalities: ['text'],
+        outputModalities: ['text'],
+        created: 300,
+        syncedAt: new Date(Date.now() + 1000),
+      }
       await write(db, (q) => q.insert(models).values(row))
       await releaseLease(db, CATALOG_SYNC_LEASE, OTHER)
       const { c, n } = await waiting

@@ -12,7 +12,12 @@ const POLL_MS = 200
 
 /** Gives the lease back at once (an `until` of 0 also tells the waiters it ended, rather than lapsed). */
 export async function releaseLease(db: Db, name: string, holder = INSTANCE_ID): Promise<void> {
-  await write(db, (q) => q.update(leases).set({ until: 0 }).where(and(eq(leases.name, name), eq(leases.holder, holder))))
+  await write(db, (q) =>
+    q
+      .update(leases)
+      .set({ until: 0 })
+      .where(and(eq(leases.name, name), eq(leases.holder, holder))),
+  )
 }
 
 export type Exclusive<T> = { ran: true; value: T } | { ran: false }

@@ -1,5 +1,5 @@
 // Ruble prices = upstream USD × USD/RUB × markup, computed exactly (lib/decimal).
-import { ceilUnits, dec, isNegative, mul, toDecimalString, type Dec } from '../lib/decimal'
+import { ceilUnits, type Dec, dec, isNegative, mul, toDecimalString } from '../lib/decimal'
 import type { ModelRow } from './schema'
 
 /** The router's sentinel for "price varies" (e.g. openrouter/auto): never multiplied. */

@@ -6,7 +6,7 @@ import { eq } from 'drizzle-orm'
 import type { Config } from '../config'
 import type { Db } from '../db/client'
 import { write } from '../db/tx'
-import { dec, type Dec } from '../lib/decimal'
+import { type Dec, dec } from '../lib/decimal'
 import { exclusively } from './exclusive'
 import { exchangeRates } from './schema'
 

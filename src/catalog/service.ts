@@ -4,11 +4,11 @@
 import { eq, inArray, max } from 'drizzle-orm'
 import type { Db } from '../db/client'
 import { tx } from '../db/tx'
-import type { UpstreamClient, UpstreamModel } from '../upstream/client'
 import type { Dec } from '../lib/decimal'
+import type { UpstreamClient, UpstreamModel } from '../upstream/client'
 import { exclusively } from './exclusive'
 import { isVariable, rubPricing } from './pricing'
-import { models, type ModelRow } from './schema'
+import { type ModelRow, models } from './schema'
 
 const price = (v: string | undefined) => (v && v.trim() !== '' && !Number.isNaN(Number(v)) ? v.trim() : '0')
 

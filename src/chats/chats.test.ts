@@ -93,7 +93,16 @@ describe('creating, listing, reading and deleting chats', () => {
     const chat = await newChat(u.accessToken)
     const first = await addMessage(u.accessToken, chat.id, { role: 'user', content: 'Привет! Как дела?' })
     expect(first.status).toBe(201)
-    expect(first.body.data).toEqual({ id: expect.any(String), role: 'user', type: 'text', content: 'Привет! Как дела?', images: [], files: [], metadata: {}, createdAt: expect.any(String) })
+    expect(first.body.data).toEqual({
+      id: expect.any(String),
+      role: 'user',
+      type: 'text',
+      content: 'Привет! Как дела?',
+      images: [],
+      files: [],
+      metadata: {},
+      createdAt: expect.any(String),
+    })
     const reply = await addMessage(u.accessToken, chat.id, {
       role: 'assistant',
       content: 'Отлично!\n\n```js\nconsole.log(1)\n```',
@@ -124,7 +133,12 @@ describe('creating, listing, reading and deleting chats', () => {
     const u = await registerUser(gw.url)
     const chat = await newChat(u.accessToken)
     const ids: string[] = []
-    for (const [role, content] of [['user', 'один'], ['assistant', 'ответ один'], ['user', 'два'], ['assistant', 'ответ два']] as const) {
+    for (const [role, content] of [
+      ['user', 'один'],
+      ['assistant', 'ответ один'],
+      ['user', 'два'],
+      ['assistant', 'ответ два'],
+    ] as const) {
       ids.push((await addMessage(u.accessToken, chat.id, { role, content })).body.data.id)
     }
     expect(pick(await call('DELETE', `/api/chats/${chat.id}/messages/${ids[2]}`, { token: u.accessToken }))).toEqual({ status: 200, body: { success: true, data: { removed: 2 } } })
@@ -159,9 +173,7 @@ describe('a user sees only their own chats', () => {
     const file = await upload(owner.accessToken, 'секретный текст', 'secret.txt')
     const chat = await newChat(thief.accessToken)
     for (const files of [[{ id: file.id }], [{ url: file.url }], [{ id: 'no-such-id' }], [{}]]) {
-      expect(pick(await addMessage(thief.accessToken, chat.id, { role: 'user', content: 'смотри', files }))).toEqual(
-        err(400, 'Прикреплённый файл не найден. Загрузите его снова.'),
-      )
+      expect(pick(await addMessage(thief.accessToken, chat.id, { role: 'user', content: 'смотри', files }))).toEqual(err(400, 'Прикреплённый файл не найден. Загрузите его снова.'))
     }
     expect((await getChat(thief.accessToken, chat.id)).messages).toEqual([])
   })
@@ -177,7 +189,8 @@ describe('a user sees only their own chats', () => {
       ['POST', `/api/chats/${chat.id}/messages`, { role: 'user', content: 'x' }],
     ]
     for (const token of [undefined, 'garbage', u.refreshToken]) {
-      for (const [method, path, body] of routes) expect({ method, path, ...pick(await call(method, path, { body, token })) }).toEqual({ method, path, ...err(401, 'Требуется авторизация') })
+      for (const [method, path, body] of routes)
+        expect({ method, path, ...pick(await call(method, path, { body, token })) }).toEqual({ method, path, ...err(401, 'Требуется авторизация') })
     }
     expect((await listChats(u.accessToken)).map((c) => c.id)).toEqual([chat.id])
   })

@@ -38,16 +38,12 @@ export function chatsRoutes(chats: ChatsService, guard: AuthGuard) {
         detail: { summary: 'Удаление чата вместе с сообщениями и вложениями' },
       },
     )
-    .delete(
-      '/:id/messages/:messageId',
-      async ({ user, params }) => ok(await chats.truncateFrom(user.id, params.id, params.messageId)),
-      {
-        auth: true,
-        params: t.Object({ id: t.String(), messageId: t.String() }),
-        response: { 200: envelope(t.Object({ removed: t.Number() })), ...errors(401, 404) },
-        detail: { summary: 'Удаление сообщения и всех следующих за ним (повторная генерация, правка вопроса)' },
-      },
-    )
+    .delete('/:id/messages/:messageId', async ({ user, params }) => ok(await chats.truncateFrom(user.id, params.id, params.messageId)), {
+      auth: true,
+      params: t.Object({ id: t.String(), messageId: t.String() }),
+      response: { 200: envelope(t.Object({ removed: t.Number() })), ...errors(401, 404) },
+      detail: { summary: 'Удаление сообщения и всех следующих за ним (повторная генерация, правка вопроса)' },
+    })
     .post('/:id/messages', async ({ user, params, body, status }) => status(201, ok(await chats.addMessage(user.id, params.id, body))), {
       auth: true,
       params: ChatParams,

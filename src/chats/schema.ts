@@ -1,5 +1,5 @@
-import { index, integer, table, text } from '../db/dialect'
 import { users } from '../auth/schema'
+import { index, integer, table, text } from '../db/dialect'
 
 /** A Playground conversation. Listed newest activity first, so `updated_at` moves with every message. */
 export const chats = table(

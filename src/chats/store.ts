@@ -1,14 +1,19 @@
 import { and, asc, count, desc, eq, inArray } from 'drizzle-orm'
 import type { Db } from '../db/client'
 import { tx, write } from '../db/tx'
-import { chatMessages, chats, type ChatMessageRow, type ChatRow } from './schema'
+import { type ChatMessageRow, type ChatRow, chatMessages, chats } from './schema'
 
 export const chatsStore = (db: Db) => ({
-  listForUser: (userId: string, limit: number) =>
-    db.select().from(chats).where(eq(chats.userId, userId)).orderBy(desc(chats.updatedAt), desc(chats.id)).limit(limit),
+  listForUser: (userId: string, limit: number) => db.select().from(chats).where(eq(chats.userId, userId)).orderBy(desc(chats.updatedAt), desc(chats.id)).limit(limit),
   countForUser: async (userId: string) => (await db.select({ n: count() }).from(chats).where(eq(chats.userId, userId)))[0]?.n ?? 0,
   byIdForUser: async (id: string, userId: string) =>
-    (await db.select().from(chats).where(and(eq(chats.id, id), eq(chats.userId, userId))).limit(1))[0],
+    (
+      await db
+        .select()
+        .from(chats)
+        .where(and(eq(chats.id, id), eq(chats.userId, userId)))
+        .limit(1)
+    )[0],
   insert: async (row: ChatRow) => {
     await write(db, (q) => q.insert(chats).values(row))
   },

@@ -1,7 +1,8 @@
 // The documentation as data, with this server's address filled in: the page renders it (the
 // browser's origin), the server sends the same text to crawlers (PUBLIC_URL).
-import { groupRub, PRICING, TOP_UP, WELCOME_BONUS_RUB } from './terms'
+
 import type { Block, RichDocument } from './rich-text'
+import { groupRub, PRICING, TOP_UP, WELCOME_BONUS_RUB } from './terms'
 
 const rub = (n: number) => `${groupRub(n)} ₽`
 
@@ -534,10 +535,7 @@ console.log(response.headers.get('x-request-id')) // req_… — назовит�
             type: 'note',
             text: 'Сервер не хранит ответы: `previous_response_id` не поддерживается (ответ 400). Передавайте всю историю диалога в `input` — прошлые сообщения и `output` предыдущего ответа. Так по умолчанию работают Codex CLI и Vercel AI SDK.',
           },
-          ...tabs(
-            { type: 'code', lang: 'bash', title: 'curl', code: curlResponses },
-            { type: 'code', lang: 'javascript', title: 'JavaScript', code: jsResponses },
-          ),
+          ...tabs({ type: 'code', lang: 'bash', title: 'curl', code: curlResponses }, { type: 'code', lang: 'javascript', title: 'JavaScript', code: jsResponses }),
         ],
       },
       {
@@ -564,10 +562,7 @@ console.log(response.headers.get('x-request-id')) // req_… — назовит�
             ],
           },
           { type: 'h3', text: 'Запрос к /v1/messages' },
-          ...tabs(
-            { type: 'code', lang: 'bash', title: 'curl', code: curlMessages },
-            { type: 'code', lang: 'javascript', title: 'JavaScript', code: jsAnthropic },
-          ),
+          ...tabs({ type: 'code', lang: 'bash', title: 'curl', code: curlMessages }, { type: 'code', lang: 'javascript', title: 'JavaScript', code: jsAnthropic }),
           {
             type: 'note',
             text: 'Ошибки `/v1/messages` приходят в формате Anthropic: `{"type": "error", "error": {"type": …, "message": …}}`. Когда на балансе не хватает средств или исчерпан месячный лимит ключа, ответ — **402 с типом `billing_error`** и подсказкой, где пополнить баланс; Claude Code покажет это сообщение и не будет повторять запрос.',
@@ -598,13 +593,10 @@ console.log(response.headers.get('x-request-id')) // req_… — назовит�
             type: 'p',
             text: 'Провайдер по умолчанию из `@ai-sdk/openai` говорит на Responses API — укажите наш адрес в `baseURL`. Работают `generateText`, `streamText`, инструменты и структурированный вывод. Провайдер OpenRouter (`@openrouter/ai-sdk-provider`) тоже работает с нашим адресом; стоимость запроса в рублях он отдаёт в `providerMetadata.openrouter.usage.cost`.',
           },
-          ...tabs(
-            { type: 'code', lang: 'javascript', title: 'По умолчанию', code: aiSdk },
-            { type: 'code', lang: 'javascript', title: 'OpenRouter', code: aiSdkOpenRouter },
-          ),
+          ...tabs({ type: 'code', lang: 'javascript', title: 'По умолчанию', code: aiSdk }, { type: 'code', lang: 'javascript', title: 'OpenRouter', code: aiSdkOpenRouter }),
           {
             type: 'p',
-            text: 'Для Chat Completions вместо Responses используйте `gateway.chat(\'openai/gpt-4o-mini\')`, для эмбеддингов — `gateway.embedding(\'openai/text-embedding-3-small\')` с функцией `embed`.',
+            text: "Для Chat Completions вместо Responses используйте `gateway.chat('openai/gpt-4o-mini')`, для эмбеддингов — `gateway.embedding('openai/text-embedding-3-small')` с функцией `embed`.",
           },
         ],
       },
@@ -616,10 +608,7 @@ console.log(response.headers.get('x-request-id')) // req_… — назовит�
             type: 'p',
             text: 'В LangChain подключайтесь через OpenAI-интеграцию (`ChatOpenAI`), указав наш адрес и ключ. Так же настраивается `OpenAIEmbeddings` с моделью эмбеддингов.',
           },
-          ...tabs(
-            { type: 'code', lang: 'javascript', title: 'JavaScript', code: langchainJs },
-            { type: 'code', lang: 'python', title: 'Python', code: langchainPy },
-          ),
+          ...tabs({ type: 'code', lang: 'javascript', title: 'JavaScript', code: langchainJs }, { type: 'code', lang: 'python', title: 'Python', code: langchainPy }),
           {
             type: 'p',
             text: 'В Python у `OpenAIEmbeddings` выключите `check_embedding_ctx_length`: иначе текст уходит на сервер токенами tiktoken, а не строкой.',
@@ -706,19 +695,13 @@ console.log(response.headers.get('x-request-id')) // req_… — назовит�
             type: 'p',
             text: 'По `id` из ответа (`gen-…`) можно позже узнать подробности своего запроса: модель, токены, стоимость `total_cost` в рублях, время ответа `latency` в миллисекундах, статус и был ли ответ потоковым. Чужие запросы не находятся (404).',
           },
-          ...tabs(
-            { type: 'code', lang: 'bash', title: 'curl', code: curlGeneration },
-            { type: 'code', lang: 'json', title: 'Ответ', code: generationExample },
-          ),
+          ...tabs({ type: 'code', lang: 'bash', title: 'curl', code: curlGeneration }, { type: 'code', lang: 'json', title: 'Ответ', code: generationExample }),
           { type: 'h3', text: 'Расходы ключа: GET /v1/key' },
           {
             type: 'p',
             text: 'Возвращает сведения о ключе, с которым сделан запрос: название `label`, расходы за всё время `usage` и за текущий месяц `usage_monthly`, месячный лимит `limit` и остаток `limit_remaining` (`null`, если лимита нет), а также баланс аккаунта `balance`. Все суммы — в рублях.',
           },
-          ...tabs(
-            { type: 'code', lang: 'bash', title: 'curl', code: curlKey },
-            { type: 'code', lang: 'json', title: 'Ответ', code: keyExample },
-          ),
+          ...tabs({ type: 'code', lang: 'bash', title: 'curl', code: curlKey }, { type: 'code', lang: 'json', title: 'Ответ', code: keyExample }),
         ],
       },
       {

@@ -1,5 +1,7 @@
 // The four legal documents as data: the pages render them, and the server sends the same text to
 // crawlers. Every business term comes from src/content/terms.ts, the module the billing code enforces.
+
+import type { RichDocument } from './rich-text'
 import {
   AVAILABILITY_PERCENT,
   BRAND,
@@ -17,7 +19,6 @@ import {
   TOP_UP,
   WELCOME_BONUS_RUB,
 } from './terms'
-import type { RichDocument } from './rich-text'
 
 export const LEGAL_REVISION = '21 ноября 2026 г.'
 
@@ -28,8 +29,7 @@ const contacts = `электронная почта ${mail}, ${PROVIDER.messenge
 const years = (n: number) => (n === 1 ? '1 год' : n >= 2 && n <= 4 ? `${n} года` : `${n} лет`)
 const methods = PAYMENT_METHODS.join(', ')
 const refundRule =
-  `остаток на балансе превышает ${rub(REFUND.minRemainderRub)}, с момента последнего пополнения прошло не более ${REFUND.windowDays} дней ` +
-  'и в аккаунте нет активных API ключей'
+  `остаток на балансе превышает ${rub(REFUND.minRemainderRub)}, с момента последнего пополнения прошло не более ${REFUND.windowDays} дней ` + 'и в аккаунте нет активных API ключей'
 const refundFee = `комиссия платёжной системы, обычно ${REFUND.paymentFeePercentMin}–${REFUND.paymentFeePercentMax}% от суммы, но не менее ${rub(REFUND.paymentFeeMinRub)}`
 const priceRule =
   `стоимость запроса у провайдера моделей в долларах США, пересчитанная в рубли по официальному курсу ${PRICING.rateSource} ` +

@@ -27,11 +27,7 @@ export interface RichDocument {
   sections: DocSection[]
 }
 
-export type InlineNode =
-  | { t: 'text'; v: string }
-  | { t: 'code'; v: string }
-  | { t: 'strong'; v: string }
-  | { t: 'link'; v: string; href: string }
+export type InlineNode = { t: 'text'; v: string } | { t: 'code'; v: string } | { t: 'strong'; v: string } | { t: 'link'; v: string; href: string }
 
 const INLINE = /`([^`]+)`|\*\*([^*]+)\*\*|\[([^\]]+)\]\(([^)\s]+)\)/g
 

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { dailySlots, dueSlot, nextRunTime, slotAtOrBefore, SLOT_GRACE_MS, type Schedule } from './schedule'
+import { dailySlots, dueSlot, nextRunTime, type Schedule, SLOT_GRACE_MS, slotAtOrBefore } from './schedule'
 
 /** An instant given in Moscow time (UTC+3). */
 const msk = (local: string) => new Date(`${local}+03:00`)
@@ -58,7 +58,11 @@ describe('dailySlots', () => {
 
   test('agrees with the slots the job runs at', () => {
     // Every slot the job computes over two days falls on one of the listed wall-clock times.
-    for (const [start, hours] of [['10:00', 1], ['08:30', 6], ['23:45', 3]] as const) {
+    for (const [start, hours] of [
+      ['10:00', 1],
+      ['08:30', 6],
+      ['23:45', 3],
+    ] as const) {
       const times = new Set(dailySlots(start, hours))
       for (let t = Date.UTC(2025, 10, 24); t < Date.UTC(2025, 10, 26); t += 17 * 60_000) {
         const slot = slotAtOrBefore(new Date(t), start, hours)

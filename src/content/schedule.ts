@@ -19,8 +19,7 @@ export type Schedule = { isEnabled: boolean; startTime: string; intervalHours: n
 
 export const START_TIME_RE = /^([01]\d|2[0-3]):([0-5]\d)$/
 
-export const isInterval = (n: unknown): n is (typeof AUTOPOST_INTERVALS)[number] =>
-  typeof n === 'number' && (AUTOPOST_INTERVALS as readonly number[]).includes(n)
+export const isInterval = (n: unknown): n is (typeof AUTOPOST_INTERVALS)[number] => typeof n === 'number' && (AUTOPOST_INTERVALS as readonly number[]).includes(n)
 
 /** Minutes after Moscow midnight of 'HH:MM'. */
 function startMinutes(startTime: string): number {

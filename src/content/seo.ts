@@ -38,10 +38,7 @@ export interface PageMeta {
 }
 
 /** One tag of <head> that the metadata produces (title is set separately). */
-export type HeadTag =
-  | { kind: 'meta'; attrs: Record<string, string> }
-  | { kind: 'link'; attrs: Record<string, string> }
-  | { kind: 'jsonld'; json: object }
+export type HeadTag = { kind: 'meta'; attrs: Record<string, string> } | { kind: 'link'; attrs: Record<string, string> } | { kind: 'jsonld'; json: object }
 
 export const absoluteUrl = (origin: string, pathOrUrl: string) =>
   /^https?:\/\//i.test(pathOrUrl) ? pathOrUrl : `${origin.replace(/\/+$/, '')}${pathOrUrl.startsWith('/') ? '' : '/'}${pathOrUrl}`
@@ -207,8 +204,7 @@ export const STATIC_PAGES: Record<string, StaticPage> = {
   '/app/usage': { title: withBrand('Статистика'), description: 'Статистика использования AI-моделей: расходы, токены, запросы.', noindex: true },
   '/app/docs': {
     title: withBrand('Документация'),
-    description:
-      'Как подключиться к AI Gateway: API ключи, оплата, запросы через curl и SDK OpenAI, потоковые ответы, генерация изображений, коды ошибок.',
+    description: 'Как подключиться к AI Gateway: API ключи, оплата, запросы через curl и SDK OpenAI, потоковые ответы, генерация изображений, коды ошибок.',
     noindex: true,
     schema: 'TechArticle',
   },
@@ -330,16 +326,16 @@ export function headTags(meta: PageMeta, origin: string): HeadTag[] {
     if (a.section) tags.push(property('article:section', a.section))
     for (const tag of a.tags ?? []) tags.push(property('article:tag', tag))
   }
-  tags.push(
-    named('twitter:card', 'summary_large_image'),
-    named('twitter:title', meta.title),
-    named('twitter:description', meta.description),
-    named('twitter:image', image),
-  )
+  tags.push(named('twitter:card', 'summary_large_image'), named('twitter:title', meta.title), named('twitter:description', meta.description), named('twitter:image', image))
   for (const json of meta.jsonLd ?? []) tags.push({ kind: 'jsonld', json })
   return tags
 }
 
 /** JSON for a <script> element: `<` is escaped so no text can close the element early. */
 export const jsonForScript = (value: unknown) =>
-  JSON.stringify(value).replace(/</g, '\\u003c').replace(/>/g, '\\u003e').replace(/&/g, '\\u0026').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029')
+  JSON.stringify(value)
+    .replace(/</g, '\\u003c')
+    .replace(/>/g, '\\u003e')
+    .replace(/&/g, '\\u0026')
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029')

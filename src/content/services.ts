@@ -1,6 +1,7 @@
 // The service catalogue as data: the page renders it, the server sends the same text to crawlers.
-import { groupRub, PAYMENT_METHODS, PRICING, PROVIDER, SUPPORT, TOP_UP, WELCOME_BONUS_RUB } from './terms'
+
 import type { RichDocument } from './rich-text'
+import { groupRub, PAYMENT_METHODS, PRICING, PROVIDER, SUPPORT, TOP_UP, WELCOME_BONUS_RUB } from './terms'
 
 const rub = (n: number) => `${groupRub(n)} ₽`
 

@@ -1,10 +1,10 @@
 import { expect, test } from 'bun:test'
 import { closeSync, mkdtempSync, openSync, readSync, rmSync } from 'node:fs'
-import { join } from 'node:path'
 import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { openDatabase, startCheckpointer } from './client'
-import { groupCommit } from './group-commit'
 import { onPostgres } from './dialect'
+import { groupCommit } from './group-commit'
 
 /** The WAL header's checkpoint sequence number: SQLite bumps it each time the WAL restarts from its start. */
 function walRestarts(walPath: string): number {

@@ -1,13 +1,13 @@
 import { Database } from 'bun:sqlite'
+import { fileURLToPath } from 'node:url'
 import { SQL } from 'bun'
-import { drizzle, type BunSQLiteDatabase } from 'drizzle-orm/bun-sqlite'
-import { migrate } from 'drizzle-orm/bun-sqlite/migrator'
 import { drizzle as drizzlePg } from 'drizzle-orm/bun-sql'
 import { migrate as migratePg } from 'drizzle-orm/bun-sql/migrator'
-import { fileURLToPath } from 'node:url'
-import * as schema from './schema'
-import { groupCommit } from './group-commit'
+import { type BunSQLiteDatabase, drizzle } from 'drizzle-orm/bun-sqlite'
+import { migrate } from 'drizzle-orm/bun-sqlite/migrator'
 import { DIALECT, isPostgresUrl } from './dialect'
+import { groupCommit } from './group-commit'
+import * as schema from './schema'
 
 /**
  * The drizzle database. Its type is the bun:sqlite one on both stores (see dialect.ts): code awaits
@@ -29,8 +29,7 @@ const PG_POOL = Number(process.env.DATABASE_POOL_SIZE) || 20
  * lookup by such a value simply finds nothing and stored text keeps its other characters.
  */
 function withoutNul(client: SQL): SQL {
-  const clean = (params: unknown[] | undefined) =>
-    params?.map((v) => (typeof v === 'string' && v.includes('\0') ? v.replaceAll('\0', '\uFFFD') : v))
+  const clean = (params: unknown[] | undefined) => params?.map((v) => (typeof v === 'string' && v.includes('\0') ? v.replaceAll('\0', '\uFFFD') : v))
   return new Proxy(client, {
     get(target, prop, receiver) {
       const value = Reflect.get(target, prop, receiver)
@@ -47,8 +46,7 @@ function withoutNul(client: SQL): SQL {
 }
 
 export function openDatabase(url: string): { db: Db; close: () => Promise<void> } {
-  if (isPostgresUrl(url) !== (DIALECT === 'pg'))
-    throw new Error(`openDatabase(${isPostgresUrl(url) ? 'postgres' : 'sqlite'}) in a process whose DATABASE_URL chose ${DIALECT}`)
+  if (isPostgresUrl(url) !== (DIALECT === 'pg')) throw new Error(`openDatabase(${isPostgresUrl(url) ? 'postgres' : 'sqlite'}) in a process whose DATABASE_URL chose ${DIALECT}`)
   if (DIALECT === 'pg') {
     const client = new SQL(url, { max: PG_POOL, idleTimeout: 30, connectionTimeout: 10 })
     const db = drizzlePg({ client: withoutNul(client), schema }) as unknown as Db

@@ -1,10 +1,10 @@
 import { Database } from 'bun:sqlite'
-import { expect, test as bunTest } from 'bun:test'
+import { test as bunTest, expect } from 'bun:test'
 import { mkdtempSync, rmSync } from 'node:fs'
-import { join } from 'node:path'
 import { tmpdir } from 'node:os'
-import { createGroupCommit } from './group-commit'
+import { join } from 'node:path'
 import { onPostgres } from './dialect'
+import { createGroupCommit } from './group-commit'
 
 // The SQLite queue (on PostgreSQL each unit is its own transaction).
 const test = onPostgres ? bunTest.skip : bunTest
@@ -56,7 +56,7 @@ test('a single-statement unit runs without a savepoint; its failed statement is 
   const results = await Promise.allSettled([
     run(() => sqlite.prepare("INSERT INTO t (v) VALUES ('a')").run().changes, { single: true }),
     run(() => sqlite.prepare("INSERT INTO t (v) VALUES ('b'), ('taken')").run(), { single: true }),
-    run(() => sqlite.prepare("SELECT count(*) AS n FROM t").get(), { single: true }),
+    run(() => sqlite.prepare('SELECT count(*) AS n FROM t').get(), { single: true }),
   ])
   expect(results[0]).toEqual({ status: 'fulfilled', value: 1 })
   expect(results[1]).toMatchObject({ status: 'rejected' })
@@ -87,7 +87,10 @@ test('a failed commit rejects every unit of the turn and leaves nothing behind',
   sqlite.exec('PRAGMA foreign_keys = ON')
   const run = createGroupCommit(sqlite)
   // A deferred foreign key is only checked at COMMIT: the whole turn fails there.
-  const results = await Promise.allSettled([run(() => sqlite.prepare("INSERT INTO t (v) VALUES ('kept?')").run()), run(() => sqlite.prepare('INSERT INTO child (p) VALUES (42)').run())])
+  const results = await Promise.allSettled([
+    run(() => sqlite.prepare("INSERT INTO t (v) VALUES ('kept?')").run()),
+    run(() => sqlite.prepare('INSERT INTO child (p) VALUES (42)').run()),
+  ])
   expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected'])
   const other = new Database(path, { readonly: true })
   expect(other.query('SELECT count(*) AS n FROM t').get()).toEqual({ n: 0 })

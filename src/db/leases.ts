@@ -2,8 +2,8 @@
 // catalogue and rate refresh, reconciliation) until `until`; the others skip it. One conditional
 // upsert claims or renews a lease, so two instances can never both hold it.
 import { sql } from 'drizzle-orm'
-import { integer, table, text } from './dialect'
 import type { Db } from './client'
+import { integer, table, text } from './dialect'
 import { write } from './tx'
 
 export const leases = table('leases', {

@@ -3,7 +3,7 @@
 // refused with 402, every charge is the reported cost × rate × markup to the micro-ruble, nothing
 // is left uncovered or held, and the balance never goes below zero.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { add, dec, type Dec } from '../lib/decimal'
+import { add, type Dec, dec } from '../lib/decimal'
 import { eventually, expectedCharge, startGateway } from '../test-support/gateway'
 import { registerUser } from '../test-support/server'
 
@@ -82,7 +82,10 @@ async function audit(c: Customer, startMicros: number, results: Awaited<ReturnTy
   expect(books.balance).toBeGreaterThanOrEqual(0)
   expect(books.ledgerSum).toBe(books.balance)
   expect(books.held).toBe(0)
-  const [{ n, s }] = (await gw.read<{ n: number; s: number }>('select count(*) as n, coalesce(sum(uncovered_micros), 0) as s from uncovered_costs where user_id = ?', c.user.id)) as [{ n: number; s: number }]
+  const [{ n, s }] = (await gw.read<{ n: number; s: number }>(
+    'select count(*) as n, coalesce(sum(uncovered_micros), 0) as s from uncovered_costs where user_id = ?',
+    c.user.id,
+  )) as [{ n: number; s: number }]
   expect({ n, s }).toEqual({ n: 0, s: 0 })
   return { served, books }
 }
@@ -193,10 +196,10 @@ describe('a reported cost the hold could not foresee', () => {
     expect(books.balance).toBe(0)
     expect(books.ledgerSum).toBe(0)
     expect(books.held).toBe(0)
-    const rows = (await gw.read<{ cost_micros: number; charged_micros: number; uncovered_micros: number; held_micros: number }>(
+    const rows = await gw.read<{ cost_micros: number; charged_micros: number; uncovered_micros: number; held_micros: number }>(
       'select cost_micros, charged_micros, uncovered_micros, held_micros from uncovered_costs where user_id = ?',
       c.user.id,
-    ))
+    )
     expect(rows).toHaveLength(1)
     expect(rows[0]).toMatchObject({ cost_micros: cost, charged_micros: 1_000_000, uncovered_micros: cost - 1_000_000 })
     expect(rows[0]!.held_micros).toBeLessThan(cost)

@@ -4,12 +4,12 @@
 // The read joins the group commit (db/group-commit.ts) rather than running alone: inside the shared
 // transaction it costs about 2 µs, where a read transaction of its own cost about 14 µs under load.
 import { and, eq, isNull, sql } from 'drizzle-orm'
-import type { Db } from '../db/client'
-import { compiled, prepared } from '../db/prepared'
-import { groupCommit } from '../db/group-commit'
-import { sha256 } from '../lib/crypto'
 import { users } from '../auth/schema'
+import type { Db } from '../db/client'
+import { groupCommit } from '../db/group-commit'
+import { compiled, prepared } from '../db/prepared'
 import { apiKeys } from '../keys/schema'
+import { sha256 } from '../lib/crypto'
 
 /** What a request needs of its API key. */
 export type CallerKey = { id: string; name: string; isActive: boolean; monthlyLimitMicros: number | null }
@@ -37,7 +37,13 @@ const statements = (db: Db) =>
         .from(apiKeys)
         .where(eq(apiKeys.keyHash, p('hash'))),
     ),
-    byUserId: compiled(db, db.select({ available }).from(users).where(and(eq(users.id, p('id')), isNull(users.deletedAt)))),
+    byUserId: compiled(
+      db,
+      db
+        .select({ available })
+        .from(users)
+        .where(and(eq(users.id, p('id')), isNull(users.deletedAt))),
+    ),
   }))
 
 /** The key presented as `secret` with its (not deleted) owner; undefined for an unknown key. */

@@ -1,26 +1,27 @@
 // The gateway's pipeline for every protocol — hold → forward → relay (plain or SSE) → settle to the
 // reported cost — and POST /v1/chat/completions on it. What differs per protocol is a Wire (wire.ts).
-import type { Config } from '../config'
-import type { Db } from '../db/client'
-import type { Caller } from './callers'
-import type { KeysService } from '../keys/service'
-import type { Catalog } from '../catalog/service'
-import type { RateProvider } from '../catalog/rate'
-import type { ModelRow } from '../catalog/schema'
-import { isVariable, usdToMicros } from '../catalog/pricing'
+
 import type { LowBalance } from '../billing/alerts'
 import { HoldRefused, keyOpenHoldsMicros, placeHold, releaseHold, settleHold, type UsageFacts } from '../billing/holds'
-import { ceilUnits, dec, mul, type Dec } from '../lib/decimal'
-import { formatMicros } from '../lib/money'
-import { sha256 } from '../lib/crypto'
-import { insufficientBalance, OpenAIError } from '../lib/errors'
-import { dataOf, eventsOf, SseSplitter } from '../lib/sse'
-import { chatWire, type StreamReader, type Usage, type Wire } from './wire'
 import type { Endpoint } from '../billing/schema'
-import { upstreamErrorFrom, type UpstreamClient } from '../upstream/client'
+import { isVariable, usdToMicros } from '../catalog/pricing'
+import type { RateProvider } from '../catalog/rate'
+import type { ModelRow } from '../catalog/schema'
+import type { Catalog } from '../catalog/service'
+import type { Config } from '../config'
+import type { Db } from '../db/client'
+import type { KeysService } from '../keys/service'
+import { sha256 } from '../lib/crypto'
+import { ceilUnits, type Dec, dec, mul } from '../lib/decimal'
+import { insufficientBalance, OpenAIError } from '../lib/errors'
+import { formatMicros } from '../lib/money'
+import { dataOf, eventsOf, SseSplitter } from '../lib/sse'
+import { type UpstreamClient, upstreamErrorFrom } from '../upstream/client'
+import type { Caller } from './callers'
 import { costUsd, DEFAULT_WEB_RESULTS, hasVariablePrice, planHold, type RequestShape } from './estimate'
-import { chatShape, type ChatShape } from './shape'
+import { type ChatShape, chatShape } from './shape'
 import { fromFetchFailure, fromUpstream, unavailable } from './upstream-errors'
+import { chatWire, type StreamReader, type Usage, type Wire } from './wire'
 
 export type GatewayDeps = {
   db: Db
@@ -88,8 +89,7 @@ export function chatService(deps: GatewayDeps) {
   /** What the caller may spend on this request: the free balance, or less if the key's monthly limit leaves less. */
   async function spendable(caller: Caller) {
     const key = caller.apiKey
-    const keyLimit =
-      key?.monthlyLimitMicros != null ? { limitMicros: key.monthlyLimitMicros, spentMicros: await keys.spentThisMonthMicros(key.id) } : undefined
+    const keyLimit = key?.monthlyLimitMicros != null ? { limitMicros: key.monthlyLimitMicros, spentMicros: await keys.spentThisMonthMicros(key.id) } : undefined
     const balanceLeft = caller.availableMicros
     const keyLeft = keyLimit ? Math.max(0, keyLimit.limitMicros - keyLimit.spentMicros - (await keyOpenHoldsMicros(db, key!.id))) : Infinity
     return { keyLimit, keyBinds: keyLeft < balanceLeft, availableMicros: Math.min(keyLeft, balanceLeft) }
@@ -122,10 +122,16 @@ export function chatService(deps: GatewayDeps) {
     const key = caller.apiKey
     const { keyLimit, keyBinds, availableMicros } = await spendable(caller)
     const keyLimitError = () =>
-      new OpenAIError(402, `Превышен месячный лимит расходов API-ключа «${key!.name}» (${formatMicros(key!.monthlyLimitMicros!)} ₽). Увеличьте лимит на странице API ключей.`, 'insufficient_balance', 'key_limit_exceeded', {
-        shouldRetry: false,
-        action: { label: 'Настроить ключ', url: '/app/api-keys' },
-      })
+      new OpenAIError(
+        402,
+        `Превышен месячный лимит расходов API-ключа «${key!.name}» (${formatMicros(key!.monthlyLimitMicros!)} ₽). Увеличьте лимит на странице API ключей.`,
+        'insufficient_balance',
+        'key_limit_exceeded',
+        {
+          shouldRetry: false,
+          action: { label: 'Настроить ключ', url: '/app/api-keys' },
+        },
+      )
     // Without max_tokens the answer is capped to what may be spent, exactly as to a small balance.
     const plan = planHold(cs.shape, availableMicros, rate, markup)
     if (plan.kind === 'refuse') throw keyBinds ? keyLimitError() : insufficientBalance(plan.message)
@@ -198,7 +204,14 @@ export function chatService(deps: GatewayDeps) {
     stream: p.stream,
   })
 
-  async function settle(p: Prepared, usage: Usage | undefined, upstreamId: string | null, status: 'success' | 'cancelled' = 'success', fallbackCompletion = 0, reportedModel?: unknown) {
+  async function settle(
+    p: Prepared,
+    usage: Usage | undefined,
+    upstreamId: string | null,
+    status: 'success' | 'cancelled' = 'success',
+    fallbackCompletion = 0,
+    reportedModel?: unknown,
+  ) {
     const by = answered(p, reportedModel)
     const charge = chargeFor(p, usage, fallbackCompletion, by.model)
     const completionTokens = usage?.completion_tokens ?? fallbackCompletion
@@ -343,7 +356,10 @@ export function chatService(deps: GatewayDeps) {
             try {
               chunk = await body.read()
             } catch (e) {
-              return await this.fail(this.idleTimedOut ? 'Провайдер модели перестал отвечать.' : 'Соединение с провайдером модели прервано.', (e as Error)?.message ?? 'read failed')
+              return await this.fail(
+                this.idleTimedOut ? 'Провайдер модели перестал отвечать.' : 'Соединение с провайдером модели прервано.',
+                (e as Error)?.message ?? 'read failed',
+              )
             }
             if (chunk.done) return await this.end()
             this.lastUpstreamAt = Date.now()
@@ -409,7 +425,9 @@ export function chatService(deps: GatewayDeps) {
         // Mid-stream error (reference §1.5): bill nothing, tell the client in the protocol's shape, stop.
         this.finish()
         this.ac.abort()
-        return release(this.p, `mid-stream: ${seen.error || 'error'}`, this.upstreamId).then(() => this.reader.errorEvent(`Провайдер модели прервал ответ: ${seen.error || 'ошибка'}`))
+        return release(this.p, `mid-stream: ${seen.error || 'error'}`, this.upstreamId).then(() =>
+          this.reader.errorEvent(`Провайдер модели прервал ответ: ${seen.error || 'ошибка'}`),
+        )
       }
       if (seen.usage) {
         const usage = seen.usage

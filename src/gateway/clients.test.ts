@@ -3,11 +3,11 @@
 // the Vercel AI SDK's default OpenAI provider and @openrouter/ai-sdk-provider. Each charge equals the
 // reported cost × rate × markup; each new route refuses an unaffordable request in its own protocol.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import OpenAI from 'openai'
-import Anthropic from '@anthropic-ai/sdk'
 import { createOpenAI } from '@ai-sdk/openai'
+import Anthropic from '@anthropic-ai/sdk'
 import { createOpenRouter } from '@openrouter/ai-sdk-provider'
 import { generateText, jsonSchema, streamText, tool } from 'ai'
+import OpenAI from 'openai'
 import { expectedCharge, startGateway } from '../test-support/gateway'
 
 type Gateway = Awaited<ReturnType<typeof startGateway>>
@@ -58,7 +58,13 @@ describe('openai: Responses and embeddings', () => {
 
   test('responses stream with a function tool, then the tool output round', async () => {
     const { result } = await charged(async () => {
-      const stream = await sdk().responses.create({ model: 'openai/gpt-4o-mini', input: 'Какая погода в Казани? Вызови get_weather.', tools: [weather], tool_choice: 'required', stream: true })
+      const stream = await sdk().responses.create({
+        model: 'openai/gpt-4o-mini',
+        input: 'Какая погода в Казани? Вызови get_weather.',
+        tools: [weather],
+        tool_choice: 'required',
+        stream: true,
+      })
       const types: string[] = []
       let done: any
       for await (const event of stream) {
@@ -86,7 +92,9 @@ describe('openai: Responses and embeddings', () => {
   })
 
   test('previous_response_id gets a clear 400 asking for the history', async () => {
-    const err = await sdk().responses.create({ model: 'openai/gpt-4o-mini', input: 'и ещё', previous_response_id: 'resp_1' }).catch((e) => e)
+    const err = await sdk()
+      .responses.create({ model: 'openai/gpt-4o-mini', input: 'и ещё', previous_response_id: 'resp_1' })
+      .catch((e) => e)
     expect(err).toBeInstanceOf(OpenAI.BadRequestError)
     expect(err.message).toContain('историю')
   })
@@ -96,9 +104,13 @@ describe('openai: Responses and embeddings', () => {
     expect(result.data).toHaveLength(2)
     expect(result.data[0]!.embedding.length).toBeGreaterThan(100)
     expect((result.usage as any).cost).toBe(charge / 1e6)
-    const wrong = await sdk().embeddings.create({ model: 'openai/gpt-4o-mini', input: 'x' }).catch((e) => e)
+    const wrong = await sdk()
+      .embeddings.create({ model: 'openai/gpt-4o-mini', input: 'x' })
+      .catch((e) => e)
     expect(wrong.status).toBe(400)
-    const chatWithEmbedder = await sdk().chat.completions.create({ model: 'openai/text-embedding-3-small', messages: [{ role: 'user', content: 'x' }] }).catch((e) => e)
+    const chatWithEmbedder = await sdk()
+      .chat.completions.create({ model: 'openai/text-embedding-3-small', messages: [{ role: 'user', content: 'x' }] })
+      .catch((e) => e)
     expect(chatWithEmbedder.status).toBe(400)
   })
 })
@@ -106,7 +118,11 @@ describe('openai: Responses and embeddings', () => {
 describe('@anthropic-ai/sdk: Messages as Claude Code speaks it', () => {
   const withKey = () => new Anthropic({ baseURL: gw.url, apiKey: c.key, maxRetries: 0 })
   const withBearer = () => new Anthropic({ baseURL: gw.url, authToken: c.key, apiKey: null, maxRetries: 0 })
-  const getWeather = { name: 'get_weather', description: 'Погода в городе', input_schema: { type: 'object' as const, properties: { city: { type: 'string' } }, required: ['city'] } }
+  const getWeather = {
+    name: 'get_weather',
+    description: 'Погода в городе',
+    input_schema: { type: 'object' as const, properties: { city: { type: 'string' } }, required: ['city'] },
+  }
 
   test('messages.create, charged the reported cost; x-api-key requests forward the anthropic headers', async () => {
     const { result, charge } = await charged(() =>
@@ -119,7 +135,11 @@ describe('@anthropic-ai/sdk: Messages as Claude Code speaks it', () => {
     const sdkVersion = gw.upstream.log.filter((r) => r.path.endsWith('/messages')).at(-1)!.headers['anthropic-version']
     expect(sdkVersion).toMatch(/^\d{4}-\d{2}-\d{2}$/)
     const raw = (headers: Record<string, string>) =>
-      fetch(`${gw.url}/v1/messages`, { method: 'POST', headers: { 'x-api-key': c.key, 'content-type': 'application/json', ...headers }, body: JSON.stringify({ model: 'anthropic/claude-3-haiku', max_tokens: 5, messages: [{ role: 'user', content: 'x' }] }) })
+      fetch(`${gw.url}/v1/messages`, {
+        method: 'POST',
+        headers: { 'x-api-key': c.key, 'content-type': 'application/json', ...headers },
+        body: JSON.stringify({ model: 'anthropic/claude-3-haiku', max_tokens: 5, messages: [{ role: 'user', content: 'x' }] }),
+      })
     expect((await raw({ 'anthropic-version': '2023-06-01', 'anthropic-beta': 'prompt-caching-2024-07-31' })).status).toBe(200)
     let sent = gw.upstream.log.filter((r) => r.path.endsWith('/messages')).at(-1)!
     expect(sent.headers).toMatchObject({ 'anthropic-version': '2023-06-01', 'anthropic-beta': 'prompt-caching-2024-07-31' })
@@ -130,7 +150,13 @@ describe('@anthropic-ai/sdk: Messages as Claude Code speaks it', () => {
 
   test('messages.stream with Bearer, and a tool-use turn', async () => {
     const { result } = await charged(async () => {
-      const stream = withBearer().messages.stream({ model: 'anthropic/claude-3-haiku', max_tokens: 200, tools: [getWeather], tool_choice: { type: 'any' }, messages: [{ role: 'user', content: 'Погода в Казани?' }] })
+      const stream = withBearer().messages.stream({
+        model: 'anthropic/claude-3-haiku',
+        max_tokens: 200,
+        tools: [getWeather],
+        tool_choice: { type: 'any' },
+        messages: [{ role: 'user', content: 'Погода в Казани?' }],
+      })
       return stream.finalMessage()
     })
     expect(result.stop_reason).toBe('tool_use')
@@ -165,12 +191,20 @@ describe('@anthropic-ai/sdk: Messages as Claude Code speaks it', () => {
   })
 
   test('errors in Anthropic’s shape: authentication_error, not_found_error, invalid_request_error', async () => {
-    const bad = await new Anthropic({ baseURL: gw.url, apiKey: 'sk-gw-wrong', maxRetries: 0 }).messages.create({ model: 'anthropic/claude-3-haiku', max_tokens: 10, messages: [{ role: 'user', content: 'x' }] }).catch((e) => e)
+    const bad = await new Anthropic({ baseURL: gw.url, apiKey: 'sk-gw-wrong', maxRetries: 0 }).messages
+      .create({ model: 'anthropic/claude-3-haiku', max_tokens: 10, messages: [{ role: 'user', content: 'x' }] })
+      .catch((e) => e)
     expect(bad).toBeInstanceOf(Anthropic.AuthenticationError)
     expect(bad.error).toMatchObject({ type: 'error', error: { type: 'authentication_error' } })
-    const missing = await withKey().messages.create({ model: 'nobody/none', max_tokens: 10, messages: [{ role: 'user', content: 'x' }] }).catch((e) => e)
+    const missing = await withKey()
+      .messages.create({ model: 'nobody/none', max_tokens: 10, messages: [{ role: 'user', content: 'x' }] })
+      .catch((e) => e)
     expect(missing).toBeInstanceOf(Anthropic.NotFoundError)
-    const invalid = await fetch(`${gw.url}/v1/messages`, { method: 'POST', headers: { 'x-api-key': c.key, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'anthropic/claude-3-haiku', messages: [] }) })
+    const invalid = await fetch(`${gw.url}/v1/messages`, {
+      method: 'POST',
+      headers: { 'x-api-key': c.key, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'anthropic/claude-3-haiku', messages: [] }),
+    })
     expect(invalid.status).toBe(400)
     expect(await invalid.json()).toMatchObject({ type: 'error', error: { type: 'invalid_request_error' } })
   })
@@ -200,7 +234,9 @@ describe('the Vercel AI SDK', () => {
       generateText({
         model: openai('openai/gpt-4o-mini'),
         prompt: 'Погода в Казани? Вызови get_weather.',
-        tools: { get_weather: tool({ description: 'Погода', inputSchema: jsonSchema<{ city: string }>({ type: 'object', properties: { city: { type: 'string' } }, required: ['city'] }) }) },
+        tools: {
+          get_weather: tool({ description: 'Погода', inputSchema: jsonSchema<{ city: string }>({ type: 'object', properties: { city: { type: 'string' } }, required: ['city'] }) }),
+        },
         toolChoice: 'required',
         maxRetries: 0,
       }),
@@ -238,10 +274,12 @@ describe('every new route holds like chat', () => {
       () => post('/v1/messages', { model: 'openai/gpt-4', max_tokens: 40, stream: true, messages: [{ role: 'user', content: '[[fault:long]] пиши' }] }),
       () => post('/v1/embeddings', { model: 'openai/text-embedding-3-large', input: Array.from({ length: 200 }, (_, i) => `текст номер ${i} `.repeat(40)) }),
     ]
-    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => routes[i % routes.length]!()).map(async (r) => {
-      const res = await r
-      return { status: res.status, path: new URL(res.url).pathname, body: await res.text() }
-    }))
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => routes[i % routes.length]!()).map(async (r) => {
+        const res = await r
+        return { status: res.status, path: new URL(res.url).pathname, body: await res.text() }
+      }),
+    )
     expect(results.filter((r) => r.status !== 200 && r.status !== 402)).toEqual([])
     expect(results.some((r) => r.status === 402)).toBe(true)
     for (const r of results.filter((r) => r.status === 402)) {

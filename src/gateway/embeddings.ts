@@ -1,7 +1,8 @@
 // POST /v1/embeddings: vectors for RAG and search, billed per input token like a prompt.
-import { OpenAIError } from '../lib/errors'
-import { isEmbedding } from '../catalog/service'
+
 import type { ModelRow } from '../catalog/schema'
+import { isEmbedding } from '../catalog/service'
+import { OpenAIError } from '../lib/errors'
 import { resolveCandidate } from './estimate'
 import type { ChatShape } from './shape'
 import { chargedUsage, type Wire } from './wire'
@@ -21,7 +22,9 @@ export function embeddingsShape(body: EmbeddingsBody, get: (id: string) => Model
   const candidate = resolveCandidate(get, body.model)
   if (!candidate) throw new OpenAIError(404, `Модель ${body.model} не найдена в каталоге`, 'invalid_request_error', 'model_not_found', { param: 'model' })
   if (!isEmbedding(candidate.model))
-    throw new OpenAIError(400, `Модель ${body.model} не создаёт эмбеддинги: выберите модель с типом «Эмбеддинги» в /v1/models`, 'invalid_request_error', 'model_not_embedding', { param: 'model' })
+    throw new OpenAIError(400, `Модель ${body.model} не создаёт эмбеддинги: выберите модель с типом «Эмбеддинги» в /v1/models`, 'invalid_request_error', 'model_not_embedding', {
+      param: 'model',
+    })
   const inputs = typeof body.input === 'string' || typeof body.input[0] === 'number' ? [body.input] : (body.input as unknown[])
   // The context limits each input, not the batch: each is capped on its own, the sum is not.
   const context = candidate.model.contextLength

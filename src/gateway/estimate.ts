@@ -7,9 +7,10 @@
 // the completion cap, output pictures, web-search results, and every prompt part (text, tool and
 // schema definitions, images, files, audio) at the catalogue's prices. Estimates err high (a hold
 // is returned in full when the request ends); charges use the reported cost.
-import { add, ceilUnits, dec, floorDiv, isZero, mul, sub, type Dec } from '../lib/decimal'
+
 import { isVariable } from '../catalog/pricing'
 import type { ModelRow } from '../catalog/schema'
+import { add, ceilUnits, type Dec, dec, floorDiv, isZero, mul, sub } from '../lib/decimal'
 
 /** Below this many affordable completion tokens a request is refused rather than cut to nothing. */
 export const MIN_AFFORDABLE_TOKENS = 16
@@ -164,9 +165,7 @@ const completionPriceUsd = (m: ModelRow) => maxDec(dec(m.completionUsd), dec(m.r
 
 export const hasVariablePrice = (m: ModelRow) => [m.promptUsd, m.completionUsd, m.imageUsd, m.requestUsd, m.imageOutputUsd].some(isVariable)
 
-export type Plan =
-  | { kind: 'hold'; holdMicros: number; maxTokens: number | null /* to send upstream; null = leave as given/absent */ }
-  | { kind: 'refuse'; message: string }
+export type Plan = { kind: 'hold'; holdMicros: number; maxTokens: number | null /* to send upstream; null = leave as given/absent */ } | { kind: 'refuse'; message: string }
 
 const rub = (micros: number): string => (micros / 1_000_000).toFixed(2)
 const NOT_ENOUGH = 'Недостаточно средств на балансе для этого запроса. Пополните баланс.'

@@ -1,12 +1,12 @@
 // Money under stress: concurrent spending of a small balance, and every way the upstream can fail.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { join } from 'node:path'
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { add, ceilUnits, dec, mul } from '../lib/decimal'
-import { CATALOGUE } from '../upstream/demo'
 import { eventually, expectedCharge, startGateway, TEST_RATE } from '../test-support/gateway'
 import { startServer } from '../test-support/server'
+import { CATALOGUE } from '../upstream/demo'
 
 type Gateway = Awaited<ReturnType<typeof startGateway>>
 
@@ -241,7 +241,11 @@ describe('request validation and pass-through', () => {
   })
 
   test('malformed JSON is a 400 in OpenAI shape', async () => {
-    const res = await fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${c.key}`, 'content-type': 'application/json' }, body: '{"model":' })
+    const res = await fetch(`${gw.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${c.key}`, 'content-type': 'application/json' },
+      body: '{"model":',
+    })
     expect(res.status).toBe(400)
     expect((await res.json()).error.code).toBe('invalid_json')
   })

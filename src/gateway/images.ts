@@ -1,15 +1,16 @@
 // POST /v1/images: OpenAI's images.generate shape, implemented through the router's image-output
 // chat (modalities ["image","text"]). One hold for the whole request; all or nothing.
-import { add, dec, toDecimalString, type Dec } from '../lib/decimal'
-import { OpenAIError } from '../lib/errors'
+
+import type { ModelRow } from '../catalog/schema'
 import { canOutputImages } from '../catalog/service'
-import type { ChatService, GatewayDeps } from './chat'
+import { add, type Dec, dec, toDecimalString } from '../lib/decimal'
+import { OpenAIError } from '../lib/errors'
 import type { Caller } from './callers'
-import type { ImageStore } from './files'
+import type { ChatService, GatewayDeps } from './chat'
 import { estimatePrompt } from './estimate'
+import type { ImageStore } from './files'
 import type { ChatShape } from './shape'
 import { chargedUsage } from './wire'
-import type { ModelRow } from '../catalog/schema'
 
 export type ImagesBody = {
   model: string
@@ -21,8 +22,15 @@ export type ImagesBody = {
 }
 
 const ASPECTS: Record<string, string> = {
-  '1024x1024': '1:1', '512x512': '1:1', '256x256': '1:1', '1792x1024': '16:9', '1024x1792': '9:16',
-  '1536x1024': '3:2', '1024x1536': '2:3', '1344x768': '16:9', '768x1344': '9:16',
+  '1024x1024': '1:1',
+  '512x512': '1:1',
+  '256x256': '1:1',
+  '1792x1024': '16:9',
+  '1024x1792': '9:16',
+  '1536x1024': '3:2',
+  '1024x1536': '2:3',
+  '1344x768': '16:9',
+  '768x1344': '9:16',
 }
 
 /** One picture per call, `n` calls: the prompt, the picture and any text the model writes, n times over. */
@@ -82,7 +90,14 @@ export function imagesService(deps: GatewayDeps, chat: ChatService, store: Image
             usage?: { cost?: number; prompt_tokens?: number; completion_tokens?: number }
           } | null
           const err = !res.ok ? json?.error : (json?.error ?? json?.choices?.[0]?.error)
-          if (!json || err) throw new OpenAIError(res.ok ? 502 : res.status === 402 ? 503 : 502, 'Не удалось сгенерировать изображение: провайдер вернул ошибку.', 'server_error', 'upstream_error', { shouldRetry: false })
+          if (!json || err)
+            throw new OpenAIError(
+              res.ok ? 502 : res.status === 402 ? 503 : 502,
+              'Не удалось сгенерировать изображение: провайдер вернул ошибку.',
+              'server_error',
+              'upstream_error',
+              { shouldRetry: false },
+            )
           upstreamId = json.id ?? upstreamId
           const cost = json.usage?.cost
           costUsd = costUsd !== undefined && typeof cost === 'number' && Number.isFinite(cost) && cost >= 0 ? add(costUsd, dec(cost)) : undefined
@@ -103,7 +118,13 @@ export function imagesService(deps: GatewayDeps, chat: ChatService, store: Image
         if (e instanceof OpenAIError) throw e
         throw new OpenAIError(502, 'Не удалось сгенерировать изображение. Попробуйте позже.', 'server_error', 'upstream_error', { shouldRetry: false })
       }
-      const usage = { cost: costUsd && Number(toDecimalString(costUsd, 15)), prompt_tokens: tokens.prompt, completion_tokens: tokens.completion, total_tokens: tokens.prompt + tokens.completion, pictures }
+      const usage = {
+        cost: costUsd && Number(toDecimalString(costUsd, 15)),
+        prompt_tokens: tokens.prompt,
+        completion_tokens: tokens.completion,
+        total_tokens: tokens.prompt + tokens.completion,
+        pictures,
+      }
       const charged = await chat.settle(p, usage, upstreamId)
       const billed = chargedUsage(usage, charged)
       // OpenAI's ImagesResponse usage: input (the prompt's text) and output tokens, plus our charge.

@@ -3,20 +3,30 @@ import { Elysia, t } from 'elysia'
 import type { AuthGuard } from '../auth/guard'
 import { bearer } from '../auth/guard'
 import { KEY_PREFIX } from '../keys/service'
+import { bodyReader, readBody, V1_BODY_LIMIT } from '../lib/body'
 import { dec } from '../lib/decimal'
-import { OpenAIError } from '../lib/errors'
+import { badRequest, OpenAIError } from '../lib/errors'
+import { envelope, errors, ok } from '../lib/http'
+import { microsToRub } from '../lib/money'
+import { type Caller, callerForKey, callerForUser } from './callers'
 import { chatService, type GatewayDeps } from './chat'
-import { callerForKey, callerForUser, type Caller } from './callers'
 import { createImageStore } from './files'
 import { imagesService, imagesShape } from './images'
-import { ChatRequest, CountTokensRequest, EmbeddingsRequest, EstimateRequest, EstimateResult, ImagesRequest, MessagesRequest, ModelObject, OpenAIErrorBody, ResponsesRequest } from './model'
+import { lookups } from './lookup'
+import {
+  ChatRequest,
+  CountTokensRequest,
+  EmbeddingsRequest,
+  EstimateRequest,
+  EstimateResult,
+  ImagesRequest,
+  MessagesRequest,
+  ModelObject,
+  OpenAIErrorBody,
+  ResponsesRequest,
+} from './model'
 import { protocolsService } from './protocols'
 import { chatShape } from './shape'
-import { lookups } from './lookup'
-import { envelope, errors, ok } from '../lib/http'
-import { badRequest } from '../lib/errors'
-import { bodyReader, readBody, V1_BODY_LIMIT } from '../lib/body'
-import { microsToRub } from '../lib/money'
 import { unavailable } from './upstream-errors'
 
 /**
@@ -123,7 +133,10 @@ export function gatewayRoutes(deps: GatewayDeps, guard: AuthGuard) {
       {
         caller: true,
         body: ChatRequest,
-        response: { 200: t.Any({ description: 'chat.completion, или text/event-stream из chat.completion.chunk при stream: true' }), ...errorsOf(400, 401, 402, 404, 429, 502, 503, 504) },
+        response: {
+          200: t.Any({ description: 'chat.completion, или text/event-stream из chat.completion.chunk при stream: true' }),
+          ...errorsOf(400, 401, 402, 404, 429, 502, 503, 504),
+        },
         detail: {
           summary: 'Чат-комплишн (формат OpenAI), обычный и потоковый',
           description: 'Стоимость списывается по фактической стоимости у провайдера × курс ЦБ × наценка; usage.cost_rub — списанная сумма в рублях.',
@@ -134,7 +147,10 @@ export function gatewayRoutes(deps: GatewayDeps, guard: AuthGuard) {
     .post('/responses', async ({ caller, body, request }) => await protocols.responses(caller, body, request.signal), {
       caller: true,
       body: ResponsesRequest,
-      response: { 200: t.Any({ description: 'Response (формат OpenAI Responses API), или text/event-stream событий response.* при stream: true' }), ...errorsOf(400, 401, 402, 404, 429, 502, 503, 504) },
+      response: {
+        200: t.Any({ description: 'Response (формат OpenAI Responses API), или text/event-stream событий response.* при stream: true' }),
+        ...errorsOf(400, 401, 402, 404, 429, 502, 503, 504),
+      },
       detail: {
         summary: 'Responses API (формат OpenAI): без хранения ответов — вся история в input',
         description: 'previous_response_id не поддерживается. Стоимость списывается как у чата; usage.cost — списанная сумма в рублях.',
@@ -144,10 +160,14 @@ export function gatewayRoutes(deps: GatewayDeps, guard: AuthGuard) {
     .post('/messages', async ({ caller, body, headers, request }) => await protocols.messages(caller, body, headers, request.signal), {
       caller: true,
       body: MessagesRequest,
-      response: { 200: t.Any({ description: 'Message (формат Anthropic), или text/event-stream событий message_* при stream: true' }), ...errorsOf(400, 401, 402, 404, 429, 502, 503, 504) },
+      response: {
+        200: t.Any({ description: 'Message (формат Anthropic), или text/event-stream событий message_* при stream: true' }),
+        ...errorsOf(400, 401, 402, 404, 429, 502, 503, 504),
+      },
       detail: {
         summary: 'Anthropic Messages API — для Claude Code и @anthropic-ai/sdk',
-        description: 'Ключ в x-api-key или Authorization: Bearer; заголовки anthropic-version и anthropic-beta передаются провайдеру. Ошибки — в формате Anthropic: {type:"error", error:{type, message}}.',
+        description:
+          'Ключ в x-api-key или Authorization: Bearer; заголовки anthropic-version и anthropic-beta передаются провайдеру. Ошибки — в формате Anthropic: {type:"error", error:{type, message}}.',
         security: [{ bearerAuth: [] }],
       },
     })
@@ -160,7 +180,10 @@ export function gatewayRoutes(deps: GatewayDeps, guard: AuthGuard) {
     .post('/embeddings', async ({ caller, body, request }) => await protocols.embeddings(caller, body, request.signal), {
       caller: true,
       body: EmbeddingsRequest,
-      response: { 200: t.Any({ description: '{object:"list", data:[{object:"embedding", embedding, index}], model, usage}' }), ...errorsOf(400, 401, 402, 404, 429, 502, 503, 504) },
+      response: {
+        200: t.Any({ description: '{object:"list", data:[{object:"embedding", embedding, index}], model, usage}' }),
+        ...errorsOf(400, 401, 402, 404, 429, 502, 503, 504),
+      },
       detail: { summary: 'Эмбеддинги (формат OpenAI), оплата за входные токены', security: [{ bearerAuth: [] }] },
     })
     .post('/images', async ({ caller, body, request }) => await images.generate(caller, body, request.signal), imagesHook('Генерация изображений (формат OpenAI images.generate)'))
@@ -179,13 +202,23 @@ export function gatewayRoutes(deps: GatewayDeps, guard: AuthGuard) {
       {
         caller: true,
         query: t.Object({ id: t.String({ minLength: 1, maxLength: 200, error: 'Передайте id запроса: ?id=gen-…' }) }),
-        response: { 200: t.Object({ data: t.Any({ description: 'Как /generation у маршрутизатора: model, tokens_prompt, tokens_completion, total_cost (рубли), latency (мс), status, streamed, created_at' }) }), ...errorsOf(400, 401, 404) },
+        response: {
+          200: t.Object({
+            data: t.Any({
+              description: 'Как /generation у маршрутизатора: model, tokens_prompt, tokens_completion, total_cost (рубли), latency (мс), status, streamed, created_at',
+            }),
+          }),
+          ...errorsOf(400, 401, 404),
+        },
         detail: { summary: 'Стоимость и токены одного своего запроса по его id (gen-…)', security: [{ bearerAuth: [] }] },
       },
     )
     .get('/key', async ({ caller }) => ({ data: await lookup.key(caller) }), {
       caller: true,
-      response: { 200: t.Object({ data: t.Any({ description: 'Как /key у маршрутизатора: label, usage, usage_monthly, limit, limit_remaining (рубли), balance' }) }), ...errorsOf(401) },
+      response: {
+        200: t.Object({ data: t.Any({ description: 'Как /key у маршрутизатора: label, usage, usage_monthly, limit, limit_remaining (рубли), balance' }) }),
+        ...errorsOf(401),
+      },
       detail: { summary: 'Расход вызывающего ключа за месяц и всего, лимит и баланс аккаунта', security: [{ bearerAuth: [] }] },
     })
     .get(
@@ -210,29 +243,27 @@ export function gatewayRoutes(deps: GatewayDeps, guard: AuthGuard) {
  */
 export function estimateRoutes(deps: GatewayDeps, guard: AuthGuard) {
   const chat = chatService(deps)
-  return new Elysia({ name: 'gateway-estimate', prefix: '/api/playground', detail: { tags: ['Чаты Playground'], security: [{ bearerAuth: [] }] } })
-    .use(guard)
-    .post(
-      '/estimate',
-      async ({ user, body }) => {
-        const caller = await callerForUser(deps.db, user.id)
-        if (!caller) throw unauthorized('Сессия недействительна', 'invalid_api_key')
-        const cs = body.chat ? chatShape(body.chat, deps.catalog.get) : body.images ? imagesShape(body.images, deps.catalog.get) : null
-        if (!cs) throw badRequest('Передайте chat (тело /v1/chat/completions) или images (тело /v1/images)')
-        const e = await chat.estimate(caller, cs)
-        return ok({
-          maxCost: e.maxCostMicros === null ? null : microsToRub(e.maxCostMicros),
-          hold: e.holdMicros === null ? null : microsToRub(e.holdMicros),
-          maxTokens: e.maxTokens,
-          affordable: e.refusal === null,
-          message: e.refusal,
-        })
-      },
-      {
-        auth: true,
-        body: EstimateRequest,
-        response: { 200: envelope(EstimateResult), ...errors(400, 401, 404, 503) },
-        detail: { summary: 'Оценка стоимости запроса к /v1 до отправки: столько же будет зарезервировано' },
-      },
-    )
+  return new Elysia({ name: 'gateway-estimate', prefix: '/api/playground', detail: { tags: ['Чаты Playground'], security: [{ bearerAuth: [] }] } }).use(guard).post(
+    '/estimate',
+    async ({ user, body }) => {
+      const caller = await callerForUser(deps.db, user.id)
+      if (!caller) throw unauthorized('Сессия недействительна', 'invalid_api_key')
+      const cs = body.chat ? chatShape(body.chat, deps.catalog.get) : body.images ? imagesShape(body.images, deps.catalog.get) : null
+      if (!cs) throw badRequest('Передайте chat (тело /v1/chat/completions) или images (тело /v1/images)')
+      const e = await chat.estimate(caller, cs)
+      return ok({
+        maxCost: e.maxCostMicros === null ? null : microsToRub(e.maxCostMicros),
+        hold: e.holdMicros === null ? null : microsToRub(e.holdMicros),
+        maxTokens: e.maxTokens,
+        affordable: e.refusal === null,
+        message: e.refusal,
+      })
+    },
+    {
+      auth: true,
+      body: EstimateRequest,
+      response: { 200: envelope(EstimateResult), ...errors(400, 401, 404, 503) },
+      detail: { summary: 'Оценка стоимости запроса к /v1 до отправки: столько же будет зарезервировано' },
+    },
+  )
 }

@@ -2,9 +2,9 @@
 // /generation shape) and what the calling key has spent (GET /v1/key, the router's /key shape).
 // Amounts are rubles, our account currency.
 import { and, eq, or, sql } from 'drizzle-orm'
-import type { Db } from '../db/client'
 import { users } from '../auth/schema'
 import { usageLogs } from '../billing/schema'
+import type { Db } from '../db/client'
 import { keysStore, monthStart } from '../keys/store'
 import { microsToRub } from '../lib/money'
 import type { Caller } from './callers'

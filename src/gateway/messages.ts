@@ -1,10 +1,11 @@
 // POST /v1/messages: the Anthropic Messages API at the path the Anthropic SDK builds from a bare
 // origin, for Claude Code (ANTHROPIC_BASE_URL) and @anthropic-ai/sdk. Held, forwarded with the
 // anthropic-* headers, relayed event by event and settled exactly like chat; errors in Anthropic's shape.
+
+import type { ModelRow } from '../catalog/schema'
 import { isObject } from '../lib/json'
 import { sseData } from '../lib/sse'
-import type { ModelRow } from '../catalog/schema'
-import { chatShape, type ChatShape } from './shape'
+import { type ChatShape, chatShape } from './shape'
 import { chargedUsage, parseEvent, type Usage, type Wire } from './wire'
 
 export type MessagesBody = {

@@ -138,10 +138,13 @@ export const MessagesRequest = t.Object(
   {
     model: t.String({ minLength: 1, error: 'Укажите model — идентификатор модели из /v1/models (например anthropic/claude-sonnet-4.5)' }),
     max_tokens: int({ minimum: 1, maximum: 1_000_000, error: 'max_tokens: обязательное целое число не меньше 1' }),
-    messages: t.Array(t.Object({ role: t.UnionEnum(['user', 'assistant'], { error: 'role должен быть user или assistant' }), content: anthropicContent }, { additionalProperties: true }), {
-      minItems: 1,
-      error: 'messages должен быть непустым массивом сообщений',
-    }),
+    messages: t.Array(
+      t.Object({ role: t.UnionEnum(['user', 'assistant'], { error: 'role должен быть user или assistant' }), content: anthropicContent }, { additionalProperties: true }),
+      {
+        minItems: 1,
+        error: 'messages должен быть непустым массивом сообщений',
+      },
+    ),
     system: t.Optional(anthropicContent),
     tools: t.Optional(t.Array(t.Record(t.String(), t.Any()), { error: 'tools должен быть массивом инструментов' })),
     stream: t.Optional(t.Boolean({ error: 'stream должен быть true или false' })),

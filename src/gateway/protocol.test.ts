@@ -18,7 +18,11 @@ const post = (path: string, body: unknown, headers: Record<string, string> = {})
   fetch(`${gw.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${c.key}`, 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) })
 const get = (path: string, key = c.key) => fetch(`${gw.url}${path}`, { headers: { authorization: `Bearer ${key}` } })
 const say = (text: string) => [{ role: 'user', content: text }]
-const dataEvents = (text: string) => text.split('\n\n').filter((e) => e.startsWith('data: ') && !e.includes('[DONE]')).map((e) => JSON.parse(e.slice(6)))
+const dataEvents = (text: string) =>
+  text
+    .split('\n\n')
+    .filter((e) => e.startsWith('data: ') && !e.includes('[DONE]'))
+    .map((e) => JSON.parse(e.slice(6)))
 
 describe('/v1 protocol details', () => {
   test('a stream relays the final usage chunk without stream_options, with usage.cost = the charge in rubles', async () => {
@@ -35,7 +39,15 @@ describe('/v1 protocol details', () => {
   })
 
   test('null means absent for optional parameters', async () => {
-    const res = await post('/v1/chat/completions', { model: 'openai/gpt-4o-mini', temperature: null, max_tokens: null, stream: null, stream_options: null, top_p: null, messages: say('привет') })
+    const res = await post('/v1/chat/completions', {
+      model: 'openai/gpt-4o-mini',
+      temperature: null,
+      max_tokens: null,
+      stream: null,
+      stream_options: null,
+      top_p: null,
+      messages: say('привет'),
+    })
     expect(res.status).toBe(200)
     const body = await res.json()
     expect(body.object).toBe('chat.completion')
@@ -66,7 +78,11 @@ describe('/v1 protocol details', () => {
   test('CORS: a preflight from any origin is allowed for /v1 only', async () => {
     const pre = await fetch(`${gw.url}/v1/chat/completions`, {
       method: 'OPTIONS',
-      headers: { origin: 'https://app.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type, x-api-key, anthropic-version' },
+      headers: {
+        origin: 'https://app.example',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'authorization, content-type, x-api-key, anthropic-version',
+      },
     })
     expect(pre.status).toBe(204)
     expect(pre.headers.get('access-control-allow-origin')).toBe('*')
@@ -91,7 +107,15 @@ describe('/v1 protocol details', () => {
     const found = await get(`/v1/generation?id=${body.id}`)
     expect(found.status).toBe(200)
     const { data } = await found.json()
-    expect(data).toMatchObject({ id: body.id, model: 'openai/gpt-4o-mini', total_cost: body.usage.cost, tokens_prompt: body.usage.prompt_tokens, tokens_completion: body.usage.completion_tokens, status: 'success', streamed: false })
+    expect(data).toMatchObject({
+      id: body.id,
+      model: 'openai/gpt-4o-mini',
+      total_cost: body.usage.cost,
+      tokens_prompt: body.usage.prompt_tokens,
+      tokens_completion: body.usage.completion_tokens,
+      status: 'success',
+      streamed: false,
+    })
     expect(typeof data.latency).toBe('number')
     const other = await gw.customer()
     expect((await get(`/v1/generation?id=${body.id}`, other.key)).status).toBe(404)
@@ -103,10 +127,22 @@ describe('/v1 protocol details', () => {
     await c.api.patch(`/api/auth/api-keys/${k.keyId}`, {}, k.accessToken)
     const set = await k.api.patch(`/api/auth/api-keys/${k.keyId}`, { monthlyLimit: 10 }, k.accessToken)
     expect(set.status).toBe(200)
-    await fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${k.key}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'openai/gpt-4o-mini', max_tokens: 8, messages: say('привет') }) })
+    await fetch(`${gw.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${k.key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'openai/gpt-4o-mini', max_tokens: 8, messages: say('привет') }),
+    })
     const spent = (await gw.books(k.user.id)).usage.reduce((s, u) => s + u.cost_micros, 0)
     const { data } = await (await get('/v1/key', k.key)).json()
-    expect(data).toMatchObject({ label: 'test', usage: spent / 1e6, usage_monthly: spent / 1e6, limit: 10, limit_remaining: (10_000_000 - spent) / 1e6, limit_reset: 'monthly', balance: (await gw.books(k.user.id)).balance / 1e6 })
+    expect(data).toMatchObject({
+      label: 'test',
+      usage: spent / 1e6,
+      usage_monthly: spent / 1e6,
+      limit: 10,
+      limit_remaining: (10_000_000 - spent) / 1e6,
+      limit_reset: 'monthly',
+      balance: (await gw.books(k.user.id)).balance / 1e6,
+    })
     const session = await (await get('/v1/key', k.accessToken)).json()
     expect(session.data).toMatchObject({ label: 'Веб-сессия', limit: null, limit_remaining: null })
   })

@@ -5,7 +5,8 @@
 import { Elysia } from 'elysia'
 import { newId } from '../lib/crypto'
 
-const ALLOWED_HEADERS = 'Authorization, Content-Type, x-api-key, anthropic-version, anthropic-beta, x-request-id, OpenAI-Organization, OpenAI-Project, x-stainless-arch, x-stainless-lang, x-stainless-os, x-stainless-package-version, x-stainless-retry-count, x-stainless-runtime, x-stainless-runtime-version, x-stainless-timeout, x-stainless-helper-method, x-stainless-async'
+const ALLOWED_HEADERS =
+  'Authorization, Content-Type, x-api-key, anthropic-version, anthropic-beta, x-request-id, OpenAI-Organization, OpenAI-Project, x-stainless-arch, x-stainless-lang, x-stainless-os, x-stainless-package-version, x-stainless-retry-count, x-stainless-runtime, x-stainless-runtime-version, x-stainless-timeout, x-stainless-helper-method, x-stainless-async'
 /** A client's id is echoed only when it is a plain token: it ends up in logs and headers. */
 const SAFE_ID = /^[\w.:-]{1,128}$/
 

@@ -3,10 +3,10 @@
 import { OpenAIError } from '../lib/errors'
 import { upstreamErrorFrom } from '../upstream/client'
 import type { Caller } from './callers'
-import { endUserId, type ChatService, type GatewayDeps } from './chat'
-import { embeddingsShape, embeddingsWire, type EmbeddingsBody } from './embeddings'
-import { messagesShape, messagesWire, resolveAnthropicModel, type MessagesBody } from './messages'
-import { responsesShape, responsesWire, type ResponsesBody } from './responses'
+import { type ChatService, endUserId, type GatewayDeps } from './chat'
+import { type EmbeddingsBody, embeddingsShape, embeddingsWire } from './embeddings'
+import { type MessagesBody, messagesShape, messagesWire, resolveAnthropicModel } from './messages'
+import { type ResponsesBody, responsesShape, responsesWire } from './responses'
 import { fromFetchFailure, fromUpstream } from './upstream-errors'
 
 const ANTHROPIC_VERSION = '2023-06-01'
@@ -58,7 +58,12 @@ export function protocolsService(deps: GatewayDeps, chat: ChatService) {
       const model = typeof body.model === 'string' ? resolveAnthropicModel(body.model, get) : body.model
       let res: Response
       try {
-        res = await deps.upstream.post('/messages/count_tokens', { ...body, model }, AbortSignal.any([signal, AbortSignal.timeout(deps.config.upstreamTimeoutMs)]), anthropicHeaders(headers))
+        res = await deps.upstream.post(
+          '/messages/count_tokens',
+          { ...body, model },
+          AbortSignal.any([signal, AbortSignal.timeout(deps.config.upstreamTimeoutMs)]),
+          anthropicHeaders(headers),
+        )
       } catch (e) {
         throw fromFetchFailure(e, (e as Error)?.name === 'TimeoutError')
       }

@@ -1,11 +1,12 @@
 // POST /v1/responses: OpenAI's Responses API (Vercel AI SDK's default provider, Codex CLI, `llm`,
 // openai.responses.*), stateless like the router's: the whole history comes in `input`.
 // Held, forwarded, relayed event by event and settled exactly like chat.
-import { isObject } from '../lib/json'
-import { OpenAIError } from '../lib/errors'
-import { sseData } from '../lib/sse'
+
 import type { ModelRow } from '../catalog/schema'
-import { chatShape, type ChatShape } from './shape'
+import { OpenAIError } from '../lib/errors'
+import { isObject } from '../lib/json'
+import { sseData } from '../lib/sse'
+import { type ChatShape, chatShape } from './shape'
 import { chargedUsage, countEvents, parseEvent, type Usage, type Wire } from './wire'
 
 export type ResponsesBody = {

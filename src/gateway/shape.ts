@@ -1,10 +1,11 @@
 // Reads what a chat request asks the router for, as far as it is billed: which models may answer,
 // how many choices, pictures and web results, and the prompt. estimate.ts prices the result.
-import { isObject } from '../lib/json'
-import { OpenAIError } from '../lib/errors'
+
 import type { ModelRow } from '../catalog/schema'
 import { isEmbedding } from '../catalog/service'
-import { DEFAULT_WEB_RESULTS, estimatePrompt, resolveCandidate, type Candidate, type RequestShape } from './estimate'
+import { OpenAIError } from '../lib/errors'
+import { isObject } from '../lib/json'
+import { type Candidate, DEFAULT_WEB_RESULTS, estimatePrompt, type RequestShape, resolveCandidate } from './estimate'
 
 /** More fallbacks than this are refused: the router tries them in order and each may bill. */
 export const MAX_FALLBACK_MODELS = 10

@@ -32,4 +32,3 @@ export function fromFetchFailure(e: unknown, timedOut: boolean): OpenAIError {
   console.error('[upstream] request failed:', (e as Error)?.message)
   return new OpenAIError(502, 'Не удалось связаться с провайдером модели. Попробуйте позже.', 'server_error', 'upstream_unreachable', { shouldRetry: false })
 }
-

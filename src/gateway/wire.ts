@@ -75,6 +75,7 @@ const parse = (data: string): Record<string, any> | undefined => {
     return undefined
   }
 }
+
 export { parse as parseEvent }
 
 type ChatJson = { id?: string; model?: string; error?: { message?: string }; choices?: Array<{ error?: { message?: string } }>; usage?: Usage }
@@ -92,7 +93,8 @@ export const chatWire: Wire = {
     plain: (block) => !block.includes('"usage"') && !block.includes('"error"'),
     pieces: (block) => countEvents(block, ['"content"', '"images"']),
     inspect(_event, data, needId) {
-      if (!data.includes('"usage"') && !data.includes('"error"')) return { piece: data.includes('"content"') || data.includes('"images"'), id: needId ? parse(data)?.id : undefined }
+      if (!data.includes('"usage"') && !data.includes('"error"'))
+        return { piece: data.includes('"content"') || data.includes('"images"'), id: needId ? parse(data)?.id : undefined }
       const obj = parse(data)
       if (!obj) return 'drop'
       if (obj.error) return { id: obj.id, error: obj.error.message ?? '' }

@@ -5,8 +5,8 @@ import { createHash } from 'node:crypto'
 import { estimatePrompt } from '../gateway/estimate'
 import { add, ceilUnits, dec, mul } from '../lib/decimal'
 import { startGateway, TEST_RATE } from '../test-support/gateway'
-import { CATALOGUE } from '../upstream/demo'
 import { freshIp, readResult, registerUser, signJwt } from '../test-support/server'
+import { CATALOGUE } from '../upstream/demo'
 
 type Gateway = Awaited<ReturnType<typeof startGateway>>
 let gw: Gateway
@@ -42,7 +42,10 @@ const HI = { model: 'openai/gpt-3.5-turbo', messages: [{ role: 'user', content: 
 const chat = (credential: string | undefined, body: unknown = HI) => call('POST', '/v1/chat/completions', { body, token: credential })
 
 const usageRowsOfKey = (keyId: string) =>
-  gw.read<{ cost_micros: number; status: string; api_key_id: string | null }>('select cost_micros, status, api_key_id from usage_logs where api_key_id = ? order by created_at', keyId)
+  gw.read<{ cost_micros: number; status: string; api_key_id: string | null }>(
+    'select cost_micros, status, api_key_id from usage_logs where api_key_id = ? order by created_at',
+    keyId,
+  )
 
 const err = (status: number, error: string) => ({ status, body: { success: false, error } })
 const pick = (r: Res) => ({ status: r.status, body: r.body })
@@ -287,15 +290,16 @@ describe('changing a key', () => {
     expect((await listKeys(u.accessToken))[0].monthlyLimit).toBe(3)
   })
 
-  test.each([['1e300', '{"monthlyLimit": 1e300}'], ['10 000 000.01', '{"monthlyLimit": 10000000.01}'], ['MAX_VALUE', `{"monthlyLimit": ${Number.MAX_VALUE}}`]])(
-    'monthly limit %s → 400 "Лимит не может превышать 10 000 000 ₽"',
-    async (_label, raw) => {
-      const u = await registerUser(gw.url)
-      const k = (await createKey(u.accessToken, 'лимит')).body.data
-      const res = await call('PATCH', `${KEYS}/${k.id}`, { raw, token: u.accessToken })
-      expect(pick(res)).toEqual(err(400, 'Лимит не может превышать 10 000 000 ₽'))
-    },
-  )
+  test.each([
+    ['1e300', '{"monthlyLimit": 1e300}'],
+    ['10 000 000.01', '{"monthlyLimit": 10000000.01}'],
+    ['MAX_VALUE', `{"monthlyLimit": ${Number.MAX_VALUE}}`],
+  ])('monthly limit %s → 400 "Лимит не может превышать 10 000 000 ₽"', async (_label, raw) => {
+    const u = await registerUser(gw.url)
+    const k = (await createKey(u.accessToken, 'лимит')).body.data
+    const res = await call('PATCH', `${KEYS}/${k.id}`, { raw, token: u.accessToken })
+    expect(pick(res)).toEqual(err(400, 'Лимит не может превышать 10 000 000 ₽'))
+  })
 
   test('a bare NaN token is not JSON → 400, not 500', async () => {
     const u = await registerUser(gw.url)

@@ -1,5 +1,5 @@
-import { index, integer, table, text } from '../db/dialect'
 import { users } from '../auth/schema'
+import { index, integer, table, text } from '../db/dialect'
 
 export const apiKeys = table(
   'api_keys',

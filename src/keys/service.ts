@@ -53,7 +53,10 @@ export function keysService(db: Db) {
   return {
     async list(userId: string) {
       const keys = await store.listForUser(userId)
-      const spent = await store.spentSince(keys.map((k) => k.id), monthStart())
+      const spent = await store.spentSince(
+        keys.map((k) => k.id),
+        monthStart(),
+      )
       return keys.map((k) => toApi(k, spent.get(k.id) ?? 0))
     },
 

@@ -1,8 +1,8 @@
-import { and, desc, eq, gte, inArray, sql, count } from 'drizzle-orm'
+import { and, count, desc, eq, gte, inArray, sql } from 'drizzle-orm'
+import { usageLogs } from '../billing/schema'
 import type { Db } from '../db/client'
 import { write } from '../db/tx'
-import { usageLogs } from '../billing/schema'
-import { apiKeys, type ApiKeyRow } from './schema'
+import { type ApiKeyRow, apiKeys } from './schema'
 
 /** First instant of the current calendar month (UTC): monthly limits reset then. */
 export const monthStart = (now = new Date()) => new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1))
@@ -11,7 +11,13 @@ export const keysStore = (db: Db) => ({
   listForUser: (userId: string) => db.select().from(apiKeys).where(eq(apiKeys.userId, userId)).orderBy(desc(apiKeys.createdAt), desc(apiKeys.id)),
   countForUser: async (userId: string) => (await db.select({ n: count() }).from(apiKeys).where(eq(apiKeys.userId, userId)))[0]?.n ?? 0,
   byIdForUser: async (id: string, userId: string) =>
-    (await db.select().from(apiKeys).where(and(eq(apiKeys.id, id), eq(apiKeys.userId, userId))).limit(1))[0],
+    (
+      await db
+        .select()
+        .from(apiKeys)
+        .where(and(eq(apiKeys.id, id), eq(apiKeys.userId, userId)))
+        .limit(1)
+    )[0],
   insert: async (row: typeof apiKeys.$inferInsert) => {
     await write(db, (q) => q.insert(apiKeys).values(row))
   },

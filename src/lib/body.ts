@@ -3,7 +3,7 @@
 // nesting-depth limit checked by a linear scan before JSON.parse — a 20 000-level body used to stall
 // the event loop for 20 s in validation. Every body of every route goes through `bodyLimits`'
 // parse hook, except /v1: the gateway reads its own bodies after the key is checked (gateway/index.ts).
-import { Elysia, type AnyElysia } from 'elysia'
+import { type AnyElysia, Elysia } from 'elysia'
 import { AppError } from './errors'
 
 export const KB = 1024
@@ -27,8 +27,7 @@ export class BodyRejected extends AppError {
 
 const formatSize = (bytes: number) => (bytes >= MB && bytes % MB === 0 ? `${bytes / MB} МБ` : `${Math.round(bytes / KB)} КБ`)
 
-export const tooLarge = (limit: number, message = `Тело запроса слишком большое (больше ${formatSize(limit)})`) =>
-  new BodyRejected(413, message, 'request_too_large')
+export const tooLarge = (limit: number, message = `Тело запроса слишком большое (больше ${formatSize(limit)})`) => new BodyRejected(413, message, 'request_too_large')
 
 const tooDeep = (max: number) => new BodyRejected(400, `Слишком глубокая вложенность JSON (больше ${max} уровней)`, 'json_too_deep')
 
@@ -137,7 +136,8 @@ function fieldsOf(entries: Iterable<[string, FormDataEntryValue]>): Record<strin
     if (DANGEROUS_KEYS.has(k)) continue
     const prev = out[k]
     if (prev === undefined) out[k] = v
-    else if (Array.isArray(prev)) prev.push(v) // in place: 100 000 repeats of a name stay linear
+    else if (Array.isArray(prev))
+      prev.push(v) // in place: 100 000 repeats of a name stay linear
     else out[k] = [prev, v]
   }
   printable(out)
@@ -167,7 +167,9 @@ export async function readBody(request: Request, contentType: string, { limit, m
     // Bun's own parser when the length is declared (and within the limit); a chunked form is read bounded first.
     const form = declaredWithin(request, limit, refusal)
       ? await request.formData()
-      : await new Response((await readBounded(request, limit, refusal)) as Uint8Array<ArrayBuffer>, { headers: { 'content-type': request.headers.get('content-type')! } }).formData()
+      : await new Response((await readBounded(request, limit, refusal)) as Uint8Array<ArrayBuffer>, {
+          headers: { 'content-type': request.headers.get('content-type')! },
+        }).formData()
     return fieldsOf(form.entries())
   }
   const bytes = await readBounded(request, limit, refusal)
@@ -236,12 +238,15 @@ export function docsSeeThroughBodyReaders<T extends AnyElysia>(docs: T): T {
  * read through `readBody` themselves.
  */
 export function bodyLimits(families: BodyFamily[], fallback: BodyLimit, selfRead: string[] = []) {
-  return new Elysia({ name: 'body-limits' }).onParse({ as: 'global' }, bodyReader(async ({ request }: { request: Request }, contentType: string) => {
-    if (!contentType || !request.body) return undefined
-    const path = pathOf(request.url)
-    for (const prefix of selfRead) if (under(path, prefix)) return undefined
-    const family = families.find((f) => under(path, f.prefix))
-    family?.before?.(request)
-    return await readBody(request, contentType, family ?? fallback)
-  }))
+  return new Elysia({ name: 'body-limits' }).onParse(
+    { as: 'global' },
+    bodyReader(async ({ request }: { request: Request }, contentType: string) => {
+      if (!contentType || !request.body) return undefined
+      const path = pathOf(request.url)
+      for (const prefix of selfRead) if (under(path, prefix)) return undefined
+      const family = families.find((f) => under(path, f.prefix))
+      family?.before?.(request)
+      return await readBody(request, contentType, family ?? fallback)
+    }),
+  )
 }

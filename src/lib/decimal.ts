@@ -37,8 +37,7 @@ function parse(value: string): Dec {
   return { n: sign === '-' ? -n : n, scale }
 }
 
-export const mul = (...xs: Dec[]): Dec =>
-  xs.reduce((a, b) => ({ n: a.n * b.n, scale: a.scale + b.scale }), { n: 1n, scale: 0 })
+export const mul = (...xs: Dec[]): Dec => xs.reduce((a, b) => ({ n: a.n * b.n, scale: a.scale + b.scale }), { n: 1n, scale: 0 })
 
 export const add = (a: Dec, b: Dec): Dec => {
   const scale = Math.max(a.scale, b.scale)

@@ -89,8 +89,6 @@ export function anthropicError(e: OpenAIError): Response {
 
 export const TOP_UP_ACTION = { label: 'Пополнить баланс', url: '/app/billing' }
 
-export const insufficientBalance = (message: string) =>
-  new OpenAIError(402, message, 'insufficient_balance', 'insufficient_balance', { action: TOP_UP_ACTION, shouldRetry: false })
+export const insufficientBalance = (message: string) => new OpenAIError(402, message, 'insufficient_balance', 'insufficient_balance', { action: TOP_UP_ACTION, shouldRetry: false })
 
-export const invalidRequest = (message: string, param: string | null = null, code = 'invalid_request') =>
-  new OpenAIError(400, message, 'invalid_request_error', code, { param })
+export const invalidRequest = (message: string, param: string | null = null, code = 'invalid_request') => new OpenAIError(400, message, 'invalid_request_error', code, { param })

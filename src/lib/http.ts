@@ -1,21 +1,17 @@
 // The /api wire shapes: `{success:true, data}` and `{success:false, error}`, plus the one error handler.
-import { Elysia, t, type TSchema } from 'elysia'
-import { AppError, anthropicError, OpenAIError } from './errors'
+import { Elysia, type TSchema, t } from 'elysia'
 import { BodyRejected } from './body'
+import { AppError, anthropicError, OpenAIError } from './errors'
 
 export const ok = <T>(data: T) => ({ success: true as const, data })
 
 /** Response schema of a successful call, for route declarations (and so for OpenAPI). */
 export const envelope = <S extends TSchema>(data: S) => t.Object({ success: t.Literal(true), data })
 
-export const ErrorBody = t.Object(
-  { success: t.Literal(false), error: t.String({ description: 'Сообщение об ошибке на русском' }) },
-  { title: 'Error' },
-)
+export const ErrorBody = t.Object({ success: t.Literal(false), error: t.String({ description: 'Сообщение об ошибке на русском' }) }, { title: 'Error' })
 
 /** The error statuses a route can answer with, each in the `{success:false, error}` shape. */
-export const errors = (...statuses: number[]) =>
-  Object.fromEntries(statuses.map((s) => [s, ErrorBody])) as Record<number, typeof ErrorBody>
+export const errors = (...statuses: number[]) => Object.fromEntries(statuses.map((s) => [s, ErrorBody])) as Record<number, typeof ErrorBody>
 
 const fail = (status: number, error: string, headers: Record<string, string> = {}) =>
   new Response(JSON.stringify({ success: false, error }), {
@@ -28,20 +24,17 @@ const fail = (status: number, error: string, headers: Record<string, string> = {
  * message set on the schema (`error:` option); anything unexpected is logged and becomes a 500
  * without internals.
  */
-export const errorHandler = new Elysia({ name: 'error-handler' }).onError(
-  { as: 'global' },
-  ({ code, error: thrown, request }) => {
-    // Elysia wraps whatever a parse hook throws in a PARSE error: the body limits' refusals (413, too
-    // deep) and /v1's authentication before the body is read are ours, and answer as themselves.
-    const cause = code === 'PARSE' ? (thrown as { cause?: unknown }).cause : undefined
-    if (!(cause instanceof AppError || cause instanceof OpenAIError)) return answer(code, thrown, request)
-    const res = answer(code, cause, request)
-    // Refused before its body was read (or while it was arriving): the connection closes after the
-    // answer, or Bun keeps it waiting for the rest of the body — and a graceful stop waits with it.
-    if ((request.body && !request.bodyUsed) || cause.status === 413) res.headers.set('connection', 'close')
-    return res
-  },
-)
+export const errorHandler = new Elysia({ name: 'error-handler' }).onError({ as: 'global' }, ({ code, error: thrown, request }) => {
+  // Elysia wraps whatever a parse hook throws in a PARSE error: the body limits' refusals (413, too
+  // deep) and /v1's authentication before the body is read are ours, and answer as themselves.
+  const cause = code === 'PARSE' ? (thrown as { cause?: unknown }).cause : undefined
+  if (!(cause instanceof AppError || cause instanceof OpenAIError)) return answer(code, thrown, request)
+  const res = answer(code, cause, request)
+  // Refused before its body was read (or while it was arriving): the connection closes after the
+  // answer, or Bun keeps it waiting for the rest of the body — and a graceful stop waits with it.
+  if ((request.body && !request.bodyUsed) || cause.status === 413) res.headers.set('connection', 'close')
+  return res
+})
 
 function answer(code: string | number, error: unknown, request: Request): Response {
   const path = new URL(request.url).pathname
@@ -96,11 +89,7 @@ function openAIFailure(code: string | number, error: unknown, path: string, meth
 }
 
 /** The caller's address; X-Forwarded-For is believed only when TRUST_PROXY says a proxy sets it. */
-export function clientIp(
-  request: Request,
-  server: { requestIP(r: Request): { address: string } | null } | null,
-  trustProxy: boolean,
-): string {
+export function clientIp(request: Request, server: { requestIP(r: Request): { address: string } | null } | null, trustProxy: boolean): string {
   if (trustProxy) {
     const forwarded = request.headers.get('x-forwarded-for')?.split(',')[0]?.trim()
     if (forwarded) return forwarded

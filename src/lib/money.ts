@@ -15,7 +15,10 @@ export function formatMicros(micros: number): string {
   const negative = micros < 0
   const abs = Math.abs(micros)
   const whole = Math.floor(abs / MICROS_PER_RUB)
-  const frac = String(abs % MICROS_PER_RUB).padStart(6, '0').replace(/0+$/, '').padEnd(2, '0')
+  const frac = String(abs % MICROS_PER_RUB)
+    .padStart(6, '0')
+    .replace(/0+$/, '')
+    .padEnd(2, '0')
   return `${negative ? '-' : ''}${whole}.${frac}`
 }
 

@@ -48,8 +48,7 @@ export async function purgeRateLimits(db: Db, now = Date.now()): Promise<void> {
  */
 export type Backoff = { threshold: number; baseDelaySec: number; maxDelaySec: number; forgetSec: number }
 
-const backoffDelayMs = (count: number, b: Backoff) =>
-  count < b.threshold ? 0 : Math.min(b.maxDelaySec, b.baseDelaySec * 2 ** Math.min(30, count - b.threshold)) * 1000
+const backoffDelayMs = (count: number, b: Backoff) => (count < b.threshold ? 0 : Math.min(b.maxDelaySec, b.baseDelaySec * 2 ** Math.min(30, count - b.threshold)) * 1000)
 
 /** Seconds the key must still wait (0 = it may try now); `row` is its counter, if any. */
 function backoffWaitSec(row: { windowStart: number; count: number } | undefined, b: Backoff, now: number): number {

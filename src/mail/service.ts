@@ -1,8 +1,9 @@
 // Outgoing letters: through SMTP when SMTP_URL is set, otherwise written to DATA_DIR/outbox
 // (an .eml a mail client opens, plus a .json twin that scripts and tests read).
-import nodemailer from 'nodemailer'
+
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
+import nodemailer from 'nodemailer'
 import type { Config } from '../config'
 import { newId } from '../lib/crypto'
 
@@ -28,10 +29,7 @@ export function createMailer(config: Pick<Config, 'smtpUrl' | 'mailFrom' | 'data
       const info = await transport.sendMail({ from: config.mailFrom, ...letter })
       const name = `${new Date().toISOString().replace(/[:.]/g, '-')}-${newId()}`
       await Bun.write(join(outbox, `${name}.eml`), info.message as Buffer)
-      await Bun.write(
-        join(outbox, `${name}.json`),
-        JSON.stringify({ from: config.mailFrom, ...letter, createdAt: new Date().toISOString() }, null, 2),
-      )
+      await Bun.write(join(outbox, `${name}.json`), JSON.stringify({ from: config.mailFrom, ...letter, createdAt: new Date().toISOString() }, null, 2))
     },
   }
 }

@@ -1,9 +1,9 @@
 // Letters in Russian. HTML is built from escaped values only.
-import type { Letter } from './service'
-import { formatMicros } from '../lib/money'
 
-const escape = (s: string) =>
-  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!)
+import { formatMicros } from '../lib/money'
+import type { Letter } from './service'
+
+const escape = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!)
 
 const page = (body: string) =>
   `<!doctype html><html lang="ru"><body style="font-family:system-ui,sans-serif;color:#0f172a;line-height:1.5">${body}<p>— Команда AI Gateway</p></body></html>`

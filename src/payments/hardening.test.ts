@@ -1,8 +1,8 @@
 // What a hostile internet (or a careless deployment) does to the payment side: production without
 // real payment keys or without PUBLIC_URL refuses to start; test-page money is never refundable;
 // a forged Host header never reaches a payment link, a letter or a page.
-import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from 'bun:test'
-import { mkdtempSync, readdirSync, readFileSync, existsSync, rmSync } from 'node:fs'
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { eventually } from '../test-support/gateway'
@@ -68,7 +68,10 @@ describe('production with ALLOW_TEST_PAYMENTS=true', () => {
     expect(health.body.data).toMatchObject({ payments: 'test', testPaymentsBanner: true })
     // The flag travels inline in every page (site and app alike), so the banner needs no request.
     for (const path of ['/', '/blog', '/login', '/app/dashboard', '/pay/test/x'])
-      expect([path, await (await fetch(`${server.url}${path}`)).text()]).toEqual([path, expect.stringContaining('<script type="application/json" id="test-payments-mode">true</script>')])
+      expect([path, await (await fetch(`${server.url}${path}`)).text()]).toEqual([
+        path,
+        expect.stringContaining('<script type="application/json" id="test-payments-mode">true</script>'),
+      ])
   })
 
   test('test-page money is credited, marked as test, and never refundable', async () => {

@@ -1,8 +1,8 @@
 import { Elysia, t } from 'elysia'
 import type { AuthGuard } from '../auth/guard'
 import type { Config } from '../config'
-import { clientIp, envelope, errors, ok } from '../lib/http'
 import { forbidden, notFound } from '../lib/errors'
+import { clientIp, envelope, errors, ok } from '../lib/http'
 import {
   AdminRefundRequest,
   CreatedPayment,
@@ -17,8 +17,8 @@ import {
   TestPayment,
   TestPaymentResult,
 } from './model'
-import type { PaymentsService } from './service'
 import type { RefundsService } from './refunds'
+import type { PaymentsService } from './service'
 
 export function paymentsRoutes(config: Config, payments: PaymentsService, refunds: RefundsService, guard: AuthGuard) {
   const testPage = () => {

@@ -50,7 +50,10 @@ async function customer() {
 
 async function books(userId: string) {
   const [u] = await db.select({ balance: users.balanceMicros }).from(users).where(eq(users.id, userId))
-  const [l] = await db.select({ n: count() }).from(ledgerEntries).where(and(eq(ledgerEntries.userId, userId), eq(ledgerEntries.type, 'topup')))
+  const [l] = await db
+    .select({ n: count() })
+    .from(ledgerEntries)
+    .where(and(eq(ledgerEntries.userId, userId), eq(ledgerEntries.type, 'topup')))
   return { balance: u!.balance, topups: l!.n }
 }
 

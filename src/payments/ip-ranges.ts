@@ -1,13 +1,5 @@
 // YooKassa sends notifications only from these addresses (reference/protocols.md §3.5).
-export const YOOKASSA_RANGES = [
-  '185.71.76.0/27',
-  '185.71.77.0/27',
-  '77.75.153.0/25',
-  '77.75.156.11/32',
-  '77.75.156.35/32',
-  '77.75.154.128/25',
-  '2a02:5180::/32',
-]
+export const YOOKASSA_RANGES = ['185.71.76.0/27', '185.71.77.0/27', '77.75.153.0/25', '77.75.156.11/32', '77.75.156.35/32', '77.75.154.128/25', '2a02:5180::/32']
 
 /** An address as a bigint plus its width (32 or 128 bits); null when it is not an IP address. */
 function parse(ip: string): { value: bigint; bits: 32 | 128 } | null {

@@ -1,6 +1,6 @@
 import { t } from 'elysia'
-import { PAYMENT_STATUSES, REFUND_STATUSES } from './schema'
 import { TOP_UP } from '../content/terms'
+import { PAYMENT_STATUSES, REFUND_STATUSES } from './schema'
 
 export const CreatePaymentBody = t.Object({
   // Any JSON value is accepted here so a non-number gets the spec's message, not a schema dump.

@@ -1,7 +1,7 @@
 // Card top-ups against a fake YooKassa speaking the real API over HTTP, and the real app.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { eventually } from '../test-support/gateway'
-import { startPayments, SHOP_ID } from '../test-support/payments'
+import { SHOP_ID, startPayments } from '../test-support/payments'
 import { client, registerUser, startServer, type TestServer } from '../test-support/server'
 import { inRange, isYooKassaAddress } from './ip-ranges'
 import { valueToMicros } from './service'
@@ -42,7 +42,9 @@ describe('creating a payment', () => {
       metadata: { payment_id: payment.id, user_id: u.user.id },
       receipt: {
         customer: { email: u.email },
-        items: [{ description: 'Пополнение баланса', quantity: '1.00', amount: { value: '1234.50', currency: 'RUB' }, payment_subject: 'service', payment_mode: 'full_prepayment' }],
+        items: [
+          { description: 'Пополнение баланса', quantity: '1.00', amount: { value: '1234.50', currency: 'RUB' }, payment_subject: 'service', payment_mode: 'full_prepayment' },
+        ],
       },
     })
     expect(body.description.length).toBeLessThanOrEqual(128)
@@ -50,9 +52,7 @@ describe('creating a payment', () => {
     expect(body.confirmation.return_url).toBe(`${env.url}/app/billing?payment=${payment.id}`)
 
     const list = await u.api.get('/api/payments/list?limit=20', u.accessToken)
-    expect(list.body.data).toEqual([
-      expect.objectContaining({ id: payment.id, amount: 1234.5, status: 'pending', paidAt: null, cancelReason: null, test: false }),
-    ])
+    expect(list.body.data).toEqual([expect.objectContaining({ id: payment.id, amount: 1234.5, status: 'pending', paidAt: null, cancelReason: null, test: false })])
   })
 
   test.each([

@@ -1,13 +1,14 @@
 // Refund requests under the offer's terms: remainder over 100 ₽, within 14 days of the last card
 // top-up, no active API keys. A request is only recorded for an admin; no money moves here.
+
+import { REFUND } from '../content/terms'
 import type { Db } from '../db/client'
 import { tx } from '../db/tx'
-import { badRequest, conflict } from '../lib/errors'
 import { newId } from '../lib/crypto'
-import { microsToRub, MICROS_PER_RUB } from '../lib/money'
-import { REFUND } from '../content/terms'
-import { paymentsStore } from './store'
+import { badRequest, conflict } from '../lib/errors'
+import { MICROS_PER_RUB, microsToRub } from '../lib/money'
 import type { RefundRequestRow } from './schema'
+import { paymentsStore } from './store'
 
 const DAY_MS = 86_400_000
 
@@ -30,8 +31,7 @@ export function refundsService(db: Db) {
     const reasons: string[] = []
     if (latest?.status === 'pending') reasons.push('Заявка на возврат уже рассматривается')
     if (!lastPaidAt) reasons.push('Возвращаются только средства, внесённые картой, а пополнений картой не было')
-    else if (+now - +lastPaidAt > REFUND.windowDays * DAY_MS)
-      reasons.push(`Возврат возможен в течение ${REFUND.windowDays} дней после последнего пополнения`)
+    else if (+now - +lastPaidAt > REFUND.windowDays * DAY_MS) reasons.push(`Возврат возможен в течение ${REFUND.windowDays} дней после последнего пополнения`)
     if (available <= REFUND.minRemainderRub * MICROS_PER_RUB) reasons.push(`Остаток на балансе должен превышать ${REFUND.minRemainderRub} ₽`)
     if ((await s.activeKeyCount(userId)) > 0) reasons.push('Отключите или удалите все активные API-ключи')
     // The welcome bonus is not money the customer paid: at most what came in by card goes back.

@@ -1,5 +1,5 @@
-import { index, integer, table, text } from '../db/dialect'
 import { users } from '../auth/schema'
+import { index, integer, table, text } from '../db/dialect'
 
 const timestamp = (name: string) => integer(name, { mode: 'timestamp_ms' })
 

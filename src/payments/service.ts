@@ -4,21 +4,22 @@
 // transaction as the ledger row (whose unique reference is a second lock). With several instances
 // on one database the same notification may reach all of them at once: each asks the provider,
 // and the conditional UPDATE … WHERE status = 'pending' lets exactly one of them credit.
+
+import { rearmLowBalance } from '../billing/alerts'
+import { postMovement } from '../billing/ledger'
+import { exclusively } from '../catalog/exclusive'
 import type { Config } from '../config'
+import { TOP_UP } from '../content/terms'
 import type { Db } from '../db/client'
 import { tx } from '../db/tx'
-import { exclusively } from '../catalog/exclusive'
-import { AppError, badRequest, conflict, notFound } from '../lib/errors'
 import { newId } from '../lib/crypto'
+import { AppError, badRequest, conflict, notFound } from '../lib/errors'
 import { formatMicros, formatRubRu, microsToRub } from '../lib/money'
-import { postMovement } from '../billing/ledger'
-import { rearmLowBalance } from '../billing/alerts'
 import { createFakeYooKassa, type FakeYooKassa } from './fake'
 import { isYooKassaAddress } from './ip-ranges'
-import { paymentsStore } from './store'
 import type { PaymentRow } from './schema'
-import { createYooKassaClient, YooKassaError, type YooKassaClient, type YooPayment } from './yookassa'
-import { TOP_UP } from '../content/terms'
+import { paymentsStore } from './store'
+import { createYooKassaClient, type YooKassaClient, YooKassaError, type YooPayment } from './yookassa'
 
 const MICROS_PER_KOPECK = 10_000
 
@@ -150,7 +151,8 @@ export function paymentsService({ db, config }: PaymentsDeps, provider = provide
       })
       if (credited) console.log(`[payments] payment ${row.id} succeeded: +${formatMicros(row.amountMicros)} ₽ to user ${row.userId}`)
     } else if (remote.status === 'canceled') {
-      if (await store.finish(row.id, 'canceled', { cancelReason: cancelReason(remote) })) console.log(`[payments] payment ${row.id} canceled (${remote.cancellation_details?.reason})`)
+      if (await store.finish(row.id, 'canceled', { cancelReason: cancelReason(remote) }))
+        console.log(`[payments] payment ${row.id} canceled (${remote.cancellation_details?.reason})`)
     } else {
       await store.checked(row.id)
     }

@@ -1,9 +1,9 @@
 import { and, count, desc, eq, isNotNull, lt, max, sql, sum } from 'drizzle-orm'
+import { users } from '../auth/schema'
 import type { Db } from '../db/client'
 import { write } from '../db/tx'
 import { apiKeys } from '../keys/schema'
-import { users } from '../auth/schema'
-import { payments, refundRequests, type PaymentRow, type PaymentStatus } from './schema'
+import { type PaymentRow, type PaymentStatus, payments, refundRequests } from './schema'
 
 /**
  * The payment queries. `db` is the database, or a unit's `q` (db/tx.ts) for statements that must
@@ -18,8 +18,7 @@ export const paymentsStore = (db: Db) => ({
 
   byProviderId: async (providerId: string) => (await db.select().from(payments).where(eq(payments.providerPaymentId, providerId)).limit(1))[0],
 
-  list: (userId: string, limit: number) =>
-    db.select().from(payments).where(eq(payments.userId, userId)).orderBy(desc(payments.createdAt), desc(payments.id)).limit(limit),
+  list: (userId: string, limit: number) => db.select().from(payments).where(eq(payments.userId, userId)).orderBy(desc(payments.createdAt), desc(payments.id)).limit(limit),
 
   async accepted(id: string, providerPaymentId: string, confirmationUrl: string | null) {
     await write(db, (q) => q.update(payments).set({ providerPaymentId, confirmationUrl, updatedAt: new Date() }).where(eq(payments.id, id)))
@@ -89,7 +88,10 @@ export const paymentsStore = (db: Db) => ({
    * units already run one at a time), so two requests of one customer are decided one after the other.
    */
   async lockUser(userId: string) {
-    await db.update(users).set({ heldMicros: sql`${users.heldMicros}` }).where(eq(users.id, userId))
+    await db
+      .update(users)
+      .set({ heldMicros: sql`${users.heldMicros}` })
+      .where(eq(users.id, userId))
   },
 
   latestRefundRequest: async (userId: string) =>

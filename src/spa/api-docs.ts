@@ -3,10 +3,11 @@
 // site keeps tokens in localStorage, so no script may come from a CDN. The page has no inline
 // script: the bundle reads its configuration from the data attributes of #api-reference.
 // The OpenAPI document itself stays at /api/openapi.json (@elysiajs/openapi, UI disabled).
-import { Elysia } from 'elysia'
+
 import { existsSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { Elysia } from 'elysia'
 import { builtFileAnswer, htmlAnswer } from './gzip'
 import { esc } from './render'
 import { htmlSecurityHeaders } from './security'
@@ -63,42 +64,43 @@ export function apiDocsHtml(script: string): string {
 }
 
 const text = (status: number, body: string) => new Response(body, { status, headers: { 'content-type': 'text/plain; charset=utf-8' } })
-const notFound = () =>
-  new Response(JSON.stringify({ success: false, error: 'Не найдено' }), { status: 404, headers: { 'content-type': 'application/json; charset=utf-8' } })
+const notFound = () => new Response(JSON.stringify({ success: false, error: 'Не найдено' }), { status: 404, headers: { 'content-type': 'application/json; charset=utf-8' } })
 
 export function apiDocsRoutes(config: { publicUrl: string }) {
   const loadManifest = manifestLoader()
-  return new Elysia({ name: 'api-docs' })
-    .get(
-      API_DOCS_PATH,
-      ({ request }) => {
-        const manifest = loadManifest()
-        if (!manifest) return text(503, 'Справочник API не собран: выполните `bun run build`.')
-        const html = apiDocsHtml(manifest.script)
-        const headers = {
-          'content-type': 'text/html; charset=utf-8',
-          'cache-control': 'no-cache',
-          vary: 'accept-encoding',
-          ...htmlSecurityHeaders(config.publicUrl, 'api-docs'),
-        }
-        return htmlAnswer(request, html, headers)
-      },
-      { detail: { hide: true } },
-    )
-    // The bundle's name carries its version and a hash of its content: cached for a year.
-    .get(
-      `${ASSETS}:file`,
-      ({ params, request }) => {
-        const manifest = loadManifest()
-        if (!manifest || params.file !== manifest.script) return notFound()
-        const file = join(DIR, manifest.script)
-        const headers: Record<string, string> = {
-          'content-type': 'text/javascript; charset=utf-8',
-          'cache-control': 'public, max-age=31536000, immutable',
-          vary: 'accept-encoding',
-        }
-        return builtFileAnswer(request, file, headers)
-      },
-      { detail: { hide: true } },
-    )
+  return (
+    new Elysia({ name: 'api-docs' })
+      .get(
+        API_DOCS_PATH,
+        ({ request }) => {
+          const manifest = loadManifest()
+          if (!manifest) return text(503, 'Справочник API не собран: выполните `bun run build`.')
+          const html = apiDocsHtml(manifest.script)
+          const headers = {
+            'content-type': 'text/html; charset=utf-8',
+            'cache-control': 'no-cache',
+            vary: 'accept-encoding',
+            ...htmlSecurityHeaders(config.publicUrl, 'api-docs'),
+          }
+          return htmlAnswer(request, html, headers)
+        },
+        { detail: { hide: true } },
+      )
+      // The bundle's name carries its version and a hash of its content: cached for a year.
+      .get(
+        `${ASSETS}:file`,
+        ({ params, request }) => {
+          const manifest = loadManifest()
+          if (!manifest || params.file !== manifest.script) return notFound()
+          const file = join(DIR, manifest.script)
+          const headers: Record<string, string> = {
+            'content-type': 'text/javascript; charset=utf-8',
+            'cache-control': 'public, max-age=31536000, immutable',
+            vary: 'accept-encoding',
+          }
+          return builtFileAnswer(request, file, headers)
+        },
+        { detail: { hide: true } },
+      )
+  )
 }

@@ -1,11 +1,11 @@
 // The public catalogue without JavaScript: /models and /models/{id} as a crawler fetches them from
 // the real server (demo catalogue), the sitemap, and the escaping of hostile catalogue text.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import type { ModelRow } from '../catalog/schema'
 import type { Db } from '../db/client'
 import { dec } from '../lib/decimal'
-import type { ModelRow } from '../catalog/schema'
 import { startServer, type TestServer } from '../test-support/server'
-import { resolvePage, type PageDeps } from './pages'
+import { type PageDeps, resolvePage } from './pages'
 import { headHtml } from './render'
 
 const PUBLIC_URL = 'https://gateway.example.ru'
@@ -17,7 +17,12 @@ beforeAll(async () => {
 afterAll(() => server.stop())
 
 const decode = (s: string) =>
-  s.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&')
+  s
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&')
 
 async function crawl(path: string, headers: Record<string, string> = {}) {
   const res = await fetch(server.url + path, { headers: { 'user-agent': 'Googlebot/2.1', ...headers } })
@@ -37,7 +42,7 @@ async function crawl(path: string, headers: Record<string, string> = {}) {
   }
 }
 
-const catalogue = async () => ((await (await fetch(`${server.url}/v1/models`)).json()).data as Array<{ id: string; name: string }>)
+const catalogue = async () => (await (await fetch(`${server.url}/v1/models`)).json()).data as Array<{ id: string; name: string }>
 
 describe('/models without JavaScript', () => {
   test('every model with its name, link and ruble prices; its own title, canonical from PUBLIC_URL, ItemList JSON-LD, the chunk preloaded', async () => {

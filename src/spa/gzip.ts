@@ -14,7 +14,6 @@ export function htmlAnswer(request: Request, html: string, headers: Record<strin
 
 /** A built file, or its `.gz` twin when there is one and the browser accepts gzip. */
 export function builtFileAnswer(request: Request, file: string, headers: Record<string, string>): Response {
-  if (acceptsGzip(request) && existsSync(`${file}.gz`))
-    return new Response(Bun.file(`${file}.gz`), { headers: { ...headers, 'content-encoding': 'gzip' } })
+  if (acceptsGzip(request) && existsSync(`${file}.gz`)) return new Response(Bun.file(`${file}.gz`), { headers: { ...headers, 'content-encoding': 'gzip' } })
   return new Response(Bun.file(file), { headers })
 }

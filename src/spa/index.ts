@@ -5,23 +5,23 @@
 // answer carries the headers of security.ts (CSP, Permissions-Policy, HSTS over https).
 // Crawlers do not run JavaScript, so each page's HTML already carries
 // its title, description, canonical link, social tags, JSON-LD and text (see pages.ts).
-import { Elysia } from 'elysia'
+
 import { existsSync, readFileSync, statSync } from 'node:fs'
 import { join, normalize } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { headHtml, esc } from './render'
+import { Elysia } from 'elysia'
 import { jsonForScript } from '../content/seo'
 import { pickShowcase } from '../content/showcase'
-import { resolvePage, type PageDeps, type RenderedPage } from './pages'
-import { robotsTxt, sitemapXml } from './sitemap'
 import { apiDocsRoutes } from './api-docs'
 import { builtFileAnswer, htmlAnswer } from './gzip'
+import { type PageDeps, type RenderedPage, resolvePage } from './pages'
+import { esc, headHtml } from './render'
 import { htmlSecurityHeaders } from './security'
+import { robotsTxt, sitemapXml } from './sitemap'
 
 const DIST = fileURLToPath(new URL('../../dist/web', import.meta.url))
 const notFound = () => new Response('Не найдено', { status: 404, headers: { 'content-type': 'text/plain; charset=utf-8' } })
-const json = (status: number, body: unknown) =>
-  new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json; charset=utf-8' } })
+const json = (status: number, body: unknown) => new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json; charset=utf-8' } })
 
 interface Shell {
   mtimeMs: number
@@ -89,14 +89,7 @@ function pageHtml(shell: Shell, page: RenderedPage, origin: string, showcase: st
     .map((file) => `<link rel="modulepreload" crossorigin href="/${esc(file)}">`)
     .join('')
   return (
-    shell.head +
-    headHtml(page.meta, origin) +
-    shell.headEnd +
-    preload +
-    shell.body +
-    showcase +
-    `<noscript><div class="noscript-page">${page.body}</div></noscript>` +
-    shell.tail
+    shell.head + headHtml(page.meta, origin) + shell.headEnd + preload + shell.body + showcase + `<noscript><div class="noscript-page">${page.body}</div></noscript>` + shell.tail
   )
 }
 
@@ -114,73 +107,79 @@ export function spaRoutes(deps: PageDeps) {
   const index = join(DIST, 'index.html')
   const loadShell = shellLoader(index)
   const origin = deps.config.publicUrl
-  return new Elysia({ name: 'spa' })
-    .use(apiDocsRoutes(deps.config))
-    // Hashed build files: cached for a year; the gzip twin the build wrote is sent when accepted.
-    .get(
-      '/assets/*',
-      ({ params, request }) => {
-        const name = params['*']
-        if (!/^[\w.-]+$/.test(name)) return notFound()
-        const file = join(DIST, 'assets', name)
-        if (!existsSync(file)) return notFound()
-        const headers: Record<string, string> = {
-          'content-type': Bun.file(file).type,
-          'cache-control': 'public, max-age=31536000, immutable',
-          vary: 'accept-encoding',
-        }
-        return builtFileAnswer(request, file, headers)
-      },
-      { detail: { hide: true } },
-    )
-    .get(
-      '/robots.txt',
-      () => new Response(robotsTxt(origin), { headers: { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'public, max-age=3600' } }),
-      { detail: { hide: true } },
-    )
-    .get(
-      '/sitemap.xml',
-      async () => {
-        const built = existsSync(index) ? statSync(index).mtime : new Date()
-        return new Response(await sitemapXml(deps.db, origin, built, deps.catalog.list().map((m) => m.id)), {
-          headers: { 'content-type': 'application/xml; charset=utf-8', 'cache-control': 'public, max-age=600' },
-        })
-      },
-      { detail: { hide: true } },
-    )
-    .get(
-      '/*',
-      async ({ path, request }) => {
-        if (path === '/api' || path.startsWith('/api/')) return json(404, { success: false, error: 'Не найдено' })
-        if (path === '/v1' || path.startsWith('/v1/'))
-          return json(404, { error: { message: `Unknown endpoint ${path}`, type: 'invalid_request_error', code: 'not_found', param: null } })
-        // Root-level files from public/ (favicon, og-image…); normalize() keeps lookups inside DIST.
-        let decoded: string
-        try {
-          decoded = decodeURIComponent(path)
-        } catch {
-          decoded = path
-        }
-        const file = join(DIST, normalize(decoded).replace(/^(\.\.[/\\])+/, ''))
-        if (file.startsWith(DIST + '/') && file !== index && !file.endsWith('build-manifest.json') && existsSync(file) && statSync(file).isFile())
-          return new Response(Bun.file(file), { headers: { 'cache-control': 'public, max-age=3600' } })
-        // Reset and confirmation tokens are in the path: never let them leave in a Referer header.
-        const referrer: Record<string, string> =
-          path.startsWith('/reset-password/') || path.startsWith('/verify-email/') ? { 'referrer-policy': 'no-referrer' } : {}
-        const shell = loadShell()
-        if (!shell)
-          return new Response('Интерфейс не собран: выполните `bun run build`.', { status: 503, headers: { 'content-type': 'text/plain; charset=utf-8', ...referrer } })
-        const page = await resolvePage(path, deps)
-        const html = pageHtml(shell, page, origin, showcaseIsland(deps) + (deps.config.testPaymentsBanner ? TEST_PAYMENTS_ISLAND : ''))
-        const headers = {
-          'content-type': 'text/html; charset=utf-8',
-          'cache-control': 'no-cache',
-          vary: 'accept-encoding',
-          ...htmlSecurityHeaders(origin, 'app'),
-          ...referrer,
-        }
-        return htmlAnswer(request, html, headers, page.status)
-      },
-      { detail: { hide: true } },
-    )
+  return (
+    new Elysia({ name: 'spa' })
+      .use(apiDocsRoutes(deps.config))
+      // Hashed build files: cached for a year; the gzip twin the build wrote is sent when accepted.
+      .get(
+        '/assets/*',
+        ({ params, request }) => {
+          const name = params['*']
+          if (!/^[\w.-]+$/.test(name)) return notFound()
+          const file = join(DIST, 'assets', name)
+          if (!existsSync(file)) return notFound()
+          const headers: Record<string, string> = {
+            'content-type': Bun.file(file).type,
+            'cache-control': 'public, max-age=31536000, immutable',
+            vary: 'accept-encoding',
+          }
+          return builtFileAnswer(request, file, headers)
+        },
+        { detail: { hide: true } },
+      )
+      .get('/robots.txt', () => new Response(robotsTxt(origin), { headers: { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'public, max-age=3600' } }), {
+        detail: { hide: true },
+      })
+      .get(
+        '/sitemap.xml',
+        async () => {
+          const built = existsSync(index) ? statSync(index).mtime : new Date()
+          return new Response(
+            await sitemapXml(
+              deps.db,
+              origin,
+              built,
+              deps.catalog.list().map((m) => m.id),
+            ),
+            {
+              headers: { 'content-type': 'application/xml; charset=utf-8', 'cache-control': 'public, max-age=600' },
+            },
+          )
+        },
+        { detail: { hide: true } },
+      )
+      .get(
+        '/*',
+        async ({ path, request }) => {
+          if (path === '/api' || path.startsWith('/api/')) return json(404, { success: false, error: 'Не найдено' })
+          if (path === '/v1' || path.startsWith('/v1/'))
+            return json(404, { error: { message: `Unknown endpoint ${path}`, type: 'invalid_request_error', code: 'not_found', param: null } })
+          // Root-level files from public/ (favicon, og-image…); normalize() keeps lookups inside DIST.
+          let decoded: string
+          try {
+            decoded = decodeURIComponent(path)
+          } catch {
+            decoded = path
+          }
+          const file = join(DIST, normalize(decoded).replace(/^(\.\.[/\\])+/, ''))
+          if (file.startsWith(DIST + '/') && file !== index && !file.endsWith('build-manifest.json') && existsSync(file) && statSync(file).isFile())
+            return new Response(Bun.file(file), { headers: { 'cache-control': 'public, max-age=3600' } })
+          // Reset and confirmation tokens are in the path: never let them leave in a Referer header.
+          const referrer: Record<string, string> = path.startsWith('/reset-password/') || path.startsWith('/verify-email/') ? { 'referrer-policy': 'no-referrer' } : {}
+          const shell = loadShell()
+          if (!shell) return new Response('Интерфейс не собран: выполните `bun run build`.', { status: 503, headers: { 'content-type': 'text/plain; charset=utf-8', ...referrer } })
+          const page = await resolvePage(path, deps)
+          const html = pageHtml(shell, page, origin, showcaseIsland(deps) + (deps.config.testPaymentsBanner ? TEST_PAYMENTS_ISLAND : ''))
+          const headers = {
+            'content-type': 'text/html; charset=utf-8',
+            'cache-control': 'no-cache',
+            vary: 'accept-encoding',
+            ...htmlSecurityHeaders(origin, 'app'),
+            ...referrer,
+          }
+          return htmlAnswer(request, html, headers, page.status)
+        },
+        { detail: { hide: true } },
+      )
+  )
 }

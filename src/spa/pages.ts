@@ -1,32 +1,24 @@
 // What the server knows about each page of the SPA: its metadata, the text crawlers get without
 // JavaScript, the HTTP status, and which lazily loaded chunk the browser will need for it.
 // Keep KNOWN in step with web/app/router.tsx: other paths answer 404 (the SPA then goes home).
-import type { Config } from '../config'
-import type { Db } from '../db/client'
-import { blogStore, postToApi, type BlogPost } from '../blog/store'
-import { PROVIDER, SUPPORT } from '../content/terms'
-import { renderMarkdown } from '../content/markdown'
-import { metaForPath, postMeta, type PageMeta } from '../content/seo'
-import { LEGAL_DOCUMENTS, type LegalSlug } from '../content/legal'
-import { SERVICES_DOCUMENT } from '../content/services'
-import { docsDocument } from '../content/docs'
-import { AUDIENCE, FEATURES, HERO, PRODUCT_CARDS, USE_CASES, type TextCard } from '../content/landing'
-import { pickShowcase, splitModelName } from '../content/showcase'
-import { documentHtml, esc, inlineHtml } from './render'
+
+import { type BlogPost, blogStore, postToApi } from '../blog/store'
 import type { Catalog } from '../catalog/service'
-import { dec, type Dec } from '../lib/decimal'
-import {
-  contextText,
-  isEmbeddingModel,
-  priceLineText,
-  priceLines,
-  providerLabel,
-  providerOf,
-  publicModelHref,
-  type Model,
-} from '../content/models/catalog'
-import { modelsMeta, modelMeta, NOT_FOUND_MODEL_META } from '../content/models/meta'
+import type { Config } from '../config'
+import { docsDocument } from '../content/docs'
+import { AUDIENCE, FEATURES, HERO, PRODUCT_CARDS, type TextCard, USE_CASES } from '../content/landing'
+import { LEGAL_DOCUMENTS, type LegalSlug } from '../content/legal'
+import { renderMarkdown } from '../content/markdown'
+import { contextText, isEmbeddingModel, type Model, priceLines, priceLineText, providerLabel, providerOf, publicModelHref } from '../content/models/catalog'
+import { modelMeta, modelsMeta, NOT_FOUND_MODEL_META } from '../content/models/meta'
 import { modelSnippets } from '../content/models/snippets'
+import { metaForPath, type PageMeta, postMeta } from '../content/seo'
+import { SERVICES_DOCUMENT } from '../content/services'
+import { pickShowcase, splitModelName } from '../content/showcase'
+import { PROVIDER, SUPPORT } from '../content/terms'
+import type { Db } from '../db/client'
+import { type Dec, dec } from '../lib/decimal'
+import { documentHtml, esc, inlineHtml } from './render'
 
 export interface PageDeps {
   config: Pick<Config, 'publicUrl' | 'testPaymentsBanner' | 'markup'>
@@ -165,7 +157,10 @@ function postHtml(p: BlogPost): string {
 
 // ─── public catalogue ────────────────────────────────────────────────────────
 
-const modelPricesHtml = (m: Model) => `<ul>${priceLines(m, 1_000_000).map((l) => `<li>${esc(priceLineText(l))}</li>`).join('')}</ul>`
+const modelPricesHtml = (m: Model) =>
+  `<ul>${priceLines(m, 1_000_000)
+    .map((l) => `<li>${esc(priceLineText(l))}</li>`)
+    .join('')}</ul>`
 
 function modelTypeText(m: Model): string {
   if (isEmbeddingModel(m)) return 'Эмбеддинги'

@@ -1,7 +1,7 @@
 // HTML for crawlers and visitors without JavaScript: the same texts the SPA shows, as plain
 // semantic markup. Everything that comes from data is escaped here.
 import { escapeHtml } from '../content/markdown'
-import { parseInline, type Block, type RichDocument } from '../content/rich-text'
+import { type Block, parseInline, type RichDocument } from '../content/rich-text'
 import { headTags, jsonForScript, type PageMeta } from '../content/seo'
 
 export const esc = escapeHtml
@@ -46,15 +46,8 @@ export function blocksHtml(blocks: Block[]): string {
 }
 
 export function documentHtml(doc: RichDocument, numbered = false): string {
-  const sections = doc.sections
-    .map((s, i) => `<section id="${esc(s.id)}"><h2>${numbered ? `${i + 1}. ` : ''}${esc(s.title)}</h2>\n${blocksHtml(s.blocks)}</section>`)
-    .join('\n')
-  return (
-    `<h1>${esc(doc.title)}</h1>` +
-    (doc.lead ? `<p>${esc(doc.lead)}</p>` : '') +
-    (doc.updated ? `<p>Редакция от ${esc(doc.updated)}</p>` : '') +
-    `\n${sections}`
-  )
+  const sections = doc.sections.map((s, i) => `<section id="${esc(s.id)}"><h2>${numbered ? `${i + 1}. ` : ''}${esc(s.title)}</h2>\n${blocksHtml(s.blocks)}</section>`).join('\n')
+  return `<h1>${esc(doc.title)}</h1>` + (doc.lead ? `<p>${esc(doc.lead)}</p>` : '') + (doc.updated ? `<p>Редакция от ${esc(doc.updated)}</p>` : '') + `\n${sections}`
 }
 
 /** <title> and every metadata tag, marked data-seo so the SPA can replace them later. */

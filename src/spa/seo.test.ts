@@ -2,13 +2,13 @@
 // HTTP fetches (like curl), articles seeded through the blog's store on the server's database.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
-import { openDatabase } from '../db/client'
 import { seedBlogPost } from '../blog/store'
-import { startServer, type TestServer } from '../test-support/server'
+import { LEGAL_DOCUMENTS } from '../content/legal'
 import { renderMarkdown, safeUrl } from '../content/markdown'
 import { pickShowcase, splitModelName } from '../content/showcase'
-import { LEGAL_DOCUMENTS } from '../content/legal'
 import { AVAILABILITY_PERCENT, LIABILITY_CAP_DAYS, MARKUP_PERCENT, MIN_AGE, REFUND, RETENTION, TOP_UP, WELCOME_BONUS_RUB } from '../content/terms'
+import { openDatabase } from '../db/client'
+import { startServer, type TestServer } from '../test-support/server'
 
 const PUBLIC_URL = 'https://gateway.example.ru'
 let server: TestServer
@@ -33,7 +33,12 @@ async function seed(...posts: Parameters<typeof seedBlogPost>[1][]) {
 }
 
 const decode = (s: string) =>
-  s.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&')
+  s
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&')
 
 /** The page as a crawler sees it: status, head metadata, JSON-LD objects and the <noscript> text. */
 async function crawl(path: string) {
@@ -260,7 +265,12 @@ describe('other pages without JavaScript', () => {
     for (const text of [`${MARKUP_PERCENT}%`, `${WELCOME_BONUS_RUB} ₽`, `${TOP_UP.minRub} ₽`, `${AVAILABILITY_PERCENT}%`, `${LIABILITY_CAP_DAYS} дней`, `${MIN_AGE} лет`])
       expect(offer.noscript).toContain(text)
     const refund = await crawl('/refund-policy')
-    for (const text of [`${REFUND.windowDays} дней`, `${REFUND.reviewWorkingDays} рабочих дней`, `${REFUND.payoutWorkingDays} рабочих дней`, `не менее ${REFUND.paymentFeeMinRub} ₽`])
+    for (const text of [
+      `${REFUND.windowDays} дней`,
+      `${REFUND.reviewWorkingDays} рабочих дней`,
+      `${REFUND.payoutWorkingDays} рабочих дней`,
+      `не менее ${REFUND.paymentFeeMinRub} ₽`,
+    ])
       expect(refund.noscript).toContain(text)
     const privacy = await crawl('/privacy-policy')
     expect(privacy.noscript).toContain(`${RETENTION.backupsDays} дней`)
@@ -338,7 +348,17 @@ describe('markdown rendering (shared by the server and the browser)', () => {
   })
 
   test('safeUrl sees through case, whitespace and control characters', () => {
-    for (const bad of ['javascript:x', ' JavaScript:x', 'java\tscript:x', 'java\nscript:x', '\u0001javascript:x', 'data:text/html,x', '//evil.example/x', '/\\evil.example/x', '\\\\evil.example'])
+    for (const bad of [
+      'javascript:x',
+      ' JavaScript:x',
+      'java\tscript:x',
+      'java\nscript:x',
+      '\u0001javascript:x',
+      'data:text/html,x',
+      '//evil.example/x',
+      '/\\evil.example/x',
+      '\\\\evil.example',
+    ])
       expect(safeUrl(bad)).toBeNull()
     expect(safeUrl('https://example.com/x')).toBe('https://example.com/x')
     expect(safeUrl('/blog/x')).toBe('/blog/x')

@@ -1,9 +1,9 @@
 // sitemap.xml (the public pages, every model page and every published article) and robots.txt.
 import { desc, isNotNull } from 'drizzle-orm'
-import type { Db } from '../db/client'
 import { blogPosts } from '../blog/schema'
-import { esc } from './render'
 import { publicModelHref } from '../content/models/catalog'
+import type { Db } from '../db/client'
+import { esc } from './render'
 
 /** Public pages worth indexing, with their weight in the sitemap. */
 export const SITEMAP_PAGES: Array<[path: string, priority: string, changefreq: string]> = [

@@ -3,8 +3,8 @@
 // and on /v1 the key before the body. Over a limit: 413 or 400 in milliseconds, in the route's shape.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { startGateway } from '../test-support/gateway'
-import { readResult, startServer } from '../test-support/server'
 import { headOnly, rssMb, serverPid } from '../test-support/process'
+import { readResult, startServer } from '../test-support/server'
 
 const KB = 1024
 const MB = 1024 * KB
@@ -84,7 +84,7 @@ describe('nesting depth: refused before JSON.parse', () => {
     expect(inString.status).toBe(200)
   })
 
-  test('/v1 (with a key): too deep is a 400 in OpenAI\'s shape, naming the limit', async () => {
+  test("/v1 (with a key): too deep is a 400 in OpenAI's shape, naming the limit", async () => {
     const res = await post('/v1/chat/completions', nestedArrays(100), { authorization: `Bearer ${customer.key}` })
     expect([res.status, res.body]).toEqual([400, { error: { message: TOO_DEEP, type: 'invalid_request_error', code: 'json_too_deep', param: null } }])
   })
@@ -116,7 +116,9 @@ describe('size per route family', () => {
     const content = 'Ж'.repeat(100_000) // 200 KB in UTF-8
     const res = await post(`/api/chats/${created.body.data.id}/messages`, JSON.stringify({ role: 'user', content }), { authorization: `Bearer ${customer.accessToken}` })
     expect(res.status).toBe(201)
-    const tooBig = await post(`/api/chats/${created.body.data.id}/messages`, JSON.stringify({ role: 'user', content: 'x'.repeat(2 * MB) }), { authorization: `Bearer ${customer.accessToken}` })
+    const tooBig = await post(`/api/chats/${created.body.data.id}/messages`, JSON.stringify({ role: 'user', content: 'x'.repeat(2 * MB) }), {
+      authorization: `Bearer ${customer.accessToken}`,
+    })
     expect([tooBig.status, tooBig.body]).toEqual([413, { success: false, error: 'Тело запроса слишком большое (больше 1 МБ)' }])
   }, 15_000)
 
@@ -131,7 +133,7 @@ describe('size per route family', () => {
 })
 
 describe('/v1: the key before the body', () => {
-  test('40 MB without a key (or with a wrong one) → 401 at once, the body unread, the server\'s memory unmoved', async () => {
+  test("40 MB without a key (or with a wrong one) → 401 at once, the body unread, the server's memory unmoved", async () => {
     const before = rssMb(pid)
     const none = await post('/v1/chat/completions', new Uint8Array(40 * MB))
     expect(none.status).toBe(401)
@@ -149,11 +151,13 @@ describe('/v1: the key before the body', () => {
       expect({ path, status: head.status }).toEqual({ path, status: 401 })
       expect(head.ms).toBeLessThan(1000)
     }
-    const anthropic = await readResult(await fetch(`${gw.url}/v1/messages`, { method: 'POST', headers: { ...JSON_TYPE, 'x-api-key': 'sk-gw-not-a-key' }, body: new Uint8Array(1 * MB) }))
+    const anthropic = await readResult(
+      await fetch(`${gw.url}/v1/messages`, { method: 'POST', headers: { ...JSON_TYPE, 'x-api-key': 'sk-gw-not-a-key' }, body: new Uint8Array(1 * MB) }),
+    )
     expect([anthropic.status, anthropic.body.type, anthropic.body.error?.type]).toEqual([401, 'error', 'authentication_error'])
   }, 30_000)
 
-  test('with a key, over 32 MB → 413 in OpenAI\'s shape (Anthropic\'s on /v1/messages), by Content-Length or while chunked', async () => {
+  test("with a key, over 32 MB → 413 in OpenAI's shape (Anthropic's on /v1/messages), by Content-Length or while chunked", async () => {
     const auth = { authorization: `Bearer ${customer.key}` }
     const head = await headOnly(gw.url, 'POST', '/v1/chat/completions', { 'content-type': 'application/json', 'content-length': String(33 * MB), ...auth })
     expect(head.status).toBe(413)
@@ -167,13 +171,25 @@ describe('/v1: the key before the body', () => {
 
   test('a large legitimate body (a 3 MB image as a data URL) goes through', async () => {
     const dataUrl = `data:image/png;base64,${Buffer.from(new Uint8Array(2 * MB + 1).fill(7)).toString('base64')}`
-    const body = { model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: [{ type: 'text', text: 'Что на картинке?' }, { type: 'image_url', image_url: { url: dataUrl } }] }], max_tokens: 16 }
+    const body = {
+      model: 'openai/gpt-4o-mini',
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'Что на картинке?' },
+            { type: 'image_url', image_url: { url: dataUrl } },
+          ],
+        },
+      ],
+      max_tokens: 16,
+    }
     const res = await post('/v1/chat/completions', JSON.stringify(body), { authorization: `Bearer ${customer.key}` })
     expect(res.status).toBe(200)
     expect(res.body.object).toBe('chat.completion')
   }, 15_000)
 
-  test('over Bun\'s own backstop (64 MB): 413 before any of our code, even without a key; 6 × 120 MB leave the memory where it was', async () => {
+  test("over Bun's own backstop (64 MB): 413 before any of our code, even without a key; 6 × 120 MB leave the memory where it was", async () => {
     const head = await headOnly(gw.url, 'POST', '/v1/chat/completions', { 'content-type': 'application/json', 'content-length': String(65 * MB) })
     expect(head.status).toBe(413)
     const before = rssMb(pid)
@@ -190,7 +206,13 @@ describe('/v1: the key before the body', () => {
 describe('the OpenAPI document', () => {
   test('still lists the request bodies (the bounded readers parse what Elysia would)', async () => {
     const doc = await (await fetch(`${gw.url}/api/openapi.json`)).json()
-    for (const [path, method] of [['/api/auth/login', 'post'], ['/api/payments/webhook', 'post'], ['/api/chats/{id}/messages', 'post'], ['/v1/chat/completions', 'post'], ['/v1/messages', 'post']]) {
+    for (const [path, method] of [
+      ['/api/auth/login', 'post'],
+      ['/api/payments/webhook', 'post'],
+      ['/api/chats/{id}/messages', 'post'],
+      ['/v1/chat/completions', 'post'],
+      ['/v1/messages', 'post'],
+    ]) {
       const content = doc.paths[path!][method!].requestBody?.content ?? {}
       expect({ path, json: content['application/json']?.schema?.type ?? content['application/json']?.schema?.$ref }).toEqual({ path, json: expect.any(String) })
     }

@@ -13,9 +13,7 @@ const ROOT = resolve(import.meta.dir, '../..')
 const transpilers = { ts: new Bun.Transpiler({ loader: 'ts' }), tsx: new Bun.Transpiler({ loader: 'tsx' }) }
 
 function sources(dir: string): string[] {
-  return [...new Bun.Glob('**/*.{ts,tsx}').scanSync({ cwd: join(ROOT, dir) })]
-    .filter((f) => !f.includes('node_modules'))
-    .map((f) => join(dir, f))
+  return [...new Bun.Glob('**/*.{ts,tsx}').scanSync({ cwd: join(ROOT, dir) })].filter((f) => !f.includes('node_modules')).map((f) => join(dir, f))
 }
 
 /** Every module specifier in the file, type-only imports included (static, dynamic, re-exports). */

@@ -6,8 +6,8 @@
 // below 300 MB throughout.
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { startGateway } from '../test-support/gateway'
-import { registerUser, uniqueEmail } from '../test-support/server'
 import { rssSampler, serverPid } from '../test-support/process'
+import { registerUser, uniqueEmail } from '../test-support/server'
 
 /** Fixed, so a failure replays; FUZZ_SEED explores other sequences by hand. */
 const SEED = Number(process.env.FUZZ_SEED ?? 16_2026)
@@ -134,7 +134,18 @@ function nest(levels: number, arrays: boolean): unknown {
 
 type Schema = Record<string, any>
 
-type Known = { models: string[]; imageModels: string[]; embeddingModels: string[]; userId: string; decoyUserId: string; decoyKeyId: string; decoyChatId: string; paymentId: string; uploadName: string; apiKeyId: string }
+type Known = {
+  models: string[]
+  imageModels: string[]
+  embeddingModels: string[]
+  userId: string
+  decoyUserId: string
+  decoyKeyId: string
+  decoyChatId: string
+  paymentId: string
+  uploadName: string
+  apiKeyId: string
+}
 
 const plausibleString = (name: string, schema: Schema, r: Rng, known: Known): string => {
   if (schema.format === 'date-time') return r.pick([new Date().toISOString(), '2025-01-01T00:00:00.000Z', '2026-06-30T12:00:00+03:00'])
@@ -157,7 +168,9 @@ function plausible(schema: Schema | undefined, r: Rng, known: Known, name = '', 
   if (Array.isArray(schema.enum)) return r.pick(schema.enum)
   const union = schema.anyOf ?? schema.oneOf
   if (Array.isArray(union)) return plausible(r.pick(union), r, known, name, depth + 1)
-  const type = Array.isArray(schema.type) ? r.pick(schema.type.filter((t: string) => t !== 'null').length ? schema.type.filter((t: string) => t !== 'null') : schema.type) : schema.type
+  const type = Array.isArray(schema.type)
+    ? r.pick(schema.type.filter((t: string) => t !== 'null').length ? schema.type.filter((t: string) => t !== 'null') : schema.type)
+    : schema.type
   switch (type) {
     case 'object': {
       const out: Record<string, unknown> = {}
@@ -224,8 +237,52 @@ function mutate(value: unknown, r: Rng): unknown {
 type Op = { method: string; path: string; op: Schema }
 type Case = { method: string; url: string; headers: Record<string, string>; body?: string | FormData; label: string; last?: boolean }
 
-const HOSTILE_SEGMENTS = ['0', '-1', '1e308', 'NaN', '%00', '%ZZ', '%E0%A4%A', '%ED%A0%80', '%F0%9F%98%80', '%E2%80%AE', '%E2%80%8B', '..%2F..%2Fetc%2Fpasswd', '..', '%2e%2e', 'a'.repeat(3000), '%20', '__proto__', 'constructor', '%D0%96', "'%20OR%201=1--"]
-const HOSTILE_QUERY_VALUES = ['', '0', '-1', '-1e10', '1e308', '1e400', '1.5', 'NaN', 'Infinity', '-0', '9007199254740993', 'true', '[]', '{}', 'x'.repeat(5000), '%ZZ', '%ED%A0%80', '%00', '%E2%80%AE', '2026-13-45', 'not-a-date', '..%2F']
+const HOSTILE_SEGMENTS = [
+  '0',
+  '-1',
+  '1e308',
+  'NaN',
+  '%00',
+  '%ZZ',
+  '%E0%A4%A',
+  '%ED%A0%80',
+  '%F0%9F%98%80',
+  '%E2%80%AE',
+  '%E2%80%8B',
+  '..%2F..%2Fetc%2Fpasswd',
+  '..',
+  '%2e%2e',
+  'a'.repeat(3000),
+  '%20',
+  '__proto__',
+  'constructor',
+  '%D0%96',
+  "'%20OR%201=1--",
+]
+const HOSTILE_QUERY_VALUES = [
+  '',
+  '0',
+  '-1',
+  '-1e10',
+  '1e308',
+  '1e400',
+  '1.5',
+  'NaN',
+  'Infinity',
+  '-0',
+  '9007199254740993',
+  'true',
+  '[]',
+  '{}',
+  'x'.repeat(5000),
+  '%ZZ',
+  '%ED%A0%80',
+  '%00',
+  '%E2%80%AE',
+  '2026-13-45',
+  'not-a-date',
+  '..%2F',
+]
 
 function pathValue(name: string, path: string, r: Rng, known: Known): string {
   if (r.chance(0.45)) return r.pick(HOSTILE_SEGMENTS)
@@ -279,13 +336,27 @@ function bodyFor(o: Op, r: Rng, known: Known): { body?: string | FormData; conte
   if (isUpload && roll < 0.6) {
     const form = new FormData()
     const name = r.pick(['a.txt', 'фото.png', '../../etc/passwd', '\u202egnp.exe', 'x'.repeat(300), 'nul\u0000.txt', 'e\u0301.csv', '.json', ''])
-    const bytes = r.pick([new TextEncoder().encode('Привет, мир'), new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0]), new Uint8Array(0), new TextEncoder().encode('%PDF-1.4\n'), new Uint8Array([0xff, 0xfe, 0, 0x41])])
+    const bytes = r.pick([
+      new TextEncoder().encode('Привет, мир'),
+      new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0]),
+      new Uint8Array(0),
+      new TextEncoder().encode('%PDF-1.4\n'),
+      new Uint8Array([0xff, 0xfe, 0, 0x41]),
+    ])
     if (r.chance(0.85)) form.append(r.chance(0.9) ? 'file' : 'files', new Blob([bytes], { type: r.pick(['', 'text/plain', 'image/png', 'application/x-msdownload']) }), name)
     if (r.chance(0.3)) form.append(r.pick(['file', 'extra', '__proto__']), r.pick(ODD_STRINGS))
     return { body: form }
   }
-  if (roll < 0.08) return { body: r.pick(['', '{', '{"a":', '[1,]', '{"a":1}}', 'null', '1', '"x"', '[]', 'true', '\u0000', '{"a":"\\ud800"}', '{"a":"\\u0000"}', '{"a":1e99999}', '\ufeff{}']), contentType: 'application/json' }
-  if (roll < 0.12) return { body: r.pick(['a=1&b=2', 'email=x%40y&password=%ZZ', 'hello', '<xml/>']), contentType: r.pick(['application/x-www-form-urlencoded', 'text/plain', 'application/xml', 'application/json; charset=latin1']) }
+  if (roll < 0.08)
+    return {
+      body: r.pick(['', '{', '{"a":', '[1,]', '{"a":1}}', 'null', '1', '"x"', '[]', 'true', '\u0000', '{"a":"\\ud800"}', '{"a":"\\u0000"}', '{"a":1e99999}', '\ufeff{}']),
+      contentType: 'application/json',
+    }
+  if (roll < 0.12)
+    return {
+      body: r.pick(['a=1&b=2', 'email=x%40y&password=%ZZ', 'hello', '<xml/>']),
+      contentType: r.pick(['application/x-www-form-urlencoded', 'text/plain', 'application/xml', 'application/json; charset=latin1']),
+    }
   if (roll < 0.15) {
     const form = new FormData()
     form.append('model', r.pick(ODD_STRINGS))
@@ -389,11 +460,24 @@ beforeAll(async () => {
   const form = new FormData()
   form.append('file', new Blob(['Привет']), 'a.txt')
   const upload = await (await fetch(`${gw.url}/api/upload`, { method: 'POST', headers: { authorization: `Bearer ${customer.accessToken}` }, body: form })).json()
-  const models = (await (await fetch(`${gw.url}/v1/models`)).json()).data as { id: string; architecture?: { output_modalities?: string[] }; capabilities?: { embeddings?: boolean } }[]
+  const models = (await (await fetch(`${gw.url}/v1/models`)).json()).data as {
+    id: string
+    architecture?: { output_modalities?: string[] }
+    capabilities?: { embeddings?: boolean }
+  }[]
   known = {
-    models: models.filter((m) => !m.capabilities?.embeddings).map((m) => m.id).slice(0, 6),
-    imageModels: models.filter((m) => m.architecture?.output_modalities?.includes('image')).map((m) => m.id).slice(0, 2),
-    embeddingModels: models.filter((m) => m.capabilities?.embeddings).map((m) => m.id).slice(0, 2),
+    models: models
+      .filter((m) => !m.capabilities?.embeddings)
+      .map((m) => m.id)
+      .slice(0, 6),
+    imageModels: models
+      .filter((m) => m.architecture?.output_modalities?.includes('image'))
+      .map((m) => m.id)
+      .slice(0, 2),
+    embeddingModels: models
+      .filter((m) => m.capabilities?.embeddings)
+      .map((m) => m.id)
+      .slice(0, 2),
     userId: customer.user.id,
     decoyUserId: decoy.user.id,
     decoyKeyId: decoyKey.body.data.id,
@@ -455,7 +539,9 @@ test(`fuzz: ≥ ${TOTAL} generated requests over every OpenAPI operation — no 
       covered.add(c.label)
       if (status >= 500) {
         const body = typeof c.body === 'string' ? c.body.slice(0, 300) : c.body ? `[form: ${[...c.body.keys()].join(', ')}]` : ''
-        offenders.push(`${status} ${c.method} ${c.url.slice(gw.url.length, gw.url.length + 200)} ${JSON.stringify(c.headers).slice(0, 120)}\n    body: ${body}\n    answer: ${answer.slice(0, 300)}`)
+        offenders.push(
+          `${status} ${c.method} ${c.url.slice(gw.url.length, gw.url.length + 200)} ${JSON.stringify(c.headers).slice(0, 120)}\n    body: ${body}\n    answer: ${answer.slice(0, 300)}`,
+        )
       }
     }
   }
@@ -467,7 +553,11 @@ test(`fuzz: ≥ ${TOTAL} generated requests over every OpenAPI operation — no 
   console.log(`[fuzz] ${summary}; ${probes.length} of them one field at a time, ${unnamed.length} 400s not naming their field`)
   if (process.env.FUZZ_VERBOSE) console.log(unnamed.join('\n'))
   if (offenders.length) {
-    const serverErrors = gw.server.logs().split('\n').filter((l) => l.includes('[error]')).slice(0, 20)
+    const serverErrors = gw.server
+      .logs()
+      .split('\n')
+      .filter((l) => l.includes('[error]'))
+      .slice(0, 20)
     console.log(`[fuzz] ${offenders.length} answers ≥ 500:\n${offenders.slice(0, 40).join('\n')}\n[fuzz] server log:\n${serverErrors.join('\n')}`)
   }
   expect(queue.length).toBeGreaterThanOrEqual(TOTAL)
@@ -483,7 +573,13 @@ test('a wrong field whose schema has no message of its own is named in the 400 (
     return { status: res.status, body: await res.json() }
   }
   const fresh = await registerUser(gw.url) // the fuzz ended the fuzzing user's sessions
-  expect(await post('/api/payments/create', { amount: 500, returnUrl: 1 }, fresh.accessToken)).toEqual({ status: 400, body: { success: false, error: 'Некорректное значение поля returnUrl' } })
+  expect(await post('/api/payments/create', { amount: 500, returnUrl: 1 }, fresh.accessToken)).toEqual({
+    status: 400,
+    body: { success: false, error: 'Некорректное значение поля returnUrl' },
+  })
   const v1 = await post('/v1/responses', { model: known.models[0], input: 'Привет', previous_response_id: { toString: 1 } }, auth.key)
-  expect(v1).toEqual({ status: 400, body: { error: { message: 'Некорректный параметр previous_response_id', type: 'invalid_request_error', code: 'invalid_request', param: 'previous_response_id' } } })
+  expect(v1).toEqual({
+    status: 400,
+    body: { error: { message: 'Некорректный параметр previous_response_id', type: 'invalid_request_error', code: 'invalid_request', param: 'previous_response_id' } },
+  })
 })

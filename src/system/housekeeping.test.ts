@@ -1,9 +1,9 @@
 import { expect, test } from 'bun:test'
 import { count } from 'drizzle-orm'
-import { write } from '../db/tx'
-import { openTestDatabase } from '../test-support/database'
 import { users } from '../auth/schema'
 import { usageDaily, usageLogs } from '../billing/schema'
+import { write } from '../db/tx'
+import { openTestDatabase } from '../test-support/database'
 import { purgeOldUsageLogs } from './housekeeping'
 
 test('request logs older than the stated retention (1 year) are purged; newer ones and the daily sums stay', async () => {
@@ -13,10 +13,9 @@ test('request logs older than the stated retention (1 year) are purged; newer on
   await write(db, (q) => q.insert(users).values({ id: 'u', email: 'a@b.ru', emailNormalized: 'a@b.ru', passwordHash: 'x', createdAt: new Date(0), updatedAt: new Date(0) }))
   const log = (id: string, at: number) => ({ id, userId: 'u', endpoint: 'chat' as const, model: 'm', status: 'success' as const, durationMs: 1, createdAt: new Date(at) })
   await write(db, (q) =>
-    q.insert(usageLogs).values([
-      ...Array.from({ length: 12 }, (_, i) => log(`old-${i}`, now - 366 * day - i * 1000)),
-      ...Array.from({ length: 3 }, (_, i) => log(`new-${i}`, now - 364 * day + i)),
-    ]),
+    q
+      .insert(usageLogs)
+      .values([...Array.from({ length: 12 }, (_, i) => log(`old-${i}`, now - 366 * day - i * 1000)), ...Array.from({ length: 3 }, (_, i) => log(`new-${i}`, now - 364 * day + i))]),
   )
   await write(db, (q) => q.insert(usageDaily).values({ userId: 'u', day: '2025-11-01', apiKeyId: '', model: 'm', requests: 12, tokens: 0, costMicros: 0 }))
   expect(await purgeOldUsageLogs(db, now, 5)).toBe(12)

@@ -1,10 +1,10 @@
 import { inArray, isNotNull, lt, or } from 'drizzle-orm'
+import { passwordResets, refreshTokens } from '../auth/schema'
+import { usageLogs } from '../billing/schema'
+import { RETENTION } from '../content/terms'
 import type { Db } from '../db/client'
 import { write } from '../db/tx'
-import { passwordResets, refreshTokens } from '../auth/schema'
 import { purgeRateLimits } from '../lib/rate-limit'
-import { RETENTION } from '../content/terms'
-import { usageLogs } from '../billing/schema'
 
 const DAY = 86_400_000
 
@@ -16,9 +16,7 @@ const DAY = 86_400_000
 export async function purgeExpired(db: Db, now = Date.now()) {
   await purgeRateLimits(db, now)
   const weekAgo = new Date(now - 7 * DAY)
-  await write(db, (q) =>
-    q.delete(refreshTokens).where(or(lt(refreshTokens.expiresAt, new Date(now)), lt(refreshTokens.revokedAt, weekAgo), lt(refreshTokens.usedAt, weekAgo))),
-  )
+  await write(db, (q) => q.delete(refreshTokens).where(or(lt(refreshTokens.expiresAt, new Date(now)), lt(refreshTokens.revokedAt, weekAgo), lt(refreshTokens.usedAt, weekAgo))))
   await write(db, (q) => q.delete(passwordResets).where(or(lt(passwordResets.expiresAt, weekAgo), isNotNull(passwordResets.usedAt))))
   await purgeOldUsageLogs(db, now)
 }
@@ -30,7 +28,14 @@ export async function purgeOldUsageLogs(db: Db, now = Date.now(), batch = 5000):
   for (;;) {
     const old = await db.select({ id: usageLogs.id }).from(usageLogs).where(lt(usageLogs.createdAt, cutoff)).limit(batch)
     if (old.length === 0) return total
-    await write(db, (q) => q.delete(usageLogs).where(inArray(usageLogs.id, old.map((r) => r.id))))
+    await write(db, (q) =>
+      q.delete(usageLogs).where(
+        inArray(
+          usageLogs.id,
+          old.map((r) => r.id),
+        ),
+      ),
+    )
     total += old.length
   }
 }

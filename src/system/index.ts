@@ -1,11 +1,11 @@
-import { Elysia } from 'elysia'
 import { sql } from 'drizzle-orm'
+import { Elysia } from 'elysia'
+import pkg from '../../package.json'
 import type { Config } from '../config'
 import type { Db } from '../db/client'
 import { selectRows } from '../db/sql'
 import { envelope, errors, ok } from '../lib/http'
 import type { Mailer } from '../mail/service'
-import pkg from '../../package.json'
 import { Health } from './model'
 
 export function systemRoutes(config: Config, db: Db, mailer: Mailer) {

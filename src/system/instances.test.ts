@@ -6,12 +6,12 @@
 // (scripts/test-pg.ts): on SQLite one process owns the file.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { onPostgres } from '../db/dialect'
+import { startFakeYooKassa } from '../payments/fake'
 import { freshDatabaseUrl } from '../test-support/database'
 import { closeReader, databaseReader, type Reader } from '../test-support/db-reader'
 import { expectedCharge, TEST_RATE, UPSTREAM_KEY } from '../test-support/gateway'
 import { client, registerUser, startServer, type TestServer } from '../test-support/server'
 import { startFakeUpstream } from '../upstream/demo'
-import { startFakeYooKassa } from '../payments/fake'
 
 const ADMIN = 'ops@instances.test'
 const LEASE_MS = 3000
@@ -180,9 +180,7 @@ describe.skipIf(!onPostgres)('three instances on one PostgreSQL database', () =>
     yookassa.pay(providerId)
     const object = yookassa.get(providerId)!
     const start = await books(u.user.id)
-    const statuses = await Promise.all(
-      servers.flatMap((s) => Array.from({ length: 5 }, () => yookassa.notify(`${s.url}/api/payments/webhook`, 'payment.succeeded', object))),
-    )
+    const statuses = await Promise.all(servers.flatMap((s) => Array.from({ length: 5 }, () => yookassa.notify(`${s.url}/api/payments/webhook`, 'payment.succeeded', object))))
     expect(statuses.every((s) => s === 200)).toBe(true)
     const after = await eventually(async () => {
       const b = await books(u.user.id)

@@ -1,10 +1,10 @@
-import { onPostgres } from '../db/dialect'
-import { databaseReader } from '../test-support/db-reader'
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { Database } from 'bun:sqlite'
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { onPostgres } from '../db/dialect'
+import { databaseReader } from '../test-support/db-reader'
 import { client, registerUser, startServer, type TestServer } from '../test-support/server'
 
 let server: TestServer
@@ -52,7 +52,25 @@ describe('OpenAPI', () => {
   test('the document is generated from the routes: every route has a summary and typed responses', async () => {
     const doc = await (await fetch(`${server.url}/api/openapi.json`)).json()
     const paths = Object.keys(doc.paths)
-    for (const p of ['/api/auth/register', '/api/auth/login', '/api/auth/refresh', '/api/auth/logout', '/api/auth/forgot-password', '/api/auth/reset-password', '/api/auth/profile', '/api/billing/balance', '/api/billing/transactions', '/api/billing/usage', '/api/health', '/api/auth/api-keys', '/api/auth/api-keys/{id}', '/v1/models', '/v1/chat/completions', '/v1/images', '/v1/images/generations'])
+    for (const p of [
+      '/api/auth/register',
+      '/api/auth/login',
+      '/api/auth/refresh',
+      '/api/auth/logout',
+      '/api/auth/forgot-password',
+      '/api/auth/reset-password',
+      '/api/auth/profile',
+      '/api/billing/balance',
+      '/api/billing/transactions',
+      '/api/billing/usage',
+      '/api/health',
+      '/api/auth/api-keys',
+      '/api/auth/api-keys/{id}',
+      '/v1/models',
+      '/v1/chat/completions',
+      '/v1/images',
+      '/v1/images/generations',
+    ])
       expect(paths).toContain(p)
     expect(paths.filter((p) => !p.startsWith('/api/') && !p.startsWith('/v1/'))).toEqual([])
     for (const [path, ops] of Object.entries<any>(doc.paths))
@@ -80,9 +98,7 @@ describe('process', () => {
     if (!onPostgres) expect(existsSync(join(dataDir, 'gateway.db'))).toBe(true) // PostgreSQL: the harness's database
     const tables = (
       await databaseReader(first.databaseUrl)<{ name: string }>(
-        onPostgres
-          ? "select table_name as name from information_schema.tables where table_schema in ('public', 'drizzle')"
-          : "select name from sqlite_master where type = 'table'",
+        onPostgres ? "select table_name as name from information_schema.tables where table_schema in ('public', 'drizzle')" : "select name from sqlite_master where type = 'table'",
       )
     ).map((r) => r.name)
     expect(tables).toEqual(expect.arrayContaining(['users', 'ledger_entries', 'refresh_tokens', 'password_resets', 'holds', '__drizzle_migrations']))

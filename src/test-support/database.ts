@@ -1,6 +1,6 @@
 // A fresh, migrated database for tests that work on the store directly: an in-memory SQLite one,
 // or, in the PostgreSQL run (scripts/test-pg.ts sets TEST_PG_ADMIN_URL), a new PostgreSQL database.
-import { openDatabase, runMigrations, type Db } from '../db/client'
+import { type Db, openDatabase, runMigrations } from '../db/client'
 import { onPostgres } from '../db/dialect'
 import { createTestDatabase } from './postgres'
 

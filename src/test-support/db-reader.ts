@@ -28,7 +28,10 @@ export function databaseReader(url: string): Reader {
     let pool = pools.get(url)
     if (!pool) pools.set(url, (pool = new SQL(url, { max: 2, idleTimeout: 5 })))
     let n = 0
-    const result = (await pool.unsafe(sql.replace(/\?/g, () => `$${++n}`), params)) as unknown as Record<string, unknown>[] & {
+    const result = (await pool.unsafe(
+      sql.replace(/\?/g, () => `$${++n}`),
+      params,
+    )) as unknown as Record<string, unknown>[] & {
       columns?: { name: string; type: number }[]
     }
     const columns = result.columns ?? []

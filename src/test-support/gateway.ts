@@ -1,8 +1,9 @@
 // A gateway under test: the fake upstream (the demo upstream with faults on) as a real HTTP server,
 // and the real app as a child process pointed at it with a fixed USD/RUB rate.
-import { databaseReader } from './db-reader'
-import { startFakeUpstream, type DemoUpstreamOptions } from '../upstream/demo'
+
 import { ceilUnits, dec, mul } from '../lib/decimal'
+import { type DemoUpstreamOptions, startFakeUpstream } from '../upstream/demo'
+import { databaseReader } from './db-reader'
 import { client, registerUser, startServer } from './server'
 
 export const TEST_RATE = '92.5431'

@@ -1,8 +1,9 @@
 // The test PostgreSQL itself: a cluster starts (as `postgres` when we are root), hands out separate
 // databases that hold data independently, and leaves nothing behind when stopped.
-import { SQL } from 'bun'
+
 import { describe, expect, test } from 'bun:test'
 import { existsSync } from 'node:fs'
+import { SQL } from 'bun'
 import { startPostgres } from './postgres'
 
 describe('test PostgreSQL', () => {

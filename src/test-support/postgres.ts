@@ -4,11 +4,12 @@
 //
 // PostgreSQL refuses to run as root, and CI runs as root: then initdb/pg_ctl run as the `postgres`
 // user (Debian's package creates it) through `runuser`, and the temp directory is handed to it.
-import { SQL } from 'bun'
+
 import { createHash } from 'node:crypto'
 import { accessSync, chownSync, constants, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { SQL } from 'bun'
 import { freePort } from './server'
 
 export type TestPostgres = {
@@ -174,7 +175,9 @@ function clusterParent(): string {
 
 /** uid/gid of Debian's `postgres` user, which the server runs as when we are root. */
 function postgresUser(): { uid: number; gid: number } {
-  const line = readFileSync('/etc/passwd', 'utf8').split('\n').find((l) => l.startsWith('postgres:'))
+  const line = readFileSync('/etc/passwd', 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('postgres:'))
   const [, , uid, gid] = line?.split(':') ?? []
   if (!uid || !gid) throw new Error('Running as root, but there is no `postgres` user to run PostgreSQL as (apt-get install -y postgresql creates it)')
   return { uid: Number(uid), gid: Number(gid) }

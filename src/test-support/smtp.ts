@@ -1,6 +1,7 @@
 // A real SMTP server (the smtp-server package) on a random loopback port; received letters land in `inbox`.
-import { SMTPServer } from 'smtp-server'
+
 import type { AddressInfo } from 'node:net'
+import { SMTPServer } from 'smtp-server'
 
 export type ReceivedLetter = { from: string; to: string[]; raw: string; subject: string; text: string }
 
@@ -33,9 +34,7 @@ function parse(raw: string, from: string, to: string[]): ReceivedLetter {
   const encoding = part?.[1]?.match(/Content-Transfer-Encoding: (\S+)/i)?.[1]?.toLowerCase()
   const content = part?.[2] ?? body
   const text =
-    encoding === 'base64' ? Buffer.from(content.replace(/\s+/g, ''), 'base64').toString('utf8')
-    : encoding === 'quoted-printable' ? decodeQuotedPrintable(content)
-    : content
+    encoding === 'base64' ? Buffer.from(content.replace(/\s+/g, ''), 'base64').toString('utf8') : encoding === 'quoted-printable' ? decodeQuotedPrintable(content) : content
   return { from, to, raw, subject, text }
 }
 
@@ -50,7 +49,13 @@ export async function startSmtp() {
       stream.on('data', (c: Buffer) => chunks.push(c))
       stream.on('end', () => {
         const from = session.envelope.mailFrom ? session.envelope.mailFrom.address : ''
-        inbox.push(parse(Buffer.concat(chunks).toString('utf8'), from, session.envelope.rcptTo.map((r) => r.address)))
+        inbox.push(
+          parse(
+            Buffer.concat(chunks).toString('utf8'),
+            from,
+            session.envelope.rcptTo.map((r) => r.address),
+          ),
+        )
         done()
       })
     },

@@ -19,8 +19,7 @@ const OPEN_ERRORS = {
 }
 
 /** `inline; filename*=UTF-8''…` with an ASCII fallback, so Cyrillic names survive downloads. */
-const disposition = (filename: string) =>
-  `inline; filename="${filename.replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_')}"; filename*=UTF-8''${encodeURIComponent(filename)}`
+const disposition = (filename: string) => `inline; filename="${filename.replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_')}"; filename*=UTF-8''${encodeURIComponent(filename)}`
 
 export function uploadsRoutes(uploads: UploadsService, auth: AuthService, guard: AuthGuard) {
   return new Elysia({ name: 'uploads', detail: { tags: ['Файлы'] } })

@@ -1,5 +1,5 @@
-import { index, integer, table, text } from '../db/dialect'
 import { users } from '../auth/schema'
+import { index, integer, table, text } from '../db/dialect'
 
 /** A file a customer attached in the Playground; the bytes live in UPLOADS_DIR/uploads/<name> (UPLOADS_DIR defaults to DATA_DIR). */
 export const uploads = table(

@@ -9,9 +9,9 @@ import type { Config } from '../config'
 import type { Db } from '../db/client'
 import { newId, randomToken } from '../lib/crypto'
 import { AppError, badRequest } from '../lib/errors'
-import { uploadsStore } from './store'
-import { sniff } from './sniff'
 import type { UploadRow } from './schema'
+import { sniff } from './sniff'
+import { uploadsStore } from './store'
 
 export const MAX_UPLOAD_BYTES = 20 * 1024 * 1024
 /** What one customer may keep stored: attachments go when their chat is deleted. */
@@ -36,7 +36,10 @@ export const UPLOAD_MESSAGES = {
 function cleanFilename(raw: string): string {
   const base = raw.split(/[\\/]/).pop() ?? ''
   // eslint-disable-next-line no-control-regex
-  const clean = base.replace(/[\u0000-\u001f\u007f"]/g, '').trim().slice(0, MAX_FILENAME)
+  const clean = base
+    .replace(/[\u0000-\u001f\u007f"]/g, '')
+    .trim()
+    .slice(0, MAX_FILENAME)
   return clean || 'file'
 }
 

@@ -2,9 +2,7 @@
 // The name only picks among text flavours (csv vs plain) and must not contradict the content: a
 // text file called photo.png, or a PNG called notes.txt, is refused.
 
-export type Sniffed =
-  | { ok: true; mimetype: string; kind: 'image' | 'pdf' | 'text' }
-  | { ok: false; reason: 'type' | 'mismatch' | 'empty' }
+export type Sniffed = { ok: true; mimetype: string; kind: 'image' | 'pdf' | 'text' } | { ok: false; reason: 'type' | 'mismatch' | 'empty' }
 
 const startsWith = (b: Uint8Array, sig: readonly number[], at = 0) => b.length >= at + sig.length && sig.every((v, i) => b[at + i] === v)
 const ascii = (s: string) => [...s].map((c) => c.charCodeAt(0))

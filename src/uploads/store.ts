@@ -1,7 +1,7 @@
 import { and, eq, inArray, sql } from 'drizzle-orm'
 import type { Db } from '../db/client'
 import { write } from '../db/tx'
-import { uploads, type UploadRow } from './schema'
+import { type UploadRow, uploads } from './schema'
 
 export const uploadsStore = (db: Db) => ({
   insert: async (row: UploadRow) => {
@@ -9,10 +9,19 @@ export const uploadsStore = (db: Db) => ({
   },
   byName: async (name: string) => (await db.select().from(uploads).where(eq(uploads.name, name)).limit(1))[0],
   byIdsForUser: async (ids: string[], userId: string) =>
-    ids.length === 0 ? [] : await db.select().from(uploads).where(and(inArray(uploads.id, ids), eq(uploads.userId, userId))),
+    ids.length === 0
+      ? []
+      : await db
+          .select()
+          .from(uploads)
+          .where(and(inArray(uploads.id, ids), eq(uploads.userId, userId))),
   /** Bytes a customer keeps stored (the quota); PostgreSQL answers the sum as a string. */
   totalSizeForUser: async (userId: string) =>
-    (await db.select({ n: sql<number>`coalesce(sum(${uploads.size}), 0)`.mapWith(Number) }).from(uploads).where(eq(uploads.userId, userId)))[0]?.n ?? 0,
-  deleteByIds: async (ids: string[]) =>
-    ids.length === 0 ? [] : await write(db, (q) => q.delete(uploads).where(inArray(uploads.id, ids)).returning({ name: uploads.name })),
+    (
+      await db
+        .select({ n: sql<number>`coalesce(sum(${uploads.size}), 0)`.mapWith(Number) })
+        .from(uploads)
+        .where(eq(uploads.userId, userId))
+    )[0]?.n ?? 0,
+  deleteByIds: async (ids: string[]) => (ids.length === 0 ? [] : await write(db, (q) => q.delete(uploads).where(inArray(uploads.id, ids)).returning({ name: uploads.name }))),
 })

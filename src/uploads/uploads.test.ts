@@ -5,7 +5,7 @@ import { createHmac } from 'node:crypto'
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { startServer, freshIp, readResult, registerUser, TEST_JWT_SECRET, type TestServer } from '../test-support/server'
+import { freshIp, readResult, registerUser, startServer, TEST_JWT_SECRET, type TestServer } from '../test-support/server'
 
 let server: TestServer
 beforeAll(async () => {
@@ -162,8 +162,12 @@ describe('storage and access', () => {
     expect(pick(await readResult(await fetch(plain, { headers: { authorization: `Bearer ${other.accessToken}` } })))).toEqual(err(404, 'Файл не найден'))
     expect(pick(await readResult(await fetch(plain)))).toEqual(err(401, 'Требуется авторизация'))
     expect(pick(await readResult(await fetch(plain, { headers: { authorization: 'Bearer garbage' } })))).toEqual(err(401, 'Требуется авторизация'))
-    expect(pick(await readResult(await fetch(`${server.url}/api/uploads/${'x'.repeat(32)}`, { headers: { authorization: `Bearer ${owner.accessToken}` } })))).toEqual(err(404, 'Файл не найден'))
-    expect(pick(await readResult(await fetch(`${server.url}/api/uploads/..%2F..%2Fgateway.db`, { headers: { authorization: `Bearer ${owner.accessToken}` } })))).toEqual(err(404, 'Файл не найден'))
+    expect(pick(await readResult(await fetch(`${server.url}/api/uploads/${'x'.repeat(32)}`, { headers: { authorization: `Bearer ${owner.accessToken}` } })))).toEqual(
+      err(404, 'Файл не найден'),
+    )
+    expect(pick(await readResult(await fetch(`${server.url}/api/uploads/..%2F..%2Fgateway.db`, { headers: { authorization: `Bearer ${owner.accessToken}` } })))).toEqual(
+      err(404, 'Файл не найден'),
+    )
   })
 
   test('signed link: anyone (the model provider) may fetch it; a forged, altered, expired or borrowed signature is 403', async () => {
@@ -216,7 +220,9 @@ describe('UPLOADS_DIR', () => {
       const u = await registerUser(own.url)
       const form = new FormData()
       form.append('file', new File(['общий диск'], 'shared.txt'))
-      const res = await readResult(await fetch(`${own.url}/api/upload`, { method: 'POST', headers: { 'x-forwarded-for': freshIp(), authorization: `Bearer ${u.accessToken}` }, body: form }))
+      const res = await readResult(
+        await fetch(`${own.url}/api/upload`, { method: 'POST', headers: { 'x-forwarded-for': freshIp(), authorization: `Bearer ${u.accessToken}` }, body: form }),
+      )
       expect(res.status).toBe(201)
       const name = nameOf(res.body.data.url)
       expect(readFileSync(join(shared, 'uploads', name), 'utf8')).toBe('общий диск')

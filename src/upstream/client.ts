@@ -2,7 +2,7 @@
 // talks in-process to the built-in demo upstream, which speaks the same protocol.
 import type { Config } from '../config'
 import { createDemoUpstream } from './demo'
-import { http1FetchOrFetch, type FetchLike } from './http1'
+import { type FetchLike, http1FetchOrFetch } from './http1'
 
 export type { FetchLike }
 

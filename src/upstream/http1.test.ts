@@ -1,10 +1,10 @@
 // The HTTP/1.1 client against real sockets: a raw TCP server (Bun.listen) that writes exactly the
 // bytes each test wants, split into packets where it matters, and counts connections.
 import { afterEach, describe, expect, test } from 'bun:test'
-import type { Socket } from 'bun'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import type { Socket } from 'bun'
 import { createHttp1Fetch, proxiedByEnv } from './http1'
 
 type Req = { method: string; path: string; headers: Record<string, string>; body: Buffer }
@@ -82,7 +82,11 @@ describe('http1 client', () => {
     const srv = server((req, s) => void s.write(ok(JSON.stringify({ echo: req.body.toString(), path: req.path }))))
     const fetch1 = client()
     for (let i = 0; i < 5; i++) {
-      const res = await fetch1(`${srv.url}/api/v1/chat?i=${i}`, { method: 'POST', headers: { authorization: 'Bearer k', 'content-type': 'application/json' }, body: `{"n":${i},"text":"привет"}` })
+      const res = await fetch1(`${srv.url}/api/v1/chat?i=${i}`, {
+        method: 'POST',
+        headers: { authorization: 'Bearer k', 'content-type': 'application/json' },
+        body: `{"n":${i},"text":"привет"}`,
+      })
       expect(res.status).toBe(200)
       expect(res.headers.get('content-type')).toBe('application/json')
       expect(await res.json()).toEqual({ echo: `{"n":${i},"text":"привет"}`, path: `/api/v1/chat?i=${i}` })
@@ -271,7 +275,26 @@ describe('http1 client', () => {
     const dir = mkdtempSync(join(tmpdir(), 'http1-tls-'))
     try {
       const gen = Bun.spawnSync(
-        ['openssl', 'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-days', '1', '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')],
+        [
+          'openssl',
+          'req',
+          '-x509',
+          '-newkey',
+          'ec',
+          '-pkeyopt',
+          'ec_paramgen_curve:P-256',
+          '-nodes',
+          '-days',
+          '1',
+          '-subj',
+          '/CN=localhost',
+          '-addext',
+          'subjectAltName=DNS:localhost',
+          '-keyout',
+          join(dir, 'key.pem'),
+          '-out',
+          join(dir, 'cert.pem'),
+        ],
         { stderr: 'pipe' },
       )
       expect(gen.exitCode).toBe(0)

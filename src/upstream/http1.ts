@@ -534,7 +534,8 @@ export function createHttp1Fetch(options: Http1Options = {}): FetchLike & { clos
       const method = (init.method ?? 'GET').toUpperCase()
       const body = sendable(init.body)
       if (body === undefined) throw new TypeError('this client sends string or byte bodies only')
-      const bodyBytes = body === null ? (method === 'POST' || method === 'PUT' || method === 'PATCH' ? 0 : null) : typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength
+      const bodyBytes =
+        body === null ? (method === 'POST' || method === 'PUT' || method === 'PATCH' ? 0 : null) : typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength
       const ex: Exchange = {
         url,
         head: requestHead(url, method, init.headers, bodyBytes),
@@ -565,7 +566,10 @@ export function proxiedByEnv(url: string, env: Record<string, string | undefined
   const { protocol, hostname } = new URL(url)
   const proxy = protocol === 'https:' ? (env.HTTPS_PROXY ?? env.https_proxy) : (env.HTTP_PROXY ?? env.http_proxy)
   if (!proxy && !(env.ALL_PROXY ?? env.all_proxy)) return false
-  const noProxy = (env.NO_PROXY ?? env.no_proxy ?? '').split(',').map((s) => s.trim().toLowerCase()).filter(Boolean)
+  const noProxy = (env.NO_PROXY ?? env.no_proxy ?? '')
+    .split(',')
+    .map((s) => s.trim().toLowerCase())
+    .filter(Boolean)
   const host = hostname.toLowerCase()
   return !noProxy.some((p) => p === '*' || host === p.replace(/^\./, '') || host.endsWith(p.startsWith('.') ? p : `.${p}`))
 }

@@ -1,4 +1,4 @@
-import { lazy, Suspense, useEffect, useRef, type ComponentType, type ReactNode } from 'react'
+import { type ComponentType, lazy, type ReactNode, Suspense, useEffect, useRef } from 'react'
 import { Redirect, Route, Switch, useLocation } from 'wouter'
 import { PageSpinner } from '../components/spinner'
 import { LandingPage } from '../features/landing/landing-page'
@@ -9,8 +9,7 @@ import { PublicLayout, type PublicNav } from './layouts/public-layout'
 
 // Only the landing ships in the first bundle; every other screen is a chunk loaded when opened
 // (the /app area as one chunk, see app-area.tsx).
-const named = <K extends string>(load: () => Promise<Record<K, ComponentType<any>>>, name: K) =>
-  lazy(() => load().then((m) => ({ default: m[name] })))
+const named = <K extends string>(load: () => Promise<Record<K, ComponentType<any>>>, name: K) => lazy(() => load().then((m) => ({ default: m[name] })))
 
 const AppArea = lazy(() => import('./app-area'))
 const LoginPage = named(() => import('../features/auth/login-page'), 'LoginPage')
@@ -178,7 +177,13 @@ export function AppRouter() {
         </Route>
         <Route path="/app/*">
           <RequireAuth>
-            <Suspense fallback={<div className="flex min-h-dvh items-center justify-center"><PageSpinner /></div>}>
+            <Suspense
+              fallback={
+                <div className="flex min-h-dvh items-center justify-center">
+                  <PageSpinner />
+                </div>
+              }
+            >
               <AppArea />
             </Suspense>
           </RequireAuth>

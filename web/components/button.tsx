@@ -36,25 +36,9 @@ export interface ButtonProps extends ButtonHTMLAttributes<HTMLButtonElement> {
   fullWidth?: boolean
 }
 
-export function Button({
-  variant = 'primary',
-  size = 'md',
-  loading = false,
-  fullWidth = false,
-  disabled,
-  className,
-  children,
-  type = 'button',
-  ...props
-}: ButtonProps) {
+export function Button({ variant = 'primary', size = 'md', loading = false, fullWidth = false, disabled, className, children, type = 'button', ...props }: ButtonProps) {
   return (
-    <button
-      type={type}
-      disabled={disabled || loading}
-      aria-busy={loading || undefined}
-      className={buttonClasses(variant, size, cn(fullWidth && 'w-full', className))}
-      {...props}
-    >
+    <button type={type} disabled={disabled || loading} aria-busy={loading || undefined} className={buttonClasses(variant, size, cn(fullWidth && 'w-full', className))} {...props}>
       {loading && <Spinner size={16} />}
       {children}
     </button>

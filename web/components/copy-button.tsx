@@ -6,14 +6,7 @@ import { CheckIcon, CopyIcon } from './icons'
 export function CopyButton({ text, label = 'Копировать', className }: { text: string; label?: string; className?: string }) {
   const { copied, copy } = useCopy(text)
   return (
-    <button
-      type="button"
-      onClick={copy}
-      className={cn(
-        'inline-flex h-8 items-center gap-1.5 rounded-md px-2.5 text-xs font-medium transition-colors',
-        className,
-      )}
-    >
+    <button type="button" onClick={copy} className={cn('inline-flex h-8 items-center gap-1.5 rounded-md px-2.5 text-xs font-medium transition-colors', className)}>
       {copied ? <CheckIcon size={14} /> : <CopyIcon size={14} />}
       {copied ? 'Скопировано' : label}
     </button>

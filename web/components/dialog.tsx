@@ -1,4 +1,4 @@
-import { useId, type ReactNode } from 'react'
+import { type ReactNode, useId } from 'react'
 import { cn } from '../lib/cn'
 import { useModalDialog } from '../lib/use-modal-dialog'
 import { Button } from './button'
@@ -82,17 +82,7 @@ export interface ConfirmDialogProps {
 }
 
 /** 'Are you sure?' before a destructive action. */
-export function ConfirmDialog({
-  open,
-  title,
-  message,
-  confirmLabel,
-  cancelLabel = 'Отмена',
-  tone = 'primary',
-  loading = false,
-  onConfirm,
-  onCancel,
-}: ConfirmDialogProps) {
+export function ConfirmDialog({ open, title, message, confirmLabel, cancelLabel = 'Отмена', tone = 'primary', loading = false, onConfirm, onCancel }: ConfirmDialogProps) {
   return (
     <Dialog
       open={open}
@@ -107,12 +97,7 @@ export function ConfirmDialog({
           <Button variant="secondary" onClick={onCancel} disabled={loading} data-autofocus={tone === 'danger' || undefined}>
             {cancelLabel}
           </Button>
-          <Button
-            variant={tone === 'danger' ? 'danger' : 'primary'}
-            onClick={onConfirm}
-            loading={loading}
-            data-autofocus={tone !== 'danger' || undefined}
-          >
+          <Button variant={tone === 'danger' ? 'danger' : 'primary'} onClick={onConfirm} loading={loading} data-autofocus={tone !== 'danger' || undefined}>
             {confirmLabel}
           </Button>
         </>

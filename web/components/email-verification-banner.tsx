@@ -21,8 +21,8 @@ export function EmailVerificationBanner() {
         <div className="flex min-w-0 flex-1 items-start gap-2.5">
           <MailIcon size={16} className="mt-0.5 shrink-0 text-indigo-600" />
           <p className="min-w-0">
-            <span className="font-semibold">Подтвердите e-mail.</span> Мы отправили письмо со ссылкой на{' '}
-            <span className="font-medium break-all">{user.email}</span>. Приветственный бонус зачисляется после подтверждения адреса.
+            <span className="font-semibold">Подтвердите e-mail.</span> Мы отправили письмо со ссылкой на <span className="font-medium break-all">{user.email}</span>. Приветственный
+            бонус зачисляется после подтверждения адреса.
           </p>
         </div>
         <button

@@ -1,4 +1,4 @@
-import { useId, type InputHTMLAttributes, type ReactNode } from 'react'
+import { type InputHTMLAttributes, type ReactNode, useId } from 'react'
 import { cn } from '../lib/cn'
 
 export const inputClasses =

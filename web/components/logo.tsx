@@ -13,10 +13,7 @@ export function LogoMark({ className }: { className?: string }) {
 /** The brand: mark + 'AI Gateway', linking home (or to `href`). */
 export function Logo({ href = '/', className }: { href?: string; className?: string }) {
   return (
-    <Link
-      href={href}
-      className={cn('inline-flex shrink-0 items-center gap-2.5 text-[15px] font-semibold tracking-tight whitespace-nowrap text-slate-900', className)}
-    >
+    <Link href={href} className={cn('inline-flex shrink-0 items-center gap-2.5 text-[15px] font-semibold tracking-tight whitespace-nowrap text-slate-900', className)}>
       <LogoMark />
       <span>AI Gateway</span>
     </Link>

@@ -19,8 +19,8 @@ export function LowBalanceBanner() {
       <div className="mx-auto flex max-w-6xl items-start gap-2.5 sm:items-center">
         <AlertCircleIcon size={16} className="mt-0.5 shrink-0 text-amber-600 sm:mt-0" />
         <p className="min-w-0 flex-1">
-          Баланс заканчивается — осталось <span className="font-semibold whitespace-nowrap tabular-nums">{formatRubles(data.balance)}</span>.
-          Когда он закончится, запросы к моделям перестанут выполняться.{' '}
+          Баланс заканчивается — осталось <span className="font-semibold whitespace-nowrap tabular-nums">{formatRubles(data.balance)}</span>. Когда он закончится, запросы к моделям
+          перестанут выполняться.{' '}
           {!onBilling && (
             <Link href="/app/billing" className="font-semibold whitespace-nowrap text-amber-900 underline underline-offset-2 hover:text-amber-700">
               Пополнить баланс

@@ -3,8 +3,8 @@
 import { useState } from 'react'
 import useSWR from 'swr'
 import { Link } from 'wouter'
-import { cn } from '../lib/cn'
 import { formatDateTime, formatInteger, formatRubles, formatSignedRubles, pluralRu } from '../../src/content/format'
+import { cn } from '../lib/cn'
 import type { GroupedHistoryItem, Transaction } from '../lib/types'
 import { ChevronDownIcon } from './icons'
 import { ListSkeleton, LoadError } from './list-state'
@@ -75,7 +75,10 @@ function UsageDayRow({ item, showBalance }: { item: GroupedHistoryItem; showBala
           <div className="min-w-0">
             <p className="text-sm font-medium break-words text-slate-800">{item.description}</p>
             <p className="mt-0.5 text-xs text-slate-500">
-              <span className="whitespace-nowrap">{formatMoscowDay(day)}</span> · <span className="whitespace-nowrap" data-testid="usage-day-count">{count}</span>
+              <span className="whitespace-nowrap">{formatMoscowDay(day)}</span> ·{' '}
+              <span className="whitespace-nowrap" data-testid="usage-day-count">
+                {count}
+              </span>
             </p>
           </div>
         </div>

@@ -1,7 +1,7 @@
-import { useState, type InputHTMLAttributes } from 'react'
+import { type InputHTMLAttributes, useState } from 'react'
 import { cn } from '../lib/cn'
 import { EyeIcon, EyeOffIcon } from './icons'
-import { FieldFrame, inputClasses, useFieldIds, type FieldProps } from './input'
+import { FieldFrame, type FieldProps, inputClasses, useFieldIds } from './input'
 
 export interface PasswordInputProps extends Omit<InputHTMLAttributes<HTMLInputElement>, 'type'>, FieldProps {
   /** Controlled visibility, so one toggle can reveal several fields; uncontrolled when omitted. */
@@ -12,17 +12,7 @@ export interface PasswordInputProps extends Omit<InputHTMLAttributes<HTMLInputEl
 }
 
 /** A labelled password field with an optional show/hide toggle ('Показать пароль' / 'Скрыть пароль'). */
-export function PasswordInput({
-  label,
-  hint,
-  labelAside,
-  id,
-  className,
-  visible,
-  onVisibleChange,
-  showToggle = true,
-  ...props
-}: PasswordInputProps) {
+export function PasswordInput({ label, hint, labelAside, id, className, visible, onVisibleChange, showToggle = true, ...props }: PasswordInputProps) {
   const { inputId, hintId } = useFieldIds(id, hint)
   const [ownVisible, setOwnVisible] = useState(false)
   const isVisible = visible ?? ownVisible
@@ -34,13 +24,7 @@ export function PasswordInput({
   return (
     <FieldFrame label={label} hint={hint} labelAside={labelAside} inputId={inputId} hintId={hintId}>
       <div className="relative">
-        <input
-          id={inputId}
-          type={isVisible ? 'text' : 'password'}
-          aria-describedby={hintId}
-          className={cn(inputClasses, showToggle && 'pr-11', className)}
-          {...props}
-        />
+        <input id={inputId} type={isVisible ? 'text' : 'password'} aria-describedby={hintId} className={cn(inputClasses, showToggle && 'pr-11', className)} {...props} />
         {showToggle && (
           <button
             type="button"

@@ -1,7 +1,7 @@
 import { Link } from 'wouter'
+import { formatDate, formatInteger } from '../../src/content/format'
 import type { BlogPost } from '../../src/wire'
 import { EyeIcon } from './icons'
-import { formatDate, formatInteger } from '../../src/content/format'
 
 /** What a card shows of a published article (GET /api/blog/posts); the blog and the landing list them. */
 export type PostSummary = Pick<BlogPost, 'id' | 'slug' | 'title' | 'description' | 'coverImage' | 'modelName' | 'views' | 'publishedAt'>
@@ -25,13 +25,7 @@ export function PostCard({ post, headingLevel = 2 }: { post: PostSummary; headin
     <article className="group relative flex w-full min-w-0 flex-col overflow-hidden rounded-2xl border border-slate-200 bg-white shadow-xs transition-shadow focus-within:ring-2 focus-within:ring-indigo-500 hover:shadow-md">
       <div className="aspect-[16/9] overflow-hidden bg-slate-100">
         {post.coverImage ? (
-          <img
-            src={post.coverImage}
-            alt=""
-            loading="lazy"
-            decoding="async"
-            className="h-full w-full object-cover transition-transform duration-300 group-hover:scale-[1.02]"
-          />
+          <img src={post.coverImage} alt="" loading="lazy" decoding="async" className="h-full w-full object-cover transition-transform duration-300 group-hover:scale-[1.02]" />
         ) : (
           <CoverPlaceholder modelName={post.modelName} />
         )}

@@ -1,7 +1,7 @@
 import { Fragment } from 'react'
 import { Link } from 'wouter'
+import { type Block, type DocSection, parseInline } from '../../src/content/rich-text'
 import { cn } from '../lib/cn'
-import { parseInline, type Block, type DocSection } from '../../src/content/rich-text'
 import { CopyButton } from './copy-button'
 import { InfoIcon } from './icons'
 
@@ -82,7 +82,10 @@ export function RichBlocks({ blocks }: { blocks: Block[] }) {
             return (
               <List
                 key={i}
-                className={cn('my-3 space-y-1.5 pl-5 text-[15px] leading-7 text-slate-700', block.type === 'ul' ? 'list-disc marker:text-slate-400' : 'list-decimal marker:text-slate-500')}
+                className={cn(
+                  'my-3 space-y-1.5 pl-5 text-[15px] leading-7 text-slate-700',
+                  block.type === 'ul' ? 'list-disc marker:text-slate-400' : 'list-decimal marker:text-slate-500',
+                )}
               >
                 {block.items.map((item, j) => (
                   <li key={j} className="pl-1">

@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'react'
 import { Link } from 'wouter'
 import { cn } from '../lib/cn'
-import { useToasts, type Toast } from '../stores/toasts'
+import { type Toast, useToasts } from '../stores/toasts'
 import { AlertCircleIcon, CheckCircleIcon, CloseIcon, InfoIcon } from './icons'
 
 const tone = {
@@ -29,8 +29,7 @@ function ToastItem({ item }: { item: Toast }) {
 
   const { icon: Icon, color } = tone[item.type]
   const action = item.action
-  const actionClass =
-    'mt-2 inline-flex text-sm font-medium text-indigo-600 underline-offset-2 hover:text-indigo-500 hover:underline'
+  const actionClass = 'mt-2 inline-flex text-sm font-medium text-indigo-600 underline-offset-2 hover:text-indigo-500 hover:underline'
 
   return (
     <div
@@ -71,11 +70,7 @@ function ToastItem({ item }: { item: Toast }) {
 export function ToastViewport() {
   const toasts = useToasts((s) => s.toasts)
   return (
-    <div
-      role="region"
-      aria-label="Уведомления"
-      className="pointer-events-none fixed inset-x-3 top-3 z-[100] flex flex-col gap-2 sm:inset-x-auto sm:top-4 sm:right-4 sm:w-96"
-    >
+    <div role="region" aria-label="Уведомления" className="pointer-events-none fixed inset-x-3 top-3 z-[100] flex flex-col gap-2 sm:inset-x-auto sm:top-4 sm:right-4 sm:w-96">
       {toasts.map((t) => (
         <ToastItem key={t.id} item={t} />
       ))}

@@ -2,7 +2,7 @@
 // access token and, on a 401, renews the session once (refresh tokens rotate, so concurrent 401s
 // share a single renewal) before repeating the request.
 import { navigate } from 'wouter/use-browser-location'
-import { ACCESS_TOKEN_KEY, REFRESH_TOKEN_KEY, getSession } from '../stores/session'
+import { ACCESS_TOKEN_KEY, getSession, REFRESH_TOKEN_KEY } from '../stores/session'
 import { toast } from '../stores/toasts'
 
 export interface ApiErrorAction {
@@ -83,9 +83,7 @@ function renewSession(failedToken: string | null): Promise<string | null> {
     const run = () => refreshOnce(knownRefresh)
     const locks = typeof navigator !== 'undefined' ? navigator.locks : undefined
     // The Web Locks API serialises renewals across tabs of the same origin (secure contexts only).
-    const pending: Promise<string | null> = locks?.request
-      ? locks.request('ai-gateway:token-refresh', run)
-      : run()
+    const pending: Promise<string | null> = locks?.request ? locks.request('ai-gateway:token-refresh', run) : run()
     renewal = pending.finally(() => {
       renewal = null
     })
@@ -175,9 +173,7 @@ function toApiError(status: number, body: unknown, fallback?: string): ApiError 
     const message = typeof error.message === 'string' && error.message.trim() ? error.message : undefined
     const code = typeof error.code === 'string' ? error.code : undefined
     const action =
-      isRecord(error.action) && typeof error.action.label === 'string' && typeof error.action.url === 'string'
-        ? { label: error.action.label, url: error.action.url }
-        : undefined
+      isRecord(error.action) && typeof error.action.label === 'string' && typeof error.action.url === 'string' ? { label: error.action.label, url: error.action.url } : undefined
     return new ApiError(status, message ?? fallback ?? defaultMessage(status), { code, action })
   }
   return new ApiError(status, fallback ?? defaultMessage(status))

@@ -1,8 +1,8 @@
 // Server state shared by more than one screen (sidebar and dashboard both show the balance).
 import useSWR from 'swr'
+import type { Balance, Health, UsageStats } from '../../src/wire'
 import { useSession } from '../stores/session'
 import { BALANCE_REFRESH_MS } from './swr-config'
-import type { Balance, Health, UsageStats } from '../../src/wire'
 
 /** GET /api/billing/balance (wire type: src/wire.ts). */
 export type BalanceResponse = Balance

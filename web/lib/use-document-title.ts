@@ -1,6 +1,6 @@
 import { useEffect } from 'react'
-import { BRAND } from '../../src/content/terms'
 import { DEFAULT_TITLE, withBrand } from '../../src/content/seo'
+import { BRAND } from '../../src/content/terms'
 
 export { BRAND, DEFAULT_TITLE }
 

@@ -2,7 +2,7 @@
 // and gives focus back to the element that opened it. This hook opens and closes the dialog with
 // the `open` prop and keeps React state in charge: Esc and a click on the backdrop call `onClose`
 // instead of closing the dialog behind the app's back. Spread `dialogProps` on the <dialog>.
-import { useEffect, useRef, type MouseEvent, type SyntheticEvent } from 'react'
+import { type MouseEvent, type SyntheticEvent, useEffect, useRef } from 'react'
 
 export function useModalDialog(open: boolean, onClose: () => void) {
   const ref = useRef<HTMLDialogElement>(null)

@@ -76,8 +76,7 @@ export const useSession = create<SessionState>()(
         set({ accessToken, refreshToken })
       },
       setUser: (user) => set({ user }),
-      updateBalance: (balance) =>
-        set((state) => (state.user ? { user: { ...state.user, balance } } : {})),
+      updateBalance: (balance) => set((state) => (state.user ? { user: { ...state.user, balance } } : {})),
       logout: () => {
         removeTokens()
         set({ ...signedOut })

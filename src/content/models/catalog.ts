@@ -81,9 +81,7 @@ export function countProviders(models: readonly Model[]): ProviderCount[] {
     const provider = providerOf(model.id)
     counts.set(provider, (counts.get(provider) ?? 0) + 1)
   }
-  return [...counts]
-    .map(([provider, count]) => ({ provider, label: providerLabel(provider), count }))
-    .sort((a, b) => b.count - a.count || a.label.localeCompare(b.label, 'ru'))
+  return [...counts].map(([provider, count]) => ({ provider, label: providerLabel(provider), count })).sort((a, b) => b.count - a.count || a.label.localeCompare(b.label, 'ru'))
 }
 
 // ─── types ───────────────────────────────────────────────────────────────────
@@ -230,8 +228,7 @@ export const PUBLIC_FILTERS: ReadonlyArray<{ filter: Exclude<PublicFilter, ''>; 
   { filter: 'embeddings', label: 'Эмбеддинги' },
   { filter: 'free', label: 'Бесплатные' },
 ]
-export const parsePublicFilter = (v: string | null | undefined): PublicFilter =>
-  PUBLIC_FILTERS.some((f) => f.filter === v) ? (v as PublicFilter) : ''
+export const parsePublicFilter = (v: string | null | undefined): PublicFilter => (PUBLIC_FILTERS.some((f) => f.filter === v) ? (v as PublicFilter) : '')
 
 export function matchesPublicFilter(model: Model, filter: PublicFilter): boolean {
   switch (filter) {

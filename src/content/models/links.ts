@@ -3,5 +3,8 @@
 
 /** The public page of a model: '/models/openai/gpt-4o' (slashes and ':' kept readable). */
 export function publicModelHref(id: string): string {
-  return `/models/${id.split('/').map((part) => encodeURIComponent(part).replace(/%3A/gi, ':')).join('/')}`
+  return `/models/${id
+    .split('/')
+    .map((part) => encodeURIComponent(part).replace(/%3A/gi, ':'))
+    .join('/')}`
 }

@@ -1,8 +1,9 @@
 // Metadata of the public catalogue pages: /models (an ItemList of every model) and /models/{id}
 // (a Product with its ruble Offer). Shared by the server (src/spa) and the browser.
+
+import { absoluteUrl, type PageMeta, STATIC_PAGES, webPageLd } from '../seo'
 import { BRAND } from '../terms'
-import { absoluteUrl, STATIC_PAGES, webPageLd, type PageMeta } from '../seo'
-import { contextText, isFreeModel, priceLineText, priceLines, providerLabel, providerOf, publicModelHref, type Model } from './catalog'
+import { contextText, isFreeModel, type Model, priceLines, priceLineText, providerLabel, providerOf, publicModelHref } from './catalog'
 
 export const modelTitle = (model: Pick<Model, 'id' | 'name'>) => `${model.name || model.id} — цены в рублях | ${BRAND}`
 
@@ -102,4 +103,3 @@ export const NOT_FOUND_MODEL_META = (path: string): PageMeta => ({
   path,
   noindex: true,
 })
-

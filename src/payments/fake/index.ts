@@ -27,8 +27,7 @@ function invalid(req: CreatePaymentRequest): [string, string] | null {
   if (req.confirmation?.type !== 'redirect' || !req.confirmation.return_url) return ['confirmation', 'Redirect confirmation needs return_url']
   if (typeof req.description === 'string' && req.description.length > 128) return ['description', 'Description is longer than 128']
   const meta = req.metadata ?? {}
-  if (Object.keys(meta).length > 16 || Object.entries(meta).some(([k, v]) => k.length > 32 || typeof v !== 'string' || v.length > 512))
-    return ['metadata', 'Invalid metadata']
+  if (Object.keys(meta).length > 16 || Object.entries(meta).some(([k, v]) => k.length > 32 || typeof v !== 'string' || v.length > 512)) return ['metadata', 'Invalid metadata']
   const r = req.receipt
   if (r) {
     if (!r.customer?.email && !(r.customer as { phone?: string })?.phone) return ['receipt.customer', 'Receipt needs email or phone']

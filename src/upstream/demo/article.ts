@@ -30,7 +30,12 @@ function priceSentence(text: string): string {
 
 /** A first request that fits the model: a picture, vectors or a chat message. */
 function exampleRequest(apiBase: string, id: string, kind: 'chat' | 'image' | 'embeddings'): string[] {
-  const head = ['```bash', `curl ${apiBase}/${kind === 'image' ? 'images' : kind === 'embeddings' ? 'embeddings' : 'chat/completions'} \\`, '  -H "Authorization: Bearer sk-gw-…" \\', '  -H "Content-Type: application/json" \\']
+  const head = [
+    '```bash',
+    `curl ${apiBase}/${kind === 'image' ? 'images' : kind === 'embeddings' ? 'embeddings' : 'chat/completions'} \\`,
+    '  -H "Authorization: Bearer sk-gw-…" \\',
+    '  -H "Content-Type: application/json" \\',
+  ]
   const body =
     kind === 'image'
       ? `{"model": "${id}", "prompt": "Маяк на скалистом берегу на закате", "n": 1}`

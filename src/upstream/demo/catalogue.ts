@@ -43,8 +43,18 @@ export type Model = {
 }
 
 const TEXT_PARAMS = [
-  'max_tokens', 'temperature', 'top_p', 'stop', 'frequency_penalty', 'presence_penalty',
-  'seed', 'logit_bias', 'response_format', 'structured_outputs', 'tools', 'tool_choice',
+  'max_tokens',
+  'temperature',
+  'top_p',
+  'stop',
+  'frequency_penalty',
+  'presence_penalty',
+  'seed',
+  'logit_bias',
+  'response_format',
+  'structured_outputs',
+  'tools',
+  'tool_choice',
 ]
 const IMAGE_PARAMS = ['max_tokens', 'temperature', 'top_p', 'seed', 'response_format', 'structured_outputs']
 
@@ -102,81 +112,154 @@ function model(s: Spec): Model {
 
 export const CATALOGUE: readonly Model[] = [
   model({
-    id: 'openai/gpt-3.5-turbo', name: 'OpenAI: GPT-3.5 Turbo', created: 1685232000,
+    id: 'openai/gpt-3.5-turbo',
+    name: 'OpenAI: GPT-3.5 Turbo',
+    created: 1685232000,
     description: 'Демо-модель: быстрая и недорогая модель OpenAI для диалогов и простых задач.',
-    context: 16385, maxCompletion: 4096, input: ['text'], tokenizer: 'GPT', moderated: true,
-    pricing: { prompt: '0.0000005', completion: '0.0000015' }, cutoff: '2021-09-30',
+    context: 16385,
+    maxCompletion: 4096,
+    input: ['text'],
+    tokenizer: 'GPT',
+    moderated: true,
+    pricing: { prompt: '0.0000005', completion: '0.0000015' },
+    cutoff: '2021-09-30',
   }),
   model({
-    id: 'openai/gpt-4', name: 'OpenAI: GPT-4', created: 1685232000,
+    id: 'openai/gpt-4',
+    name: 'OpenAI: GPT-4',
+    created: 1685232000,
     description: 'Демо-модель: флагманская модель OpenAI предыдущего поколения с высокой точностью рассуждений.',
-    context: 8191, maxCompletion: 4096, input: ['text'], tokenizer: 'GPT', moderated: true,
-    pricing: { prompt: '0.00003', completion: '0.00006' }, cutoff: '2021-09-30',
+    context: 8191,
+    maxCompletion: 4096,
+    input: ['text'],
+    tokenizer: 'GPT',
+    moderated: true,
+    pricing: { prompt: '0.00003', completion: '0.00006' },
+    cutoff: '2021-09-30',
   }),
   model({
-    id: 'openai/gpt-4o', name: 'OpenAI: GPT-4o', created: 1715558400,
+    id: 'openai/gpt-4o',
+    name: 'OpenAI: GPT-4o',
+    created: 1715558400,
     description: 'Демо-модель: мультимодальная модель OpenAI, понимает текст, изображения и файлы.',
-    context: 128000, maxCompletion: 16384, input: ['text', 'image', 'file'], tokenizer: 'GPT', moderated: true,
+    context: 128000,
+    maxCompletion: 16384,
+    input: ['text', 'image', 'file'],
+    tokenizer: 'GPT',
+    moderated: true,
     pricing: { prompt: '0.0000025', completion: '0.00001', image: '0.003613', input_cache_read: '0.00000125' },
     cutoff: '2023-10-01',
   }),
   model({
-    id: 'openai/gpt-4o-mini', name: 'OpenAI: GPT-4o-mini', created: 1721260800,
+    id: 'openai/gpt-4o-mini',
+    name: 'OpenAI: GPT-4o-mini',
+    created: 1721260800,
     description: 'Демо-модель: компактная и дешёвая мультимодальная модель OpenAI, понимает изображения.',
-    context: 128000, maxCompletion: 16384, input: ['text', 'image', 'file'], tokenizer: 'GPT', moderated: true,
+    context: 128000,
+    maxCompletion: 16384,
+    input: ['text', 'image', 'file'],
+    tokenizer: 'GPT',
+    moderated: true,
     pricing: { prompt: '0.00000015', completion: '0.0000006', image: '0.000217', input_cache_read: '0.000000075' },
     cutoff: '2023-10-01',
   }),
   model({
-    id: 'anthropic/claude-3-haiku', name: 'Anthropic: Claude 3 Haiku', created: 1710288000,
+    id: 'anthropic/claude-3-haiku',
+    name: 'Anthropic: Claude 3 Haiku',
+    created: 1710288000,
     description: 'Демо-модель: самая быстрая модель семейства Claude 3, понимает изображения.',
-    context: 200000, maxCompletion: 4096, input: ['text', 'image'], tokenizer: 'Claude', moderated: true,
+    context: 200000,
+    maxCompletion: 4096,
+    input: ['text', 'image'],
+    tokenizer: 'Claude',
+    moderated: true,
     pricing: {
-      prompt: '0.00000025', completion: '0.00000125', image: '0.0004',
-      input_cache_read: '0.00000003', input_cache_write: '0.0000003',
+      prompt: '0.00000025',
+      completion: '0.00000125',
+      image: '0.0004',
+      input_cache_read: '0.00000003',
+      input_cache_write: '0.0000003',
     },
     params: ['max_tokens', 'temperature', 'top_p', 'top_k', 'stop', 'tools', 'tool_choice'],
   }),
   model({
-    id: 'google/gemini-2.5-flash-image', name: 'Google: Gemini 2.5 Flash Image (Nano Banana)', created: 1759870800,
+    id: 'google/gemini-2.5-flash-image',
+    name: 'Google: Gemini 2.5 Flash Image (Nano Banana)',
+    created: 1759870800,
     description: 'Демо-модель: генерирует и редактирует изображения по текстовому описанию, отвечает текстом.',
-    context: 32768, maxCompletion: 8192, input: ['image', 'text'], output: ['image', 'text'], tokenizer: 'Gemini',
+    context: 32768,
+    maxCompletion: 8192,
+    input: ['image', 'text'],
+    output: ['image', 'text'],
+    tokenizer: 'Gemini',
     pricing: {
-      prompt: '0.0000003', completion: '0.0000025', image: '0.001238', image_output: '0.001238',
+      prompt: '0.0000003',
+      completion: '0.0000025',
+      image: '0.001238',
+      image_output: '0.001238',
       input_cache_read: '0.00000003',
     },
-    params: IMAGE_PARAMS, cutoff: '2025-01-31',
+    params: IMAGE_PARAMS,
+    cutoff: '2025-01-31',
   }),
   model({
-    id: 'black-forest-labs/flux.2-pro', name: 'Black Forest Labs: FLUX.2 [pro]', created: 1764028800,
+    id: 'black-forest-labs/flux.2-pro',
+    name: 'Black Forest Labs: FLUX.2 [pro]',
+    created: 1764028800,
     description: 'Демо-модель: генерирует только изображения (без текста) по описанию.',
-    context: 46864, maxCompletion: 46864, input: ['text', 'image'], output: ['image'], tokenizer: 'Other',
+    context: 46864,
+    maxCompletion: 46864,
+    input: ['text', 'image'],
+    output: ['image'],
+    tokenizer: 'Other',
     pricing: { prompt: '0', completion: '0', image: '0.03', image_output: '0.03' },
     params: ['seed'],
   }),
   model({
-    id: 'meta-llama/llama-3.1-8b-instruct:free', name: 'Meta: Llama 3.1 8B Instruct (free)', created: 1721692800,
+    id: 'meta-llama/llama-3.1-8b-instruct:free',
+    name: 'Meta: Llama 3.1 8B Instruct (free)',
+    created: 1721692800,
     description: 'Демо-модель: бесплатный вариант компактной открытой модели Meta Llama 3.1.',
-    context: 131072, maxCompletion: 4096, input: ['text'], tokenizer: 'Llama3', instructType: 'llama3',
+    context: 131072,
+    maxCompletion: 4096,
+    input: ['text'],
+    tokenizer: 'Llama3',
+    instructType: 'llama3',
     hfId: 'meta-llama/Meta-Llama-3.1-8B-Instruct',
-    pricing: { prompt: '0', completion: '0' }, params: ['max_tokens', 'temperature', 'top_p', 'stop', 'seed'],
+    pricing: { prompt: '0', completion: '0' },
+    params: ['max_tokens', 'temperature', 'top_p', 'stop', 'seed'],
   }),
   model({
-    id: 'openrouter/auto', name: 'Auto Router', created: 1699401600,
+    id: 'openrouter/auto',
+    name: 'Auto Router',
+    created: 1699401600,
     description: 'Демо-модель: автоматически выбирает подходящую модель; в демо-режиме отвечает GPT-4o-mini.',
-    context: 2000000, maxCompletion: null, input: ['text', 'image', 'file'], tokenizer: 'Router',
+    context: 2000000,
+    maxCompletion: null,
+    input: ['text', 'image', 'file'],
+    tokenizer: 'Router',
     pricing: { prompt: '-1', completion: '-1', request: '-1', image: '-1' },
   }),
   model({
-    id: 'mistralai/mistral-small', name: 'Mistral: Mistral Small', created: 1704844800,
+    id: 'mistralai/mistral-small',
+    name: 'Mistral: Mistral Small',
+    created: 1704844800,
     description: 'Демо-модель: экономичная модель Mistral AI для перевода, резюме и классификации.',
-    context: 32768, maxCompletion: null, input: ['text'], tokenizer: 'Mistral',
+    context: 32768,
+    maxCompletion: null,
+    input: ['text'],
+    tokenizer: 'Mistral',
     pricing: { prompt: '0.0000002', completion: '0.0000006' },
   }),
   model({
-    id: 'deepseek/deepseek-chat', name: 'DeepSeek: DeepSeek V3', created: 1735241000,
+    id: 'deepseek/deepseek-chat',
+    name: 'DeepSeek: DeepSeek V3',
+    created: 1735241000,
     description: 'Демо-модель: открытая модель DeepSeek V3 для диалогов и программирования.',
-    context: 163840, maxCompletion: 163840, input: ['text'], tokenizer: 'DeepSeek',
+    context: 163840,
+    maxCompletion: 163840,
+    input: ['text'],
+    tokenizer: 'DeepSeek',
     hfId: 'deepseek-ai/DeepSeek-V3',
     pricing: { prompt: '0.0000003', completion: '0.00000085' },
   }),
@@ -188,16 +271,30 @@ export const CATALOGUE: readonly Model[] = [
  */
 export const EMBEDDING_MODELS: readonly Model[] = [
   model({
-    id: 'openai/text-embedding-3-small', name: 'OpenAI: Text Embedding 3 Small', created: 1705953600,
+    id: 'openai/text-embedding-3-small',
+    name: 'OpenAI: Text Embedding 3 Small',
+    created: 1705953600,
     description: 'Демо-модель: компактная модель эмбеддингов OpenAI, векторы длиной 1536.',
-    context: 8192, maxCompletion: null, input: ['text'], output: ['embeddings'], tokenizer: 'GPT',
-    pricing: { prompt: '0.00000002', completion: '0' }, params: ['dimensions', 'encoding_format'],
+    context: 8192,
+    maxCompletion: null,
+    input: ['text'],
+    output: ['embeddings'],
+    tokenizer: 'GPT',
+    pricing: { prompt: '0.00000002', completion: '0' },
+    params: ['dimensions', 'encoding_format'],
   }),
   model({
-    id: 'openai/text-embedding-3-large', name: 'OpenAI: Text Embedding 3 Large', created: 1705953600,
+    id: 'openai/text-embedding-3-large',
+    name: 'OpenAI: Text Embedding 3 Large',
+    created: 1705953600,
     description: 'Демо-модель: точная модель эмбеддингов OpenAI, векторы длиной 3072.',
-    context: 8192, maxCompletion: null, input: ['text'], output: ['embeddings'], tokenizer: 'GPT',
-    pricing: { prompt: '0.00000013', completion: '0' }, params: ['dimensions', 'encoding_format'],
+    context: 8192,
+    maxCompletion: null,
+    input: ['text'],
+    output: ['embeddings'],
+    tokenizer: 'GPT',
+    pricing: { prompt: '0.00000013', completion: '0' },
+    params: ['dimensions', 'encoding_format'],
   }),
 ]
 
@@ -207,12 +304,10 @@ export const EMBEDDING_DIMENSIONS: Readonly<Record<string, number>> = {
   'openai/text-embedding-3-large': 3072,
 }
 
-export const findEmbeddingModel = (id: string): Model | undefined =>
-  EMBEDDING_MODELS.find((m) => m.id === id || m.canonical_slug === id)
+export const findEmbeddingModel = (id: string): Model | undefined => EMBEDDING_MODELS.find((m) => m.id === id || m.canonical_slug === id)
 
 /** `GET /embeddings/models`: the same list shape as `/models`. */
-export const listEmbeddingModels = (query: URLSearchParams): ModelList =>
-  paginate([...EMBEDDING_MODELS], query, '/api/v1/embeddings/models')
+export const listEmbeddingModels = (query: URLSearchParams): ModelList => paginate([...EMBEDDING_MODELS], query, '/api/v1/embeddings/models')
 
 /** Router pseudo-models and where the demo routes them (the answer reports the concrete model). */
 const ROUTES: Record<string, string> = { 'openrouter/auto': 'openai/gpt-4o-mini' }
@@ -256,7 +351,13 @@ export function resolveRequestedModel(id: string): ResolvedChatModel | undefined
 export const outputsImage = (m: Model) => m.architecture.output_modalities.includes('image')
 export const outputsText = (m: Model) => m.architecture.output_modalities.includes('text')
 
-const csv = (v: string | null) => (v ? v.split(',').map((s) => s.trim()).filter(Boolean) : [])
+const csv = (v: string | null) =>
+  v
+    ? v
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)
+    : []
 
 /**
  * `output_modalities` defaults to `text`, and a model that can output images only shows when the
@@ -278,10 +379,7 @@ export function listModels(query: URLSearchParams): ModelList {
   const input = csv(query.get('input_modalities'))
   const params = csv(query.get('supported_parameters'))
   const filtered = CATALOGUE.filter(
-    (m) =>
-      matchesOutput(m, output.length ? output : ['text']) &&
-      matchesAll(m.architecture.input_modalities, input) &&
-      matchesAll(m.supported_parameters, params),
+    (m) => matchesOutput(m, output.length ? output : ['text']) && matchesAll(m.architecture.input_modalities, input) && matchesAll(m.supported_parameters, params),
   )
   return paginate(filtered, query)
 }

@@ -12,19 +12,24 @@
 //   - prompt: pricing.prompt × prompt_tokens (replies.ts) + pricing.image × `image_url` parts.
 //   - web search (web plugin, `:online`, `web_search_options`): max_results (1..20, default 5) ×
 //     the per-result price (pricing.ts webResultPriceFemto), unless cancelled before the first piece.
-import { outputsImage, outputsText, resolveRequestedModel, type Model, type ResolvedChatModel } from './catalogue'
-import {
-  httpFaultResponse, parseFaults, stripDirectives, LONG_MIN_TOKENS, OVERBILL_FACTOR, PIECES_BEFORE_FAILURE,
-  SLOW_MIN_TOKENS, SLOW_TOKEN_DELAY_MS, type Fault,
-} from './faults'
+
 import { articleJson, isArticleRequest } from './article'
+import { type Model, outputsImage, outputsText, type ResolvedChatModel, resolveRequestedModel } from './catalogue'
+import {
+  type Fault,
+  httpFaultResponse,
+  LONG_MIN_TOKENS,
+  OVERBILL_FACTOR,
+  PIECES_BEFORE_FAILURE,
+  parseFaults,
+  SLOW_MIN_TOKENS,
+  SLOW_TOKEN_DELAY_MS,
+  stripDirectives,
+} from './faults'
 import { promptImageDataUrl } from './png'
 import { computeCost, femtoToUsd } from './pricing'
-import {
-  countInputImages, countMediaParts, countPromptTokens, lastUserText, padToTokens, replyText, splitTokens,
-  type ChatMessage,
-} from './replies'
-import { generationStats, type DemoState, type GenerationStats } from './state'
+import { type ChatMessage, countInputImages, countMediaParts, countPromptTokens, lastUserText, padToTokens, replyText, splitTokens } from './replies'
+import { type DemoState, type GenerationStats, generationStats } from './state'
 import { generationId, json, openRouterError, sleep, untilAborted } from './wire'
 
 /** Image output is billed as this many image tokens per picture (Gemini's figure). */
@@ -195,8 +200,7 @@ function parseChatRequest(body: unknown): ChatRequest | Response {
 }
 
 /** Web results this answer bills: what the request asked for, else the default for an `:online` id. */
-const webResultsFor = (req: ChatRequest, answer: ResolvedChatModel) =>
-  req.webResults ?? (answer.variant === 'online' ? DEFAULT_WEB_RESULTS : 0)
+const webResultsFor = (req: ChatRequest, answer: ResolvedChatModel) => req.webResults ?? (answer.variant === 'online' ? DEFAULT_WEB_RESULTS : 0)
 
 export function planAnswer(req: ChatRequest, faults: Set<Fault>, tokenDelayMs: number, faultsOn: boolean): Plan {
   const answer = faults.has('fallback') ? req.candidates.at(-1)! : req.candidates[0]!
@@ -206,11 +210,7 @@ export function planAnswer(req: ChatRequest, faults: Set<Fault>, tokenDelayMs: n
   const userText = faultsOn ? stripDirectives(rawText) : rawText
   const drawsImage = outputsImage(model) && (req.wantsImage || !outputsText(model))
   const article = req.article && !drawsImage
-  let text = !outputsText(model)
-    ? ''
-    : article
-      ? articleJson(rawText)
-      : (req.reply ?? replyText(userText, drawsImage ? 'image' : 'text'))
+  let text = !outputsText(model) ? '' : article ? articleJson(rawText) : (req.reply ?? replyText(userText, drawsImage ? 'image' : 'text'))
   if (text && !article && webResults > 0) text += ` Демо-поиск в интернете: учтено результатов — ${webResults}.`
   if (faults.has('slow')) text = padToTokens(text, SLOW_MIN_TOKENS)
   if (faults.has('long')) text = padToTokens(text, LONG_MIN_TOKENS)
@@ -379,8 +379,7 @@ const imageItems = (url: string) => [{ type: 'image_url', image_url: { url } }]
 export const failsMidway = (faults: Set<Fault>) => faults.has('error200') || faults.has('midstream') || faults.has('break')
 
 /** Pieces over all choices that go out before the answer ends (or fails). */
-export const piecesToSend = (gen: Generation) =>
-  failsMidway(gen.plan.faults) ? Math.min(PIECES_BEFORE_FAILURE, gen.totalPieces) : gen.totalPieces
+export const piecesToSend = (gen: Generation) => (failsMidway(gen.plan.faults) ? Math.min(PIECES_BEFORE_FAILURE, gen.totalPieces) : gen.totalPieces)
 
 const choiceIndexes = (plan: Plan) => Array.from({ length: plan.req.choices }, (_, i) => i)
 
@@ -571,12 +570,7 @@ const midStreamError = (gen: Generation) => ({
  * keep-alives in long waits, each written by `write`. Returns false when the client went away, after
  * recording the generation as cancelled and closing the stream.
  */
-export async function streamPieces(
-  gen: Generation,
-  out: SseWriter,
-  ctx: RequestContext,
-  write: (index: number, piece: string) => void,
-): Promise<boolean> {
+export async function streamPieces(gen: Generation, out: SseWriter, ctx: RequestContext, write: (index: number, piece: string) => void): Promise<boolean> {
   for (let i = piecesToSend(gen); i > 0; i--) {
     await waitWithKeepAlive(out, gen.plan.tokenDelayMs, ctx.signal)
     if (ctx.signal.aborted) {
@@ -630,12 +624,7 @@ async function pump(gen: Generation, out: SseWriter, ctx: RequestContext): Promi
  * An SSE response whose events `pump` writes; the request is finished when it returns. `keepAlive`:
  * the frame sent in long waits (default: the router's `: OPENROUTER PROCESSING` comment).
  */
-export function sseResponse(
-  gen: Generation,
-  ctx: RequestContext,
-  pump: (gen: Generation, out: SseWriter, ctx: RequestContext) => Promise<void>,
-  keepAlive?: string,
-): Response {
+export function sseResponse(gen: Generation, ctx: RequestContext, pump: (gen: Generation, out: SseWriter, ctx: RequestContext) => Promise<void>, keepAlive?: string): Response {
   const body = new ReadableStream<Uint8Array>({
     start(controller) {
       const out = new SseWriter(controller, keepAlive)

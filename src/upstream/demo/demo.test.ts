@@ -2,7 +2,7 @@
 // stats, faults, images and auth, checked against protocols.md section 1.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { inflateSync } from 'node:zlib'
-import { createDemoUpstream, startFakeUpstream, type RunningFakeUpstream } from './index'
+import { createDemoUpstream, type RunningFakeUpstream, startFakeUpstream } from './index'
 import { crc32 } from './png'
 import { computeCost, femtoToUsd, toFemto, webResultPriceFemto } from './pricing'
 import { readSseFrames, startDemoForTest, until } from './test-setup'
@@ -38,9 +38,11 @@ const readSse = (res: Response, stopAfter?: (events: SseEvent[]) => boolean) =>
     stopAfter,
   )
 
-const contentChunks = (events: SseEvent[]) =>
-  events.filter((e) => typeof e.data === 'object' && e.data.choices?.[0]?.delta?.content)
-const streamedText = (events: SseEvent[]) => contentChunks(events).map((e) => e.data.choices[0].delta.content).join('')
+const contentChunks = (events: SseEvent[]) => events.filter((e) => typeof e.data === 'object' && e.data.choices?.[0]?.delta?.content)
+const streamedText = (events: SseEvent[]) =>
+  contentChunks(events)
+    .map((e) => e.data.choices[0].delta.content)
+    .join('')
 
 const expectOpenRouterError = async (res: Response, status: number) => {
   expect(res.status).toBe(status)
@@ -87,8 +89,19 @@ describe('GET /models', () => {
     expect(body.total_count).toBe(body.data.length)
     expect(body.links).toEqual({ next: null })
     const required = [
-      'id', 'canonical_slug', 'name', 'created', 'pricing', 'context_length', 'architecture', 'top_provider',
-      'per_request_limits', 'supported_parameters', 'default_parameters', 'supported_voices', 'links',
+      'id',
+      'canonical_slug',
+      'name',
+      'created',
+      'pricing',
+      'context_length',
+      'architecture',
+      'top_provider',
+      'per_request_limits',
+      'supported_parameters',
+      'default_parameters',
+      'supported_voices',
+      'links',
     ]
     for (const m of body.data as Json[]) {
       for (const key of required) expect(m).toHaveProperty(key)
@@ -167,8 +180,7 @@ describe('POST /chat/completions (JSON)', () => {
     expect(choice).toMatchObject({ index: 0, finish_reason: 'stop', native_finish_reason: 'stop' })
     expect(choice.message).toEqual({
       role: 'assistant',
-      content:
-        'Демо-ответ: вы написали «Расскажи про Байкал». Это локально сгенерированный ответ демо-режима AI Gateway; подключите OPENROUTER_API_KEY для настоящих моделей.',
+      content: 'Демо-ответ: вы написали «Расскажи про Байкал». Это локально сгенерированный ответ демо-режима AI Gateway; подключите OPENROUTER_API_KEY для настоящих моделей.',
       refusal: null,
       reasoning: null,
     })
@@ -181,7 +193,13 @@ describe('POST /chat/completions (JSON)', () => {
   test('usage as protocols.md 1.4; cost = tokens × decimal prices', async () => {
     const messages = [
       { role: 'system', content: 'Ты помощник.' },
-      { role: 'user', content: [{ type: 'text', text: 'Сколько будет 2+2?' }, { type: 'image_url', image_url: { url: 'https://x/y.png' } }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'Сколько будет 2+2?' },
+          { type: 'image_url', image_url: { url: 'https://x/y.png' } },
+        ],
+      },
     ]
     const body = (await (await chat(up, { model: 'openai/gpt-4', messages })).json()) as Json
     const chars = [...'Ты помощник.'].length + [...'Сколько будет 2+2?'].length
@@ -268,9 +286,7 @@ describe('POST /chat/completions (SSE)', () => {
     for (const c of content) {
       expect(c.data).toMatchObject({ id, object: 'chat.completion.chunk', model: 'openai/gpt-3.5-turbo', provider: 'Demo' })
       expect(c.data.created).toBeNumber()
-      expect(c.data.choices).toEqual([
-        { index: 0, delta: { role: 'assistant', content: expect.any(String) }, finish_reason: null, native_finish_reason: null },
-      ])
+      expect(c.data.choices).toEqual([{ index: 0, delta: { role: 'assistant', content: expect.any(String) }, finish_reason: null, native_finish_reason: null }])
     }
     const finish = events.filter((e) => typeof e.data === 'object' && e.data.choices?.[0]?.finish_reason)
     expect(finish).toHaveLength(1)
@@ -385,8 +401,15 @@ describe('GET /generation, /key, /credits', () => {
       for (const path of ['/key', '/auth/key']) {
         const key = (await (await fetch(fresh.url + path)).json()) as Json
         expect(key.data).toMatchObject({
-          label: 'demo', limit: null, limit_remaining: null, limit_reset: null, usage: total,
-          usage_daily: total, usage_weekly: total, usage_monthly: total, is_free_tier: false,
+          label: 'demo',
+          limit: null,
+          limit_remaining: null,
+          limit_reset: null,
+          usage: total,
+          usage_daily: total,
+          usage_weekly: total,
+          usage_monthly: total,
+          is_free_tier: false,
         })
       }
       const credits = (await (await fetch(`${fresh.url}/credits`)).json()) as Json
@@ -428,9 +451,7 @@ const pngFromDataUrl = (url: string) => {
 
 describe('image output', () => {
   test('gemini image: a valid PNG, short text, image_tokens 1290 and the image in the cost', async () => {
-    const body = (await (
-      await chat(up, { model: 'google/gemini-2.5-flash-image', modalities: ['image', 'text'], messages: user('рыжий кот') })
-    ).json()) as Json
+    const body = (await (await chat(up, { model: 'google/gemini-2.5-flash-image', modalities: ['image', 'text'], messages: user('рыжий кот') })).json()) as Json
     const { message } = body.choices[0]
     expect(message.content).toContain('рыжий кот')
     expect(message.images).toHaveLength(1)
@@ -453,9 +474,7 @@ describe('image output', () => {
   })
 
   test('same prompt → same picture; aspect_ratio shapes it; without modalities only text', async () => {
-    const draw = async (extra: Json) =>
-      ((await (await chat(up, { model: 'google/gemini-2.5-flash-image', messages: user('закат'), ...extra })).json()) as Json)
-        .choices[0].message
+    const draw = async (extra: Json) => ((await (await chat(up, { model: 'google/gemini-2.5-flash-image', messages: user('закат'), ...extra })).json()) as Json).choices[0].message
     const a = await draw({ modalities: ['image', 'text'] })
     const b = await draw({ modalities: ['image', 'text'] })
     expect(a.images[0].image_url.url).toBe(b.images[0].image_url.url)
@@ -466,9 +485,7 @@ describe('image output', () => {
   })
 
   test('streamed image arrives in a delta and is billed in the usage chunk', async () => {
-    const events = await readSse(
-      await chat(up, { model: 'google/gemini-2.5-flash-image', stream: true, modalities: ['image', 'text'], messages: user('лес') }),
-    )
+    const events = await readSse(await chat(up, { model: 'google/gemini-2.5-flash-image', stream: true, modalities: ['image', 'text'], messages: user('лес') }))
     const withImage = events.filter((e) => e.data?.choices?.[0]?.delta?.images)
     expect(withImage).toHaveLength(1)
     parsePng(pngFromDataUrl(withImage[0]!.data.choices[0].delta.images[0].image_url.url))
@@ -489,15 +506,23 @@ describe('image output', () => {
 
 const fault = (name: string, extra: Json = {}) => ({
   model: 'openai/gpt-3.5-turbo',
-  messages: [{ role: 'user', content: 'first' }, { role: 'assistant', content: 'ok' }, { role: 'user', content: `тест [[fault:${name}]]` }],
+  messages: [
+    { role: 'user', content: 'first' },
+    { role: 'assistant', content: 'ok' },
+    { role: 'user', content: `тест [[fault:${name}]]` },
+  ],
   ...extra,
 })
 
 describe('faults', () => {
   test('HTTP error faults, in both modes, with Retry-After where documented', async () => {
     const cases: [string, number, string | null][] = [
-      ['http500', 500, null], ['http502', 502, null], ['http503', 503, '1'],
-      ['http429', 429, '1'], ['http400', 400, null], ['credits402', 402, null],
+      ['http500', 500, null],
+      ['http502', 502, null],
+      ['http503', 503, '1'],
+      ['http429', 429, '1'],
+      ['http400', 400, null],
+      ['credits402', 402, null],
     ]
     for (const [name, status, retryAfter] of cases) {
       for (const stream of [false, true]) {
@@ -518,7 +543,13 @@ describe('faults', () => {
   })
 
   test('a fault directive only counts in the LAST user message', async () => {
-    const res = await chat(up, { model: 'openai/gpt-4', messages: [{ role: 'user', content: '[[fault:http500]]' }, { role: 'user', content: 'ok' }] })
+    const res = await chat(up, {
+      model: 'openai/gpt-4',
+      messages: [
+        { role: 'user', content: '[[fault:http500]]' },
+        { role: 'user', content: 'ok' },
+      ],
+    })
     expect(res.status).toBe(200)
   })
 
@@ -673,9 +704,13 @@ describe('apiKey', () => {
       const wrong = await fetch(`${locked.url}/key`, { headers: { Authorization: 'Bearer nope' } })
       await expectOpenRouterError(wrong, 401)
       await expectOpenRouterError(await chat(locked, { model: 'openai/gpt-4', messages: user('x') }), 401)
-      const ok = await chat(locked, { model: 'openai/gpt-4', messages: user('x') }, {
-        headers: { Authorization: 'Bearer sk-or-v1-test', 'Content-Type': 'application/json' },
-      })
+      const ok = await chat(
+        locked,
+        { model: 'openai/gpt-4', messages: user('x') },
+        {
+          headers: { Authorization: 'Bearer sk-or-v1-test', 'Content-Type': 'application/json' },
+        },
+      )
       expect(ok.status).toBe(200)
       expect(locked.log.at(-1)!.headers.authorization).toBe('Bearer sk-or-v1-test')
       expect(locked.log).toHaveLength(4)
@@ -688,10 +723,8 @@ describe('apiKey', () => {
 // ---------------------------------------------------------------- billing features (issue 14)
 
 /** Exact USD the demo must report, from the catalogue's decimal strings (BigInt femto-dollars). */
-const exactCost = (
-  modelId: string,
-  usage: { promptTokens: number; completionTokens: number; outputImages?: number; inputImages?: number; webResults?: number },
-) => femtoToUsd(computeCost(models.get(modelId)!.pricing as never, { outputImages: 0, ...usage }).total)
+const exactCost = (modelId: string, usage: { promptTokens: number; completionTokens: number; outputImages?: number; inputImages?: number; webResults?: number }) =>
+  femtoToUsd(computeCost(models.get(modelId)!.pricing as never, { outputImages: 0, ...usage }).total)
 
 const codePointsOf = (s: string) => [...s].length
 /** prompt_tokens as replies.ts documents it, for one user message of plain text plus body extras. */
@@ -746,11 +779,17 @@ describe('n choices', () => {
     const content = contentChunks(events)
     for (const c of content) expect(c.data.choices).toHaveLength(1)
     const textOf = (i: number) =>
-      content.filter((c) => c.data.choices[0].index === i).map((c) => c.data.choices[0].delta.content).join('')
+      content
+        .filter((c) => c.data.choices[0].index === i)
+        .map((c) => c.data.choices[0].delta.content)
+        .join('')
     expect(textOf(0)).toBe(plain.choices[0].message.content)
     expect(textOf(1)).toBe(plain.choices[0].message.content)
     const finish = events.filter((e) => typeof e.data === 'object' && e.data.choices?.[0]?.finish_reason)
-    expect(finish.map((e) => [e.data.choices[0].index, e.data.choices[0].finish_reason])).toEqual([[0, 'stop'], [1, 'stop']])
+    expect(finish.map((e) => [e.data.choices[0].index, e.data.choices[0].finish_reason])).toEqual([
+      [0, 'stop'],
+      [1, 'stop'],
+    ])
     const usageChunks = events.filter((e) => typeof e.data === 'object' && e.data.usage)
     expect(usageChunks).toHaveLength(1)
     expect(usageChunks[0]!.data.choices).toEqual([])
@@ -776,9 +815,7 @@ describe('n choices', () => {
     expect(flux.choices.map((c: Json) => c.message.images.length)).toEqual([1, 1, 1])
     expect(flux.usage.cost).toBe(femtoToUsd(3n * toFemto('0.03')))
 
-    const events = await readSse(
-      await chat(up, { model: 'google/gemini-2.5-flash-image', n: 2, stream: true, modalities: ['image', 'text'], messages: user('лес') }),
-    )
+    const events = await readSse(await chat(up, { model: 'google/gemini-2.5-flash-image', n: 2, stream: true, modalities: ['image', 'text'], messages: user('лес') }))
     const withImage = events.filter((e) => e.data?.choices?.[0]?.delta?.images)
     expect(withImage.map((e) => e.data.choices[0].index)).toEqual([0, 1])
     const su = events.find((e) => e.data?.usage)!.data.usage
@@ -821,7 +858,10 @@ describe('prompt billing', () => {
     const u = body.usage
     expect(u.prompt_tokens).toBe(promptTokensOf('Что на картинках?'))
     const expected = computeCost(models.get('anthropic/claude-3-haiku')!.pricing, {
-      promptTokens: u.prompt_tokens, completionTokens: u.completion_tokens, outputImages: 0, inputImages: 2,
+      promptTokens: u.prompt_tokens,
+      completionTokens: u.completion_tokens,
+      outputImages: 0,
+      inputImages: 2,
     })
     expect(expected.prompt).toBe(BigInt(u.prompt_tokens) * toFemto('0.00000025') + 2n * toFemto('0.0004'))
     expect(u.cost).toBe(femtoToUsd(expected.total))
@@ -835,13 +875,17 @@ describe('prompt billing', () => {
       messages: [
         { role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://x/1.png' } }] },
         { role: 'assistant', content: 'ok' },
-        { role: 'user', content: [{ type: 'text', text: 'перекрась' }, { type: 'image_url', image_url: { url: 'https://x/2.png' } }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'перекрась' },
+            { type: 'image_url', image_url: { url: 'https://x/2.png' } },
+          ],
+        },
       ],
     })
     const e = edit.usage
-    expect(e.cost).toBe(
-      exactCost('google/gemini-2.5-flash-image', { promptTokens: e.prompt_tokens, completionTokens: e.completion_tokens, outputImages: 1, inputImages: 2 }),
-    )
+    expect(e.cost).toBe(exactCost('google/gemini-2.5-flash-image', { promptTokens: e.prompt_tokens, completionTokens: e.completion_tokens, outputImages: 1, inputImages: 2 }))
   })
 
   test('tools, response_format and functions count as ceil(code points of their JSON / 4) prompt tokens each', async () => {
@@ -854,7 +898,10 @@ describe('prompt billing', () => {
     const body = await post({ model: 'openai/gpt-4', messages: user(text), tools, response_format: responseFormat, functions, tool_choice: 'auto' })
     const expectedPrompt = promptTokensOf(text, [tools, responseFormat, functions])
     expect(expectedPrompt).toBe(
-      promptTokensOf(text) + Math.ceil(codePointsOf(JSON.stringify(tools)) / 4) + Math.ceil(codePointsOf(JSON.stringify(responseFormat)) / 4) + Math.ceil(codePointsOf(JSON.stringify(functions)) / 4),
+      promptTokensOf(text) +
+        Math.ceil(codePointsOf(JSON.stringify(tools)) / 4) +
+        Math.ceil(codePointsOf(JSON.stringify(responseFormat)) / 4) +
+        Math.ceil(codePointsOf(JSON.stringify(functions)) / 4),
     )
     expect(body.usage.prompt_tokens).toBe(expectedPrompt)
     expect(body.usage.cost).toBe(exactCost('openai/gpt-4', { promptTokens: expectedPrompt, completionTokens: body.usage.completion_tokens }))
@@ -924,9 +971,7 @@ describe('routing variants', () => {
     }
     // :free ids stay catalogue entries of their own (and can take a variant too).
     expect((await post({ model: 'meta-llama/llama-3.1-8b-instruct:free', messages: user('x') })).usage.cost).toBe(0)
-    expect((await post({ model: 'meta-llama/llama-3.1-8b-instruct:free:nitro', messages: user('x') })).model).toBe(
-      'meta-llama/llama-3.1-8b-instruct:free:nitro',
-    )
+    expect((await post({ model: 'meta-llama/llama-3.1-8b-instruct:free:nitro', messages: user('x') })).model).toBe('meta-llama/llama-3.1-8b-instruct:free:nitro')
   })
 
   test('x/y:online searches with 5 results at $0.004 each, billed on top of the base model', async () => {
@@ -935,7 +980,10 @@ describe('routing variants', () => {
     const u = body.usage
     expect(u.server_tool_use).toEqual({ web_search_requests: 1 })
     const expected = computeCost(models.get('deepseek/deepseek-chat')!.pricing, {
-      promptTokens: u.prompt_tokens, completionTokens: u.completion_tokens, outputImages: 0, webResults: 5,
+      promptTokens: u.prompt_tokens,
+      completionTokens: u.completion_tokens,
+      outputImages: 0,
+      webResults: 5,
     })
     expect(expected.webSearch).toBe(toFemto('0.02'))
     expect(u.cost).toBe(femtoToUsd(expected.total))
@@ -993,12 +1041,10 @@ describe('web search', () => {
     const after = await until(() => up.generations.get(res.headers.get('x-generation-id')!))
     expect(after.cancelled).toBe(true)
     expect(after.num_search_results).toBe(4)
-    expect(after.total_cost).toBe(
-      exactCost('openai/gpt-3.5-turbo', { promptTokens: after.tokens_prompt, completionTokens: after.tokens_completion, webResults: 4 }),
-    )
+    expect(after.total_cost).toBe(exactCost('openai/gpt-3.5-turbo', { promptTokens: after.tokens_prompt, completionTokens: after.tokens_completion, webResults: 4 }))
   })
 
-  test('per-result price: the model\'s pricing.web_search when > 0, else $0.004', () => {
+  test("per-result price: the model's pricing.web_search when > 0, else $0.004", () => {
     const base = { prompt: '0', completion: '0' }
     const usage = { promptTokens: 0, completionTokens: 0, outputImages: 0, webResults: 7 }
     expect(webResultPriceFemto({ web_search: '0' })).toBe(toFemto('0.004'))
@@ -1008,7 +1054,10 @@ describe('web search', () => {
     expect(computeCost({ ...base, web_search: '0.01' }, usage)).toEqual({ prompt: 0n, completion: toFemto('0.07'), webSearch: toFemto('0.07'), total: toFemto('0.07') })
     expect(computeCost(base, usage).total).toBe(toFemto('0.028'))
     expect(computeCost({ ...base, image: '0.0004', image_output: '0.03' }, { ...usage, webResults: 0, inputImages: 3, outputImages: 2 })).toEqual({
-      prompt: toFemto('0.0012'), completion: toFemto('0.06'), webSearch: 0n, total: toFemto('0.0612'),
+      prompt: toFemto('0.0012'),
+      completion: toFemto('0.06'),
+      webSearch: 0n,
+      total: toFemto('0.0612'),
     })
   })
 })
@@ -1030,11 +1079,14 @@ describe('overbill', () => {
       const events = await readSse(await chat(fresh, { model: 'deepseek/deepseek-chat:online', stream: true, messages: user('поиск') }))
       const su = events.find((e) => e.data?.usage)!.data.usage
       const streamTruth = computeCost(models.get('deepseek/deepseek-chat')!.pricing, {
-        promptTokens: su.prompt_tokens, completionTokens: su.completion_tokens, outputImages: 0, webResults: 5,
+        promptTokens: su.prompt_tokens,
+        completionTokens: su.completion_tokens,
+        outputImages: 0,
+        webResults: 5,
       })
       expect(su.cost).toBe(femtoToUsd(10n * streamTruth.total))
       // Armed once: the next request is billed truly.
-      const next = await (await chat(fresh, { model: 'openai/gpt-4', stream: false, messages: user('сколько?') })).json() as Json
+      const next = (await (await chat(fresh, { model: 'openai/gpt-4', stream: false, messages: user('сколько?') })).json()) as Json
       expect(next.usage.cost).toBe(exactCost('openai/gpt-4', { promptTokens: next.usage.prompt_tokens, completionTokens: next.usage.completion_tokens }))
     } finally {
       await fresh.stop()

@@ -11,10 +11,10 @@
 // `timeout` never answers (recorded as cancelled once the client goes), `nocost` drops usage.cost,
 // `overbill` reports 10× the cost.
 import { EMBEDDING_DIMENSIONS, findEmbeddingModel, type Model } from './catalogue'
-import { requestFaults, type RequestContext } from './chat'
-import { httpFaultResponse, OVERBILL_FACTOR, type Fault } from './faults'
+import { type RequestContext, requestFaults } from './chat'
+import { type Fault, httpFaultResponse, OVERBILL_FACTOR } from './faults'
 import { computeCost, femtoToUsd } from './pricing'
-import { generationStats, type DemoState } from './state'
+import { type DemoState, generationStats } from './state'
 import { generationId, json, openRouterError, untilAborted } from './wire'
 
 /** One input: a text, or an array of token ids. */
@@ -30,8 +30,7 @@ type EmbeddingsRequest = {
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
 const invalid = (message: string) => openRouterError(400, message, { error_type: 'invalid_request' })
-const isTokenArray = (v: unknown): v is number[] =>
-  Array.isArray(v) && v.length > 0 && v.every((t) => typeof t === 'number' && Number.isInteger(t) && t >= 0)
+const isTokenArray = (v: unknown): v is number[] => Array.isArray(v) && v.length > 0 && v.every((t) => typeof t === 'number' && Number.isInteger(t) && t >= 0)
 
 /** string | string[] | number[] (one token array) | number[][]; nothing empty. */
 function parseInputs(raw: unknown): EmbeddingInput[] | Response {
@@ -60,8 +59,7 @@ function parseEmbeddingsRequest(body: unknown): EmbeddingsRequest | Response {
   return { model, inputs, base64: format === 'base64', dimensions: dims, user: typeof body.user === 'string' ? body.user : null }
 }
 
-export const embeddingTokens = (input: EmbeddingInput) =>
-  typeof input === 'string' ? Math.ceil([...input].length / 4) : input.length
+export const embeddingTokens = (input: EmbeddingInput) => (typeof input === 'string' ? Math.ceil([...input].length / 4) : input.length)
 
 /** sfc32 seeded from SHA-256(model id NUL kind:input): uniform draws in [-1, 1). */
 function generator(modelId: string, input: EmbeddingInput): () => number {
@@ -135,9 +133,7 @@ export async function handleEmbeddings(body: unknown, state: DemoState, ctx: Req
     const vector = embeddingVector(req.model.id, input, req.dimensions)
     return { object: 'embedding', embedding: req.base64 ? float32Base64(vector) : Array.from(vector), index }
   })
-  const usage = faults.has('nocost')
-    ? { prompt_tokens: tokens, total_tokens: tokens }
-    : { prompt_tokens: tokens, total_tokens: tokens, cost: femtoToUsd(reported) }
+  const usage = faults.has('nocost') ? { prompt_tokens: tokens, total_tokens: tokens } : { prompt_tokens: tokens, total_tokens: tokens, cost: femtoToUsd(reported) }
   record(state, req, id, startedAt, tokens, reported, false)
   return json({ id, object: 'list', data, model: req.model.id, usage }, 200, { 'X-Generation-Id': id })
 }

@@ -28,9 +28,23 @@
 import { openRouterError } from './wire'
 
 export const FAULTS = [
-  'http500', 'http502', 'http503', 'http429', 'http400', 'credits402',
-  'timeout', 'error200', 'toplevel200', 'midstream', 'break',
-  'slow', 'nocost', 'empty', 'long', 'fallback', 'overbill',
+  'http500',
+  'http502',
+  'http503',
+  'http429',
+  'http400',
+  'credits402',
+  'timeout',
+  'error200',
+  'toplevel200',
+  'midstream',
+  'break',
+  'slow',
+  'nocost',
+  'empty',
+  'long',
+  'fallback',
+  'overbill',
 ] as const
 export type Fault = (typeof FAULTS)[number]
 
@@ -55,13 +69,23 @@ const HTTP_FAULTS: Partial<Record<Fault, () => Response>> = {
   http500: () => openRouterError(500, 'Internal Server Error'),
   http502: () => openRouterError(502, 'Provider returned error', { error_type: 'provider_unavailable' }),
   http503: () =>
-    openRouterError(503, 'No available providers could handle the request', { error_type: 'provider_overloaded' }, {
-      'Retry-After': '1',
-    }),
+    openRouterError(
+      503,
+      'No available providers could handle the request',
+      { error_type: 'provider_overloaded' },
+      {
+        'Retry-After': '1',
+      },
+    ),
   http429: () =>
-    openRouterError(429, 'Rate limit exceeded: too many requests', { error_type: 'rate_limit_exceeded' }, {
-      'Retry-After': '1',
-    }),
+    openRouterError(
+      429,
+      'Rate limit exceeded: too many requests',
+      { error_type: 'rate_limit_exceeded' },
+      {
+        'Retry-After': '1',
+      },
+    ),
   http400: () => openRouterError(400, 'Invalid request: demo fault', { error_type: 'invalid_request' }),
   credits402: () =>
     openRouterError(402, 'Insufficient credits. Add more using https://openrouter.ai/credits', {

@@ -6,16 +6,16 @@
 import { findModel, listEmbeddingModels, listModels, modelEndpoints } from './catalogue'
 import { handleChat, type RequestContext } from './chat'
 import { handleEmbeddings } from './embeddings'
-import { handleResponses } from './responses'
-import { authoriseMessages, handleCountTokens, handleMessages, MESSAGES_PATH } from './messages'
-import { DemoState, resolveOptions, type DemoUpstreamOptions, type GenerationStats, type RecordedRequest } from './state'
 import type { Fault } from './faults'
+import { authoriseMessages, handleCountTokens, handleMessages, MESSAGES_PATH } from './messages'
+import { handleResponses } from './responses'
+import { DemoState, type DemoUpstreamOptions, type GenerationStats, type RecordedRequest, resolveOptions } from './state'
 import { json, openRouterError } from './wire'
 
-export type { DemoUpstreamOptions, GenerationStats, RecordedRequest } from './state'
+export { ARTICLE_FORMAT_NAME } from './article'
 export { CATALOGUE, EMBEDDING_MODELS, type Model } from './catalogue'
 export { FAULTS, type Fault } from './faults'
-export { ARTICLE_FORMAT_NAME } from './article'
+export type { DemoUpstreamOptions, GenerationStats, RecordedRequest } from './state'
 
 export type DemoUpstream = {
   /** A Bun.serve-compatible handler; may also be called in-process. */

@@ -2,7 +2,7 @@
 // real HTTP: shapes, exact token and cost accounting, tool use, the SSE event order, faults, and the
 // official `@anthropic-ai/sdk` client pointed at the fake.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { CATALOGUE, startFakeUpstream, type RunningFakeUpstream } from './index'
+import { CATALOGUE, type RunningFakeUpstream, startFakeUpstream } from './index'
 import { computeCost, femtoToUsd } from './pricing'
 import { readSseFrames, startDemoForTest, until } from './test-setup'
 
@@ -93,11 +93,26 @@ async function expectAnthropicError(res: Response, status: number, type: string)
 
 describe('POST /messages', () => {
   test('plain text: the message shape, exact input/output tokens and cost, generation stats (api_type messages)', async () => {
-    const system = [{ type: 'text', text: 'Ты — демо.', cache_control: { type: 'ephemeral' } }, { type: 'text', text: 'Отвечай кратко.' }]
+    const system = [
+      { type: 'text', text: 'Ты — демо.', cache_control: { type: 'ephemeral' } },
+      { type: 'text', text: 'Отвечай кратко.' },
+    ]
     const history = [
       { role: 'user', content: 'Привет, мир' },
-      { role: 'assistant', content: [{ type: 'thinking', thinking: 'не считается', signature: 'sig' }, { type: 'text', text: 'Здравствуйте!' }] },
-      { role: 'user', content: [{ type: 'text', text: 'Как дела? 🙂' }, { type: 'redacted_thinking', data: 'xyz' }] },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'thinking', thinking: 'не считается', signature: 'sig' },
+          { type: 'text', text: 'Здравствуйте!' },
+        ],
+      },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'Как дела? 🙂' },
+          { type: 'redacted_thinking', data: 'xyz' },
+        ],
+      },
     ]
     const res = await messages(
       { system, messages: history, temperature: 0.5, top_p: 0.9, top_k: 40, stop_sequences: ['###'], metadata: { user_id: 'u-42' } },
@@ -210,20 +225,12 @@ describe('tool use', () => {
     expect(call.usage).toMatchObject({ input_tokens: input1, output_tokens: output, cost: costUsd(input1, output) })
     expect((await generation(res.headers.get('x-generation-id'))).finish_reason).toBe('tool_calls')
 
-    const second = [
-      ...first,
-      { role: 'assistant', content: call.content },
-      { role: 'user', content: [{ type: 'tool_result', tool_use_id: use.id, content: '+21 °C, ясно' }] },
-    ]
+    const second = [...first, { role: 'assistant', content: call.content }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: use.id, content: '+21 °C, ясно' }] }]
     const answer = await message({ tools, messages: second })
     expect(answer.stop_reason).toBe('end_turn')
     expect(answer.content).toHaveLength(1)
     expect(answer.content[0].text).toContain('get_weather вернул «+21 °C, ясно»')
-    const input2 = inputTokens(
-      [first[0]!.content, 'Демо-ответ: вызываю инструмент get_weather.', JSON.stringify(use.input), '+21 °C, ясно'],
-      3,
-      tools,
-    )
+    const input2 = inputTokens([first[0]!.content, 'Демо-ответ: вызываю инструмент get_weather.', JSON.stringify(use.input), '+21 °C, ясно'], 3, tools)
     expect(answer.usage.input_tokens).toBe(input2)
     expect(answer.usage.cost).toBe(costUsd(input2, words(answer.content[0].text)))
   })
@@ -259,18 +266,12 @@ describe('tool use', () => {
 describe('stream', () => {
   test('event order, text deltas, and the final usage with the exact cost', async () => {
     const text = 'Поток, пожалуйста'
-    const [plain, res] = await Promise.all([
-      message({ messages: [{ role: 'user', content: text }] }),
-      messages({ stream: true, messages: [{ role: 'user', content: text }] }),
-    ])
+    const [plain, res] = await Promise.all([message({ messages: [{ role: 'user', content: text }] }), messages({ stream: true, messages: [{ role: 'user', content: text }] })])
     expect(res.headers.get('content-type')).toStartWith('text/event-stream')
     const events = await readEvents(res)
     const names = events.map((e) => e.event)
     const deltas = events.filter((e) => e.event === 'content_block_delta')
-    expect(names).toEqual([
-      'message_start', 'ping', 'content_block_start', ...deltas.map(() => 'content_block_delta'),
-      'content_block_stop', 'message_delta', 'message_stop',
-    ])
+    expect(names).toEqual(['message_start', 'ping', 'content_block_start', ...deltas.map(() => 'content_block_delta'), 'content_block_stop', 'message_delta', 'message_stop'])
     for (const e of events) expect(e.data.type).toBe(e.event)
     const start = events[0]!.data.message
     const input = inputTokens([text], 1)
@@ -307,14 +308,12 @@ describe('stream', () => {
     expect(final.usage.output_tokens).toBe(events.filter((e) => e.event === 'content_block_delta').length)
   })
 
-  test('error mid-stream: three deltas, an `error` event in Anthropic\'s shape, no message_stop; the three are billed', async () => {
+  test("error mid-stream: three deltas, an `error` event in Anthropic's shape, no message_stop; the three are billed", async () => {
     for (const fault of ['midstream', 'error200']) {
       const res = await messages({ stream: true, messages: [{ role: 'user', content: `сломайся [[fault:${fault}]]` }] })
       expect(res.status).toBe(200)
       const events = await readEvents(res)
-      expect(events.map((e) => e.event)).toEqual([
-        'message_start', 'ping', 'content_block_start', 'content_block_delta', 'content_block_delta', 'content_block_delta', 'error',
-      ])
+      expect(events.map((e) => e.event)).toEqual(['message_start', 'ping', 'content_block_start', 'content_block_delta', 'content_block_delta', 'content_block_delta', 'error'])
       expect(events.at(-1)!.data).toEqual({ type: 'error', error: { type: 'api_error', message: 'Upstream provider error' } })
       const stats = await generation(res.headers.get('x-generation-id'))
       const input = inputTokens([`сломайся [[fault:${fault}]]`], 1)
@@ -359,7 +358,7 @@ describe('stream', () => {
 // ---------------------------------------------------------------- faults and errors
 
 describe('faults and errors', () => {
-  test('http faults answer in Anthropic\'s error shape with the fault\'s status', async () => {
+  test("http faults answer in Anthropic's error shape with the fault's status", async () => {
     const cases: [string, number, string][] = [
       ['http400', 400, 'invalid_request_error'],
       ['credits402', 402, 'billing_error'],
@@ -375,11 +374,7 @@ describe('faults and errors', () => {
       if (status === 429 || status === 503) expect(res.headers.get('retry-after')).toBe('1')
     }
     up.failNext('http429', (b) => (b.metadata as Json | undefined)?.user_id === 'armed')
-    await expectAnthropicError(
-      await messages({ metadata: { user_id: 'armed' }, messages: [{ role: 'user', content: 'обычный текст' }] }),
-      429,
-      'rate_limit_error',
-    )
+    await expectAnthropicError(await messages({ metadata: { user_id: 'armed' }, messages: [{ role: 'user', content: 'обычный текст' }] }), 429, 'rate_limit_error')
     expect(up.generations.size).toBe(before)
   })
 
@@ -390,7 +385,7 @@ describe('faults and errors', () => {
     expect(await generation(res.headers.get('x-generation-id'))).toMatchObject({ tokens_completion: 3, finish_reason: 'error' })
   })
 
-  test('timeout never answers; the client\'s abort records a cancelled generation with no output', async () => {
+  test("timeout never answers; the client's abort records a cancelled generation with no output", async () => {
     const abort = new AbortController()
     const pending = fetch(`${up.url}/messages`, {
       method: 'POST',
@@ -536,12 +531,19 @@ describe.skipIf(!sdk)('@anthropic-ai/sdk against the fake', () => {
   test('errors: HTTP faults become typed APIErrors; a mid-stream error event rejects finalMessage', async () => {
     const Anthropic = sdk!.default
     const ask = (content: string) => ({ model: MODEL, max_tokens: 50, messages: [{ role: 'user' as const, content }] })
-    const rate = await client().messages.create(ask('[[fault:http429]]')).catch((e: unknown) => e)
+    const rate = await client()
+      .messages.create(ask('[[fault:http429]]'))
+      .catch((e: unknown) => e)
     expect(rate).toBeInstanceOf(Anthropic.RateLimitError)
     expect((rate as InstanceType<typeof Anthropic.APIError>).status).toBe(429)
-    const missing = await client().messages.create({ ...ask('x'), model: 'acme/nope' }).catch((e: unknown) => e)
+    const missing = await client()
+      .messages.create({ ...ask('x'), model: 'acme/nope' })
+      .catch((e: unknown) => e)
     expect(missing).toBeInstanceOf(Anthropic.NotFoundError)
-    const broken = await client().messages.stream(ask('[[fault:midstream]]')).finalMessage().catch((e: unknown) => e)
+    const broken = await client()
+      .messages.stream(ask('[[fault:midstream]]'))
+      .finalMessage()
+      .catch((e: unknown) => e)
     expect(broken).toBeInstanceOf(Anthropic.APIError)
     expect(String((broken as Error).message)).toContain('Upstream provider error')
   })

@@ -26,13 +26,24 @@
 // Stream events: message_start, ping, then per content block content_block_start,
 // content_block_delta… (text_delta / input_json_delta), content_block_stop, then message_delta
 // (stop_reason and the usage with `cost`) and message_stop. Long waits send `ping` events.
-import { outputsText, resolveRequestedModel, type ResolvedChatModel } from './catalogue'
+import { outputsText, type ResolvedChatModel, resolveRequestedModel } from './catalogue'
 import {
-  breakStream, brokenJson, cancelled, failsMidway, Generation, generatePieces, planAnswer, requestFaults,
-  sseResponse, streamPieces, type ChatRequest, type RequestContext, type SseWriter,
+  breakStream,
+  brokenJson,
+  type ChatRequest,
+  cancelled,
+  failsMidway,
+  Generation,
+  generatePieces,
+  planAnswer,
+  type RequestContext,
+  requestFaults,
+  type SseWriter,
+  sseResponse,
+  streamPieces,
 } from './chat'
-import { httpFaultResponse, stripDirectives, type Fault } from './faults'
-import { countPromptTokens, replyText, snippet, splitTokens, type ChatMessage } from './replies'
+import { type Fault, httpFaultResponse, stripDirectives } from './faults'
+import { type ChatMessage, countPromptTokens, replyText, snippet, splitTokens } from './replies'
 import type { DemoState } from './state'
 import { generationId, json, untilAborted } from './wire'
 
@@ -102,8 +113,7 @@ const ERROR_TYPES: Record<number, string> = {
 }
 
 /** Anthropic's error type for a status: the table above, else api_error (5xx) or invalid_request_error. */
-export const anthropicErrorType = (status: number) =>
-  ERROR_TYPES[status] ?? (status >= 500 ? 'api_error' : 'invalid_request_error')
+export const anthropicErrorType = (status: number) => ERROR_TYPES[status] ?? (status >= 500 ? 'api_error' : 'invalid_request_error')
 
 const errorBody = (type: string, message: string) => ({ type: 'error', error: { type, message } })
 
@@ -151,9 +161,7 @@ function blockProblem(b: unknown, where: string, role: string, inToolResult = fa
       const s = b.source
       if (!isObject(s)) return `${where}.source: Field required`
       if (s.type === 'base64') {
-        return typeof s.media_type === 'string' && typeof s.data === 'string'
-          ? null
-          : `${where}.source: base64 needs media_type and data`
+        return typeof s.media_type === 'string' && typeof s.data === 'string' ? null : `${where}.source: base64 needs media_type and data`
       }
       if (s.type === 'url') return typeof s.url === 'string' ? null : `${where}.source.url: Field required`
       return `${where}.source.type: expected "base64" or "url"`
@@ -162,9 +170,7 @@ function blockProblem(b: unknown, where: string, role: string, inToolResult = fa
       return isObject(b.source) ? null : `${where}.source: Field required`
     case 'tool_use':
       if (role !== 'assistant') return `${where}: tool_use blocks belong to assistant messages`
-      return typeof b.id === 'string' && typeof b.name === 'string' && isObject(b.input)
-        ? null
-        : `${where}: tool_use needs id, name and an input object`
+      return typeof b.id === 'string' && typeof b.name === 'string' && isObject(b.input) ? null : `${where}: tool_use needs id, name and an input object`
     case 'tool_result': {
       if (role !== 'user') return `${where}: tool_result blocks belong to user messages`
       if (typeof b.tool_use_id !== 'string') return `${where}.tool_use_id: Field required`
@@ -308,7 +314,12 @@ const blocksOf = (m: Message): Block[] => (typeof m.content === 'string' ? [{ ty
 function resultText(b: Block): string {
   const c = b.content
   if (typeof c === 'string') return c
-  return Array.isArray(c) ? c.filter((x: Block) => x.type === 'text').map((x: Block) => x.text as string).join('\n') : ''
+  return Array.isArray(c)
+    ? c
+        .filter((x: Block) => x.type === 'text')
+        .map((x: Block) => x.text as string)
+        .join('\n')
+    : ''
 }
 
 /** A block as chat parts: what it counts as text, and image/file stand-ins for what it bills otherwise. */
@@ -319,11 +330,7 @@ function chatParts(b: Block): unknown[] {
     case 'tool_use':
       return [{ type: 'text', text: JSON.stringify(b.input) }]
     case 'tool_result':
-      return typeof b.content === 'string'
-        ? [{ type: 'text', text: b.content }]
-        : Array.isArray(b.content)
-          ? (b.content as Block[]).flatMap(chatParts)
-          : []
+      return typeof b.content === 'string' ? [{ type: 'text', text: b.content }] : Array.isArray(b.content) ? (b.content as Block[]).flatMap(chatParts) : []
     case 'image':
       return [{ type: 'image_url' }]
     case 'document':
@@ -353,11 +360,15 @@ const lastUserMessage = (req: MessagesRequest) => [...req.messages].reverse().fi
 /** The last user message's text blocks (what faults and the reply read). */
 function lastUserText(req: MessagesRequest): string {
   const m = lastUserMessage(req)
-  return m ? blocksOf(m).filter((b) => b.type === 'text').map((b) => b.text as string).join('\n') : ''
+  return m
+    ? blocksOf(m)
+        .filter((b) => b.type === 'text')
+        .map((b) => b.text as string)
+        .join('\n')
+    : ''
 }
 
-const isStringSchema = (p: unknown) =>
-  isObject(p) && (p.type === 'string' || (Array.isArray(p.type) && p.type.includes('string')))
+const isStringSchema = (p: unknown) => isObject(p) && (p.type === 'string' || (Array.isArray(p.type) && p.type.includes('string')))
 
 /** The demo's call input: every required string property of the tool's input_schema set to "демо". */
 function demoInput(tool: Tool): Record<string, string> {
@@ -410,12 +421,7 @@ function planMessage(req: MessagesRequest, faults: Set<Fault>, state: DemoState)
   const last = lastUserMessage(req)
   const results = last ? blocksOf(last).filter((b) => b.type === 'tool_result') : []
   const tool = toolToCall(req, userText)
-  const reply =
-    results.length > 0
-      ? toolResultReply(req, results)
-      : tool
-        ? `Демо-ответ: вызываю инструмент ${tool.name}.`
-        : replyText(userText)
+  const reply = results.length > 0 ? toolResultReply(req, results) : tool ? `Демо-ответ: вызываю инструмент ${tool.name}.` : replyText(userText)
   const chatReq: ChatRequest = {
     candidates: [req.model],
     messages: chatView(req),
@@ -562,9 +568,7 @@ export async function handleMessages(body: unknown, state: DemoState, ctx: Reque
     return cancelled(answer.gen)
   }
   if (faults.has('toplevel200') && !req.stream) return json(errorBody('api_error', PROVIDER_ERROR_MESSAGE))
-  return req.stream
-    ? sseResponse(answer.gen, ctx, (_gen, out, c) => pump(answer, out, c), PING_FRAME)
-    : respondJson(answer, ctx)
+  return req.stream ? sseResponse(answer.gen, ctx, (_gen, out, c) => pump(answer, out, c), PING_FRAME) : respondJson(answer, ctx)
 }
 
 /** `POST /messages/count_tokens`: `{input_tokens}` as /messages would bill them; free, so no generation. */

@@ -57,12 +57,7 @@ function gradient(width: number, height: number, from: number[], to: number[]): 
 }
 
 export function encodePng(width: number, height: number, from: number[], to: number[]): Uint8Array {
-  const parts = [
-    SIGNATURE,
-    chunk('IHDR', ihdr(width, height)),
-    chunk('IDAT', deflateSync(gradient(width, height, from, to))),
-    chunk('IEND', new Uint8Array(0)),
-  ]
+  const parts = [SIGNATURE, chunk('IHDR', ihdr(width, height)), chunk('IDAT', deflateSync(gradient(width, height, from, to))), chunk('IEND', new Uint8Array(0))]
   const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0))
   let offset = 0
   for (const p of parts) {

@@ -77,15 +77,10 @@ export function webResultPriceFemto(pricing: Pick<BilledPricing, 'web_search'>):
  * the completion side (they are what the answer cost). All in exact BigInt femto-dollars.
  */
 export function computeCost(pricing: BilledPricing, usage: BilledUsage): CostBreakdown {
-  const prompt =
-    BigInt(usage.promptTokens) * unitPrice(pricing.prompt) + BigInt(usage.inputImages ?? 0) * unitPrice(pricing.image)
+  const prompt = BigInt(usage.promptTokens) * unitPrice(pricing.prompt) + BigInt(usage.inputImages ?? 0) * unitPrice(pricing.image)
   const imagePrice = unitPrice(pricing.image_output ?? pricing.image)
   const webResults = usage.webResults ?? 0
   const webSearch = webResults > 0 ? BigInt(webResults) * webResultPriceFemto(pricing) : 0n
-  const completion =
-    BigInt(usage.completionTokens) * unitPrice(pricing.completion) +
-    unitPrice(pricing.request) +
-    BigInt(usage.outputImages) * imagePrice +
-    webSearch
+  const completion = BigInt(usage.completionTokens) * unitPrice(pricing.completion) + unitPrice(pricing.request) + BigInt(usage.outputImages) * imagePrice + webSearch
   return { prompt, completion, webSearch, total: prompt + completion }
 }

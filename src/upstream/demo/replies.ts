@@ -12,8 +12,7 @@ export type ChatMessage = { role: string; content?: unknown }
 
 type TextPart = { type: 'text'; text: string }
 const isTextPart = (p: unknown): p is TextPart =>
-  typeof p === 'object' && p !== null && (p as { type?: unknown }).type === 'text' &&
-  typeof (p as { text?: unknown }).text === 'string'
+  typeof p === 'object' && p !== null && (p as { type?: unknown }).type === 'text' && typeof (p as { text?: unknown }).text === 'string'
 
 /** The text parts of a message's content (a string or an array of content parts). */
 export function textParts(content: unknown): string[] {
@@ -32,10 +31,7 @@ const codePoints = (s: string) => [...s].length
  */
 export function countPromptTokens(messages: readonly ChatMessage[], extras: readonly unknown[] = []): number {
   const chars = messages.reduce((sum, m) => sum + textParts(m.content).reduce((n, t) => n + codePoints(t), 0), 0)
-  const extraTokens = extras.reduce<number>(
-    (sum, v) => (v === undefined || v === null ? sum : sum + Math.ceil(codePoints(JSON.stringify(v)) / 4)),
-    0,
-  )
+  const extraTokens = extras.reduce<number>((sum, v) => (v === undefined || v === null ? sum : sum + Math.ceil(codePoints(JSON.stringify(v)) / 4)), 0)
   return Math.ceil(chars / 4) + 4 * messages.length + extraTokens
 }
 

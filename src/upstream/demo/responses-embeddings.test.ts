@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import OpenAI from 'openai'
 import { EMBEDDING_MODELS } from './catalogue'
-import { startFakeUpstream, type RunningFakeUpstream } from './index'
+import { type RunningFakeUpstream, startFakeUpstream } from './index'
 import { computeCost, femtoToUsd, toFemto } from './pricing'
 import { replyText, splitTokens } from './replies'
 import { readSseFrames, startDemoForTest, until } from './test-setup'
@@ -134,11 +134,24 @@ describe('POST /responses', () => {
     const instructions = 'Отвечай кратко.'
     const input = [
       { type: 'message', role: 'developer', content: 'Ты демо.' },
-      { role: 'user', content: [{ type: 'input_text', text: 'Что на картинке?' }, { type: 'input_image', image_url: 'data:image/png;base64,AAAA' }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'input_text', text: 'Что на картинке?' },
+          { type: 'input_image', image_url: 'data:image/png;base64,AAAA' },
+        ],
+      },
       { role: 'assistant', content: [{ type: 'output_text', text: 'Кот.' }] },
       { type: 'function_call', call_id: 'call_1', name: 'get_time', arguments: '{"zone":"MSK"}' },
       { type: 'function_call_output', call_id: 'call_1', output: '12:00' },
-      { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'А сейчас?' }, { type: 'input_file', filename: 'a.pdf', file_data: 'data:application/pdf;base64,AA' }] },
+      {
+        type: 'message',
+        role: 'user',
+        content: [
+          { type: 'input_text', text: 'А сейчас?' },
+          { type: 'input_file', filename: 'a.pdf', file_data: 'data:application/pdf;base64,AA' },
+        ],
+      },
     ]
     const tools = [TIME]
     const body = (await (await post('/responses', { model: 'openai/gpt-4o-mini', instructions, input, tools, tool_choice: 'none' })).json()) as Json
@@ -195,8 +208,7 @@ describe('POST /responses', () => {
     const text: string = second.output[0].content[0].text
     expect(text).toContain('get_weather')
     expect(text).toContain('{"temp":"+21°C"}')
-    const secondInput =
-      Math.ceil((cp(question) + cp(args) + cp('{"temp":"+21°C"}')) / 4) + 4 * 3 + tokensOf(JSON.stringify([TIME, WEATHER]))
+    const secondInput = Math.ceil((cp(question) + cp(args) + cp('{"temp":"+21°C"}')) / 4) + 4 * 3 + tokensOf(JSON.stringify([TIME, WEATHER]))
     expect(second.usage.input_tokens).toBe(secondInput)
     expect(second.usage.output_tokens).toBe(splitTokens(text).length)
     expect(second.usage.cost).toBe(costUsd('openai/gpt-4o-mini', secondInput, splitTokens(text).length))
@@ -212,10 +224,20 @@ describe('POST /responses', () => {
     expect(await output('call GET_WEATHER please')).toMatchObject({ type: 'function_call', name: 'get_weather' })
     expect(await output('get_weather', { tool_choice: 'none' })).toMatchObject({ type: 'message' })
     // An earlier user message naming the tool does not count: only the last user text does.
-    expect(await output([{ role: 'user', content: 'get_time' }, { role: 'assistant', content: 'ok' }, { role: 'user', content: 'спасибо' }])).toMatchObject({ type: 'message' })
+    expect(
+      await output([
+        { role: 'user', content: 'get_time' },
+        { role: 'assistant', content: 'ok' },
+        { role: 'user', content: 'спасибо' },
+      ]),
+    ).toMatchObject({ type: 'message' })
     // After a function_call_output, even "required" answers with text.
     const after = await output(
-      [{ role: 'user', content: 'get_time' }, { type: 'function_call', call_id: 'c1', name: 'get_time', arguments: '{}' }, { type: 'function_call_output', call_id: 'c1', output: '12:00' }],
+      [
+        { role: 'user', content: 'get_time' },
+        { type: 'function_call', call_id: 'c1', name: 'get_time', arguments: '{}' },
+        { type: 'function_call_output', call_id: 'c1', output: '12:00' },
+      ],
       { tool_choice: 'required' },
     )
     expect(after.type).toBe('message')
@@ -231,9 +253,15 @@ describe('POST /responses', () => {
     const text = replyText('Поток')
     const n = splitTokens(text).length
     expect(typesOf(events)).toEqual([
-      'response.created', 'response.in_progress', 'response.output_item.added', 'response.content_part.added',
+      'response.created',
+      'response.in_progress',
+      'response.output_item.added',
+      'response.content_part.added',
       ...Array<string>(n).fill('response.output_text.delta'),
-      'response.output_text.done', 'response.content_part.done', 'response.output_item.done', 'response.completed',
+      'response.output_text.done',
+      'response.content_part.done',
+      'response.output_item.done',
+      'response.completed',
     ])
     const data = events.filter((e) => e.data)
     data.forEach((e, i) => {
@@ -247,7 +275,11 @@ describe('POST /responses', () => {
     const itemId = added.item.id
     expect(partAdded).toMatchObject({ item_id: itemId, output_index: 0, content_index: 0, part: { type: 'output_text', text: '' } })
     for (const d of deltas(events)) expect(d.data).toMatchObject({ item_id: itemId, output_index: 0, content_index: 0 })
-    expect(deltas(events).map((d) => d.data.delta).join('')).toBe(text)
+    expect(
+      deltas(events)
+        .map((d) => d.data.delta)
+        .join(''),
+    ).toBe(text)
     const tail = data.slice(-4).map((e) => e.data)
     expect(tail[0]).toMatchObject({ item_id: itemId, text })
     expect(tail[1].part).toEqual({ type: 'output_text', text, annotations: [] })
@@ -269,9 +301,13 @@ describe('POST /responses', () => {
     const args = '{"city":"демо"}'
     const pieces = Math.ceil(cp(args) / 4)
     expect(typesOf(events)).toEqual([
-      'response.created', 'response.in_progress', 'response.output_item.added',
+      'response.created',
+      'response.in_progress',
+      'response.output_item.added',
       ...Array<string>(pieces).fill('response.function_call_arguments.delta'),
-      'response.function_call_arguments.done', 'response.output_item.done', 'response.completed',
+      'response.function_call_arguments.done',
+      'response.output_item.done',
+      'response.completed',
     ])
     const data = events.filter((e) => e.data).map((e) => e.data)
     expect(data[2].item).toMatchObject({ type: 'function_call', name: 'get_weather', arguments: '', status: 'in_progress' })
@@ -298,7 +334,11 @@ describe('POST /responses', () => {
     const last = events.filter((e) => e.data).at(-1)!
     expect(last.event).toBe('response.failed')
     expect(last.data.response).toMatchObject({ status: 'failed', error: { code: 'server_error', message: expect.any(String) } })
-    expect(last.data.response.output[0].content[0].text).toBe(deltas(events).map((d) => d.data.delta).join(''))
+    expect(last.data.response.output[0].content[0].text).toBe(
+      deltas(events)
+        .map((d) => d.data.delta)
+        .join(''),
+    )
     const inputTokens = tokensOf(input) + 4
     expect(last.data.response.usage).toMatchObject({ output_tokens: 3, cost: costUsd('openai/gpt-4', inputTokens, 3) })
     expect(up.generations.get(genId)).toMatchObject({ finish_reason: 'error', tokens_completion: 3, cancelled: false })
@@ -430,8 +470,7 @@ const embed = async (body: Json) => {
 }
 const norm = (v: number[]) => Math.hypot(...v)
 /** Exact: tokens × pricing.prompt. */
-const embeddingCost = (model: (typeof EMBEDDING_MODELS)[number], tokens: number) =>
-  femtoToUsd(BigInt(tokens) * toFemto(model.pricing.prompt))
+const embeddingCost = (model: (typeof EMBEDDING_MODELS)[number], tokens: number) => femtoToUsd(BigInt(tokens) * toFemto(model.pricing.prompt))
 const small = EMBEDDING_MODELS.find((m) => m.id === SMALL)!
 const large = EMBEDDING_MODELS.find((m) => m.id === LARGE)!
 
@@ -449,7 +488,11 @@ describe('POST /embeddings', () => {
     const genId = res.headers.get('x-generation-id')!
     expect(genId).toStartWith('gen-')
     expect(body).toMatchObject({ object: 'list', model: SMALL })
-    expect(body.data.map((d: Json) => [d.object, d.index])).toEqual([['embedding', 0], ['embedding', 1], ['embedding', 2]])
+    expect(body.data.map((d: Json) => [d.object, d.index])).toEqual([
+      ['embedding', 0],
+      ['embedding', 1],
+      ['embedding', 2],
+    ])
     for (const d of body.data) {
       expect(d.embedding).toHaveLength(1536)
       expect(norm(d.embedding)).toBeCloseTo(1, 5)
@@ -507,7 +550,16 @@ describe('POST /embeddings', () => {
     const one = (await embed({ model: SMALL, input: [1, 2, 3] })).body
     expect(one.data).toHaveLength(1)
     expect(one.usage).toEqual({ prompt_tokens: 3, total_tokens: 3, cost: embeddingCost(small, 3) })
-    const many = (await embed({ model: LARGE, input: [[1, 2], [3, 4, 5], [1, 2]] })).body
+    const many = (
+      await embed({
+        model: LARGE,
+        input: [
+          [1, 2],
+          [3, 4, 5],
+          [1, 2],
+        ],
+      })
+    ).body
     expect(many.data).toHaveLength(3)
     expect(many.data[2].embedding).toEqual(many.data[0].embedding)
     expect(many.usage).toEqual({ prompt_tokens: 7, total_tokens: 7, cost: embeddingCost(large, 7) })

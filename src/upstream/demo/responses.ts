@@ -22,11 +22,23 @@
 // answer is text that quotes the output.
 import { outputsText } from './catalogue'
 import {
-  breakStream, cancelled, failsMidway, generatePieces, Generation, brokenJson, parseCandidates, planAnswer,
-  requestFaults, sseResponse, streamPieces, type ChatRequest, type RequestContext, type SseWriter,
+  breakStream,
+  brokenJson,
+  type ChatRequest,
+  cancelled,
+  failsMidway,
+  Generation,
+  generatePieces,
+  parseCandidates,
+  planAnswer,
+  type RequestContext,
+  requestFaults,
+  type SseWriter,
+  sseResponse,
+  streamPieces,
 } from './chat'
 import { httpFaultResponse } from './faults'
-import { lastUserText, snippet, textParts, type ChatMessage } from './replies'
+import { type ChatMessage, lastUserText, snippet, textParts } from './replies'
 import type { DemoState } from './state'
 import { json, openRouterError, untilAborted } from './wire'
 
@@ -210,10 +222,7 @@ function parseResponsesRequest(body: unknown): ResponsesRequest | Response {
 
 /** input_tokens; see the header. */
 function countInputTokens(req: ResponsesRequest): number {
-  const text = req.items.reduce(
-    (n, it) => n + textParts(it.message.content).reduce((m, t) => m + codePoints(t), 0),
-    codePoints(req.instructions ?? ''),
-  )
+  const text = req.items.reduce((n, it) => n + textParts(it.message.content).reduce((m, t) => m + codePoints(t), 0), codePoints(req.instructions ?? ''))
   const tools = req.tools.length > 0 ? Math.ceil(codePoints(JSON.stringify(req.tools)) / 4) : 0
   return Math.ceil(text / 4) + 4 * req.items.length + tools
 }
@@ -235,13 +244,11 @@ function demoArguments(fn: FunctionTool): string {
   const params = isObject(fn.parameters) ? fn.parameters : {}
   const props = isObject(params.properties) ? params.properties : {}
   const required = Array.isArray(params.required) ? params.required.filter((r): r is string => typeof r === 'string') : []
-  const isString = (schema: unknown) =>
-    isObject(schema) && (schema.type === 'string' || (Array.isArray(schema.type) && schema.type.includes('string')))
+  const isString = (schema: unknown) => isObject(schema) && (schema.type === 'string' || (Array.isArray(schema.type) && schema.type.includes('string')))
   return JSON.stringify(Object.fromEntries(required.filter((r) => isString(props[r])).map((r) => [r, DEMO_ARGUMENT])))
 }
 
-const argumentPieces = (args: string) =>
-  (args.match(new RegExp(`[^]{1,${ARGUMENT_PIECE_CHARS}}`, 'gu')) ?? []) as string[]
+const argumentPieces = (args: string) => (args.match(new RegExp(`[^]{1,${ARGUMENT_PIECE_CHARS}}`, 'gu')) ?? []) as string[]
 
 /** The text answer after a function_call_output: it quotes what the function returned. */
 function toolReply(req: ResponsesRequest): string | undefined {
@@ -387,9 +394,7 @@ async function pump(a: Answer, out: SseWriter, ctx: RequestContext): Promise<voi
   emit('response.output_item.added', { output_index: 0, item: outputItem(a, 'in_progress', false) })
   if (!a.call) emit('response.content_part.added', { ...textAt, part: outputText('') })
   const delivered = await streamPieces(gen, out, ctx, (_index, piece) =>
-    a.call
-      ? emit('response.function_call_arguments.delta', { ...at, delta: piece })
-      : emit('response.output_text.delta', { ...textAt, delta: piece, logprobs: [] }),
+    a.call ? emit('response.function_call_arguments.delta', { ...at, delta: piece }) : emit('response.output_text.delta', { ...textAt, delta: piece, logprobs: [] }),
   )
   if (!delivered) return
   if (gen.plan.faults.has('break')) return breakStream(gen, out)

@@ -1,7 +1,7 @@
 // What the demo upstream's own tests share (demo.test.ts, messages.test.ts,
 // responses-embeddings.test.ts): a running fake with its catalogue, a polling wait, and the loop
 // that reads an SSE body frame by frame.
-import { startFakeUpstream, type DemoUpstreamOptions, type RunningFakeUpstream } from './index'
+import { type DemoUpstreamOptions, type RunningFakeUpstream, startFakeUpstream } from './index'
 
 type Json = Record<string, any>
 

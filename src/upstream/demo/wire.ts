@@ -10,12 +10,7 @@ export function json(body: unknown, status = 200, headers: Record<string, string
   })
 }
 
-export function openRouterError(
-  status: number,
-  message: string,
-  metadata?: ErrorMetadata,
-  headers: Record<string, string> = {},
-): Response {
+export function openRouterError(status: number, message: string, metadata?: ErrorMetadata, headers: Record<string, string> = {}): Response {
   const error = metadata ? { code: status, message, metadata } : { code: status, message }
   return json({ error }, status, headers)
 }

@@ -1,5 +1,8 @@
-import { useEffect, useState, type ComponentType, type ReactNode } from 'react'
+import { type ComponentType, type ReactNode, useEffect, useState } from 'react'
 import { Link, useLocation } from 'wouter'
+import { formatRubles } from '../../../src/content/format'
+import { DemoBanner } from '../../components/demo-banner'
+import { EmailVerificationBanner } from '../../components/email-verification-banner'
 import {
   BookIcon,
   ChartIcon,
@@ -9,25 +12,22 @@ import {
   CubeIcon,
   DashboardIcon,
   FileTextIcon,
+  type IconProps,
   KeyIcon,
   LogOutIcon,
   MenuIcon,
   ShieldIcon,
   UsersIcon,
   WalletIcon,
-  type IconProps,
 } from '../../components/icons'
 import { Logo } from '../../components/logo'
+import { LowBalanceBanner } from '../../components/low-balance-banner'
 import { Spinner } from '../../components/spinner'
+import { TestPaymentsBanner } from '../../components/test-payments-banner'
 import { api } from '../../lib/api'
 import { cn } from '../../lib/cn'
-import { formatRubles } from '../../../src/content/format'
 import { useBalance } from '../../lib/queries'
-import { DemoBanner } from '../../components/demo-banner'
-import { EmailVerificationBanner } from '../../components/email-verification-banner'
-import { TestPaymentsBanner } from '../../components/test-payments-banner'
-import { LowBalanceBanner } from '../../components/low-balance-banner'
-import { getSession, useSession, type User } from '../../stores/session'
+import { getSession, type User, useSession } from '../../stores/session'
 
 interface NavItem {
   href: string
@@ -134,10 +134,7 @@ function SidebarFooter({ user }: { user: User }) {
             Пополнить
           </Link>
         </div>
-        <p
-          data-testid="sidebar-balance"
-          className="mt-1 text-lg font-semibold tracking-tight whitespace-nowrap text-slate-900 tabular-nums"
-        >
+        <p data-testid="sidebar-balance" className="mt-1 text-lg font-semibold tracking-tight whitespace-nowrap text-slate-900 tabular-nums">
           {formatRubles(balance)}
         </p>
       </div>
@@ -145,15 +142,9 @@ function SidebarFooter({ user }: { user: User }) {
         href="/app/account"
         data-testid="sidebar-account"
         aria-current={location === '/app/account' ? 'page' : undefined}
-        className={cn(
-          'flex items-center gap-2.5 rounded-lg px-1 py-1 transition-colors hover:bg-slate-100',
-          location === '/app/account' && 'bg-indigo-50',
-        )}
+        className={cn('flex items-center gap-2.5 rounded-lg px-1 py-1 transition-colors hover:bg-slate-100', location === '/app/account' && 'bg-indigo-50')}
       >
-        <span
-          aria-hidden="true"
-          className="flex h-8 w-8 shrink-0 items-center justify-center rounded-full bg-indigo-100 text-sm font-semibold text-indigo-700 uppercase"
-        >
+        <span aria-hidden="true" className="flex h-8 w-8 shrink-0 items-center justify-center rounded-full bg-indigo-100 text-sm font-semibold text-indigo-700 uppercase">
           {user.email.charAt(0)}
         </span>
         <div className="min-w-0 flex-1">
@@ -206,12 +197,7 @@ function Sidebar({ user, open, onClose }: { user: User; open: boolean; onClose: 
     >
       <div className="flex h-16 shrink-0 items-center justify-between px-5">
         <Logo href="/app/dashboard" />
-        <button
-          type="button"
-          onClick={onClose}
-          aria-label="Закрыть меню"
-          className="-mr-2 rounded-lg p-2 text-slate-500 hover:bg-slate-100 hover:text-slate-900 lg:hidden"
-        >
+        <button type="button" onClick={onClose} aria-label="Закрыть меню" className="-mr-2 rounded-lg p-2 text-slate-500 hover:bg-slate-100 hover:text-slate-900 lg:hidden">
           <CloseIcon size={18} />
         </button>
       </div>
@@ -278,9 +264,7 @@ export function AppLayout({ children }: { children: ReactNode }) {
         <Logo href="/app/dashboard" />
         <HeaderBalance fallback={user.balance} />
       </header>
-      {menuOpen && (
-        <div aria-hidden="true" onClick={() => setMenuOpen(false)} className="fixed inset-0 z-30 bg-slate-900/30 lg:hidden" />
-      )}
+      {menuOpen && <div aria-hidden="true" onClick={() => setMenuOpen(false)} className="fixed inset-0 z-30 bg-slate-900/30 lg:hidden" />}
       <Sidebar user={user} open={menuOpen} onClose={() => setMenuOpen(false)} />
       <main className="lg:pl-64">
         <TestPaymentsBanner />

@@ -1,8 +1,8 @@
 import type { ReactNode } from 'react'
+import { PROVIDER } from '../../../src/content/terms'
+import { DemoBanner } from '../../components/demo-banner'
 import { Logo } from '../../components/logo'
 import { TestPaymentsBanner } from '../../components/test-payments-banner'
-import { DemoBanner } from '../../components/demo-banner'
-import { PROVIDER } from '../../../src/content/terms'
 
 /** Sign-in, registration and password screens: brand on top, one centred card. */
 export function AuthLayout({ children }: { children: ReactNode }) {

@@ -1,13 +1,13 @@
-import { useEffect, useId, useState, type MouseEvent, type ReactNode } from 'react'
+import { type MouseEvent, type ReactNode, useEffect, useId, useState } from 'react'
 import { Link, useLocation } from 'wouter'
+import { PROVIDER, SUPPORT } from '../../../src/content/terms'
 import { ButtonLink } from '../../components/button'
+import { DemoBanner } from '../../components/demo-banner'
 import { CloseIcon, MailIcon, MenuIcon } from '../../components/icons'
 import { Logo } from '../../components/logo'
 import { TestPaymentsBanner } from '../../components/test-payments-banner'
-import { DemoBanner } from '../../components/demo-banner'
 import { cn } from '../../lib/cn'
 import { useSession } from '../../stores/session'
-import { PROVIDER, SUPPORT } from '../../../src/content/terms'
 
 type NavItem = { label: string } & ({ section: string } | { href: string })
 
@@ -193,9 +193,7 @@ function Footer() {
       <div className="mx-auto grid max-w-6xl gap-10 px-4 py-12 sm:grid-cols-2 sm:px-6 lg:grid-cols-[1.3fr_1fr_1fr_1.2fr]">
         <div>
           <Logo />
-          <p className="mt-3 max-w-xs text-sm leading-6 text-slate-600">
-            Доступ к 300+ AI-моделям через единый OpenAI-совместимый API с оплатой в рублях.
-          </p>
+          <p className="mt-3 max-w-xs text-sm leading-6 text-slate-600">Доступ к 300+ AI-моделям через единый OpenAI-совместимый API с оплатой в рублях.</p>
         </div>
         {FOOTER_GROUPS.map((group) => (
           <nav key={group.title} aria-label={group.title}>
@@ -248,10 +246,7 @@ function Footer() {
 export function PublicLayout({ children, nav = 'site' }: { children: ReactNode; nav?: PublicNav }) {
   return (
     <div className="flex min-h-dvh flex-col bg-white">
-      <a
-        href="#main"
-        className="sr-only z-50 rounded-lg bg-white px-4 py-2 text-sm font-medium text-indigo-700 shadow focus:not-sr-only focus:fixed focus:top-3 focus:left-3"
-      >
+      <a href="#main" className="sr-only z-50 rounded-lg bg-white px-4 py-2 text-sm font-medium text-indigo-700 shadow focus:not-sr-only focus:fixed focus:top-3 focus:left-3">
         Перейти к содержимому
       </a>
       <TestPaymentsBanner />

@@ -1,25 +1,25 @@
 // /app/account: the customer's own settings — e-mail and its confirmation, change of password,
 // open sessions with "log out everywhere", and deleting the account.
-import { useState, type FormEvent, type ReactNode } from 'react'
+import { type FormEvent, type ReactNode, useState } from 'react'
 import useSWR from 'swr'
 import { Link, useLocation } from 'wouter'
+import { formatDateTime, formatRubles } from '../../../src/content/format'
+import { REFUND } from '../../../src/content/terms'
+import type { Session as SessionInfo } from '../../../src/wire'
 import { Button } from '../../components/button'
 import { Card } from '../../components/card'
 import { FormAlert } from '../../components/form-alert'
-import { CheckCircleIcon, AlertCircleIcon } from '../../components/icons'
+import { AlertCircleIcon, CheckCircleIcon } from '../../components/icons'
 import { Input } from '../../components/input'
 import { EmptyNote, ListSkeleton, LoadError } from '../../components/list-state'
 import { PageHeading } from '../../components/page-heading'
 import { PasswordInput } from '../../components/password-input'
 import { api, authorizedFetch, errorMessage, parseResponse } from '../../lib/api'
-import { formatDateTime, formatRubles } from '../../../src/content/format'
-import { REFUND } from '../../../src/content/terms'
 import { useBalance } from '../../lib/queries'
 import { useDocumentTitle } from '../../lib/use-document-title'
 import { useResendVerification } from '../../lib/use-resend-verification'
-import { useSession, type User } from '../../stores/session'
+import { type User, useSession } from '../../stores/session'
 import { toast } from '../../stores/toasts'
-import type { Session as SessionInfo } from '../../../src/wire'
 
 const SESSIONS_KEY = '/api/auth/sessions'
 
@@ -77,7 +77,11 @@ function PasswordSection({ onChanged }: { onChanged: () => void }) {
     setError(null)
     setSaving(true)
     try {
-      const { message } = await api.post<{ message: string }>('/api/auth/change-password', { currentPassword: current, newPassword: next }, { fallback: 'Не удалось изменить пароль' })
+      const { message } = await api.post<{ message: string }>(
+        '/api/auth/change-password',
+        { currentPassword: current, newPassword: next },
+        { fallback: 'Не удалось изменить пароль' },
+      )
       toast.success(message)
       setCurrent('')
       setNext('')
@@ -134,9 +138,7 @@ function SessionsSection() {
               <p className="text-sm font-medium text-slate-800">
                 Вход {formatDateTime(s.createdAt)}
                 {s.current && (
-                  <span className="ml-2 inline-flex rounded-full bg-emerald-50 px-2 py-0.5 text-xs font-medium text-emerald-700 ring-1 ring-emerald-200">
-                    это устройство
-                  </span>
+                  <span className="ml-2 inline-flex rounded-full bg-emerald-50 px-2 py-0.5 text-xs font-medium text-emerald-700 ring-1 ring-emerald-200">это устройство</span>
                 )}
               </p>
               <p className="mt-0.5 text-xs text-slate-500">Последняя активность: {formatDateTime(s.lastUsedAt)}</p>
@@ -202,17 +204,16 @@ function DeleteSection({ user }: { user: User }) {
     <Section title="Удаление аккаунта" testId="account-delete">
       <div className="space-y-2 text-sm text-slate-600">
         <p>
-          API-ключи и все сессии перестанут действовать сразу, e-mail будет обезличен, и войти в аккаунт будет нельзя. История платежей и
-          запросов хранится в обезличенном виде в течение сроков, установленных законом.
+          API-ключи и все сессии перестанут действовать сразу, e-mail будет обезличен, и войти в аккаунт будет нельзя. История платежей и запросов хранится в обезличенном виде в
+          течение сроков, установленных законом.
         </p>
         <p data-testid="account-delete-balance" className="rounded-lg border border-amber-200 bg-amber-50 px-3 py-2 text-amber-900">
-          Остаток баланса ({formatRubles(rest)}) при удалении автоматически не возвращается. Вернуть неизрасходованные деньги, внесённые
-          картой, можно до удаления — заявкой на странице{' '}
+          Остаток баланса ({formatRubles(rest)}) при удалении автоматически не возвращается. Вернуть неизрасходованные деньги, внесённые картой, можно до удаления — заявкой на
+          странице{' '}
           <Link href="/app/billing" className="font-medium underline underline-offset-2">
             «Баланс»
           </Link>
-          : остаток больше {REFUND.minRemainderRub} ₽, с последнего пополнения прошло не больше {REFUND.windowDays} дней и активных API-ключей
-          нет (см.{' '}
+          : остаток больше {REFUND.minRemainderRub} ₽, с последнего пополнения прошло не больше {REFUND.windowDays} дней и активных API-ключей нет (см.{' '}
           <Link href="/refund-policy" className="font-medium underline underline-offset-2">
             правила возврата
           </Link>

@@ -81,8 +81,7 @@ export const useRefundRequests = () => useSWR<RefundRequest[]>('/api/admin/refun
 export const ADJUSTMENT_DESCRIPTION = 'Admin adjustment'
 
 export const usersApi = {
-  adjustBalance: (id: string, amount: number) =>
-    api.post<BalanceAdjustment>(`/api/admin/users/${encodeURIComponent(id)}/balance`, { amount, description: ADJUSTMENT_DESCRIPTION }),
+  adjustBalance: (id: string, amount: number) => api.post<BalanceAdjustment>(`/api/admin/users/${encodeURIComponent(id)}/balance`, { amount, description: ADJUSTMENT_DESCRIPTION }),
   remove: (id: string) => api.delete<Deleted>(`/api/admin/users/${encodeURIComponent(id)}`),
 }
 

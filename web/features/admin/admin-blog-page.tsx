@@ -1,30 +1,21 @@
-import { useEffect, useId, useState, type ReactNode } from 'react'
+import { type ReactNode, useEffect, useId, useState } from 'react'
+import { formatDate, formatDateTime, formatInteger } from '../../../src/content/format'
+import { dailySlots } from '../../../src/content/schedule'
 import { Button } from '../../components/button'
 import { Card } from '../../components/card'
 import { ConfirmDialog } from '../../components/dialog'
 import { AlertCircleIcon, ClockIcon, FileTextIcon, PowerIcon, SparklesIcon, TrashIcon } from '../../components/icons'
 import { inputClasses } from '../../components/input'
-import { Select } from '../../components/select'
 import { EmptyNote, ListSkeleton, LoadError } from '../../components/list-state'
 import { PageHeading } from '../../components/page-heading'
+import { Select } from '../../components/select'
 import { errorMessage } from '../../lib/api'
 import { cn } from '../../lib/cn'
-import { formatDate, formatDateTime, formatInteger } from '../../../src/content/format'
 import { useDocumentTitle } from '../../lib/use-document-title'
 import { useMediaQuery } from '../../lib/use-media-query'
 import { toast } from '../../stores/toasts'
-import {
-  INTERVALS,
-  blogApi,
-  intervalLabel,
-  useAdminPosts,
-  useAutopostSettings,
-  useAutopostStats,
-  type AdminPost,
-  type AutopostSettings,
-} from './admin-api'
+import { type AdminPost, type AutopostSettings, blogApi, INTERVALS, intervalLabel, useAdminPosts, useAutopostSettings, useAutopostStats } from './admin-api'
 import { ImageRefreshIcon, RowAction } from './admin-ui'
-import { dailySlots } from '../../../src/content/schedule'
 
 const TABLE_QUERY = '(min-width: 1100px)'
 
@@ -338,7 +329,12 @@ export function AdminBlogPage() {
   if (posts.data && posts.data.length > 0) list = wide ? <PostsTable posts={posts.data} onAction={setAction} /> : <PostCards posts={posts.data} onAction={setAction} />
   else if (posts.data) list = <EmptyNote>Статей пока нет — запустите автопостинг или опубликуйте первую статью сейчас.</EmptyNote>
   else if (posts.error) list = <LoadError message="Не удалось загрузить статьи." retrying={posts.isValidating} onRetry={() => void posts.mutate()} />
-  else list = <div className="px-6"><ListSkeleton /></div>
+  else
+    list = (
+      <div className="px-6">
+        <ListSkeleton />
+      </div>
+    )
 
   return (
     <>

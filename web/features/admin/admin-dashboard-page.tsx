@@ -1,5 +1,6 @@
 import type { ReactNode } from 'react'
 import { Link } from 'wouter'
+import { formatInteger, formatPrice, formatRubles, pluralRu } from '../../../src/content/format'
 import { Card } from '../../components/card'
 import { ActivityIcon, AlertCircleIcon, ArrowRightIcon, CheckCircleIcon, FileTextIcon, InfoIcon, UsersIcon, WalletIcon } from '../../components/icons'
 import { ListSkeleton, LoadError } from '../../components/list-state'
@@ -7,10 +8,9 @@ import { PageHeading } from '../../components/page-heading'
 import { PageSpinner } from '../../components/spinner'
 import { errorMessage } from '../../lib/api'
 import { cn } from '../../lib/cn'
-import { formatInteger, formatPrice, formatRubles, pluralRu } from '../../../src/content/format'
 import { useDocumentTitle } from '../../lib/use-document-title'
 import { useMediaQuery } from '../../lib/use-media-query'
-import { UNCOVERED_LIMIT, UNLIMITED_LIMIT, useAdminStats, useUncovered, type AdminStats, type UncoveredCost } from './admin-api'
+import { type AdminStats, UNCOVERED_LIMIT, UNLIMITED_LIMIT, type UncoveredCost, useAdminStats, useUncovered } from './admin-api'
 import { Badge, ExternalIcon, formatUsd, ServerIcon } from './admin-ui'
 
 function Figure({ label, value, testId, hint }: { label: string; value: ReactNode; testId?: string; hint?: ReactNode }) {
@@ -148,12 +148,7 @@ function MoneyPanel({ stats }: { stats: AdminStats }) {
       <p className="mt-1 text-sm text-slate-500">За всё время работы сервиса.</p>
       <dl className="mt-3 divide-y divide-slate-100">
         <Row label="Выручка" note="Списано с пользователей за запросы, в рублях" value={formatRubles(finance.totalRevenue)} testId="finance-revenue" />
-        <Row
-          label="Расходы у провайдера"
-          note="Запросы пользователей и статьи блога, в долларах США"
-          value={formatUsd(finance.openrouterCost)}
-          testId="finance-cost"
-        />
+        <Row label="Расходы у провайдера" note="Запросы пользователей и статьи блога, в долларах США" value={formatUsd(finance.openrouterCost)} testId="finance-cost" />
         <Row
           label="Чистая маржа"
           note={
@@ -362,7 +357,10 @@ export function AdminDashboardPage() {
             icon={<ActivityIcon size={15} />}
             value={formatInteger(usage.totalRequests)}
             testId="stat-requests"
-            lines={[pluralRu(usage.totalRequests, ['запрос к API', 'запроса к API', 'запросов к API']), `${formatInteger(usage.totalApiKeys)} ${pluralRu(usage.totalApiKeys, ['API ключ', 'API ключа', 'API ключей'])}`]}
+            lines={[
+              pluralRu(usage.totalRequests, ['запрос к API', 'запроса к API', 'запросов к API']),
+              `${formatInteger(usage.totalApiKeys)} ${pluralRu(usage.totalApiKeys, ['API ключ', 'API ключа', 'API ключей'])}`,
+            ]}
           />
           <Tile
             label="Блог"

@@ -73,11 +73,7 @@ export function Badge({ tone = 'slate', children }: { tone?: 'slate' | 'indigo' 
     amber: 'bg-amber-50 text-amber-800 ring-amber-200',
     red: 'bg-red-50 text-red-700 ring-red-100',
   }
-  return (
-    <span className={cn('inline-flex h-5 items-center rounded-full px-2 text-xs font-medium whitespace-nowrap ring-1 ring-inset', tones[tone])}>
-      {children}
-    </span>
-  )
+  return <span className={cn('inline-flex h-5 items-center rounded-full px-2 text-xs font-medium whitespace-nowrap ring-1 ring-inset', tones[tone])}>{children}</span>
 }
 
 const usd = new Intl.NumberFormat('ru-RU', { style: 'currency', currency: 'USD', minimumFractionDigits: 2, maximumFractionDigits: 2 })

@@ -1,4 +1,5 @@
-import { useEffect, useState, type ReactNode } from 'react'
+import { type ReactNode, useEffect, useState } from 'react'
+import { formatDate, formatDateTime, formatInteger, formatRubles, pluralRu } from '../../../src/content/format'
 import { Button } from '../../components/button'
 import { Card } from '../../components/card'
 import { ConfirmDialog } from '../../components/dialog'
@@ -8,12 +9,11 @@ import { EmptyNote, ListSkeleton, LoadError } from '../../components/list-state'
 import { PageHeading } from '../../components/page-heading'
 import { errorMessage } from '../../lib/api'
 import { cn } from '../../lib/cn'
-import { formatDate, formatDateTime, formatInteger, formatRubles, pluralRu } from '../../../src/content/format'
 import { useDocumentTitle } from '../../lib/use-document-title'
 import { useMediaQuery } from '../../lib/use-media-query'
 import { useSession } from '../../stores/session'
 import { toast } from '../../stores/toasts'
-import { USERS_PAGE_SIZE, useAdminUsers, useRefundRequests, usersApi, type AdminUser, type RefundRequest } from './admin-api'
+import { type AdminUser, type RefundRequest, USERS_PAGE_SIZE, useAdminUsers, useRefundRequests, usersApi } from './admin-api'
 import { Badge, RowAction } from './admin-ui'
 import { BalanceDialog } from './balance-dialog'
 
@@ -40,13 +40,7 @@ function Actions({ user, isSelf, onBalance, onDelete }: { user: AdminUser; isSel
         <WalletIcon size={15} />
         Баланс
       </Button>
-      <RowAction
-        label={`Удалить ${user.email}`}
-        title={isSelf ? 'Нельзя удалить собственный аккаунт' : 'Удалить пользователя'}
-        danger
-        disabled={isSelf}
-        onClick={onDelete}
-      >
+      <RowAction label={`Удалить ${user.email}`} title={isSelf ? 'Нельзя удалить собственный аккаунт' : 'Удалить пользователя'} danger disabled={isSelf} onClick={onDelete}>
         <TrashIcon size={16} />
       </RowAction>
     </div>
@@ -164,7 +158,11 @@ function RefundRequests() {
   } else if (error) {
     body = <LoadError message="Не удалось загрузить заявки на возврат." retrying={isValidating} onRetry={() => void mutate()} />
   } else {
-    body = isLoading ? <div className="px-6"><ListSkeleton rows={2} /></div> : null
+    body = isLoading ? (
+      <div className="px-6">
+        <ListSkeleton rows={2} />
+      </div>
+    ) : null
   }
   return (
     <Card className="overflow-hidden">
@@ -211,7 +209,11 @@ export function AdminUsersPage() {
   } else if (error) {
     list = <LoadError message={errorMessage(error, 'Не удалось загрузить пользователей.')} retrying={isValidating} onRetry={() => void mutate()} />
   } else {
-    list = isLoading ? <div className="px-6"><ListSkeleton /></div> : null
+    list = isLoading ? (
+      <div className="px-6">
+        <ListSkeleton />
+      </div>
+    ) : null
   }
 
   return (
@@ -261,9 +263,7 @@ export function AdminUsersPage() {
           deleting && (
             <>
               <span className="block break-all">{deleteQuestion(deleting.user.email)}</span>
-              <span className="mt-2 block text-sm text-slate-500">
-                Ключи и сессии перестанут работать сразу, e-mail будет обезличен. История операций и запросов сохранится.
-              </span>
+              <span className="mt-2 block text-sm text-slate-500">Ключи и сессии перестанут работать сразу, e-mail будет обезличен. История операций и запросов сохранится.</span>
             </>
           )
         }

@@ -1,11 +1,11 @@
-import { useState, type FormEvent } from 'react'
+import { type FormEvent, useState } from 'react'
+import { formatRublesExact } from '../../../src/content/format'
 import { Button } from '../../components/button'
 import { Dialog } from '../../components/dialog'
 import { Input } from '../../components/input'
 import { errorMessage } from '../../lib/api'
-import { formatRublesExact } from '../../../src/content/format'
 import { toast } from '../../stores/toasts'
-import { usersApi, type AdminUser } from './admin-api'
+import { type AdminUser, usersApi } from './admin-api'
 
 /** '150', '-50,5' → a number; anything that is not one → NaN (the spec: NaN is ignored). */
 export const parseAmount = (raw: string) => (raw.trim() === '' ? Number.NaN : Number(raw.trim().replace(',', '.')))

@@ -6,7 +6,7 @@ import { PageHeading } from '../../components/page-heading'
 import { useDocumentTitle } from '../../lib/use-document-title'
 import { CreateKeyForm, NewKeyPanel } from './create-key'
 import { KeyList } from './key-list'
-import { MAX_KEYS, useApiKeys, withoutSecret, type CreatedApiKey } from './keys-api'
+import { type CreatedApiKey, MAX_KEYS, useApiKeys, withoutSecret } from './keys-api'
 import { UsageHint } from './usage-hint'
 
 function ListSkeleton() {
@@ -47,9 +47,7 @@ export function ApiKeysPage() {
           <KeyIcon size={20} />
         </div>
         <p className="text-[15px] font-medium text-slate-800">У вас пока нет API ключей</p>
-        <p className="mt-1 max-w-sm text-sm text-slate-500">
-          Создайте первый ключ в форме выше — он нужен, чтобы обращаться к моделям из своего кода, скриптов и приложений.
-        </p>
+        <p className="mt-1 max-w-sm text-sm text-slate-500">Создайте первый ключ в форме выше — он нужен, чтобы обращаться к моделям из своего кода, скриптов и приложений.</p>
       </div>
     )
   } else if (error) {

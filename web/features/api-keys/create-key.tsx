@@ -1,4 +1,4 @@
-import { useEffect, useId, useRef, useState, type FormEvent } from 'react'
+import { type FormEvent, useEffect, useId, useRef, useState } from 'react'
 import { Button } from '../../components/button'
 import { Card } from '../../components/card'
 import { FormAlert } from '../../components/form-alert'
@@ -8,14 +8,7 @@ import { errorMessage } from '../../lib/api'
 import { cn } from '../../lib/cn'
 import { toast } from '../../stores/toasts'
 import { CopyAction } from './copy-action'
-import {
-  KEYS_LIMIT_MESSAGE,
-  MAX_KEYS,
-  NAME_MAX_LENGTH,
-  NAME_REQUIRED_MESSAGE,
-  keysApi,
-  type CreatedApiKey,
-} from './keys-api'
+import { type CreatedApiKey, KEYS_LIMIT_MESSAGE, keysApi, MAX_KEYS, NAME_MAX_LENGTH, NAME_REQUIRED_MESSAGE } from './keys-api'
 
 export function CreateKeyForm({
   keyCount,
@@ -55,9 +48,7 @@ export function CreateKeyForm({
   return (
     <Card className="p-4 sm:p-6">
       <h2 className="text-base font-semibold text-slate-900">Новый ключ</h2>
-      <p className="mt-1 text-sm text-slate-500">
-        Дайте ключу понятное название — по нему вы отличите приложения друг от друга.
-      </p>
+      <p className="mt-1 text-sm text-slate-500">Дайте ключу понятное название — по нему вы отличите приложения друг от друга.</p>
       <form noValidate onSubmit={onSubmit} className="mt-4">
         <label htmlFor={inputId} className="text-sm font-medium text-slate-700">
           Название ключа

@@ -1,30 +1,21 @@
-import { useState, type KeyboardEvent, type ReactNode } from 'react'
+import { type KeyboardEvent, type ReactNode, useState } from 'react'
 import type { KeyedMutator } from 'swr'
+import { formatDate, formatDateTime } from '../../../src/content/format'
 import { Button } from '../../components/button'
 import { ConfirmDialog } from '../../components/dialog'
+import { GaugeIcon, PencilIcon, PowerIcon, TrashIcon } from '../../components/icons'
 import { inputClasses } from '../../components/input'
 import { errorMessage } from '../../lib/api'
 import { cn } from '../../lib/cn'
-import { formatDate, formatDateTime } from '../../../src/content/format'
 import { useMediaQuery } from '../../lib/use-media-query'
 import { toast } from '../../stores/toasts'
-import { GaugeIcon, PencilIcon, PowerIcon, TrashIcon } from '../../components/icons'
-import {
-  NAME_MAX_LENGTH,
-  NAME_REQUIRED_MESSAGE,
-  formatLimit,
-  formatSpend,
-  keysApi,
-  type ApiKey,
-  type ApiKeyPatch,
-} from './keys-api'
+import { type ApiKey, type ApiKeyPatch, formatLimit, formatSpend, keysApi, NAME_MAX_LENGTH, NAME_REQUIRED_MESSAGE } from './keys-api'
 import { LimitDialog } from './limit-dialog'
 
 /** Wide enough (sidebar included) for the seven-column table; narrower screens get cards. */
 const TABLE_QUERY = '(min-width: 1280px)'
 
-export const deleteQuestion = (name: string) =>
-  `Удалить ключ «${name}»? Приложения, использующие его, перестанут работать.`
+export const deleteQuestion = (name: string) => `Удалить ключ «${name}»? Приложения, использующие его, перестанут работать.`
 
 // ─── small pieces ────────────────────────────────────────────────────────────
 
@@ -87,19 +78,7 @@ function LastUsed({ value }: { value: string | null }) {
   )
 }
 
-function IconAction({
-  label,
-  onClick,
-  disabled,
-  danger,
-  children,
-}: {
-  label: string
-  onClick: () => void
-  disabled?: boolean
-  danger?: boolean
-  children: ReactNode
-}) {
+function IconAction({ label, onClick, disabled, danger, children }: { label: string; onClick: () => void; disabled?: boolean; danger?: boolean; children: ReactNode }) {
   return (
     <button
       type="button"
@@ -126,17 +105,7 @@ interface Editing {
   saving: boolean
 }
 
-function NameField({
-  editing,
-  onChange,
-  onSave,
-  onCancel,
-}: {
-  editing: Editing
-  onChange: (value: string) => void
-  onSave: () => void
-  onCancel: () => void
-}) {
+function NameField({ editing, onChange, onSave, onCancel }: { editing: Editing; onChange: (value: string) => void; onSave: () => void; onCancel: () => void }) {
   const errorId = `rename-error-${editing.id}`
   const onKeyDown = (event: KeyboardEvent<HTMLInputElement>) => {
     if (event.key === 'Enter') {
@@ -185,15 +154,7 @@ function RenameButtons({ editing, onSave, onCancel, className }: { editing: Edit
 
 // ─── the list ────────────────────────────────────────────────────────────────
 
-export function KeyList({
-  keys,
-  mutate,
-  onDeleted,
-}: {
-  keys: ApiKey[]
-  mutate: KeyedMutator<ApiKey[]>
-  onDeleted: (id: string) => void
-}) {
+export function KeyList({ keys, mutate, onDeleted }: { keys: ApiKey[]; mutate: KeyedMutator<ApiKey[]>; onDeleted: (id: string) => void }) {
   const wide = useMediaQuery(TABLE_QUERY)
   const [editing, setEditing] = useState<Editing | null>(null)
   const [toggling, setToggling] = useState<string | null>(null)
@@ -265,17 +226,8 @@ export function KeyList({
   const busy = (key: ApiKey) => toggling === key.id || (editing?.id === key.id && editing.saving)
 
   const toggleButton = (key: ApiKey, withIcon: boolean, className?: string) => (
-    <Button
-      size="sm"
-      variant="secondary"
-      onClick={() => void toggle(key)}
-      loading={toggling === key.id}
-      disabled={busy(key)}
-      className={className}
-    >
-      {withIcon && toggling !== key.id && (
-        <PowerIcon size={15} className={key.isActive ? 'text-slate-500' : 'text-emerald-600'} />
-      )}
+    <Button size="sm" variant="secondary" onClick={() => void toggle(key)} loading={toggling === key.id} disabled={busy(key)} className={className}>
+      {withIcon && toggling !== key.id && <PowerIcon size={15} className={key.isActive ? 'text-slate-500' : 'text-emerald-600'} />}
       {key.isActive ? 'Отключить' : 'Включить'}
     </Button>
   )
@@ -303,11 +255,21 @@ export function KeyList({
           <table className="w-full text-left text-sm">
             <thead className="border-b border-slate-200 bg-slate-50/80 text-xs text-slate-500">
               <tr>
-                <th scope="col" className="py-2.5 pr-2.5 pl-6 font-medium">Название и ключ</th>
-                <th scope="col" className="px-2.5 py-2.5 font-medium">Статус</th>
-                <th scope="col" className="px-2.5 py-2.5 font-medium">Расход в этом месяце</th>
-                <th scope="col" className="px-2.5 py-2.5 font-medium">Создан</th>
-                <th scope="col" className="px-2.5 py-2.5 font-medium">Последнее использование</th>
+                <th scope="col" className="py-2.5 pr-2.5 pl-6 font-medium">
+                  Название и ключ
+                </th>
+                <th scope="col" className="px-2.5 py-2.5 font-medium">
+                  Статус
+                </th>
+                <th scope="col" className="px-2.5 py-2.5 font-medium">
+                  Расход в этом месяце
+                </th>
+                <th scope="col" className="px-2.5 py-2.5 font-medium">
+                  Создан
+                </th>
+                <th scope="col" className="px-2.5 py-2.5 font-medium">
+                  Последнее использование
+                </th>
                 <th scope="col" className="py-2.5 pr-5 pl-2.5 text-right font-medium">
                   <span className="sr-only">Действия</span>
                 </th>
@@ -322,9 +284,7 @@ export function KeyList({
                       {isEditing ? (
                         <NameField editing={editing} onChange={nameChange} onSave={() => void saveRename()} onCancel={cancelRename} />
                       ) : (
-                        <span className={cn('block font-medium break-words', key.isActive ? 'text-slate-900' : 'text-slate-500')}>
-                          {key.name}
-                        </span>
+                        <span className={cn('block font-medium break-words', key.isActive ? 'text-slate-900' : 'text-slate-500')}>{key.name}</span>
                       )}
                       <code className="mt-0.5 block font-mono text-[13px] whitespace-nowrap text-slate-500">{`${key.keyPrefix}…`}</code>
                     </td>

@@ -1,9 +1,9 @@
-import { useEffect, useId, useState, type FormEvent } from 'react'
+import { type FormEvent, useEffect, useId, useState } from 'react'
 import { Button } from '../../components/button'
 import { Dialog } from '../../components/dialog'
 import { FormAlert } from '../../components/form-alert'
 import { MoneyInput } from '../../components/input'
-import { LIMIT_INVALID_MESSAGE, formatSpend, parseLimitInput, type ApiKey } from './keys-api'
+import { type ApiKey, formatSpend, LIMIT_INVALID_MESSAGE, parseLimitInput } from './keys-api'
 
 /** '500', '99.5' → '500', '99,5' for the input (no thousands separators, so it parses back). */
 function limitToInput(limit: number | null): string {
@@ -59,8 +59,8 @@ export function LimitDialog({
       description={
         apiKey && (
           <>
-            Ключ «<span className="break-words">{apiKey.name}</span>» перестанет принимать запросы, когда расходы по нему за
-            календарный месяц достигнут лимита. В этом месяце потрачено {formatSpend(apiKey.monthSpent)}.
+            Ключ «<span className="break-words">{apiKey.name}</span>» перестанет принимать запросы, когда расходы по нему за календарный месяц достигнут лимита. В этом месяце
+            потрачено {formatSpend(apiKey.monthSpent)}.
           </>
         )
       }

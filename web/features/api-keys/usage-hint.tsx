@@ -38,9 +38,7 @@ export function UsageHint() {
     <Card className="overflow-hidden">
       <div className="p-4 sm:p-6">
         <h2 className="text-base font-semibold text-slate-900">Как использовать ключ</h2>
-        <p className="mt-1 text-sm text-slate-500">
-          API совместим с OpenAI: укажите базовый URL и ключ в любом OpenAI-клиенте или SDK.
-        </p>
+        <p className="mt-1 text-sm text-slate-500">API совместим с OpenAI: укажите базовый URL и ключ в любом OpenAI-клиенте или SDK.</p>
         <p className="mt-4 text-sm font-medium text-slate-700" id="base-url-label">
           Базовый URL
         </p>
@@ -65,10 +63,7 @@ export function UsageHint() {
                 role="tab"
                 aria-selected={tab === t.id}
                 onClick={() => setTab(t.id)}
-                className={cn(
-                  'h-7 rounded-md px-2.5 text-xs font-medium transition-colors',
-                  tab === t.id ? 'bg-white/10 text-white' : 'text-slate-400 hover:text-slate-200',
-                )}
+                className={cn('h-7 rounded-md px-2.5 text-xs font-medium transition-colors', tab === t.id ? 'bg-white/10 text-white' : 'text-slate-400 hover:text-slate-200')}
               >
                 {t.label}
               </button>

@@ -1,5 +1,4 @@
-import { useState, type FormEvent } from 'react'
-import { EmailField } from './email-field'
+import { type FormEvent, useState } from 'react'
 import { Button, ButtonLink } from '../../components/button'
 import { FormAlert } from '../../components/form-alert'
 import { MailIcon } from '../../components/icons'
@@ -8,6 +7,7 @@ import { useDocumentTitle } from '../../lib/use-document-title'
 import { toast } from '../../stores/toasts'
 import { AuthBadge, AuthCard, authLinkClass } from './auth-card'
 import { BackToLogin } from './back-to-login'
+import { EmailField } from './email-field'
 
 export function ForgotPasswordPage() {
   useDocumentTitle('Восстановление пароля')
@@ -55,8 +55,7 @@ export function ForgotPasswordPage() {
       >
         <div className="space-y-3 text-[15px] leading-6 text-slate-600">
           <p>
-            Если аккаунт с адресом <span className="font-medium break-all text-slate-900">{sentTo}</span> существует, мы
-            отправили на него письмо со ссылкой для сброса пароля.
+            Если аккаунт с адресом <span className="font-medium break-all text-slate-900">{sentTo}</span> существует, мы отправили на него письмо со ссылкой для сброса пароля.
           </p>
           <p>Ссылка действительна в течение 1 часа.</p>
         </div>
@@ -68,11 +67,7 @@ export function ForgotPasswordPage() {
   }
 
   return (
-    <AuthCard
-      title="Восстановление пароля"
-      subtitle="Укажите email, с которым вы регистрировались, — мы пришлём ссылку для сброса пароля."
-      footer={<BackToLogin />}
-    >
+    <AuthCard title="Восстановление пароля" subtitle="Укажите email, с которым вы регистрировались, — мы пришлём ссылку для сброса пароля." footer={<BackToLogin />}>
       <form noValidate onSubmit={onSubmit} className="space-y-4">
         <EmailField value={email} onChange={setEmail} />
         <FormAlert message={error} />

@@ -1,12 +1,12 @@
-import { useState, type FormEvent } from 'react'
-import { EmailField } from './email-field'
+import { type FormEvent, useState } from 'react'
 import { Link, useSearch } from 'wouter'
-import { nextFromSearch, withNext } from '../../lib/next-path'
 import { Button } from '../../components/button'
 import { FormAlert } from '../../components/form-alert'
 import { PasswordInput } from '../../components/password-input'
+import { nextFromSearch, withNext } from '../../lib/next-path'
 import { useDocumentTitle } from '../../lib/use-document-title'
 import { AuthCard, AuthSwitchFooter } from './auth-card'
+import { EmailField } from './email-field'
 import { useSignIn } from './use-sign-in'
 
 export function LoginPage() {

@@ -1,14 +1,14 @@
-import { useState, type FormEvent } from 'react'
-import { EmailField } from './email-field'
+import { type FormEvent, useState } from 'react'
 import { Link, useSearch } from 'wouter'
-import { nextFromSearch, withNext } from '../../lib/next-path'
 import { Button } from '../../components/button'
 import { FormAlert } from '../../components/form-alert'
 import { SparklesIcon } from '../../components/icons'
 import { PasswordInput } from '../../components/password-input'
+import { nextFromSearch, withNext } from '../../lib/next-path'
 import { useHealth } from '../../lib/queries'
 import { useDocumentTitle } from '../../lib/use-document-title'
 import { AuthCard, AuthSwitchFooter } from './auth-card'
+import { EmailField } from './email-field'
 import { useSignIn } from './use-sign-in'
 
 const MIN_PASSWORD = 8

@@ -1,4 +1,4 @@
-import { useEffect, useState, type FormEvent } from 'react'
+import { type FormEvent, useEffect, useState } from 'react'
 import { Link, useLocation } from 'wouter'
 import { Button } from '../../components/button'
 import { FormAlert } from '../../components/form-alert'
@@ -60,9 +60,7 @@ export function ResetPasswordPage({ token }: { token: string }) {
           </AuthBadge>
         }
       >
-        <p className="text-[15px] leading-6 text-slate-600">
-          Теперь вы можете войти с новым паролем. Через 3 секунды откроется страница входа.
-        </p>
+        <p className="text-[15px] leading-6 text-slate-600">Теперь вы можете войти с новым паролем. Через 3 секунды откроется страница входа.</p>
         <Link href="/login" className={`mt-5 inline-flex items-center gap-1.5 text-sm ${authLinkClass}`}>
           Перейти ко входу сейчас
         </Link>
@@ -71,11 +69,7 @@ export function ResetPasswordPage({ token }: { token: string }) {
   }
 
   return (
-    <AuthCard
-      title="Новый пароль"
-      subtitle="Придумайте новый пароль для своего аккаунта."
-      footer={<BackToLogin />}
-    >
+    <AuthCard title="Новый пароль" subtitle="Придумайте новый пароль для своего аккаунта." footer={<BackToLogin />}>
       <form noValidate onSubmit={onSubmit} className="space-y-4">
         <PasswordInput
           label="Новый пароль"

@@ -1,8 +1,8 @@
 import { useState } from 'react'
 import { useLocation, useSearch } from 'wouter'
-import { DEFAULT_AFTER_SIGN_IN, nextFromSearch } from '../../lib/next-path'
 import { api, errorMessage } from '../../lib/api'
-import { useSession, type AuthResult } from '../../stores/session'
+import { DEFAULT_AFTER_SIGN_IN, nextFromSearch } from '../../lib/next-path'
+import { type AuthResult, useSession } from '../../stores/session'
 import { toast } from '../../stores/toasts'
 
 /**

@@ -68,10 +68,7 @@ export function revalidateMoney(): Promise<unknown> {
 }
 
 export const billingApi = {
-  createPayment: (amount: number, returnUrl: string) =>
-    api.post<CreatedPayment>('/api/payments/create', { amount, returnUrl }, { fallback: CREATE_PAYMENT_FALLBACK }),
-  requestRefund: (reason: string | undefined) =>
-    api.post<RefundRequest>(REFUND_KEY, reason ? { reason } : {}, { fallback: 'Не удалось отправить заявку' }),
-  setAlert: (threshold: number | null) =>
-    api.patch<Alerts>('/api/billing/alerts', { threshold }, { fallback: 'Не удалось сохранить настройку' }),
+  createPayment: (amount: number, returnUrl: string) => api.post<CreatedPayment>('/api/payments/create', { amount, returnUrl }, { fallback: CREATE_PAYMENT_FALLBACK }),
+  requestRefund: (reason: string | undefined) => api.post<RefundRequest>(REFUND_KEY, reason ? { reason } : {}, { fallback: 'Не удалось отправить заявку' }),
+  setAlert: (threshold: number | null) => api.patch<Alerts>('/api/billing/alerts', { threshold }, { fallback: 'Не удалось сохранить настройку' }),
 }

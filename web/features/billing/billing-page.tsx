@@ -1,8 +1,8 @@
 import { useLocation, useSearch } from 'wouter'
+import { formatDate, formatRubles } from '../../../src/content/format'
 import { Card } from '../../components/card'
 import { AlertCircleIcon } from '../../components/icons'
 import { PageHeading } from '../../components/page-heading'
-import { formatDate, formatRubles } from '../../../src/content/format'
 import { useBalance } from '../../lib/queries'
 import { useDocumentTitle } from '../../lib/use-document-title'
 import { useSession } from '../../stores/session'
@@ -25,8 +25,7 @@ function LastTopUp() {
       <p className="mt-0.5 font-medium text-slate-800">
         {last ? (
           <>
-            <span className="whitespace-nowrap">{formatRubles(last.amount)}</span> ·{' '}
-            <span className="whitespace-nowrap">{formatDate(last.paidAt ?? last.createdAt)}</span>
+            <span className="whitespace-nowrap">{formatRubles(last.amount)}</span> · <span className="whitespace-nowrap">{formatDate(last.paidAt ?? last.createdAt)}</span>
           </>
         ) : (
           <span className="font-normal text-slate-500">пока не было</span>

@@ -1,8 +1,8 @@
-import { Card } from '../../components/card'
-import { cn } from '../../lib/cn'
 import { formatDateTime, formatRubles } from '../../../src/content/format'
-import { PAYMENT_STATUS_LABELS, usePayments, type PaymentStatus } from './billing-api'
+import { Card } from '../../components/card'
 import { EmptyNote, ListSkeleton, LoadError } from '../../components/list-state'
+import { cn } from '../../lib/cn'
+import { PAYMENT_STATUS_LABELS, type PaymentStatus, usePayments } from './billing-api'
 
 const badgeTone: Record<PaymentStatus, string> = {
   pending: 'bg-amber-50 text-amber-800 ring-amber-200',

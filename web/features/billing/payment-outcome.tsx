@@ -1,11 +1,11 @@
-import { useEffect, useRef, useState, type ReactNode } from 'react'
+import { type ReactNode, useEffect, useRef, useState } from 'react'
 import useSWR from 'swr'
-import { CheckCircleIcon, AlertCircleIcon, ClockIcon, CloseIcon } from '../../components/icons'
+import { formatRubles } from '../../../src/content/format'
+import { AlertCircleIcon, CheckCircleIcon, ClockIcon, CloseIcon } from '../../components/icons'
 import { Spinner } from '../../components/spinner'
 import { ApiError } from '../../lib/api'
 import { cn } from '../../lib/cn'
-import { formatRubles } from '../../../src/content/format'
-import { paymentKey, revalidateMoney, type Payment } from './billing-api'
+import { type Payment, paymentKey, revalidateMoney } from './billing-api'
 
 /** While the provider has not answered: ask every 2 s, for about 2 minutes, then stop and explain. */
 const POLL_MS = 2000
@@ -28,12 +28,7 @@ function Banner({ tone, icon, title, children, onClose }: { tone: Tone; icon: Re
         <p className="font-semibold">{title}</p>
         {children && <div className="mt-0.5 text-sm opacity-90">{children}</div>}
       </div>
-      <button
-        type="button"
-        onClick={onClose}
-        aria-label="Скрыть сообщение"
-        className="-my-1 -mr-1 rounded-md p-1 opacity-60 transition-opacity hover:opacity-100"
-      >
+      <button type="button" onClick={onClose} aria-label="Скрыть сообщение" className="-my-1 -mr-1 rounded-md p-1 opacity-60 transition-opacity hover:opacity-100">
         <CloseIcon size={16} />
       </button>
     </div>
@@ -80,9 +75,7 @@ export function PaymentOutcome({ paymentId, onClose }: { paymentId: string; onCl
     )
   }
   if (!data) {
-    return (
-      <Banner tone="waiting" icon={<Spinner size={20} />} title="Проверяем платёж…" onClose={onClose} />
-    )
+    return <Banner tone="waiting" icon={<Spinner size={20} />} title="Проверяем платёж…" onClose={onClose} />
   }
 
   const amount = <span className="font-medium whitespace-nowrap">{formatRubles(data.amount)}</span>
@@ -109,8 +102,7 @@ export function PaymentOutcome({ paymentId, onClose }: { paymentId: string; onCl
     default:
       return gaveUp ? (
         <Banner tone="info" icon={<ClockIcon size={20} />} title="Платёж ещё обрабатывается" onClose={onClose}>
-          Банк пока не подтвердил оплату {amount}. Баланс пополнится автоматически, как только придёт подтверждение, — обновите
-          страницу позже.
+          Банк пока не подтвердил оплату {amount}. Баланс пополнится автоматически, как только придёт подтверждение, — обновите страницу позже.
         </Banner>
       ) : (
         <Banner tone="waiting" icon={<Spinner size={20} />} title="Ожидаем подтверждение оплаты…" onClose={onClose}>

@@ -1,14 +1,14 @@
 import { useId, useState } from 'react'
 import { Link } from 'wouter'
+import { formatDate, formatRubles } from '../../../src/content/format'
 import { Button } from '../../components/button'
 import { Card } from '../../components/card'
 import { ClockIcon } from '../../components/icons'
 import { textareaClasses } from '../../components/input'
-import { errorMessage } from '../../lib/api'
-import { formatDate, formatRubles } from '../../../src/content/format'
-import { toast } from '../../stores/toasts'
-import { REFUND_STATUS_LABELS, billingApi, useRefund, type RefundRequest } from './billing-api'
 import { LoadError } from '../../components/list-state'
+import { errorMessage } from '../../lib/api'
+import { toast } from '../../stores/toasts'
+import { billingApi, REFUND_STATUS_LABELS, type RefundRequest, useRefund } from './billing-api'
 
 const REASON_MAX_LENGTH = 1000
 
@@ -19,8 +19,8 @@ function RequestStatus({ request }: { request: RefundRequest }) {
       <p data-testid="refund-status" className="mt-4 flex items-start gap-2 rounded-lg border border-indigo-200 bg-indigo-50 px-3 py-2.5 text-sm text-indigo-900">
         <ClockIcon size={16} className="mt-0.5 shrink-0" />
         <span>
-          Заявка на возврат <span className="whitespace-nowrap">{formatRubles(request.amount)}</span> от {formatDate(request.createdAt)} на рассмотрении.
-          Заявки рассматриваются в течение 5 рабочих дней.
+          Заявка на возврат <span className="whitespace-nowrap">{formatRubles(request.amount)}</span> от {formatDate(request.createdAt)} на рассмотрении. Заявки рассматриваются в
+          течение 5 рабочих дней.
         </span>
       </p>
     )
@@ -28,10 +28,7 @@ function RequestStatus({ request }: { request: RefundRequest }) {
   return (
     <p data-testid="refund-status" className="mt-4 text-sm text-slate-600">
       Последняя заявка от {formatDate(request.createdAt)} на <span className="whitespace-nowrap">{formatRubles(request.amount)}</span>:{' '}
-      <span className={request.status === 'approved' ? 'font-medium text-emerald-700' : 'font-medium text-slate-800'}>
-        {REFUND_STATUS_LABELS[request.status].toLowerCase()}
-      </span>
-      .
+      <span className={request.status === 'approved' ? 'font-medium text-emerald-700' : 'font-medium text-slate-800'}>{REFUND_STATUS_LABELS[request.status].toLowerCase()}</span>.
     </p>
   )
 }
@@ -62,14 +59,7 @@ function RefundForm({ remainder, onSent }: { remainder: number; onSent: () => Pr
         <label htmlFor={reasonId} className="text-sm font-medium text-slate-700">
           Причина возврата <span className="font-normal text-slate-500">(необязательно)</span>
         </label>
-        <textarea
-          id={reasonId}
-          rows={3}
-          maxLength={REASON_MAX_LENGTH}
-          value={reason}
-          onChange={(e) => setReason(e.target.value)}
-          className={textareaClasses}
-        />
+        <textarea id={reasonId} rows={3} maxLength={REASON_MAX_LENGTH} value={reason} onChange={(e) => setReason(e.target.value)} className={textareaClasses} />
       </div>
       <Button variant="secondary" loading={pending} onClick={() => void submit()} className="w-full sm:w-auto">
         Запросить возврат {formatRubles(remainder)}
@@ -109,8 +99,7 @@ export function RefundSection() {
     <Card className="p-4 sm:p-6" data-testid="refund-section">
       <h2 className="text-base font-semibold text-slate-900">Возврат средств</h2>
       <p className="mt-1 text-sm text-slate-500">
-        Неизрасходованный остаток можно вернуть на карту, если он больше 100 ₽, с последнего пополнения прошло не более 14 дней и
-        у вас нет активных API ключей.{' '}
+        Неизрасходованный остаток можно вернуть на карту, если он больше 100 ₽, с последнего пополнения прошло не более 14 дней и у вас нет активных API ключей.{' '}
         <Link href="/refund-policy" className="font-medium text-indigo-600 hover:text-indigo-500">
           Условия возврата
         </Link>

@@ -1,4 +1,5 @@
-import { useEffect, useId, useState, type FormEvent } from 'react'
+import { type FormEvent, useEffect, useId, useState } from 'react'
+import { formatInteger } from '../../../src/content/format'
 import { Button } from '../../components/button'
 import { Card } from '../../components/card'
 import { FormAlert } from '../../components/form-alert'
@@ -6,10 +7,9 @@ import { InfoIcon } from '../../components/icons'
 import { MoneyInput } from '../../components/input'
 import { errorMessage } from '../../lib/api'
 import { cn } from '../../lib/cn'
-import { formatInteger } from '../../../src/content/format'
 import { useHealth } from '../../lib/queries'
 import { toast } from '../../stores/toasts'
-import { CREATE_PAYMENT_FALLBACK, QUICK_AMOUNTS, billingApi, parseRubles, topUpError } from './billing-api'
+import { billingApi, CREATE_PAYMENT_FALLBACK, parseRubles, QUICK_AMOUNTS, topUpError } from './billing-api'
 
 /** Tells newcomers that the built-in test page takes the place of a real card payment. */
 function TestModeNote() {
@@ -19,8 +19,7 @@ function TestModeNote() {
     <p data-testid="payments-test-mode" className="mt-4 flex items-start gap-2 rounded-lg border border-amber-200 bg-amber-50 px-3 py-2.5 text-sm text-amber-900">
       <InfoIcon size={16} className="mt-0.5 shrink-0" />
       <span>
-        <strong className="font-semibold">Тестовый режим.</strong> Платёжная система не подключена: оплата пройдёт на встроенной
-        тестовой странице, настоящие деньги не списываются.
+        <strong className="font-semibold">Тестовый режим.</strong> Платёжная система не подключена: оплата пройдёт на встроенной тестовой странице, настоящие деньги не списываются.
       </span>
     </p>
   )

@@ -1,17 +1,17 @@
 import useSWRInfinite from 'swr/infinite'
 import { Button } from '../../components/button'
 import { Card } from '../../components/card'
+import { EmptyNote, ListSkeleton, LoadError } from '../../components/list-state'
 import { groupedKey, HistoryRow } from '../../components/money-history'
 import type { GroupedHistoryPage } from '../../lib/types'
-import { EmptyNote, ListSkeleton, LoadError } from '../../components/list-state'
 
 /** Lines per page: a day of requests is one line, so 20 lines cover weeks. */
 const PAGE = 20
 
 /** The money history: usage charges one line per Moscow day, other movements one by one, newest first. */
 export function TransactionList() {
-  const { data, error, isLoading, isValidating, mutate, size, setSize } = useSWRInfinite<GroupedHistoryPage>(
-    (index, previous: GroupedHistoryPage | null) => (previous && !previous.hasMore ? null : groupedKey(PAGE, index * PAGE)),
+  const { data, error, isLoading, isValidating, mutate, size, setSize } = useSWRInfinite<GroupedHistoryPage>((index, previous: GroupedHistoryPage | null) =>
+    previous && !previous.hasMore ? null : groupedKey(PAGE, index * PAGE),
   )
   const items = data?.flatMap((p) => p.items)
   const hasMore = data?.[data.length - 1]?.hasMore ?? false

@@ -1,7 +1,7 @@
 // The public blog: GET /api/blog/posts, GET /api/blog/posts/{slug}, POST /api/blog/posts/{slug}/view.
 import useSWR from 'swr'
-import { ApiError } from '../../lib/api'
 import type { BlogPost, PostViews } from '../../../src/wire'
+import { ApiError } from '../../lib/api'
 
 /** A published article (spec §3 "Blog post"); the wire type of src/blog/model.ts. */
 export type Post = BlogPost

@@ -1,10 +1,10 @@
 import { ButtonLink } from '../../components/button'
 import { FileTextIcon } from '../../components/icons'
 import { LoadError } from '../../components/list-state'
+import { PostCard } from '../../components/post-card'
 import { PageSpinner } from '../../components/spinner'
 import { errorMessage } from '../../lib/api'
 import { usePosts } from './blog-api'
-import { PostCard } from '../../components/post-card'
 
 export const BLOG_PAGE_SIZE = 100
 
@@ -16,9 +16,7 @@ export function BlogListPage() {
       <div className="max-w-3xl">
         <p className="text-sm font-medium text-indigo-700">Блог</p>
         <h1 className="mt-2 text-2xl leading-tight font-semibold tracking-tight break-words text-slate-900 min-[400px]:text-[28px] sm:text-4xl">Статьи о новых AI-моделях</h1>
-        <p className="mt-3 text-[17px] leading-7 text-slate-600">
-          Что умеют новые модели, где они полезны и сколько стоят в рублях. Каждую можно сразу попробовать в Playground.
-        </p>
+        <p className="mt-3 text-[17px] leading-7 text-slate-600">Что умеют новые модели, где они полезны и сколько стоят в рублях. Каждую можно сразу попробовать в Playground.</p>
       </div>
       <div className="mt-10">
         {isLoading ? (

@@ -1,14 +1,14 @@
 import { useEffect, useRef, useState } from 'react'
-import { publicModelHref } from '../../../src/content/models/links'
 import { Link } from 'wouter'
+import { formatInteger, formatLongDate } from '../../../src/content/format'
+import { publicModelHref } from '../../../src/content/models/links'
+import { postMeta } from '../../../src/content/seo'
 import { ButtonLink } from '../../components/button'
 import { ArrowLeftIcon, ChatIcon, CubeIcon, EyeIcon, FileTextIcon } from '../../components/icons'
 import { LoadError } from '../../components/list-state'
 import { PageSpinner } from '../../components/spinner'
 import { ApiError, errorMessage } from '../../lib/api'
-import { formatInteger, formatLongDate } from '../../../src/content/format'
 import { siteOrigin, usePageMeta } from '../../lib/head'
-import { postMeta } from '../../../src/content/seo'
 import { countView, usePost } from './blog-api'
 import { MarkdownBody } from './markdown-body'
 
@@ -94,11 +94,7 @@ export function BlogPostPage({ slug }: { slug: string }) {
         </div>
       </header>
       {post.coverImage && (
-        <img
-          src={post.coverImage}
-          alt={`Обложка статьи «${post.title}»`}
-          className="mt-8 aspect-[16/9] w-full rounded-2xl border border-slate-200 bg-slate-100 object-cover"
-        />
+        <img src={post.coverImage} alt={`Обложка статьи «${post.title}»`} className="mt-8 aspect-[16/9] w-full rounded-2xl border border-slate-200 bg-slate-100 object-cover" />
       )}
       <div className="mt-8">
         <MarkdownBody source={post.content} />

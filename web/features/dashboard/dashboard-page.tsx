@@ -1,30 +1,21 @@
 import type { ReactNode } from 'react'
 import useSWR from 'swr'
 import { Link } from 'wouter'
+import { formatInteger, formatPrice, formatRubles } from '../../../src/content/format'
 import { Card } from '../../components/card'
 import { CopyButton } from '../../components/copy-button'
+import { ActivityIcon, ArrowRightIcon, BookIcon, CheckIcon, CoinsIcon, HashIcon, KeyIcon, WalletIcon } from '../../components/icons'
 import { EmptyNote, ListSkeleton, LoadError } from '../../components/list-state'
-import {
-  ActivityIcon,
-  ArrowRightIcon,
-  BookIcon,
-  CheckIcon,
-  CoinsIcon,
-  HashIcon,
-  KeyIcon,
-  WalletIcon,
-} from '../../components/icons'
+import { groupedKey, HistoryRow } from '../../components/money-history'
 import { PageHeading } from '../../components/page-heading'
 import { StatCard } from '../../components/stat-card'
-import { groupedKey, HistoryRow } from '../../components/money-history'
-import { formatInteger, formatPrice, formatRubles } from '../../../src/content/format'
-import { useBalance, useUsage } from '../../lib/queries'
-import { KEYS_KEY } from '../api-keys/keys-api'
-import { usePayments } from '../billing/billing-api'
 import { cn } from '../../lib/cn'
+import { useBalance, useUsage } from '../../lib/queries'
 import type { GroupedHistoryPage } from '../../lib/types'
 import { useDocumentTitle } from '../../lib/use-document-title'
 import { useSession } from '../../stores/session'
+import { KEYS_KEY } from '../api-keys/keys-api'
+import { usePayments } from '../billing/billing-api'
 
 const RECENT_SHOWN = 5
 
@@ -44,13 +35,7 @@ function BalanceCard() {
         </Link>
       }
     >
-      {balance !== undefined ? (
-        formatRubles(balance)
-      ) : isLoading && !error ? (
-        <span className="inline-block h-7 w-28 animate-pulse rounded-md bg-slate-100 align-middle" />
-      ) : (
-        '—'
-      )}
+      {balance !== undefined ? formatRubles(balance) : isLoading && !error ? <span className="inline-block h-7 w-28 animate-pulse rounded-md bg-slate-100 align-middle" /> : '—'}
     </StatCard>
   )
 }
@@ -116,14 +101,10 @@ function QuickStart() {
                   <span className="sr-only">Выполнено: </span>
                 </span>
               ) : (
-                <span className="flex h-8 w-8 shrink-0 items-center justify-center rounded-full bg-indigo-600 text-sm font-semibold text-white">
-                  {index + 1}
-                </span>
+                <span className="flex h-8 w-8 shrink-0 items-center justify-center rounded-full bg-indigo-600 text-sm font-semibold text-white">{index + 1}</span>
               )}
               <span className="min-w-0 flex-1">
-                <span className={cn('block text-[15px] font-medium', done[step.id] ? 'text-slate-600' : 'text-slate-900')}>
-                  {step.title}
-                </span>
+                <span className={cn('block text-[15px] font-medium', done[step.id] ? 'text-slate-600' : 'text-slate-900')}>{step.title}</span>
                 <span className="mt-0.5 block text-sm text-slate-500">{step.text}</span>
                 <span className="mt-2 inline-flex items-center gap-1 text-sm font-medium text-indigo-600 group-hover:text-indigo-700">
                   {step.cta}
@@ -188,8 +169,8 @@ function CurlExample() {
       <div className="flex flex-col gap-1 p-4 sm:p-6 sm:pb-4">
         <h2 className="text-base font-semibold text-slate-900">Пример запроса</h2>
         <p className="text-sm text-slate-500">
-          API совместим с OpenAI: замените <code className="rounded bg-slate-100 px-1 py-0.5 font-mono text-[13px] text-slate-700">YOUR_API_KEY</code>{' '}
-          на свой ключ и выполните команду в терминале.
+          API совместим с OpenAI: замените <code className="rounded bg-slate-100 px-1 py-0.5 font-mono text-[13px] text-slate-700">YOUR_API_KEY</code> на свой ключ и выполните
+          команду в терминале.
         </p>
       </div>
       <div className="relative border-t border-slate-800 bg-slate-900">

@@ -1,9 +1,9 @@
 // One example in several languages as tabs (curl | JavaScript | Python): the docs stay readable
 // instead of three blocks in a row. Choosing a language switches every group that has it.
-import { createContext, useContext, useId, useRef, useState, type KeyboardEvent } from 'react'
+import { createContext, type KeyboardEvent, useContext, useId, useRef, useState } from 'react'
+import type { Block } from '../../../src/content/rich-text'
 import { CopyButton } from '../../components/copy-button'
 import { cn } from '../../lib/cn'
-import type { Block } from '../../../src/content/rich-text'
 
 type CodeBlock = Extract<Block, { type: 'code' }>
 

@@ -1,10 +1,10 @@
 import { useEffect, useMemo } from 'react'
+import { docsDocument, tabGroupOf } from '../../../src/content/docs'
+import type { Block, DocSection } from '../../../src/content/rich-text'
 import { ButtonLink } from '../../components/button'
 import { RichBlocks } from '../../components/rich-document'
 import { cn } from '../../lib/cn'
-import type { Block, DocSection } from '../../../src/content/rich-text'
 import { CodeTabs, PreferredTab, usePreferredTabState } from './code-tabs'
-import { docsDocument, tabGroupOf } from '../../../src/content/docs'
 
 type CodeBlock = Extract<Block, { type: 'code' }>
 type Run = { tabs: false; blocks: Block[] } | { tabs: true; blocks: CodeBlock[] }

@@ -1,6 +1,6 @@
 // Icons of the landing's cards (Lucide style, like web/components/icons), looked up by name.
 import type { ComponentType, ReactNode } from 'react'
-import { ChartIcon, ChatIcon, ClockIcon, CoinsIcon, EyeIcon, KeyIcon, TerminalIcon, UsersIcon, WalletIcon, type IconProps, Icon as BaseIcon } from '../../components/icons'
+import { Icon as BaseIcon, ChartIcon, ChatIcon, ClockIcon, CoinsIcon, EyeIcon, type IconProps, KeyIcon, TerminalIcon, UsersIcon, WalletIcon } from '../../components/icons'
 
 /** The shared icon frame at this feature's default size. */
 const Icon = ({ size = 20, ...props }: IconProps & { children: ReactNode }) => <BaseIcon size={size} {...props} />

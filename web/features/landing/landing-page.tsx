@@ -1,18 +1,17 @@
-import { useEffect, type ReactNode } from 'react'
-import { publicModelHref } from '../../../src/content/models/links'
+import { type ReactNode, useEffect } from 'react'
 import useSWR from 'swr'
 import { Link } from 'wouter'
+import { AUDIENCE, FEATURES, HERO, PRODUCT_CARDS, type TextCard, USE_CASES } from '../../../src/content/landing'
+import { publicModelHref } from '../../../src/content/models/links'
+import { pickShowcase, SHOWCASE_SIZE, type ShowcaseModel, splitModelName } from '../../../src/content/showcase'
 import { ButtonLink } from '../../components/button'
 import { ArrowRightIcon, CheckIcon } from '../../components/icons'
 import { PostCard, type PostSummary } from '../../components/post-card'
 import { InlineText } from '../../components/rich-document'
-import { AUDIENCE, FEATURES, HERO, PRODUCT_CARDS, USE_CASES, type TextCard } from '../../../src/content/landing'
 import { CardIcon } from './landing-icons'
-import { pickShowcase, SHOWCASE_SIZE, splitModelName, type ShowcaseModel } from '../../../src/content/showcase'
 
 /** The landing's teaser: the spec asks GET /api/blog/posts with limit 3. */
 const LATEST_POSTS_KEY = '/api/blog/posts?limit=3'
-
 
 const snippet = (origin: string) => `from openai import OpenAI
 
@@ -119,7 +118,12 @@ function Hero() {
 function Features() {
   return (
     <section id="features" aria-labelledby="features-title" className="scroll-mt-20 mx-auto w-full max-w-6xl px-4 py-16 sm:px-6 sm:py-20">
-      <SectionHeading id="features-title" eyebrow="Возможности" title="Всё для работы с AI в одном месте" lead="Один аккаунт, один баланс и один API для текстовых и графических моделей." />
+      <SectionHeading
+        id="features-title"
+        eyebrow="Возможности"
+        title="Всё для работы с AI в одном месте"
+        lead="Один аккаунт, один баланс и один API для текстовых и графических моделей."
+      />
       <ul className="mt-10 grid gap-4 sm:grid-cols-2 lg:grid-cols-4">
         {FEATURES.map((card) => (
           <li key={card.title}>

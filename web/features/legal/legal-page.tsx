@@ -1,7 +1,7 @@
 import { Link } from 'wouter'
+import { LEGAL_DOCUMENTS, type LegalSlug } from '../../../src/content/legal'
 import { RichSections } from '../../components/rich-document'
 import { cn } from '../../lib/cn'
-import { LEGAL_DOCUMENTS, type LegalSlug } from '../../../src/content/legal'
 
 const ORDER: Array<[LegalSlug, string]> = [
   ['public-offer', 'Публичная оферта'],

@@ -56,14 +56,11 @@ export function FilterChip({
       title={empty ? 'Нет моделей по этому запросу' : undefined}
       className={cn(
         'inline-flex h-8 shrink-0 items-center gap-1.5 rounded-full border px-3 text-sm font-medium transition-colors',
-        pressed
-          ? 'border-indigo-600 bg-indigo-600 text-white shadow-sm'
-          : 'border-slate-200 bg-white text-slate-700 hover:border-slate-300 hover:bg-slate-50',
+        pressed ? 'border-indigo-600 bg-indigo-600 text-white shadow-sm' : 'border-slate-200 bg-white text-slate-700 hover:border-slate-300 hover:bg-slate-50',
         empty && 'opacity-50 disabled:cursor-default',
       )}
     >
-      {label}{' '}
-      <span className={cn('text-xs tabular-nums', pressed ? 'text-indigo-100' : 'text-slate-500')}>{count}</span>
+      {label} <span className={cn('text-xs tabular-nums', pressed ? 'text-indigo-100' : 'text-slate-500')}>{count}</span>
     </button>
   )
 }

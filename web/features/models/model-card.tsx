@@ -1,19 +1,9 @@
 import type { ReactNode } from 'react'
 import { Link } from 'wouter'
+import { formatInteger } from '../../../src/content/format'
+import { contextText, isEmbeddingModel, type Model, type PriceValue, priceLines, priceText, providerLabel, providerOf, type TokenScale } from '../../../src/content/models/catalog'
 import { ArrowRightIcon } from '../../components/icons'
 import { cn } from '../../lib/cn'
-import { formatInteger } from '../../../src/content/format'
-import {
-  contextText,
-  isEmbeddingModel,
-  priceLines,
-  priceText,
-  providerLabel,
-  providerOf,
-  type Model,
-  type PriceValue,
-  type TokenScale,
-} from '../../../src/content/models/catalog'
 
 export function playgroundHref(id: string): string {
   return `/app/playground?model=${encodeURIComponent(id)}`
@@ -95,9 +85,7 @@ function CardBody({ model, badge, linked }: { model: Model; badge: ReactNode; li
         <span className="truncate text-xs font-medium tracking-wide text-slate-500 uppercase">{provider}</span>
         {badge}
       </div>
-      <h2 className={cn('mt-2 text-[15px] leading-6 font-semibold break-words text-slate-900', linked && 'group-hover:text-indigo-700')}>
-        {model.name || model.id}
-      </h2>
+      <h2 className={cn('mt-2 text-[15px] leading-6 font-semibold break-words text-slate-900', linked && 'group-hover:text-indigo-700')}>{model.name || model.id}</h2>
       <p className="mt-0.5 font-mono text-xs break-all text-slate-500">{model.id}</p>
       {model.description ? (
         <p className="mt-3 line-clamp-3 text-sm leading-5 text-slate-600" title={model.description}>
@@ -135,10 +123,7 @@ function EmbeddingCard({ model }: { model: Model }) {
         </div>
         <div className="mt-3 flex items-center justify-between gap-3 text-xs">
           <Context model={model} />
-          <Link
-            href={EMBEDDINGS_DOCS_HREF}
-            className="inline-flex items-center gap-1 rounded font-medium whitespace-nowrap text-indigo-600 hover:text-indigo-500"
-          >
+          <Link href={EMBEDDINGS_DOCS_HREF} className="inline-flex items-center gap-1 rounded font-medium whitespace-nowrap text-indigo-600 hover:text-indigo-500">
             Пример запроса
             <ArrowRightIcon size={13} />
           </Link>
@@ -163,11 +148,7 @@ export function ModelCard({ model, href, tokens = 1000 }: { model: Model; href?:
       data-model-type={embeddings ? 'embeddings' : model.capabilities?.image ? 'image' : 'text'}
       className={cn(cardClass, 'group transition-[border-color,box-shadow] hover:border-indigo-300 hover:shadow-md hover:shadow-indigo-900/5')}
     >
-      <CardBody
-        model={model}
-        badge={embeddings ? <Badge tone="teal">Эмбеддинги</Badge> : model.capabilities?.image && <Badge>Изображения</Badge>}
-        linked
-      />
+      <CardBody model={model} badge={embeddings ? <Badge tone="teal">Эмбеддинги</Badge> : model.capabilities?.image && <Badge>Изображения</Badge>} linked />
       <div className="mt-auto pt-4">
         <div className="border-t border-slate-100 pt-3">
           <Prices model={model} tokens={tokens} />

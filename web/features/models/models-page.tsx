@@ -1,25 +1,25 @@
-import { useDeferredValue, useEffect, useMemo, useRef, useState, type ReactNode } from 'react'
+import { type ReactNode, useDeferredValue, useEffect, useMemo, useRef, useState } from 'react'
 import { useSearch } from 'wouter'
+import { formatInteger, pluralRu } from '../../../src/content/format'
+import {
+  countProviders,
+  MODEL_TYPES,
+  type Model,
+  type ModelType,
+  matchesSearch,
+  modelType,
+  type ProviderCount,
+  parseModelType,
+  providerOf,
+} from '../../../src/content/models/catalog'
 import { Button } from '../../components/button'
 import { Card } from '../../components/card'
 import { AlertCircleIcon, CubeIcon, SearchIcon } from '../../components/icons'
 import { PageHeading } from '../../components/page-heading'
-import { formatInteger, pluralRu } from '../../../src/content/format'
 import { useDocumentTitle } from '../../lib/use-document-title'
-import {
-  MODEL_TYPES,
-  countProviders,
-  matchesSearch,
-  modelType,
-  parseModelType,
-  providerOf,
-  type Model,
-  type ModelType,
-  type ProviderCount,
-} from '../../../src/content/models/catalog'
 import { FilterChip, ModelSearchField } from './filter-bar'
-import { useModels } from './use-models'
 import { ModelCard } from './model-card'
+import { useModels } from './use-models'
 
 export const MODELS_LOAD_ERROR = 'Не удалось загрузить список моделей. Попробуйте обновить страницу.'
 /** Chips shown before 'Ещё N'; the catalogue has dozens of providers, most with a model or two. */
@@ -92,29 +92,12 @@ function FilterRow({ label, labelled = true, children }: { label: string; labell
 }
 
 /** 'Все типы', then a chip per type the catalogue has (a catalogue of one type shows none). */
-function TypeChips({
-  counts,
-  total,
-  selected,
-  onSelect,
-}: {
-  counts: Map<ModelType, number>
-  total: number
-  selected: ModelType | ''
-  onSelect: (type: ModelType | '') => void
-}) {
+function TypeChips({ counts, total, selected, onSelect }: { counts: Map<ModelType, number>; total: number; selected: ModelType | ''; onSelect: (type: ModelType | '') => void }) {
   return (
     <div role="group" aria-label="Тип модели" className="flex flex-wrap gap-2">
       <FilterChip disableEmpty label="Все типы" count={total} pressed={selected === ''} onClick={() => onSelect('')} />
       {MODEL_TYPES.map(({ type, label }) => (
-        <FilterChip
-          disableEmpty
-          key={type}
-          label={label}
-          count={counts.get(type) ?? 0}
-          pressed={selected === type}
-          onClick={() => onSelect(selected === type ? '' : type)}
-        />
+        <FilterChip disableEmpty key={type} label={label} count={counts.get(type) ?? 0} pressed={selected === type} onClick={() => onSelect(selected === type ? '' : type)} />
       ))}
     </div>
   )
@@ -205,10 +188,7 @@ function Catalogue({ models }: { models: Model[] }) {
   const activeType = type && typesPresent.has(type) ? type : ''
   // Each chip row counts what the search and the other row leave.
   const ofType = useMemo(() => (activeType ? searched.filter((m) => modelType(m) === activeType) : searched), [searched, activeType])
-  const ofProvider = useMemo(
-    () => (activeProvider ? searched.filter((m) => providerOf(m.id) === activeProvider) : searched),
-    [searched, activeProvider],
-  )
+  const ofProvider = useMemo(() => (activeProvider ? searched.filter((m) => providerOf(m.id) === activeProvider) : searched), [searched, activeProvider])
   const providerCounts = useMemo(() => {
     const counts = new Map<string, number>()
     for (const m of ofType) counts.set(providerOf(m.id), (counts.get(providerOf(m.id)) ?? 0) + 1)
@@ -239,13 +219,7 @@ function Catalogue({ models }: { models: Model[] }) {
         )}
         {providers.length > 1 && (
           <FilterRow label="Провайдер" labelled={typesPresent.size > 1}>
-            <ProviderChips
-              providers={providers}
-              counts={providerCounts}
-              total={ofType.length}
-              selected={activeProvider}
-              onSelect={setProvider}
-            />
+            <ProviderChips providers={providers} counts={providerCounts} total={ofType.length} selected={activeProvider} onSelect={setProvider} />
           </FilterRow>
         )}
       </div>
@@ -267,9 +241,7 @@ function Catalogue({ models }: { models: Model[] }) {
             <SearchIcon />
           </div>
           <p className="text-[15px] font-medium text-slate-800">Ничего не найдено</p>
-          <p className="mt-1 max-w-sm text-sm text-slate-500">
-            Попробуйте изменить запрос или выбрать другой тип или провайдера.
-          </p>
+          <p className="mt-1 max-w-sm text-sm text-slate-500">Попробуйте изменить запрос или выбрать другой тип или провайдера.</p>
           <Button variant="secondary" className="mt-5" onClick={reset}>
             Сбросить поиск
           </Button>

@@ -2,38 +2,38 @@
 // image, filters and sorting — and /models/{id}, one model with its code to copy. One lazy chunk;
 // the server sends the same text and metadata to crawlers (src/spa/pages.ts). The cards and the
 // price rule are the signed-in catalogue's (model-card.tsx, src/content/models/catalog.ts).
-import { useDeferredValue, useEffect, useMemo, useState, type ReactNode } from 'react'
+import { type ReactNode, useDeferredValue, useEffect, useMemo, useState } from 'react'
 import { Link, useLocation, useSearch } from 'wouter'
-import { ButtonLink } from '../../components/button'
-import { ArrowLeftIcon, ChatIcon } from '../../components/icons'
-import { LoadError } from '../../components/list-state'
-import { Select } from '../../components/select'
-import { CodeBlock } from '../../components/rich-document'
-import { PageSpinner } from '../../components/spinner'
-import { cn } from '../../lib/cn'
 import { formatInteger } from '../../../src/content/format'
-import { siteOrigin, usePageMeta } from '../../lib/head'
 import {
-  MODEL_SORTS,
-  PUBLIC_FILTERS,
   isEmbeddingModel,
+  MODEL_SORTS,
+  type Model,
+  type ModelSort,
   matchesPublicFilter,
   matchesSearch,
+  PUBLIC_FILTERS,
+  type PublicFilter,
   parseModelSort,
   parsePublicFilter,
   providerLabel,
   providerOf,
   publicModelHref,
   sortModels,
-  type Model,
-  type ModelSort,
-  type PublicFilter,
 } from '../../../src/content/models/catalog'
-import { FilterChip, ModelSearchField } from './filter-bar'
-import { useModels } from './use-models'
-import { ModelCard, playgroundHref, Prices } from './model-card'
 import { modelMeta, modelsMeta, NOT_FOUND_MODEL_META } from '../../../src/content/models/meta'
 import { modelSnippets } from '../../../src/content/models/snippets'
+import { ButtonLink } from '../../components/button'
+import { ArrowLeftIcon, ChatIcon } from '../../components/icons'
+import { LoadError } from '../../components/list-state'
+import { CodeBlock } from '../../components/rich-document'
+import { Select } from '../../components/select'
+import { PageSpinner } from '../../components/spinner'
+import { cn } from '../../lib/cn'
+import { siteOrigin, usePageMeta } from '../../lib/head'
+import { FilterChip, ModelSearchField } from './filter-bar'
+import { ModelCard, Prices, playgroundHref } from './model-card'
+import { useModels } from './use-models'
 
 const LOAD_ERROR = 'Не удалось загрузить каталог моделей. Попробуйте обновить страницу.'
 const wrapClass = 'mx-auto w-full max-w-6xl px-4 py-10 sm:px-6 sm:py-14'
@@ -60,7 +60,14 @@ function PublicCatalogue({ models }: { models: Model[] }) {
   const { query, setQuery, filter, setFilter, sort, setSort } = usePublicFilters()
   const deferred = useDeferredValue(query)
   const searched = useMemo(() => models.filter((m) => matchesSearch(m, deferred)), [models, deferred])
-  const shown = useMemo(() => sortModels(searched.filter((m) => matchesPublicFilter(m, filter)), sort), [searched, filter, sort])
+  const shown = useMemo(
+    () =>
+      sortModels(
+        searched.filter((m) => matchesPublicFilter(m, filter)),
+        sort,
+      ),
+    [searched, filter, sort],
+  )
   return (
     <>
       <div className="space-y-4">
@@ -68,13 +75,7 @@ function PublicCatalogue({ models }: { models: Model[] }) {
           <ModelSearchField query={query} onChange={setQuery} className="min-w-0 flex-1" />
           <label className="flex shrink-0 items-center gap-2 text-sm text-slate-600">
             <span className="shrink-0">Сортировка</span>
-            <Select
-              value={sort}
-              onChange={(e) => setSort(parseModelSort(e.target.value))}
-              aria-label="Сортировка"
-              className="h-11"
-              wrapperClassName="w-full sm:w-52"
-            >
+            <Select value={sort} onChange={(e) => setSort(parseModelSort(e.target.value))} aria-label="Сортировка" className="h-11" wrapperClassName="w-full sm:w-52">
               {MODEL_SORTS.map((s) => (
                 <option key={s.sort} value={s.sort}>
                   {s.label}
@@ -125,12 +126,9 @@ export function PublicModelsPage() {
     <div className={wrapClass}>
       <div className="max-w-3xl">
         <p className="text-sm font-medium text-indigo-700">Каталог</p>
-        <h1 className="mt-2 text-2xl leading-tight font-semibold tracking-tight text-slate-900 min-[400px]:text-[28px] sm:text-4xl">
-          AI-модели с ценами в рублях
-        </h1>
+        <h1 className="mt-2 text-2xl leading-tight font-semibold tracking-tight text-slate-900 min-[400px]:text-[28px] sm:text-4xl">AI-модели с ценами в рублях</h1>
         <p className="mt-3 text-[17px] leading-7 text-slate-600">
-          {models ? `${formatInteger(models.length)} моделей` : 'Модели'} через один OpenAI-совместимый API. Цены — за 1M токенов и за изображение, оплата
-          российской картой.
+          {models ? `${formatInteger(models.length)} моделей` : 'Модели'} через один OpenAI-совместимый API. Цены — за 1M токенов и за изображение, оплата российской картой.
         </p>
       </div>
       <div className="mt-8">
@@ -169,9 +167,7 @@ function ModelDetails({ model }: { model: Model }) {
   return (
     <article data-testid="model-page" data-model-id={model.id}>
       <p className="text-sm font-medium text-indigo-700">{providerLabel(providerOf(model.id))}</p>
-      <h1 className="mt-2 text-2xl leading-tight font-semibold tracking-tight break-words text-slate-900 min-[400px]:text-[28px] sm:text-4xl">
-        {model.name || model.id}
-      </h1>
+      <h1 className="mt-2 text-2xl leading-tight font-semibold tracking-tight break-words text-slate-900 min-[400px]:text-[28px] sm:text-4xl">{model.name || model.id}</h1>
       <p className="mt-2 font-mono text-sm break-all text-slate-500">{model.id}</p>
       <div className="mt-6 grid gap-8 lg:grid-cols-[minmax(0,1fr)_340px] lg:gap-6">
         <div className="min-w-0 lg:order-first">

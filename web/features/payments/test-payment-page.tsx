@@ -1,14 +1,14 @@
-import { useState, type ReactNode } from 'react'
+import { type ReactNode, useState } from 'react'
 import useSWR from 'swr'
+import { formatRubles } from '../../../src/content/format'
+import type { TestPayment, TestPaymentResult } from '../../../src/wire'
 import { Button, ButtonLink } from '../../components/button'
 import { Card } from '../../components/card'
 import { AlertCircleIcon, CheckCircleIcon, InfoIcon } from '../../components/icons'
 import { PageSpinner } from '../../components/spinner'
 import { ApiError, api, errorMessage } from '../../lib/api'
-import { formatRubles } from '../../../src/content/format'
 import { useDocumentTitle } from '../../lib/use-document-title'
 import { toast } from '../../stores/toasts'
-import type { TestPayment, TestPaymentResult } from '../../../src/wire'
 
 // GET /api/payments/test/:providerId (TestPayment) — public: the page is opened by the redirect, signed in or not.
 
@@ -17,11 +17,7 @@ type Action = 'pay' | 'cancel'
 const testPath = (id: string) => `/api/payments/test/${encodeURIComponent(id)}`
 
 function TestModeBadge() {
-  return (
-    <span className="inline-flex items-center rounded-md bg-amber-100 px-2 py-1 text-xs font-semibold tracking-wide text-amber-900 uppercase">
-      тестовый режим
-    </span>
-  )
+  return <span className="inline-flex items-center rounded-md bg-amber-100 px-2 py-1 text-xs font-semibold tracking-wide text-amber-900 uppercase">тестовый режим</span>
 }
 
 function Shell({ children }: { children: ReactNode }) {
@@ -100,9 +96,7 @@ export function TestPaymentPage({ id }: { id: string }) {
       <Notice
         icon={paid ? <CheckCircleIcon size={36} className="text-emerald-500" /> : <AlertCircleIcon size={36} className="text-slate-400" />}
         title={paid ? 'Платёж уже оплачен' : canceled ? 'Платёж уже отменён' : 'Платёж обрабатывается'}
-        text={`${formatRubles(data.amount)} — ${
-          paid ? 'деньги зачислены на баланс.' : canceled ? 'деньги не списывались.' : 'статус появится на странице баланса.'
-        }`}
+        text={`${formatRubles(data.amount)} — ${paid ? 'деньги зачислены на баланс.' : canceled ? 'деньги не списывались.' : 'статус появится на странице баланса.'}`}
         action={
           <Button className="w-full" onClick={() => window.location.assign(data.returnUrl)}>
             Вернуться в AI Gateway
@@ -126,8 +120,8 @@ export function TestPaymentPage({ id }: { id: string }) {
       <div className="mt-5 flex items-start gap-2 rounded-lg border border-amber-200 bg-amber-50 px-3 py-2.5 text-sm text-amber-900">
         <InfoIcon size={16} className="mt-0.5 shrink-0" />
         <p>
-          Настоящие деньги не списываются: платёжная система не подключена, эта страница её заменяет. «Оплатить» — платёж
-          пройдёт и баланс пополнится на эту сумму, «Отменить» — платёж будет отменён.
+          Настоящие деньги не списываются: платёжная система не подключена, эта страница её заменяет. «Оплатить» — платёж пройдёт и баланс пополнится на эту сумму, «Отменить» —
+          платёж будет отменён.
         </p>
       </div>
       <div className="mt-6 flex flex-col gap-2 sm:flex-row-reverse">

@@ -35,10 +35,7 @@ export const createChat = (title: string, model: string) => api.post<ChatWithMes
 export const loadChat = (id: string) => api.get<ChatWithMessages>(`/api/chats/${encodeURIComponent(id)}`)
 export const deleteChat = (id: string) => api.delete<{ ok: boolean }>(`/api/chats/${encodeURIComponent(id)}`)
 
-export function saveMessage(
-  chatId: string,
-  message: { role: 'user' | 'assistant'; content: string; files?: Array<{ id: string }>; metadata?: MessageMetadata },
-) {
+export function saveMessage(chatId: string, message: { role: 'user' | 'assistant'; content: string; files?: Array<{ id: string }>; metadata?: MessageMetadata }) {
   return api.post<StoredMessage>(`/api/chats/${encodeURIComponent(chatId)}/messages`, message)
 }
 

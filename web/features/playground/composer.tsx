@@ -1,14 +1,14 @@
 // The input: Enter sends, Shift+Enter adds a line; attachments as chips above the text; Stop while
 // a reply is on its way (the field is locked with a spinner until then).
-import { useEffect, useRef, type KeyboardEvent } from 'react'
+import { type KeyboardEvent, useEffect, useRef } from 'react'
 import { Link } from 'wouter'
-import { Spinner } from '../../components/spinner'
-import { AlertCircleIcon, CloseIcon } from '../../components/icons'
-import { cn } from '../../lib/cn'
 import { formatPrice } from '../../../src/content/format'
+import { AlertCircleIcon, CloseIcon } from '../../components/icons'
+import { Spinner } from '../../components/spinner'
+import { cn } from '../../lib/cn'
 import { formatSize, kindOf } from './attachments'
 import type { UploadedFile } from './chats-api'
-import { estimateDisplay, type EstimateState } from './estimate'
+import { type EstimateState, estimateDisplay } from './estimate'
 import { FileIcon, ImageIcon, PaperclipIcon, SendIcon, StopIcon } from './icons'
 
 export interface Attachment {
@@ -38,9 +38,7 @@ function AttachmentChip({ item, onRemove, disabled }: { item: Attachment; onRemo
       {item.preview && isImage && item.status === 'ready' ? (
         <img src={item.preview} alt="" className="h-7 w-7 shrink-0 rounded object-cover" />
       ) : (
-        <span className="flex h-7 w-7 shrink-0 items-center justify-center rounded bg-slate-100 text-slate-500">
-          {isImage ? <ImageIcon size={14} /> : <FileIcon size={14} />}
-        </span>
+        <span className="flex h-7 w-7 shrink-0 items-center justify-center rounded bg-slate-100 text-slate-500">{isImage ? <ImageIcon size={14} /> : <FileIcon size={14} />}</span>
       )}
       <span className="min-w-0">
         <span className="block truncate font-medium">{item.name}</span>

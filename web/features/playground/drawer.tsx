@@ -1,7 +1,7 @@
 // The phone's side panel: model info and settings slide in from the right. Built on the native
 // <dialog> like components/dialog.tsx (lib/use-modal-dialog.ts), so the browser traps focus, makes the page inert, closes on
 // Escape and gives focus back to the button that opened it.
-import { useId, type ReactNode } from 'react'
+import { type ReactNode, useId } from 'react'
 import { CloseIcon } from '../../components/icons'
 import { useModalDialog } from '../../lib/use-modal-dialog'
 
@@ -23,12 +23,7 @@ export function Drawer({ open, onClose, title, children }: { open: boolean; onCl
             <h2 id={titleId} className="text-base font-semibold text-slate-900">
               {title}
             </h2>
-            <button
-              type="button"
-              onClick={onClose}
-              aria-label="Закрыть"
-              className="-mr-2 rounded-lg p-2 text-slate-500 transition-colors hover:bg-slate-100 hover:text-slate-800"
-            >
+            <button type="button" onClick={onClose} aria-label="Закрыть" className="-mr-2 rounded-lg p-2 text-slate-500 transition-colors hover:bg-slate-100 hover:text-slate-800">
               <CloseIcon size={18} />
             </button>
           </div>

@@ -2,11 +2,11 @@
 // is deleted after the spec's 'Удалить?' confirmation. A row wider than the screen scrolls
 // sideways; a fading edge with an arrow shows on each side that has more chats.
 import { useCallback, useEffect, useRef, useState } from 'react'
+import { formatDateTime } from '../../../src/content/format'
 import { ConfirmDialog } from '../../components/dialog'
 import { ArrowLeftIcon, ArrowRightIcon, ChatIcon, TrashIcon } from '../../components/icons'
 import { cn } from '../../lib/cn'
-import { formatDateTime } from '../../../src/content/format'
-import { HISTORY_SIZE, type ChatSummary } from './chats-api'
+import { type ChatSummary, HISTORY_SIZE } from './chats-api'
 import { PlusIcon } from './icons'
 
 export function HistoryBar({
@@ -55,13 +55,8 @@ export function HistoryBar({
       </button>
       <div className="relative min-w-0 flex-1">
         <ul ref={row} data-testid="chat-history" className="flex min-w-0 gap-2 overflow-x-auto py-1 [scrollbar-width:none]">
-          {loading && !chats &&
-            [0, 1, 2].map((i) => (
-              <li key={i} aria-hidden="true" className="h-9 w-36 shrink-0 animate-pulse rounded-lg bg-slate-200/70" />
-            ))}
-          {chats && shown.length === 0 && (
-            <li className="flex h-9 items-center px-1 text-sm whitespace-nowrap text-slate-500">Чатов пока нет</li>
-          )}
+          {loading && !chats && [0, 1, 2].map((i) => <li key={i} aria-hidden="true" className="h-9 w-36 shrink-0 animate-pulse rounded-lg bg-slate-200/70" />)}
+          {chats && shown.length === 0 && <li className="flex h-9 items-center px-1 text-sm whitespace-nowrap text-slate-500">Чатов пока нет</li>}
           {shown.map((chat) => {
             const active = chat.id === activeId
             return (

@@ -3,17 +3,19 @@
 // cleans the result once more. Replies are untrusted input (a prompt can make a model write HTML).
 import DOMPurify from 'dompurify'
 import { Marked, type Tokens } from 'marked'
-import { memo, useMemo, type MouseEvent } from 'react'
+import { type MouseEvent, memo, useMemo } from 'react'
 import { copyText } from '../../lib/clipboard'
 import { cn } from '../../lib/cn'
 import { toast } from '../../stores/toasts'
 
-const escapeHtml = (text: string) =>
-  text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!)
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!)
 
 function safeHref(raw: string): string | null {
   // eslint-disable-next-line no-control-regex -- what a browser strips from a scheme
-  const squashed = raw.trim().replace(/[\u0000-\u0020\u007f-\u009f]/g, '').toLowerCase()
+  const squashed = raw
+    .trim()
+    .replace(/[\u0000-\u0020\u007f-\u009f]/g, '')
+    .toLowerCase()
   const scheme = /^([a-z][a-z0-9+.-]*):/.exec(squashed)?.[1]
   if (!scheme) return squashed.startsWith('//') ? null : raw.trim()
   return ['http', 'https', 'mailto'].includes(scheme) ? raw.trim() : null

@@ -2,12 +2,12 @@
 // as markdown (token by token while streaming), generated pictures with a download button, and
 // what each reply cost. Under each message: copy; under the last reply: regenerate; under a
 // question: edit and resend (the conversation continues from the edited question).
-import { useEffect, useRef, useState, type KeyboardEvent, type ReactNode } from 'react'
-import { Spinner } from '../../components/spinner'
+import { type KeyboardEvent, type ReactNode, useEffect, useRef, useState } from 'react'
+import { formatInteger, formatPrice, pluralRu } from '../../../src/content/format'
 import { AlertCircleIcon, CheckIcon, CopyIcon, PencilIcon, SparklesIcon } from '../../components/icons'
+import { Spinner } from '../../components/spinner'
 import { cn } from '../../lib/cn'
 import { useCopy } from '../../lib/use-copy'
-import { formatInteger, formatPrice, pluralRu } from '../../../src/content/format'
 import { toast } from '../../stores/toasts'
 import { dataUrlToBlob, formatSize, kindOf, sameOrigin } from './attachments'
 import type { MessageMetadata, UploadedFile } from './chats-api'
@@ -42,13 +42,7 @@ const actionButton =
 function CopyMessageButton({ text }: { text: string }) {
   const { copied, copy } = useCopy(text)
   return (
-    <button
-      type="button"
-      className={actionButton}
-      aria-label={copied ? 'Скопировано' : 'Копировать сообщение'}
-      title="Копировать"
-      onClick={copy}
-    >
+    <button type="button" className={actionButton} aria-label={copied ? 'Скопировано' : 'Копировать сообщение'} title="Копировать" onClick={copy}>
       {copied ? <CheckIcon size={14} /> : <CopyIcon size={14} />}
       <span className="sr-only sm:not-sr-only">{copied ? 'Скопировано' : 'Копировать'}</span>
     </button>
@@ -126,7 +120,11 @@ function GeneratedImages({ images, prompt }: { images: string[]; prompt: string 
     <div className={cn('my-1 grid gap-3', images.length > 1 && 'sm:grid-cols-2')}>
       {images.map((url, i) => (
         <figure key={url} data-testid="generated-image" className="max-w-sm overflow-hidden rounded-xl border border-slate-200 bg-slate-50">
-          <img src={url.startsWith('data:') ? url : sameOrigin(url)} alt={prompt ? `Изображение: ${prompt}` : `Изображение ${i + 1}`} className="block max-h-80 w-full object-contain" />
+          <img
+            src={url.startsWith('data:') ? url : sameOrigin(url)}
+            alt={prompt ? `Изображение: ${prompt}` : `Изображение ${i + 1}`}
+            className="block max-h-80 w-full object-contain"
+          />
           <figcaption className="flex items-center justify-between gap-2 border-t border-slate-200 bg-white px-3 py-2">
             <span className="text-xs text-slate-500">Изображение {i + 1}</span>
             <button
@@ -317,21 +315,19 @@ function useStickToBottom(count: number, growth: unknown) {
   return { ref, onScroll, onLoad }
 }
 
-export function MessageList({
-  messages,
-  loading,
-  empty,
-  actions,
-}: {
-  messages: UiMessage[]
-  loading: boolean
-  empty: ReactNode
-  actions: MessageActions
-}) {
+export function MessageList({ messages, loading, empty, actions }: { messages: UiMessage[]; loading: boolean; empty: ReactNode; actions: MessageActions }) {
   const last = messages.at(-1)
   const { ref, onScroll, onLoad } = useStickToBottom(messages.length, `${last?.content.length}:${last?.images.length}:${last?.status}`)
   return (
-    <div ref={ref} onScroll={onScroll} onLoadCapture={onLoad} className="min-h-0 flex-1 overflow-y-auto px-3 py-4 sm:px-5" data-testid="message-list" aria-live="polite" aria-busy={loading}>
+    <div
+      ref={ref}
+      onScroll={onScroll}
+      onLoadCapture={onLoad}
+      className="min-h-0 flex-1 overflow-y-auto px-3 py-4 sm:px-5"
+      data-testid="message-list"
+      aria-live="polite"
+      aria-busy={loading}
+    >
       {loading ? (
         <div className="flex h-full items-center justify-center text-slate-400">
           <Spinner size={24} label="Загрузка чата…" />

@@ -1,13 +1,13 @@
 // The model picker: a searchable list (name, provider, id) with each model's price, in place of a
 // plain select that cannot hold hundreds of models. ARIA combobox pattern (an editable input with
 // a listbox popup): arrows move, Enter picks, Escape closes and restores the chosen model's name.
-import { useEffect, useId, useMemo, useRef, useState, type KeyboardEvent } from 'react'
+import { type KeyboardEvent, useEffect, useId, useMemo, useRef, useState } from 'react'
+import { formatPrice } from '../../../src/content/format'
+import { providerLabel, providerOf } from '../../../src/content/models/catalog'
 import { ChevronDownIcon } from '../../components/icons'
 import { inputClasses } from '../../components/input'
 import { cn } from '../../lib/cn'
-import { formatPrice } from '../../../src/content/format'
-import { providerLabel, providerOf } from '../../../src/content/models/catalog'
-import { isImageCapable, isVariablePrice, rubles, type PlaygroundModel } from './models'
+import { isImageCapable, isVariablePrice, type PlaygroundModel, rubles } from './models'
 
 /** The price a customer compares models by: a picture for drawing models, else 1K prompt tokens. */
 export function pickerPrice(model: PlaygroundModel): string {
@@ -69,7 +69,12 @@ export function ModelPicker({
   function openList() {
     if (open) return
     setQuery('')
-    setActive(Math.max(0, sorted.findIndex((m) => m.id === value)))
+    setActive(
+      Math.max(
+        0,
+        sorted.findIndex((m) => m.id === value),
+      ),
+    )
     setOpen(true)
   }
 

@@ -14,38 +14,28 @@ import { toast } from '../../stores/toasts'
 import { acceptFor, checkFile, dataUrlToBlob, kindOf, MAX_ATTACHMENTS, rememberLocalFile } from './attachments'
 import {
   CHATS_KEY,
+  type ChatSummary,
   createChat,
   deleteChat,
   imageMessageContent,
   loadChat,
+  type MessageMetadata,
+  type StoredMessage,
   saveMessage,
   truncateChat,
   UPLOAD_ERROR,
   uploadFile,
   useChatHistory,
-  type ChatSummary,
-  type MessageMetadata,
-  type StoredMessage,
 } from './chats-api'
-import { Composer, type Attachment } from './composer'
+import { type Attachment, Composer } from './composer'
 import { Drawer } from './drawer'
-import { useEstimate, type EstimateBody } from './estimate'
+import { type EstimateBody, useEstimate } from './estimate'
 import { HistoryBar } from './history-bar'
 import { SlidersIcon } from './icons'
 import { MessageList, type UiMessage } from './messages'
-import {
-  attachKinds,
-  bareModel,
-  DEFAULT_MODEL,
-  drawsByDefault,
-  isChatModel,
-  isImageCapable,
-  usePlaygroundModels,
-  type AttachKinds,
-  type PlaygroundModel,
-} from './models'
+import { type AttachKinds, attachKinds, bareModel, DEFAULT_MODEL, drawsByDefault, isChatModel, isImageCapable, type PlaygroundModel, usePlaygroundModels } from './models'
 import { chatBody, imagesBody, userMessage } from './request-body'
-import { ModelInfoPanel, SettingsPanel, type Settings } from './side-panels'
+import { ModelInfoPanel, type Settings, SettingsPanel } from './side-panels'
 import { isAbortError, streamChat } from './stream'
 import { useFillViewport } from './use-fill-viewport'
 
@@ -525,7 +515,17 @@ export function PlaygroundPage() {
   const estimateKey = JSON.stringify(
     imageMode
       ? ['image', model.id, input.trim(), settings.size, settings.quality, settings.quantity, balance]
-      : ['chat', model.id, input.trim(), settings.system.trim(), settings.temperature, settings.maxTokens, uploads.map((u) => u.id), messages.map((m) => [m.key, m.status, m.content.length]), balance],
+      : [
+          'chat',
+          model.id,
+          input.trim(),
+          settings.system.trim(),
+          settings.temperature,
+          settings.maxTokens,
+          uploads.map((u) => u.id),
+          messages.map((m) => [m.key, m.status, m.content.length]),
+          balance,
+        ],
   )
   const estimate = useEstimate(pending || modelsLoading ? null : estimateKey, async (): Promise<EstimateBody> => {
     const draft = userMessage('draft', input, uploads)
@@ -580,7 +580,12 @@ export function PlaygroundPage() {
         disabled={pending}
         imageEstimate={estimate}
         imageEstimateHint={estimateHint}
-        onModel={(id) => selectModel(id, models.find((m) => m.id === id))}
+        onModel={(id) =>
+          selectModel(
+            id,
+            models.find((m) => m.id === id),
+          )
+        }
         onMode={setMode}
         onSettings={(patch) => setSettings((s) => ({ ...s, ...patch }))}
       />
@@ -617,7 +622,9 @@ export function PlaygroundPage() {
             </div>
             <div className="flex shrink-0 items-center gap-2">
               {effectiveMode === 'image' && (
-                <span className="hidden rounded-full bg-indigo-50 px-2.5 py-1 text-xs font-medium text-indigo-700 ring-1 ring-indigo-100 ring-inset sm:inline">Генерация изображений</span>
+                <span className="hidden rounded-full bg-indigo-50 px-2.5 py-1 text-xs font-medium text-indigo-700 ring-1 ring-indigo-100 ring-inset sm:inline">
+                  Генерация изображений
+                </span>
               )}
               {!wide && (
                 <button
@@ -636,12 +643,7 @@ export function PlaygroundPage() {
               )}
             </div>
           </div>
-          <MessageList
-            messages={messages}
-            loading={chatLoading}
-            empty={empty}
-            actions={{ onRegenerate: regenerate, onEdit: editAndResend, enabled: !pending }}
-          />
+          <MessageList messages={messages} loading={chatLoading} empty={empty} actions={{ onRegenerate: regenerate, onEdit: editAndResend, enabled: !pending }} />
           <Composer
             value={input}
             onChange={setInput}

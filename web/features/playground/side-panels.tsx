@@ -1,15 +1,15 @@
 // What the selected model is and costs, and the request settings: the right-hand column on a
 // desktop, the «Модель и настройки» drawer on a phone (playground-page.tsx decides).
-import { useId, useState, type ReactNode } from 'react'
+import { type ReactNode, useId, useState } from 'react'
+import { formatPrice } from '../../../src/content/format'
 import { Card } from '../../components/card'
 import { AlertCircleIcon, ChevronDownIcon, InfoIcon } from '../../components/icons'
 import { inputClasses, textareaClasses } from '../../components/input'
 import { cn } from '../../lib/cn'
-import { formatPrice } from '../../../src/content/format'
-import { estimateDisplay, type EstimateState } from './estimate'
+import { type EstimateState, estimateDisplay } from './estimate'
 import { ImageIcon, SlidersIcon } from './icons'
 import { ModelPicker } from './model-picker'
-import { contextLabel, isVariablePrice, MODELS_LOAD_ERROR, rubles, type PlaygroundModel } from './models'
+import { contextLabel, isVariablePrice, MODELS_LOAD_ERROR, type PlaygroundModel, rubles } from './models'
 
 function PanelHeader({ icon, title, aside }: { icon: ReactNode; title: string; aside?: ReactNode }) {
   return (
@@ -110,7 +110,10 @@ export function ModelInfoPanel({ model, open, onToggle }: { model: PlaygroundMod
   )
 }
 
-const selectClasses = cn(inputClasses, 'appearance-none bg-[url("data:image/svg+xml,%3Csvg%20xmlns=%27http://www.w3.org/2000/svg%27%20width=%2716%27%20height=%2716%27%20viewBox=%270%200%2024%2024%27%20fill=%27none%27%20stroke=%27%2364748b%27%20stroke-width=%272%27%3E%3Cpath%20d=%27m6%209%206%206%206-6%27/%3E%3C/svg%3E")] bg-[length:16px] bg-[position:right_0.6rem_center] bg-no-repeat pr-9 text-sm')
+const selectClasses = cn(
+  inputClasses,
+  'appearance-none bg-[url("data:image/svg+xml,%3Csvg%20xmlns=%27http://www.w3.org/2000/svg%27%20width=%2716%27%20height=%2716%27%20viewBox=%270%200%2024%2024%27%20fill=%27none%27%20stroke=%27%2364748b%27%20stroke-width=%272%27%3E%3Cpath%20d=%27m6%209%206%206%206-6%27/%3E%3C/svg%3E")] bg-[length:16px] bg-[position:right_0.6rem_center] bg-no-repeat pr-9 text-sm',
+)
 
 function Range({
   label,
@@ -277,13 +280,7 @@ export function SettingsPanel({
               <label htmlFor={quantityId} className="text-sm font-medium text-slate-700">
                 Количество
               </label>
-              <select
-                id={quantityId}
-                value={settings.quantity}
-                disabled={disabled}
-                onChange={(e) => onSettings({ quantity: Number(e.target.value) })}
-                className={selectClasses}
-              >
+              <select id={quantityId} value={settings.quantity} disabled={disabled} onChange={(e) => onSettings({ quantity: Number(e.target.value) })} className={selectClasses}>
                 {Array.from({ length: MAX_IMAGES }, (_, i) => i + 1).map((n) => (
                   <option key={n} value={n}>
                     {n}

@@ -4,10 +4,7 @@
 import { ApiError, authorizedFetch, parseResponse } from '../../lib/api'
 import type { ChatCompletionBody } from './request-body'
 
-export type ContentPart =
-  | { type: 'text'; text: string }
-  | { type: 'image_url'; image_url: { url: string } }
-  | { type: 'file'; file: { filename: string; file_data: string } }
+export type ContentPart = { type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string } } | { type: 'file'; file: { filename: string; file_data: string } }
 
 export interface OutgoingMessage {
   role: 'system' | 'user' | 'assistant'
@@ -60,11 +57,7 @@ function* events(buffer: { text: string }): Generator<string> {
  * middle of the reply is an ApiError too (the partial text is in `partial`). Aborting the signal
  * stops the request (the gateway then bills only what was generated) and rejects with AbortError.
  */
-export async function streamChat(
-  body: ChatCompletionBody,
-  signal: AbortSignal,
-  onUpdate: (content: string, images: string[]) => void,
-): Promise<StreamResult> {
+export async function streamChat(body: ChatCompletionBody, signal: AbortSignal, onUpdate: (content: string, images: string[]) => void): Promise<StreamResult> {
   const response = await authorizedFetch('/v1/chat/completions', {
     method: 'POST',
     headers: { 'Content-Type': 'application/json', Accept: 'text/event-stream' },

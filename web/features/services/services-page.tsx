@@ -1,8 +1,8 @@
-import { ButtonLink } from '../../components/button'
-import { ChartIcon, ChatIcon, CoinsIcon, CubeIcon, ShieldIcon, SparklesIcon, type IconProps } from '../../components/icons'
-import { RichBlocks } from '../../components/rich-document'
 import type { ComponentType } from 'react'
 import { SERVICES_DOCUMENT } from '../../../src/content/services'
+import { ButtonLink } from '../../components/button'
+import { ChartIcon, ChatIcon, CoinsIcon, CubeIcon, type IconProps, ShieldIcon, SparklesIcon } from '../../components/icons'
+import { RichBlocks } from '../../components/rich-document'
 
 const ICONS: Record<string, ComponentType<IconProps>> = {
   api: CubeIcon,
@@ -34,12 +34,7 @@ export function ServicesPage() {
         {doc.sections.map((section) => {
           const Icon = ICONS[section.id] ?? CubeIcon
           return (
-            <section
-              key={section.id}
-              id={section.id}
-              aria-labelledby={`${section.id}-title`}
-              className="scroll-mt-24 rounded-2xl border border-slate-200 bg-white p-6 shadow-xs"
-            >
+            <section key={section.id} id={section.id} aria-labelledby={`${section.id}-title`} className="scroll-mt-24 rounded-2xl border border-slate-200 bg-white p-6 shadow-xs">
               <div className="flex items-center gap-3">
                 <span className="flex h-10 w-10 shrink-0 items-center justify-center rounded-xl bg-indigo-50 text-indigo-600">
                   <Icon size={20} />

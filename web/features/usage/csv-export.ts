@@ -1,6 +1,6 @@
 // The CSV export needs the Bearer header, so it cannot be a plain link: fetch it, then save the blob.
 import { authorizedFetch, parseResponse } from '../../lib/api'
-import { usageQuery, type UsageParams } from '../../lib/queries'
+import { type UsageParams, usageQuery } from '../../lib/queries'
 
 export const EXPORT_FALLBACK = 'Не удалось выгрузить CSV'
 

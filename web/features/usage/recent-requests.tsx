@@ -1,6 +1,6 @@
+import { formatDateTime, formatInteger, formatPrice, pluralRu } from '../../../src/content/format'
 import { Card } from '../../components/card'
 import { cn } from '../../lib/cn'
-import { formatDateTime, formatInteger, formatPrice, pluralRu } from '../../../src/content/format'
 import type { UsageLog, UsageStatus } from '../../lib/types'
 import { useMediaQuery } from '../../lib/use-media-query'
 
@@ -63,11 +63,21 @@ export function RecentRequests({ logs, total }: { logs: UsageLog[]; total: numbe
         <table className="w-full text-sm">
           <thead className="bg-slate-50">
             <tr>
-              <th scope="col" className={th}>Время</th>
-              <th scope="col" className={th}>Модель</th>
-              <th scope="col" className={th}>Ключ</th>
-              <th scope="col" className={cn(th, 'text-right')}>Токены</th>
-              <th scope="col" className={cn(th, 'text-right')}>Стоимость</th>
+              <th scope="col" className={th}>
+                Время
+              </th>
+              <th scope="col" className={th}>
+                Модель
+              </th>
+              <th scope="col" className={th}>
+                Ключ
+              </th>
+              <th scope="col" className={cn(th, 'text-right')}>
+                Токены
+              </th>
+              <th scope="col" className={cn(th, 'text-right')}>
+                Стоимость
+              </th>
             </tr>
           </thead>
           <tbody className="divide-y divide-slate-100">

@@ -1,4 +1,4 @@
-import { useEffect, useLayoutEffect, useRef, useState, type PointerEvent } from 'react'
+import { type PointerEvent, useEffect, useLayoutEffect, useRef, useState } from 'react'
 import { formatInteger, formatPrice } from '../../../src/content/format'
 import type { UsageDay } from '../../lib/types'
 import { dayDate } from './usage-period'
@@ -114,9 +114,7 @@ export function UsageChart({ days }: { days: UsageDay[] }) {
                 </g>
               )
             })}
-            {current && active !== null && (
-              <rect x={MARGIN.left + band * active} y={MARGIN.top} width={band} height={plotH} className="fill-slate-100/80" />
-            )}
+            {current && active !== null && <rect x={MARGIN.left + band * active} y={MARGIN.top} width={band} height={plotH} className="fill-slate-100/80" />}
             {days.map((d, i) =>
               d.cost > 0 ? (
                 <rect
@@ -146,16 +144,7 @@ export function UsageChart({ days }: { days: UsageDay[] }) {
                 </text>
               ) : null,
             )}
-            <rect
-              x={MARGIN.left}
-              y={MARGIN.top}
-              width={plotW}
-              height={plotH}
-              fill="transparent"
-              onPointerMove={pick}
-              onPointerDown={pick}
-              onPointerLeave={() => setActive(null)}
-            />
+            <rect x={MARGIN.left} y={MARGIN.top} width={plotW} height={plotH} fill="transparent" onPointerMove={pick} onPointerDown={pick} onPointerLeave={() => setActive(null)} />
           </svg>
         )}
         {current && (

@@ -83,13 +83,7 @@ export function UsageFilters({
         allLabel="Все ключи"
         options={(filters?.apiKeys ?? []).map((k) => ({ value: k.id, label: k.name }))}
       />
-      <FilterSelect
-        label="Модель"
-        value={model}
-        onChange={onModelChange}
-        allLabel="Все модели"
-        options={(filters?.models ?? []).map((m) => ({ value: m, label: m }))}
-      />
+      <FilterSelect label="Модель" value={model} onChange={onModelChange} allLabel="Все модели" options={(filters?.models ?? []).map((m) => ({ value: m, label: m }))} />
     </div>
   )
 }

@@ -1,4 +1,5 @@
 import { useState } from 'react'
+import { formatInteger, formatPrice } from '../../../src/content/format'
 import { Button, ButtonLink } from '../../components/button'
 import { Card } from '../../components/card'
 import { ActivityIcon, ChartIcon, CoinsIcon, FileTextIcon, HashIcon } from '../../components/icons'
@@ -8,16 +9,15 @@ import { PageSpinner } from '../../components/spinner'
 import { StatCard } from '../../components/stat-card'
 import { errorMessage } from '../../lib/api'
 import { cn } from '../../lib/cn'
-import { formatInteger, formatPrice } from '../../../src/content/format'
-import { useUsage, type UsageParams } from '../../lib/queries'
+import { type UsageParams, useUsage } from '../../lib/queries'
 import { useDocumentTitle } from '../../lib/use-document-title'
 import { toast } from '../../stores/toasts'
-import { EXPORT_FALLBACK, downloadUsageCsv } from './csv-export'
+import { downloadUsageCsv, EXPORT_FALLBACK } from './csv-export'
 import { RecentRequests } from './recent-requests'
 import { TopModels } from './top-models'
 import { UsageChart } from './usage-chart'
 import { PeriodSwitch, UsageFilters } from './usage-filters'
-import { DEFAULT_PERIOD, periodStart, type Period } from './usage-period'
+import { DEFAULT_PERIOD, type Period, periodStart } from './usage-period'
 
 function ExportButton({ params, disabled }: { params: UsageParams; disabled: boolean }) {
   const [pending, setPending] = useState(false)
@@ -45,18 +45,14 @@ function EmptyState({ filtered, onReset }: { filtered: boolean; onReset: () => v
       <div className="mb-4 flex h-11 w-11 items-center justify-center rounded-full bg-indigo-50 text-indigo-600">
         <ChartIcon size={20} />
       </div>
-      <p className="text-[15px] font-medium text-slate-800">
-        {filtered ? 'По выбранным фильтрам запросов нет' : 'За этот период запросов нет'}
-      </p>
+      <p className="text-[15px] font-medium text-slate-800">{filtered ? 'По выбранным фильтрам запросов нет' : 'За этот период запросов нет'}</p>
       {filtered ? (
         <Button variant="secondary" size="sm" className="mt-4" onClick={onReset}>
           Сбросить фильтры
         </Button>
       ) : (
         <>
-          <p className="mt-1 max-w-sm text-sm text-slate-500">
-            Отправьте запрос в Playground или через API — здесь появятся расходы, график по дням и история запросов.
-          </p>
+          <p className="mt-1 max-w-sm text-sm text-slate-500">Отправьте запрос в Playground или через API — здесь появятся расходы, график по дням и история запросов.</p>
           <div className="mt-5 flex flex-wrap justify-center gap-2">
             <ButtonLink href="/app/playground" size="sm">
               Открыть Playground
