@@ -98,7 +98,7 @@ export async function run(argv: string[]): Promise<number> {
       if (process.env.GW_DEBUG) console.error(e)
       err = new CliError((e as Error)?.message ?? String(e))
     }
-    process.stderr.write(errorLine(err) + '\n')
+    process.stderr.write(`${errorLine(err)}\n`)
     return err.exitCode
   }
 }

@@ -185,7 +185,10 @@ test('the docs have the sections for Claude Code, Codex CLI, AI SDK, LangChain, 
   expect(await page.evaluate(() => navigator.clipboard.readText())).toContain('client.embeddings.create(')
 
   // Whole sections, without the sticky site header repeated over them (CSSOM: the CSP forbids injected styles).
-  const headerVisibility = (value: string) => page.evaluate((v) => document.querySelectorAll('header').forEach((h) => (h.style.visibility = v)), value)
+  const headerVisibility = (value: string) =>
+    page.evaluate((v) => {
+      for (const h of document.querySelectorAll('header')) h.style.visibility = v
+    }, value)
   await headerVisibility('hidden')
   for (const id of ['responses-api', 'codex-cli', 'vercel-ai-sdk', 'langchain', 'embeddings', 'request-cost', 'cors']) {
     await page.locator(`section#${id}`).screenshot({ path: `${SHOTS}/docs-${id}-1280.png` })

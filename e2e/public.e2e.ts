@@ -165,7 +165,9 @@ test('every public page renders without console errors at 1280 and 360 px', asyn
       }
       if (name === 'post' || name === 'blog' || name === 'landing') {
         // lazy covers below the fold: load them all so the full-page screenshot shows them
-        await page.evaluate(() => document.querySelectorAll('img').forEach((i) => (i.loading = 'eager')))
+        await page.evaluate(() => {
+          for (const i of document.querySelectorAll('img')) i.loading = 'eager'
+        })
         await page.waitForFunction(() => [...document.images].every((i) => i.complete && i.naturalWidth > 0))
       }
       await noHorizontalScroll(page, `${name} at ${width}px`)

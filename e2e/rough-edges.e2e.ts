@@ -18,8 +18,6 @@ const VIEWPORTS = [
 /** ru-RU rubles to the micro-ruble, as the web's formatRublesExact writes them. */
 const exactRubles = (n: number) => `${new Intl.NumberFormat('ru-RU', { minimumFractionDigits: 2, maximumFractionDigits: 6 }).format(n)} ₽`
 
-const toast = (page: Page, text: string | RegExp) => page.getByRole('region', { name: 'Уведомления' }).getByText(text).first()
-
 const customer = (request: APIRequestContext, tag: string) => apiCustomer(request, tag, PASSWORD)
 
 /** The admin's access token without the browser (the page stays a visitor's). */

@@ -64,7 +64,7 @@ for (const o of result.outputs) if (/\.(js|css)$/.test(o.path)) writeFileSync(`$
 // public/ holds files served as-is at the site root (favicon, og-image…).
 if (existsSync('public')) cpSync('public', outdir, { recursive: true })
 const kb = (n: number) => `${(n / 1024).toFixed(1)} KB`
-for (const o of result.outputs) if (!o.path.endsWith('.map')) console.log(`  ${o.path.replace(process.cwd() + '/', '')}  ${kb(o.size)}`)
+for (const o of result.outputs) if (!o.path.endsWith('.map')) console.log(`  ${o.path.replace(`${process.cwd()}/`, '')}  ${kb(o.size)}`)
 
 // The API reference UI at /api/docs (src/spa/api-docs.ts): Scalar's self-contained browser bundle,
 // from the npm package pinned exactly in package.json, served from our own origin instead of a CDN.

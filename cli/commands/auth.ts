@@ -7,7 +7,7 @@ import { context, print, printJson } from '../lib/context'
 import { CliError, EXIT } from '../lib/errors'
 import { exactRubles } from '../lib/format'
 
-const tildify = (path: string) => (path.startsWith(homedir() + '/') ? '~' + path.slice(homedir().length) : path)
+const tildify = (path: string) => (path.startsWith(`${homedir()}/`) ? `~${path.slice(homedir().length)}` : path)
 
 export function authCommands(program: Command) {
   program

@@ -43,6 +43,6 @@ export function chatCommand(program: Command) {
       )
       if (!reply) throw new CliError('Пустой ответ модели')
       if (!reply.endsWith('\n')) process.stdout.write('\n')
-      if (opts.cost) process.stderr.write(costSummary(costRub, await backend.balance()) + '\n')
+      if (opts.cost) process.stderr.write(`${costSummary(costRub, await backend.balance())}\n`)
     })
 }

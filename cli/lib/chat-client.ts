@@ -49,7 +49,7 @@ export function createChatBackend(api: Api): ChatBackend {
       let costRub: string | null = null
       try {
         const token = api.token()
-        let stream
+        let stream: Awaited<ReturnType<typeof open>>
         try {
           stream = await open(token, params, messages, signal)
         } catch (e) {

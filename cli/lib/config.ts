@@ -42,7 +42,7 @@ export function createConfigStore(dir = configDir()) {
   function write(data: ConfigData) {
     mkdirSync(dir, { recursive: true, mode: 0o700 })
     const tmp = `${file}.${process.pid}.tmp`
-    writeFileSync(tmp, JSON.stringify(data, null, 2) + '\n', { mode: 0o600 })
+    writeFileSync(tmp, `${JSON.stringify(data, null, 2)}\n`, { mode: 0o600 })
     chmodSync(tmp, 0o600) // the umask may have narrowed it further, never widened; make it exact
     renameSync(tmp, file)
   }

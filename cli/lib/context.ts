@@ -21,7 +21,7 @@ export function context(cmd: Command): Context {
   return { server, store, api: createApi(server, store) }
 }
 
-export const print = (text: string): void => void process.stdout.write(text + '\n')
+export const print = (text: string): void => void process.stdout.write(`${text}\n`)
 export const printJson = (data: unknown) => print(JSON.stringify(data, null, 2))
 
 // ─── option parsers: commander reports their errors as usage errors (exit 2) ─────────────────

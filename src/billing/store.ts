@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gte, lt, sql } from 'drizzle-orm'
+import { and, desc, eq, gte, lt, sql } from 'drizzle-orm'
 import { users } from '../auth/schema'
 import type { Db } from '../db/client'
 import { selectRows } from '../db/sql'

@@ -29,7 +29,7 @@ export function csvText(value: string): string {
   return /^[=+\-@\t\r]/.test(value) ? `'${value}` : value
 }
 
-export const csvLine = (fields: (string | number)[]) => fields.map(csvField).join(',') + '\r\n'
+export const csvLine = (fields: (string | number)[]) => `${fields.map(csvField).join(',')}\r\n`
 
 /** '2026-11-21 14:03:05' in Moscow time: a spreadsheet recognises it as a date. */
 const moscowDateTime = (d: Date) => new Date(+d + MSK_OFFSET_MS).toISOString().slice(0, 19).replace('T', ' ')
@@ -55,7 +55,7 @@ export function usageCsv(db: Db, userId: string, since: Date | null, f: UsageFil
     async pull(controller) {
       if (!started) {
         started = true
-        controller.enqueue(encoder.encode('\uFEFF' + csvLine(HEADER)))
+        controller.enqueue(encoder.encode(`\uFEFF${csvLine(HEADER)}`))
         return
       }
       const rows = await page()

@@ -18,7 +18,7 @@ describe('article parsing', () => {
     const plain = parseArticle(JSON.stringify(full))
     expect(plain.content.startsWith('Абзац')).toBe(true)
     expect(plain.keywords).toEqual(['GPT-4o', 'OpenAI'])
-    expect(parseArticle('```json\n' + JSON.stringify(full) + '\n```')).toEqual(plain)
+    expect(parseArticle(`\`\`\`json\n${JSON.stringify(full)}\n\`\`\``)).toEqual(plain)
     expect(parseArticle(`Вот статья:\n${JSON.stringify(full)}\nНадеюсь, пригодится!`)).toEqual(plain)
   })
 

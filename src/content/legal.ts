@@ -28,8 +28,7 @@ const messenger = `[${PROVIDER.messenger.handle}](${PROVIDER.messenger.url})`
 const contacts = `электронная почта ${mail}, ${PROVIDER.messenger.name} ${messenger}`
 const years = (n: number) => (n === 1 ? '1 год' : n >= 2 && n <= 4 ? `${n} года` : `${n} лет`)
 const methods = PAYMENT_METHODS.join(', ')
-const refundRule =
-  `остаток на балансе превышает ${rub(REFUND.minRemainderRub)}, с момента последнего пополнения прошло не более ${REFUND.windowDays} дней ` + 'и в аккаунте нет активных API ключей'
+const refundRule = `остаток на балансе превышает ${rub(REFUND.minRemainderRub)}, с момента последнего пополнения прошло не более ${REFUND.windowDays} дней и в аккаунте нет активных API ключей`
 const refundFee = `комиссия платёжной системы, обычно ${REFUND.paymentFeePercentMin}–${REFUND.paymentFeePercentMax}% от суммы, но не менее ${rub(REFUND.paymentFeeMinRub)}`
 const priceRule =
   `стоимость запроса у провайдера моделей в долларах США, пересчитанная в рубли по официальному курсу ${PRICING.rateSource} ` +
@@ -384,7 +383,7 @@ export const LEGAL_DOCUMENTS: Record<LegalSlug, RichDocument> = {
           {
             type: 'ol',
             items: [
-              'Откройте раздел [Баланс](/app/billing) в личном кабинете и нажмите «Запросить возврат» — или напишите на ' + mail + ' с адреса, на который зарегистрирован аккаунт.',
+              `Откройте раздел [Баланс](/app/billing) в личном кабинете и нажмите «Запросить возврат» — или напишите на ${mail} с адреса, на который зарегистрирован аккаунт.`,
               `Заявка рассматривается в течение ${REFUND.reviewWorkingDays} рабочих дней.`,
               `После одобрения деньги выплачиваются в течение ${REFUND.payoutWorkingDays} рабочих дней тем же способом, которым был пополнен баланс.`,
             ],

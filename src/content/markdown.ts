@@ -15,6 +15,7 @@ export function escapeHtml(text: string): string {
 export function safeUrl(raw: string, kind: 'link' | 'image' = 'link'): string | null {
   const url = raw.trim()
   if (!url) return null
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: what a browser strips from a scheme
   const squashed = url.replace(/[\u0000-\u0020\u007f-\u009f]/g, '').toLowerCase()
   const scheme = /^([a-z][a-z0-9+.-]*):/.exec(squashed)?.[1]
   // relative to this site ('/x', '#a', 'x'); '//host' and '/\\host' would leave it

@@ -15,14 +15,28 @@ function fileDb() {
   const sqlite = new Database(path, { create: true, strict: true })
   sqlite.exec('PRAGMA journal_mode = WAL')
   sqlite.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT NOT NULL)')
-  return { sqlite, path, cleanup: () => (sqlite.close(), rmSync(dir, { recursive: true, force: true })) }
+  return {
+    sqlite,
+    path,
+    cleanup: () => {
+      sqlite.close()
+      rmSync(dir, { recursive: true, force: true })
+    },
+  }
 }
 
 test('units queued in one turn share one commit; a unit that throws is rolled back alone', async () => {
   const { sqlite, path, cleanup } = fileDb()
   // Count the transaction statements the queue runs.
   const ran: string[] = []
-  const spy = { prepare: (sql: string) => ({ run: () => (ran.push(sql), sqlite.prepare(sql).run()) }) } as unknown as Database
+  const spy = {
+    prepare: (sql: string) => ({
+      run: () => {
+        ran.push(sql)
+        return sqlite.prepare(sql).run()
+      },
+    }),
+  } as unknown as Database
   const run = createGroupCommit(spy)
   const insert = sqlite.prepare('INSERT INTO t (v) VALUES (?) RETURNING id')
   const results = await Promise.allSettled([
@@ -49,7 +63,14 @@ test('units queued in one turn share one commit; a unit that throws is rolled ba
 test('a single-statement unit runs without a savepoint; its failed statement is undone by SQLite alone', async () => {
   const { sqlite, path, cleanup } = fileDb()
   const ran: string[] = []
-  const spy = { prepare: (sql: string) => ({ run: () => (ran.push(sql), sqlite.prepare(sql).run()) }) } as unknown as Database
+  const spy = {
+    prepare: (sql: string) => ({
+      run: () => {
+        ran.push(sql)
+        return sqlite.prepare(sql).run()
+      },
+    }),
+  } as unknown as Database
   const run = createGroupCommit(spy)
   sqlite.exec("CREATE UNIQUE INDEX t_v ON t (v); INSERT INTO t (v) VALUES ('taken')")
   // One multi-row INSERT whose second row violates the unique index: nothing of it may remain.

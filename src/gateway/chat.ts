@@ -350,7 +350,7 @@ export function chatService(deps: GatewayDeps) {
         start: (c) => {
           this.controller = c
         },
-        pull: async (c) => {
+        pull: async () => {
           for (;;) {
             let chunk: Awaited<ReturnType<typeof body.read>>
             try {

@@ -31,7 +31,6 @@ const FILE_PART_TOKENS = 2_000
 /** Audio tokens per byte of audio data: generous (Gemini counts 32 tokens a second; 128 kbit/s MP3 is 16 000 bytes a second). */
 const AUDIO_BYTES_PER_TOKEN = 100
 const PER_MESSAGE_TOKENS = 4
-const ZERO = dec(0)
 
 /** A model the router may answer with: a catalogue entry, possibly with a routing variant. */
 export type Candidate = { model: ModelRow; variant: Variant | null }

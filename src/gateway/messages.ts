@@ -53,8 +53,20 @@ export function messagesShape(body: MessagesBody, get: (id: string) => ModelRow 
   return chatShape({ model: body.model, messages, max_tokens: body.max_tokens, tools, web_search_options: searches ? {} : undefined }, get)
 }
 
+/** Anthropic's usage object (message_start has the input tokens, message_delta the output and the cost). */
+type AnthropicUsage = {
+  input_tokens?: number
+  output_tokens?: number
+  cache_creation_input_tokens?: number
+  cache_read_input_tokens?: number
+  cost?: number
+  [k: string]: unknown
+}
+/** The fields of a Messages stream event the gateway reads. */
+type MessagesEvent = { type?: string; message?: { usage?: AnthropicUsage }; usage?: AnthropicUsage; error?: { message?: string } }
+
 /** Anthropic's usage in chat's names: every input token (cache writes and reads included) is prompt. */
-const usageOf = (u: Record<string, any> | undefined | null): Usage | undefined =>
+const usageOf = (u: AnthropicUsage | undefined | null): Usage | undefined =>
   u
     ? {
         prompt_tokens: (u.input_tokens ?? 0) + (u.cache_creation_input_tokens ?? 0) + (u.cache_read_input_tokens ?? 0),
@@ -70,17 +82,17 @@ export const messagesWire: Wire = {
   answer(json) {
     if (json.type === 'error' || json.error) return { error: (json.error as { message?: string } | undefined)?.message ?? 'ошибка' }
     if (!Array.isArray(json.content)) return { error: 'ответ без content' }
-    return { usage: usageOf(json.usage as Record<string, unknown>), model: json.model }
+    return { usage: usageOf(json.usage as AnthropicUsage | undefined), model: json.model }
   },
   withCharge: (json, _usage, charged) => ({ ...json, usage: chargedUsage(json.usage as Record<string, unknown> | undefined, charged) }),
   reader() {
     // message_start carries the input tokens, message_delta the final output tokens (and the cost).
-    let started: Record<string, unknown> = {}
+    let started: AnthropicUsage = {}
     return {
       plain: (block) => !block.includes('message_start') && !block.includes('message_delta') && !block.includes('"error"'),
       pieces: (block) => block.split('content_block_delta').length - 1,
       inspect(_event, data) {
-        const obj = parseEvent(data)
+        const obj = parseEvent<MessagesEvent>(data)
         if (!obj) return 'drop'
         if (obj.type === 'message_start') {
           started = obj.message?.usage ?? {}

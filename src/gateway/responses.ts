@@ -75,8 +75,18 @@ export function responsesShape(body: ResponsesBody, get: (id: string) => ModelRo
   )
 }
 
+/** The Responses API's usage object. */
+type ResponsesUsage = { input_tokens?: number; output_tokens?: number; total_tokens?: number; cost?: number; [k: string]: unknown }
+/** The fields of a Responses stream event the gateway reads (`response` is the whole response object on the final events). */
+type ResponsesEvent = {
+  type?: string
+  message?: string
+  error?: { message?: string }
+  response?: { usage?: ResponsesUsage; model?: unknown; error?: { message?: string }; [k: string]: unknown }
+}
+
 /** The Responses usage in chat's names, for settlement. */
-const usageOf = (u: Record<string, any> | undefined | null): Usage | undefined =>
+const usageOf = (u: ResponsesUsage | undefined | null): Usage | undefined =>
   u ? { prompt_tokens: u.input_tokens, completion_tokens: u.output_tokens, total_tokens: u.total_tokens, cost: u.cost } : undefined
 
 const FINAL = new Set(['response.completed', 'response.incomplete'])
@@ -86,16 +96,16 @@ export const responsesWire: Wire = {
   answer(json) {
     const err = json.error as { message?: string } | null | undefined
     if (err || json.status === 'failed' || !Array.isArray(json.output)) return { error: err?.message ?? 'ответ без output' }
-    return { usage: usageOf(json.usage as Record<string, unknown>), model: json.model }
+    return { usage: usageOf(json.usage as ResponsesUsage | undefined), model: json.model }
   },
   withCharge: (json, _usage, charged) => ({ ...json, usage: chargedUsage(json.usage as Record<string, unknown> | undefined, charged) }),
   reader: () => ({
     plain: (block) => !block.includes('response.completed') && !block.includes('response.incomplete') && !block.includes('response.failed') && !block.includes('"error"'),
     pieces: (block) => countEvents(block, ['response.output_text.delta', 'response.function_call_arguments.delta']),
     inspect(_event, data) {
-      const obj = parseEvent(data)
+      const obj = parseEvent<ResponsesEvent>(data)
       if (!obj) return 'drop'
-      const type = obj.type as string | undefined
+      const type = obj.type
       if (type && FINAL.has(type) && obj.response?.usage) {
         const raw = obj.response.usage
         return {

@@ -1,6 +1,6 @@
 // Maps the router's failures to what our customers should see (OpenAI shape, Russian text).
 import { OpenAIError } from '../lib/errors'
-import { UpstreamError } from '../upstream/client'
+import type { UpstreamError } from '../upstream/client'
 
 export const unavailable = (message = 'Сервис временно недоступен. Попробуйте позже.') =>
   new OpenAIError(503, message, 'server_error', 'service_unavailable', { shouldRetry: false })

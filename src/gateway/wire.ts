@@ -68,9 +68,10 @@ export function countEvents(block: string, needles: string[]): number {
   return n
 }
 
-const parse = (data: string): Record<string, any> | undefined => {
+/** One event's JSON, or undefined when it is not JSON. `T`: the fields the caller reads (as the protocol documents them, not checked). */
+const parse = <T extends object = Record<string, unknown>>(data: string): T | undefined => {
   try {
-    return JSON.parse(data)
+    return JSON.parse(data) as T
   } catch {
     return undefined
   }
@@ -79,6 +80,8 @@ const parse = (data: string): Record<string, any> | undefined => {
 export { parse as parseEvent }
 
 type ChatJson = { id?: string; model?: string; error?: { message?: string }; choices?: Array<{ error?: { message?: string } }>; usage?: Usage }
+/** The fields of a chat stream event the gateway reads. */
+type ChatEvent = { id?: string; model?: unknown; error?: { message?: string }; usage?: Usage }
 
 export const chatWire: Wire = {
   path: '/chat/completions',
@@ -94,8 +97,8 @@ export const chatWire: Wire = {
     pieces: (block) => countEvents(block, ['"content"', '"images"']),
     inspect(_event, data, needId) {
       if (!data.includes('"usage"') && !data.includes('"error"'))
-        return { piece: data.includes('"content"') || data.includes('"images"'), id: needId ? parse(data)?.id : undefined }
-      const obj = parse(data)
+        return { piece: data.includes('"content"') || data.includes('"images"'), id: needId ? parse<ChatEvent>(data)?.id : undefined }
+      const obj = parse<ChatEvent>(data)
       if (!obj) return 'drop'
       if (obj.error) return { id: obj.id, error: obj.error.message ?? '' }
       if (obj.usage) return { id: obj.id, usage: obj.usage, model: obj.model, render: (usage, charged) => sseData({ ...obj, usage: chargedUsage(usage, charged) }) }

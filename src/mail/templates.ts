@@ -3,7 +3,7 @@
 import { formatMicros } from '../lib/money'
 import type { Letter } from './service'
 
-const escape = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!)
+const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!)
 
 const page = (body: string) =>
   `<!doctype html><html lang="ru"><body style="font-family:system-ui,sans-serif;color:#0f172a;line-height:1.5">${body}<p>— Команда AI Gateway</p></body></html>`
@@ -23,9 +23,9 @@ export function passwordResetLetter(to: string, link: string): Letter {
   ].join('\n')
   const html = page(`
 <p>Здравствуйте!</p>
-<p>Мы получили запрос на сброс пароля для аккаунта <b>${escape(to)}</b> в AI Gateway.</p>
-<p><a href="${escape(link)}" style="display:inline-block;padding:10px 18px;background:#4f46e5;color:#fff;border-radius:8px;text-decoration:none">Задать новый пароль</a></p>
-<p style="color:#475569">Ссылка действительна 1 час и срабатывает один раз:<br>${escape(link)}</p>
+<p>Мы получили запрос на сброс пароля для аккаунта <b>${escapeHtml(to)}</b> в AI Gateway.</p>
+<p><a href="${escapeHtml(link)}" style="display:inline-block;padding:10px 18px;background:#4f46e5;color:#fff;border-radius:8px;text-decoration:none">Задать новый пароль</a></p>
+<p style="color:#475569">Ссылка действительна 1 час и срабатывает один раз:<br>${escapeHtml(link)}</p>
 <p style="color:#475569">Если вы не запрашивали сброс, просто проигнорируйте это письмо — пароль останется прежним.</p>`)
   return { to, subject: 'Восстановление пароля — AI Gateway', text, html }
 }
@@ -44,8 +44,8 @@ export function passwordChangedLetter(to: string, forgotLink: string): Letter {
   ].join('\n')
   const html = page(`
 <p>Здравствуйте!</p>
-<p>Пароль аккаунта <b>${escape(to)}</b> в AI Gateway только что изменён. Все активные сессии завершены.</p>
-<p>Если это были не вы, немедленно <a href="${escape(forgotLink)}">восстановите доступ</a>.</p>`)
+<p>Пароль аккаунта <b>${escapeHtml(to)}</b> в AI Gateway только что изменён. Все активные сессии завершены.</p>
+<p>Если это были не вы, немедленно <a href="${escapeHtml(forgotLink)}">восстановите доступ</a>.</p>`)
   return { to, subject: 'Пароль изменён — AI Gateway', text, html }
 }
 
@@ -68,9 +68,9 @@ export function lowBalanceLetter(to: string, balanceMicros: number, thresholdMic
   ].join('\n')
   const html = page(`
 <p>Здравствуйте!</p>
-<p>Баланс аккаунта <b>${escape(to)}</b> в AI Gateway опустился ниже <b>${escape(threshold)} ₽</b>: сейчас на счёте <b>${escape(balance)} ₽</b>.</p>
+<p>Баланс аккаунта <b>${escapeHtml(to)}</b> в AI Gateway опустился ниже <b>${escapeHtml(threshold)} ₽</b>: сейчас на счёте <b>${escapeHtml(balance)} ₽</b>.</p>
 <p>Когда средства закончатся, запросы к API будут отклоняться с ошибкой <code>insufficient_balance</code>.</p>
-<p><a href="${escape(billingLink)}" style="display:inline-block;padding:10px 18px;background:#4f46e5;color:#fff;border-radius:8px;text-decoration:none">Пополнить баланс</a></p>
+<p><a href="${escapeHtml(billingLink)}" style="display:inline-block;padding:10px 18px;background:#4f46e5;color:#fff;border-radius:8px;text-decoration:none">Пополнить баланс</a></p>
 <p style="color:#475569">Порог уведомления можно изменить или отключить на странице «Баланс».</p>`)
   return { to, subject: 'Баланс заканчивается — AI Gateway', text, html }
 }
@@ -92,10 +92,10 @@ export function emailVerificationLetter(to: string, link: string, bonusRub: numb
   ].join('\n')
   const html = page(`
 <p>Здравствуйте!</p>
-<p>Вы зарегистрировались в AI Gateway с адресом <b>${escape(to)}</b>. Подтвердите его:</p>
-<p><a href="${escape(link)}" style="display:inline-block;padding:10px 18px;background:#4f46e5;color:#fff;border-radius:8px;text-decoration:none">Подтвердить e-mail</a></p>
-<p style="color:#475569">Ссылка действительна ${validHours} часа и срабатывает один раз:<br>${escape(link)}</p>
-${bonus ? `<p>${escape(bonus)}</p>` : ''}
+<p>Вы зарегистрировались в AI Gateway с адресом <b>${escapeHtml(to)}</b>. Подтвердите его:</p>
+<p><a href="${escapeHtml(link)}" style="display:inline-block;padding:10px 18px;background:#4f46e5;color:#fff;border-radius:8px;text-decoration:none">Подтвердить e-mail</a></p>
+<p style="color:#475569">Ссылка действительна ${validHours} часа и срабатывает один раз:<br>${escapeHtml(link)}</p>
+${bonus ? `<p>${escapeHtml(bonus)}</p>` : ''}
 <p style="color:#475569">Если вы не регистрировались, просто проигнорируйте это письмо.</p>`)
   return { to, subject: 'Подтвердите e-mail — AI Gateway', text, html }
 }

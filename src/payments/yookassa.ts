@@ -78,13 +78,16 @@ export function createYooKassaClient(opts: {
       throw new YooKassaError(0, undefined, `network: ${(e as Error).message}`)
     }
     const text = await res.text()
-    let json: any
+    let json: unknown
     try {
       json = text ? JSON.parse(text) : undefined
     } catch {
       json = undefined
     }
-    if (!res.ok) throw new YooKassaError(res.status, json?.code, json?.description ?? (text.slice(0, 200) || res.statusText))
+    if (!res.ok) {
+      const error = json as { code?: string; description?: string } | null | undefined // YooKassa's error body, when there is one
+      throw new YooKassaError(res.status, error?.code, error?.description ?? (text.slice(0, 200) || res.statusText))
+    }
     if (!json || typeof json !== 'object') throw new YooKassaError(502, undefined, 'answer is not JSON')
     return json as T
   }

@@ -88,9 +88,7 @@ function pageHtml(shell: Shell, page: RenderedPage, origin: string, showcase: st
     .filter((file) => !shell.entry.has(file))
     .map((file) => `<link rel="modulepreload" crossorigin href="/${esc(file)}">`)
     .join('')
-  return (
-    shell.head + headHtml(page.meta, origin) + shell.headEnd + preload + shell.body + showcase + `<noscript><div class="noscript-page">${page.body}</div></noscript>` + shell.tail
-  )
+  return `${shell.head + headHtml(page.meta, origin) + shell.headEnd + preload + shell.body + showcase}<noscript><div class="noscript-page">${page.body}</div></noscript>${shell.tail}`
 }
 
 /**
@@ -162,7 +160,7 @@ export function spaRoutes(deps: PageDeps) {
             decoded = path
           }
           const file = join(DIST, normalize(decoded).replace(/^(\.\.[/\\])+/, ''))
-          if (file.startsWith(DIST + '/') && file !== index && !file.endsWith('build-manifest.json') && existsSync(file) && statSync(file).isFile())
+          if (file.startsWith(`${DIST}/`) && file !== index && !file.endsWith('build-manifest.json') && existsSync(file) && statSync(file).isFile())
             return new Response(Bun.file(file), { headers: { 'cache-control': 'public, max-age=3600' } })
           // Reset and confirmation tokens are in the path: never let them leave in a Referer header.
           const referrer: Record<string, string> = path.startsWith('/reset-password/') || path.startsWith('/verify-email/') ? { 'referrer-policy': 'no-referrer' } : {}

@@ -267,7 +267,7 @@ export async function resolvePage(rawPath: string, deps: PageDeps): Promise<Rend
     const posts = (await store.published(BLOG_LIST_LIMIT)).map(postToApi)
     content = `<h1>Статьи о новых AI-моделях</h1>${posts.length ? postListHtml(posts) : '<p>Статей пока нет.</p>'}`
   } else if (LEGAL[path]) content = documentHtml(LEGAL_DOCUMENTS[LEGAL[path]!], true)
-  else if (path === '/services') content = documentHtml(SERVICES_DOCUMENT) + '<p><a href="/register">Зарегистрироваться</a> · <a href="/docs">Документация</a></p>'
+  else if (path === '/services') content = `${documentHtml(SERVICES_DOCUMENT)}<p><a href="/register">Зарегистрироваться</a> · <a href="/docs">Документация</a></p>`
   else if (path === '/docs' || path === '/app/docs') content = documentHtml(docsDocument(origin))
   return { status: 200, meta, body: wrap(content), chunk }
 }

@@ -41,13 +41,14 @@ export function blocksHtml(blocks: Block[]): string {
         case 'note':
           return `<p>${inlineHtml(b.text)}</p>`
       }
+      return '' // every Block type is handled above; one from newer content renders nothing
     })
     .join('\n')
 }
 
 export function documentHtml(doc: RichDocument, numbered = false): string {
   const sections = doc.sections.map((s, i) => `<section id="${esc(s.id)}"><h2>${numbered ? `${i + 1}. ` : ''}${esc(s.title)}</h2>\n${blocksHtml(s.blocks)}</section>`).join('\n')
-  return `<h1>${esc(doc.title)}</h1>` + (doc.lead ? `<p>${esc(doc.lead)}</p>` : '') + (doc.updated ? `<p>Редакция от ${esc(doc.updated)}</p>` : '') + `\n${sections}`
+  return `<h1>${esc(doc.title)}</h1>${doc.lead ? `<p>${esc(doc.lead)}</p>` : ''}${doc.updated ? `<p>Редакция от ${esc(doc.updated)}</p>` : ''}\n${sections}`
 }
 
 /** <title> and every metadata tag, marked data-seo so the SPA can replace them later. */

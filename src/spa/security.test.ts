@@ -56,9 +56,9 @@ describe('every HTML answer carries a Content-Security-Policy and a Permissions-
     })
 
   test("the SPA's pages need no inline style; only the API reference allows it (Scalar injects its stylesheet)", async () => {
-    const app = directives((await fetch(http.url + '/')).headers.get('content-security-policy')!)
+    const app = directives((await fetch(`${http.url}/`)).headers.get('content-security-policy')!)
     expect(app['style-src']).toEqual(["'self'"])
-    const docs = directives((await fetch(http.url + '/api/docs')).headers.get('content-security-policy')!)
+    const docs = directives((await fetch(`${http.url}/api/docs`)).headers.get('content-security-policy')!)
     expect(docs['style-src']).toEqual(["'self'", "'unsafe-inline'"])
   })
 
@@ -118,7 +118,7 @@ describe('Strict-Transport-Security follows PUBLIC_URL', () => {
 
 describe('/api/docs: the API reference from our own origin', () => {
   test('the page loads one same-origin script and names no CDN', async () => {
-    const res = await fetch(http.url + '/api/docs')
+    const res = await fetch(`${http.url}/api/docs`)
     expect(res.status).toBe(200)
     const html = await res.text()
     expect(html).not.toMatch(/cdn\.|jsdelivr|unpkg|https?:\/\//i)
@@ -134,7 +134,7 @@ describe('/api/docs: the API reference from our own origin', () => {
   test('the bundle is the pinned version, JavaScript, cached for a year, gzip-compressed on request', async () => {
     const pinned = (await Bun.file(new URL('../../package.json', import.meta.url)).json()).devDependencies['@scalar/api-reference']
     expect(pinned).toMatch(/^\d+\.\d+\.\d+$/)
-    const src = scripts(await (await fetch(http.url + '/api/docs')).text())[0]!.src!
+    const src = scripts(await (await fetch(`${http.url}/api/docs`)).text())[0]!.src!
     expect(src).toContain(`scalar-${pinned}-`)
 
     const res = await fetch(http.url + src)
@@ -163,7 +163,7 @@ describe('/api/docs: the API reference from our own origin', () => {
   })
 
   test('/api/openapi.json is still the document, without the UI routes in it', async () => {
-    const res = await fetch(http.url + '/api/openapi.json')
+    const res = await fetch(`${http.url}/api/openapi.json`)
     const doc = (await res.json()) as { info: { title: string }; paths: Record<string, unknown> }
     expect(doc.info.title).toBe('AI Gateway API')
     expect(Object.keys(doc.paths).length).toBeGreaterThan(20)

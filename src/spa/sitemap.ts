@@ -30,11 +30,14 @@ function publishedForSitemap(db: Db) {
     .limit(49_000)
 }
 
+/** A post's <lastmod>: the later of its last edit and its publication (Math.max on the times: the operands are Dates). */
+const lastChange = (p: { publishedAt: Date | null; updatedAt: Date }) => new Date(Math.max(+p.updatedAt, +p.publishedAt!))
+
 /** `siteUpdated`: when the static pages last changed (the build's time). */
 export async function sitemapXml(db: Db, origin: string, siteUpdated: Date, modelIds: readonly string[] = []): Promise<string> {
   const posts = await publishedForSitemap(db)
   const lastPost = posts.reduce<Date | null>((max, p) => {
-    const t = p.updatedAt > p.publishedAt! ? p.updatedAt : p.publishedAt!
+    const t = lastChange(p)
     return !max || t > max ? t : max
   }, null)
   const url = (loc: string, lastmod: Date, changefreq: string, priority: string) =>
@@ -45,7 +48,7 @@ export async function sitemapXml(db: Db, origin: string, siteUpdated: Date, mode
   })
   for (const id of modelIds) lines.push(url(`${origin}${publicModelHref(id)}`, siteUpdated, 'weekly', '0.6'))
   for (const p of posts) {
-    const lastmod = p.updatedAt > p.publishedAt! ? p.updatedAt : p.publishedAt!
+    const lastmod = lastChange(p)
     lines.push(url(`${origin}/blog/${encodeURIComponent(p.slug)}`, lastmod, 'monthly', '0.7'))
   }
   return `<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n${lines.join('\n')}\n</urlset>\n`

@@ -35,7 +35,7 @@ const chunked = (chunks: number, size = 64 * KB) => {
     },
   })
 }
-const nestedObjects = (levels: number) => '{"event":'.repeat(levels) + '1' + '}'.repeat(levels)
+const nestedObjects = (levels: number) => `${'{"event":'.repeat(levels)}1${'}'.repeat(levels)}`
 const nestedArrays = (levels: number) => '['.repeat(levels) + ']'.repeat(levels)
 
 const TOO_DEEP = 'Слишком глубокая вложенность JSON (больше 64 уровней)'
@@ -57,7 +57,7 @@ describe('nesting depth: refused before JSON.parse', () => {
     const [objects, arrays, deepSmall, tenThousand, hundredThousand] = await Promise.all([
       post('/api/payments/webhook', nestedObjects(20_000)), // 180 KB: over the size limit before depth matters
       post('/api/payments/webhook', nestedArrays(20_000)), // 40 KB: within the size, far over the depth
-      post('/api/payments/webhook', '{"a":'.repeat(7_000) + '1' + '}'.repeat(7_000)),
+      post('/api/payments/webhook', `${'{"a":'.repeat(7_000)}1${'}'.repeat(7_000)}`),
       post('/api/payments/webhook', nestedArrays(10_000)),
       post('/api/payments/webhook', nestedArrays(100_000)),
     ])
@@ -106,7 +106,15 @@ describe('size per route family', () => {
     expect([res.status, res.body]).toEqual([413, API_TOO_LARGE])
     // Within the limit, chunked bodies are read as usual.
     const enc = new TextEncoder().encode(JSON.stringify({ email: 'nobody@example.ru', password: 'wrong-password-1' }))
-    const small = await post('/api/auth/login', new ReadableStream({ start: (c) => (c.enqueue(enc), c.close()) }))
+    const small = await post(
+      '/api/auth/login',
+      new ReadableStream({
+        start: (c) => {
+          c.enqueue(enc)
+          c.close()
+        },
+      }),
+    )
     expect(small.status).toBe(401)
   }, 15_000)
 

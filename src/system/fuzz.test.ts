@@ -68,6 +68,7 @@ const ODD_STRINGS = [
   '../../../../etc/passwd',
   '..\\..\\windows\\win.ini',
   '%00%2e%2e%2f',
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a Log4Shell probe, the literal ${…} text is the point
   '${jndi:ldap://x}',
   '{{7*7}}',
   '=cmd|"/c calc"!A1',
@@ -83,7 +84,7 @@ const ODD_STRINGS = [
   '9999-12-31T23:59:59.999Z',
   '-271821-04-20T00:00:00Z',
   'a@b',
-  'sk-gw-' + 'x'.repeat(40),
+  `sk-gw-${'x'.repeat(40)}`,
   'Bearer x',
 ]
 

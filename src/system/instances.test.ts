@@ -156,7 +156,7 @@ describe.skipIf(!onPostgres)('three instances on one PostgreSQL database', () =>
     }, 10_000)
     expect(held).toBeGreaterThan(0)
     await victim.kill()
-    aborts.forEach((a) => a.abort())
+    for (const a of aborts) a.abort()
     await Promise.all(inFlight)
     const killedAt = Date.now()
     // The survivors renew their own leases and sweep lapsed ones every third of the lease.

@@ -35,8 +35,8 @@ export const UPLOAD_MESSAGES = {
 /** Control characters and path separators never reach a header or the UI; the name is for display only. */
 function cleanFilename(raw: string): string {
   const base = raw.split(/[\\/]/).pop() ?? ''
-  // eslint-disable-next-line no-control-regex
   const clean = base
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what is stripped
     .replace(/[\u0000-\u001f\u007f"]/g, '')
     .trim()
     .slice(0, MAX_FILENAME)

@@ -148,7 +148,7 @@ describe('http1 client', () => {
 
   test('Content-Length bodies across packets, 100 Continue, 204, and a body ended by the close', async () => {
     const srv = server(async (req, s) => {
-      if (req.path === '/split') return writeSplit(s, ok('{"long":"' + 'x'.repeat(5000) + '"}'), [20, 60, 200, 3000])
+      if (req.path === '/split') return writeSplit(s, ok(`{"long":"${'x'.repeat(5000)}"}`), [20, 60, 200, 3000])
       if (req.path === '/continue') return void s.write(`HTTP/1.1 100 Continue\r\n\r\n${ok('"after continue"')}`)
       if (req.path === '/empty') return void s.write('HTTP/1.1 204 No Content\r\n\r\n')
       await writeSplit(s, 'HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\n\r\nuntil the ', [50])

@@ -166,18 +166,23 @@ class Connection {
       const head = Buffer.from(data.buffer, data.byteOffset, end).toString('latin1')
       const body = data.subarray(end + 4)
       const parsed = parseHead(head)
-      if (parsed.status >= 100 && parsed.status < 200) return this.consume(ex, body) // 100 Continue and friends: the real head follows
+      if (parsed.status >= 100 && parsed.status < 200) {
+        this.consume(ex, body) // 100 Continue and friends: the real head follows
+        return
+      }
       this.framing = framingOf(parsed, ex.head)
       this.keepAlive = parsed.keepAlive && this.framing.kind !== 'close'
       if (parsed.keepAliveSeconds !== null) this.idleLimitMs = Math.max(0, parsed.keepAliveSeconds * 1000 - 1000)
       // The common plain answer arrives whole in one packet: hand it out without a stream.
       if (this.framing.kind === 'length' && body.byteLength === this.framing.left) {
         this.answer(ex, new Response(body as Uint8Array<ArrayBuffer>, { status: parsed.status, statusText: parsed.statusText, headers: parsed.headers }))
-        return this.complete()
+        this.complete()
+        return
       }
       if (this.framing.kind === 'none') {
         this.answer(ex, new Response(null, { status: parsed.status, statusText: parsed.statusText, headers: parsed.headers }))
-        return this.complete()
+        this.complete()
+        return
       }
       const stream = new ReadableStream<Uint8Array>(
         {

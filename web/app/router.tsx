@@ -1,4 +1,4 @@
-import { type ComponentType, lazy, type ReactNode, Suspense, useEffect, useRef } from 'react'
+import { lazy, type ReactNode, Suspense, useEffect, useRef } from 'react'
 import { Redirect, Route, Switch, useLocation } from 'wouter'
 import { PageSpinner } from '../components/spinner'
 import { LandingPage } from '../features/landing/landing-page'
@@ -9,7 +9,7 @@ import { PublicLayout, type PublicNav } from './layouts/public-layout'
 
 // Only the landing ships in the first bundle; every other screen is a chunk loaded when opened
 // (the /app area as one chunk, see app-area.tsx).
-const named = <K extends string>(load: () => Promise<Record<K, ComponentType<any>>>, name: K) => lazy(() => load().then((m) => ({ default: m[name] })))
+const named = <K extends string, P extends object>(load: () => Promise<Record<K, (props: P) => ReactNode>>, name: K) => lazy(() => load().then((m) => ({ default: m[name] })))
 
 const AppArea = lazy(() => import('./app-area'))
 const LoginPage = named(() => import('../features/auth/login-page'), 'LoginPage')
@@ -48,6 +48,7 @@ function Auth({ children }: { children: ReactNode }) {
 /** New page: top of the page, unless the address points at a section (#id) the page scrolls to. */
 function ScrollToTop() {
   const [location] = useLocation()
+  // biome-ignore lint/correctness/useExhaustiveDependencies: location is the trigger: each new page starts at the top
   useEffect(() => {
     if (!window.location.hash) window.scrollTo(0, 0)
   }, [location])

@@ -109,6 +109,7 @@ export function RichBlocks({ blocks }: { blocks: Block[] }) {
               </div>
             )
         }
+        return null // every Block type is handled above; one from newer content renders nothing
       })}
     </>
   )

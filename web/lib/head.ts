@@ -46,7 +46,8 @@ export function applyRouteHead(path: string): void {
 /** Sets the page's metadata while it is shown; pass null while the data it depends on loads. */
 export function usePageMeta(meta: PageMeta | null): void {
   const key = meta ? JSON.stringify(meta) : null
+  // biome-ignore lint/correctness/useExhaustiveDependencies: keyed by the serialised metadata: a new object with the same content changes nothing
   useEffect(() => {
     if (meta) applyHead(meta)
-  }, [key]) // the serialised metadata: a new object with the same content changes nothing
+  }, [key])
 }

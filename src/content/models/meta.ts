@@ -23,7 +23,7 @@ export function modelDescription(model: Model): string {
 function offerPrice(model: Model): { price: string; unit: string } | null {
   if (isFreeModel(model.pricing)) return { price: '0', unit: 'бесплатно' }
   const line = priceLines(model, 1_000_000).find((l) => l.price.kind === 'amount')
-  if (!line || line.price.kind !== 'amount') return null
+  if (line?.price.kind !== 'amount') return null
   return { price: String(Number((line.price.rubles * line.scale).toPrecision(6))), unit: line.unit ?? line.label }
 }
 

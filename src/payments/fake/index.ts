@@ -117,7 +117,7 @@ export function createFakeYooKassa(opts: FakeYooKassaOptions) {
   /** What the payer does on the provider's page. */
   function settle(id: string, to: 'succeeded' | 'canceled', reason?: string): YooPayment | undefined {
     const p = payments.get(id)
-    if (!p || p.status !== 'pending') return p
+    if (p?.status !== 'pending') return p
     if (to === 'succeeded') Object.assign(p, { status: 'succeeded', paid: true, captured_at: new Date().toISOString() })
     else Object.assign(p, { status: 'canceled', paid: false, cancellation_details: { party: 'yoo_money', reason: reason ?? 'expired_on_confirmation' } })
     return p

@@ -606,7 +606,10 @@ describe('faults', () => {
     const res = await chat(up, fault('break', { stream: true }))
     expect(res.status).toBe(200)
     const seen: SseEvent[] = []
-    const err = await readSse(res, (ev) => (seen.splice(0, seen.length, ...ev), false)).catch((e: Error) => e)
+    const err = await readSse(res, (ev) => {
+      seen.splice(0, seen.length, ...ev)
+      return false
+    }).catch((e: Error) => e)
     expect(err).toBeInstanceOf(Error)
     expect(contentChunks(seen)).toHaveLength(3)
 

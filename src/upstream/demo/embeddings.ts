@@ -89,7 +89,7 @@ export function embeddingVector(modelId: string, input: EmbeddingInput, dimensio
 /** Little-endian float32 bytes, base64-encoded (what the OpenAI SDK decodes). */
 export function float32Base64(vector: Float32Array): string {
   const bytes = new DataView(new ArrayBuffer(vector.length * 4))
-  vector.forEach((v, i) => bytes.setFloat32(i * 4, v, true))
+  for (const [i, v] of vector.entries()) bytes.setFloat32(i * 4, v, true)
   return Buffer.from(bytes.buffer).toString('base64')
 }
 

@@ -43,7 +43,7 @@ import {
   streamPieces,
 } from './chat'
 import { type Fault, httpFaultResponse, stripDirectives } from './faults'
-import { type ChatMessage, countPromptTokens, replyText, snippet, splitTokens } from './replies'
+import { type ChatMessage, countPromptTokens, replyText, snippet } from './replies'
 import type { DemoState } from './state'
 import { generationId, json, untilAborted } from './wire'
 

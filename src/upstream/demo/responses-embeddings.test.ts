@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import OpenAI from 'openai'
 import { EMBEDDING_MODELS } from './catalogue'
-import { type RunningFakeUpstream, startFakeUpstream } from './index'
+import type { RunningFakeUpstream } from './index'
 import { computeCost, femtoToUsd, toFemto } from './pricing'
 import { replyText, splitTokens } from './replies'
 import { readSseFrames, startDemoForTest, until } from './test-setup'

@@ -235,6 +235,7 @@ export function AppLayout({ children }: { children: ReactNode }) {
     }
   }, [setUser])
 
+  // biome-ignore lint/correctness/useExhaustiveDependencies: location is the trigger: a navigation closes the menu
   useEffect(() => setMenuOpen(false), [location])
 
   useEffect(() => {

@@ -116,6 +116,7 @@ function Header({ nav }: { nav: PublicNav }) {
   const menuId = useId()
   const [location] = useLocation()
   const user = useSession((s) => (s.isAuthenticated ? s.user : null))
+  // biome-ignore lint/correctness/useExhaustiveDependencies: location is the trigger: a navigation closes the menu
   useEffect(() => setOpen(false), [location])
   useEffect(() => {
     if (!open) return

@@ -128,7 +128,7 @@ function SessionsSection() {
     }
   }
 
-  let body
+  let body: ReactNode
   if (Array.isArray(data) && data.length > 0) {
     body = (
       <ul data-testid="session-list" className="divide-y divide-slate-100">

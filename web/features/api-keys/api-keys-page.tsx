@@ -1,4 +1,4 @@
-import { useState } from 'react'
+import { type ReactNode, useState } from 'react'
 import { Button } from '../../components/button'
 import { Card } from '../../components/card'
 import { KeyIcon } from '../../components/icons'
@@ -37,7 +37,7 @@ export function ApiKeysPage() {
     await mutate((list) => [withoutSecret(next), ...(list ?? []).filter((k) => k.id !== next.id)], { revalidate: true })
   }
 
-  let list
+  let list: ReactNode
   if (keys && keys.length > 0) {
     list = <KeyList keys={keys} mutate={mutate} onDeleted={(id) => setCreated((c) => (c?.id === id ? null : c))} />
   } else if (keys) {

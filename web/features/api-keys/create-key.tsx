@@ -88,6 +88,7 @@ export function CreateKeyForm({
 export function NewKeyPanel({ created, onDismiss }: { created: CreatedApiKey; onDismiss: () => void }) {
   const headingId = useId()
   const ref = useRef<HTMLElement>(null)
+  // biome-ignore lint/correctness/useExhaustiveDependencies: created.id is the trigger: each new key brings the panel into view and focus
   useEffect(() => {
     ref.current?.scrollIntoView({ block: 'nearest', behavior: 'smooth' })
     ref.current?.focus({ preventScroll: true })

@@ -127,6 +127,7 @@ function NameField({ editing, onChange, onSave, onCancel }: { editing: Editing; 
         aria-describedby={editing.error ? errorId : undefined}
         maxLength={NAME_MAX_LENGTH}
         disabled={editing.saving}
+        // biome-ignore lint/a11y/noAutofocus: the field appears because the user chose to rename the key; focus moves into it, not on page load
         autoFocus
         className={cn(inputClasses, 'h-9 text-sm')}
       />

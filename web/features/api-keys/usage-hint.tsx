@@ -43,6 +43,7 @@ export function UsageHint() {
           Базовый URL
         </p>
         <div className="mt-1.5 flex flex-col gap-2 sm:flex-row">
+          {/* biome-ignore lint/a11y/useAriaPropsSupportedByRole: ties the URL to its visible label for screen readers that expose it; kept as it is (axe-clean) */}
           <code
             aria-labelledby="base-url-label"
             data-testid="base-url"

@@ -1,3 +1,4 @@
+import type { ReactNode } from 'react'
 import { formatDateTime, formatRubles } from '../../../src/content/format'
 import { Card } from '../../components/card'
 import { EmptyNote, ListSkeleton, LoadError } from '../../components/list-state'
@@ -27,7 +28,7 @@ export function PaymentList() {
   const { data, error, isLoading, isValidating, mutate } = usePayments()
   const items = Array.isArray(data) ? data : undefined
 
-  let body
+  let body: ReactNode
   if (items && items.length > 0) {
     body = (
       <ul data-testid="payment-list" className="divide-y divide-slate-100">

@@ -1,4 +1,4 @@
-import { useId, useState } from 'react'
+import { type ReactNode, useId, useState } from 'react'
 import { Link } from 'wouter'
 import { formatDate, formatRubles } from '../../../src/content/format'
 import { Button } from '../../components/button'
@@ -73,7 +73,7 @@ export function RefundSection() {
   const { data, error, isValidating, mutate } = useRefund()
   const pendingRequest = data?.request?.status === 'pending'
 
-  let body
+  let body: ReactNode
   if (data) {
     body = (
       <>

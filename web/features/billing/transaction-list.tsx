@@ -1,3 +1,4 @@
+import type { ReactNode } from 'react'
 import useSWRInfinite from 'swr/infinite'
 import { Button } from '../../components/button'
 import { Card } from '../../components/card'
@@ -17,7 +18,7 @@ export function TransactionList() {
   const hasMore = data?.[data.length - 1]?.hasMore ?? false
   const loadingMore = isValidating && data !== undefined && size > data.length
 
-  let body
+  let body: ReactNode
   if (items && items.length > 0) {
     body = (
       <ul data-testid="transaction-list" className="divide-y divide-slate-100">

@@ -106,6 +106,7 @@ function Hero() {
             <span className="h-2.5 w-2.5 rounded-full bg-slate-700" />
             <span className="ml-2 text-xs text-slate-400">main.py</span>
           </div>
+          {/* biome-ignore lint/a11y/useAriaPropsSupportedByRole: a focusable scroll container (axe scrollable-region-focusable) named for the keyboard stop; kept as it is (axe-clean) */}
           <pre className="overflow-x-auto p-5 font-mono text-[13px] leading-6 text-slate-100" tabIndex={0} aria-label="Пример запроса на Python">
             <code>{snippet(window.location.origin)}</code>
           </pre>

@@ -270,7 +270,7 @@ export function ModelsPage() {
       ? `${formatInteger(models.length)} ${pluralRu(models.length, ['модель', 'модели', 'моделей'])} от ${formatInteger(providerTotal)} ${pluralRu(providerTotal, ['провайдера', 'провайдеров', 'провайдеров'])}. Цены в рублях; нажмите на карточку, чтобы открыть модель в Playground.`
       : 'Языковые модели, модели для изображений и эмбеддингов с ценами в рублях.'
 
-  let body
+  let body: ReactNode
   if (models && models.length > 0) {
     body = <Catalogue models={models} />
   } else if (error && !models) {

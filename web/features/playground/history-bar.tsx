@@ -143,6 +143,7 @@ function useOverflowHint(count: number) {
     const right = el.scrollLeft + el.clientWidth < el.scrollWidth - 2
     setMore((m) => (m.left === left && m.right === right ? m : { left, right }))
   }, [])
+  // biome-ignore lint/correctness/useExhaustiveDependencies: count is the trigger: a chat added or removed changes the row's width
   useEffect(() => {
     const el = ref.current
     if (!el) return

@@ -11,9 +11,9 @@ import { toast } from '../../stores/toasts'
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!)
 
 function safeHref(raw: string): string | null {
-  // eslint-disable-next-line no-control-regex -- what a browser strips from a scheme
   const squashed = raw
     .trim()
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: what a browser strips from a scheme
     .replace(/[\u0000-\u0020\u007f-\u009f]/g, '')
     .toLowerCase()
   const scheme = /^([a-z][a-z0-9+.-]*):/.exec(squashed)?.[1]
@@ -100,6 +100,8 @@ const proseClasses = [
 /** Re-parsed only when the text changes (each streamed token), never on unrelated renders. */
 export const Markdown = memo(function Markdown({ source, className }: { source: string; className?: string }) {
   const html = useMemo(() => renderReply(source), [source])
-  // eslint-disable-next-line jsx-a11y/click-events-have-key-events, jsx-a11y/no-static-element-interactions -- delegates clicks of real <button>s inside
+  // biome-ignore lint/a11y/useKeyWithClickEvents: delegates clicks of the real <button>s inside (keyboard activation reaches them as clicks)
+  // biome-ignore lint/a11y/noStaticElementInteractions: the same delegation; the div itself is not interactive
+  // biome-ignore lint/security/noDangerouslySetInnerHtml: renderReply's output, sanitised by DOMPurify
   return <div className={cn(proseClasses, className)} data-testid="markdown" onClick={(e) => void onCopyClick(e)} dangerouslySetInnerHTML={{ __html: html }} />
 })

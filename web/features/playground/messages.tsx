@@ -220,11 +220,11 @@ function AssistantMessage({ message, prompt, actions, last }: { message: UiMessa
 function UserMessage({ message, actions }: { message: UiMessage; actions: MessageActions }) {
   const [draft, setDraft] = useState<string | null>(null)
   const field = useRef<HTMLTextAreaElement>(null)
+  const editing = draft !== null
+  // only when editing starts, not on each keystroke in the draft
   useEffect(() => {
-    if (draft !== null) field.current?.focus()
-    // only when editing starts
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [draft !== null])
+    if (editing) field.current?.focus()
+  }, [editing])
   const resend = () => {
     if (draft === null || (!draft.trim() && message.files.length === 0)) return
     const text = draft
@@ -296,9 +296,11 @@ function UserMessage({ message, actions }: { message: UiMessage; actions: Messag
 function useStickToBottom(count: number, growth: unknown) {
   const ref = useRef<HTMLDivElement>(null)
   const pinned = useRef(true)
+  // biome-ignore lint/correctness/useExhaustiveDependencies: count is the trigger: a new message pins the list to the bottom again
   useEffect(() => {
     pinned.current = true
   }, [count])
+  // biome-ignore lint/correctness/useExhaustiveDependencies: count and growth are the triggers: a new message or a longer reply scrolls down
   useEffect(() => {
     const el = ref.current
     if (el && pinned.current) el.scrollTop = el.scrollHeight

@@ -22,6 +22,7 @@ export function pickerPrice(model: PlaygroundModel): string {
 }
 
 const label = (m: PlaygroundModel) => m.name || m.id
+const optionId = (listId: string, i: number) => `${listId}-o${i}`
 
 /** Every word of the query is found in the name, the provider (as shown or as in the id) or the id. */
 export function matchesQuery(model: PlaygroundModel, query: string): boolean {
@@ -57,14 +58,12 @@ export function ModelPicker({
   const selected = models.find((m) => m.id === value)
   const sorted = useMemo(() => [...models].sort((a, b) => label(a).localeCompare(label(b), 'ru')), [models])
   const shown = useMemo(() => sorted.filter((m) => matchesQuery(m, query)), [sorted, query])
-  const optionId = (i: number) => `${listId}-o${i}`
 
   // the highlighted option stays in view while arrowing through a long list
   useEffect(() => {
     if (!open) return
-    list.current?.querySelector(`#${CSS.escape(optionId(active))}`)?.scrollIntoView({ block: 'nearest' })
-    // eslint-disable-next-line react-hooks/exhaustive-deps -- optionId is derived from listId
-  }, [active, open])
+    list.current?.querySelector(`#${CSS.escape(optionId(listId, active))}`)?.scrollIntoView({ block: 'nearest' })
+  }, [active, open, listId])
 
   function openList() {
     if (open) return
@@ -126,6 +125,7 @@ export function ModelPicker({
   }
 
   return (
+    // biome-ignore lint/a11y/noStaticElementInteractions: focus leaving the whole combobox (input, list) closes the list; the div takes no input itself
     <div
       className="relative"
       onBlur={(event) => {
@@ -140,7 +140,7 @@ export function ModelPicker({
         aria-expanded={open}
         aria-controls={listId}
         aria-autocomplete="list"
-        aria-activedescendant={open && shown[active] ? optionId(active) : undefined}
+        aria-activedescendant={open && shown[active] ? optionId(listId, active) : undefined}
         data-model-id={value}
         autoComplete="off"
         spellCheck={false}
@@ -176,6 +176,7 @@ export function ModelPicker({
         <ul
           ref={list}
           id={listId}
+          // biome-ignore lint/a11y/noNoninteractiveElementToInteractiveRole: the ARIA combobox pattern's listbox popup, as a list of options
           role="listbox"
           aria-label="Модели"
           className="absolute inset-x-0 top-full z-30 mt-1 max-h-80 overflow-y-auto rounded-lg border border-slate-200 bg-white py-1 shadow-lg"
@@ -188,9 +189,12 @@ export function ModelPicker({
           {shown.map((m, i) => {
             const price = pickerPrice(m)
             return (
+              // biome-ignore lint/a11y/useFocusableInteractive: options of an aria-activedescendant listbox are not focused; focus stays in the input
+              // biome-ignore lint/a11y/useKeyWithClickEvents: the keyboard works through the input (arrows move, Enter picks)
               <li
                 key={m.id}
-                id={optionId(i)}
+                id={optionId(listId, i)}
+                // biome-ignore lint/a11y/noNoninteractiveElementToInteractiveRole: an option of the combobox's listbox
                 role="option"
                 aria-selected={m.id === value}
                 data-model-id={m.id}

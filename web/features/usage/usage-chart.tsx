@@ -52,6 +52,7 @@ function tickFormat(digits: number) {
 export function UsageChart({ days }: { days: UsageDay[] }) {
   const [wrapRef, width] = useWidth<HTMLDivElement>()
   const [active, setActive] = useState<number | null>(null)
+  // biome-ignore lint/correctness/useExhaustiveDependencies: days is the trigger: another period clears the pointed-at day
   useEffect(() => setActive(null), [days])
 
   const n = days.length

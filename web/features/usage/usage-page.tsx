@@ -1,4 +1,4 @@
-import { useState } from 'react'
+import { type ReactNode, useState } from 'react'
 import { formatInteger, formatPrice } from '../../../src/content/format'
 import { Button, ButtonLink } from '../../components/button'
 import { Card } from '../../components/card'
@@ -78,7 +78,7 @@ export function UsagePage() {
   // keepPreviousData: while another period loads, the old figures stay, dimmed.
   const stale = isLoading && Boolean(data)
 
-  let content
+  let content: ReactNode
   if (!data && error) {
     content = (
       <Card className="p-4">
