@@ -1,6 +1,7 @@
 // Amounts on documents: whole kopecks, in figures («1 200,00») and in words («Одна тысяча двести
 // рублей 00 копеек»), as a Russian invoice or act writes them. Documents count in kopecks; the
 // ledger counts in micro-rubles, so the conversion and its rounding live here, in one place.
+import { pluralRu } from '../content/format'
 import { MICROS_PER_RUB } from '../lib/money'
 
 export const MICROS_PER_KOPECK = MICROS_PER_RUB / 100
@@ -25,16 +26,6 @@ export function formatKopecks(kopecks: number): string {
   checkKopecks(kopecks)
   const rub = String(Math.floor(kopecks / 100)).replace(/\B(?=(\d{3})+$)/g, NBSP)
   return `${rub},${String(kopecks % 100).padStart(2, '0')}`
-}
-
-/** The Russian plural form for `n`: 1 рубль, 2 рубля, 5 рублей; 11–14 always take the third. */
-export function plural(n: number, one: string, few: string, many: string): string {
-  const mod100 = n % 100
-  const mod10 = n % 10
-  if (mod100 >= 11 && mod100 <= 14) return many
-  if (mod10 === 1) return one
-  if (mod10 >= 2 && mod10 <= 4) return few
-  return many
 }
 
 type Gender = 'm' | 'f'
@@ -75,7 +66,7 @@ export function numberInWords(n: number, gender: Gender = 'm'): string {
     if (g === 0) continue
     const scale = i > 0 ? SCALES[i - 1]! : null
     words.push(...triad(g, scale ? scale.gender : gender))
-    if (scale) words.push(plural(g, ...scale.forms))
+    if (scale) words.push(pluralRu(g, scale.forms))
   }
   return words.join(' ')
 }
@@ -85,6 +76,6 @@ export function amountInWords(kopecks: number): string {
   checkKopecks(kopecks)
   const rub = Math.floor(kopecks / 100)
   const kop = kopecks % 100
-  const text = `${numberInWords(rub)} ${plural(rub, 'рубль', 'рубля', 'рублей')} ${String(kop).padStart(2, '0')} ${plural(kop, 'копейка', 'копейки', 'копеек')}`
+  const text = `${numberInWords(rub)} ${pluralRu(rub, ['рубль', 'рубля', 'рублей'])} ${String(kop).padStart(2, '0')} ${pluralRu(kop, ['копейка', 'копейки', 'копеек'])}`
   return text[0]!.toUpperCase() + text.slice(1)
 }
