@@ -5,8 +5,9 @@
 // buyer's accountant books; so for npd this renders the receipt data instead: every payment of the
 // month with its date, amount and the service name to enter, next to the month's services.
 import { amountInWords, formatKopecks } from './amount'
+import { formatDocDate, formatMonth, formatShortDate, lastDayOf, type Month } from './dates'
 import { type Buyer, isPerson, partyLine, regimeNote, serviceColumns, signature, topUpLine } from './invoice-pdf'
-import { ensureRoom, formatDocDate, formatMonth, formatShortDate, LEFT, labelled, type Month, newPdf, type Pdf, rule, table, textAt, totals, WIDTH } from './pdf'
+import { ensureRoom, LEFT, labelled, newPdf, type Pdf, rule, table, textAt, totals, WIDTH } from './pdf'
 import type { SellerDetails } from './requisites'
 import { vatFor } from './vat'
 
@@ -34,9 +35,6 @@ export type ActData = {
   /** The act's date; the month's last day when omitted. */
   issuedAt?: Date
 }
-
-/** Noon (Moscow) of the month's last day: the date an act for the month bears. */
-export const lastDayOf = (p: Month) => new Date(Date.UTC(p.year, p.month, 0, 9))
 
 /** The act's service line. */
 export const usageLine = (account: string, period: Month) =>

@@ -3,7 +3,8 @@
 // VAT line of the seller's regime, the total in words, and the payment purpose with the invoice number
 // that the bank-statement import matches on (statement.ts, match.ts).
 import { amountInWords, formatKopecks } from './amount'
-import { ensureRoom, formatDocDate, formatShortDate, heightOf, LEFT, labelled, newPdf, type Pdf, rule, shortPersonName, table, textAt, totals, WIDTH } from './pdf'
+import { formatDocDate, formatShortDate } from './dates'
+import { ensureRoom, heightOf, LEFT, labelled, newPdf, type Pdf, rule, shortPersonName, table, textAt, totals, WIDTH } from './pdf'
 import type { SellerDetails } from './requisites'
 import { vatFor } from './vat'
 

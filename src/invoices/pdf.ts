@@ -125,21 +125,6 @@ export function totals(doc: Pdf, y: number, lines: Array<[label: string, value: 
   return y
 }
 
-const MSK = 'Europe/Moscow'
-const longDate = new Intl.DateTimeFormat('ru-RU', { day: 'numeric', month: 'long', year: 'numeric', timeZone: MSK })
-const shortDate = new Intl.DateTimeFormat('ru-RU', { day: '2-digit', month: '2-digit', year: 'numeric', timeZone: MSK })
-const monthYear = new Intl.DateTimeFormat('ru-RU', { month: 'long', year: 'numeric', timeZone: 'UTC' })
-
-/** «21 ноября 2026 г.», the Moscow calendar day of `at`. */
-export const formatDocDate = (at: Date) => longDate.format(at)
-/** «21.11.2026», the Moscow calendar day of `at`. */
-export const formatShortDate = (at: Date) => shortDate.format(at)
-
-/** A calendar month of the documents (Moscow time), month 1–12. */
-export type Month = { year: number; month: number }
-/** «ноябрь 2026 г.» */
-export const formatMonth = (p: Month) => monthYear.format(new Date(Date.UTC(p.year, p.month - 1, 1)))
-
 /** «Иванов И. И.» ← «Иванов Иван Иванович»: how a person signs under a document. */
 export function shortPersonName(full: string): string {
   const [surname, ...names] = full
