@@ -199,6 +199,7 @@ describe('1C statement', () => {
     expect(refused(utf8(good.replace('Сумма=1200.00', 'Сумма=1 2OO.00')))).toMatch(/^Документ № 512 \(строка \d+\): сумма «1 2OO.00» — не число$/)
     expect(refused(utf8(good.replace('Сумма=1200.00', 'Сумма=-1200.00')))).toContain('— не число')
     expect(refused(utf8(good.replace('Сумма=1200.00', 'Сумма=')))).toContain('нет суммы')
+    expect(refused(utf8(good.replace('Сумма=1200.00', 'Сумма=9999999999999.00')))).toContain('сумма «9999999999999.00» слишком велика')
     expect(refused(utf8(good.replace('Дата=21.11.2026\r\nСумма=1200.00', 'Дата=31.11.2026\r\nСумма=1200.00')))).toContain('дата «31.11.2026» — не дата ДД.ММ.ГГГГ')
     expect(refused(utf8(good.replace('Очередность=5', 'какой-то мусор')))).toMatch(/^Строка \d+: ожидалось «Ключ=Значение», а в файле «какой-то мусор»$/)
     expect(refused(utf8(good), OTHER_ACCOUNT)).toBe(`Это выписка по счёту ${SELLER}, а счета на оплату выставляются на счёт ${OTHER_ACCOUNT}`)

@@ -142,7 +142,10 @@ export function parseStatement(bytes: Uint8Array): Statement {
 function kopecks(value: string, where: string): number {
   const m = value.replace(/\s+/g, '').match(/^(\d{1,13})(?:[.,](\d{1,2}))?$/)
   if (!m) throw new StatementError(`${where}: сумма «${clip(value)}» — не число`)
-  return Number(m[1]) * 100 + Number((m[2] ?? '').padEnd(2, '0'))
+  const result = Number(m[1]) * 100 + Number((m[2] ?? '').padEnd(2, '0'))
+  // Micro-rubles must stay exact integers too (the ledger's unit): about 9 billion rubles at most.
+  if (!Number.isSafeInteger(microsFromKopecks(result))) throw new StatementError(`${where}: сумма «${clip(value)}» слишком велика`)
+  return result
 }
 
 /** `21.11.2026` → `2026-11-21`, a real calendar day. */
