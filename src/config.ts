@@ -5,6 +5,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { MARKUP_PERCENT, WELCOME_BONUS_RUB } from './content/terms'
 import { isPostgresUrl } from './db/dialect'
+import { accountError, bikError, innError, kppError, type SellerDetails, TAX_REGIMES, type TaxRegime } from './invoices/requisites'
 
 export class ConfigError extends Error {}
 
@@ -65,6 +66,48 @@ function jwtSecret(env: Env, dataDir: string): string {
   const secret = randomBytes(48).toString('base64url')
   writeFileSync(file, secret, { mode: 0o600 })
   return secret
+}
+
+const SELLER_VARS = ['SELLER_NAME', 'SELLER_INN', 'SELLER_TAX_REGIME', 'SELLER_ACCOUNT', 'SELLER_BANK', 'SELLER_BIK', 'SELLER_CORR_ACCOUNT', 'SELLER_ADDRESS'] as const
+
+/**
+ * The seller on invoices and acts, or null when none of its variables is set (invoice payment is
+ * then not offered). A partial set is a deployment mistake: an invoice without a bank account would
+ * send a company's money nowhere, so the server refuses to start and names what is missing. Digits
+ * are checked as accounting software checks them (INN checksum, account keys against the BIK).
+ */
+function seller(env: Env): SellerDetails | null {
+  const value = (name: string) => env[name]?.trim().replace(/\s+/g, ' ') ?? ''
+  const given = SELLER_VARS.filter((n) => value(n))
+  const kpp = value('SELLER_KPP').replaceAll(' ', '').toUpperCase() || null
+  if (!given.length) {
+    if (kpp) throw new ConfigError('SELLER_KPP is set without the other seller details (SELLER_NAME, SELLER_INN, …): set them all, or none')
+    return null
+  }
+  const missing = SELLER_VARS.filter((n) => !value(n))
+  if (missing.length)
+    throw new ConfigError(
+      `the seller's details for invoices are all or none: ${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} missing (${given.join(', ')} ${given.length === 1 ? 'is' : 'are'} set)`,
+    )
+  const taxRegime = value('SELLER_TAX_REGIME').toLowerCase() as TaxRegime
+  if (!TAX_REGIMES.includes(taxRegime)) throw new ConfigError(`SELLER_TAX_REGIME must be one of ${TAX_REGIMES.join(', ')}, got "${value('SELLER_TAX_REGIME')}"`)
+  const inn = value('SELLER_INN')
+  // The self-employed (НПД) are people: their INN has 12 digits.
+  const innBad = innError(inn, taxRegime === 'npd' ? 'person' : 'any')
+  if (innBad) throw new ConfigError(`SELLER_INN "${inn}" is not valid: ${innBad}`)
+  if (kpp && inn.length !== 10) throw new ConfigError('SELLER_KPP is only for an organisation (a 10-digit SELLER_INN); a sole trader or a self-employed person has none')
+  const kppBad = kpp && kppError(kpp)
+  if (kppBad) throw new ConfigError(`SELLER_KPP "${kpp}" is not valid: ${kppBad}`)
+  const bik = value('SELLER_BIK')
+  const bikBad = bikError(bik)
+  if (bikBad) throw new ConfigError(`SELLER_BIK "${bik}" is not valid: ${bikBad}`)
+  const account = value('SELLER_ACCOUNT')
+  const accountBad = accountError(account, bik, 'settlement')
+  if (accountBad) throw new ConfigError(`SELLER_ACCOUNT "${account}" is not valid: ${accountBad}`)
+  const corrAccount = value('SELLER_CORR_ACCOUNT')
+  const corrBad = accountError(corrAccount, bik, 'correspondent')
+  if (corrBad) throw new ConfigError(`SELLER_CORR_ACCOUNT "${corrAccount}" is not valid: ${corrBad}`)
+  return Object.freeze({ name: value('SELLER_NAME'), inn, kpp, taxRegime, account, bank: value('SELLER_BANK'), bik, corrAccount, address: value('SELLER_ADDRESS') })
 }
 
 export function loadConfig(env: Env = process.env) {
@@ -150,6 +193,8 @@ export function loadConfig(env: Env = process.env) {
     autopostTextModel: env.AUTOPOST_TEXT_MODEL?.trim() || 'openai/gpt-4o-mini',
     /** The model that draws article covers; another image-output model is used if the catalogue lacks it. */
     autopostImageModel: env.AUTOPOST_IMAGE_MODEL?.trim() || 'google/gemini-2.5-flash-image',
+    /** The seller on invoices and acts (SELLER_*); null: invoice payment is not offered. */
+    seller: seller(env),
   })
 }
 

@@ -12,6 +12,7 @@ import { claimLease } from '../db/leases'
 import { write } from '../db/tx'
 import { dec, mul, toDecimalString } from '../lib/decimal'
 import { openTestDatabase } from '../test-support/database'
+import { encode1251 } from '../test-support/encodings'
 import { eventually, startGateway, TEST_RATE } from '../test-support/gateway'
 import { readResult } from '../test-support/server'
 import { type UpstreamClient, UpstreamError, type UpstreamModel } from '../upstream/client'
@@ -48,20 +49,6 @@ const expectedEntry = (m: (typeof CATALOGUE)[number], rate: string) => ({
 const getJson = async (url: string) => readResult(await fetch(url))
 
 // ---------------------------------------------------------------- a fake Central Bank
-
-/** windows-1251 bytes for ASCII plus the Russian alphabet (А–я → 0xC0–0xFF, Ё/ё → 0xA8/0xB8). */
-function encode1251(text: string): Uint8Array<ArrayBuffer> {
-  const out = new Uint8Array(new ArrayBuffer(text.length))
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i)
-    if (c < 0x80) out[i] = c
-    else if (c >= 0x410 && c <= 0x44f) out[i] = 0xc0 + (c - 0x410)
-    else if (c === 0x401) out[i] = 0xa8
-    else if (c === 0x451) out[i] = 0xb8
-    else throw new Error(`no windows-1251 byte for ${text[i]}`)
-  }
-  return out
-}
 
 const CBR_RATE = '81.2345'
 const CBR_DATE = '21.11.2026'
