@@ -197,6 +197,26 @@ describe('a limit the customer set is never exceeded', () => {
     expect((await post(c, '/v1/chat/completions', { model: 'openrouter/auto', messages: say('новости'), plugins: [{ id: 'web' }] }, c.accessToken)).status).toBe(200)
   })
 
+  test('a 1 ₽ limit and a variable-price answer the router bills at more than 1 ₽ anyway: the key is charged the 1 ₽ held, the rest is on record', async () => {
+    const c = await gw.customer()
+    await setLimit(c, 1)
+    // A long prompt GPT-4o-mini fits under the cap; the router then reports ten times its price (about $0.01).
+    gw.upstream.failNext('overbill', (b) => b.model === 'openrouter/auto' && JSON.stringify(b).includes('ббб'))
+    const res = await post(c, '/v1/chat/completions', { model: 'openrouter/auto', messages: say(`[[fault:long]] ${'б'.repeat(24_000)}`) })
+    expect(res.status).toBe(200)
+    const body = (await res.json()) as Record<string, any>
+    expect(body.model).toBe('openai/gpt-4o-mini')
+    const reported = expectedCharge(gw.upstream.generations.get(body.id)!.total_cost)
+    expect(reported).toBeGreaterThan(1_000_000)
+    const books = await gw.books(c.user.id)
+    expect(books.usage[0]!.cost_micros).toBe(1_000_000)
+    const key = (await (await fetch(`${gw.url}/v1/key`, { headers: { authorization: `Bearer ${c.key}` } })).json()) as { data: { usage: number; limit_remaining: number } }
+    expect(key.data).toMatchObject({ usage: 1, limit_remaining: 0 })
+    expect(await gw.read('select charged_micros, uncovered_micros from uncovered_costs where user_id = ?', c.user.id)).toEqual([
+      { charged_micros: 1_000_000, uncovered_micros: reported - 1_000_000 },
+    ])
+  })
+
   test('even when the router bills more than the hold, a limited key is charged at most the hold; the rest is recorded as uncovered', async () => {
     const c = await gw.customer()
     await setLimit(c, 2)
