@@ -19,6 +19,10 @@ export function createImageStore(config: Config, db: Db) {
   mkdirSync(dir, { recursive: true })
   const store = gatewayStore(db)
   const sign = (name: string, exp: number) => createHmac('sha256', config.jwtSecret).update(`${name}:${exp}`).digest('base64url')
+  function signedUrl(name: string, now = Date.now()): string {
+    const exp = Math.floor(now / 1000) + URL_TTL_SEC
+    return `${config.publicUrl}/v1/files/${name}?exp=${exp}&sig=${sign(name, exp)}`
+  }
 
   return {
     /** Saves a `data:image/…;base64,…` URL as `userId`'s; returns its file name, or null if it is not an image. */
@@ -33,15 +37,12 @@ export function createImageStore(config: Config, db: Db) {
       return { name, b64, mime: TYPES[ext]! }
     },
 
-    signedUrl(name: string, now = Date.now()): string {
-      const exp = Math.floor(now / 1000) + URL_TTL_SEC
-      return `${config.publicUrl}/v1/files/${name}?exp=${exp}&sig=${sign(name, exp)}`
-    },
+    signedUrl,
 
     /** A fresh link to one of `userId`'s own pictures; null for anyone else's (or an unknown name). */
     async renewFor(userId: string, name: string): Promise<string | null> {
       if (!FILE_NAME_RE.test(name)) return null
-      return (await store.liveOwnerOf(name)) === userId ? this.signedUrl(name) : null
+      return (await store.liveOwnerOf(name)) === userId ? signedUrl(name) : null
     },
 
     /** The file for a valid, unexpired signature whose owner's account is alive; null otherwise. */
