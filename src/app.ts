@@ -7,7 +7,7 @@ import { adminRoutes } from './admin'
 import { adminService } from './admin/service'
 import { authRoutes } from './auth'
 import { authGuard, bearer } from './auth/guard'
-import { authService } from './auth/service'
+import { authService, type StoredFiles } from './auth/service'
 import { billingRoutes } from './billing'
 import { lowBalanceMailer } from './billing/alerts'
 import { blogAdminRoutes, blogImageRoutes, blogRoutes } from './blog'
@@ -41,7 +41,14 @@ export async function createServices(config: Config, db: Db, mailer: Mailer) {
   const upstream = createUpstreamClient(config)
   const rates = await createRateProvider(config, db, upstream.mode === 'demo')
   const catalog = await createCatalog(db, upstream)
-  const auth = authService({ db, config, mailer })
+  const uploads = uploadsService(config, db)
+  const images = createImageStore(config, db)
+  // Deleting an account deletes its files: their rows go in the deleting unit, the bytes right after.
+  const removeStored = (gone: StoredFiles) => {
+    uploads.removeStored(gone.uploads)
+    images.removeStored(gone.images)
+  }
+  const auth = authService({ db, config, mailer, files: { removeStored } })
   const keys = keysService(db)
   const payments = paymentsService({ db, config })
   const refunds = refundsService(db)
@@ -49,9 +56,8 @@ export async function createServices(config: Config, db: Db, mailer: Mailer) {
   const blog = blogService(db)
   const autopost = autopostService({ config, db, upstream, catalog, rates })
   const admin = adminService({ db, auth, upstream, rates, blog })
-  const uploads = uploadsService(config, db)
-  const chats = chatsService(db, uploads, createImageStore(config))
-  return { config, db, mailer, upstream, rates, catalog, auth, keys, payments, refunds, notifyLowBalance, blog, autopost, admin, uploads, chats }
+  const chats = chatsService(db, uploads, images)
+  return { config, db, mailer, upstream, rates, catalog, auth, keys, payments, refunds, notifyLowBalance, blog, autopost, admin, uploads, images, chats }
 }
 
 export type Services = Awaited<ReturnType<typeof createServices>>

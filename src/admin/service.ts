@@ -189,7 +189,7 @@ export function adminService({ db, auth, upstream, rates, blog }: AdminDeps) {
     async deleteUser(admin: PublicUser, userId: string) {
       if (userId === admin.id) throw badRequest(ADMIN_MESSAGES.cannotDeleteSelf)
       if (!(await store.liveUser(userId))) throw notFound(ADMIN_MESSAGES.userNotFound)
-      const removed = await tx(db, (q) => store.anonymise(q, userId, new Date()))
+      const removed = await auth.eraseAccount(userId)
       console.log(`[admin] ${admin.email} deleted user ${userId} (${removed.keys} key(s), ${removed.sessions} session(s) revoked)`)
       return { id: userId, deleted: true as const }
     },

@@ -3,8 +3,11 @@
 import { and, count, desc, eq, isNull, sql } from 'drizzle-orm'
 import { passwordResets, refreshTokens, users } from '../auth/schema'
 import { ledgerEntries, uncoveredCosts, usageDaily } from '../billing/schema'
+import { chats } from '../chats/schema'
 import type { Db } from '../db/client'
+import { generatedImages } from '../gateway/schema'
 import { apiKeys } from '../keys/schema'
+import { uploads } from '../uploads/schema'
 
 const alive = isNull(users.deletedAt)
 
@@ -88,9 +91,11 @@ export const adminStore = (db: Db) => ({
 
   /**
    * Soft delete: the row stays for the ledger and usage rows that must be kept, but the e-mail is
-   * anonymised, the password made unusable and every credential (keys, sessions, reset links) removed.
+   * anonymised, the password made unusable, every credential (keys, sessions, reset links) removed,
+   * and the customer's content deleted: chats, uploads and generated pictures (their links answer
+   * 404 from this commit on; the caller removes the stored bytes it is given back).
+   * Inside a unit (db/tx.ts): `q` is its connection.
    */
-  /** Inside a unit (db/tx.ts): `q` is its connection. */
   async anonymise(q: Db, id: string, now: Date) {
     const email = `deleted-${id}@deleted.invalid`
     await q
@@ -100,6 +105,11 @@ export const adminStore = (db: Db) => ({
     const keys = (await q.delete(apiKeys).where(eq(apiKeys.userId, id)).returning({ id: apiKeys.id })).length
     const sessions = (await q.delete(refreshTokens).where(eq(refreshTokens.userId, id)).returning({ id: refreshTokens.id })).length
     await q.delete(passwordResets).where(eq(passwordResets.userId, id))
-    return { keys, sessions }
+    await q.delete(chats).where(eq(chats.userId, id))
+    const files = {
+      uploads: (await q.delete(uploads).where(eq(uploads.userId, id)).returning({ name: uploads.name })).map((r) => r.name),
+      images: (await q.delete(generatedImages).where(eq(generatedImages.userId, id)).returning({ name: generatedImages.name })).map((r) => r.name),
+    }
+    return { keys, sessions, files }
   },
 })

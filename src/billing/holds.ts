@@ -85,6 +85,7 @@ const statements = (db: Db) =>
         costMicros: p('costMicros'),
         upstreamCostUsd: p('upstreamCostUsd'),
         upstreamId: p('upstreamId'),
+        responseId: p('responseId'),
         status: p('status'),
         error: p('error'),
         durationMs: p('durationMs'),
@@ -259,9 +260,17 @@ async function logUsage(q: Db, hold: OpenHold, facts: UsageFacts, costMicros: nu
 /**
  * Settles a hold to the real cost: releases the reservation, charges (never below a zero balance),
  * writes the ledger row and the usage row. Returns what was charged (and a low-balance alert when
- * this charge crossed the customer's level), or null if already closed.
+ * this charge crossed the customer's level), or null if already closed. `withinHold`: a limit the
+ * customer set applies, so the charge never exceeds the hold (reserved against that limit); the
+ * rest is recorded as uncovered, like what a balance cannot pay.
  */
-export function settleHold(db: Db, holdId: string, chargeMicros: number, facts: UsageFacts): Promise<{ chargedMicros: number; lowBalance?: LowBalance } | null> {
+export function settleHold(
+  db: Db,
+  holdId: string,
+  chargeMicros: number,
+  facts: UsageFacts,
+  opts: { withinHold?: boolean } = {},
+): Promise<{ chargedMicros: number; lowBalance?: LowBalance } | null> {
   return closing(db, holdId, async (q, hold) => {
     const now = new Date()
     const charge = (amountMicros: number, releaseHeldMicros: number) =>
@@ -274,7 +283,7 @@ export function settleHold(db: Db, holdId: string, chargeMicros: number, facts: 
         reference: `usage:${holdId}`,
         now,
       })
-    let charged = chargeMicros
+    let charged = opts.withinHold ? Math.min(chargeMicros, hold.amountMicros) : chargeMicros
     let account: Posted | undefined
     if (charged > 0) {
       try {
@@ -284,7 +293,7 @@ export function settleHold(db: Db, holdId: string, chargeMicros: number, facts: 
         if (!(e instanceof InsufficientFundsError)) throw e
         // The reported cost exceeds the whole balance: charge what is there, never below zero.
         const balance = await unreserve(q, hold)
-        charged = Math.max(0, Math.min(chargeMicros, balance))
+        charged = Math.max(0, Math.min(charged, balance))
         if (charged > 0) account = await charge(charged, 0)
       }
     } else await unreserve(q, hold)

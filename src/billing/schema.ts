@@ -56,6 +56,8 @@ export const usageLogs = table(
     /** What the upstream reported, USD decimal string; null when it reported nothing. */
     upstreamCostUsd: text('upstream_cost_usd'),
     upstreamId: text('upstream_id'),
+    /** The answer's own id when the client saw one other than the generation id (Messages msg_…, Responses resp_…). */
+    responseId: text('response_id'),
     status: text('status', { enum: USAGE_STATUSES }).notNull(),
     error: text('error'),
     durationMs: integer('duration_ms').notNull(),

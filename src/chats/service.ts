@@ -1,7 +1,7 @@
 // Playground chats: a customer's conversations, their messages and attachments. Only the owner
 // ever sees a chat (anyone else gets 404, as if it did not exist).
 import type { Db } from '../db/client'
-import { FILE_NAME_RE, type ImageStore } from '../gateway/files'
+import type { ImageStore } from '../gateway/files'
 import { newId } from '../lib/crypto'
 import { badRequest, notFound } from '../lib/errors'
 import type { UploadsService } from '../uploads/service'
@@ -102,7 +102,7 @@ export function chatsService(db: Db, uploads: UploadsService, images: ImageStore
 
   /**
    * Stored links are signed for a week; every read signs them afresh, so an old chat's pictures
-   * and attachments still open. Only our own files are re-signed, and uploads only for their owner.
+   * and attachments still open. Only our own files are re-signed, and only for their owner.
    */
   async function freshUrl(userId: string, url: string): Promise<string> {
     const upload = uploads.nameFromUrl(url)
@@ -111,7 +111,8 @@ export function chatsService(db: Db, uploads: UploadsService, images: ImageStore
       return row && row.userId === userId ? uploads.signedUrl(row.name) : url
     }
     const generated = url.match(/\/v1\/files\/([^/?#]+)(?:[?#]|$)/)?.[1]
-    if (generated && FILE_NAME_RE.test(generated)) return images.signedUrl(generated)
+    // Another customer's picture named in a message keeps the link it came with (and so expires).
+    if (generated) return (await images.renewFor(userId, generated)) ?? url
     return url
   }
 

@@ -12,14 +12,15 @@ import type { Config } from '../config'
 import type { Db } from '../db/client'
 import type { KeysService } from '../keys/service'
 import { sha256 } from '../lib/crypto'
-import { ceilUnits, type Dec, dec, mul } from '../lib/decimal'
+import { ceilUnits, type Dec, dec, isNegative, mul, sub } from '../lib/decimal'
 import { insufficientBalance, OpenAIError } from '../lib/errors'
+import { isObject } from '../lib/json'
 import { formatMicros } from '../lib/money'
 import { dataOf, eventsOf, SseSplitter } from '../lib/sse'
 import { type UpstreamClient, upstreamErrorFrom } from '../upstream/client'
 import type { Caller } from './callers'
-import { costUsd, DEFAULT_WEB_RESULTS, hasVariablePrice, planHold, type RequestShape } from './estimate'
-import { type ChatShape, chatShape } from './shape'
+import { costUsd, DEFAULT_WEB_RESULTS, hasVariablePrice, type PriceCap, planHold, type RequestShape } from './estimate'
+import { type ChatShape, chatShape, isPrice } from './shape'
 import { fromFetchFailure, fromUpstream, unavailable } from './upstream-errors'
 import { chatWire, type StreamReader, type Usage, type Wire } from './wire'
 
@@ -60,6 +61,12 @@ export type Prepared = {
   rate: Dec
   holdId: string
   maxTokens: number | null
+  /** `provider.max_price` to send (a variable-price request under a limit). */
+  priceCap: PriceCap | null
+  /** A limit the customer set applies: the charge never exceeds the hold. */
+  limited: boolean
+  /** The id the client sees when it is not the generation id (msg_…, resp_…), once the answer names it. */
+  responseId: string | null
   started: number
   endpoint: Endpoint
   stream: boolean
@@ -70,6 +77,24 @@ export type Prepared = {
 const KEEPALIVE_EVERY_MS = 15_000
 /** Reconciliation after a client disconnect: the router publishes generation stats with a delay. */
 const GENERATION_RETRY_MS = [500, 1000, 2000, 4000]
+
+/** Which protocol's names the forwarded body uses (max_tokens or max_output_tokens, user or metadata.user_id). */
+export type BodyProtocol = 'chat' | 'responses' | 'messages' | 'embeddings'
+
+/**
+ * The caller's `provider` with our price cap merged in: each of the caller's own caps is kept where
+ * it is lower, never loosened past ours (protocols.md 1.13).
+ */
+export function withPriceCap(provider: unknown, cap: PriceCap): Record<string, unknown> {
+  const own = isObject(provider) ? provider : {}
+  const theirs = isObject(own.max_price) ? own.max_price : {}
+  const merged: Record<string, unknown> = { ...theirs }
+  for (const [field, ours] of Object.entries(cap) as Array<[string, string]>) {
+    const given = theirs[field]
+    merged[field] = isPrice(given) && isNegative(sub(dec(String(given)), dec(ours))) ? given : ours
+  }
+  return { ...own, max_price: merged }
+}
 
 /** The hashed end-user id sent upstream, memoised: it is the same on every request of a customer. */
 const endUserIds = new Map<string, string>()
@@ -86,13 +111,17 @@ export function chatService(deps: GatewayDeps) {
   const { db, config, catalog, rates, upstream, keys } = deps
   const markup = dec(String(config.markup))
 
-  /** What the caller may spend on this request: the free balance, or less if the key's monthly limit leaves less. */
+  /**
+   * What the caller may spend on this request: the free balance, or less if a limit the customer set
+   * leaves less. `limited`: such a limit applies (today the key's monthly limit; more levels, such as
+   * teams' budgets, narrow the same two values), so what the router may bill is capped to the hold.
+   */
   async function spendable(caller: Caller) {
     const key = caller.apiKey
     const keyLimit = key?.monthlyLimitMicros != null ? { limitMicros: key.monthlyLimitMicros, spentMicros: await keys.spentThisMonthMicros(key.id) } : undefined
     const balanceLeft = caller.availableMicros
     const keyLeft = keyLimit ? Math.max(0, keyLimit.limitMicros - keyLimit.spentMicros - (await keyOpenHoldsMicros(db, key!.id))) : Infinity
-    return { keyLimit, keyBinds: keyLeft < balanceLeft, availableMicros: Math.min(keyLeft, balanceLeft) }
+    return { keyLimit, keyBinds: keyLeft < balanceLeft, limited: keyLimit !== undefined, availableMicros: Math.min(keyLeft, balanceLeft) }
   }
 
   const currentRate = () => {
@@ -108,7 +137,8 @@ export function chatService(deps: GatewayDeps) {
   async function estimate(caller: Caller, cs: ChatShape) {
     const rate = currentRate()
     const worst = planHold(cs.shape, Number.MAX_SAFE_INTEGER, rate, markup)
-    const now = planHold(cs.shape, (await spendable(caller)).availableMicros, rate, markup)
+    const { availableMicros, limited } = await spendable(caller)
+    const now = planHold(cs.shape, availableMicros, rate, markup, limited)
     return {
       maxCostMicros: worst.kind === 'hold' && !cs.shape.candidates.some((c) => hasVariablePrice(c.model)) ? worst.holdMicros : null,
       holdMicros: now.kind === 'hold' ? now.holdMicros : null,
@@ -120,7 +150,7 @@ export function chatService(deps: GatewayDeps) {
   async function prepare(caller: Caller, cs: ChatShape, opts: { endpoint: Endpoint; stream: boolean; headers?: Record<string, string> }): Promise<Prepared> {
     const rate = currentRate()
     const key = caller.apiKey
-    const { keyLimit, keyBinds, availableMicros } = await spendable(caller)
+    const { keyLimit, keyBinds, limited, availableMicros } = await spendable(caller)
     const keyLimitError = () =>
       new OpenAIError(
         402,
@@ -133,8 +163,12 @@ export function chatService(deps: GatewayDeps) {
         },
       )
     // Without max_tokens the answer is capped to what may be spent, exactly as to a small balance.
-    const plan = planHold(cs.shape, availableMicros, rate, markup)
-    if (plan.kind === 'refuse') throw keyBinds ? keyLimitError() : insufficientBalance(plan.message)
+    const plan = planHold(cs.shape, availableMicros, rate, markup, limited)
+    if (plan.kind === 'refuse') {
+      if (plan.uncappable)
+        throw new OpenAIError(402, plan.message, 'insufficient_balance', 'limit_uncappable', { shouldRetry: false, action: { label: 'Настроить ключ', url: '/app/api-keys' } })
+      throw keyBinds ? keyLimitError() : insufficientBalance(plan.message)
+    }
     let holdId: string
     try {
       holdId = await placeHold(db, { userId: caller.userId, apiKeyId: key?.id ?? null, amountMicros: plan.holdMicros, keyLimit })
@@ -152,6 +186,9 @@ export function chatService(deps: GatewayDeps) {
       rate,
       holdId,
       maxTokens: plan.maxTokens,
+      priceCap: plan.priceCap ?? null,
+      limited,
+      responseId: null,
       started: performance.now(),
       endpoint: opts.endpoint,
       stream: opts.stream,
@@ -198,6 +235,7 @@ export function chatService(deps: GatewayDeps) {
     totalTokens: f.totalTokens ?? (f.promptTokens ?? 0) + (f.completionTokens ?? 0),
     upstreamCostUsd: f.upstreamCostUsd ?? null,
     upstreamId: f.upstreamId ?? null,
+    responseId: p.responseId,
     status: f.status,
     error: f.error ?? null,
     durationMs: Math.round(performance.now() - p.started),
@@ -221,6 +259,7 @@ export function chatService(deps: GatewayDeps) {
       p.holdId,
       charge.micros,
       facts(p, { status, model: by.id, promptTokens, completionTokens, totalTokens: usage?.total_tokens, upstreamCostUsd: charge.upstreamCostUsd, upstreamId }),
+      { withinHold: p.limited },
     )
     if (settled?.lowBalance) deps.notifyLowBalance(settled.lowBalance)
     return settled?.chargedMicros ?? 0
@@ -229,17 +268,37 @@ export function chatService(deps: GatewayDeps) {
   const release = (p: Prepared, error: string, upstreamId: string | null = null, status: 'error' | 'cancelled' = 'error') =>
     releaseHold(db, p.holdId, facts(p, { status, error: error.slice(0, 500), upstreamId }))
 
-  function upstreamBody(p: Prepared, body: ChatBody, stream: boolean): Record<string, unknown> {
-    // The model (variants included) and fallbacks go as the caller named them; the hold covers each.
-    const out: Record<string, unknown> = { ...body, ...p.patch, stream }
-    if (stream) out.stream_options = { include_usage: true }
-    else delete out.stream_options
-    if (p.maxTokens !== null) {
-      delete out.max_completion_tokens
-      out.max_tokens = p.maxTokens
+  /**
+   * The body the router gets, for every protocol: the caller's (the model, variants and fallbacks as
+   * named; the hold covers each) with the shape's patch, our completion cap and price cap, and our
+   * end-user id in place of any the caller sent.
+   */
+  function upstreamBody(p: Prepared, body: Record<string, unknown>, protocol: BodyProtocol): Record<string, unknown> {
+    const out: Record<string, unknown> = { ...body, ...p.patch }
+    if (protocol !== 'embeddings') out.stream = p.stream
+    if (protocol === 'chat') {
+      if (p.stream) out.stream_options = { include_usage: true }
+      else delete out.stream_options
     }
-    // A stable, non-identifying end-user id helps the router isolate abuse.
-    out.user = endUserId(p.caller.userId)
+    if (p.maxTokens !== null) {
+      if (protocol === 'responses') out.max_output_tokens = p.maxTokens
+      else {
+        delete out.max_completion_tokens
+        out.max_tokens = p.maxTokens
+      }
+    }
+    if (p.priceCap) out.provider = withPriceCap(out.provider, p.priceCap)
+    // A stable, non-identifying end-user id helps the router isolate abuse; the caller's own ids
+    // (an e-mail, a user name) never leave us.
+    const user = endUserId(p.caller.userId)
+    if (protocol === 'messages') {
+      delete out.user
+      delete out.safety_identifier
+      out.metadata = { ...(isObject(out.metadata) ? out.metadata : {}), user_id: user }
+    } else {
+      out.user = user
+      if (out.safety_identifier !== undefined) out.safety_identifier = user
+    }
     return out
   }
 
@@ -278,6 +337,7 @@ export function chatService(deps: GatewayDeps) {
     try {
       const json = (await res.json()) as Record<string, unknown>
       const read = wire.answer(json)
+      p.responseId = read.responseId ?? null
       // A 200 can carry an error (reference §1.3): never bill it.
       if (read.error !== undefined) {
         await release(p, read.error, read.id ?? upstreamId)
@@ -318,7 +378,7 @@ export function chatService(deps: GatewayDeps) {
   async function chat(caller: Caller, body: ChatBody, clientSignal: AbortSignal) {
     const stream_ = body.stream === true
     const p = await prepare(caller, chatShape(body, catalog.get), { endpoint: 'chat', stream: stream_ })
-    const out = upstreamBody(p, body, stream_)
+    const out = upstreamBody(p, body, 'chat')
     return stream_ ? stream(p, chatWire, out, clientSignal) : complete(p, chatWire, out, clientSignal)
   }
 
@@ -421,6 +481,7 @@ export function chatService(deps: GatewayDeps) {
       const seen = this.reader.inspect(event, data, !this.upstreamId)
       if (seen === 'drop') return '' // never relay a non-JSON data line: the SDK would throw on it
       this.upstreamId ??= seen.id ?? null
+      if (seen.responseId) this.p.responseId ??= seen.responseId
       if (seen.error !== undefined) {
         // Mid-stream error (reference §1.5): bill nothing, tell the client in the protocol's shape, stop.
         this.finish()
@@ -500,7 +561,7 @@ export function chatService(deps: GatewayDeps) {
     await settle(p, undefined, upstreamId, 'cancelled', pieces)
   }
 
-  return { estimate, prepare, chat, complete, stream, settle, release, chargeFor }
+  return { estimate, prepare, body: upstreamBody, chat, complete, stream, settle, release, chargeFor }
 }
 
 export type ChatService = ReturnType<typeof chatService>

@@ -10,7 +10,7 @@ import { envelope, errors, ok } from '../lib/http'
 import { microsToRub } from '../lib/money'
 import { type Caller, callerForKey, callerForUser } from './callers'
 import { chatService, type GatewayDeps } from './chat'
-import { createImageStore } from './files'
+import type { ImageStore } from './files'
 import { imagesService, imagesShape } from './images'
 import { lookups } from './lookup'
 import {
@@ -43,9 +43,9 @@ function dropNulls(body: unknown) {
 const unauthorized = (message: string, code: string) => new OpenAIError(401, message, 'invalid_request_error', code)
 const errorsOf = (...statuses: number[]) => Object.fromEntries(statuses.map((s) => [s, OpenAIErrorBody]))
 
-export function gatewayRoutes(deps: GatewayDeps, guard: AuthGuard) {
+export function gatewayRoutes(deps: GatewayDeps & { images: ImageStore }, guard: AuthGuard) {
   const chat = chatService(deps)
-  const files = createImageStore(deps.config)
+  const files = deps.images
   const images = imagesService(deps, chat, files)
   const protocols = protocolsService(deps, chat)
   const markup = dec(String(deps.config.markup))
@@ -201,7 +201,7 @@ export function gatewayRoutes(deps: GatewayDeps, guard: AuthGuard) {
       },
       {
         caller: true,
-        query: t.Object({ id: t.String({ minLength: 1, maxLength: 200, error: 'Передайте id запроса: ?id=gen-…' }) }),
+        query: t.Object({ id: t.String({ minLength: 1, maxLength: 200, error: 'Передайте id запроса: ?id=gen-… (или msg_…, resp_…)' }) }),
         response: {
           200: t.Object({
             data: t.Any({
@@ -210,7 +210,7 @@ export function gatewayRoutes(deps: GatewayDeps, guard: AuthGuard) {
           }),
           ...errorsOf(400, 401, 404),
         },
-        detail: { summary: 'Стоимость и токены одного своего запроса по его id (gen-…)', security: [{ bearerAuth: [] }] },
+        detail: { summary: 'Стоимость и токены одного своего запроса по id из ответа (gen-…, msg_…, resp_…)', security: [{ bearerAuth: [] }] },
       },
     )
     .get('/key', async ({ caller }) => ({ data: await lookup.key(caller) }), {
@@ -223,10 +223,18 @@ export function gatewayRoutes(deps: GatewayDeps, guard: AuthGuard) {
     })
     .get(
       '/files/:name',
-      ({ params, query }) => {
-        const found = files.open(params.name, query.exp, query.sig)
+      async ({ params, query }) => {
+        const found = await files.open(params.name, query.exp, query.sig)
         if (!found) throw new OpenAIError(404, 'Файл не найден или ссылка устарела', 'invalid_request_error', 'file_not_found')
-        return new Response(found.file, { headers: { 'content-type': found.type, 'cache-control': 'private, max-age=86400' } })
+        return new Response(found.file, {
+          headers: {
+            'content-type': found.type,
+            // Bytes the router sent us: a picture, never a page of ours, even when opened directly.
+            'content-security-policy': "default-src 'none'; img-src 'self'; sandbox",
+            // A deleted account's pictures must stop opening at once: no copy outlives the check for long.
+            'cache-control': 'private, max-age=300',
+          },
+        })
       },
       {
         params: t.Object({ name: t.String() }),

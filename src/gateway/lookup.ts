@@ -9,19 +9,26 @@ import { keysStore, monthStart } from '../keys/store'
 import { microsToRub } from '../lib/money'
 import type { Caller } from './callers'
 
+/** The router's api_type for each of our endpoints (protocols.md 1.10). */
+const API_TYPES = { chat: 'completions', images: 'image', responses: 'responses', messages: 'messages', embeddings: 'embeddings' } as const
+
 export function lookups(db: Db) {
   const keys = keysStore(db)
   return {
-    /** One of the caller's own requests, by the id its answer carried (gen-…) or our usage id; undefined for anyone else's. */
+    /**
+     * One of the caller's own requests, by the id its answer carried — the generation id (gen-…) or
+     * the protocol's own (Messages msg_…, Responses resp_…) — or our usage id; undefined for anyone else's.
+     */
     async generation(userId: string, id: string) {
       const [row] = await db
         .select()
         .from(usageLogs)
-        .where(and(eq(usageLogs.userId, userId), or(eq(usageLogs.upstreamId, id), eq(usageLogs.id, id))))
+        .where(and(eq(usageLogs.userId, userId), or(eq(usageLogs.upstreamId, id), eq(usageLogs.responseId, id), eq(usageLogs.id, id))))
         .limit(1)
       if (!row) return undefined
       return {
         id: row.upstreamId ?? row.id,
+        response_id: row.responseId,
         model: row.model,
         created_at: row.createdAt.toISOString(),
         total_cost: microsToRub(row.costMicros),
@@ -33,7 +40,7 @@ export function lookups(db: Db) {
         status: row.status,
         streamed: row.stream,
         cancelled: row.status === 'cancelled',
-        api_type: row.endpoint === 'images' ? 'image' : 'completions',
+        api_type: API_TYPES[row.endpoint],
         error: row.error,
       }
     },

@@ -3,7 +3,7 @@
 import { OpenAIError } from '../lib/errors'
 import { upstreamErrorFrom } from '../upstream/client'
 import type { Caller } from './callers'
-import { type ChatService, endUserId, type GatewayDeps } from './chat'
+import type { ChatService, GatewayDeps } from './chat'
 import { type EmbeddingsBody, embeddingsShape, embeddingsWire } from './embeddings'
 import { type MessagesBody, messagesShape, messagesWire, resolveAnthropicModel } from './messages'
 import { type ResponsesBody, responsesShape, responsesWire } from './responses'
@@ -26,9 +26,7 @@ export function protocolsService(deps: GatewayDeps, chat: ChatService) {
     const model = resolveAnthropicModel(body.model, get)
     const cs = messagesShape({ ...body, model }, get)
     const p = await chat.prepare(caller, cs, { endpoint: 'messages', stream, headers: anthropicHeaders(headers) })
-    const metadata = { ...(body.metadata as Record<string, unknown> | undefined), user_id: endUserId(caller.userId) }
-    const out: Record<string, unknown> = { ...body, model, stream, metadata }
-    if (p.maxTokens !== null) out.max_tokens = p.maxTokens
+    const out = chat.body(p, { ...body, model }, 'messages')
     return stream ? chat.stream(p, messagesWire, out, signal) : chat.complete(p, messagesWire, out, signal)
   }
 
@@ -37,8 +35,7 @@ export function protocolsService(deps: GatewayDeps, chat: ChatService) {
       const stream = body.stream === true
       const cs = responsesShape(body, get)
       const p = await chat.prepare(caller, cs, { endpoint: 'responses', stream })
-      const out: Record<string, unknown> = { ...body, ...cs.patch, stream, user: endUserId(caller.userId) }
-      if (p.maxTokens !== null) out.max_output_tokens = p.maxTokens
+      const out = chat.body(p, body, 'responses')
       return stream ? chat.stream(p, responsesWire, out, signal) : chat.complete(p, responsesWire, out, signal)
     },
 
@@ -76,7 +73,7 @@ export function protocolsService(deps: GatewayDeps, chat: ChatService) {
     async embeddings(caller: Caller, body: EmbeddingsBody, signal: AbortSignal) {
       const cs = embeddingsShape(body, get)
       const p = await chat.prepare(caller, cs, { endpoint: 'embeddings', stream: false })
-      return chat.complete(p, embeddingsWire, { ...body, user: endUserId(caller.userId) }, signal)
+      return chat.complete(p, embeddingsWire, chat.body(p, body, 'embeddings'), signal)
     },
   }
 }

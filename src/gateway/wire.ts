@@ -15,14 +15,17 @@ export type Usage = {
   [k: string]: unknown
 }
 
-/** What a whole answer says: an error inside a 200, the usage, the answering model, the generation id. */
-export type Read = { error?: string; usage?: Usage; model?: unknown; id?: string }
+/**
+ * What a whole answer says: an error inside a 200, the usage, the answering model, the generation
+ * id, and the answer's own id when the protocol's differs from the generation's (msg_…, resp_…).
+ */
+export type Read = { error?: string; usage?: Usage; model?: unknown; id?: string; responseId?: string }
 
 /** What one stream event means: pass it on (maybe a piece of the answer), an error, or the final usage. */
 export type Seen =
   | 'drop'
-  | { id?: string; piece?: boolean; error?: string; usage?: undefined }
-  | { id?: string; usage: Usage; model?: unknown; error?: undefined; piece?: undefined; render: (usage: Usage, chargedMicros: number) => string }
+  | { id?: string; responseId?: string; piece?: boolean; error?: string; usage?: undefined }
+  | { id?: string; responseId?: string; usage: Usage; model?: unknown; error?: undefined; piece?: undefined; render: (usage: Usage, chargedMicros: number) => string }
 
 export type StreamReader = {
   /** A block whose events need no reading (no usage, no error): forwarded as it came. */

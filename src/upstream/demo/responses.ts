@@ -162,12 +162,12 @@ function parseTools(raw: unknown): unknown[] | Response {
 const optionalNumber = (v: unknown, name: string): number | null | Response =>
   v === undefined || v === null ? null : typeof v === 'number' ? v : invalid(`${name} must be a number`)
 
-function parseResponsesRequest(body: unknown): ResponsesRequest | Response {
+function parseResponsesRequest(body: unknown, autoPool: readonly string[]): ResponsesRequest | Response {
   if (!isObject(body)) return invalid('Request body must be a JSON object')
   if (body.previous_response_id !== undefined && body.previous_response_id !== null) {
     return invalid('previous_response_id is not supported')
   }
-  const candidates = parseCandidates({ model: body.model })
+  const candidates = parseCandidates({ model: body.model, models: body.models, provider: body.provider }, autoPool)
   if (candidates instanceof Response) return candidates
   if (!outputsText(candidates[0]!.model)) {
     return openRouterError(404, 'No endpoints found that support the requested output modalities: text', {
@@ -421,7 +421,7 @@ async function pump(a: Answer, out: SseWriter, ctx: RequestContext): Promise<voi
 // ---------------------------------------------------------------- entry
 
 export async function handleResponses(body: unknown, state: DemoState, ctx: RequestContext): Promise<Response> {
-  const req = parseResponsesRequest(body)
+  const req = parseResponsesRequest(body, state.opts.autoRouterModels)
   if (req instanceof Response) return req
   const faults = requestFaults([lastUserText(req.chat.messages)], body as Record<string, unknown>, state)
   const refused = httpFaultResponse(faults)

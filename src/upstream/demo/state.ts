@@ -2,6 +2,7 @@
 // the key's cumulative usage.
 import type { Fault } from './faults'
 import { femtoToUsd } from './pricing'
+import { DEFAULT_AUTO_POOL } from './routing'
 
 export type DemoUpstreamOptions = {
   /** Honour `[[fault:NAME]]` directives (tests only; false in the production demo). */
@@ -12,6 +13,11 @@ export type DemoUpstreamOptions = {
   generationStatsDelayMs?: number
   /** When set, every route requires `Authorization: Bearer <apiKey>` (401 otherwise). */
   apiKey?: string
+  /**
+   * The models `openrouter/auto` picks from, best first: the first within the request's
+   * `provider.max_price` answers (default: GPT-4o-mini alone).
+   */
+  autoRouterModels?: readonly string[]
 }
 
 export type RecordedRequest = {
@@ -195,5 +201,6 @@ export function resolveOptions(opts: DemoUpstreamOptions = {}): ResolvedOptions 
     tokenDelayMs: opts.tokenDelayMs ?? 15,
     generationStatsDelayMs: opts.generationStatsDelayMs ?? 0,
     apiKey: opts.apiKey,
+    autoRouterModels: opts.autoRouterModels ?? DEFAULT_AUTO_POOL,
   }
 }
