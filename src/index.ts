@@ -6,6 +6,7 @@ import { type Config, ConfigError, loadConfig } from './config'
 import { openDatabase, runMigrations, startCheckpointer } from './db/client'
 import { DIALECT } from './db/dialect'
 import { INSTANCE_ID } from './db/instance'
+import { purgeExpiredResponses } from './gateway/stored-responses'
 import { createMailer } from './mail/service'
 import { purgeExpired } from './system/housekeeping'
 
@@ -47,6 +48,13 @@ const STALE_HOLD_MS = 2 * 3600 * 1000
 const app = createApp(services)
   .use(cron({ name: 'housekeeping', pattern: Patterns.EVERY_HOUR, run: () => void purgeExpired(db).catch((e) => console.error(`[housekeeping] failed: ${(e as Error).message}`)) }))
   .use(cron({ name: 'catalog-sync', pattern: '7 * * * *', run: () => void syncCatalog() }))
+  .use(
+    cron({
+      name: 'stored-responses',
+      pattern: '27 * * * *',
+      run: () => void purgeExpiredResponses(db).catch((e) => console.error(`[responses] retention purge failed: ${(e as Error).message}`)),
+    }),
+  )
   .use(cron({ name: 'exchange-rate', pattern: '17 * * * *', run: () => void rates.refresh() }))
   .use(
     cron({

@@ -1,9 +1,9 @@
 // POST /v1/responses: OpenAI's Responses API (Vercel AI SDK's default provider, Codex CLI, `llm`,
-// openai.responses.*), stateless like the router's: the whole history comes in `input`.
+// openai.responses.*) as the router speaks it, stateless: the whole history comes in `input`
+// (`previous_response_id` is expanded into it before, by stored-responses.ts).
 // Held, forwarded, relayed event by event and settled exactly like chat.
 
 import type { ModelRow } from '../catalog/schema'
-import { OpenAIError } from '../lib/errors'
 import { isObject } from '../lib/json'
 import { sseData } from '../lib/sse'
 import { type ChatShape, chatShape } from './shape'
@@ -18,6 +18,10 @@ export type ResponsesBody = {
   max_output_tokens?: number
   stream?: boolean
   previous_response_id?: string
+  /** false: not kept (the chain then lives only in a WebSocket connection's memory). */
+  store?: boolean
+  /** WebSocket mode only: false prepares the chain and returns an id without calling the model. */
+  generate?: boolean
   text?: unknown
   [k: string]: unknown
 }
@@ -50,14 +54,6 @@ function asMessages(body: ResponsesBody): Array<{ role: string; content?: unknow
 const WEB_TOOLS = /^web_search/
 
 export function responsesShape(body: ResponsesBody, get: (id: string) => ModelRow | undefined): ChatShape {
-  if (body.previous_response_id !== undefined)
-    throw new OpenAIError(
-      400,
-      'previous_response_id не поддерживается: ответы не хранятся. Передайте всю историю в input (предыдущие сообщения и output прошлого ответа).',
-      'invalid_request_error',
-      'previous_response_not_supported',
-      { param: 'previous_response_id' },
-    )
   const tools = Array.isArray(body.tools) ? body.tools : undefined
   const searches = tools?.some((t) => isObject(t) && typeof t.type === 'string' && WEB_TOOLS.test(t.type))
   return chatShape(
