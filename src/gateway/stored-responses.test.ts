@@ -145,7 +145,10 @@ describe('previous_response_id over HTTP', () => {
     const call = tenth.output[0] as OpenAI.Responses.ResponseFunctionToolCall
     const earlier = await sdk.responses.create({
       model: 'openai/gpt-4o-mini',
-      input: [{ type: 'function_call_output', call_id: call.call_id, output: toolOutput(10) }, { role: 'user', content: 'А теперь итог' }],
+      input: [
+        { type: 'function_call_output', call_id: call.call_id, output: toolOutput(10) },
+        { role: 'user', content: 'А теперь итог' },
+      ],
       previous_response_id: ids[9],
     })
     // The prompt, 9 calls with their outputs, the tenth call, and the two new items.
@@ -196,7 +199,14 @@ describe('the store itself', () => {
       // A continuation of nothing stored holds its whole history itself.
       const memory = { ...EMPTY_CONTEXT, items: [{ role: 'user', content: 'x' }], bytes: 30 }
       await service.remember({ userId: 'u', apiKey: null, availableMicros: 0 }, memory, plan({ input: 'y', model: 'm' }, memory), { id: 'd', model: 'm', output: [] })
-      expect(await store.get('d', owner, new Date())).toMatchObject({ parentId: null, depth: 0, input: [{ role: 'user', content: 'x' }, { type: 'message', role: 'user', content: 'y' }] })
+      expect(await store.get('d', owner, new Date())).toMatchObject({
+        parentId: null,
+        depth: 0,
+        input: [
+          { role: 'user', content: 'x' },
+          { type: 'message', role: 'user', content: 'y' },
+        ],
+      })
     } finally {
       await close()
     }
