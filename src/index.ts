@@ -7,6 +7,7 @@ import { openDatabase, runMigrations, startCheckpointer } from './db/client'
 import { DIALECT } from './db/dialect'
 import { INSTANCE_ID } from './db/instance'
 import { purgeExpiredResponses } from './gateway/stored-responses'
+import { closeSockets } from './gateway/ws'
 import { createMailer } from './mail/service'
 import { purgeExpired } from './system/housekeeping'
 
@@ -97,6 +98,7 @@ async function shutdown(signal: string) {
   console.log(`[server] ${signal}: finishing in-flight requests and stopping`)
   // In-flight requests get 10 s to finish; then connections are closed.
   const force = setTimeout(() => app.server?.stop(true), 10_000)
+  closeSockets() // the server's stop waits for WebSockets too
   await app.stop()
   clearTimeout(force)
   for (const job of Object.values(app.store.cron ?? {})) (job as { stop(): void }).stop()

@@ -3,6 +3,7 @@
 // cost × rate × 1.3; chains with store: false live in the connection; every failure is an error event
 // on a socket that stays usable; a dropped connection leaves nothing held; the limits close cleanly.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { connect as connectTcp } from 'node:net'
 import OpenAI from 'openai'
 import { ResponsesWS } from 'openai/resources/responses/ws'
 import { eventually, expectedCharge, startGateway } from '../test-support/gateway'
@@ -87,6 +88,19 @@ async function connect(g: Gateway, key: string, header = 'authorization') {
 
 const finalOrError = (f: Json) => f.type === 'response.completed' || f.type === 'response.incomplete' || f.type === 'error'
 const create = (body: Json) => ({ type: 'response.create', model: 'openai/gpt-4o-mini', ...body })
+
+/** A client's text frame (masked, as RFC 6455 requires of clients), any length. */
+function maskedFrame(text: string): Buffer {
+  const payload = Buffer.from(text)
+  const mask = Buffer.from([7, 13, 42, 99])
+  const header = Buffer.alloc(14)
+  header[0] = 0x81 // FIN, text
+  header[1] = 0x80 | 127 // masked, 64-bit length
+  header.writeBigUInt64BE(BigInt(payload.length), 2)
+  mask.copy(header, 10)
+  for (let i = 0; i < payload.length; i++) payload[i]! ^= mask[i & 3]!
+  return Buffer.concat([header, payload])
+}
 
 const usageCount = async (g: Gateway, userId: string) => (await g.read<{ n: number }>('select count(*) as n from usage_logs where user_id = ?', userId))[0]!.n
 const lastUpstreamBody = (g: Gateway) => g.upstream.log.filter((r) => r.path.endsWith('/responses')).at(-1)!.body as Json
@@ -288,6 +302,35 @@ describe('a dropped connection', () => {
   })
 })
 
+describe('a slow reader', () => {
+  test('pauses the upstream instead of queueing its events: the turn ends only once the client reads', async () => {
+    const c = await funded()
+    // A raw client that stops reading: three lifecycle events of 4 MB each (they repeat the instructions).
+    const sock = connectTcp(Number(new URL(gw.url).port), '127.0.0.1')
+    await new Promise((resolve) => sock.once('connect', resolve))
+    let received = 0
+    sock.on('data', (d: Buffer) => (received += d.length))
+    sock.write(
+      `GET /v1/responses HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\nAuthorization: Bearer ${c.key}\r\n\r\n`,
+    )
+    await eventually(() => received > 0)
+    sock.pause()
+    const calls = gw.upstream.generations.size
+    sock.write(maskedFrame(JSON.stringify(create({ input: 'Привет', instructions: 'и'.repeat(2 * 1024 * 1024), max_output_tokens: 8 }))))
+    await eventually(() => gw.upstream.generations.size > calls) // the upstream has written its whole answer
+    // Without the pause the turn settles about 0.3 s after the upstream's end here; with it, never while the client waits.
+    await Bun.sleep(1500)
+    const paused = await gw.books(c.user.id)
+    expect(paused.usage).toEqual([]) // its final event not read yet, so not settled
+    expect(paused.held).toBeGreaterThan(0)
+    sock.resume()
+    await eventually(async () => (await gw.books(c.user.id)).usage.length === 1)
+    await eventually(() => received > 3 * 4 * 1024 * 1024) // then all three reach it
+    expect((await gw.books(c.user.id)).held).toBe(0)
+    sock.destroy()
+  })
+})
+
 describe('limits', () => {
   test('connections per key and per account: an error event and close 1008 past the limit', async () => {
     const c = await limited.customer()
@@ -317,5 +360,22 @@ describe('limits', () => {
     expect(code).toBe(1000)
     expect(reason).toContain('переподключитесь')
     expect(s.frames.at(-1)).toMatchObject({ type: 'error', error: { code: 'websocket_connection_limit_reached' } })
+  })
+})
+
+describe('a graceful stop', () => {
+  test('idle connections close at once with 1001; a turn in flight finishes first (runs last: it stops the server)', async () => {
+    const c = await funded()
+    const idle = await connect(gw, c.key)
+    const busy = await connect(gw, c.key)
+    busy.send(create({ input: '[[fault:slow]] договори', max_output_tokens: 6 }))
+    await busy.next((f) => f.type === 'response.output_text.delta')
+    const started = Date.now()
+    const exited = gw.server.stop()
+    expect((await idle.closed).code).toBe(1001)
+    expect((await busy.next(finalOrError)).type).toBe('response.incomplete')
+    expect((await busy.closed).code).toBe(1001)
+    expect(await exited).toBe(0)
+    expect(Date.now() - started).toBeLessThan(8000) // not the 10 s of the forced stop
   })
 })

@@ -33,9 +33,22 @@ export const WS_SERVER_OPTIONS = {
   perMessageDeflate: false,
 }
 
-/** Close codes (RFC 6455): normal end (lifetime over), policy (limits, credentials). */
+/** Close codes (RFC 6455): normal end (lifetime over), going away (shutdown), policy (limits, credentials). */
 const CLOSE_NORMAL = 1000
+const CLOSE_GOING_AWAY = 1001
 const CLOSE_POLICY = 1008
+
+/** Every open connection of this process, for a graceful stop (Bun's stop waits for them). */
+const live = new Set<{ shutdown(): void }>()
+
+/**
+ * Before the server stops: idle connections close at once (1001), the others right after their turn,
+ * so a graceful stop does not wait for sockets that may stay open an hour. Stored chains continue on
+ * another instance; a connection's own memory (store: false) ends with it.
+ */
+export function closeSockets() {
+  for (const conn of live) conn.shutdown()
+}
 
 type Json = Record<string, unknown>
 
@@ -99,6 +112,7 @@ export function responsesSocket(deps: SocketDeps) {
     private turn: AbortController | null = null
     private drained: (() => void) | null = null
     private expired = false
+    private stopping = false
     private gone = false
     private lifetime: ReturnType<typeof setTimeout> | undefined
     private readonly keyId: string | null
@@ -129,6 +143,12 @@ export function responsesSocket(deps: SocketDeps) {
         return
       }
       this.lifetime = setTimeout(() => this.expire(), config.responsesWsMaxAgeSec * 1000)
+      live.add(this)
+    }
+
+    shutdown() {
+      this.stopping = true
+      if (!this.turn) this.close(CLOSE_GOING_AWAY, 'Сервер перезапускается')
     }
 
     /** Sends a frame; false when the client is not keeping up (the caller then waits for drain). */
@@ -182,6 +202,7 @@ export function responsesSocket(deps: SocketDeps) {
           throw invalidRequest(`Неизвестное событие ${JSON.stringify(event.type).slice(0, 80)}: поддерживается response.create`, 'type', 'unknown_event')
         if (this.turn) throw invalidRequest('Ответ уже выполняется: дождитесь response.completed (или error), затем отправьте следующий', null, 'response_already_in_flight')
         if (this.expired) return this.expire()
+        if (this.stopping) return this.shutdown()
       } catch (e) {
         return this.fail(e)
       }
@@ -189,7 +210,8 @@ export function responsesSocket(deps: SocketDeps) {
       this.turn = turn
       void this.run(event as Json, turn).finally(() => {
         this.turn = null
-        if (this.expired) this.expire()
+        if (this.stopping) this.shutdown()
+        else if (this.expired) this.expire()
       })
     }
 
@@ -279,6 +301,7 @@ export function responsesSocket(deps: SocketDeps) {
     private closed() {
       if (this.gone) return
       this.gone = true
+      live.delete(this)
       clearTimeout(this.lifetime)
       this.turn?.abort()
       this.release()
