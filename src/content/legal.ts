@@ -20,7 +20,7 @@ import {
   WELCOME_BONUS_RUB,
 } from './terms'
 
-export const LEGAL_REVISION = '21 ноября 2026 г.'
+export const LEGAL_REVISION = '25 ноября 2026 г.'
 
 const rub = (n: number) => `${groupRub(n)} ₽`
 const mail = `[${PROVIDER.email}](mailto:${PROVIDER.email})`
@@ -279,6 +279,7 @@ export const LEGAL_DOCUMENTS: Record<LegalSlug, RichDocument> = {
               '**Использование:** журнал запросов к API — модель, количество токенов, стоимость, время, использованный ключ.',
               '**Технические данные:** IP-адрес и сведения о браузере — для защиты от злоупотреблений и ограничения частоты запросов.',
               '**Содержимое чатов** Playground и загруженные файлы — хранятся, чтобы вы могли вернуться к истории; вы можете удалить чат.',
+              `**Ответы Responses API** (\`POST /v1/responses\` без \`"store": false\`): входные элементы запроса, ответ модели и расход токенов — хранятся ${RETENTION.storedResponsesDays} дней, чтобы запрос мог продолжить цепочку по \`previous_response_id\`; их видит только ваш аккаунт, вы можете удалить ответ (\`DELETE /v1/responses/{id}\`) или не сохранять его (\`"store": false\`). Цепочки WebSocket-соединения со \`"store": false\` хранятся только в памяти сервера, пока открыто соединение.`,
             ],
           },
         ],
@@ -312,6 +313,7 @@ export const LEGAL_DOCUMENTS: Record<LegalSlug, RichDocument> = {
             head: ['Данные', 'Срок хранения'],
             rows: [
               ['Журнал запросов (логи)', years(RETENTION.logsYears)],
+              ['Сохранённые ответы Responses API', `${RETENTION.storedResponsesDays} дней после последнего ответа цепочки (или до удаления)`],
               ['История транзакций', `${years(RETENTION.transactionsYears)} — срок, установленный для учётных документов`],
               ['Резервные копии', `${RETENTION.backupsDays} дней`],
               ['Данные аккаунта', 'до удаления аккаунта'],

@@ -159,6 +159,14 @@ describe('one connection, many turns', () => {
           input = [{ type: 'function_call_output', call_id: call.call_id, output: toolOutput(turn) }]
         }
       }
+      // The client turns an error event into a rejection carrying the event.
+      const failed = rws.emitted('response.completed')
+      rws.send({ type: 'response.create', model: 'openai/gpt-4o-mini', input: 'x', previous_response_id: 'resp_unknown' })
+      const err = await failed.then(
+        () => null,
+        (e) => e,
+      )
+      expect(err.error).toMatchObject({ type: 'error', status: 404, error: { code: 'previous_response_not_found' } })
     } finally {
       rws.close()
     }

@@ -251,7 +251,14 @@ export function responsesSocket(deps: SocketDeps) {
           const { done, value } = await reader.read()
           const block = tap.block(done ? null : value)
           let keepingUp = true
-          if (block) for (const frame of await tap.frames(block)) keepingUp = this.send(frame) && keepingUp
+          if (block) {
+            const frames = await tap.frames(block)
+            // Corked: a block's frames leave in one write, as the HTTP stream's block does.
+            if (!this.gone)
+              this.ws.cork(() => {
+                for (const frame of frames) keepingUp = this.send(frame) && keepingUp
+              })
+          }
           if (done || this.gone) return
           if (!keepingUp) await new Promise<void>((resolve) => (this.drained = resolve))
         }
