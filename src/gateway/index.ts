@@ -174,7 +174,7 @@ export function gatewayRoutes(deps: GatewayDeps, guard: AuthGuard) {
       detail: {
         summary: 'Responses API (формат OpenAI): ответы хранятся 30 дней, previous_response_id продолжает цепочку',
         description:
-          'Без store: false ответ (его входные элементы, output и usage) хранится 30 дней; previous_response_id подставляет всю цепочку в input — резерв и списание считаются по всему входу. Чужой или неизвестный id — 404 previous_response_not_found. Цепочка — не больше 16 МБ JSON. Стоимость списывается как у чата; usage.cost — списанная сумма в рублях.',
+          'Без store: false ответ (его входные элементы, output и usage) хранится 30 дней; previous_response_id подставляет всю цепочку в input — резерв и списание считаются по всему входу. Чужой или неизвестный id — 404 previous_response_not_found. Продолжение, после которого цепочка стала бы больше 16 МБ JSON, — 400 chain_too_large. Стоимость списывается как у чата; usage.cost — списанная сумма в рублях.',
         security: [{ bearerAuth: [] }],
       },
     })

@@ -243,6 +243,12 @@ describe('errors are events; the socket stays open', () => {
     expect((await error()).error.code).toBe('previous_response_not_found')
     s.send(`{"type":"response.create","input":"${'я'.repeat(17 * 1024 * 1024)}"}`)
     expect(await error()).toMatchObject({ status: 413, error: { code: 'request_too_large' } })
+    // A chain stops growing past 16 MB: a 9 MB start is fine, 9 MB more is refused (warm-ups: nothing billed).
+    const nine = 'я'.repeat(4.5 * 1024 * 1024)
+    s.send(create({ input: nine, generate: false }))
+    const big = (await s.next((f) => f.type === 'response.completed' || f.type === 'error')).response
+    s.send(create({ input: nine, generate: false, previous_response_id: big.id }))
+    expect(await error()).toMatchObject({ status: 400, error: { code: 'chain_too_large', param: 'previous_response_id' } })
 
     // One response at a time: a second create while the first streams is refused, the first goes on.
     s.send(create({ input: '[[fault:slow]] медленно', max_output_tokens: 4 }))

@@ -65,13 +65,15 @@ export function inputItems(input: unknown): unknown[] {
 const OURS = ['previous_response_id', 'store', 'generate'] as const
 
 /**
- * What the router gets for `body` continuing `ctx`: the chain's items, then the new ones. Refused with
- * a 400 when the chain would outgrow CHAIN_LIMIT_BYTES.
+ * What the router gets for `body` continuing `ctx`: the chain's items, then the new ones. A continuation
+ * that would take the chain past CHAIN_LIMIT_BYTES is refused (400); a request that continues nothing
+ * never is (it is bounded like any body), so a chain holds at most the limit plus one request.
  */
-export function plan(body: ResponsesBody, ctx: Context): Plan {
+export function plan(body: ResponsesBody, ctx: Context, opts: { remembered: boolean } = { remembered: true }): Plan {
   const added = inputItems(body.input)
-  const addedBytes = byteSize(added)
-  if (ctx.bytes + addedBytes > CHAIN_LIMIT_BYTES)
+  // A request that continues nothing and is not remembered is not measured (its body may be 32 MB).
+  const addedBytes = opts.remembered || ctx.items.length > 0 ? byteSize(added) : 0
+  if (ctx.items.length > 0 && ctx.bytes + addedBytes > CHAIN_LIMIT_BYTES)
     throw invalidRequest(
       `Цепочка ответов стала больше ${CHAIN_LIMIT_BYTES / MB} МБ. Начните новую: передайте нужную часть истории в input без previous_response_id.`,
       'previous_response_id',
@@ -190,10 +192,12 @@ export function storedResponsesService(db: Db, forward: Forward) {
     async create(caller: Caller, body: ResponsesBody, signal: AbortSignal): Promise<unknown> {
       if (body.generate !== undefined) throw invalidRequest('generate поддерживается только в режиме WebSocket (GET /v1/responses с заголовком Upgrade: websocket)', 'generate')
       const ctx = body.previous_response_id === undefined ? EMPTY_CONTEXT : await load(caller, body.previous_response_id)
-      const p = plan(body, ctx)
+      const store = body.store !== false
+      const p = plan(body, ctx, { remembered: store })
       const answer = await forward(caller, p.forward as ResponsesBody, signal)
-      const keep = async (response: Json) => void (await remember(caller, ctx, p, response))
-      if (answer instanceof Response) return new StreamTap(p.previousId, keep).pipe(answer)
+      // Over HTTP only a stored response is remembered: without the database nothing could continue it.
+      const keep = async (response: Json) => void (store && (await remember(caller, ctx, p, response)))
+      if (answer instanceof Response) return store || p.previousId ? new StreamTap(p.previousId, keep).pipe(answer) : answer
       const response = withPrevious(answer as Json, p.previousId)
       await keep(response)
       return response
