@@ -22,6 +22,7 @@ import type { Db } from './db/client'
 import { estimateRoutes, gatewayRoutes } from './gateway'
 import { createImageStore } from './gateway/files'
 import { v1Protocol } from './gateway/protocol'
+import { WS_SERVER_OPTIONS } from './gateway/ws'
 import { keysRoutes } from './keys'
 import { keysService } from './keys/service'
 import { type BodyFamily, bodyLimits, docsSeeThroughBodyReaders, KB, MB, V1_BODY_LIMIT } from './lib/body'
@@ -91,7 +92,7 @@ export const MAX_REQUEST_BODY = 2 * V1_BODY_LIMIT
 export function createApp(s: Services) {
   const guard = authGuard(s.config, s.auth)
   return (
-    new Elysia({ serve: { maxRequestBodySize: MAX_REQUEST_BODY } })
+    new Elysia({ serve: { maxRequestBodySize: MAX_REQUEST_BODY }, websocket: WS_SERVER_OPTIONS })
       .use(errorHandler)
       // /v1 reads its own bodies, after the caller's key is checked (gateway/index.ts).
       .use(bodyLimits(BODY_FAMILIES, DEFAULT_BODY_LIMIT, ['/v1']))

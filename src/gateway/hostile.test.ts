@@ -291,6 +291,9 @@ describe('deleted means gone', () => {
     const files = [join(gw.server.dataDir, 'uploads', new URL(upload).pathname.split('/').pop()!), join(gw.server.dataDir, 'generated', new URL(image).pathname.split('/').pop()!)]
     for (const url of [upload, image]) expect((await fetch(url)).status).toBe(200)
     for (const f of files) expect(existsSync(f)).toBe(true)
+    // A Responses answer is stored (issue 28) with what the customer wrote: it goes with the account too.
+    expect((await post(c, '/v1/responses', { model: 'openai/gpt-4o-mini', max_output_tokens: 8, input: 'личное' })).status).toBe(200)
+    expect((await gw.read('select id from stored_responses where user_id = ?', c.user.id)).length).toBe(1)
     return { c, links: [upload, image], files }
   }
 
@@ -299,6 +302,7 @@ describe('deleted means gone', () => {
     for (const f of files) expect([f, existsSync(f)]).toEqual([f, false])
     expect(await gw.read('select name from uploads where user_id = ?', c.user.id)).toEqual([])
     expect(await gw.read('select name from generated_images where user_id = ?', c.user.id)).toEqual([])
+    expect(await gw.read('select id from stored_responses where user_id = ?', c.user.id)).toEqual([])
   }
 
   test('«Удалить аккаунт»: the customer’s uploads and pictures answer 404 at once, signed links included, and their files are removed', async () => {
@@ -321,7 +325,7 @@ describe('deleted means gone', () => {
 
   test('the privacy policy says so', () => {
     const text = JSON.stringify(LEGAL_DOCUMENTS['privacy-policy'])
-    expect(text).toContain('При удалении аккаунта его чаты, загруженные файлы и созданные изображения удаляются сразу')
+    expect(text).toContain('При удалении аккаунта его чаты, сохранённые ответы Responses API, загруженные файлы и созданные изображения удаляются сразу')
     expect(text).toContain('ссылки на файлы и изображения, в том числе выданные ранее, перестают открываться, а сами файлы стираются из хранилища')
   })
 })
