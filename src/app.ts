@@ -16,7 +16,7 @@ import { blogService } from './blog/service'
 import { createRateProvider } from './catalog/rate'
 import { createCatalog } from './catalog/service'
 import { chatsRoutes } from './chats'
-import { chatsService } from './chats/service'
+import { chatPictures, chatsService } from './chats/service'
 import type { Config } from './config'
 import type { Db } from './db/client'
 import { estimateRoutes, gatewayRoutes } from './gateway'
@@ -43,13 +43,13 @@ export async function createServices(config: Config, db: Db, mailer: Mailer) {
   const rates = await createRateProvider(config, db, upstream.mode === 'demo')
   const catalog = await createCatalog(db, upstream)
   const uploads = uploadsService(config, db)
-  const images = createImageStore(config, db)
+  const images = createImageStore(config, db, chatPictures(db))
   // Deleting an account deletes its files: their rows go in the deleting unit, the bytes right after.
   const removeStored = (gone: StoredFiles) => {
     uploads.removeStored(gone.uploads)
     images.removeStored(gone.images)
   }
-  const auth = authService({ db, config, mailer, files: { removeStored } })
+  const auth = authService({ db, config, mailer, files: { claim: images.claimNamedBy, removeStored } })
   const keys = keysService(db)
   const payments = paymentsService({ db, config })
   const refunds = refundsService(db)
