@@ -196,6 +196,8 @@ export function chatService(deps: GatewayDeps) {
     promptTokens: f.promptTokens ?? 0,
     completionTokens: f.completionTokens ?? 0,
     totalTokens: f.totalTokens ?? (f.promptTokens ?? 0) + (f.completionTokens ?? 0),
+    audioSeconds: f.audioSeconds ?? null,
+    characters: f.characters ?? null,
     upstreamCostUsd: f.upstreamCostUsd ?? null,
     upstreamId: f.upstreamId ?? null,
     status: f.status,
@@ -211,6 +213,8 @@ export function chatService(deps: GatewayDeps) {
     status: 'success' | 'cancelled' = 'success',
     fallbackCompletion = 0,
     reportedModel?: unknown,
+    /** Facts of the usage row the endpoint knows better (voice: seconds, characters, a note on the charge). */
+    extra?: Partial<UsageFacts>,
   ) {
     const by = answered(p, reportedModel)
     const charge = chargeFor(p, usage, fallbackCompletion, by.model)
@@ -220,14 +224,14 @@ export function chatService(deps: GatewayDeps) {
       db,
       p.holdId,
       charge.micros,
-      facts(p, { status, model: by.id, promptTokens, completionTokens, totalTokens: usage?.total_tokens, upstreamCostUsd: charge.upstreamCostUsd, upstreamId }),
+      facts(p, { status, model: by.id, promptTokens, completionTokens, totalTokens: usage?.total_tokens, upstreamCostUsd: charge.upstreamCostUsd, upstreamId, ...extra }),
     )
     if (settled?.lowBalance) deps.notifyLowBalance(settled.lowBalance)
     return settled?.chargedMicros ?? 0
   }
 
-  const release = (p: Prepared, error: string, upstreamId: string | null = null, status: 'error' | 'cancelled' = 'error') =>
-    releaseHold(db, p.holdId, facts(p, { status, error: error.slice(0, 500), upstreamId }))
+  const release = (p: Prepared, error: string, upstreamId: string | null = null, status: 'error' | 'cancelled' = 'error', extra?: Partial<UsageFacts>) =>
+    releaseHold(db, p.holdId, facts(p, { status, error: error.slice(0, 500), upstreamId, ...extra }))
 
   function upstreamBody(p: Prepared, body: ChatBody, stream: boolean): Record<string, unknown> {
     // The model (variants included) and fallbacks go as the caller named them; the hold covers each.
@@ -243,8 +247,11 @@ export function chatService(deps: GatewayDeps) {
     return out
   }
 
-  /** Sends the request with our timeout linked to the client's disconnect. */
-  async function send(p: Prepared, wire: Wire, body: Record<string, unknown>, clientSignal: AbortSignal) {
+  /**
+   * Sends the request with our timeout (until the answer's headers) linked to the client's disconnect;
+   * a refusal releases the hold. Answers the raw Response: voice relays its audio bytes as they come.
+   */
+  async function send(p: Prepared, wire: Pick<Wire, 'path'>, body: Record<string, unknown>, clientSignal: AbortSignal) {
     const ac = new AbortController()
     let timedOut = false
     const timer = setTimeout(() => {
@@ -500,7 +507,7 @@ export function chatService(deps: GatewayDeps) {
     await settle(p, undefined, upstreamId, 'cancelled', pieces)
   }
 
-  return { estimate, prepare, chat, complete, stream, settle, release, chargeFor }
+  return { estimate, prepare, chat, complete, stream, send, settle, release, chargeFor, currentRate }
 }
 
 export type ChatService = ReturnType<typeof chatService>

@@ -3,11 +3,14 @@
 // Amounts are rubles, our account currency.
 import { and, eq, or, sql } from 'drizzle-orm'
 import { users } from '../auth/schema'
-import { usageLogs } from '../billing/schema'
+import { type Endpoint, usageLogs } from '../billing/schema'
 import type { Db } from '../db/client'
 import { keysStore, monthStart } from '../keys/store'
 import { microsToRub } from '../lib/money'
 import type { Caller } from './callers'
+
+/** The router's api_type of an endpoint's requests (chat and the protocols relayed like it: completions). */
+const API_TYPES: Partial<Record<Endpoint, string>> = { images: 'image', speech: 'speech', transcription: 'transcription' }
 
 export function lookups(db: Db) {
   const keys = keysStore(db)
@@ -28,12 +31,14 @@ export function lookups(db: Db) {
         currency: 'RUB' as const,
         tokens_prompt: row.promptTokens,
         tokens_completion: row.completionTokens,
+        audio_seconds: row.audioSeconds,
+        characters: row.characters,
         latency: row.durationMs,
         generation_time: row.durationMs,
         status: row.status,
         streamed: row.stream,
         cancelled: row.status === 'cancelled',
-        api_type: row.endpoint === 'images' ? 'image' : 'completions',
+        api_type: API_TYPES[row.endpoint] ?? 'completions',
         error: row.error,
       }
     },

@@ -2,7 +2,7 @@
 // how many choices, pictures and web results, and the prompt. estimate.ts prices the result.
 
 import type { ModelRow } from '../catalog/schema'
-import { isEmbedding } from '../catalog/service'
+import { isEmbedding, isSpeech, isTranscription } from '../catalog/service'
 import { OpenAIError } from '../lib/errors'
 import { isObject } from '../lib/json'
 import { type Candidate, DEFAULT_WEB_RESULTS, estimatePrompt, type RequestShape, resolveCandidate } from './estimate'
@@ -76,6 +76,9 @@ export function chatShape(body: ChatLike, get: (id: string) => ModelRow | undefi
     if (!c) throw notFound(id)
     if (isEmbedding(c.model))
       throw new OpenAIError(400, `Модель ${id} создаёт эмбеддинги: используйте /v1/embeddings`, 'invalid_request_error', 'model_is_embedding', { param: 'model' })
+    if (isSpeech(c.model)) throw new OpenAIError(400, `Модель ${id} озвучивает текст: используйте /v1/audio/speech`, 'invalid_request_error', 'model_is_speech', { param: 'model' })
+    if (isTranscription(c.model))
+      throw new OpenAIError(400, `Модель ${id} распознаёт речь: используйте /v1/audio/transcriptions`, 'invalid_request_error', 'model_is_transcription', { param: 'model' })
     return c
   })
   const web = webSearch(body)
