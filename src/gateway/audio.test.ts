@@ -65,6 +65,10 @@ describe('POST /v1/audio/speech', () => {
     expect(res.headers.get('content-type')).toBe('audio/wav')
     const id = res.headers.get('x-generation-id')!
     expect(id).toStartWith('gen-tts-')
+    // What every /v1 answer carries: its request id and CORS (the generation id readable from a browser too).
+    expect(res.headers.get('x-request-id')).toStartWith('req_')
+    expect(res.headers.get('access-control-allow-origin')).toBe('*')
+    expect(res.headers.get('access-control-expose-headers')).toContain('x-generation-id')
     const bytes = new Uint8Array(await res.arrayBuffer())
     const direct = await routerAudio({ model: TTS, input, voice: 'nova', response_format: 'wav' })
     expect(direct.type).toBe('audio/wav')
