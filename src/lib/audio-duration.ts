@@ -98,7 +98,9 @@ export async function audioInfo(bytes: Uint8Array, hint?: AudioFormat): Promise<
     codec = meta.format.codec
     seconds = meta.format.duration
   } catch {
-    return null
+    // music-metadata gives up on a segment of unknown size, as a live MediaRecorder writes it.
+    if (!isEbml(bytes)) return null
+    container = 'EBML/webm'
   }
   const format = formatOf(container, codec)
   if (!format) return null
@@ -119,6 +121,9 @@ const BLOCK_GROUP = 0xa0
 const BLOCK = 0xa1
 /** Elements that sit beside clusters in a segment: one of these ends a cluster of unknown size. */
 const LEVEL_ONE = new Set([CLUSTER, 0x1c53bb6b, 0x1254c367, 0x1043a770, 0x1941a469, 0x114d9b74, 0x1654ae6b, INFO])
+
+/** An EBML (Matroska/WebM) stream begins with the EBML header's id. */
+const isEbml = (b: Uint8Array) => b[0] === 0x1a && b[1] === 0x45 && b[2] === 0xdf && b[3] === 0xa3
 
 type Vint = { value: number; length: number; unknown: boolean }
 
