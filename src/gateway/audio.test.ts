@@ -305,6 +305,30 @@ describe('money', () => {
   })
 })
 
+describe('usage', () => {
+  test('the usage stats, the CSV export and the admin totals measure voice in seconds and characters', async () => {
+    const stats = (await customer.api.get('/api/billing/usage', customer.accessToken)).body.data
+    const served = (model: string) => stats.logs.find((l: { model: string; status: string }) => l.model === model && l.status === 'success')
+    const whisper = served(WHISPER)
+    const tts = served(TTS)
+    // Plain comparisons: bun's toMatchObject writes its asymmetric matchers into the object it checks.
+    expect([typeof whisper.audioSeconds, whisper.characters]).toEqual(['number', null])
+    expect([tts.audioSeconds, typeof tts.characters]).toEqual([null, 'number'])
+    const top = stats.topModels.find((m: { model: string }) => m.model === WHISPER)
+    expect(top.audioSeconds).toBeGreaterThanOrEqual(whisper.audioSeconds)
+
+    const csv = await (await fetch(`${gw.url}/api/billing/usage/export?format=csv`, { headers: { authorization: `Bearer ${customer.accessToken}` } })).text()
+    const lines = csv.split('\r\n')
+    expect(lines[0]).toContain('Секунд аудио,Символов')
+    expect(lines.find((l) => l.includes(`,${WHISPER},`))).toMatch(/,\d+,,\d+\.\d+,успешно,/)
+    expect(lines.find((l) => l.includes(`,${TTS},`))).toMatch(/,,\d+,\d+\.\d+,успешно,/)
+
+    const admin_ = (await admin.api.get('/api/admin/stats', admin.accessToken)).body.data
+    expect(admin_.usage.totalAudioSeconds).toBeGreaterThan(0)
+    expect(admin_.usage.totalCharacters).toBeGreaterThan(0)
+  })
+})
+
 describe('catalogue', () => {
   test('/v1/models lists the voice models with their type; chat routes refuse them', async () => {
     const models = (await sdk.models.list()).data as any[]
