@@ -47,6 +47,10 @@ async function settled(userId: string, count: number, timeoutMs?: number) {
   return books!
 }
 
+/** POST /v1/audio/speech with a key, as plain fetch (to read the body piece by piece). */
+const postSpeech = (key: string, body: Record<string, unknown>) =>
+  fetch(`${gw.url}/v1/audio/speech`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) })
+
 /** The audio the router sends for a speech body, asked of it directly. */
 async function routerAudio(body: Record<string, unknown>) {
   const res = await fetch(`${gw.upstream.url}/audio/speech`, {
@@ -91,11 +95,7 @@ describe('POST /v1/audio/speech', () => {
   })
 
   test('pcm keeps the router’s parameters in the Content-Type; the audio arrives before the router has finished', async () => {
-    const res = await fetch(`${gw.url}/v1/audio/speech`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${customer.key}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ model: TTS, input: '[[fault:slow]] Медленная озвучка длинного текста', voice: 'alloy', response_format: 'pcm' }),
-    })
+    const res = await postSpeech(customer.key, { model: TTS, input: '[[fault:slow]] Медленная озвучка длинного текста', voice: 'alloy', response_format: 'pcm' })
     expect(res.status).toBe(200)
     expect(res.headers.get('content-type')).toBe('audio/pcm;rate=24000;channels=1')
     const id = res.headers.get('x-generation-id')!
@@ -125,11 +125,7 @@ describe('POST /v1/audio/speech', () => {
 
   test('the caller hangs up mid-audio: the router is stopped and what it reports is charged, once', async () => {
     const c = await gw.customer()
-    const res = await fetch(`${gw.url}/v1/audio/speech`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${c.key}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ model: TTS, input: '[[fault:slow]] Очень длинная речь, которую никто не дослушает до конца', voice: 'alloy' }),
-    })
+    const res = await postSpeech(c.key, { model: TTS, input: '[[fault:slow]] Очень длинная речь, которую никто не дослушает до конца', voice: 'alloy' })
     const id = res.headers.get('x-generation-id')!
     const reader = res.body!.getReader()
     await reader.read()
@@ -143,11 +139,7 @@ describe('POST /v1/audio/speech', () => {
 
   test('the router cuts the audio: nothing is charged and the hold is released', async () => {
     const c = await gw.customer()
-    const res = await fetch(`${gw.url}/v1/audio/speech`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${c.key}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ model: TTS, input: `[[fault:break]] ${'Длинный текст. '.repeat(20)}`, voice: 'alloy' }),
-    })
+    const res = await postSpeech(c.key, { model: TTS, input: `[[fault:break]] ${'Длинный текст. '.repeat(20)}`, voice: 'alloy' })
     expect(res.status).toBe(200)
     await expect(res.arrayBuffer()).rejects.toThrow()
     const books = await settled(c.user.id, 1)
