@@ -233,6 +233,8 @@ export function chatService(deps: GatewayDeps) {
     promptTokens: f.promptTokens ?? 0,
     completionTokens: f.completionTokens ?? 0,
     totalTokens: f.totalTokens ?? (f.promptTokens ?? 0) + (f.completionTokens ?? 0),
+    audioSeconds: f.audioSeconds ?? null,
+    characters: f.characters ?? null,
     upstreamCostUsd: f.upstreamCostUsd ?? null,
     upstreamId: f.upstreamId ?? null,
     responseId: p.responseId,
@@ -249,6 +251,8 @@ export function chatService(deps: GatewayDeps) {
     status: 'success' | 'cancelled' = 'success',
     fallbackCompletion = 0,
     reportedModel?: unknown,
+    /** Facts of the usage row the endpoint knows better (voice: seconds, characters, a note on the charge). */
+    extra?: Partial<UsageFacts>,
   ) {
     const by = answered(p, reportedModel)
     const charge = chargeFor(p, usage, fallbackCompletion, by.model)
@@ -258,15 +262,15 @@ export function chatService(deps: GatewayDeps) {
       db,
       p.holdId,
       charge.micros,
-      facts(p, { status, model: by.id, promptTokens, completionTokens, totalTokens: usage?.total_tokens, upstreamCostUsd: charge.upstreamCostUsd, upstreamId }),
+      facts(p, { status, model: by.id, promptTokens, completionTokens, totalTokens: usage?.total_tokens, upstreamCostUsd: charge.upstreamCostUsd, upstreamId, ...extra }),
       { withinHold: p.limited },
     )
     if (settled?.lowBalance) deps.notifyLowBalance(settled.lowBalance)
     return settled?.chargedMicros ?? 0
   }
 
-  const release = (p: Prepared, error: string, upstreamId: string | null = null, status: 'error' | 'cancelled' = 'error') =>
-    releaseHold(db, p.holdId, facts(p, { status, error: error.slice(0, 500), upstreamId }))
+  const release = (p: Prepared, error: string, upstreamId: string | null = null, status: 'error' | 'cancelled' = 'error', extra?: Partial<UsageFacts>) =>
+    releaseHold(db, p.holdId, facts(p, { status, error: error.slice(0, 500), upstreamId, ...extra }))
 
   /**
    * The body the router gets, for every protocol: the caller's (the model, variants and fallbacks as
@@ -302,8 +306,11 @@ export function chatService(deps: GatewayDeps) {
     return out
   }
 
-  /** Sends the request with our timeout linked to the client's disconnect. */
-  async function send(p: Prepared, wire: Wire, body: Record<string, unknown>, clientSignal: AbortSignal) {
+  /**
+   * Sends the request with our timeout (until the answer's headers) linked to the client's disconnect;
+   * a refusal releases the hold. Answers the raw Response: voice relays its audio bytes as they come.
+   */
+  async function send(p: Prepared, wire: Pick<Wire, 'path'>, body: Record<string, unknown>, clientSignal: AbortSignal) {
     const ac = new AbortController()
     let timedOut = false
     const timer = setTimeout(() => {
@@ -562,7 +569,7 @@ export function chatService(deps: GatewayDeps) {
     await settle(p, undefined, upstreamId, 'cancelled', pieces)
   }
 
-  return { estimate, prepare, body: upstreamBody, chat, complete, stream, settle, release, chargeFor }
+  return { estimate, prepare, body: upstreamBody, chat, complete, stream, send, settle, release, chargeFor, currentRate }
 }
 
 export type ChatService = ReturnType<typeof chatService>

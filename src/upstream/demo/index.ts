@@ -1,5 +1,5 @@
 // The demo upstream: a local stand-in for the OpenRouter API (protocols.md section 1) that answers
-// with locally generated text and pictures. Production uses it when no OPENROUTER_API_KEY is set;
+// with locally generated text, pictures and sound. Production uses it when no OPENROUTER_API_KEY is set;
 // tests start it as a fake upstream (with `faults: true`) and talk to it over real HTTP.
 //
 // Routes match by path SUFFIX, so any base prefix works (`/api/v1/models`, `/v1/models`, `/models`).
@@ -10,10 +10,11 @@ import type { Fault } from './faults'
 import { authoriseMessages, handleCountTokens, handleMessages, MESSAGES_PATH } from './messages'
 import { handleResponses } from './responses'
 import { DemoState, type DemoUpstreamOptions, type GenerationStats, type RecordedRequest, resolveOptions } from './state'
+import { handleSpeech, handleTranscription } from './voice'
 import { json, openRouterError } from './wire'
 
 export { ARTICLE_FORMAT_NAME } from './article'
-export { CATALOGUE, EMBEDDING_MODELS, type Model } from './catalogue'
+export { CATALOGUE, EMBEDDING_MODELS, type Model, VOICE_MODELS } from './catalogue'
 export { FAULTS, type Fault } from './faults'
 export type { DemoUpstreamOptions, GenerationStats, RecordedRequest } from './state'
 
@@ -129,8 +130,9 @@ async function handle(req: Request, state: DemoState): Promise<Response> {
   try {
     entry.body = await readJson(req)
     const res = authorised(req, url, state.opts.apiKey) ?? (await route(req.method, url, entry.body, state, ctx))
-    // A streamed answer marks itself finished when its last event is written.
-    if (!res.headers.get('content-type')?.startsWith('text/event-stream')) ctx.markFinished()
+    // A streamed answer (events, or audio) marks itself finished when its last piece is written.
+    const type = res.headers.get('content-type') ?? ''
+    if (!type.startsWith('text/event-stream') && !type.startsWith('audio/')) ctx.markFinished()
     return res
   } catch (err) {
     ctx.markFinished()
@@ -158,6 +160,8 @@ const ROUTES: Route[] = [
   { method: 'POST', pattern: /\/chat\/completions$/, run: (_m, _u, body, state, ctx) => handleChat(body, state, ctx) },
   { method: 'POST', pattern: /\/responses$/, run: (_m, _u, body, state, ctx) => handleResponses(body, state, ctx) },
   { method: 'POST', pattern: /\/embeddings$/, run: (_m, _u, body, state, ctx) => handleEmbeddings(body, state, ctx) },
+  { method: 'POST', pattern: /\/audio\/speech$/, run: (_m, _u, body, state, ctx) => handleSpeech(body, state, ctx) },
+  { method: 'POST', pattern: /\/audio\/transcriptions$/, run: (_m, _u, body, state) => handleTranscription(body, state) },
   { method: 'GET', pattern: /\/embeddings\/models$/, run: (_m, url) => json(listEmbeddingModels(url.searchParams)) },
   { method: 'POST', pattern: /\/messages\/count_tokens$/, run: (_m, _u, body) => handleCountTokens(body) },
   { method: 'POST', pattern: /\/messages$/, run: (_m, _u, body, state, ctx) => handleMessages(body, state, ctx) },
