@@ -146,7 +146,7 @@ test.describe('Playground layout and features (issue 17)', () => {
     const haiku = models.find((m) => m.id === 'anthropic/claude-3-haiku')!
     const haikuOption = page.locator('[role=option][data-model-id="anthropic/claude-3-haiku"]')
     await expect(haikuOption).toContainText('Anthropic')
-    await expect(haikuOption).toContainText(/\d,\d+\s₽ \/ \d,\d+\s₽ за 1K токенов/)
+    await expect(haikuOption).toContainText(/\d,\d+\s₽ \/ \d,\d+\s₽ за 1M токенов/)
     // by provider
     await picker(page).fill('anthropic')
     await expect(pickerOptions(page)).toHaveCount(1)

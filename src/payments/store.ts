@@ -67,6 +67,15 @@ export const paymentsStore = (db: Db) => ({
     return row ?? { lastPaidAt: null, totalMicros: null }
   },
 
+  /** Top-ups made on the built-in test page: shown on the refund card as not counting. */
+  testTopUpCount: async (userId: string) =>
+    (
+      await db
+        .select({ n: count() })
+        .from(payments)
+        .where(and(eq(payments.userId, userId), eq(payments.provider, 'test'), eq(payments.status, 'succeeded')))
+    )[0]?.n ?? 0,
+
   activeKeyCount: async (userId: string) =>
     (
       await db

@@ -11,10 +11,9 @@ import { join, normalize } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Elysia } from 'elysia'
 import { jsonForScript } from '../content/seo'
-import { pickShowcase } from '../content/showcase'
 import { apiDocsRoutes } from './api-docs'
 import { builtFileAnswer, htmlAnswer } from './gzip'
-import { type PageDeps, type RenderedPage, resolvePage } from './pages'
+import { type PageDeps, type RenderedPage, resolvePage, showcaseModels } from './pages'
 import { esc, headHtml } from './render'
 import { htmlSecurityHeaders } from './security'
 import { robotsTxt, sitemapXml } from './sitemap'
@@ -97,7 +96,7 @@ function pageHtml(shell: Shell, page: RenderedPage, origin: string, showcase: st
  * every page, because the SPA may reach the landing from any of them.
  */
 function showcaseIsland(deps: PageDeps): string {
-  const models = pickShowcase(deps.catalog.list()).map(({ id, name }) => ({ id, name }))
+  const models = showcaseModels(deps)
   return models.length ? `<script type="application/json" id="showcase-data">${jsonForScript(models)}</script>` : ''
 }
 

@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { seedBlogPost } from '../blog/store'
 import { LEGAL_DOCUMENTS } from '../content/legal'
 import { renderMarkdown, safeUrl } from '../content/markdown'
+import { headlinePrice, type Model } from '../content/models/catalog'
 import { pickShowcase, splitModelName } from '../content/showcase'
 import { AVAILABILITY_PERCENT, LIABILITY_CAP_DAYS, MARKUP_PERCENT, MIN_AGE, REFUND, RETENTION, TOP_UP, WELCOME_BONUS_RUB } from '../content/terms'
 import { openDatabase } from '../db/client'
@@ -116,7 +117,7 @@ describe('landing without JavaScript', () => {
     )
     const page = await crawl('/')
     expect(page.noscript).toContain('<h1>Доступ к 300+ AI-моделям в рублях</h1>')
-    const catalogue = (await (await fetch(`${server.url}/v1/models`)).json()).data as Array<{ id: string; name: string }>
+    const catalogue = (await (await fetch(`${server.url}/v1/models`)).json()).data as Model[]
     const nine = pickShowcase(catalogue)
     expect(nine).toHaveLength(9)
     for (const m of nine) {
@@ -125,7 +126,10 @@ describe('landing without JavaScript', () => {
     }
     // the same nine go inline to the landing's script, so it need not fetch the whole catalogue
     const island = JSON.parse(/<script type="application\/json" id="showcase-data">([^<]*)<\/script>/.exec(page.html)![1]!)
-    expect(island).toEqual(nine.map(({ id, name }) => ({ id, name })))
+    // each with its ruble price as the catalogue compares models (issue 29: the teaser shows ruble prices)
+    expect(island).toEqual(nine.map((m) => ({ id: m.id, name: m.name, price: headlinePrice(m) })))
+    expect(island.every((m: { price: string }) => /₽ (за 1M токенов|за сгенерированное изображение)|₽ за 1M символов|₽ за минуту|Бесплатно|зависит от запроса/.test(m.price))).toBe(true)
+    expect(page.noscript).toContain(`(${nine[0]!.id}) — ${headlinePrice(nine[0]!)}`)
     expect(page.noscript).toContain('Последние статьи о моделях')
     expect(page.noscript).toContain('Пост номер четыре')
     expect(page.noscript).toContain('Пост номер два')

@@ -5,7 +5,7 @@ import { LandingPage } from '../features/landing/landing-page'
 import { applyRouteHead } from '../lib/head'
 import { RequireAuth } from './guards'
 import { AuthLayout } from './layouts/auth-layout'
-import { PublicLayout, type PublicNav } from './layouts/public-layout'
+import { PublicLayout } from './layouts/public-layout'
 
 // Only the landing ships in the first bundle; every other screen is a chunk loaded when opened
 // (the /app area as one chunk, see app-area.tsx).
@@ -29,9 +29,9 @@ const PublicModelsPage = named(() => import('../features/models/public-catalogue
 const PublicModelPage = named(() => import('../features/models/public-catalogue'), 'PublicModelPage')
 const TestPaymentPage = named(() => import('../features/payments/test-payment-page'), 'TestPaymentPage')
 
-function Public({ children, nav }: { children: ReactNode; nav?: PublicNav }) {
+function Public({ children }: { children: ReactNode }) {
   return (
-    <PublicLayout nav={nav}>
+    <PublicLayout>
       <Suspense fallback={<PageSpinner />}>{children}</Suspense>
     </PublicLayout>
   )
@@ -114,24 +114,24 @@ export function AppRouter() {
           )}
         </Route>
         <Route path="/blog">
-          <Public nav="blog">
+          <Public>
             <BlogListPage />
           </Public>
         </Route>
         <Route path="/blog/:slug">
           {(params) => (
-            <Public nav="blog">
+            <Public>
               <BlogPostPage key={params.slug} slug={params.slug} />
             </Public>
           )}
         </Route>
         <Route path="/models">
-          <Public nav="blog">
+          <Public>
             <PublicModelsPage />
           </Public>
         </Route>
         <Route path="/models/*">
-          <Public nav="blog">
+          <Public>
             <PublicModelPage />
           </Public>
         </Route>

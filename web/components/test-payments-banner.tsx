@@ -3,7 +3,7 @@
  * site, the sign-in screens and the app — says so, so nobody mistakes a test top-up for real money.
  * The server writes the flag into every page's HTML (src/spa/index.ts), so no request is needed.
  */
-const testPaymentsMode = typeof document !== 'undefined' && document.getElementById('test-payments-mode') !== null
+export const testPaymentsMode = typeof document !== 'undefined' && document.getElementById('test-payments-mode') !== null
 
 export function TestPaymentsBanner() {
   if (!testPaymentsMode) return null

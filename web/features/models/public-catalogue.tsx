@@ -110,7 +110,7 @@ function PublicCatalogue({ models }: { models: Model[] }) {
         <ul className="grid grid-cols-1 gap-4 sm:grid-cols-2 xl:grid-cols-3">
           {shown.map((model) => (
             <li key={model.id} className="min-w-0">
-              <ModelCard model={model} href={publicModelHref(model.id)} tokens={1_000_000} />
+              <ModelCard model={model} href={publicModelHref(model.id)} />
             </li>
           ))}
         </ul>
@@ -130,7 +130,8 @@ export function PublicModelsPage() {
         <p className="text-sm font-medium text-indigo-700">Каталог</p>
         <h1 className="mt-2 text-2xl leading-tight font-semibold tracking-tight text-slate-900 min-[400px]:text-[28px] sm:text-4xl">AI-модели с ценами в рублях</h1>
         <p className="mt-3 text-[17px] leading-7 text-slate-600">
-          {models ? `${formatInteger(models.length)} моделей` : 'Модели'} через один OpenAI-совместимый API. Цены — за 1M токенов и за изображение, оплата российской картой.
+          {models ? `${formatInteger(models.length)} моделей` : 'Модели'} через один OpenAI-совместимый API. Цены — за 1M токенов и за входное или сгенерированное изображение,
+          оплата российской картой.
         </p>
       </div>
       <div className="mt-8">
@@ -189,7 +190,7 @@ function ModelDetails({ model }: { model: Model }) {
           <div className="rounded-2xl border border-slate-200 bg-white p-5 shadow-xs">
             <h2 className="text-base font-semibold text-slate-900">Цены в рублях</h2>
             <div className="mt-3" data-testid="model-prices">
-              <Prices model={model} tokens={1_000_000} />
+              <Prices model={model} />
             </div>
             <dl className="mt-4 divide-y divide-slate-100 border-t border-slate-100 text-sm">
               <Fact label="Тип">{modelKind(model)}</Fact>

@@ -1,7 +1,7 @@
 // What the selected model is and costs, and the request settings: the right-hand column on a
 // desktop, the «Модель и настройки» drawer on a phone (playground-page.tsx decides).
 import { type ReactNode, useId, useState } from 'react'
-import { formatPrice } from '../../../src/content/format'
+import { formatPrice, PER_INPUT_IMAGE, PER_MILLION, PER_MILLION_TOKENS, PER_OUTPUT_IMAGE } from '../../../src/content/format'
 import { Card } from '../../components/card'
 import { AlertCircleIcon, ChevronDownIcon, InfoIcon } from '../../components/icons'
 import { inputClasses, textareaClasses } from '../../components/input'
@@ -22,6 +22,8 @@ function PanelHeader({ icon, title, aside }: { icon: ReactNode; title: string; a
     </div>
   )
 }
+
+const capitalise = (s: string) => s.charAt(0).toUpperCase() + s.slice(1)
 
 /** A ruble price by the spec's rule, or what stands in for one. */
 function priceLabel(value: string | undefined, scale = 1): string {
@@ -105,12 +107,15 @@ export function ModelInfoPanel({ model, open, onToggle }: { model: PlaygroundMod
               <PriceRow label="Текст" value={model.pricing.character ?? model.pricing.prompt} unit="за 1M символов" scale={1_000_000} testId="price-character" />
             ) : (
               <>
-                <PriceRow label="Промпт" value={model.pricing.prompt} unit="за 1K токенов" scale={1000} testId="price-prompt" />
-                <PriceRow label="Ответ" value={model.pricing.completion} unit="за 1K токенов" scale={1000} testId="price-completion" />
+                <PriceRow label="Промпт" value={model.pricing.prompt} unit={PER_MILLION_TOKENS} scale={PER_MILLION} testId="price-prompt" />
+                <PriceRow label="Ответ" value={model.pricing.completion} unit={PER_MILLION_TOKENS} scale={PER_MILLION} testId="price-completion" />
               </>
             )}
-            {rubles(model.pricing.image) !== null && rubles(model.pricing.image)! > 0 && <PriceRow label="Картинка на входе" value={model.pricing.image} unit="за шт." />}
-            {(rubles(model.pricing.image_output) ?? 0) > 0 && <PriceRow label="Картинка на выходе" value={model.pricing.image_output} unit="за шт." testId="price-image-output" />}
+            {/* a picture's price: the unit is the label, so it never wraps beside the figure */}
+            {(rubles(model.pricing.image_output) ?? 0) > 0 && <PriceRow label={capitalise(PER_OUTPUT_IMAGE)} value={model.pricing.image_output} testId="price-image-output" />}
+            {rubles(model.pricing.image) !== null && rubles(model.pricing.image)! > 0 && (
+              <PriceRow label={capitalise(PER_INPUT_IMAGE)} value={model.pricing.image} testId="price-image-input" />
+            )}
             {rubles(model.pricing.request) !== null && rubles(model.pricing.request)! > 0 && <PriceRow label="Запрос" value={model.pricing.request} />}
           </dl>
         </div>
