@@ -56,7 +56,7 @@ export async function createServices(config: Config, db: Db, mailer: Mailer) {
   const notifyLowBalance = lowBalanceMailer(config, mailer)
   const blog = blogService(db)
   const autopost = autopostService({ config, db, upstream, catalog, rates })
-  const admin = adminService({ db, auth, upstream, rates, blog })
+  const admin = adminService({ db, auth, upstream, rates, blog, keys })
   const chats = chatsService(db, uploads, images)
   return { config, db, mailer, upstream, rates, catalog, auth, keys, payments, refunds, notifyLowBalance, blog, autopost, admin, uploads, images, chats }
 }

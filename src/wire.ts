@@ -6,6 +6,7 @@
 // Names follow what the clients call them; the schema each comes from is named beside it.
 import type {
   AdminStats as AdminStatsSchema,
+  AdminUserDetail as AdminUserDetailSchema,
   AdminUser as AdminUserSchema,
   BalanceResult as BalanceResultSchema,
   Deleted as DeletedSchema,
@@ -109,6 +110,8 @@ export type AdminUsersPage = typeof UsersPageSchema.static
 export type UncoveredResponse = typeof UncoveredPageSchema.static
 /** One request whose cost exceeded what its customer was charged; rubles. */
 export type UncoveredCost = UncoveredResponse['data'][number]
+/** GET /api/admin/users/:id. */
+export type AdminUserDetail = typeof AdminUserDetailSchema.static
 export type BalanceAdjustment = typeof BalanceResultSchema.static
 export type Deleted = typeof DeletedSchema.static
 

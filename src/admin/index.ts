@@ -1,7 +1,7 @@
 import { Elysia } from 'elysia'
 import type { AuthGuard } from '../auth/guard'
 import { envelope, errors, ok } from '../lib/http'
-import { AdminStats, BalanceBody, BalanceResult, Deleted, UncoveredPage, UncoveredQuery, UserParams, UsersPage, UsersQuery } from './model'
+import { AdminStats, AdminUserDetail, BalanceBody, BalanceResult, Deleted, UncoveredPage, UncoveredQuery, UserParams, UsersPage, UsersQuery } from './model'
 import type { AdminService } from './service'
 
 /** Every route here is behind the server-side admin check (403 for others, 401 without a token). */
@@ -24,6 +24,12 @@ export function adminRoutes(admin: AdminService, guard: AuthGuard) {
       query: UsersQuery,
       response: { 200: UsersPage, ...errors(400, 401, 403) },
       detail: { summary: 'Пользователи (поиск по e-mail), новые сверху, с числом ключей и запросов' },
+    })
+    .get('/users/:id', async ({ params }) => ok(await admin.userDetail(params.id)), {
+      admin: true,
+      params: UserParams,
+      response: { 200: envelope(AdminUserDetail), ...errors(401, 403, 404) },
+      detail: { summary: 'Пользователь: подтверждение e-mail, последняя активность, последние движения по балансу, ключи и запросы' },
     })
     .delete('/users/:id', async ({ user, params }) => ok(await admin.deleteUser(user, params.id)), {
       admin: true,

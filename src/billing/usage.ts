@@ -31,6 +31,22 @@ export function splitPeriod(since: Date | null) {
   return { fullFrom: next, head: { day, since, until: moscowDayStart(next) } }
 }
 
+const toLog = ({ log: r, keyName }: { log: typeof usageLogs.$inferSelect; keyName: string | null }) => ({
+  id: r.id,
+  model: r.model,
+  promptTokens: r.promptTokens,
+  completionTokens: r.completionTokens,
+  totalTokens: r.totalTokens,
+  audioSeconds: r.audioSeconds,
+  characters: r.characters,
+  cost: microsToRub(r.costMicros),
+  status: r.status,
+  apiKeyId: r.apiKeyId,
+  apiKeyName: keyName ?? null,
+  durationMs: r.durationMs,
+  createdAt: r.createdAt.toISOString(),
+})
+
 export function usageReader(db: Db) {
   const sums = {
     requests: sql<number>`sum(${usageDaily.requests})`.mapWith(Number),
@@ -153,22 +169,11 @@ export function usageReader(db: Db) {
           apiKeys: await userKeys(userId),
           models: models.sort(),
         },
-        logs: (await recent(userId, since, f, limit)).map(({ log: r, keyName }) => ({
-          id: r.id,
-          model: r.model,
-          promptTokens: r.promptTokens,
-          completionTokens: r.completionTokens,
-          totalTokens: r.totalTokens,
-          audioSeconds: r.audioSeconds,
-          characters: r.characters,
-          cost: microsToRub(r.costMicros),
-          status: r.status,
-          apiKeyId: r.apiKeyId,
-          apiKeyName: keyName ?? null,
-          durationMs: r.durationMs,
-          createdAt: r.createdAt.toISOString(),
-        })),
+        logs: (await recent(userId, since, f, limit)).map(toLog),
       }
     },
+
+    /** The newest requests of a customer, whatever the period (the admin's user page). */
+    recent: async (userId: string, limit: number) => (await recent(userId, null, {}, limit)).map(toLog),
   }
 }

@@ -128,7 +128,9 @@ describe('landing without JavaScript', () => {
     const island = JSON.parse(/<script type="application\/json" id="showcase-data">([^<]*)<\/script>/.exec(page.html)![1]!)
     // each with its ruble price as the catalogue compares models (issue 29: the teaser shows ruble prices)
     expect(island).toEqual(nine.map((m) => ({ id: m.id, name: m.name, price: headlinePrice(m) })))
-    expect(island.every((m: { price: string }) => /₽ (за 1M токенов|за сгенерированное изображение)|₽ за 1M символов|₽ за минуту|Бесплатно|зависит от запроса/.test(m.price))).toBe(true)
+    expect(island.every((m: { price: string }) => /₽ (за 1M токенов|за сгенерированное изображение)|₽ за 1M символов|₽ за минуту|Бесплатно|зависит от запроса/.test(m.price))).toBe(
+      true,
+    )
     expect(page.noscript).toContain(`(${nine[0]!.id}) — ${headlinePrice(nine[0]!)}`)
     expect(page.noscript).toContain('Последние статьи о моделях')
     expect(page.noscript).toContain('Пост номер четыре')

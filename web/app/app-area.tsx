@@ -4,6 +4,7 @@ import { Redirect, Route, Switch } from 'wouter'
 import { AccountPage } from '../features/account/account-page'
 import { AdminBlogPage } from '../features/admin/admin-blog-page'
 import { AdminDashboardPage } from '../features/admin/admin-dashboard-page'
+import { AdminUserPage } from '../features/admin/admin-user-page'
 import { AdminUsersPage } from '../features/admin/admin-users-page'
 import { ApiKeysPage } from '../features/api-keys/api-keys-page'
 import { BillingPage } from '../features/billing/billing-page'
@@ -36,6 +37,13 @@ function AppRoutes() {
         <RequireAdmin>
           <AdminUsersPage />
         </RequireAdmin>
+      </Route>
+      <Route path="/app/admin/users/:id">
+        {(params) => (
+          <RequireAdmin>
+            <AdminUserPage key={params.id} id={params.id} />
+          </RequireAdmin>
+        )}
       </Route>
       <Route path="/app/admin/blog">
         <RequireAdmin>
