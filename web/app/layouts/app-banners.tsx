@@ -8,17 +8,16 @@ import { LowBalanceBanner, useLowBalanceBannerShown } from '../../components/low
 import { TestPaymentsBanner, useTestPaymentsBannerShown } from '../../components/test-payments-banner'
 import { useMediaQuery } from '../../lib/use-media-query'
 
-const BANNERS: Array<{ kind: string; useShown: () => boolean; Banner: ComponentType }> = [
-  { kind: 'lowBalance', useShown: useLowBalanceBannerShown, Banner: LowBalanceBanner },
-  { kind: 'emailVerification', useShown: useEmailVerificationBannerShown, Banner: EmailVerificationBanner },
-  { kind: 'testPayments', useShown: useTestPaymentsBannerShown, Banner: TestPaymentsBanner },
-  { kind: 'demo', useShown: useDemoBannerShown, Banner: DemoBanner },
+const BANNERS: Array<{ kind: string; Banner: ComponentType }> = [
+  { kind: 'lowBalance', Banner: LowBalanceBanner },
+  { kind: 'emailVerification', Banner: EmailVerificationBanner },
+  { kind: 'testPayments', Banner: TestPaymentsBanner },
+  { kind: 'demo', Banner: DemoBanner },
 ]
 
 export function AppBanners() {
   const wide = useMediaQuery('(min-width: 640px)')
-  // the hooks run in the same order on every render (a fixed list)
-  const shown = BANNERS.map((b) => b.useShown())
+  const shown = [useLowBalanceBannerShown(), useEmailVerificationBannerShown(), useTestPaymentsBannerShown(), useDemoBannerShown()]
   const open = BANNERS.filter((_, i) => shown[i])
   return (
     <>
