@@ -227,6 +227,16 @@ describe('POST /api/playground/estimate', () => {
     const dear = await c.api.post('/api/playground/estimate', { chat: { model: 'openai/gpt-4', max_tokens: 100_000, messages: say('x') } }, c.accessToken)
     expect(dear.body.data).toMatchObject({ affordable: false, hold: null })
     expect(dear.body.data.message).toContain('max_tokens')
+    // what the money affords, as a number the Playground can set max_tokens to
+    const n = dear.body.data.affordableTokens
+    expect(Number.isInteger(n)).toBe(true)
+    expect(dear.body.data.message).toContain(`примерно на ${new Intl.NumberFormat('ru-RU').format(n)} токен`)
+    const fits = await c.api.post('/api/playground/estimate', { chat: { model: 'openai/gpt-4', max_tokens: n, messages: say('x') } }, c.accessToken)
+    expect(fits.body.data).toMatchObject({ affordable: true, message: null, affordableTokens: null })
+    const over = await c.api.post('/api/playground/estimate', { chat: { model: 'openai/gpt-4', max_tokens: n + 1, messages: say('x') } }, c.accessToken)
+    expect(over.body.data).toMatchObject({ affordable: false, affordableTokens: n })
+    const sent = await post(c, '/v1/chat/completions', { model: 'openai/gpt-4', max_tokens: n, messages: say('x') })
+    expect(sent.status).toBe(200)
     const unknown = await c.api.post('/api/playground/estimate', { chat: { model: 'no/such', messages: say('x') } }, c.accessToken)
     expect(unknown.status).toBe(404)
     const anonymous = await c.api.post('/api/playground/estimate', { images })

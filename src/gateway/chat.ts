@@ -144,6 +144,7 @@ export function chatService(deps: GatewayDeps) {
       holdMicros: now.kind === 'hold' ? now.holdMicros : null,
       maxTokens: now.kind === 'hold' ? now.maxTokens : null,
       refusal: now.kind === 'refuse' ? now.message : null,
+      affordableTokens: now.kind === 'refuse' ? (now.affordableTokens ?? null) : null,
     }
   }
 

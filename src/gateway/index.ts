@@ -389,6 +389,7 @@ export function estimateRoutes(deps: GatewayDeps, guard: AuthGuard) {
         maxTokens: e.maxTokens,
         affordable: e.refusal === null,
         message: e.refusal,
+        affordableTokens: e.affordableTokens,
       })
     },
     {

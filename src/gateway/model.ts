@@ -183,6 +183,10 @@ export const EstimateResult = t.Object(
     maxTokens: t.Union([t.Number(), t.Null()], { description: 'max_tokens, который получит провайдер, если ответ придётся ограничить балансом' }),
     affordable: t.Boolean(),
     message: t.Union([t.String(), t.Null()], { description: 'Почему запрос будет отклонён (402)' }),
+    affordableTokens: t.Union([t.Integer(), t.Null()], {
+      description:
+        'Запрос отклонён из-за max_tokens: столько токенов ответа хватает на то, что можно потратить (тот же запрос с этим max_tokens пройдёт); null — уменьшение ответа не поможет',
+    }),
   },
   { title: 'Estimate' },
 )
