@@ -19,7 +19,7 @@ import { formatMicros } from '../lib/money'
 import { dataOf, eventsOf, SseSplitter } from '../lib/sse'
 import { type UpstreamClient, upstreamErrorFrom } from '../upstream/client'
 import type { Caller } from './callers'
-import { costUsd, DEFAULT_WEB_RESULTS, hasVariablePrice, type PriceCap, planHold, type RequestShape } from './estimate'
+import { costUsd, DEFAULT_WEB_RESULTS, hasVariablePrice, MIN_AFFORDABLE_TOKENS, type PriceCap, planHold, type RequestShape } from './estimate'
 import { type ChatShape, chatShape, isPrice } from './shape'
 import { fromFetchFailure, fromUpstream, unavailable } from './upstream-errors'
 import { chatWire, type StreamReader, type Usage, type Wire } from './wire'
@@ -145,6 +145,52 @@ export function chatService(deps: GatewayDeps) {
       maxTokens: now.kind === 'hold' ? now.maxTokens : null,
       refusal: now.kind === 'refuse' ? now.message : null,
       affordableTokens: now.kind === 'refuse' ? (now.affordableTokens ?? null) : null,
+    }
+  }
+
+  /**
+   * Several requests sent at once (the Playground's comparison): each is planned against what the
+   * ones before it leave, as their holds would be placed. The most any may cost is the sum; when
+   * they do not all fit, `affordableTokens` is the largest max_tokens (one for all, as the
+   * comparison sends one) with which they do.
+   */
+  async function estimateMany(caller: Caller, shapes: ChatShape[]) {
+    const rate = currentRate()
+    const { availableMicros, limited } = await spendable(caller)
+    const variable = shapes.some((cs) => cs.shape.candidates.some((c) => hasVariablePrice(c.model)))
+    const planAll = (available: number, tokens?: number) => {
+      let left = available
+      let held = 0
+      for (const cs of shapes) {
+        const shape = tokens === undefined ? cs.shape : { ...cs.shape, requestedTokens: tokens }
+        const plan = planHold(shape, left, rate, markup, limited)
+        if (plan.kind === 'refuse') return { refusal: `${cs.modelId}: ${plan.message}`, held }
+        left -= plan.holdMicros
+        held += plan.holdMicros
+      }
+      return { refusal: null, held }
+    }
+    const worst = planAll(Number.MAX_SAFE_INTEGER)
+    const now = planAll(availableMicros)
+    let affordableTokens: number | null = null
+    const requested = shapes.map((cs) => cs.shape.requestedTokens)
+    if (now.refusal && requested.every((t) => t !== undefined)) {
+      // The largest shared max_tokens that fits, by bisection (planning is cheap and monotonic in it).
+      let lo = MIN_AFFORDABLE_TOKENS - 1
+      let hi = Math.min(...(requested as number[]))
+      while (lo + 1 < hi) {
+        const mid = Math.floor((lo + hi) / 2)
+        if (planAll(availableMicros, mid).refusal) hi = mid
+        else lo = mid
+      }
+      if (lo >= MIN_AFFORDABLE_TOKENS) affordableTokens = lo
+    }
+    return {
+      maxCostMicros: !variable && !worst.refusal ? worst.held : null,
+      holdMicros: now.refusal ? null : now.held,
+      maxTokens: null,
+      refusal: now.refusal,
+      affordableTokens,
     }
   }
 
@@ -570,7 +616,7 @@ export function chatService(deps: GatewayDeps) {
     await settle(p, undefined, upstreamId, 'cancelled', pieces)
   }
 
-  return { estimate, prepare, body: upstreamBody, chat, complete, stream, send, settle, release, chargeFor, currentRate }
+  return { estimate, estimateMany, prepare, body: upstreamBody, chat, complete, stream, send, settle, release, chargeFor, currentRate }
 }
 
 export type ChatService = ReturnType<typeof chatService>

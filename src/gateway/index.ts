@@ -372,6 +372,20 @@ export function estimateRoutes(deps: GatewayDeps, guard: AuthGuard) {
       const caller = await callerForUser(deps.db, user.id)
       if (!caller) throw unauthorized('Сессия недействительна', 'invalid_api_key')
       const get = deps.catalog.get
+      if (body.compare) {
+        const e = await chat.estimateMany(
+          caller,
+          body.compare.map((b) => chatShape(b, get)),
+        )
+        return ok({
+          maxCost: e.maxCostMicros === null ? null : microsToRub(e.maxCostMicros),
+          hold: e.holdMicros === null ? null : microsToRub(e.holdMicros),
+          maxTokens: null,
+          affordable: e.refusal === null,
+          message: e.refusal,
+          affordableTokens: e.affordableTokens,
+        })
+      }
       const cs = body.chat
         ? chatShape(body.chat, get)
         : body.images
@@ -381,7 +395,7 @@ export function estimateRoutes(deps: GatewayDeps, guard: AuthGuard) {
             : body.transcription
               ? transcriptionShape(body.transcription.model, body.transcription.seconds, get)
               : null
-      if (!cs) throw badRequest('Передайте chat, images, speech или transcription — тело запроса, стоимость которого нужно оценить')
+      if (!cs) throw badRequest('Передайте chat, images, speech, transcription или compare — тело запроса, стоимость которого нужно оценить')
       const e = await chat.estimate(caller, cs)
       return ok({
         maxCost: e.maxCostMicros === null ? null : microsToRub(e.maxCostMicros),
