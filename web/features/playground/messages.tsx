@@ -2,7 +2,7 @@
 // as markdown (token by token while streaming), generated pictures with a download button, and
 // what each reply cost. Under each message: copy; under the last reply: regenerate; under a
 // question: edit and resend (the conversation continues from the edited question).
-import { type KeyboardEvent, type ReactNode, useEffect, useRef, useState } from 'react'
+import { type KeyboardEvent, type ReactNode, type SyntheticEvent, useEffect, useRef, useState } from 'react'
 import { formatInteger, formatPrice, pluralRu } from '../../../src/content/format'
 import { AlertCircleIcon, CheckIcon, CopyIcon, PencilIcon, SparklesIcon } from '../../components/icons'
 import { Spinner } from '../../components/spinner'
@@ -152,16 +152,26 @@ function GeneratedImages({ images, prompt }: { images: string[]; prompt: string 
   )
 }
 
-function ReplyFooter({ message }: { message: UiMessage }) {
-  const { costRub, totalTokens, stopped, size, quantity, voice, format } = message.metadata
+/** '0,8 с', '12 с': how long a reply took. */
+export const secondsLabel = (ms: number) => `${(ms / 1000).toLocaleString('ru-RU', { maximumFractionDigits: ms < 10_000 ? 1 : 0 })} с`
+
+function ReplyFooter({ message, modelName }: { message: UiMessage; modelName?: (id: string) => string }) {
+  const { costRub, totalTokens, stopped, size, quantity, voice, format, model, elapsedMs } = message.metadata
   const parts: string[] = []
   if (size) parts.push(`${size.replace('x', '×')}${quantity && quantity > 1 ? ` × ${quantity}` : ''}`)
   if (voice) parts.push(`Голос ${voice}${format ? `, ${format.toUpperCase()}` : ''}`)
   if (typeof totalTokens === 'number' && totalTokens > 0) parts.push(`${formatInteger(totalTokens)} ${pluralRu(totalTokens, ['токен', 'токена', 'токенов'])}`)
   const stoppedNow = message.status === 'stopped' || stopped
-  if (!costRub && parts.length === 0 && !stoppedNow) return null
+  const done = !message.status || message.status === 'stopped' || message.status === 'failed'
+  if (!model && !costRub && parts.length === 0 && !stoppedNow) return null
   return (
     <div className="mt-1.5 flex flex-wrap items-center gap-x-3 gap-y-1 pl-1 text-xs text-slate-500">
+      {/* each answer says which model gave it: a chat may switch models on the way */}
+      {model && modelName && (
+        <span data-testid="reply-model" data-model-id={model} className="max-w-full truncate rounded-full bg-slate-100 px-2 py-0.5 font-medium text-slate-700" title={model}>
+          {modelName(model)}
+        </span>
+      )}
       {costRub !== undefined && (
         <span data-testid="reply-cost">
           Стоимость: <span className="font-medium text-slate-700 tabular-nums">{formatPrice(Number(costRub))}</span>
@@ -170,6 +180,15 @@ function ReplyFooter({ message }: { message: UiMessage }) {
       {parts.map((p) => (
         <span key={p}>{p}</span>
       ))}
+      {done && typeof elapsedMs === 'number' && (
+        <span
+          data-testid="reply-time"
+          className="tabular-nums"
+          title={typeof message.metadata.firstTokenMs === 'number' ? `Первый токен через ${secondsLabel(message.metadata.firstTokenMs)}` : undefined}
+        >
+          {secondsLabel(elapsedMs)}
+        </span>
+      )}
       {stoppedNow && (
         <span className="rounded-full bg-amber-50 px-2 py-0.5 font-medium text-amber-800 ring-1 ring-amber-200 ring-inset" data-testid="reply-stopped">
           Остановлено: оплачена только сгенерированная часть
@@ -179,10 +198,22 @@ function ReplyFooter({ message }: { message: UiMessage }) {
   )
 }
 
-function AssistantMessage({ message, prompt, actions, last }: { message: UiMessage; prompt: string; actions: MessageActions; last: boolean }) {
+function AssistantMessage({
+  message,
+  prompt,
+  actions,
+  last,
+  modelName,
+}: {
+  message: UiMessage
+  prompt: string
+  actions: MessageActions
+  last: boolean
+  modelName?: (id: string) => string
+}) {
   const waiting = (message.status === 'streaming' && !message.content && message.images.length === 0) || message.status === 'generating' || message.status === 'speaking'
   return (
-    <div className="flex gap-3" data-testid="assistant-message" data-status={message.status ?? 'done'}>
+    <div className="flex gap-3" data-testid="assistant-message" data-status={message.status ?? 'done'} data-last={last}>
       <span aria-hidden="true" className="mt-0.5 flex h-8 w-8 shrink-0 items-center justify-center rounded-full bg-indigo-50 text-indigo-600 ring-1 ring-indigo-100">
         <SparklesIcon size={16} />
       </span>
@@ -212,7 +243,7 @@ function AssistantMessage({ message, prompt, actions, last }: { message: UiMessa
             </p>
           )}
         </div>
-        <ReplyFooter message={message} />
+        <ReplyFooter message={message} modelName={modelName} />
         {!message.status || message.status === 'stopped' || message.status === 'failed' ? (
           <div className="mt-0.5 flex gap-1" data-testid="message-actions">
             {message.content.trim() && <CopyMessageButton text={message.content} />}
@@ -334,15 +365,48 @@ function useStickToBottom(count: number, growth: unknown) {
     const el = ref.current
     if (el) pinned.current = el.scrollHeight - el.scrollTop - el.clientHeight < 80
   }
-  // pictures get their height only when they load
-  const onLoad = () => {
+  // Pictures get their height only when they load: a new generated picture is brought into view
+  // whole (with its download bar), once; other pictures keep the list at the bottom if it was there.
+  const revealed = useRef(new Set<string>())
+  const onLoad = (event: SyntheticEvent) => {
     const el = ref.current
-    if (el && pinned.current) el.scrollTop = el.scrollHeight
+    if (!el) return
+    const img = event.target
+    const figure = img instanceof HTMLImageElement ? img.closest<HTMLElement>('[data-testid="generated-image"]') : null
+    if (figure && img instanceof HTMLImageElement && !revealed.current.has(img.src) && figure.closest('[data-last="true"]')) {
+      revealed.current.add(img.src)
+      const box = el.getBoundingClientRect()
+      const fig = figure.getBoundingClientRect()
+      const margin = 12
+      // its bottom into view; a picture taller than the list shows from its top
+      const down = fig.bottom + margin - box.bottom
+      const limit = fig.top - margin - box.top
+      if (down > 0) el.scrollTop += Math.min(down, Math.max(limit, 0))
+      pinned.current = el.scrollHeight - el.scrollTop - el.clientHeight < 80
+      return
+    }
+    if (pinned.current) el.scrollTop = el.scrollHeight
   }
   return { ref, onScroll, onLoad }
 }
 
-export function MessageList({ messages, loading, empty, actions }: { messages: UiMessage[]; loading: boolean; empty: ReactNode; actions: MessageActions }) {
+export function MessageList({
+  messages,
+  loading,
+  empty,
+  actions,
+  modelName,
+  label,
+}: {
+  messages: UiMessage[]
+  loading: boolean
+  empty: ReactNode
+  actions: MessageActions
+  /** a model id as the customer knows it, for the label under each answer */
+  modelName?: (id: string) => string
+  /** the list's accessible name (a comparison has one per model) */
+  label?: string
+}) {
   const last = messages.at(-1)
   const { ref, onScroll, onLoad } = useStickToBottom(messages.length, `${last?.content.length}:${last?.images.length}:${last?.status}`)
   return (
@@ -354,6 +418,8 @@ export function MessageList({ messages, loading, empty, actions }: { messages: U
       data-testid="message-list"
       aria-live="polite"
       aria-busy={loading}
+      role="log"
+      aria-label={label ?? 'Сообщения чата'}
     >
       {loading ? (
         <div className="flex h-full items-center justify-center text-slate-400">
@@ -367,7 +433,7 @@ export function MessageList({ messages, loading, empty, actions }: { messages: U
             m.role === 'user' ? (
               <UserMessage key={m.key} message={m} actions={actions} />
             ) : (
-              <AssistantMessage key={m.key} message={m} prompt={messages[i - 1]?.content ?? ''} actions={actions} last={i === messages.length - 1} />
+              <AssistantMessage key={m.key} message={m} prompt={messages[i - 1]?.content ?? ''} actions={actions} last={i === messages.length - 1} modelName={modelName} />
             ),
           )}
         </div>

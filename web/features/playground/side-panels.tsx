@@ -207,6 +207,7 @@ export function SettingsPanel({
   imageEstimate,
   imageEstimateHint,
   speechMode = false,
+  comparing = false,
   onModel,
   onMode,
   onSettings,
@@ -224,6 +225,8 @@ export function SettingsPanel({
   imageEstimateHint: string
   /** the model voices text: it has no chat parameters (voice and format are in the voice panel) */
   speechMode?: boolean
+  /** a comparison: each column picks its model, the panel holds only what they share */
+  comparing?: boolean
   onModel: (id: string) => void
   onMode: (mode: 'chat' | 'image') => void
   onSettings: (patch: Partial<Settings>) => void
@@ -239,20 +242,23 @@ export function SettingsPanel({
   return (
     <Card className="space-y-5 p-4" data-testid="settings-panel">
       <PanelHeader icon={<SlidersIcon size={16} />} title="Настройки" />
-      <div className="space-y-1.5">
-        <label htmlFor={modelSelectId} className="text-sm font-medium text-slate-700">
-          Модель
-        </label>
-        <ModelPicker id={modelSelectId} models={models} value={modelId} loading={loading} disabled={disabled} onChange={onModel} />
-        {failed && (
-          <p role="alert" className="flex gap-1.5 text-xs leading-5 text-red-600">
-            <AlertCircleIcon size={14} className="mt-0.5 shrink-0" />
-            {MODELS_LOAD_ERROR}
-          </p>
-        )}
-      </div>
+      {comparing && <p className="text-sm leading-5 text-slate-600">Общие для всех моделей сравнения; модель выбирается над каждой колонкой.</p>}
+      {!comparing && (
+        <div className="space-y-1.5">
+          <label htmlFor={modelSelectId} className="text-sm font-medium text-slate-700">
+            Модель
+          </label>
+          <ModelPicker id={modelSelectId} models={models} value={modelId} loading={loading} disabled={disabled} onChange={onModel} />
+          {failed && (
+            <p role="alert" className="flex gap-1.5 text-xs leading-5 text-red-600">
+              <AlertCircleIcon size={14} className="mt-0.5 shrink-0" />
+              {MODELS_LOAD_ERROR}
+            </p>
+          )}
+        </div>
+      )}
 
-      {imageCapable && (
+      {imageCapable && !comparing && (
         <div role="radiogroup" aria-label="Режим" className="grid grid-cols-2 gap-1 rounded-lg bg-slate-100 p-1">
           {(
             [
@@ -282,7 +288,7 @@ export function SettingsPanel({
         <p className="text-sm leading-5 text-slate-600" data-testid="speech-mode-note">
           Модель озвучивает текст из поля ввода: ответ — аудио, его можно прослушать и скачать. Голос и формат — в панели «Голос».
         </p>
-      ) : mode === 'image' && imageCapable ? (
+      ) : mode === 'image' && imageCapable && !comparing ? (
         <div className="space-y-4" data-testid="image-settings" id={paramsId}>
           <div className="grid grid-cols-2 gap-3">
             <div className="space-y-1.5">
@@ -355,9 +361,11 @@ export function SettingsPanel({
           <Range
             label="Максимум токенов"
             value={settings.maxTokens}
-            min={100}
+            // «Уменьшить ответ до N токенов» may set a value off the spec's grid of 100: the slider
+            // keeps it (and steps by one) until it is moved back onto the grid
+            min={Math.min(100, settings.maxTokens)}
             max={4000}
-            step={100}
+            step={settings.maxTokens % 100 === 0 ? 100 : 1}
             disabled={disabled}
             format={(v) => v.toLocaleString('ru-RU')}
             onChange={(maxTokens) => onSettings({ maxTokens })}
