@@ -6,7 +6,7 @@ const BROWSERS: Array<[RegExp, string]> = [
   [/\bEdg(?:e|A|iOS)?\//, 'Edge'],
   [/\b(?:OPR|Opera)\//, 'Opera'],
   [/\bFirefox\/|\bFxiOS\//, 'Firefox'],
-  [/\b(?:Chrome|CriOS)\//, 'Chrome'],
+  [/\b(?:HeadlessChrome|Chrome|CriOS)\//, 'Chrome'],
   [/\bVersion\/[\d.]+.*Safari\//, 'Safari'],
 ]
 

@@ -265,6 +265,52 @@ export function priceLineText(line: PriceLine): string {
   return `${line.label}: ${value}${line.price.kind === 'amount' && line.unit ? ` ${line.unit}` : ''}`
 }
 
+// ─── comparison (the catalogue's «Сравнить») ────────────────────────────────
+
+/** What a comparison calls «a typical request», said on the page beside the figure. */
+export const TYPICAL_REQUEST = { promptTokens: 1000, completionTokens: 500 } as const
+export const TYPICAL_REQUEST_TEXT =
+  'вопрос с контекстом на 1 000 токенов и ответ на 500 токенов (для моделей изображений — одна картинка, эмбеддингов — 1 000 токенов текста, озвучки — 1 000 символов, распознавания — минута записи)'
+
+/**
+ * What a typical request costs on this model, from its catalogue prices (TYPICAL_REQUEST): the
+ * figure the comparison shows, with what it counts ('1 000 + 500 токенов', '1 картинка').
+ */
+export function typicalCost(model: Pick<Model, 'pricing' | 'capabilities'>): { price: PriceValue; what: string } {
+  const { pricing } = model
+  const sum = (...parts: PriceValue[]): PriceValue =>
+    parts.some((p) => p.kind === 'variable')
+      ? { kind: 'variable' }
+      : parts.every((p) => p.kind === 'free')
+        ? { kind: 'free' }
+        : { kind: 'amount', rubles: parts.reduce((s, p) => s + (p.kind === 'amount' ? p.rubles : 0), 0) }
+  const times = (p: PriceValue, n: number): PriceValue => (p.kind === 'amount' ? { kind: 'amount', rubles: p.rubles * n } : p)
+  const request = parsePrice(pricing.request)
+  if (isEmbeddingModel(model)) return { price: sum(times(parsePrice(pricing.prompt), TYPICAL_REQUEST.promptTokens), request), what: '1 000 токенов текста' }
+  if (isSpeechModel(model)) return { price: sum(times(parsePrice(pricing.character ?? pricing.prompt), 1000), request), what: '1 000 символов' }
+  if (isTranscriptionModel(model)) {
+    const perSecond = parsePrice(pricing.audio_second)
+    if (perSecond.kind !== 'free') return { price: sum(times(perSecond, 60), request), what: 'минута записи' }
+  }
+  const drawn = parsePrice(pricing.image_output)
+  const prompt = parsePrice(pricing.prompt)
+  const completion = parsePrice(pricing.completion)
+  if (drawn.kind === 'amount' && prompt.kind === 'free' && completion.kind === 'free') return { price: sum(drawn, request), what: '1 картинка' }
+  return {
+    price: sum(times(prompt, TYPICAL_REQUEST.promptTokens), times(completion, TYPICAL_REQUEST.completionTokens), request),
+    what: '1 000 + 500 токенов',
+  }
+}
+
+/** What a model takes and gives, in words: 'текст, изображения' → 'текст'. */
+export function modalities(model: Pick<Model, 'pricing' | 'capabilities'>): { input: string; output: string } {
+  const c = model.capabilities ?? {}
+  const input = [c.transcription ? 'аудио' : 'текст', c.vision && 'изображения', c.files && 'PDF'].filter(Boolean).join(', ')
+  const drawsOnly = c.image === true && parsePrice(model.pricing.completion).kind === 'free'
+  const output = c.embeddings ? 'векторы' : c.speech ? 'аудио' : [!drawsOnly && 'текст', c.image && 'изображения'].filter(Boolean).join(', ')
+  return { input, output }
+}
+
 // ─── public catalogue: filters and sorting ───────────────────────────────────
 
 export type PublicFilter = '' | 'text' | 'image' | 'vision' | 'embeddings' | 'speech' | 'transcription' | 'free'
