@@ -41,7 +41,10 @@ export function LowBalanceBanner() {
       dismissLabel="Скрыть предупреждение"
       onDismiss={() => dismiss('lowBalance')}
     >
-      Баланс заканчивается — осталось <span className="font-semibold whitespace-nowrap tabular-nums">{formatRubles(data.balance)}</span>
+      {/* a phone has room for the figure and the link only */}
+      <span className="max-sm:hidden">Баланс заканчивается — осталось </span>
+      <span className="sm:hidden">Баланс: </span>
+      <span className="font-semibold whitespace-nowrap tabular-nums">{formatRubles(data.balance)}</span>
       <span className="max-sm:hidden">. Когда он закончится, запросы к моделям перестанут выполняться</span>.
     </BannerLine>
   )

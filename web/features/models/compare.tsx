@@ -153,8 +153,8 @@ export function CompareDialog({ models, open, onClose, signedIn }: { models: Mod
       open={open}
       onClose={onClose}
       title="Сравнение моделей"
-      className="max-w-4xl"
-      description={<>Цены в рублях с наценкой; токены — за 1M. Типичный запрос — {TYPICAL_REQUEST_TEXT}.</>}
+      className="sm:max-w-4xl"
+      description="Цены в рублях с наценкой; цены токенов — за 1M токенов."
       footer={
         forPlayground.length >= MIN_COMPARE ? (
           <ButtonLink href={`/app/playground?compare=${forPlayground.map((m) => encodeURIComponent(m.id)).join(',')}`}>
@@ -163,7 +163,8 @@ export function CompareDialog({ models, open, onClose, signedIn }: { models: Mod
         ) : undefined
       }
     >
-      <div className="-mx-5 overflow-x-auto px-5 sm:-mx-6 sm:px-6" data-testid="compare-table">
+      {/* scrolls sideways on a phone: focusable, so the keyboard can scroll it too */}
+      <div className="-mx-5 overflow-x-auto px-5 sm:-mx-6 sm:px-6" data-testid="compare-table" role="region" aria-label="Таблица сравнения" tabIndex={0}>
         <table className="w-full border-separate border-spacing-0 text-left">
           <caption className="sr-only">Сравнение {models.length} моделей: цены, контекст, модальности, стоимость типичного запроса</caption>
           <thead>
@@ -210,6 +211,9 @@ export function CompareDialog({ models, open, onClose, signedIn }: { models: Mod
           </tbody>
         </table>
       </div>
+      <p className="mt-3 text-xs leading-5 text-slate-500" data-testid="typical-note">
+        Типичный запрос — {TYPICAL_REQUEST_TEXT}. Списывается фактическая стоимость у провайдера.
+      </p>
     </Dialog>
   )
 }

@@ -9,7 +9,7 @@ import { CloseIcon } from '../../components/icons'
 import { cn } from '../../lib/cn'
 import { Composer } from './composer'
 import { type EstimateBody, useEstimate } from './estimate'
-import { PlusIcon } from './icons'
+import { PlusIcon, SlidersIcon } from './icons'
 import { type MessageActions, MessageList, secondsLabel } from './messages'
 import { ModelPicker } from './model-picker'
 import { answersText, type PlaygroundModel } from './models'
@@ -78,27 +78,29 @@ function Column({
   const name = modelName(session.modelId)
   return (
     <Card className="flex min-h-[16rem] min-w-0 flex-col overflow-hidden max-lg:max-h-[70dvh] lg:min-h-0" data-testid="compare-column" data-model-id={session.modelId}>
-      <div className="shrink-0 space-y-1.5 border-b border-slate-200 px-3 py-2.5">
-        <div className="flex items-center justify-between gap-2">
-          <label htmlFor={pickerId} className="text-xs font-medium text-slate-600">
-            Модель {index + 1}
-          </label>
-          <span className="flex items-center gap-2">
-            <LastAnswer session={session} />
-            {removable && (
-              <button
-                type="button"
-                onClick={onRemove}
-                disabled={session.pending}
-                aria-label={`Убрать ${name} из сравнения`}
-                className="rounded-md p-1 text-slate-400 hover:bg-slate-100 hover:text-slate-700 disabled:opacity-40"
-              >
-                <CloseIcon size={14} />
-              </button>
-            )}
-          </span>
+      <div className="shrink-0 space-y-1 border-b border-slate-200 px-3 py-2.5">
+        <label htmlFor={pickerId} className="sr-only">
+          Модель {index + 1}
+        </label>
+        <div className="flex items-center gap-1.5">
+          <div className="min-w-0 flex-1">
+            <ModelPicker id={pickerId} models={options} value={session.modelId} loading={loading} disabled={session.pending} onChange={onModel} />
+          </div>
+          {removable && (
+            <button
+              type="button"
+              onClick={onRemove}
+              disabled={session.pending}
+              aria-label={`Убрать ${name} из сравнения`}
+              className="shrink-0 rounded-md p-1.5 text-slate-400 hover:bg-slate-100 hover:text-slate-700 disabled:opacity-40"
+            >
+              <CloseIcon size={14} />
+            </button>
+          )}
         </div>
-        <ModelPicker id={pickerId} models={options} value={session.modelId} loading={loading} disabled={session.pending} onChange={onModel} />
+        <div className="flex min-h-4 justify-end">
+          <LastAnswer session={session} />
+        </div>
       </div>
       <MessageList
         messages={session.messages}
@@ -107,6 +109,7 @@ function Column({
         empty={<p className="flex h-full items-center justify-center px-4 py-8 text-center text-sm text-slate-500">Ответ {name} появится здесь</p>}
         actions={actions}
         modelName={modelName}
+        compact
       />
     </Card>
   )
@@ -125,6 +128,7 @@ export function CompareView({
   wide,
   mic,
   banner,
+  onOpenSettings,
 }: {
   models: PlaygroundModel[]
   modelsLoading: boolean
@@ -139,6 +143,8 @@ export function CompareView({
   wide: boolean
   mic?: ReactNode
   banner?: ReactNode
+  /** the shared settings (temperature, answer length, system prompt), in a drawer */
+  onOpenSettings: () => void
 }) {
   const options = models.filter(answersText)
   const common = { models, settings, persist: false, onCharged }
@@ -208,6 +214,15 @@ export function CompareView({
       <div className="flex flex-wrap items-center justify-between gap-2">
         <p className="text-sm text-slate-600">Один вопрос — {count} модели сразу: ответы, стоимость и время рядом. Сравнение не сохраняется в истории чатов.</p>
         <div className="flex shrink-0 gap-2">
+          <button
+            type="button"
+            onClick={onOpenSettings}
+            aria-haspopup="dialog"
+            className="inline-flex h-8 items-center gap-1.5 rounded-lg border border-slate-200 bg-white px-3 text-sm font-medium text-slate-700 hover:bg-slate-50"
+          >
+            <SlidersIcon size={14} className="text-slate-500" />
+            Настройки
+          </button>
           {started && (
             <button
               type="button"

@@ -204,19 +204,23 @@ function AssistantMessage({
   actions,
   last,
   modelName,
+  compact,
 }: {
   message: UiMessage
   prompt: string
   actions: MessageActions
   last: boolean
   modelName?: (id: string) => string
+  compact?: boolean
 }) {
   const waiting = (message.status === 'streaming' && !message.content && message.images.length === 0) || message.status === 'generating' || message.status === 'speaking'
   return (
     <div className="flex gap-3" data-testid="assistant-message" data-status={message.status ?? 'done'} data-last={last}>
-      <span aria-hidden="true" className="mt-0.5 flex h-8 w-8 shrink-0 items-center justify-center rounded-full bg-indigo-50 text-indigo-600 ring-1 ring-indigo-100">
-        <SparklesIcon size={16} />
-      </span>
+      {!compact && (
+        <span aria-hidden="true" className="mt-0.5 flex h-8 w-8 shrink-0 items-center justify-center rounded-full bg-indigo-50 text-indigo-600 ring-1 ring-indigo-100">
+          <SparklesIcon size={16} />
+        </span>
+      )}
       <div className="min-w-0 flex-1">
         <div className="min-w-0 rounded-2xl rounded-tl-md border border-slate-200 bg-white px-4 py-2.5 shadow-xs">
           {waiting ? (
@@ -375,13 +379,14 @@ function useStickToBottom(count: number, growth: unknown) {
     const figure = img instanceof HTMLImageElement ? img.closest<HTMLElement>('[data-testid="generated-image"]') : null
     if (figure && img instanceof HTMLImageElement && !revealed.current.has(img.src) && figure.closest('[data-last="true"]')) {
       revealed.current.add(img.src)
-      const box = el.getBoundingClientRect()
-      const fig = figure.getBoundingClientRect()
       const margin = 12
-      // its bottom into view; a picture taller than the list shows from its top
-      const down = fig.bottom + margin - box.bottom
-      const limit = fig.top - margin - box.top
-      if (down > 0) el.scrollTop += Math.min(down, Math.max(limit, 0))
+      const box = el.getBoundingClientRect()
+      // a picture taller than the conversation's visible height (a phone) is shown smaller, to fit whole
+      const room = box.height - 2 * margin - (figure.getBoundingClientRect().height - img.getBoundingClientRect().height)
+      if (img.getBoundingClientRect().height > room) img.style.maxHeight = `${Math.max(120, Math.floor(room))}px`
+      const fig = figure.getBoundingClientRect()
+      if (fig.top < box.top + margin) el.scrollTop -= box.top + margin - fig.top
+      else if (fig.bottom > box.bottom - margin) el.scrollTop += Math.min(fig.bottom - box.bottom + margin, fig.top - box.top - margin)
       pinned.current = el.scrollHeight - el.scrollTop - el.clientHeight < 80
       return
     }
@@ -397,6 +402,7 @@ export function MessageList({
   actions,
   modelName,
   label,
+  compact,
 }: {
   messages: UiMessage[]
   loading: boolean
@@ -406,6 +412,8 @@ export function MessageList({
   modelName?: (id: string) => string
   /** the list's accessible name (a comparison has one per model) */
   label?: string
+  /** a narrow column (a comparison): no avatars, less padding */
+  compact?: boolean
 }) {
   const last = messages.at(-1)
   const { ref, onScroll, onLoad } = useStickToBottom(messages.length, `${last?.content.length}:${last?.images.length}:${last?.status}`)
@@ -414,7 +422,7 @@ export function MessageList({
       ref={ref}
       onScroll={onScroll}
       onLoadCapture={onLoad}
-      className="min-h-0 flex-1 overflow-y-auto px-3 py-4 sm:px-5"
+      className={cn('min-h-0 flex-1 overflow-y-auto', compact ? 'px-3 py-3' : 'px-3 py-4 sm:px-5')}
       data-testid="message-list"
       aria-live="polite"
       aria-busy={loading}
@@ -433,7 +441,15 @@ export function MessageList({
             m.role === 'user' ? (
               <UserMessage key={m.key} message={m} actions={actions} />
             ) : (
-              <AssistantMessage key={m.key} message={m} prompt={messages[i - 1]?.content ?? ''} actions={actions} last={i === messages.length - 1} modelName={modelName} />
+              <AssistantMessage
+                key={m.key}
+                message={m}
+                prompt={messages[i - 1]?.content ?? ''}
+                actions={actions}
+                last={i === messages.length - 1}
+                modelName={modelName}
+                compact={compact}
+              />
             ),
           )}
         </div>

@@ -104,10 +104,10 @@ export function PlaygroundPage() {
   const voice = useVoiceSettings(models, speechMode ? model : undefined)
   const modelName = useCallback((id: string) => models.find((m) => m.id === id)?.name || id, [models])
 
-  // the drawer is the phone's panel: a wider window shows the column instead
+  // the drawer is the phone's panel (and the comparison's): a wider chat shows the column instead
   useEffect(() => {
-    if (wide) setDrawerOpen(false)
-  }, [wide])
+    if (wide && view === 'chat') setDrawerOpen(false)
+  }, [wide, view])
 
   // ─── the model ──────────────────────────────────────────────────────────────
   const chatModels = models.filter(isChatModel)
@@ -357,7 +357,7 @@ export function PlaygroundPage() {
           onDelete={session.removeChat}
         />
       )}
-      <div className="grid min-h-0 flex-1 grid-rows-[minmax(0,1fr)] gap-4 lg:grid-cols-[minmax(0,1fr)_320px] lg:gap-6">
+      <div className={cn('grid min-h-0 flex-1 grid-rows-[minmax(0,1fr)] gap-4 lg:gap-6', !comparing && 'lg:grid-cols-[minmax(0,1fr)_320px]')}>
         {comparing ? (
           <CompareView
             models={models}
@@ -372,6 +372,7 @@ export function PlaygroundPage() {
             wide={wide}
             mic={mic}
             banner={<DictationBar dictation={dictation} />}
+            onOpenSettings={() => setDrawerOpen(true)}
           />
         ) : (
           <ChatView
@@ -403,14 +404,15 @@ export function PlaygroundPage() {
             banner={<DictationBar dictation={dictation} />}
           />
         )}
-        {wide && (
+        {wide && !comparing && (
           <aside className="min-h-0 space-y-4 overflow-y-auto pb-1" aria-label="Модель и настройки">
             {panels}
           </aside>
         )}
       </div>
-      {!wide && (
-        <Drawer open={drawerOpen} onClose={() => setDrawerOpen(false)} title="Модель и настройки">
+      {/* a phone, and a comparison (its columns take the width), keep the panels in a drawer */}
+      {(!wide || comparing) && (
+        <Drawer open={drawerOpen} onClose={() => setDrawerOpen(false)} title={comparing ? 'Настройки сравнения' : 'Модель и настройки'}>
           {panels}
         </Drawer>
       )}
