@@ -10,7 +10,7 @@ import { LEGAL_DOCUMENTS } from '../content/legal'
 import { dec, floorDiv, mul } from '../lib/decimal'
 import { eventually, expectedCharge, startGateway, TEST_RATE } from '../test-support/gateway'
 import { freshIp, registerUser } from '../test-support/server'
-import { withPriceCap } from './chat'
+import { withPriceCap } from './pipeline'
 
 type Gateway = Awaited<ReturnType<typeof startGateway>>
 type Customer = Awaited<ReturnType<Gateway['customer']>>

@@ -9,7 +9,7 @@ import { badRequest, OpenAIError } from '../lib/errors'
 import { envelope, errors, ok } from '../lib/http'
 import { microsToRub } from '../lib/money'
 import { type Caller, callerForKey, callerForUser } from './callers'
-import { chatService, type GatewayDeps } from './chat'
+import { modelNotFound, unavailable } from './errors'
 import type { ImageStore } from './files'
 import { imagesService, imagesShape } from './images'
 import { lookups } from './lookup'
@@ -25,9 +25,9 @@ import {
   OpenAIErrorBody,
   ResponsesRequest,
 } from './model'
+import { type GatewayDeps, pipeline } from './pipeline'
 import { protocolsService } from './protocols'
 import { chatShape } from './shape'
-import { unavailable } from './upstream-errors'
 
 /**
  * null means absent for an optional parameter (the OpenAI contract; the Python SDK sends
@@ -44,10 +44,10 @@ const unauthorized = (message: string, code: string) => new OpenAIError(401, mes
 const errorsOf = (...statuses: number[]) => Object.fromEntries(statuses.map((s) => [s, OpenAIErrorBody]))
 
 export function gatewayRoutes(deps: GatewayDeps & { images: ImageStore }, guard: AuthGuard) {
-  const chat = chatService(deps)
+  const pipe = pipeline(deps)
   const files = deps.images
-  const images = imagesService(deps, chat, files)
-  const protocols = protocolsService(deps, chat)
+  const images = imagesService(deps, pipe, files)
+  const protocols = protocolsService(deps, pipe)
   const markup = dec(String(deps.config.markup))
   const lookup = lookups(deps.db)
 
@@ -121,7 +121,7 @@ export function gatewayRoutes(deps: GatewayDeps & { images: ImageStore }, guard:
         const rate = deps.rates.current()
         if (!rate) throw unavailable('Курс валют временно недоступен. Попробуйте позже.')
         const model = deps.catalog.get(id)
-        if (!model) throw new OpenAIError(404, `Модель ${id} не найдена`, 'invalid_request_error', 'model_not_found', { param: 'model' })
+        if (!model) throw modelNotFound(`Модель ${id} не найдена`)
         return deps.catalog.toApi(model, rate, markup)
       },
       { response: { 200: ModelObject, ...errorsOf(404, 503) }, detail: { summary: 'Одна модель каталога (id с %2F или со слэшем)' } },
@@ -129,7 +129,7 @@ export function gatewayRoutes(deps: GatewayDeps & { images: ImageStore }, guard:
     .post(
       '/chat/completions',
       // Explicitly async: Elysia awaits (and routes rejections to onError) only handlers it sees as async.
-      async ({ caller, body, request }) => await chat.chat(caller, body, request.signal),
+      async ({ caller, body, request }) => await protocols.chat(caller, body, request.signal),
       {
         caller: true,
         body: ChatRequest,
@@ -250,7 +250,7 @@ export function gatewayRoutes(deps: GatewayDeps & { images: ImageStore }, guard:
  * planHold as the hold itself, so the Playground never shows less than what is then charged.
  */
 export function estimateRoutes(deps: GatewayDeps, guard: AuthGuard) {
-  const chat = chatService(deps)
+  const pipe = pipeline(deps)
   return new Elysia({ name: 'gateway-estimate', prefix: '/api/playground', detail: { tags: ['Чаты Playground'], security: [{ bearerAuth: [] }] } }).use(guard).post(
     '/estimate',
     async ({ user, body }) => {
@@ -258,7 +258,7 @@ export function estimateRoutes(deps: GatewayDeps, guard: AuthGuard) {
       if (!caller) throw unauthorized('Сессия недействительна', 'invalid_api_key')
       const cs = body.chat ? chatShape(body.chat, deps.catalog.get) : body.images ? imagesShape(body.images, deps.catalog.get) : null
       if (!cs) throw badRequest('Передайте chat (тело /v1/chat/completions) или images (тело /v1/images)')
-      const e = await chat.estimate(caller, cs)
+      const e = await pipe.estimate(caller, cs)
       return ok({
         maxCost: e.maxCostMicros === null ? null : microsToRub(e.maxCostMicros),
         hold: e.holdMicros === null ? null : microsToRub(e.holdMicros),

@@ -1,13 +1,15 @@
-// The router's other protocols through the same hold → forward → relay → settle as chat:
+// Every protocol's entry on the one pipeline (pipeline.ts: hold → forward → relay → settle): chat,
 // Responses, Anthropic Messages (and its free token count) and embeddings.
 import { OpenAIError } from '../lib/errors'
 import { upstreamErrorFrom } from '../upstream/client'
 import type { Caller } from './callers'
-import type { ChatService, GatewayDeps } from './chat'
+import { type ChatBody, chatWire } from './chat'
 import { type EmbeddingsBody, embeddingsShape, embeddingsWire } from './embeddings'
+import { fromFetchFailure, fromUpstream } from './errors'
 import { type MessagesBody, messagesShape, messagesWire, resolveAnthropicModel } from './messages'
+import type { GatewayDeps, Pipeline } from './pipeline'
 import { type ResponsesBody, responsesShape, responsesWire } from './responses'
-import { fromFetchFailure, fromUpstream } from './upstream-errors'
+import { chatShape } from './shape'
 
 const ANTHROPIC_VERSION = '2023-06-01'
 
@@ -18,25 +20,33 @@ function anthropicHeaders(headers: Record<string, string | undefined>): Record<s
   return out
 }
 
-export function protocolsService(deps: GatewayDeps, chat: ChatService) {
+export function protocolsService(deps: GatewayDeps, pipe: Pipeline) {
   const get = deps.catalog.get
 
   async function messages(caller: Caller, body: MessagesBody, headers: Record<string, string | undefined>, signal: AbortSignal) {
     const stream = body.stream === true
     const model = resolveAnthropicModel(body.model, get)
     const cs = messagesShape({ ...body, model }, get)
-    const p = await chat.prepare(caller, cs, { endpoint: 'messages', stream, headers: anthropicHeaders(headers) })
-    const out = chat.body(p, { ...body, model }, 'messages')
-    return stream ? chat.stream(p, messagesWire, out, signal) : chat.complete(p, messagesWire, out, signal)
+    const p = await pipe.prepare(caller, cs, { endpoint: 'messages', stream, headers: anthropicHeaders(headers) })
+    const out = pipe.body(p, { ...body, model }, 'messages')
+    return stream ? pipe.stream(p, messagesWire, out, signal) : pipe.complete(p, messagesWire, out, signal)
   }
 
   return {
+    /** /v1/chat/completions, plain or streamed. */
+    async chat(caller: Caller, body: ChatBody, signal: AbortSignal) {
+      const stream = body.stream === true
+      const p = await pipe.prepare(caller, chatShape(body, get), { endpoint: 'chat', stream })
+      const out = pipe.body(p, body, 'chat')
+      return stream ? pipe.stream(p, chatWire, out, signal) : pipe.complete(p, chatWire, out, signal)
+    },
+
     async responses(caller: Caller, body: ResponsesBody, signal: AbortSignal) {
       const stream = body.stream === true
       const cs = responsesShape(body, get)
-      const p = await chat.prepare(caller, cs, { endpoint: 'responses', stream })
-      const out = chat.body(p, body, 'responses')
-      return stream ? chat.stream(p, responsesWire, out, signal) : chat.complete(p, responsesWire, out, signal)
+      const p = await pipe.prepare(caller, cs, { endpoint: 'responses', stream })
+      const out = pipe.body(p, body, 'responses')
+      return stream ? pipe.stream(p, responsesWire, out, signal) : pipe.complete(p, responsesWire, out, signal)
     },
 
     async messages(caller: Caller, body: MessagesBody, headers: Record<string, string | undefined>, signal: AbortSignal) {
@@ -72,8 +82,8 @@ export function protocolsService(deps: GatewayDeps, chat: ChatService) {
 
     async embeddings(caller: Caller, body: EmbeddingsBody, signal: AbortSignal) {
       const cs = embeddingsShape(body, get)
-      const p = await chat.prepare(caller, cs, { endpoint: 'embeddings', stream: false })
-      return chat.complete(p, embeddingsWire, chat.body(p, body, 'embeddings'), signal)
+      const p = await pipe.prepare(caller, cs, { endpoint: 'embeddings', stream: false })
+      return pipe.complete(p, embeddingsWire, pipe.body(p, body, 'embeddings'), signal)
     },
   }
 }
