@@ -2,13 +2,15 @@
 // usage and for errors, keeps the connection alive, and settles the request's hold exactly once.
 
 import { dataOf, eventsOf, SseSplitter } from '../lib/sse'
-import type { Prepared } from './pipeline'
 import type { StreamReader, Usage } from './wire'
 
 const KEEPALIVE_EVERY_MS = 15_000
 
+/** The request a stream answers, as the relay sees it: the pipeline's Prepared. */
+type Request = { responseId: string | null }
+
 /** How a relayed stream ends its request: the pipeline's settle, release and reconcile. */
-export type RelayBilling = {
+export type RelayBilling<Prepared extends Request> = {
   settle(p: Prepared, usage: Usage | undefined, upstreamId: string | null, status?: 'success' | 'cancelled', fallbackCompletion?: number, reportedModel?: unknown): Promise<number>
   release(p: Prepared, error: string, upstreamId?: string | null): Promise<void>
   /** After the client left: ask the router what it billed; fall back to what was streamed. */
@@ -17,7 +19,7 @@ export type RelayBilling = {
   idleMs: number
 }
 
-export class Relay {
+export class Relay<Prepared extends Request> {
   readonly stream: ReadableStream<Uint8Array>
   private readonly encoder = new TextEncoder()
   private readonly splitter = new SseSplitter()
@@ -36,7 +38,7 @@ export class Relay {
     private readonly reader: StreamReader,
     res: Response,
     private readonly ac: AbortController,
-    private readonly billing: RelayBilling,
+    private readonly billing: RelayBilling<Prepared>,
   ) {
     this.upstreamId = res.headers.get('x-generation-id')
     const body = res.body!.getReader()
