@@ -26,7 +26,7 @@ import {
   ResponsesRequest,
 } from './model'
 import { type GatewayDeps, pipeline } from './pipeline'
-import { protocolsService } from './protocols'
+import { protocolsService, TOKEN_COUNT_ESTIMATED } from './protocols'
 import { chatShape } from './shape'
 
 /**
@@ -171,12 +171,24 @@ export function gatewayRoutes(deps: GatewayDeps & { images: ImageStore }, guard:
         security: [{ bearerAuth: [] }],
       },
     })
-    .post('/messages/count_tokens', async ({ body, headers, request }) => await protocols.countTokens(body, headers, request.signal), {
-      caller: true,
-      body: CountTokensRequest,
-      response: { 200: t.Object({ input_tokens: t.Number() }), ...errorsOf(400, 401, 404, 502, 503) },
-      detail: { summary: 'Подсчёт входных токенов запроса Messages (бесплатно)', security: [{ bearerAuth: [] }] },
-    })
+    .post(
+      '/messages/count_tokens',
+      async ({ body, headers, request, set }) => {
+        const { input_tokens, estimated } = await protocols.countTokens(body, headers, request.signal)
+        if (estimated) set.headers[TOKEN_COUNT_ESTIMATED] = 'true'
+        return { input_tokens }
+      },
+      {
+        caller: true,
+        body: CountTokensRequest,
+        response: { 200: t.Object({ input_tokens: t.Number() }), ...errorsOf(400, 401, 403, 404) },
+        detail: {
+          summary: 'Подсчёт входных токенов запроса Messages (бесплатно)',
+          description: `Отвечает всегда: если провайдер не считает токены сам или недоступен, число оценивается шлюзом (с запасом, как для резерва) и ответ несёт заголовок ${TOKEN_COUNT_ESTIMATED}: true.`,
+          security: [{ bearerAuth: [] }],
+        },
+      },
+    )
     .post('/embeddings', async ({ caller, body, request }) => await protocols.embeddings(caller, body, request.signal), {
       caller: true,
       body: EmbeddingsRequest,
@@ -205,7 +217,8 @@ export function gatewayRoutes(deps: GatewayDeps & { images: ImageStore }, guard:
         response: {
           200: t.Object({
             data: t.Any({
-              description: 'Как /generation у маршрутизатора: model, tokens_prompt, tokens_completion, total_cost (рубли), latency (мс), status, streamed, created_at',
+              description:
+                'Как /generation у маршрутизатора: model, tokens_prompt, tokens_completion, total_cost (рубли), latency (мс), status, streamed, created_at, upstream (primary — основной провайдер, fallback — резервный)',
             }),
           }),
           ...errorsOf(400, 401, 404),

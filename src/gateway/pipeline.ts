@@ -18,10 +18,11 @@ import { ceilUnits, type Dec, dec, isNegative, mul, sub } from '../lib/decimal'
 import { insufficientBalance, OpenAIError } from '../lib/errors'
 import { isObject } from '../lib/json'
 import { formatMicros } from '../lib/money'
-import { type UpstreamClient, upstreamErrorFrom } from '../upstream/client'
+import type { UpstreamName, Upstreams } from '../upstream/pool'
 import type { Caller } from './callers'
-import { fromFetchFailure, fromUpstream, unavailable } from './errors'
+import { fromFetchFailure, unavailable } from './errors'
 import { costUsd, DEFAULT_WEB_RESULTS, hasVariablePrice, type PriceCap, planHold, type RequestShape } from './estimate'
+import { forwarder } from './forward'
 import { Relay } from './relay'
 import { type ChatShape, isPrice } from './shape'
 import type { Usage, Wire } from './wire'
@@ -31,7 +32,8 @@ export type GatewayDeps = {
   config: Config
   catalog: Catalog
   rates: RateProvider
-  upstream: UpstreamClient
+  /** The routers: the primary and, when configured, the second one (upstream/pool.ts). */
+  upstreams: Upstreams
   keys: KeysService
   notifyLowBalance: (alert: LowBalance) => void
 }
@@ -61,6 +63,8 @@ export type Prepared = {
   stream: boolean
   /** Headers the router needs besides ours (anthropic-version, anthropic-beta). */
   headers?: Record<string, string>
+  /** The router that answered (or failed last). */
+  upstream: UpstreamName
 }
 
 /** Reconciliation after a client disconnect: the router publishes generation stats with a delay. */
@@ -96,7 +100,8 @@ export function endUserId(userId: string) {
 }
 
 export function pipeline(deps: GatewayDeps) {
-  const { db, config, rates, upstream, keys } = deps
+  const { db, config, rates, upstreams, keys } = deps
+  const { forward } = forwarder(upstreams, config.upstreamTimeoutMs)
   const markup = dec(String(config.markup))
 
   /**
@@ -181,6 +186,7 @@ export function pipeline(deps: GatewayDeps) {
       endpoint: opts.endpoint,
       stream: opts.stream,
       headers: opts.headers,
+      upstream: 'primary',
     }
   }
 
@@ -224,6 +230,7 @@ export function pipeline(deps: GatewayDeps) {
     upstreamCostUsd: f.upstreamCostUsd ?? null,
     upstreamId: f.upstreamId ?? null,
     responseId: p.responseId,
+    upstream: p.upstream,
     status: f.status,
     error: f.error ?? null,
     durationMs: Math.round(performance.now() - p.started),
@@ -291,30 +298,15 @@ export function pipeline(deps: GatewayDeps) {
   }
 
   /**
-   * POSTs one request to the router and waits for its answer's head, with our timeout linked to the
-   * client's disconnect. A failure is thrown as the customer's error; the hold is left to the caller.
+   * POSTs one request to a router and waits for its answer's head (forward.ts: retried before the first
+   * byte, moved to the second router while the first is down). A failure is thrown as the customer's
+   * error; the hold is left to the caller.
    */
   async function post(p: Prepared, path: string, body: Record<string, unknown>, clientSignal: AbortSignal) {
-    const ac = new AbortController()
-    let timedOut = false
-    const timer = setTimeout(() => {
-      timedOut = true
-      ac.abort()
-    }, config.upstreamTimeoutMs)
-    const onClientAbort = () => ac.abort()
-    clientSignal.addEventListener('abort', onClientAbort, { once: true })
-    const done = () => {
-      clearTimeout(timer)
-      clientSignal.removeEventListener('abort', onClientAbort)
-    }
-    try {
-      const res = await upstream.post(path, body, ac.signal, p.headers)
-      if (!res.ok) throw fromUpstream(await upstreamErrorFrom(res))
-      return { res, ac, done, timedOut: () => timedOut }
-    } catch (e) {
-      done()
-      throw e instanceof OpenAIError ? e : fromFetchFailure(e, timedOut)
-    }
+    const models = p.shape.candidates.map((c) => c.model.id)
+    const sent = await forward({ path, body, headers: p.headers, stream: p.stream, models }, clientSignal)
+    p.upstream = sent.upstream
+    return sent
   }
 
   /** post(), releasing the hold when no answer comes. */
@@ -380,7 +372,7 @@ export function pipeline(deps: GatewayDeps) {
       for (const wait of GENERATION_RETRY_MS) {
         await Bun.sleep(wait)
         try {
-          const stats = await upstream.generation(upstreamId)
+          const stats = await upstreams.byName(p.upstream).client.generation(upstreamId)
           if (stats) {
             await settle(p, { cost: stats.totalCost, prompt_tokens: stats.tokensPrompt, completion_tokens: stats.tokensCompletion }, upstreamId, 'cancelled')
             return
@@ -392,7 +384,7 @@ export function pipeline(deps: GatewayDeps) {
     await settle(p, undefined, upstreamId, 'cancelled', pieces)
   }
 
-  return { estimate, prepare, body: upstreamBody, post, complete, stream, settle, release, chargeFor }
+  return { estimate, prepare, body: upstreamBody, forward, post, complete, stream, settle, release, chargeFor }
 }
 
 export type Pipeline = ReturnType<typeof pipeline>
