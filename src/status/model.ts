@@ -39,6 +39,7 @@ export const UpstreamsBody = t.Object({
       models: t.Union([t.Integer(), t.Null()], { description: 'Моделей в каталоге резервного провайдера (null — не прочитан или это основной)' }),
       state: t.UnionEnum(['closed', 'open', 'half-open'], { description: 'closed — запросы идут, open — не отправляются, half-open — пробные запросы' }),
       since: t.String(),
+      windowSec: t.Integer({ description: 'Скользящее окно предохранителя, секунд' }),
       requests: t.Integer({ description: 'Запросов в скользящем окне' }),
       failures: t.Integer(),
       retryAfterSec: t.Integer(),

@@ -1,6 +1,7 @@
 // The service's state for everyone (/status, /api/status) and the upstreams' for the admin: what the
 // breakers of this instance say now, and the incidents every instance recorded over 90 days.
 import type { Config } from '../config'
+import type { ComponentState } from '../content/status'
 import type { Db } from '../db/client'
 import { INSTANCE_ID } from '../db/instance'
 import type { Transition } from '../upstream/breaker'
@@ -17,10 +18,6 @@ const HEARTBEAT_MS = 60_000
 const STALE_MS = 5 * HEARTBEAT_MS
 /** /api/status is public: one answer serves everyone for this long. */
 const CACHE_MS = 5_000
-
-export type ComponentState = 'operational' | 'degraded' | 'outage'
-
-export const STATE_LABELS: Record<ComponentState, string> = { operational: 'Работает', degraded: 'Частичный сбой', outage: 'Не работает' }
 
 export type StatusDeps = { db: Db; config: Config; upstreams: Upstreams }
 
@@ -129,6 +126,7 @@ export function statusService({ db, config, upstreams }: StatusDeps) {
           // The host only: a base URL may carry credentials.
           host: u.name === 'fallback' ? new URL(config.fallbackUpstream!.baseUrl).host : u.client.mode === 'demo' ? 'демо-режим' : new URL(config.openrouterBaseUrl).host,
           models: u.name === 'fallback' ? upstreams.fallbackModels() : null,
+          windowSec: Math.round(config.breaker.windowMs / 1000),
           ...u.breaker.snapshot(),
         })),
       }
