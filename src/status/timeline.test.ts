@@ -39,11 +39,7 @@ test('an open row is ongoing while its instance vouches for it, and ends where i
 })
 
 test('with a second router, only the time both were down is an outage', () => {
-  const merged = mergeIncidents(
-    [row('primary', '2026-11-24T10:00:00Z', '2026-11-24T11:00:00Z'), row('fallback', '2026-11-24T10:30:00Z', '2026-11-24T11:30:00Z')],
-    NOW,
-    300_000,
-  )
+  const merged = mergeIncidents([row('primary', '2026-11-24T10:00:00Z', '2026-11-24T11:00:00Z'), row('fallback', '2026-11-24T10:30:00Z', '2026-11-24T11:30:00Z')], NOW, 300_000)
   expect(outages(merged, false)).toEqual([{ start: +at('2026-11-24T10:00:00Z'), end: +at('2026-11-24T11:00:00Z') }])
   expect(outages(merged, true)).toEqual([{ start: +at('2026-11-24T10:30:00Z'), end: +at('2026-11-24T11:00:00Z') }])
 })

@@ -5,7 +5,12 @@ import { CircuitBreaker, PROBES, type Transition } from './breaker'
 function breaker(opts: Partial<ConstructorParameters<typeof CircuitBreaker>[1]> = {}) {
   let now = 1_000_000
   const transitions: Transition[] = []
-  const b = new CircuitBreaker('primary', { windowMs: 10_000, minRequests: 4, failurePercent: 50, cooldownMs: 1000, ...opts }, (t) => transitions.push(t), () => now)
+  const b = new CircuitBreaker(
+    'primary',
+    { windowMs: 10_000, minRequests: 4, failurePercent: 50, cooldownMs: 1000, ...opts },
+    (t) => transitions.push(t),
+    () => now,
+  )
   const run = (outcome: 'ok' | 'fail' | 'neutral', reason = 'HTTP 503') => {
     const pass = b.admit()
     if (!pass) return false
