@@ -16,12 +16,13 @@ import { blogService } from './blog/service'
 import { createRateProvider } from './catalog/rate'
 import { createCatalog } from './catalog/service'
 import { chatsRoutes } from './chats'
-import { chatsService } from './chats/service'
+import { chatPictures, chatsService } from './chats/service'
 import type { Config } from './config'
 import type { Db } from './db/client'
 import { estimateRoutes, gatewayRoutes } from './gateway'
 import { createImageStore } from './gateway/files'
 import { v1Protocol } from './gateway/protocol'
+import { WS_SERVER_OPTIONS } from './gateway/ws'
 import { keysRoutes } from './keys'
 import { keysService } from './keys/service'
 import { type BodyFamily, bodyLimits, docsSeeThroughBodyReaders, KB, MB, V1_BODY_LIMIT } from './lib/body'
@@ -47,13 +48,13 @@ export async function createServices(config: Config, db: Db, mailer: Mailer) {
   const rates = await createRateProvider(config, db, upstream.mode === 'demo')
   const catalog = await createCatalog(db, upstream)
   const uploads = uploadsService(config, db)
-  const images = createImageStore(config, db)
+  const images = createImageStore(config, db, chatPictures(db))
   // Deleting an account deletes its files: their rows go in the deleting unit, the bytes right after.
   const removeStored = (gone: StoredFiles) => {
     uploads.removeStored(gone.uploads)
     images.removeStored(gone.images)
   }
-  const auth = authService({ db, config, mailer, files: { removeStored } })
+  const auth = authService({ db, config, mailer, files: { claim: images.claimNamedBy, removeStored } })
   const keys = keysService(db)
   const payments = paymentsService({ db, config })
   const refunds = refundsService(db)
@@ -97,7 +98,7 @@ export const MAX_REQUEST_BODY = 2 * V1_BODY_LIMIT
 export function createApp(s: Services) {
   const guard = authGuard(s.config, s.auth)
   return (
-    new Elysia({ serve: { maxRequestBodySize: MAX_REQUEST_BODY } })
+    new Elysia({ serve: { maxRequestBodySize: MAX_REQUEST_BODY }, websocket: WS_SERVER_OPTIONS })
       .use(errorHandler)
       // /v1 reads its own bodies, after the caller's key is checked (gateway/index.ts).
       .use(bodyLimits(BODY_FAMILIES, DEFAULT_BODY_LIMIT, ['/v1']))

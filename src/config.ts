@@ -215,6 +215,11 @@ export function loadConfig(env: Env = process.env) {
     autopostCron: env.AUTOPOST_CRON?.trim() || '* * * * *',
     /** The model that writes blog articles (platform spend); another text model is used if the catalogue lacks it. */
     autopostTextModel: env.AUTOPOST_TEXT_MODEL?.trim() || 'openai/gpt-4o-mini',
+    /** The Responses API's WebSocket mode: how long one connection may stay open (then a clean close). */
+    responsesWsMaxAgeSec: int(env, 'RESPONSES_WS_MAX_AGE_SEC', 3600, 1, 24 * 3600),
+    /** Open WebSocket connections per API key and per account, on each instance. */
+    responsesWsPerKey: int(env, 'RESPONSES_WS_PER_KEY', 8, 1, 10_000),
+    responsesWsPerAccount: int(env, 'RESPONSES_WS_PER_ACCOUNT', 16, 1, 10_000),
     /** The model that draws article covers; another image-output model is used if the catalogue lacks it. */
     autopostImageModel: env.AUTOPOST_IMAGE_MODEL?.trim() || 'google/gemini-2.5-flash-image',
     /** The seller on invoices and acts (SELLER_*); null: invoice payment is not offered. */

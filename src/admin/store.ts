@@ -5,7 +5,7 @@ import { passwordResets, refreshTokens, users } from '../auth/schema'
 import { ledgerEntries, uncoveredCosts, usageDaily } from '../billing/schema'
 import { chats } from '../chats/schema'
 import type { Db } from '../db/client'
-import { generatedImages } from '../gateway/schema'
+import { generatedImages, storedResponses } from '../gateway/schema'
 import { apiKeys } from '../keys/schema'
 import { uploads } from '../uploads/schema'
 
@@ -92,7 +92,7 @@ export const adminStore = (db: Db) => ({
   /**
    * Soft delete: the row stays for the ledger and usage rows that must be kept, but the e-mail is
    * anonymised, the password made unusable, every credential (keys, sessions, reset links) removed,
-   * and the customer's content deleted: chats, uploads and generated pictures (their links answer
+   * and the customer's content deleted: chats, stored Responses answers, uploads and generated pictures (their links answer
    * 404 from this commit on; the caller removes the stored bytes it is given back).
    * Inside a unit (db/tx.ts): `q` is its connection.
    */
@@ -106,6 +106,7 @@ export const adminStore = (db: Db) => ({
     const sessions = (await q.delete(refreshTokens).where(eq(refreshTokens.userId, id)).returning({ id: refreshTokens.id })).length
     await q.delete(passwordResets).where(eq(passwordResets.userId, id))
     await q.delete(chats).where(eq(chats.userId, id))
+    await q.delete(storedResponses).where(eq(storedResponses.userId, id))
     const files = {
       uploads: (await q.delete(uploads).where(eq(uploads.userId, id)).returning({ name: uploads.name })).map((r) => r.name),
       images: (await q.delete(generatedImages).where(eq(generatedImages.userId, id)).returning({ name: generatedImages.name })).map((r) => r.name),

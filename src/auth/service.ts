@@ -75,7 +75,13 @@ const hashPassword = (password: string) => Bun.password.hash(password, { algorit
 
 /** The stored bytes of a deleted account's files (their rows are already gone). */
 export type StoredFiles = { uploads: string[]; images: string[] }
-export type Deps = { db: Db; config: Config; mailer: Mailer; files?: { removeStored(gone: StoredFiles): void } }
+export type Deps = {
+  db: Db
+  config: Config
+  mailer: Mailer
+  /** `claim`: gives the account's files that predate owners their owner first, so its own go with it. */
+  files?: { claim?(userId: string): Promise<void>; removeStored(gone: StoredFiles): void }
+}
 
 /** Thrown inside a unit to roll it back when the link turns out to be used already. */
 const LINK_USED = Symbol('link used')
@@ -139,13 +145,13 @@ export function authService({ db, config, mailer, files }: Deps) {
     return true
   }
 
-  /** Inside a unit: a new refresh token; `familyId` continues an existing session, otherwise one starts. */
   /**
-   * Ends an account at once, whoever deletes it (the customer or an admin): one unit anonymises it
-   * and deletes its keys, sessions and content; then the stored bytes of its files go. Returns what
-   * was revoked.
+   * Ends an account at once, whoever deletes it (the customer or an admin): its files that predate
+   * owners are claimed first, then one unit anonymises it and deletes its keys, sessions and content;
+   * then the stored bytes of its files go. Returns what was revoked.
    */
   async function eraseAccount(userId: string) {
+    await files?.claim?.(userId)
     const removed = await tx(db, (q) => adminStore(db).anonymise(q, userId, new Date()))
     try {
       files?.removeStored(removed.files)
@@ -156,6 +162,7 @@ export function authService({ db, config, mailer, files }: Deps) {
     return removed
   }
 
+  /** Inside a unit: a new refresh token; `familyId` continues an existing session, otherwise one starts. */
   async function issueRefreshToken(q: Db, userId: string, familyId = newId()) {
     const token = randomToken()
     const now = new Date()

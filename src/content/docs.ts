@@ -182,18 +182,61 @@ const client = new OpenAI({
   apiKey: process.env.AI_GATEWAY_API_KEY,
 })
 
-const response = await client.responses.create({
+const first = await client.responses.create({
   model: 'openai/gpt-4o-mini',
-  // previous_response_id не поддерживается: передайте всю историю в input
-  input: [
-    { role: 'user', content: 'Придумай название для кофейни' },
-    { role: 'assistant', content: '«Зерно и пар»' },
-    { role: 'user', content: 'Ещё два варианта, пожалуйста' },
-  ],
+  input: 'Придумай название для кофейни',
 })
 
-console.log(response.output_text)
-console.log('Стоимость, ₽:', response.usage?.cost)`
+// Только новое сообщение: предыдущий ответ и его вход сервер подставит сам
+const next = await client.responses.create({
+  model: 'openai/gpt-4o-mini',
+  previous_response_id: first.id,
+  input: 'Ещё два варианта, пожалуйста',
+})
+
+console.log(next.output_text)
+console.log('Стоимость, ₽:', next.usage?.cost)`
+
+  // ─── The Responses API's WebSocket mode ─────────────────────────────────────
+  const wsOrigin = origin.replace(/^http/, 'ws')
+  const jsResponsesWs = `import OpenAI from 'openai'
+import { ResponsesWS } from 'openai/resources/responses/ws' // в Node.js: npm install ws
+
+const client = new OpenAI({
+  baseURL: '${api}',
+  apiKey: process.env.AI_GATEWAY_API_KEY,
+})
+const ws = new ResponsesWS(client) // wss://…/v1/responses, ключ — в Authorization
+ws.on('error', (e) => console.error(e.message)) // ошибки приходят событиями
+
+const tools = [{
+  type: 'function',
+  name: 'get_weather',
+  parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+}]
+let previous
+let input = 'Какая погода в Казани и в Сочи?'
+for (;;) {
+  const done = ws.emitted('response.completed') // отклоняется при событии error
+  ws.send({ type: 'response.create', model: 'openai/gpt-4o-mini', tools, input, previous_response_id: previous })
+  const { response } = await done
+  previous = response.id
+  const calls = response.output.filter((item) => item.type === 'function_call')
+  if (calls.length === 0) break
+  // Только новые элементы: результаты инструментов
+  input = calls.map((call) => ({ type: 'function_call_output', call_id: call.call_id, output: getWeather(JSON.parse(call.arguments)) }))
+}
+ws.close()`
+
+  const wscat = `wscat -c ${wsOrigin}/v1/responses -H "Authorization: Bearer $AI_GATEWAY_API_KEY"
+> {"type":"response.create","model":"openai/gpt-4o-mini","input":"Привет!"}
+< {"type":"response.created","sequence_number":0,"response":{"id":"resp_…","status":"in_progress",…}}
+< {"type":"response.output_text.delta","delta":"Привет",…}
+< {"type":"response.completed","response":{"id":"resp_…","usage":{"cost":0.0012,…},…}}
+> {"type":"response.create","model":"openai/gpt-4o-mini","previous_response_id":"resp_…","input":"А теперь по-английски"}`
+
+  const websocat = `echo '{"type":"response.create","model":"openai/gpt-4o-mini","input":"Привет!"}' |
+  websocat -n -H "Authorization: Bearer $AI_GATEWAY_API_KEY" ${wsOrigin}/v1/responses`
 
   // ─── Claude Code and the Anthropic Messages API ─────────────────────────────
   const claudeEnv = `export ANTHROPIC_BASE_URL="${origin}"
@@ -444,6 +487,7 @@ console.log(response.headers.get('x-request-id')) // req_… — назовит�
             rows: [
               ['`POST /v1/chat/completions`', 'OpenAI Chat Completions', 'SDK `openai`, [LangChain](#langchain), [OpenRouter-провайдер AI SDK](#vercel-ai-sdk)'],
               ['`POST /v1/responses`', '[OpenAI Responses](#responses-api)', '[Codex CLI](#codex-cli), [Vercel AI SDK](#vercel-ai-sdk)'],
+              ['`GET /v1/responses` (WebSocket)', '[Responses API по WebSocket](#responses-websocket)', 'агентные циклы, `ResponsesWS` из SDK `openai`'],
               ['`POST /v1/messages`', 'Anthropic Messages', '[Claude Code](#claude-code), SDK `@anthropic-ai/sdk`'],
               ['`POST /v1/embeddings`', '[OpenAI Embeddings](#embeddings)', 'RAG, поиск, `OpenAIEmbeddings` в LangChain'],
               ['`POST /v1/images`', '[Генерация изображений](#images)', 'SDK `openai` (`images.generate`)'],
@@ -529,13 +573,66 @@ console.log(response.headers.get('x-request-id')) // req_… — назовит�
         blocks: [
           {
             type: 'p',
-            text: '`POST /v1/responses` — новый протокол OpenAI (Responses API): поля `model`, `input` (строка или список сообщений), `instructions`, `max_output_tokens`, `tools`, `stream`. Ответ — объект `response` с массивом `output`; с `"stream": true` приходят события `response.output_text.delta` … `response.completed`.',
+            text: '`POST /v1/responses` — новый протокол OpenAI (Responses API): поля `model`, `input` (строка или список сообщений), `instructions`, `max_output_tokens`, `tools`, `stream`, `previous_response_id`, `store`. Ответ — объект `response` с массивом `output`; с `"stream": true` приходят события `response.output_text.delta` … `response.completed`. Тот же протокол работает и [по WebSocket](#responses-websocket).',
+          },
+          {
+            type: 'ul',
+            items: [
+              'Ответы хранятся 30 дней: входные элементы запроса, `output` и `usage`. `previous_response_id` продолжает цепочку — передавайте только новые элементы, сервер подставит всю предыдущую историю сам. С `"store": false` ответ не сохраняется; историю тогда передавайте в `input` целиком (так по умолчанию работают Codex CLI и Vercel AI SDK).',
+              'Резерв и списание считаются по всему входу, который получает модель, — вместе с подставленной историей, как если бы вы отправили её сами. `instructions` и `tools` не наследуются: передавайте их в каждом запросе.',
+              '`GET /v1/responses/{id}` — сохранённый ответ, `GET /v1/responses/{id}/input_items` — все входные элементы, из которых он получен (формат списка OpenAI: `limit`, `order`, `after`), `DELETE /v1/responses/{id}` — удалить. Неизвестный, удалённый, истёкший или чужой id — 404 `previous_response_not_found` (у `GET` и `DELETE` — `response_not_found`).',
+              'Одна цепочка — не больше 16 МБ JSON (входы и ответы всех её шагов): продолжение, после которого она стала бы больше, получает 400 `chain_too_large` — начните новую цепочку с нужной частью истории в `input`. Цепочка, которую продолжают, не истекает: срок её начала продлевается.',
+            ],
+          },
+          ...tabs({ type: 'code', lang: 'bash', title: 'curl', code: curlResponses }, { type: 'code', lang: 'javascript', title: 'JavaScript', code: jsResponses }),
+        ],
+      },
+      {
+        id: 'responses-websocket',
+        title: 'Responses API по WebSocket',
+        blocks: [
+          {
+            type: 'p',
+            text: `Для агентных циклов с десятками вызовов инструментов: одно постоянное соединение \`${wsOrigin}/v1/responses\` вместо HTTP-запроса на каждый шаг. Каждый шаг — событие \`response.create\` с \`previous_response_id\` и только новыми элементами (результаты инструментов, следующее сообщение); цепочку сервер держит сам, поэтому клиент не пересылает историю, а ответ начинается быстрее.`,
+          },
+          {
+            type: 'ul',
+            items: [
+              'Ключ — как у HTTP: `Authorization: Bearer sk-gw-…` или `x-api-key` в запросе на подключение. Неверный ключ — ответ 401 до перехода на WebSocket.',
+              'Клиент отправляет текстовые кадры `{"type":"response.create", …}` — поля те же, что у `POST /v1/responses`, без `stream` и `background`. Сервер отвечает теми же событиями, что и поток HTTP: `response.created` … `response.completed`, по одному JSON в кадре; `usage.cost` — списанная сумма в рублях.',
+              'Соединение помнит цепочку последнего ответа: её можно продолжать даже со `"store": false` (но только в этом соединении). Сохранённые ответы продолжаются из любого соединения и по HTTP.',
+              '`"generate": false` готовит цепочку (инструкции, инструменты, контекст) и сразу возвращает id ответа — без вызова модели и без списания; такой ответ живёт только в памяти соединения.',
+              'Каждый шаг резервируется и списывается так же, как HTTP-запрос. Если денег не хватило — событие `error` с кодом `insufficient_balance`, соединение остаётся открытым: пополните баланс и повторите шаг.',
+              'Ошибки — события `{"type":"error", "status", "error": {"type", "code", "message", "param"}}`: `response_already_in_flight` (в соединении выполняется один ответ за раз), `previous_response_not_found`, `invalid_json`, `unknown_event`, `request_too_large`. Соединение после них остаётся открытым.',
+              'Если соединение оборвалось, запрос к модели сразу останавливается: резерв освобождается, списывается только то, что модель успела сгенерировать.',
+            ],
+          },
+          ...tabs(
+            { type: 'code', lang: 'javascript', title: 'JavaScript (openai)', code: jsResponsesWs },
+            { type: 'code', lang: 'bash', title: 'wscat', code: wscat },
+            { type: 'code', lang: 'bash', title: 'websocat', code: websocat },
+          ),
+          { type: 'h3', text: 'Пределы' },
+          {
+            type: 'table',
+            head: ['Что', 'Предел', 'Что происходит'],
+            rows: [
+              [
+                'Время жизни соединения',
+                '60 минут',
+                'событие `error` с кодом `websocket_connection_limit_reached`, затем закрытие с кодом 1000 и причиной; откройте новое соединение',
+              ],
+              ['Соединений на ключ / на аккаунт', '8 / 16', 'событие `error` с кодом `too_many_connections` и закрытие с кодом 1008'],
+              ['Размер события', '32 МБ, как у тела HTTP-запроса', 'событие `error` с кодом `request_too_large` (кадр больше 64 МБ закрывает соединение с кодом 1009)'],
+              ['Размер цепочки', '16 МБ JSON', 'продолжение сверх предела — событие `error` с кодом `chain_too_large`'],
+              ['Ответов одновременно', '1 на соединение', 'событие `error` с кодом `response_already_in_flight`; для параллельных задач откройте несколько соединений'],
+              ['Простой', '—', 'сервер пингует соединение примерно раз в минуту; клиент, который не отвечает, отключается через 2 минуты'],
+            ],
           },
           {
             type: 'note',
-            text: 'Сервер не хранит ответы: `previous_response_id` не поддерживается (ответ 400). Передавайте всю историю диалога в `input` — прошлые сообщения и `output` предыдущего ответа. Так по умолчанию работают Codex CLI и Vercel AI SDK.',
+            text: 'При обновлении сервера соединения закрываются с кодом 1001 (после текущего ответа). Сохранённые цепочки продолжаются после переподключения по `previous_response_id`; цепочки со `"store": false` живут только в своём соединении.',
           },
-          ...tabs({ type: 'code', lang: 'bash', title: 'curl', code: curlResponses }, { type: 'code', lang: 'javascript', title: 'JavaScript', code: jsResponses }),
         ],
       },
       {

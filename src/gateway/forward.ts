@@ -133,6 +133,7 @@ export function forwarder(upstreams: Upstreams, deadlineMs: number) {
     }, headWait)
     const onClientAbort = () => ac.abort()
     clientSignal.addEventListener('abort', onClientAbort, { once: true })
+    if (clientSignal.aborted) ac.abort() // gone while the hold was placed: never call the upstream
     const done = () => {
       clearTimeout(timer)
       clientSignal.removeEventListener('abort', onClientAbort)

@@ -1,15 +1,20 @@
 // What a hostile pass found (issue 22), each against the real server and a recording fake router:
 // every protocol holds the routing fields alike; a limit the customer set is never exceeded; no
 // raw end-user id leaves us; a deleted account's files are gone; a picture's link is renewed only
-// for its owner; /v1/generation finds an answer by the id its client saw.
+// for its owner, and a picture generated before owners were recorded belongs to the first chat
+// that named it; /v1/generation finds an answer by the id its client saw.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { createHash } from 'node:crypto'
-import { existsSync } from 'node:fs'
+import { createHash, createHmac, randomBytes } from 'node:crypto'
+import { existsSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { chatMessages } from '../chats/schema'
 import { LEGAL_DOCUMENTS } from '../content/legal'
+import { openDatabase } from '../db/client'
+import { write } from '../db/tx'
+import { newId } from '../lib/crypto'
 import { dec, floorDiv, mul } from '../lib/decimal'
 import { eventually, expectedCharge, startGateway, TEST_RATE } from '../test-support/gateway'
-import { freshIp, registerUser } from '../test-support/server'
+import { freshIp, registerUser, TEST_JWT_SECRET } from '../test-support/server'
 import { withPriceCap } from './pipeline'
 
 type Gateway = Awaited<ReturnType<typeof startGateway>>
@@ -291,6 +296,9 @@ describe('deleted means gone', () => {
     const files = [join(gw.server.dataDir, 'uploads', new URL(upload).pathname.split('/').pop()!), join(gw.server.dataDir, 'generated', new URL(image).pathname.split('/').pop()!)]
     for (const url of [upload, image]) expect((await fetch(url)).status).toBe(200)
     for (const f of files) expect(existsSync(f)).toBe(true)
+    // A Responses answer is stored (issue 28) with what the customer wrote: it goes with the account too.
+    expect((await post(c, '/v1/responses', { model: 'openai/gpt-4o-mini', max_output_tokens: 8, input: 'личное' })).status).toBe(200)
+    expect((await gw.read('select id from stored_responses where user_id = ?', c.user.id)).length).toBe(1)
     return { c, links: [upload, image], files }
   }
 
@@ -299,6 +307,7 @@ describe('deleted means gone', () => {
     for (const f of files) expect([f, existsSync(f)]).toEqual([f, false])
     expect(await gw.read('select name from uploads where user_id = ?', c.user.id)).toEqual([])
     expect(await gw.read('select name from generated_images where user_id = ?', c.user.id)).toEqual([])
+    expect(await gw.read('select id from stored_responses where user_id = ?', c.user.id)).toEqual([])
   }
 
   test('«Удалить аккаунт»: the customer’s uploads and pictures answer 404 at once, signed links included, and their files are removed', async () => {
@@ -321,7 +330,7 @@ describe('deleted means gone', () => {
 
   test('the privacy policy says so', () => {
     const text = JSON.stringify(LEGAL_DOCUMENTS['privacy-policy'])
-    expect(text).toContain('При удалении аккаунта его чаты, загруженные файлы и созданные изображения удаляются сразу')
+    expect(text).toContain('При удалении аккаунта его чаты, сохранённые ответы Responses API, загруженные файлы и созданные изображения удаляются сразу')
     expect(text).toContain('ссылки на файлы и изображения, в том числе выданные ранее, перестают открываться, а сами файлы стираются из хранилища')
   })
 })
@@ -345,6 +354,113 @@ describe('a picture’s link is renewed only for its owner', () => {
     expect(new URL(fresh!).pathname).toBe(new URL(url).pathname)
     expect((await fetch(fresh!)).status).toBe(200)
     expect((await fetch(stale)).status).toBe(404)
+  })
+})
+
+describe('a picture generated before owners were recorded belongs to the chat that named it first', () => {
+  const link = (name: string, exp: number) => `${gw.url}/v1/files/${name}?exp=${exp}&sig=${createHmac('sha256', TEST_JWT_SECRET).update(`${name}:${exp}`).digest('base64url')}`
+
+  /** An old Playground picture: its bytes in UPLOADS_DIR/generated, no owner row, links signed as they were. */
+  function legacyPicture() {
+    const name = `${randomBytes(24).toString('base64url')}.png`
+    const file = join(gw.server.dataDir, 'generated', name)
+    const bytes = new Uint8Array(randomBytes(64))
+    writeFileSync(file, bytes)
+    return { name, file, bytes, stale: link(name, 1000), live: link(name, Math.floor(Date.now() / 1000) + 3600) }
+  }
+  type Legacy = ReturnType<typeof legacyPicture>
+
+  /**
+   * A chat of `c`'s whose one assistant message shows `pictures` by the links the Playground stored.
+   * Saved `daysAgo` straight into the server's database, as an old chat is (nothing meets its
+   * pictures on the way in); with no `daysAgo`, posted today through the API.
+   */
+  async function chatShowing(c: Customer, pictures: Legacy[], daysAgo?: number) {
+    const chat = await c.api.post('/api/chats', { title: 'старые картинки', model: 'google/gemini-2.5-flash-image' }, c.accessToken)
+    const id = chat.body.data.id as string
+    const content = JSON.stringify({ type: 'image-message', text: 'готово', images: pictures.map((p) => p.stale), metadata: {} })
+    if (daysAgo === undefined) expect((await c.api.post(`/api/chats/${id}/messages`, { role: 'assistant', content }, c.accessToken)).status).toBe(201)
+    else {
+      const { db, close } = openDatabase(gw.server.databaseUrl)
+      const createdAt = new Date(Date.now() - daysAgo * 86_400_000)
+      await write(db, (q) => q.insert(chatMessages).values({ id: newId(), chatId: id, role: 'assistant', content, files: null, metadata: null, createdAt }))
+      await close()
+    }
+    return async () => (await c.api.get(`/api/chats/${id}`, c.accessToken)).body.data.messages[0].images as string[]
+  }
+  const ownerOf = async (p: Legacy) => (await gw.read<{ user_id: string }>('select user_id from generated_images where name = ?', p.name)).map((r) => r.user_id)
+  const served = async (url: string) => {
+    const res = await fetch(url)
+    return res.status === 200 ? new Uint8Array(await res.arrayBuffer()) : res.status
+  }
+
+  test('its owner’s chat gets a fresh link that serves it; a chat naming it later does not, read first or not; deleting the owner deletes it', async () => {
+    const owner = await gw.customer()
+    const other = await gw.customer()
+    const pic = legacyPicture()
+    const ownersView = await chatShowing(owner, [pic], 30)
+    expect(await ownerOf(pic)).toEqual([])
+
+    // The later chat is met first (posting returns the message with its links): the picture is
+    // given to the account whose chat named it first, not to this one.
+    const othersView = await chatShowing(other, [pic])
+    expect(await ownerOf(pic)).toEqual([owner.user.id])
+    expect(await othersView()).toEqual([pic.stale])
+    const [fresh] = await ownersView()
+    expect(fresh).not.toBe(pic.stale)
+    expect(new URL(fresh!).pathname).toBe(`/v1/files/${pic.name}`)
+    expect(await served(fresh!)).toEqual(pic.bytes)
+    expect(await othersView()).toEqual([pic.stale])
+
+    const res = await fetch(`${gw.url}/api/auth/account`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${owner.accessToken}`, 'content-type': 'application/json', 'x-forwarded-for': freshIp() },
+      body: JSON.stringify({ email: owner.email }),
+    })
+    expect(res.status).toBe(200)
+    for (const url of [fresh!, pic.live]) expect(await served(url)).toBe(404)
+    expect(existsSync(pic.file)).toBe(false)
+    expect(await ownerOf(pic)).toEqual([])
+    expect(await othersView()).toEqual([pic.stale])
+  })
+
+  test('an erasure first gives the account the old pictures its chats named first, never shown since, and deletes them; one another account named first stays theirs', async () => {
+    const erased = await gw.customer()
+    const keeper = await gw.customer()
+    const mine = legacyPicture()
+    const theirs = legacyPicture()
+    const keepersView = await chatShowing(keeper, [theirs], 30)
+    await chatShowing(erased, [mine, theirs], 20)
+    const res = await fetch(`${gw.url}/api/admin/users/${erased.user.id}`, { method: 'DELETE', headers: { authorization: `Bearer ${admin.accessToken}` } })
+    expect(res.status).toBe(200)
+    expect(await served(mine.live)).toBe(404)
+    expect(existsSync(mine.file)).toBe(false)
+    expect(await ownerOf(mine)).toEqual([])
+    expect(existsSync(theirs.file)).toBe(true)
+    expect(await ownerOf(theirs)).toEqual([keeper.user.id])
+    const [fresh] = await keepersView()
+    expect(await served(fresh!)).toEqual(theirs.bytes)
+  })
+
+  test('a signed link meets it too: served once a chat names it (given to that chat’s account); not while no chat names it', async () => {
+    const c = await gw.customer()
+    const named = legacyPicture()
+    const apiOnly = legacyPicture()
+    await chatShowing(c, [named], 30)
+    expect(await served(named.live)).toEqual(named.bytes)
+    expect(await ownerOf(named)).toEqual([c.user.id])
+
+    // Generated through the API only: no chat names it, so it has no owner and is not served (its
+    // links expired within a week anyway); the bytes stay where they are.
+    expect(await served(apiOnly.live)).toBe(404)
+    expect(await served(apiOnly.live)).toBe(404)
+    expect(await ownerOf(apiOnly)).toEqual([])
+    expect(existsSync(apiOnly.file)).toBe(true)
+    // Named later in its owner's chat: the chat gets a fresh link, and a link serves it from then on.
+    const [fresh] = await (await chatShowing(c, [apiOnly]))()
+    expect(fresh).not.toBe(apiOnly.stale)
+    expect(await served(fresh!)).toEqual(apiOnly.bytes)
+    expect(await served(apiOnly.live)).toEqual(apiOnly.bytes)
   })
 })
 

@@ -1,5 +1,6 @@
-// The OpenAI-compatible face: /v1/models, /v1/chat/completions, /v1/images, /v1/files.
-import { Elysia, t } from 'elysia'
+// The OpenAI-compatible face: /v1/models, /v1/chat/completions, /v1/responses (HTTP, stored, and its
+// WebSocket mode), /v1/images, /v1/files.
+import { Elysia, getSchemaValidator, t, ValidationError } from 'elysia'
 import type { AuthGuard } from '../auth/guard'
 import { bearer } from '../auth/guard'
 import { KEY_PREFIX } from '../keys/service'
@@ -23,11 +24,16 @@ import {
   MessagesRequest,
   ModelObject,
   OpenAIErrorBody,
+  ResponseDeleted,
+  ResponseItemList,
   ResponsesRequest,
 } from './model'
 import { type GatewayDeps, pipeline } from './pipeline'
 import { protocolsService, TOKEN_COUNT_ESTIMATED } from './protocols'
+import { type ResponsesBody, responsesShape } from './responses'
 import { chatShape } from './shape'
+import { storedResponsesService } from './stored-responses'
+import { responsesSocket } from './ws'
 
 /**
  * null means absent for an optional parameter (the OpenAI contract; the Python SDK sends
@@ -50,6 +56,20 @@ export function gatewayRoutes(deps: GatewayDeps & { images: ImageStore }, guard:
   const protocols = protocolsService(deps, pipe)
   const markup = dec(String(deps.config.markup))
   const lookup = lookups(deps.db)
+  const stored = storedResponsesService(deps.db, protocols.responses)
+  const responsesBody = getSchemaValidator(ResponsesRequest)!
+  const socket = responsesSocket({
+    config: deps.config,
+    stored,
+    forward: protocols.responses,
+    // The same check as the HTTP body's, with the same messages.
+    validate(body) {
+      dropNulls(body)
+      if (!responsesBody.Check(body)) throw new ValidationError('body', responsesBody, body)
+      return body as ResponsesBody
+    },
+    shape: (body) => void responsesShape(body, deps.catalog.get),
+  })
 
   const modelsList = () => {
     const rate = deps.rates.current()
@@ -144,7 +164,7 @@ export function gatewayRoutes(deps: GatewayDeps & { images: ImageStore }, guard:
         },
       },
     )
-    .post('/responses', async ({ caller, body, request }) => await protocols.responses(caller, body, request.signal), {
+    .post('/responses', async ({ caller, body, request }) => await stored.create(caller, body, request.signal), {
       caller: true,
       body: ResponsesRequest,
       response: {
@@ -152,10 +172,73 @@ export function gatewayRoutes(deps: GatewayDeps & { images: ImageStore }, guard:
         ...errorsOf(400, 401, 402, 404, 429, 502, 503, 504),
       },
       detail: {
-        summary: 'Responses API (формат OpenAI): без хранения ответов — вся история в input',
-        description: 'previous_response_id не поддерживается. Стоимость списывается как у чата; usage.cost — списанная сумма в рублях.',
+        summary: 'Responses API (формат OpenAI): ответы хранятся 30 дней, previous_response_id продолжает цепочку',
+        description:
+          'Без store: false ответ (его входные элементы, output и usage) хранится 30 дней; previous_response_id подставляет всю цепочку в input — резерв и списание считаются по всему входу. Чужой или неизвестный id — 404 previous_response_not_found. Продолжение, после которого цепочка стала бы больше 16 МБ JSON, — 400 chain_too_large. Стоимость списывается как у чата; usage.cost — списанная сумма в рублях.',
         security: [{ bearerAuth: [] }],
       },
+    })
+    .get(
+      '/responses',
+      ({ caller, request, server, accessJwt }) => {
+        // The credentials were checked by the macro (a 401 before any upgrade); each turn checks them again.
+        const headers = new Headers()
+        for (const name of ['authorization', 'x-api-key']) {
+          const value = request.headers.get(name)
+          if (value) headers.set(name, value)
+        }
+        if (socket.upgrade(request, server, { caller, again: () => authenticate(headers, accessJwt) })) return
+        throw new OpenAIError(
+          426,
+          'GET /v1/responses открывает WebSocket: подключитесь по ws:// или wss:// (заголовки Upgrade: websocket). Ответ создаёт POST /v1/responses.',
+          'invalid_request_error',
+          'upgrade_required',
+        )
+      },
+      {
+        caller: true,
+        response: { 101: t.Void({ description: 'Переход на WebSocket' }), ...errorsOf(401, 426) },
+        detail: {
+          summary: 'Responses API по WebSocket: постоянное соединение для цепочек и агентных циклов',
+          description: [
+            'Подключение: `wss://<адрес>/v1/responses` с ключом в `Authorization: Bearer` (или `x-api-key`); неверный ключ — 401 до перехода на WebSocket.',
+            'Клиент отправляет текстовые кадры `{"type":"response.create", …тело POST /v1/responses без stream и background}`; продолжение — `previous_response_id` и только новые элементы input (вывод инструментов, следующее сообщение). Сервер отвечает теми же событиями, что и поток HTTP (`response.created` … `response.completed`), по одному JSON в кадре.',
+            'Цепочка последнего ответа хранится в памяти соединения — продолжается и при `store: false`. `generate: false` готовит цепочку и возвращает id без вызова модели и без списания.',
+            'Каждый ответ резервируется и списывается как HTTP-запрос. Ошибки — событие `{"type":"error", "status", "error":{type, code, message, param}}`: `response_already_in_flight` (одновременно выполняется один ответ), `previous_response_not_found`, `insufficient_balance` (соединение остаётся открытым), `invalid_json`, `request_too_large` (больше 32 МБ).',
+            'Пределы: 60 минут на соединение (затем закрытие 1000 с причиной), 8 соединений на ключ и 16 на аккаунт (событие `too_many_connections` и закрытие 1008), цепочка — до 16 МБ JSON. Простаивающее соединение сервер пингует.',
+          ].join('\n\n'),
+          security: [{ bearerAuth: [] }],
+        },
+      },
+    )
+    .get('/responses/:id', async ({ caller, params }) => await stored.get(caller, params.id), {
+      caller: true,
+      params: t.Object({ id: t.String({ maxLength: 200 }) }),
+      response: { 200: t.Any({ description: 'Response — объект ответа, как его вернул POST /v1/responses' }), ...errorsOf(401, 404) },
+      detail: { summary: 'Сохранённый ответ Responses API по id (хранится 30 дней)', security: [{ bearerAuth: [] }] },
+    })
+    .get('/responses/:id/input_items', async ({ caller, params, query }) => await stored.inputItems(caller, params.id, query), {
+      caller: true,
+      params: t.Object({ id: t.String({ maxLength: 200 }) }),
+      query: t.Object({
+        limit: t.Optional(t.Numeric({ minimum: 1, maximum: 100, multipleOf: 1, error: 'limit должен быть целым числом от 1 до 100' })),
+        // Not UnionEnum: an optional UnionEnum defaults to its first value, and OpenAI's default is desc.
+        order: t.Optional(t.Union([t.Literal('asc'), t.Literal('desc')], { error: 'order должен быть asc или desc' })),
+        after: t.Optional(t.String({ maxLength: 200 })),
+        include: t.Optional(t.Any()),
+      }),
+      response: { 200: ResponseItemList, ...errorsOf(400, 401, 404) },
+      detail: {
+        summary: 'Входные элементы сохранённого ответа: вся цепочка, из которой он создан',
+        description: 'Формат списка OpenAI: data, first_id, last_id, has_more; по умолчанию order=desc, limit=20; следующая страница — after=<last_id>.',
+        security: [{ bearerAuth: [] }],
+      },
+    })
+    .delete('/responses/:id', async ({ caller, params }) => await stored.delete(caller, params.id), {
+      caller: true,
+      params: t.Object({ id: t.String({ maxLength: 200 }) }),
+      response: { 200: ResponseDeleted, ...errorsOf(401, 404) },
+      detail: { summary: 'Удалить сохранённый ответ', security: [{ bearerAuth: [] }] },
     })
     .post('/messages', async ({ caller, body, headers, request }) => await protocols.messages(caller, body, headers, request.signal), {
       caller: true,

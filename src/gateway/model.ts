@@ -61,6 +61,20 @@ export const OpenAIErrorBody = t.Object(
   { title: 'OpenAIError' },
 )
 
+/** GET /v1/responses/{id}/input_items: OpenAI's cursor list. */
+export const ResponseItemList = t.Object(
+  {
+    object: t.Literal('list'),
+    data: t.Array(t.Any({ description: 'Элемент входа (message, function_call, function_call_output…) с id' })),
+    first_id: t.Union([t.String(), t.Null()]),
+    last_id: t.Union([t.String(), t.Null()]),
+    has_more: t.Boolean(),
+  },
+  { title: 'ResponseItemList' },
+)
+
+export const ResponseDeleted = t.Object({ id: t.String(), object: t.Literal('response'), deleted: t.Literal(true) }, { title: 'ResponseDeleted' })
+
 export const ModelObject = t.Object(
   {
     id: t.String(),
@@ -127,7 +141,9 @@ export const ResponsesRequest = t.Object(
     max_output_tokens: t.Optional(int({ minimum: 1, maximum: 1_000_000, error: 'max_output_tokens должен быть целым числом не меньше 1' })),
     temperature: t.Optional(t.Number({ minimum: 0, maximum: 2, error: 'temperature должен быть числом от 0 до 2' })),
     stream: t.Optional(t.Boolean({ error: 'stream должен быть true или false' })),
-    previous_response_id: t.Optional(t.String()),
+    previous_response_id: t.Optional(t.String({ minLength: 1, maxLength: 200 })),
+    store: t.Optional(t.Boolean({ error: 'store должен быть true или false' })),
+    generate: t.Optional(t.Boolean({ error: 'generate должен быть true или false' })),
   },
   { additionalProperties: true, error: 'Тело запроса должно быть объектом с полями model и input' },
 )

@@ -22,7 +22,7 @@ export const v1Protocol = new Elysia({ name: 'v1-protocol' }).onRequest(({ reque
   set.headers['access-control-allow-origin'] = '*'
   set.headers['access-control-expose-headers'] = 'x-request-id, x-should-retry, retry-after, x-token-count-estimated'
   if (request.method === 'OPTIONS') {
-    set.headers['access-control-allow-methods'] = 'GET, POST, OPTIONS'
+    set.headers['access-control-allow-methods'] = 'GET, POST, DELETE, OPTIONS'
     set.headers['access-control-allow-headers'] = ALLOWED_HEADERS
     set.headers['access-control-max-age'] = '86400'
     set.status = 204

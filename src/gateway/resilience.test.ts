@@ -13,7 +13,7 @@ const post = (gw: Gateway, key: string, path: string, body: unknown, headers: Re
   fetch(`${gw.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) })
 const chat = (gw: Gateway, key: string, body: Record<string, unknown>) => post(gw, key, '/v1/chat/completions', { model: 'openai/gpt-4o-mini', max_tokens: 30, ...body })
 /** Requests a router received whose body carries `text`. */
-const received = (log: Array<{ body: unknown }>, text: string) => log.filter((r) => JSON.stringify(r.body ?? '').includes(text))
+const received = <R extends { body: unknown }>(log: R[], text: string) => log.filter((r) => JSON.stringify(r.body ?? '').includes(text))
 const dataEvents = (text: string) =>
   text
     .split('\n\n')

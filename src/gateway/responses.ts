@@ -1,9 +1,9 @@
 // POST /v1/responses: OpenAI's Responses API (Vercel AI SDK's default provider, Codex CLI, `llm`,
-// openai.responses.*), stateless like the router's: the whole history comes in `input`.
+// openai.responses.*) as the router speaks it, stateless: the whole history comes in `input`
+// (`previous_response_id` is expanded into it before, by stored-responses.ts).
 // Held, forwarded, relayed event by event and settled exactly like chat.
 
 import type { ModelRow } from '../catalog/schema'
-import { OpenAIError } from '../lib/errors'
 import { isObject } from '../lib/json'
 import { sseData } from '../lib/sse'
 import { estimatePrompt } from './estimate'
@@ -19,6 +19,10 @@ export type ResponsesBody = {
   max_output_tokens?: number
   stream?: boolean
   previous_response_id?: string
+  /** false: not kept (the chain then lives only in a WebSocket connection's memory). */
+  store?: boolean
+  /** WebSocket mode only: false prepares the chain and returns an id without calling the model. */
+  generate?: boolean
   text?: unknown
   [k: string]: unknown
 }
@@ -49,14 +53,6 @@ function asMessages(body: ResponsesBody): Array<{ role: string; content?: unknow
 }
 
 export function responsesShape(body: ResponsesBody, get: (id: string) => ModelRow | undefined): ChatShape {
-  if (body.previous_response_id !== undefined)
-    throw new OpenAIError(
-      400,
-      'previous_response_id не поддерживается: ответы не хранятся. Передайте всю историю в input (предыдущие сообщения и output прошлого ответа).',
-      'invalid_request_error',
-      'previous_response_not_supported',
-      { param: 'previous_response_id' },
-    )
   // The routing fields (fallbacks, plugins, provider, search tools…) are read as for chat; only the prompt is the Responses API's.
   return requestShape(body, get, { kind: 'chat', prompt: estimatePrompt(asMessages(body), [body.tools, body.text]), requestedTokens: body.max_output_tokens })
 }

@@ -247,4 +247,32 @@ describe.skipIf(!onPostgres)('three instances on one PostgreSQL database', () =>
     expect((await read<{ n: number }>("select count(*) as n from autopost_runs where kind = 'scheduled'"))[0]!.n).toBe(1)
     expect((await read<{ n: number }>('select count(*) as n from blog_posts'))[0]!.n).toBe(1)
   }, 60_000)
+
+  test('Responses: a chain stored through one instance’s WebSocket continues over HTTP on another; a store: false chain stays in its socket (issue 28)', async () => {
+    const u = await customer(servers[0]!)
+    const ws = new WebSocket(`${servers[0]!.url.replace(/^http/, 'ws')}/v1/responses`, { headers: { authorization: `Bearer ${u.key}` } } as unknown as string[])
+    const frames: Array<Record<string, any>> = []
+    ws.onmessage = (e) => frames.push(JSON.parse(String(e.data)))
+    await new Promise((resolve) => (ws.onopen = resolve))
+    const turn = async (body: Record<string, unknown>) => {
+      const from = frames.length
+      ws.send(JSON.stringify({ type: 'response.create', model: 'openai/gpt-4o-mini', max_output_tokens: 5, ...body }))
+      return eventually(async () => frames.slice(from).find((f) => f.type === 'response.incomplete' || f.type === 'response.completed' || f.type === 'error'), 10_000)
+    }
+    const stored = (await turn({ input: 'Запомни: 42' })).response
+    const memory = (await turn({ input: 'А это не храни', store: false, previous_response_id: stored.id })).response
+    ws.close()
+    const post = (on: TestServer, body: Record<string, unknown>) =>
+      fetch(`${on.url}/v1/responses`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${u.key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'openai/gpt-4o-mini', max_output_tokens: 5, ...body }),
+      })
+    const next = await post(servers[1]!, { input: 'Что я просил запомнить?', previous_response_id: stored.id })
+    expect(next.status).toBe(200)
+    expect(((await next.json()) as { previous_response_id: string }).previous_response_id).toBe(stored.id)
+    const gone = await post(servers[2]!, { input: 'дальше', previous_response_id: memory.id })
+    expect(gone.status).toBe(404)
+    expect(((await gone.json()) as { error: { code: string } }).error.code).toBe('previous_response_not_found')
+  })
 })
