@@ -20,6 +20,27 @@ const dataEvents = (text: string) =>
     .filter((e) => e.startsWith('data: ') && !e.includes('[DONE]'))
     .map((e) => JSON.parse(e.slice(6)))
 
+/** One Responses turn over the WebSocket mode: the frames up to its end (completed, failed or an error). */
+async function socketTurn(gw: Gateway, key: string, body: Record<string, unknown>) {
+  const ws = new WebSocket(`${gw.url.replace(/^http/, 'ws')}/v1/responses`, { headers: { authorization: `Bearer ${key}` } } as unknown as string[])
+  const frames: Array<Record<string, any>> = []
+  const ended = new Promise<void>((resolve, reject) => {
+    ws.onmessage = (e) => {
+      const frame = JSON.parse(String(e.data))
+      frames.push(frame)
+      if (['response.completed', 'response.failed', 'error'].includes(frame.type)) resolve()
+    }
+    ws.onerror = () => reject(new Error('the socket failed'))
+  })
+  await new Promise<void>((resolve) => {
+    ws.onopen = () => resolve()
+  })
+  ws.send(JSON.stringify({ type: 'response.create', ...body }))
+  await ended
+  ws.close()
+  return frames
+}
+
 /** One answered request: its one usage row, charged the reported cost of the router that answered. */
 async function chargedOnce(gw: Gateway, c: Customer, upstreamId: string, router = gw.upstream) {
   const rows = (await gw.books(c.user.id)).usage.filter((u) => u.upstream_id === upstreamId)
@@ -190,6 +211,10 @@ describe('the circuit breaker', () => {
     expect(anthropic.error.type).toBe('overloaded_error')
     expect(anthropic.error.message).toStartWith('Провайдер моделей временно недоступен')
 
+    // A WebSocket turn gets the same failure as an error event, on a socket that stays open.
+    const frames = await socketTurn(gw, c.key, { model: 'openai/gpt-4o-mini', input: 'пока открыт', store: false })
+    expect(frames.at(-1)).toMatchObject({ type: 'error', status: 503, error: { code: 'upstream_unavailable' } })
+
     expect(gw.upstream.log.length).toBe(sent) // no upstream traffic while open
     await booksBalanced(gw, c)
   })
@@ -277,7 +302,7 @@ describe('a second upstream', () => {
     expect((await lookup.json()).data).toMatchObject({ id: body.id, upstream: 'fallback' })
   })
 
-  test('with the primary’s breaker open, requests go straight to the second one: streamed, Messages, embeddings', async () => {
+  test('with the primary’s breaker open, requests go straight to the second one: streamed, Messages, embeddings, images, a WebSocket turn', async () => {
     expect((await chat(gw, c.key, { messages: say('открываем') })).status).toBe(200) // the 4th+ failures open the primary's breaker
     await eventually(() => gw.server.logs().includes('[upstream] primary: circuit opened'))
     const sent = gw.upstream.log.length
@@ -291,9 +316,18 @@ describe('a second upstream', () => {
     expect((await messages.json()).type).toBe('message')
     const embeddings = await post(gw, c.key, '/v1/embeddings', { model: 'openai/text-embedding-3-small', input: 'вектор через резерв' })
     expect(embeddings.status).toBe(200)
+    const images = await post(gw, c.key, '/v1/images', { model: 'black-forest-labs/flux.2-pro', prompt: 'маяк через резерв', response_format: 'b64_json' })
+    expect(images.status).toBe(200)
+    const turn = await socketTurn(gw, c.key, { model: 'openai/gpt-4o-mini', input: 'сокет через резерв' })
+    const completed = turn.at(-1)!
+    expect(completed.type).toBe('response.completed')
+    expect(received(gw.fallback!.log, 'сокет через резерв')).toHaveLength(1)
+    const [socketRow] = await gw.read<{ upstream: string; cost_micros: number }>('select upstream, cost_micros from usage_logs where response_id = ?', completed.response.id)
+    expect(socketRow!.upstream).toBe('fallback')
+    expect(completed.response.usage.cost).toBe(socketRow!.cost_micros / 1e6)
     expect(gw.upstream.log.length).toBe(sent) // the primary is left alone
     const rows = await gw.read<{ upstream: string; n: number }>('select upstream, count(*) as n from usage_logs where user_id = ? group by upstream', c.user.id)
-    expect(rows.find((r) => r.upstream === 'fallback')!.n).toBeGreaterThanOrEqual(5)
+    expect(rows.find((r) => r.upstream === 'fallback')!.n).toBeGreaterThanOrEqual(7)
     await booksBalanced(gw, c)
   })
 
