@@ -1,7 +1,7 @@
 // The admin's view of the circuit breakers: is each router taking requests, how many of the last
 // minute's failed, and the latest errors (this instance's; every instance keeps its own).
 import { formatInteger } from '../../../src/content/format'
-import { formatMoscow } from '../../../src/content/status'
+import { formatDuration } from '../../../src/content/status'
 import { Card } from '../../components/card'
 import { AlertCircleIcon } from '../../components/icons'
 import { type AdminUpstreams, useAdminUpstreams } from './admin-api'
@@ -18,26 +18,30 @@ const STATE: Record<Upstream['state'], { label: string; tone: 'emerald' | 'amber
 /** The latest errors shown per router (the server keeps 20). */
 const SHOWN_ERRORS = 5
 
+/** '25.11, 13:15:07' in Moscow time: errors come seconds apart. */
+const errorTime = new Intl.DateTimeFormat('ru-RU', { day: '2-digit', month: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit', timeZone: 'Europe/Moscow' })
+
 function UpstreamRow({ u }: { u: Upstream }) {
   const state = STATE[u.state]
   return (
     <li className="py-4 first:pt-0 last:pb-0" data-testid={`breaker-${u.name}`} data-state={u.state}>
       <div className="flex flex-wrap items-center justify-between gap-2">
-        <p className="min-w-0 text-[15px] font-medium text-slate-900">
-          {u.label} <span className="font-normal break-all text-slate-500">· {u.host}</span>
+        <p className="min-w-0">
+          <span className="block text-[15px] font-medium text-slate-900">{u.label}</span>
+          <span className="block text-xs break-all text-slate-500">{u.host}</span>
         </p>
         <Badge tone={state.tone}>{state.label}</Badge>
       </div>
       <p className="mt-1 text-sm text-slate-600">
         {u.windowSec === 60 ? 'За последнюю минуту' : `За последние ${formatInteger(u.windowSec)} с`}: ошибок {formatInteger(u.failures)} из {formatInteger(u.requests)}
-        {u.state === 'open' && ` · снова попробуем через ${u.retryAfterSec} с`}
+        {u.state === 'open' && ` · снова попробуем через ${formatDuration(u.retryAfterSec)}`}
         {u.models !== null && ` · моделей в каталоге: ${formatInteger(u.models)}`}
       </p>
       {u.recentErrors.length > 0 ? (
         <ul className="mt-2 space-y-1 text-sm">
           {u.recentErrors.slice(0, SHOWN_ERRORS).map((e) => (
             <li key={`${e.at}-${e.reason}`} className="flex flex-wrap gap-x-3 text-slate-700">
-              <span className="text-slate-500 tabular-nums">{formatMoscow(e.at)}</span>
+              <span className="text-slate-500 tabular-nums">{errorTime.format(new Date(e.at))}</span>
               <span>{e.reason}</span>
             </li>
           ))}

@@ -112,7 +112,7 @@ function Incidents({ incidents }: { incidents: ServiceStatus['incidents'] }) {
       ) : (
         <>
           {/* phones: one card per incident; wider screens: the table */}
-          <ul className="mt-3 space-y-3 sm:hidden">
+          <ul className="mt-3 space-y-3 sm:hidden" data-testid="status-incident-cards">
             {incidents.map((i) => (
               <li key={`${i.upstream}-${i.startedAt}`} className="rounded-lg border border-slate-200 px-3 py-2.5 text-sm">
                 <p className="font-medium text-slate-900">{i.what}</p>
