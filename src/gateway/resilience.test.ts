@@ -57,15 +57,19 @@ async function booksBalanced(gw: Gateway, c: Customer) {
   expect(books.balance).toBe(50_000_000 - books.usage.reduce((s, u) => s + u.cost_micros, 0))
 }
 
+/** A gateway with a customer and an admin (who reads /api/admin/upstreams). */
+async function withAdmin(...[env, upstreamOpts, fallbackOpts]: Parameters<typeof startGateway>) {
+  const adminEmail = uniqueEmail('admin')
+  const gw = await startGateway({ ...env, ADMIN_EMAILS: adminEmail }, upstreamOpts, fallbackOpts)
+  return { gw, c: await gw.customer(), admin: await registerUser(gw.url, adminEmail) }
+}
+
 describe('retries before the first byte', () => {
   let gw: Gateway
   let c: Customer
   let admin: Awaited<ReturnType<typeof registerUser>>
   beforeAll(async () => {
-    const adminEmail = uniqueEmail('admin')
-    gw = await startGateway({ UPSTREAM_TIMEOUT_MS: '3000', ADMIN_EMAILS: adminEmail }, { noCountTokens: true })
-    c = await gw.customer()
-    admin = await registerUser(gw.url, adminEmail)
+    ;({ gw, c, admin } = await withAdmin({ UPSTREAM_TIMEOUT_MS: '3000' }, { noCountTokens: true }))
   })
   afterAll(() => gw.stop())
 
@@ -277,10 +281,7 @@ describe('a second upstream', () => {
   let c: Customer
   let admin: Awaited<ReturnType<typeof registerUser>>
   beforeAll(async () => {
-    const adminEmail = uniqueEmail('admin')
-    gw = await startGateway({ UPSTREAM_BREAKER_MIN_REQUESTS: '4', UPSTREAM_BREAKER_COOLDOWN_MS: '60000', ADMIN_EMAILS: adminEmail }, {}, { lacks: ['openai/gpt-4'] })
-    c = await gw.customer()
-    admin = await registerUser(gw.url, adminEmail)
+    ;({ gw, c, admin } = await withAdmin({ UPSTREAM_BREAKER_MIN_REQUESTS: '4', UPSTREAM_BREAKER_COOLDOWN_MS: '60000' }, {}, { lacks: ['openai/gpt-4'] }))
     // The second router's catalogue is read at start.
     await eventually(() => gw.fallback!.log.some((r) => r.path.endsWith('/embeddings/models')))
   })
