@@ -118,7 +118,13 @@ export function adminService({ db, auth, upstream, rates, blog }: AdminDeps) {
           uncoveredCost: microsToRub(uncovered.micros),
           uncoveredRequests: uncovered.requests,
         },
-        usage: { totalApiKeys: apiKeyCount, totalRequests: usage.requests, totalTokens: usage.tokens },
+        usage: {
+          totalApiKeys: apiKeyCount,
+          totalRequests: usage.requests,
+          totalTokens: usage.tokens,
+          totalAudioSeconds: usage.audioSeconds,
+          totalCharacters: usage.characters,
+        },
         blog: blogCounts,
       }
     },

@@ -46,7 +46,8 @@ export type HoldRequest = {
 }
 
 /** The usage row's facts; ids, cost and timestamps are filled in here. */
-export type UsageFacts = Omit<UsageLogRow, 'id' | 'userId' | 'apiKeyId' | 'costMicros' | 'createdAt'>
+export type UsageFacts = Omit<UsageLogRow, 'id' | 'userId' | 'apiKeyId' | 'costMicros' | 'createdAt' | 'audioSeconds' | 'characters'> &
+  Partial<Pick<UsageLogRow, 'audioSeconds' | 'characters'>>
 
 const p = sql.placeholder
 
@@ -82,6 +83,8 @@ const statements = (db: Db) =>
         promptTokens: p('promptTokens'),
         completionTokens: p('completionTokens'),
         totalTokens: p('totalTokens'),
+        audioSeconds: p('audioSeconds'),
+        characters: p('characters'),
         costMicros: p('costMicros'),
         upstreamCostUsd: p('upstreamCostUsd'),
         upstreamId: p('upstreamId'),
@@ -105,6 +108,8 @@ const statements = (db: Db) =>
           model: p('model'),
           requests: 1,
           tokens: p('tokens'),
+          audioSeconds: p('audioSeconds'),
+          characters: p('characters'),
           costMicros: p('cost'),
           upstreamCostNanoUsd: p('upstreamNano'),
         })
@@ -113,6 +118,8 @@ const statements = (db: Db) =>
           set: {
             requests: sql`${usageDaily.requests} + 1`,
             tokens: sql`${usageDaily.tokens} + excluded.tokens`,
+            audioSeconds: sql`${usageDaily.audioSeconds} + excluded.audio_seconds`,
+            characters: sql`${usageDaily.characters} + excluded.characters`,
             costMicros: sql`${usageDaily.costMicros} + excluded.cost_micros`,
             upstreamCostNanoUsd: sql`${usageDaily.upstreamCostNanoUsd} + excluded.upstream_cost_nano_usd`,
           },
@@ -236,13 +243,24 @@ async function logUsage(q: Db, hold: OpenHold, facts: UsageFacts, costMicros: nu
   const s = statements(q)
   const at = now.getTime()
   const id = newId()
-  await s.insertUsage.run(q, { ...facts, id, userId: hold.userId, apiKeyId: hold.apiKeyId, costMicros, createdAt: at })
+  await s.insertUsage.run(q, {
+    ...facts,
+    audioSeconds: facts.audioSeconds ?? null,
+    characters: facts.characters ?? null,
+    id,
+    userId: hold.userId,
+    apiKeyId: hold.apiKeyId,
+    costMicros,
+    createdAt: at,
+  })
   await s.rollup.run(q, {
     userId: hold.userId,
     day: moscowDay(at),
     apiKeyId: hold.apiKeyId ?? '',
     model: facts.model,
     tokens: facts.totalTokens,
+    audioSeconds: facts.audioSeconds ?? 0,
+    characters: facts.characters ?? 0,
     cost: costMicros,
     upstreamNano: usdToNano(facts.upstreamCostUsd),
   })

@@ -35,7 +35,7 @@ export type LedgerRow = typeof ledgerEntries.$inferSelect
 
 export const USAGE_STATUSES = ['success', 'error', 'cancelled'] as const
 /** Which /v1 route a request came through (a text column: new values need no migration). */
-export const ENDPOINTS = ['chat', 'images', 'responses', 'messages', 'embeddings'] as const
+export const ENDPOINTS = ['chat', 'images', 'responses', 'messages', 'embeddings', 'speech', 'transcription'] as const
 export type Endpoint = (typeof ENDPOINTS)[number]
 
 /** One row per /v1 request: what was asked, what the upstream reported and what we charged. */
@@ -52,6 +52,9 @@ export const usageLogs = table(
     promptTokens: integer('prompt_tokens').notNull().default(0),
     completionTokens: integer('completion_tokens').notNull().default(0),
     totalTokens: integer('total_tokens').notNull().default(0),
+    /** Voice: seconds of audio transcribed (rounded up), characters voiced; null for every other endpoint. */
+    audioSeconds: integer('audio_seconds'),
+    characters: integer('characters'),
     /** What the customer paid, micro-rubles (0 for failed requests). */
     costMicros: integer('cost_micros').notNull().default(0),
     /** What the upstream reported, USD decimal string; null when it reported nothing. */
@@ -93,6 +96,9 @@ export const usageDaily = table(
     model: text('model').notNull(),
     requests: integer('requests').notNull(),
     tokens: integer('tokens').notNull(),
+    /** Voice requests measure audio seconds and characters instead of tokens. */
+    audioSeconds: integer('audio_seconds').notNull().default(0),
+    characters: integer('characters').notNull().default(0),
     costMicros: integer('cost_micros').notNull(),
     /** What the upstream reported for these requests, nano-dollars (the admin's provider cost and margin). */
     upstreamCostNanoUsd: integer('upstream_cost_nano_usd').notNull().default(0),

@@ -10,7 +10,21 @@ import { logConditions, type UsageFilter } from './usage'
 const PAGE = 2000
 const MSK_OFFSET_MS = 3 * 3600 * 1000
 
-const HEADER = ['Время (МСК)', 'Модель', 'API-ключ', 'Токены запроса', 'Токены ответа', 'Всего токенов', 'Стоимость, ₽', 'Статус', 'Длительность, мс', 'Потоковый', 'ID запроса']
+const HEADER = [
+  'Время (МСК)',
+  'Модель',
+  'API-ключ',
+  'Токены запроса',
+  'Токены ответа',
+  'Всего токенов',
+  'Секунд аудио',
+  'Символов',
+  'Стоимость, ₽',
+  'Статус',
+  'Длительность, мс',
+  'Потоковый',
+  'ID запроса',
+]
 
 const STATUS_LABELS = { success: 'успешно', error: 'ошибка', cancelled: 'прерван' } as const
 
@@ -69,6 +83,8 @@ export function usageCsv(db: Db, userId: string, since: Date | null, f: UsageFil
           r.promptTokens,
           r.completionTokens,
           r.totalTokens,
+          r.audioSeconds ?? '',
+          r.characters ?? '',
           formatMicros(r.costMicros),
           STATUS_LABELS[r.status],
           r.durationMs,

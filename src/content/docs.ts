@@ -391,6 +391,58 @@ console.log(result.data[0].embedding.length) // 1536`
 
 print(len(result.data[0].embedding))  # 1536`
 
+  // ─── voice ──────────────────────────────────────────────────────────────────
+  const curlSpeech = `curl ${api}/audio/speech \\
+  -H "Authorization: Bearer $AI_GATEWAY_API_KEY" \\
+  -H "Content-Type: application/json" \\
+  -d '{
+    "model": "openai/gpt-4o-mini-tts",
+    "input": "Здравствуйте! Ваш заказ передан в доставку.",
+    "voice": "alloy",
+    "response_format": "mp3"
+  }' \\
+  --output speech.mp3`
+
+  const curlTranscription = `curl ${api}/audio/transcriptions \\
+  -H "Authorization: Bearer $AI_GATEWAY_API_KEY" \\
+  -F file=@voice.ogg \\
+  -F model=openai/whisper-1 \\
+  -F language=ru \\
+  -F response_format=srt`
+
+  const jsVoice = `import { createReadStream } from 'node:fs'
+import { writeFile } from 'node:fs/promises'
+
+const speech = await client.audio.speech.create({
+  model: 'openai/gpt-4o-mini-tts',
+  input: 'Здравствуйте! Ваш заказ передан в доставку.',
+  voice: 'alloy',
+})
+await writeFile('speech.mp3', Buffer.from(await speech.arrayBuffer()))
+
+const transcript = await client.audio.transcriptions.create({
+  model: 'openai/whisper-1',
+  file: createReadStream('voice.ogg'),
+  language: 'ru',
+})
+console.log(transcript.text)`
+
+  const pyVoice = `with client.audio.speech.with_streaming_response.create(
+    model="openai/gpt-4o-mini-tts",
+    input="Здравствуйте! Ваш заказ передан в доставку.",
+    voice="alloy",
+) as speech:
+    speech.stream_to_file("speech.mp3")
+
+with open("voice.ogg", "rb") as f:
+    transcript = client.audio.transcriptions.create(model="openai/whisper-1", file=f, language="ru")
+print(transcript.text)`
+
+  const transcriptionAnswer = `{
+  "text": "Здравствуйте, я по поводу заказа…",
+  "usage": { "type": "duration", "seconds": 21, "cost": 0.2457, "cost_rub": "0.2457" }
+}`
+
   // ─── what a request cost ────────────────────────────────────────────────────
   const usageExample = `"usage": {
   "prompt_tokens": 21,
@@ -491,6 +543,11 @@ console.log(response.headers.get('x-request-id')) // req_… — назовит�
               ['`POST /v1/messages`', 'Anthropic Messages', '[Claude Code](#claude-code), SDK `@anthropic-ai/sdk`'],
               ['`POST /v1/embeddings`', '[OpenAI Embeddings](#embeddings)', 'RAG, поиск, `OpenAIEmbeddings` в LangChain'],
               ['`POST /v1/images`', '[Генерация изображений](#images)', 'SDK `openai` (`images.generate`)'],
+              [
+                '`POST /v1/audio/speech`, `POST /v1/audio/transcriptions`',
+                '[Озвучка и распознавание речи](#voice)',
+                'SDK `openai` (`audio.speech`, `audio.transcriptions`), `gw speak`, `gw transcribe`',
+              ],
               ['`GET /v1/generation`, `GET /v1/key`', '[Стоимость и расходы](#request-cost)', 'учёт затрат в ваших скриптах'],
             ],
           },
@@ -757,6 +814,31 @@ console.log(response.headers.get('x-request-id')) // req_… — назовит�
         ],
       },
       {
+        id: 'voice',
+        title: 'Озвучка и распознавание речи',
+        blocks: [
+          {
+            type: 'p',
+            text: '`POST /v1/audio/speech` озвучивает текст (`model`, `input` до 4096 символов, `voice`, `response_format` — mp3, opus, aac, flac, wav или pcm, `speed`, `instructions`): ответ — сам звук, он приходит потоком по мере синтеза. Резервируется цена модели за символ × длина текста, списывается стоимость генерации у провайдера; заголовок `X-Generation-Id` — её id для [`/v1/generation`](#request-cost).',
+          },
+          {
+            type: 'p',
+            text: '`POST /v1/audio/transcriptions` распознаёт речь в записи: multipart с полем `file`, как отправляют SDK OpenAI, или JSON с `input_audio: {data: <base64>, format}`. WAV, MP3, OGG/Opus (голосовые сообщения мессенджеров), WebM, M4A, FLAC и AAC, до 25 МБ; `response_format` — json, text, srt, vtt или verbose_json. Длительность читается из самого файла, резервируется цена за секунду × длительность; файл, длительность которого не прочитать, отклоняется с ошибкой 400.',
+          },
+          {
+            type: 'p',
+            text: 'Модели отмечены в `GET /v1/models` полем `type` (`speech`, `transcription`) и типами «Озвучка» и «Распознавание речи» в [каталоге](/app/models); цены — `pricing.character` за символ и `pricing.audio_second` за секунду записи. В Playground — микрофон в поле ввода и кнопка «Озвучить» под ответом.',
+          },
+          ...tabs(
+            { type: 'code', lang: 'bash', title: 'curl: озвучка', code: curlSpeech },
+            { type: 'code', lang: 'bash', title: 'curl: распознавание', code: curlTranscription },
+            { type: 'code', lang: 'javascript', title: 'JavaScript', code: jsVoice },
+            { type: 'code', lang: 'python', title: 'Python', code: pyVoice },
+          ),
+          { type: 'code', lang: 'json', title: 'Ответ распознавания (json)', code: transcriptionAnswer },
+        ],
+      },
+      {
         id: 'models',
         title: 'Модели',
         blocks: [
@@ -778,6 +860,8 @@ console.log(response.headers.get('x-request-id')) // req_… — назовит�
               ['`"-1"`', 'цена переменная и зависит от запроса; списывается фактическая стоимость'],
               ['`capabilities.image`', 'модель генерирует изображения'],
               ['`capabilities.vision`', 'модель принимает изображения во входных сообщениях'],
+              ['`type`', 'для чего модель: `chat`, `image`, `embeddings`, `speech` (озвучка), `transcription` (распознавание речи)'],
+              ['`pricing.character`, `pricing.audio_second`', 'озвучка: цена символа текста; распознавание: цена секунды записи, ₽'],
             ],
           },
         ],

@@ -118,3 +118,22 @@ export function pluralRu(n: number, forms: readonly [one: string, few: string, m
   if (mod10 >= 2 && mod10 <= 4 && (mod100 < 12 || mod100 > 14)) return forms[1]
   return forms[2]
 }
+
+/** '45 с', '1 мин 05 с', '2 ч 03 мин': how long a recording is (whole seconds). */
+export function formatDuration(seconds: number | null | undefined): string {
+  if (seconds === null || seconds === undefined || !Number.isFinite(seconds) || seconds < 0) return '—'
+  const s = Math.ceil(seconds)
+  if (s < 60) return `${s} с`
+  if (s < 3600) return `${Math.floor(s / 60)} мин ${String(s % 60).padStart(2, '0')} с`
+  return `${Math.floor(s / 3600)} ч ${String(Math.floor(s / 60) % 60).padStart(2, '0')} мин`
+}
+
+/**
+ * What a voice request is measured in, instead of tokens: '45 с аудио' (transcription), '1 234 символа'
+ * (speech); null for any other request.
+ */
+export function voiceAmount(row: { audioSeconds?: number | null; characters?: number | null }): string | null {
+  if (row.audioSeconds) return `${formatDuration(row.audioSeconds)} аудио`
+  if (row.characters) return `${formatInteger(row.characters)} ${pluralRu(row.characters, ['символ', 'символа', 'символов'])}`
+  return null
+}

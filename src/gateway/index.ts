@@ -1,5 +1,5 @@
 // The OpenAI-compatible face: /v1/models, /v1/chat/completions, /v1/responses (HTTP, stored, and its
-// WebSocket mode), /v1/images, /v1/files.
+// WebSocket mode), /v1/images, /v1/audio/*, /v1/files.
 import { Elysia, getSchemaValidator, t, ValidationError } from 'elysia'
 import type { AuthGuard } from '../auth/guard'
 import { bearer } from '../auth/guard'
@@ -9,6 +9,7 @@ import { dec } from '../lib/decimal'
 import { badRequest, OpenAIError } from '../lib/errors'
 import { envelope, errors, ok } from '../lib/http'
 import { microsToRub } from '../lib/money'
+import { audioService, speechShape, transcriptionShape } from './audio'
 import { type Caller, callerForKey, callerForUser } from './callers'
 import { modelNotFound, unavailable } from './errors'
 import type { ImageStore } from './files'
@@ -27,6 +28,8 @@ import {
   ResponseDeleted,
   ResponseItemList,
   ResponsesRequest,
+  SpeechRequest,
+  TranscriptionRequest,
 } from './model'
 import { type GatewayDeps, pipeline } from './pipeline'
 import { protocolsService, TOKEN_COUNT_ESTIMATED } from './protocols'
@@ -54,6 +57,7 @@ export function gatewayRoutes(deps: GatewayDeps & { images: ImageStore }, guard:
   const files = deps.images
   const images = imagesService(deps, pipe, files)
   const protocols = protocolsService(deps, pipe)
+  const audio = audioService(deps, pipe)
   const markup = dec(String(deps.config.markup))
   const lookup = lookups(deps.db)
   const stored = storedResponsesService(deps.db, protocols.responses)
@@ -287,6 +291,34 @@ export function gatewayRoutes(deps: GatewayDeps & { images: ImageStore }, guard:
       async ({ caller, body, request }) => await images.generate(caller, body, request.signal),
       imagesHook('Генерация изображений — путь официального SDK OpenAI'),
     )
+    .post('/audio/speech', async ({ caller, body, request }) => await audio.speech(caller, body, request.signal), {
+      caller: true,
+      body: SpeechRequest,
+      response: {
+        200: t.Any({ description: 'Звук потоком по мере синтеза (Content-Type провайдера: audio/mpeg, audio/wav, audio/pcm…); заголовок X-Generation-Id' }),
+        ...errorsOf(400, 401, 402, 404, 429, 502, 503, 504),
+      },
+      detail: {
+        summary: 'Озвучка текста (формат OpenAI audio.speech.create)',
+        description:
+          'Резервируется цена модели за символ × длина input; списывается стоимость генерации у провайдера (/generation) × курс ЦБ × наценка, а если провайдер её не сообщил — цена каталога × число символов.',
+        security: [{ bearerAuth: [] }],
+      },
+    })
+    .post('/audio/transcriptions', async ({ caller, body, request }) => await audio.transcription(caller, body, request.signal), {
+      caller: true,
+      body: TranscriptionRequest,
+      response: {
+        200: t.Any({ description: 'json: {text, usage}; verbose_json: {task, language, duration, text, segments, usage}; text, srt, vtt — текстом' }),
+        ...errorsOf(400, 401, 402, 404, 413, 429, 502, 503, 504),
+      },
+      detail: {
+        summary: 'Распознавание речи (формат OpenAI audio.transcriptions.create)',
+        description:
+          'multipart/form-data с полем file (как отправляют SDK OpenAI) или JSON маршрутизатора с input_audio {data, format}; до 25 МБ. Резервируется цена за секунду × длительность записи; списывается usage.cost провайдера × курс ЦБ × наценка.',
+        security: [{ bearerAuth: [] }],
+      },
+    })
     .get(
       '/generation',
       async ({ caller, query }) => {
@@ -352,8 +384,17 @@ export function estimateRoutes(deps: GatewayDeps, guard: AuthGuard) {
     async ({ user, body }) => {
       const caller = await callerForUser(deps.db, user.id)
       if (!caller) throw unauthorized('Сессия недействительна', 'invalid_api_key')
-      const cs = body.chat ? chatShape(body.chat, deps.catalog.get) : body.images ? imagesShape(body.images, deps.catalog.get) : null
-      if (!cs) throw badRequest('Передайте chat (тело /v1/chat/completions) или images (тело /v1/images)')
+      const get = deps.catalog.get
+      const cs = body.chat
+        ? chatShape(body.chat, get)
+        : body.images
+          ? imagesShape(body.images, get)
+          : body.speech
+            ? speechShape(body.speech, get)
+            : body.transcription
+              ? transcriptionShape(body.transcription.model, body.transcription.seconds, get)
+              : null
+      if (!cs) throw badRequest('Передайте chat, images, speech или transcription — тело запроса, стоимость которого нужно оценить')
       const e = await pipe.estimate(caller, cs)
       return ok({
         maxCost: e.maxCostMicros === null ? null : microsToRub(e.maxCostMicros),

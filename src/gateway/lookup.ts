@@ -3,14 +3,22 @@
 // Amounts are rubles, our account currency.
 import { and, eq, or, sql } from 'drizzle-orm'
 import { users } from '../auth/schema'
-import { usageLogs } from '../billing/schema'
+import { type Endpoint, usageLogs } from '../billing/schema'
 import type { Db } from '../db/client'
 import { keysStore, monthStart } from '../keys/store'
 import { microsToRub } from '../lib/money'
 import type { Caller } from './callers'
 
 /** The router's api_type for each of our endpoints (protocols.md 1.10). */
-const API_TYPES = { chat: 'completions', images: 'image', responses: 'responses', messages: 'messages', embeddings: 'embeddings' } as const
+const API_TYPES: Record<Endpoint, string> = {
+  chat: 'completions',
+  images: 'image',
+  responses: 'responses',
+  messages: 'messages',
+  embeddings: 'embeddings',
+  speech: 'speech',
+  transcription: 'transcription',
+}
 
 export function lookups(db: Db) {
   const keys = keysStore(db)
@@ -35,6 +43,8 @@ export function lookups(db: Db) {
         currency: 'RUB' as const,
         tokens_prompt: row.promptTokens,
         tokens_completion: row.completionTokens,
+        audio_seconds: row.audioSeconds,
+        characters: row.characters,
         latency: row.durationMs,
         generation_time: row.durationMs,
         status: row.status,

@@ -102,6 +102,8 @@ export function endUserId(userId: string) {
 export function pipeline(deps: GatewayDeps) {
   const { db, config, rates, upstreams, keys } = deps
   const { forward } = forwarder(upstreams, config.upstreamTimeoutMs)
+  /** The router that answered `p` (its /generation lookup is asked there). */
+  const answeredBy = (p: Prepared) => upstreams.byName(p.upstream).client
   const markup = dec(String(config.markup))
 
   /**
@@ -227,6 +229,8 @@ export function pipeline(deps: GatewayDeps) {
     promptTokens: f.promptTokens ?? 0,
     completionTokens: f.completionTokens ?? 0,
     totalTokens: f.totalTokens ?? (f.promptTokens ?? 0) + (f.completionTokens ?? 0),
+    audioSeconds: f.audioSeconds ?? null,
+    characters: f.characters ?? null,
     upstreamCostUsd: f.upstreamCostUsd ?? null,
     upstreamId: f.upstreamId ?? null,
     responseId: p.responseId,
@@ -244,6 +248,8 @@ export function pipeline(deps: GatewayDeps) {
     status: 'success' | 'cancelled' = 'success',
     fallbackCompletion = 0,
     reportedModel?: unknown,
+    /** Facts of the usage row the endpoint knows better (voice: seconds, characters, a note on the charge). */
+    extra?: Partial<UsageFacts>,
   ) {
     const by = answered(p, reportedModel)
     const charge = chargeFor(p, usage, fallbackCompletion, by.model)
@@ -253,15 +259,15 @@ export function pipeline(deps: GatewayDeps) {
       db,
       p.holdId,
       charge.micros,
-      facts(p, { status, model: by.id, promptTokens, completionTokens, totalTokens: usage?.total_tokens, upstreamCostUsd: charge.upstreamCostUsd, upstreamId }),
+      facts(p, { status, model: by.id, promptTokens, completionTokens, totalTokens: usage?.total_tokens, upstreamCostUsd: charge.upstreamCostUsd, upstreamId, ...extra }),
       { withinHold: p.limited },
     )
     if (settled?.lowBalance) deps.notifyLowBalance(settled.lowBalance)
     return settled?.chargedMicros ?? 0
   }
 
-  const release = (p: Prepared, error: string, upstreamId: string | null = null, status: 'error' | 'cancelled' = 'error') =>
-    releaseHold(db, p.holdId, facts(p, { status, error: error.slice(0, 500), upstreamId }))
+  const release = (p: Prepared, error: string, upstreamId: string | null = null, status: 'error' | 'cancelled' = 'error', extra?: Partial<UsageFacts>) =>
+    releaseHold(db, p.holdId, facts(p, { status, error: error.slice(0, 500), upstreamId, ...extra }))
 
   /**
    * The body the router gets, for every protocol: the caller's (the model, variants and fallbacks as
@@ -309,8 +315,8 @@ export function pipeline(deps: GatewayDeps) {
     return sent
   }
 
-  /** post(), releasing the hold when no answer comes. */
-  async function send(p: Prepared, wire: Wire, body: Record<string, unknown>, clientSignal: AbortSignal) {
+  /** post(), releasing the hold when no answer comes. Answers the raw Response: voice relays its audio bytes as they come. */
+  async function send(p: Prepared, wire: Pick<Wire, 'path'>, body: Record<string, unknown>, clientSignal: AbortSignal) {
     try {
       return await post(p, wire.path, body, clientSignal)
     } catch (e) {
@@ -372,7 +378,7 @@ export function pipeline(deps: GatewayDeps) {
       for (const wait of GENERATION_RETRY_MS) {
         await Bun.sleep(wait)
         try {
-          const stats = await upstreams.byName(p.upstream).client.generation(upstreamId)
+          const stats = await answeredBy(p).generation(upstreamId)
           if (stats) {
             await settle(p, { cost: stats.totalCost, prompt_tokens: stats.tokensPrompt, completion_tokens: stats.tokensCompletion }, upstreamId, 'cancelled')
             return
@@ -384,7 +390,7 @@ export function pipeline(deps: GatewayDeps) {
     await settle(p, undefined, upstreamId, 'cancelled', pieces)
   }
 
-  return { estimate, prepare, body: upstreamBody, forward, post, complete, stream, settle, release, chargeFor }
+  return { estimate, prepare, body: upstreamBody, forward, post, send, complete, stream, settle, release, chargeFor, currentRate, answeredBy }
 }
 
 export type Pipeline = ReturnType<typeof pipeline>

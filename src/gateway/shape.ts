@@ -6,7 +6,7 @@
 // price can bound is refused here, so nothing is forwarded that the hold does not cover.
 
 import type { ModelRow } from '../catalog/schema'
-import { canOutputImages, isEmbedding } from '../catalog/service'
+import { canOutputImages, isEmbedding, isSpeech, isTranscription } from '../catalog/service'
 import { OpenAIError } from '../lib/errors'
 import { isObject } from '../lib/json'
 import { modelNotFound } from './errors'
@@ -130,6 +130,9 @@ export function candidatesFor(ids: string[], get: (id: string) => ModelRow | und
     if (!c) throw modelNotFound(`Модель ${id} не найдена в каталоге`)
     if (kind === 'chat' && isEmbedding(c.model))
       throw new OpenAIError(400, `Модель ${id} создаёт эмбеддинги: используйте /v1/embeddings`, 'invalid_request_error', 'model_is_embedding', { param: 'model' })
+    if (isSpeech(c.model)) throw new OpenAIError(400, `Модель ${id} озвучивает текст: используйте /v1/audio/speech`, 'invalid_request_error', 'model_is_speech', { param: 'model' })
+    if (isTranscription(c.model))
+      throw new OpenAIError(400, `Модель ${id} распознаёт речь: используйте /v1/audio/transcriptions`, 'invalid_request_error', 'model_is_transcription', { param: 'model' })
     if (kind === 'embeddings' && !isEmbedding(c.model))
       throw new OpenAIError(400, `Модель ${id} не создаёт эмбеддинги: выберите модель с типом «Эмбеддинги» в /v1/models`, 'invalid_request_error', 'model_not_embedding', {
         param: 'model',

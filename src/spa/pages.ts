@@ -9,7 +9,20 @@ import { docsDocument } from '../content/docs'
 import { AUDIENCE, FEATURES, HERO, PRODUCT_CARDS, type TextCard, USE_CASES } from '../content/landing'
 import { LEGAL_DOCUMENTS, type LegalSlug } from '../content/legal'
 import { renderMarkdown } from '../content/markdown'
-import { contextText, isEmbeddingModel, type Model, priceLines, priceLineText, providerLabel, providerOf, publicModelHref } from '../content/models/catalog'
+import {
+  contextText,
+  isEmbeddingModel,
+  isSpeechModel,
+  isTranscriptionModel,
+  MODEL_TYPE_TEXT,
+  type Model,
+  modelType,
+  priceLines,
+  priceLineText,
+  providerLabel,
+  providerOf,
+  publicModelHref,
+} from '../content/models/catalog'
 import { modelMeta, modelsMeta, NOT_FOUND_MODEL_META } from '../content/models/meta'
 import { modelSnippets } from '../content/models/snippets'
 import { metaForPath, type PageMeta, postMeta } from '../content/seo'
@@ -170,6 +183,7 @@ const modelPricesHtml = (m: Model) =>
 
 function modelTypeText(m: Model): string {
   if (isEmbeddingModel(m)) return 'Эмбеддинги'
+  if (isSpeechModel(m) || isTranscriptionModel(m)) return MODEL_TYPE_TEXT[modelType(m)]
   const parts = [m.capabilities?.image ? 'Генерация изображений' : 'Текст']
   if (m.capabilities?.vision) parts.push('понимает изображения')
   return parts.join(', ')
@@ -178,7 +192,7 @@ function modelTypeText(m: Model): string {
 function modelsListHtml(models: Model[]): string {
   if (!models.length) return '<h1>Каталог AI-моделей</h1><p>Каталог обновляется — загляните чуть позже.</p>'
   return (
-    `<h1>Каталог AI-моделей с ценами в рублях</h1><p>Моделей: ${esc(integer.format(models.length))}. Цены за 1M токенов и за изображение, в рублях.</p>` +
+    `<h1>Каталог AI-моделей с ценами в рублях</h1><p>Моделей: ${esc(integer.format(models.length))}. Цены за 1M токенов, за изображение, за 1M символов озвучки и за минуту распознавания, в рублях.</p>` +
     `<ul>${models
       .map(
         (m) =>

@@ -16,7 +16,12 @@ export type UpstreamModel = {
   architecture?: { input_modalities?: string[]; output_modalities?: string[] }
   pricing?: Partial<Record<'prompt' | 'completion' | 'image' | 'request' | 'image_output' | 'web_search' | 'internal_reasoning' | 'audio' | 'input_cache_write', string>>
   top_provider?: { max_completion_tokens?: number | null; context_length?: number | null }
+  /** Speech models: the voices they speak with. */
+  supported_voices?: string[] | null
 }
+
+/** The router's dedicated voice models, each listed only under its own output modality (protocols.md 1.14). */
+export type VoiceModality = 'speech' | 'transcription'
 
 /** A router error, normalised from `{error:{code, message, metadata}}` (code may be number or string). */
 export class UpstreamError extends Error {
@@ -86,6 +91,13 @@ export function createUpstreamClient(config: Config, target?: UpstreamTarget, fe
     chat: (body: Record<string, unknown>, signal: AbortSignal): Promise<Response> => post('/chat/completions', body, signal),
 
     post,
+
+    /** Text-to-speech or speech-to-text models: `GET /models?output_modalities=speech|transcription`. */
+    async listVoiceModels(modality: VoiceModality): Promise<UpstreamModel[]> {
+      const body = await getJson<{ data?: UpstreamModel[] }>(`/models?output_modalities=${modality}`)
+      if (!Array.isArray(body.data)) throw new UpstreamError(502, `${modality} models list without data[]`)
+      return body.data
+    },
 
     /** Embedding models, which the router lists apart from /models. */
     async listEmbeddingModels(): Promise<UpstreamModel[]> {

@@ -78,9 +78,13 @@ describe('GET /models', () => {
     const all = await ids('?output_modalities=all')
     expect(all).toContain('google/gemini-2.5-flash-image')
     expect(all).toContain('black-forest-labs/flux.2-pro')
-    expect(all.length).toBe(byDefault.length + 2)
+    // `all` is the whole catalogue, the voice models included; they show otherwise only when named.
+    const voice = ['openai/gpt-4o-mini-transcribe', 'openai/gpt-4o-mini-tts', 'openai/whisper-1']
+    expect(all.length).toBe(byDefault.length + 2 + voice.length)
     expect((await ids('?output_modalities=image')).sort()).toEqual(['black-forest-labs/flux.2-pro', 'google/gemini-2.5-flash-image'])
-    expect((await ids('?output_modalities=text,image')).sort()).toEqual([...all].sort())
+    expect((await ids('?output_modalities=text,image')).sort()).toEqual(all.filter((id: string) => !voice.includes(id)).sort())
+    expect(await ids('?output_modalities=speech')).toEqual(['openai/gpt-4o-mini-tts'])
+    expect((await ids('?output_modalities=transcription')).sort()).toEqual(['openai/gpt-4o-mini-transcribe', 'openai/whisper-1'])
   })
 
   test('list shape and every Model carries the required keys', async () => {
@@ -107,7 +111,7 @@ describe('GET /models', () => {
       for (const key of required) expect(m).toHaveProperty(key)
       expect(m.description).toStartWith('Демо-модель')
       for (const key of ['prompt', 'completion', 'request', 'image']) expect(m.pricing[key]).toMatch(/^-?\d+(\.\d+)?$/)
-      expect(m.architecture.input_modalities).toContain('text')
+      expect(m.architecture.input_modalities).toContain(m.architecture.output_modalities.includes('transcription') ? 'audio' : 'text')
       expect(m.top_provider).toHaveProperty('max_completion_tokens')
     }
   })

@@ -27,6 +27,8 @@
 //   overbill                      the reported usage.cost (and cost_details), generation total_cost
 //                                 and the key's usage are 10× the true cost: a charge the caller
 //                                 could not foresee from the prices
+//   nostats                       the generation is never published to GET /generation (speech, whose
+//                                 cost is read there only)
 // HTTP-error faults create no generation; the others record one in GET /generation.
 import { openRouterError } from './wire'
 
@@ -48,6 +50,7 @@ export const FAULTS = [
   'long',
   'fallback',
   'overbill',
+  'nostats',
 ] as const
 export type Fault = (typeof FAULTS)[number]
 

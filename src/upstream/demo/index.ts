@@ -1,5 +1,5 @@
 // The demo upstream: a local stand-in for the OpenRouter API (protocols.md section 1) that answers
-// with locally generated text and pictures. Production uses it when no OPENROUTER_API_KEY is set;
+// with locally generated text, pictures and sound. Production uses it when no OPENROUTER_API_KEY is set;
 // tests start it as a fake upstream (with `faults: true`) and talk to it over real HTTP.
 //
 // Routes match by path SUFFIX, so any base prefix works (`/api/v1/models`, `/v1/models`, `/models`).
@@ -10,10 +10,11 @@ import { type Fault, httpFaultResponse } from './faults'
 import { authoriseMessages, handleCountTokens, handleMessages, MESSAGES_PATH } from './messages'
 import { handleResponses } from './responses'
 import { DemoState, type DemoUpstreamOptions, type GenerationStats, type Outage, type RecordedRequest, resolveOptions } from './state'
+import { handleSpeech, handleTranscription } from './voice'
 import { json, openRouterError, untilAborted } from './wire'
 
 export { ARTICLE_FORMAT_NAME } from './article'
-export { CATALOGUE, EMBEDDING_MODELS, type Model } from './catalogue'
+export { CATALOGUE, EMBEDDING_MODELS, type Model, VOICE_MODELS } from './catalogue'
 export { FAULTS, type Fault } from './faults'
 export type { DemoUpstreamOptions, GenerationStats, Outage, RecordedRequest } from './state'
 
@@ -170,8 +171,9 @@ async function handle(req: Request, state: DemoState): Promise<Response> {
   try {
     entry.body = await readJson(req)
     const res = authorised(req, url, state.opts.apiKey) ?? lacking(url, entry.body, state) ?? (await outage(req.method, url, entry.body, state, ctx))
-    // A streamed answer marks itself finished when its last event is written.
-    if (!res.headers.get('content-type')?.startsWith('text/event-stream')) ctx.markFinished()
+    // A streamed answer (events, or audio) marks itself finished when its last piece is written.
+    const type = res.headers.get('content-type') ?? ''
+    if (!type.startsWith('text/event-stream') && !type.startsWith('audio/')) ctx.markFinished()
     return res
   } catch (err) {
     ctx.markFinished()
@@ -180,7 +182,7 @@ async function handle(req: Request, state: DemoState): Promise<Response> {
   }
 }
 
-const INFERENCE = /\/(chat\/completions|responses|messages|messages\/count_tokens|embeddings)$/
+const INFERENCE = /\/(chat\/completions|responses|messages|messages\/count_tokens|embeddings|audio\/speech|audio\/transcriptions)$/
 
 /** A model this router does not have (`lacks`): 404 as for any unknown model. */
 function lacking(url: URL, body: unknown, state: DemoState): Response | null {
@@ -229,6 +231,8 @@ const ROUTES: Route[] = [
   { method: 'POST', pattern: /\/chat\/completions$/, run: (_m, _u, body, state, ctx) => handleChat(body, state, ctx) },
   { method: 'POST', pattern: /\/responses$/, run: (_m, _u, body, state, ctx) => handleResponses(body, state, ctx) },
   { method: 'POST', pattern: /\/embeddings$/, run: (_m, _u, body, state, ctx) => handleEmbeddings(body, state, ctx) },
+  { method: 'POST', pattern: /\/audio\/speech$/, run: (_m, _u, body, state, ctx) => handleSpeech(body, state, ctx) },
+  { method: 'POST', pattern: /\/audio\/transcriptions$/, run: (_m, _u, body, state) => handleTranscription(body, state) },
   { method: 'GET', pattern: /\/embeddings\/models$/, run: (_m, url, _b, state) => json(without(listEmbeddingModels(url.searchParams), state)) },
   { method: 'POST', pattern: /\/messages\/count_tokens$/, run: (_m, _u, body, state) => (state.opts.noCountTokens ? openRouterError(404, 'Not Found') : handleCountTokens(body)) },
   { method: 'POST', pattern: /\/messages$/, run: (_m, _u, body, state, ctx) => handleMessages(body, state, ctx) },

@@ -82,7 +82,7 @@ export type GenerationStats = {
   /** ms from request to the end of the generation. */
   generation_time: number
   moderation_latency: null
-  api_type: 'completions' | 'responses' | 'embeddings' | 'messages'
+  api_type: 'completions' | 'responses' | 'embeddings' | 'messages' | 'speech' | 'transcription'
   is_byok: false
   external_user: string | null
   origin: string

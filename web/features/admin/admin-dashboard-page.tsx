@@ -1,6 +1,6 @@
 import type { ReactNode } from 'react'
 import { Link } from 'wouter'
-import { formatInteger, formatPrice, formatRubles, pluralRu } from '../../../src/content/format'
+import { formatDuration, formatInteger, formatPrice, formatRubles, pluralRu } from '../../../src/content/format'
 import { Card } from '../../components/card'
 import { ActivityIcon, AlertCircleIcon, ArrowRightIcon, CheckCircleIcon, FileTextIcon, InfoIcon, UsersIcon, WalletIcon } from '../../components/icons'
 import { ListSkeleton, LoadError } from '../../components/list-state'
@@ -162,6 +162,8 @@ function MoneyPanel({ stats }: { stats: AdminStats }) {
           tone={margin === null ? undefined : margin >= 0 ? 'good' : 'bad'}
         />
         <Row label="Всего токенов" note="Входные и выходные токены всех запросов" value={formatInteger(usage.totalTokens)} testId="finance-tokens" />
+        <Row label="Распознано аудио" note="Длительность записей, отправленных на распознавание речи" value={formatDuration(usage.totalAudioSeconds)} testId="finance-audio" />
+        <Row label="Озвучено символов" note="Текст, отправленный на синтез речи" value={formatInteger(usage.totalCharacters)} testId="finance-characters" />
       </dl>
     </Card>
   )
