@@ -2,6 +2,7 @@
 // router, count_tokens without the router's count, and the status page — against fake routers whose
 // faults the tests switch on (outage(), refuse()).
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { toneWav } from '../test-support/audio'
 import { eventually, expectedCharge, startGateway } from '../test-support/gateway'
 import { registerUser, uniqueEmail } from '../test-support/server'
 
@@ -14,6 +15,11 @@ const post = (gw: Gateway, key: string, path: string, body: unknown, headers: Re
 const chat = (gw: Gateway, key: string, body: Record<string, unknown>) => post(gw, key, '/v1/chat/completions', { model: 'openai/gpt-4o-mini', max_tokens: 30, ...body })
 /** Requests a router received whose body carries `text`. */
 const received = <R extends { body: unknown }>(log: R[], text: string) => log.filter((r) => JSON.stringify(r.body ?? '').includes(text))
+const TTS = 'openai/gpt-4o-mini-tts'
+const WHISPER = 'openai/whisper-1'
+const speech = (gw: Gateway, key: string, input: string) => post(gw, key, '/v1/audio/speech', { model: TTS, input, voice: 'alloy' })
+const transcription = (gw: Gateway, key: string) =>
+  post(gw, key, '/v1/audio/transcriptions', { model: WHISPER, input_audio: { data: Buffer.from(toneWav(2)).toString('base64'), format: 'wav' } })
 const dataEvents = (text: string) =>
   text
     .split('\n\n')
@@ -150,6 +156,24 @@ describe('retries before the first byte', () => {
     expect((await gw.books(c.user.id)).balance).toBe(before)
   })
 
+  test('voice too: speech and a transcription that met a 503 before the first byte are retried, each charged once', async () => {
+    gw.upstream.outage({ fault: 'http503', requests: 1 })
+    const said = await speech(gw, c.key, 'Повтор после отказа')
+    expect(said.status).toBe(200)
+    expect((await said.arrayBuffer()).byteLength).toBeGreaterThan(0)
+    const id = said.headers.get('x-generation-id')!
+    expect(received(gw.upstream.log, 'Повтор после отказа')).toHaveLength(2)
+    await eventually(async () => (await gw.books(c.user.id)).usage.some((u) => u.upstream_id === id))
+    await chargedOnce(gw, c, id)
+
+    gw.upstream.outage({ fault: 'http502', requests: 2 })
+    const heard = await transcription(gw, c.key)
+    expect(heard.status).toBe(200)
+    expect(gw.upstream.log.filter((r) => r.path.endsWith('/audio/transcriptions'))).toHaveLength(3)
+    await chargedOnce(gw, c, heard.headers.get('x-generation-id')!)
+    await booksBalanced(gw, c)
+  })
+
   test('count_tokens answers when the router has no such route: estimated like the hold, said in a header, free', async () => {
     const before = await gw.books(c.user.id)
     const body = { model: 'anthropic/claude-3-haiku', messages: [{ role: 'user', content: 'Сколько здесь токенов?' }] }
@@ -198,9 +222,11 @@ describe('the circuit breaker', () => {
     const embeddings = await post(gw, c.key, '/v1/embeddings', { model: 'openai/text-embedding-3-small', input: 'пока открыт' })
     const images = await post(gw, c.key, '/v1/images', { model: 'black-forest-labs/flux.2-pro', prompt: 'пока открыт' })
     const messages = await post(gw, c.key, '/v1/messages', { model: 'anthropic/claude-3-haiku', max_tokens: 20, messages: say('пока открыт') })
+    const said = await speech(gw, c.key, 'пока открыт')
+    const heard = await transcription(gw, c.key)
     expect(Date.now() - started).toBeLessThan(1000) // fast: nobody waited for the router
 
-    for (const res of [plain, streamed, responses, embeddings, images]) {
+    for (const res of [plain, streamed, responses, embeddings, images, said, heard]) {
       expect(res.status).toBe(503)
       expect(Number(res.headers.get('retry-after'))).toBeGreaterThanOrEqual(1)
       const { error } = await res.json()
@@ -303,7 +329,7 @@ describe('a second upstream', () => {
     expect((await lookup.json()).data).toMatchObject({ id: body.id, upstream: 'fallback' })
   })
 
-  test('with the primary’s breaker open, requests go straight to the second one: streamed, Messages, embeddings, images, a WebSocket turn', async () => {
+  test('with the primary’s breaker open, requests go straight to the second one: streamed, Messages, embeddings, images, voice, a WebSocket turn', async () => {
     expect((await chat(gw, c.key, { messages: say('открываем') })).status).toBe(200) // the 4th+ failures open the primary's breaker
     await eventually(() => gw.server.logs().includes('[upstream] primary: circuit opened'))
     const sent = gw.upstream.log.length
@@ -319,6 +345,17 @@ describe('a second upstream', () => {
     expect(embeddings.status).toBe(200)
     const images = await post(gw, c.key, '/v1/images', { model: 'black-forest-labs/flux.2-pro', prompt: 'маяк через резерв', response_format: 'b64_json' })
     expect(images.status).toBe(200)
+    // Speech's cost is read from /generation: at the router that answered.
+    const said = await speech(gw, c.key, 'Голос через резерв')
+    expect(said.status).toBe(200)
+    await said.arrayBuffer()
+    const speechId = said.headers.get('x-generation-id')!
+    await eventually(async () => (await gw.books(c.user.id)).usage.some((u) => u.upstream_id === speechId))
+    await chargedOnce(gw, c, speechId, gw.fallback!)
+    expect(gw.fallback!.log.some((r) => r.path.endsWith('/generation') && r.query.includes(speechId))).toBe(true)
+    const heard = await transcription(gw, c.key)
+    expect(heard.status).toBe(200)
+    await chargedOnce(gw, c, heard.headers.get('x-generation-id')!, gw.fallback!)
     const turn = await socketTurn(gw, c.key, { model: 'openai/gpt-4o-mini', input: 'сокет через резерв' })
     const completed = turn.at(-1)!
     expect(completed.type).toBe('response.completed')
@@ -328,7 +365,7 @@ describe('a second upstream', () => {
     expect(completed.response.usage.cost).toBe(socketRow!.cost_micros / 1e6)
     expect(gw.upstream.log.length).toBe(sent) // the primary is left alone
     const rows = await gw.read<{ upstream: string; n: number }>('select upstream, count(*) as n from usage_logs where user_id = ? group by upstream', c.user.id)
-    expect(rows.find((r) => r.upstream === 'fallback')!.n).toBeGreaterThanOrEqual(7)
+    expect(rows.find((r) => r.upstream === 'fallback')!.n).toBeGreaterThanOrEqual(9)
     await booksBalanced(gw, c)
   })
 
