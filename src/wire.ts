@@ -33,6 +33,7 @@ import type {
   TestPaymentResult as TestPaymentResultSchema,
   TestPayment as TestPaymentSchema,
 } from './payments/model'
+import type { StatusBody, UpstreamsBody } from './status/model'
 import type { Health as HealthSchema } from './system/model'
 import type { Upload as UploadSchema } from './uploads/model'
 
@@ -111,6 +112,8 @@ export type UncoveredResponse = typeof UncoveredPageSchema.static
 export type UncoveredCost = UncoveredResponse['data'][number]
 export type BalanceAdjustment = typeof BalanceResultSchema.static
 export type Deleted = typeof DeletedSchema.static
+/** GET /api/admin/upstreams: this instance's circuit breakers and recent upstream errors. */
+export type AdminUpstreams = typeof UpstreamsBody.static
 
 // ─── Playground history (/api/chats, /api/upload) ────────────────────────────
 
@@ -128,3 +131,5 @@ export type Model = typeof ModelObject.static
 export type ModelList = { object: 'list'; data: Model[] }
 /** GET /api/health. */
 export type Health = typeof HealthSchema.static
+/** GET /api/status: what /status shows. */
+export type ServiceStatus = typeof StatusBody.static
