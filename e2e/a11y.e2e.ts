@@ -162,6 +162,7 @@ for (const size of SIZES) {
         [
           ['docs', '/docs'],
           ['services', '/services'],
+          ['status', '/status'],
           ['privacy policy', '/privacy-policy'],
           ['terms of service', '/terms-of-service'],
           ['public offer', '/public-offer'],

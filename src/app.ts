@@ -33,13 +33,18 @@ import { paymentsRoutes, refundAdminRoutes } from './payments'
 import { refundsService } from './payments/refunds'
 import { paymentsService } from './payments/service'
 import { spaRoutes } from './spa'
+import { statusAdminRoutes, statusRoutes } from './status'
+import { statusService } from './status/service'
 import { systemRoutes } from './system'
 import { uploadsRoutes } from './uploads'
 import { MAX_UPLOAD_BYTES, UPLOAD_MESSAGES, uploadsService } from './uploads/service'
 import { createUpstreamClient } from './upstream/client'
+import { createUpstreams } from './upstream/pool'
 
 export async function createServices(config: Config, db: Db, mailer: Mailer) {
   const upstream = createUpstreamClient(config)
+  // Requests to /v1 go through these: the primary router and, when configured, the second one.
+  const upstreams = createUpstreams(config, upstream)
   const rates = await createRateProvider(config, db, upstream.mode === 'demo')
   const catalog = await createCatalog(db, upstream)
   const uploads = uploadsService(config, db)
@@ -58,7 +63,8 @@ export async function createServices(config: Config, db: Db, mailer: Mailer) {
   const autopost = autopostService({ config, db, upstream, catalog, rates })
   const admin = adminService({ db, auth, upstream, rates, blog, keys })
   const chats = chatsService(db, uploads, images)
-  return { config, db, mailer, upstream, rates, catalog, auth, keys, payments, refunds, notifyLowBalance, blog, autopost, admin, uploads, images, chats }
+  const status = statusService({ db, config, upstreams })
+  return { config, db, mailer, upstream, upstreams, rates, catalog, auth, keys, payments, refunds, notifyLowBalance, blog, autopost, admin, uploads, images, chats, status }
 }
 
 export type Services = Awaited<ReturnType<typeof createServices>>
@@ -123,6 +129,8 @@ export function createApp(s: Services) {
         ),
       )
       .use(systemRoutes(s.config, s.db, s.mailer))
+      .use(statusRoutes(s.status))
+      .use(statusAdminRoutes(s.status, guard))
       .use(authRoutes(s.config, s.auth, guard))
       .use(keysRoutes(s.keys, guard))
       .use(billingRoutes(s.db, guard))

@@ -110,6 +110,17 @@ function seller(env: Env): SellerDetails | null {
   return Object.freeze({ name: value('SELLER_NAME'), inn, kpp, taxRegime, account, bank: value('SELLER_BANK'), bik, corrAccount, address: value('SELLER_ADDRESS') })
 }
 
+/**
+ * The second router (FALLBACK_UPSTREAM_URL and FALLBACK_UPSTREAM_API_KEY, both or neither), used while
+ * the first is down; null when not configured.
+ */
+function fallbackUpstream(env: Env): { baseUrl: string; apiKey: string } | null {
+  const baseUrl = url(env, 'FALLBACK_UPSTREAM_URL', null)
+  const apiKey = env.FALLBACK_UPSTREAM_API_KEY?.trim() || null
+  if (!baseUrl !== !apiKey) throw new ConfigError('FALLBACK_UPSTREAM_URL and FALLBACK_UPSTREAM_API_KEY must be set together (or neither, for no second upstream)')
+  return baseUrl && apiKey ? Object.freeze({ baseUrl, apiKey }) : null
+}
+
 export function loadConfig(env: Env = process.env) {
   const port = int(env, 'PORT', 3000, 0, 65535)
   const dataDir = resolve(env.DATA_DIR?.trim() || './data')
@@ -168,6 +179,19 @@ export function loadConfig(env: Env = process.env) {
     cbrRateUrl: url(env, 'CBR_RATE_URL', 'https://www.cbr.ru/scripts/XML_daily.asp')!,
     /** Longest wait for the upstream's answer (non-stream) or first byte, and the longest silent gap in a stream. */
     upstreamTimeoutMs: int(env, 'UPSTREAM_TIMEOUT_MS', 300_000, 100, 3_600_000),
+    /** A second router speaking the same protocol, used while the first is down (its breaker open, or every retry failed). */
+    fallbackUpstream: fallbackUpstream(env),
+    /**
+     * Each upstream's circuit breaker (per instance): over the last `windowMs`, at least `minRequests`
+     * requests of which more than `failurePercent` % failed open it; requests then fail fast (or go to
+     * the second upstream) for `cooldownMs`, after which a few probe requests decide whether it closes.
+     */
+    breaker: Object.freeze({
+      windowMs: int(env, 'UPSTREAM_BREAKER_WINDOW_MS', 60_000, 1000, 3_600_000),
+      minRequests: int(env, 'UPSTREAM_BREAKER_MIN_REQUESTS', 20, 1, 100_000),
+      failurePercent: int(env, 'UPSTREAM_BREAKER_FAILURE_PERCENT', 50, 1, 100),
+      cooldownMs: int(env, 'UPSTREAM_BREAKER_COOLDOWN_MS', 30_000, 100, 3_600_000),
+    }),
     markup,
     welcomeBonusRub,
     smtpUrl: url(env, 'SMTP_URL', null),

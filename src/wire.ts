@@ -34,6 +34,7 @@ import type {
   TestPaymentResult as TestPaymentResultSchema,
   TestPayment as TestPaymentSchema,
 } from './payments/model'
+import type { StatusBody, UpstreamsBody } from './status/model'
 import type { Health as HealthSchema } from './system/model'
 import type { Upload as UploadSchema } from './uploads/model'
 
@@ -114,6 +115,8 @@ export type UncoveredCost = UncoveredResponse['data'][number]
 export type AdminUserDetail = typeof AdminUserDetailSchema.static
 export type BalanceAdjustment = typeof BalanceResultSchema.static
 export type Deleted = typeof DeletedSchema.static
+/** GET /api/admin/upstreams: this instance's circuit breakers and recent upstream errors. */
+export type AdminUpstreams = typeof UpstreamsBody.static
 
 // ─── Playground history (/api/chats, /api/upload) ────────────────────────────
 
@@ -131,3 +134,5 @@ export type Model = typeof ModelObject.static
 export type ModelList = { object: 'list'; data: Model[] }
 /** GET /api/health. */
 export type Health = typeof HealthSchema.static
+/** GET /api/status: what /status shows. */
+export type ServiceStatus = typeof StatusBody.static

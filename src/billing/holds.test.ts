@@ -34,6 +34,7 @@ const facts: UsageFacts = {
   upstreamCostUsd: null,
   upstreamId: null,
   responseId: null,
+  upstream: 'primary',
   status: 'success',
   error: null,
   durationMs: 1,

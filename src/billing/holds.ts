@@ -89,6 +89,7 @@ const statements = (db: Db) =>
         upstreamCostUsd: p('upstreamCostUsd'),
         upstreamId: p('upstreamId'),
         responseId: p('responseId'),
+        upstream: p('upstream'),
         status: p('status'),
         error: p('error'),
         durationMs: p('durationMs'),

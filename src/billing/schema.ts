@@ -1,6 +1,7 @@
 import { users } from '../auth/schema'
 import { index, integer, primaryKey, table, text } from '../db/dialect'
 import { apiKeys } from '../keys/schema'
+import { UPSTREAM_NAMES } from '../upstream/names'
 
 export const LEDGER_TYPES = ['bonus', 'topup', 'usage', 'admin', 'refund'] as const
 export type LedgerType = (typeof LEDGER_TYPES)[number]
@@ -61,6 +62,8 @@ export const usageLogs = table(
     upstreamId: text('upstream_id'),
     /** The answer's own id when the client saw one other than the generation id (Messages msg_…, Responses resp_…). */
     responseId: text('response_id'),
+    /** Which router answered (or last failed): the primary, or the second one while the first was down. */
+    upstream: text('upstream', { enum: UPSTREAM_NAMES }).notNull().default('primary'),
     status: text('status', { enum: USAGE_STATUSES }).notNull(),
     error: text('error'),
     durationMs: integer('duration_ms').notNull(),

@@ -1,4 +1,4 @@
-// Voice on the gateway's pipeline (chat.ts: prepare → hold, send, settle/release): POST
+// Voice on the gateway's pipeline (pipeline.ts: prepare → hold, send, settle/release): POST
 // /v1/audio/speech (text to speech) and POST /v1/audio/transcriptions (speech to text), protocols.md 1.14.
 //
 // Speech is held from the input's characters at the model's price per character, forwarded in
@@ -20,9 +20,9 @@ import { MB } from '../lib/body'
 import { OpenAIError } from '../lib/errors'
 import { formatMicros, microsToRub } from '../lib/money'
 import type { Caller } from './callers'
-import { type ChatService, endUserId, type GatewayDeps, type Prepared } from './chat'
+import { fromFetchFailure } from './errors'
+import { endUserId, type GatewayDeps, type Pipeline, type Prepared } from './pipeline'
 import type { ChatShape } from './shape'
-import { fromFetchFailure } from './upstream-errors'
 
 /** OpenAI's limit for one uploaded recording (the router's too). */
 export const MAX_AUDIO_BYTES = 25 * MB
@@ -75,7 +75,7 @@ function voiceModel(get: (id: string) => ModelRow | undefined, id: string, kind:
 /**
  * The model as the hold prices a voice request: every unit (a character, a second) at one price, and
  * nothing per completion token — so the same planHold bounds it, and with no reported cost the
- * charge is that price × the units (chat.ts chargeFor).
+ * charge is that price × the units (pipeline.ts chargeFor).
  */
 const perUnit = (m: ModelRow, unitUsd: string): ModelRow => ({
   ...m,
@@ -195,17 +195,17 @@ type RouterTranscript = {
 
 const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : undefined)
 
-export function audioService(deps: GatewayDeps, chat: ChatService) {
+export function audioService(deps: GatewayDeps, pipe: Pipeline) {
   const get = deps.catalog.get
   const upstreamFailed = (message: string) => new OpenAIError(502, `Провайдер модели вернул ошибку: ${message}`, 'server_error', 'upstream_error', { shouldRetry: false })
 
   /** The generation's reported cost in USD, asked until the router has published it; undefined if it never does. */
-  async function reportedCost(id: string | null): Promise<number | undefined> {
+  async function reportedCost(p: Prepared, id: string | null): Promise<number | undefined> {
     if (!id) return undefined
     for (const wait of GENERATION_WAITS_MS) {
       if (wait) await Bun.sleep(wait)
       try {
-        const stats = await deps.upstream.generation(id)
+        const stats = await pipe.answeredBy(p).generation(id) // the router that answered: the second one while the first is down
         if (stats && Number.isFinite(stats.totalCost) && stats.totalCost >= 0) return stats.totalCost
       } catch (e) {
         console.warn(`[billing] generation ${id} lookup failed: ${(e as Error).message}`)
@@ -216,11 +216,11 @@ export function audioService(deps: GatewayDeps, chat: ChatService) {
 
   /** Settles a speech request from its generation's cost, else at the catalogue price × the characters (and says so). */
   async function settleSpeech(p: Prepared, id: string | null, characters: number, status: 'success' | 'cancelled') {
-    const cost = await reportedCost(id)
+    const cost = await reportedCost(p, id)
     const extra = { characters, promptTokens: 0, completionTokens: 0, totalTokens: 0 }
-    if (cost !== undefined) return chat.settle(p, { cost }, id, status, 0, undefined, extra)
+    if (cost !== undefined) return pipe.settle(p, { cost }, id, status, 0, undefined, extra)
     console.warn(`[billing] speech ${id ?? '(no generation id)'}: no reported cost; charged at the catalogue price × ${characters} characters`)
-    return chat.settle(p, undefined, id, status, 0, undefined, {
+    return pipe.settle(p, undefined, id, status, 0, undefined, {
       ...extra,
       error: `Стоимость у провайдера не получена: списано по цене каталога за ${characters} символов`,
     })
@@ -232,10 +232,10 @@ export function audioService(deps: GatewayDeps, chat: ChatService) {
         throw invalid('stream_format: поддерживается только audio — звук приходит потоком байтов по мере синтеза', 'stream_format')
       const voice = typeof body.voice === 'object' && body.voice !== null ? body.voice.id : body.voice
       const shape = speechShape(body, get)
-      const p = await chat.prepare(caller, shape, { endpoint: 'speech', stream: true })
+      const p = await pipe.prepare(caller, shape, { endpoint: 'speech', stream: true })
       const { stream_format: _sf, ...rest } = body
       const out: Record<string, unknown> = { ...rest, ...(voice !== undefined ? { voice } : {}), user: endUserId(caller.userId) }
-      const { res, ac, done } = await chat.send(p, { path: '/audio/speech' }, out, clientSignal)
+      const { res, ac, done } = await pipe.send(p, { path: '/audio/speech' }, out, clientSignal)
       done() // from here on the relay's idle watch applies
       const id = res.headers.get('x-generation-id')
       const type = res.headers.get('content-type') ?? 'application/octet-stream'
@@ -246,7 +246,7 @@ export function audioService(deps: GatewayDeps, chat: ChatService) {
         try {
           message = JSON.parse(text)?.error?.message ?? message
         } catch {}
-        await chat.release(p, message, id, 'error', { characters: shape.characters })
+        await pipe.release(p, message, id, 'error', { characters: shape.characters })
         throw upstreamFailed(message)
       }
 
@@ -261,7 +261,7 @@ export function audioService(deps: GatewayDeps, chat: ChatService) {
         if (finished) return
         finished = true
         clearTimeout(idle)
-        if (typeof how === 'object') void chat.release(p, how.error, id, 'error', { characters: shape.characters })
+        if (typeof how === 'object') void pipe.release(p, how.error, id, 'error', { characters: shape.characters })
         else void settleSpeech(p, id, shape.characters, how).catch((e) => console.error(`[billing] speech ${id}: settlement failed: ${(e as Error).message}`))
       }
       watch()
@@ -304,7 +304,7 @@ export function audioService(deps: GatewayDeps, chat: ChatService) {
           'file',
           'invalid_audio',
         )
-      const p = await chat.prepare(caller, transcriptionShape(body.model, info.seconds, get), { endpoint: 'transcription', stream: false })
+      const p = await pipe.prepare(caller, transcriptionShape(body.model, info.seconds, get), { endpoint: 'transcription', stream: false })
       const out: Record<string, unknown> = {
         model: body.model,
         input_audio: { data: Buffer.from(audio.bytes).toString('base64'), format: info.format },
@@ -313,20 +313,20 @@ export function audioService(deps: GatewayDeps, chat: ChatService) {
       if (typeof body.language === 'string' && body.language) out.language = body.language
       if (temperature !== undefined) out.temperature = temperature
       if (body.provider !== undefined) out.provider = body.provider
-      const { res, done, timedOut } = await chat.send(p, { path: '/audio/transcriptions' }, out, clientSignal)
+      const { res, done, timedOut } = await pipe.send(p, { path: '/audio/transcriptions' }, out, clientSignal)
       const id = res.headers.get('x-generation-id')
       let json: RouterTranscript
       try {
         json = (await res.json()) as RouterTranscript
       } catch (e) {
-        await chat.release(p, (e as Error).message, id, clientSignal.aborted ? 'cancelled' : 'error')
+        await pipe.release(p, (e as Error).message, id, clientSignal.aborted ? 'cancelled' : 'error')
         throw fromFetchFailure(e, timedOut())
       } finally {
         done()
       }
       if (typeof json?.text !== 'string' || json.error) {
         const message = json?.error?.message ?? 'ответ без text'
-        await chat.release(p, message, id)
+        await pipe.release(p, message, id)
         throw upstreamFailed(message)
       }
 
@@ -337,7 +337,7 @@ export function audioService(deps: GatewayDeps, chat: ChatService) {
       const inputTokens = num(usage.input_tokens)
       const outputTokens = num(usage.output_tokens)
       const tokens = inputTokens !== undefined || outputTokens !== undefined
-      const charged = await chat.settle(p, cost !== undefined ? { cost } : { prompt_tokens: billedSeconds }, id, 'success', 0, undefined, {
+      const charged = await pipe.settle(p, cost !== undefined ? { cost } : { prompt_tokens: billedSeconds }, id, 'success', 0, undefined, {
         audioSeconds: billedSeconds,
         promptTokens: inputTokens ?? 0,
         completionTokens: outputTokens ?? 0,

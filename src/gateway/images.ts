@@ -1,13 +1,15 @@
 // POST /v1/images: OpenAI's images.generate shape, implemented through the router's image-output
-// chat (modalities ["image","text"]). One hold for the whole request; all or nothing.
+// chat (modalities ["image","text"]), each call on the pipeline's send path. One hold for the whole
+// request; all or nothing.
 
 import type { ModelRow } from '../catalog/schema'
 import { add, type Dec, dec, toDecimalString } from '../lib/decimal'
 import { OpenAIError } from '../lib/errors'
 import type { Caller } from './callers'
-import type { ChatService, GatewayDeps } from './chat'
+import { chatWire } from './chat'
 import { estimatePrompt } from './estimate'
 import type { ImageStore } from './files'
+import type { GatewayDeps, Pipeline } from './pipeline'
 import { type ChatShape, candidatesFor } from './shape'
 import { chargedUsage } from './wire'
 
@@ -55,16 +57,16 @@ export function imagesShape(body: ImagesBody, get: (id: string) => ModelRow | un
   }
 }
 
-export function imagesService(deps: GatewayDeps, chat: ChatService, store: ImageStore) {
+export function imagesService(deps: GatewayDeps, pipe: Pipeline, store: ImageStore) {
   return {
     async generate(caller: Caller, body: ImagesBody, clientSignal: AbortSignal) {
       const n = body.n ?? 1
       const aspect = ASPECTS[body.size ?? '1024x1024'] ?? '1:1'
       const messages = [{ role: 'user', content: body.prompt }]
       const cs = imagesShape(body, deps.catalog.get)
-      const p = await chat.prepare(caller, cs, { endpoint: 'images', stream: false })
+      const p = await pipe.prepare(caller, cs, { endpoint: 'images', stream: false })
       // One router body for every call: with our end-user id (hashed, as on every route) and caps.
-      const call = chat.body(p, { model: body.model, messages, modalities: ['image', 'text'], image_config: { aspect_ratio: aspect } }, 'chat')
+      const call = pipe.body(p, { model: body.model, messages, modalities: ['image', 'text'], image_config: { aspect_ratio: aspect } }, 'chat')
       const results: Array<{ url?: string; b64_json?: string; revised_prompt?: string }> = []
       // Summed exactly (0.03 + 0.03 + 0.03 in floats is 0.09000000000000001, a micro-ruble too many);
       // undefined once any answer lacks a cost: then bill by tokens.
@@ -74,22 +76,19 @@ export function imagesService(deps: GatewayDeps, chat: ChatService, store: Image
       let upstreamId: string | null = null
       try {
         for (let i = 0; i < n; i++) {
-          const res = await deps.upstream.chat(call, AbortSignal.any([clientSignal, AbortSignal.timeout(deps.config.upstreamTimeoutMs)]))
-          const json = (await res.json().catch(() => null)) as {
+          // The router's failures before an answer are mapped (and retried) as on every route.
+          const sent = await pipe.post(p, chatWire.path, call, clientSignal)
+          const json = (await sent.res
+            .json()
+            .catch(() => null)
+            .finally(sent.done)) as {
             id?: string
             error?: { message?: string }
             choices?: Array<{ error?: { message?: string }; message?: { content?: string; images?: Array<{ image_url?: { url?: string } }> } }>
             usage?: { cost?: number; prompt_tokens?: number; completion_tokens?: number }
           } | null
-          const err = !res.ok ? json?.error : (json?.error ?? json?.choices?.[0]?.error)
-          if (!json || err)
-            throw new OpenAIError(
-              res.ok ? 502 : res.status === 402 ? 503 : 502,
-              'Не удалось сгенерировать изображение: провайдер вернул ошибку.',
-              'server_error',
-              'upstream_error',
-              { shouldRetry: false },
-            )
+          if (!json || json.error || json.choices?.[0]?.error)
+            throw new OpenAIError(502, 'Не удалось сгенерировать изображение: провайдер вернул ошибку.', 'server_error', 'upstream_error', { shouldRetry: false })
           upstreamId = json.id ?? upstreamId
           const cost = json.usage?.cost
           costUsd = costUsd !== undefined && typeof cost === 'number' && Number.isFinite(cost) && cost >= 0 ? add(costUsd, dec(cost)) : undefined
@@ -106,7 +105,7 @@ export function imagesService(deps: GatewayDeps, chat: ChatService, store: Image
         }
         if (results.length === 0) throw new OpenAIError(502, 'Модель не вернула изображение.', 'server_error', 'no_image', { shouldRetry: false })
       } catch (e) {
-        await chat.release(p, (e as Error).message, upstreamId, clientSignal.aborted ? 'cancelled' : 'error')
+        await pipe.release(p, (e as Error).message, upstreamId, clientSignal.aborted ? 'cancelled' : 'error')
         if (e instanceof OpenAIError) throw e
         throw new OpenAIError(502, 'Не удалось сгенерировать изображение. Попробуйте позже.', 'server_error', 'upstream_error', { shouldRetry: false })
       }
@@ -117,7 +116,7 @@ export function imagesService(deps: GatewayDeps, chat: ChatService, store: Image
         total_tokens: tokens.prompt + tokens.completion,
         pictures,
       }
-      const charged = await chat.settle(p, usage, upstreamId)
+      const charged = await pipe.settle(p, usage, upstreamId)
       const billed = chargedUsage(usage, charged)
       // OpenAI's ImagesResponse usage: input (the prompt's text) and output tokens, plus our charge.
       return {

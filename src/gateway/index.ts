@@ -11,7 +11,7 @@ import { envelope, errors, ok } from '../lib/http'
 import { microsToRub } from '../lib/money'
 import { audioService, speechShape, transcriptionShape } from './audio'
 import { type Caller, callerForKey, callerForUser } from './callers'
-import { chatService, type GatewayDeps } from './chat'
+import { modelNotFound, unavailable } from './errors'
 import type { ImageStore } from './files'
 import { imagesService, imagesShape } from './images'
 import { lookups } from './lookup'
@@ -31,11 +31,11 @@ import {
   SpeechRequest,
   TranscriptionRequest,
 } from './model'
-import { protocolsService } from './protocols'
+import { type GatewayDeps, pipeline } from './pipeline'
+import { protocolsService, TOKEN_COUNT_ESTIMATED } from './protocols'
 import { type ResponsesBody, responsesShape } from './responses'
 import { chatShape } from './shape'
 import { storedResponsesService } from './stored-responses'
-import { unavailable } from './upstream-errors'
 import { responsesSocket } from './ws'
 
 /**
@@ -53,11 +53,11 @@ const unauthorized = (message: string, code: string) => new OpenAIError(401, mes
 const errorsOf = (...statuses: number[]) => Object.fromEntries(statuses.map((s) => [s, OpenAIErrorBody]))
 
 export function gatewayRoutes(deps: GatewayDeps & { images: ImageStore }, guard: AuthGuard) {
-  const chat = chatService(deps)
+  const pipe = pipeline(deps)
   const files = deps.images
-  const images = imagesService(deps, chat, files)
-  const protocols = protocolsService(deps, chat)
-  const audio = audioService(deps, chat)
+  const images = imagesService(deps, pipe, files)
+  const protocols = protocolsService(deps, pipe)
+  const audio = audioService(deps, pipe)
   const markup = dec(String(deps.config.markup))
   const lookup = lookups(deps.db)
   const stored = storedResponsesService(deps.db, protocols.responses)
@@ -145,7 +145,7 @@ export function gatewayRoutes(deps: GatewayDeps & { images: ImageStore }, guard:
         const rate = deps.rates.current()
         if (!rate) throw unavailable('Курс валют временно недоступен. Попробуйте позже.')
         const model = deps.catalog.get(id)
-        if (!model) throw new OpenAIError(404, `Модель ${id} не найдена`, 'invalid_request_error', 'model_not_found', { param: 'model' })
+        if (!model) throw modelNotFound(`Модель ${id} не найдена`)
         return deps.catalog.toApi(model, rate, markup)
       },
       { response: { 200: ModelObject, ...errorsOf(404, 503) }, detail: { summary: 'Одна модель каталога (id с %2F или со слэшем)' } },
@@ -153,7 +153,7 @@ export function gatewayRoutes(deps: GatewayDeps & { images: ImageStore }, guard:
     .post(
       '/chat/completions',
       // Explicitly async: Elysia awaits (and routes rejections to onError) only handlers it sees as async.
-      async ({ caller, body, request }) => await chat.chat(caller, body, request.signal),
+      async ({ caller, body, request }) => await protocols.chat(caller, body, request.signal),
       {
         caller: true,
         body: ChatRequest,
@@ -258,12 +258,24 @@ export function gatewayRoutes(deps: GatewayDeps & { images: ImageStore }, guard:
         security: [{ bearerAuth: [] }],
       },
     })
-    .post('/messages/count_tokens', async ({ body, headers, request }) => await protocols.countTokens(body, headers, request.signal), {
-      caller: true,
-      body: CountTokensRequest,
-      response: { 200: t.Object({ input_tokens: t.Number() }), ...errorsOf(400, 401, 404, 502, 503) },
-      detail: { summary: 'Подсчёт входных токенов запроса Messages (бесплатно)', security: [{ bearerAuth: [] }] },
-    })
+    .post(
+      '/messages/count_tokens',
+      async ({ body, headers, request, set }) => {
+        const { input_tokens, estimated } = await protocols.countTokens(body, headers, request.signal)
+        if (estimated) set.headers[TOKEN_COUNT_ESTIMATED] = 'true'
+        return { input_tokens }
+      },
+      {
+        caller: true,
+        body: CountTokensRequest,
+        response: { 200: t.Object({ input_tokens: t.Number() }), ...errorsOf(400, 401, 403, 404) },
+        detail: {
+          summary: 'Подсчёт входных токенов запроса Messages (бесплатно)',
+          description: `Отвечает всегда: если провайдер не считает токены сам или недоступен, число оценивается шлюзом (с запасом, как для резерва) и ответ несёт заголовок ${TOKEN_COUNT_ESTIMATED}: true.`,
+          security: [{ bearerAuth: [] }],
+        },
+      },
+    )
     .post('/embeddings', async ({ caller, body, request }) => await protocols.embeddings(caller, body, request.signal), {
       caller: true,
       body: EmbeddingsRequest,
@@ -320,7 +332,8 @@ export function gatewayRoutes(deps: GatewayDeps & { images: ImageStore }, guard:
         response: {
           200: t.Object({
             data: t.Any({
-              description: 'Как /generation у маршрутизатора: model, tokens_prompt, tokens_completion, total_cost (рубли), latency (мс), status, streamed, created_at',
+              description:
+                'Как /generation у маршрутизатора: model, tokens_prompt, tokens_completion, total_cost (рубли), latency (мс), status, streamed, created_at, upstream (primary — основной провайдер, fallback — резервный)',
             }),
           }),
           ...errorsOf(400, 401, 404),
@@ -365,7 +378,7 @@ export function gatewayRoutes(deps: GatewayDeps & { images: ImageStore }, guard:
  * planHold as the hold itself, so the Playground never shows less than what is then charged.
  */
 export function estimateRoutes(deps: GatewayDeps, guard: AuthGuard) {
-  const chat = chatService(deps)
+  const pipe = pipeline(deps)
   return new Elysia({ name: 'gateway-estimate', prefix: '/api/playground', detail: { tags: ['Чаты Playground'], security: [{ bearerAuth: [] }] } }).use(guard).post(
     '/estimate',
     async ({ user, body }) => {
@@ -373,7 +386,7 @@ export function estimateRoutes(deps: GatewayDeps, guard: AuthGuard) {
       if (!caller) throw unauthorized('Сессия недействительна', 'invalid_api_key')
       const get = deps.catalog.get
       if (body.compare) {
-        const e = await chat.estimateMany(
+        const e = await pipe.estimateMany(
           caller,
           body.compare.map((b) => chatShape(b, get)),
         )
@@ -396,7 +409,7 @@ export function estimateRoutes(deps: GatewayDeps, guard: AuthGuard) {
               ? transcriptionShape(body.transcription.model, body.transcription.seconds, get)
               : null
       if (!cs) throw badRequest('Передайте chat, images, speech, transcription или compare — тело запроса, стоимость которого нужно оценить')
-      const e = await chat.estimate(caller, cs)
+      const e = await pipe.estimate(caller, cs)
       return ok({
         maxCost: e.maxCostMicros === null ? null : microsToRub(e.maxCostMicros),
         hold: e.holdMicros === null ? null : microsToRub(e.holdMicros),

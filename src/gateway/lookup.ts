@@ -51,6 +51,8 @@ export function lookups(db: Db) {
         streamed: row.stream,
         cancelled: row.status === 'cancelled',
         api_type: API_TYPES[row.endpoint],
+        /** Which router answered: the primary, or the second one while the first was down. */
+        upstream: row.upstream,
         error: row.error,
       }
     },

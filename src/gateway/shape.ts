@@ -9,6 +9,7 @@ import type { ModelRow } from '../catalog/schema'
 import { canOutputImages, isEmbedding, isSpeech, isTranscription } from '../catalog/service'
 import { OpenAIError } from '../lib/errors'
 import { isObject } from '../lib/json'
+import { modelNotFound } from './errors'
 import { type Candidate, DEFAULT_WEB_RESULTS, estimatePrompt, type PromptEstimate, type RequestShape, resolveCandidate } from './estimate'
 
 /** More fallbacks than this are refused: the router tries them in order and each may bill. */
@@ -53,7 +54,6 @@ export type ChatShape = {
 }
 
 const invalid = (message: string, param: string) => new OpenAIError(400, message, 'invalid_request_error', 'invalid_request', { param })
-const notFound = (id: string) => new OpenAIError(404, `Модель ${id} не найдена в каталоге`, 'invalid_request_error', 'model_not_found', { param: 'model' })
 
 /** The ids the router may answer with: `model`, then `models` in order (fallbacks), without repeats. */
 function candidateIds(body: Routable): string[] {
@@ -127,7 +127,7 @@ export type Kind = 'chat' | 'embeddings' | 'images'
 export function candidatesFor(ids: string[], get: (id: string) => ModelRow | undefined, kind: Kind): Candidate[] {
   return ids.map((id) => {
     const c = resolveCandidate(get, id)
-    if (!c) throw notFound(id)
+    if (!c) throw modelNotFound(`Модель ${id} не найдена в каталоге`)
     if (kind === 'chat' && isEmbedding(c.model))
       throw new OpenAIError(400, `Модель ${id} создаёт эмбеддинги: используйте /v1/embeddings`, 'invalid_request_error', 'model_is_embedding', { param: 'model' })
     if (isSpeech(c.model)) throw new OpenAIError(400, `Модель ${id} озвучивает текст: используйте /v1/audio/speech`, 'invalid_request_error', 'model_is_speech', { param: 'model' })

@@ -29,9 +29,11 @@ import { modelSnippets } from '../content/models/snippets'
 import { metaForPath, type PageMeta, postMeta } from '../content/seo'
 import { SERVICES_DOCUMENT } from '../content/services'
 import { pickShowcase, type ShowcaseModel, splitModelName } from '../content/showcase'
+import { averageUptime, formatDay, formatDuration, formatMoscow, formatUptime, STATE_LABELS, STATUS_HEADLINES, STATUS_TEXT } from '../content/status'
 import { PROVIDER, SUPPORT } from '../content/terms'
 import type { Db } from '../db/client'
 import { type Dec, dec } from '../lib/decimal'
+import type { Status } from '../status/model'
 import { documentHtml, esc, inlineHtml } from './render'
 
 export interface PageDeps {
@@ -40,6 +42,8 @@ export interface PageDeps {
   catalog: Pick<Catalog, 'list' | 'get' | 'toApi'>
   /** The dollar rate: without it there are no ruble prices (the catalogue pages then say so). */
   rates: { current(): Dec | null }
+  /** The service's state for /status (absent: the page says it cannot be shown). */
+  status?: { current(): Promise<Status> }
 }
 
 /** The catalogue as GET /v1/models sends it (ruble prices); empty while the rate is unknown. */
@@ -92,6 +96,7 @@ const CHUNKS: Record<string, string> = {
   '/blog': 'web/features/blog/blog-list-page.tsx',
   '/docs': 'web/features/docs/docs-page.tsx',
   '/services': 'web/features/services/services-page.tsx',
+  '/status': 'web/features/status/status-page.tsx',
   '/models': PUBLIC_CATALOGUE_CHUNK,
   ...Object.fromEntries(Object.keys(LEGAL).map((p) => [p, 'web/features/legal/legal-page.tsx'])),
 }
@@ -110,6 +115,7 @@ const SITE_LINKS: Array<[string, string]> = [
   ['/blog', 'Блог'],
   ['/docs', 'Документация'],
   ['/services', 'Услуги'],
+  ['/status', 'Состояние сервиса'],
   ['/models', 'Модели'],
   ['/app/playground', 'Playground'],
   ['/public-offer', 'Публичная оферта'],
@@ -224,6 +230,30 @@ function modelHtml(m: Model, origin: string): string {
   )
 }
 
+// ─── status ──────────────────────────────────────────────────────────────────
+
+function statusHtml(s: Status | undefined): string {
+  const head = `<h1>${esc(STATUS_TEXT.title)}</h1><p>${esc(STATUS_TEXT.lead)}</p>`
+  if (!s) return `${head}<p>Состояние сервиса сейчас не удалось получить.</p>`
+  const down = s.days.filter((d) => d.uptime < 1)
+  return (
+    `${head}<p><strong>${esc(STATUS_HEADLINES[s.status])}</strong> · обновлено ${esc(formatMoscow(s.updatedAt))} МСК</p>` +
+    `<h2>${esc(STATUS_TEXT.now)}</h2><ul>${s.components.map((c) => `<li>${esc(c.name)}: ${esc(STATE_LABELS[c.state])}${c.note ? ` (${esc(c.note)})` : ''}</li>`).join('')}</ul>` +
+    `<h2>${esc(STATUS_TEXT.uptime)}</h2><p>${esc(formatUptime(averageUptime(s.days)))} в среднем. ${esc(STATUS_TEXT.uptimeNote)}</p>` +
+    (down.length ? `<ul>${down.map((d) => `<li>${esc(formatDay(d.date))}: ${esc(formatUptime(d.uptime))}</li>`).join('')}</ul>` : '') +
+    `<h2>${esc(STATUS_TEXT.incidents)}</h2>` +
+    (s.incidents.length
+      ? `<table><thead><tr>${STATUS_TEXT.columns.map((c) => `<th>${esc(c)}</th>`).join('')}</tr></thead><tbody>${s.incidents
+          .map(
+            (i) =>
+              `<tr><td>${esc(formatMoscow(i.startedAt))}</td><td>${i.endedAt ? esc(formatMoscow(i.endedAt)) : esc(STATUS_TEXT.ongoing)}</td>` +
+              `<td>${esc(formatDuration(i.durationSec))}</td><td>${esc(i.what)}</td></tr>`,
+          )
+          .join('')}</tbody></table>`
+      : `<p>${esc(STATUS_TEXT.noIncidents)}</p>`)
+  )
+}
+
 /** '/models/openai/gpt-4o' or '/models/openai%2Fgpt-4o' → 'openai/gpt-4o' (null: not decodable). */
 export function modelIdFromPath(path: string): string | null {
   try {
@@ -297,5 +327,6 @@ export async function resolvePage(rawPath: string, deps: PageDeps): Promise<Rend
   } else if (LEGAL[path]) content = documentHtml(LEGAL_DOCUMENTS[LEGAL[path]!], true)
   else if (path === '/services') content = `${documentHtml(SERVICES_DOCUMENT)}<p><a href="/register">Зарегистрироваться</a> · <a href="/docs">Документация</a></p>`
   else if (path === '/docs' || path === '/app/docs') content = documentHtml(docsDocument(origin))
+  else if (path === '/status') content = statusHtml(await deps.status?.current().catch(() => undefined))
   return { status: 200, meta, body: wrap(content), chunk }
 }

@@ -9,10 +9,14 @@ import { client, registerUser, startServer } from './server'
 export const TEST_RATE = '92.5431'
 type Admin = Awaited<ReturnType<typeof registerUser>>
 export const UPSTREAM_KEY = 'sk-or-v1-test-upstream-key'
+export const FALLBACK_KEY = 'sk-or-v1-test-fallback-key'
 
-export async function startGateway(env: Record<string, string> = {}, upstreamOpts: DemoUpstreamOptions = {}) {
+/** `fallback`: a second fake router (its own key) configured as FALLBACK_UPSTREAM_*. */
+export async function startGateway(env: Record<string, string> = {}, upstreamOpts: DemoUpstreamOptions = {}, fallbackOpts?: DemoUpstreamOptions) {
   const upstream = await startFakeUpstream({ faults: true, tokenDelayMs: 2, apiKey: UPSTREAM_KEY, ...upstreamOpts })
-  const server = await startServer({ OPENROUTER_API_KEY: UPSTREAM_KEY, OPENROUTER_BASE_URL: upstream.url, USD_RUB_RATE: TEST_RATE, ...env })
+  const fallback = fallbackOpts ? await startFakeUpstream({ faults: true, tokenDelayMs: 2, apiKey: FALLBACK_KEY, ...fallbackOpts }) : null
+  const second: Record<string, string> = fallback ? { FALLBACK_UPSTREAM_URL: fallback.url, FALLBACK_UPSTREAM_API_KEY: FALLBACK_KEY } : {}
+  const server = await startServer({ OPENROUTER_API_KEY: UPSTREAM_KEY, OPENROUTER_BASE_URL: upstream.url, USD_RUB_RATE: TEST_RATE, ...second, ...env })
   const read = databaseReader(server.databaseUrl)
   async function customer(email?: string) {
     const u = await registerUser(server.url, email)
@@ -22,6 +26,8 @@ export async function startGateway(env: Record<string, string> = {}, upstreamOpt
   }
   return {
     upstream,
+    /** The second router, when one was asked for. */
+    fallback,
     server,
     url: server.url,
     /** A fresh account with an API key. */
@@ -51,6 +57,7 @@ export async function startGateway(env: Record<string, string> = {}, upstreamOpt
     async stop() {
       await server.stop()
       await upstream.stop()
+      await fallback?.stop()
     },
   }
 }

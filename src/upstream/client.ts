@@ -50,13 +50,17 @@ export async function upstreamErrorFrom(res: Response): Promise<UpstreamError> {
 export type KeyStatus = { usage: number; limit: number | null; limitRemaining: number | null }
 export type GenerationStats = { totalCost: number; tokensPrompt: number; tokensCompletion: number; cancelled: boolean }
 
-export function createUpstreamClient(config: Config, fetchOverride?: FetchLike) {
-  const demo = config.openrouterApiKey ? null : createDemoUpstream()
-  const base = demo ? 'http://demo.upstream/api/v1' : config.openrouterBaseUrl
+/** Which router a client talks to: the configured one (OPENROUTER_*), or another given here (the second upstream). */
+export type UpstreamTarget = { baseUrl: string; apiKey: string }
+
+export function createUpstreamClient(config: Config, target?: UpstreamTarget, fetchOverride?: FetchLike) {
+  const apiKey = target ? target.apiKey : config.openrouterApiKey
+  const demo = apiKey ? null : createDemoUpstream()
+  const base = demo ? 'http://demo.upstream/api/v1' : (target?.baseUrl ?? config.openrouterBaseUrl)
   // The router is reached over kept-alive HTTP/1.1 on the event loop's own sockets (see http1.ts for why not fetch).
   const doFetch: FetchLike = fetchOverride ?? (demo ? (url, init) => demo.fetch(new Request(url, init)) : http1FetchOrFetch(base))
   const headers = {
-    authorization: `Bearer ${config.openrouterApiKey ?? 'demo'}`,
+    authorization: `Bearer ${apiKey ?? 'demo'}`,
     'content-type': 'application/json',
     'http-referer': config.publicUrl,
     'x-openrouter-title': 'AI Gateway',

@@ -167,6 +167,7 @@ const FOOTER_GROUPS: Array<{ title: string; links: Array<[href: string, label: s
       ['/app/playground', 'Playground'],
       ['/app/docs', 'Документация'],
       ['/blog', 'Блог'],
+      ['/status', 'Состояние сервиса'],
     ],
   },
   {

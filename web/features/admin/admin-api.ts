@@ -4,6 +4,7 @@ import type {
   AdminBlogPost,
   AdminRefundRequest,
   AdminStats,
+  AdminUpstreams,
   AdminUser,
   AdminUserDetail,
   AdminUsersPage,
@@ -18,7 +19,7 @@ import type {
 import { api, authorizedFetch, parseResponse } from '../../lib/api'
 
 // The wire types, declared by the route schemas (src/admin/model.ts, src/blog/model.ts, src/payments/model.ts).
-export type { AdminStats, AdminUser, AdminUserDetail, AutopostSettings, AutopostStats, UncoveredCost }
+export type { AdminStats, AdminUpstreams, AdminUser, AdminUserDetail, AutopostSettings, AutopostStats, UncoveredCost }
 export type RefundRequest = AdminRefundRequest
 export type AdminPost = AdminBlogPost
 
@@ -28,6 +29,9 @@ export type AdminPost = AdminBlogPost
 export const UNLIMITED_LIMIT = 999999
 
 export const useAdminStats = () => useSWR<AdminStats>('/api/admin/stats', { dedupingInterval: 2000 })
+
+/** This instance's circuit breakers and recent upstream errors, followed while the dashboard is open. */
+export const useAdminUpstreams = () => useSWR<AdminUpstreams>('/api/admin/upstreams', { refreshInterval: 10_000, dedupingInterval: 2000 })
 
 // ─── uncovered cost ──────────────────────────────────────────────────────────
 

@@ -12,6 +12,7 @@ import { useDocumentTitle } from '../../lib/use-document-title'
 import { useMediaQuery } from '../../lib/use-media-query'
 import { type AdminStats, UNCOVERED_LIMIT, UNLIMITED_LIMIT, type UncoveredCost, useAdminStats, useUncovered } from './admin-api'
 import { Badge, ExternalIcon, formatUsd, ServerIcon } from './admin-ui'
+import { UpstreamHealthCard } from './upstream-health'
 
 function Figure({ label, value, testId, hint }: { label: string; value: ReactNode; testId?: string; hint?: ReactNode }) {
   return (
@@ -337,6 +338,7 @@ export function AdminDashboardPage() {
     body = (
       <div className="space-y-6">
         <UpstreamCard upstream={data.openrouter} />
+        <UpstreamHealthCard />
         <div className="grid grid-cols-1 gap-4 min-[520px]:grid-cols-2 xl:grid-cols-4">
           <Tile
             label="Пользователи"
