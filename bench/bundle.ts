@@ -13,7 +13,7 @@ import { join } from 'node:path'
 import { gzipSync } from 'node:zlib'
 
 const DIST = 'dist/web'
-const TARGET_GZIP_KB = 150
+const TARGET_GZIP_KB = 100
 const manifestPath = join(DIST, 'build-manifest.json')
 if (!existsSync(manifestPath)) {
   console.error('No build found: run `bun run build` first.')

@@ -185,7 +185,7 @@ for (const vp of VIEWPORTS) {
           items.push(await page.getByRole('navigation', { name: 'Меню' }).getByRole('link').allInnerTexts())
         } else items.push(await page.getByRole('navigation', { name: 'Разделы сайта' }).getByRole('link').allInnerTexts())
       }
-      expect(items[0]).toEqual(['Возможности', 'Для кого', 'Модели', 'Применение', 'Документация', 'Блог'])
+      expect(items[0]).toEqual(['Возможности', 'Для кого', 'Модели', 'Playground', 'Применение', 'Блог'])
       for (const list of items) expect(list).toEqual(items[0])
 
       // a test top-up: the refund card says it does not count

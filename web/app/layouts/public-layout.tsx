@@ -12,16 +12,16 @@ import { useSession } from '../../stores/session'
 type NavItem = { label: string } & ({ section: string } | { href: string })
 
 /**
- * One header for every public page — landing, catalogue, docs, blog, legal texts, services (issue
- * 29: the blog and the catalogue had a header of their own). The landing's sections are reached
- * from anywhere; the logo is the way home.
+ * One header for every public page — landing, catalogue, docs, blog, legal texts, services, status
+ * (issue 29: the blog and the catalogue had a header of their own): the spec's landing header, whose
+ * sections are reached from any page; the logo is the way home.
  */
 export const PUBLIC_NAV: NavItem[] = [
   { label: 'Возможности', section: 'features' },
   { label: 'Для кого', section: 'audience' },
-  { label: 'Модели', href: '/models' },
+  { label: 'Модели', section: 'models' },
+  { label: 'Playground', section: 'playground' },
   { label: 'Применение', section: 'use-cases' },
-  { label: 'Документация', href: '/docs' },
   { label: 'Блог', href: '/blog' },
 ]
 
