@@ -2,7 +2,8 @@
 // (numbers for balances, signed numeric strings for transaction amounts and prices).
 //
 // Money on screen, one rule for the SPA, the server-rendered pages and their texts (issue 29):
-// - balances, totals, top-ups, refunds, budgets — two decimals: formatRubles ('1 234,50 ₽');
+// - balances and totals (what a period or an account spent), top-ups, refunds, budgets — two
+//   decimals: formatRubles ('1 234,50 ₽');
 // - what one request or one unit costs (a reply's charge, a ledger movement, a price per picture,
 //   per request or per 1M tokens) — the spec's price rule: under 0.01 six decimals, under 1 four,
 //   otherwise two: formatPrice ('0,001600 ₽', '0,1234 ₽', '1,50 ₽'). A kopeck-rounded «0,00 ₽»
