@@ -3,7 +3,7 @@
 // request costs (the page says what «typical» is). The selection lives in the address (?compare=),
 // so a link shows the same comparison; text models go on to the Playground's comparison.
 import { type ReactNode, useEffect, useState } from 'react'
-import { Link, useSearch } from 'wouter'
+import { useSearch } from 'wouter'
 import { formatInteger, PER_INPUT_IMAGE, PER_MILLION, PER_MILLION_TOKENS, PER_OUTPUT_IMAGE } from '../../../src/content/format'
 import {
   contextText,
