@@ -8,16 +8,17 @@ import { LowBalanceBanner, useLowBalanceBannerShown } from '../../components/low
 import { TestPaymentsBanner, useTestPaymentsBannerShown } from '../../components/test-payments-banner'
 import { useMediaQuery } from '../../lib/use-media-query'
 
+// The confirmation first: until it, the balance is low by definition (the bonus waits for it).
 const BANNERS: Array<{ kind: string; Banner: ComponentType }> = [
-  { kind: 'lowBalance', Banner: LowBalanceBanner },
   { kind: 'emailVerification', Banner: EmailVerificationBanner },
+  { kind: 'lowBalance', Banner: LowBalanceBanner },
   { kind: 'testPayments', Banner: TestPaymentsBanner },
   { kind: 'demo', Banner: DemoBanner },
 ]
 
 export function AppBanners() {
   const wide = useMediaQuery('(min-width: 640px)')
-  const shown = [useLowBalanceBannerShown(), useEmailVerificationBannerShown(), useTestPaymentsBannerShown(), useDemoBannerShown()]
+  const shown = [useEmailVerificationBannerShown(), useLowBalanceBannerShown(), useTestPaymentsBannerShown(), useDemoBannerShown()]
   const open = BANNERS.filter((_, i) => shown[i])
   return (
     <>

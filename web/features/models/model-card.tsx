@@ -39,11 +39,12 @@ function PriceRow({ label, price, unit, scale = 1 }: { label: string; price: Pri
   )
 }
 
-/** 'За сгенерированное изображение … 0,1448 ₽': the unit is the label, so the row never wraps on a narrow card. */
+/** 'За сгенерированное изображение … 0,1448 ₽': the unit is the label. */
 function UnitPriceRow({ unit, price }: { unit: string; price: PriceValue }) {
   return (
     <div className="flex items-baseline justify-between gap-3">
-      <dt className="shrink-0 text-slate-500 first-letter:uppercase">{unit}</dt>
+      {/* a long unit («за сгенерированное изображение») wraps on a narrow card, the figure does not */}
+      <dt className="min-w-0 text-slate-500 first-letter:uppercase">{unit}</dt>
       <dd className="font-medium whitespace-nowrap text-slate-900 tabular-nums">{priceText(price)}</dd>
     </div>
   )
