@@ -9,7 +9,7 @@ import { authRoutes } from './auth'
 import { authGuard, bearer } from './auth/guard'
 import { authService } from './auth/service'
 import { billingRoutes } from './billing'
-import { lowBalanceMailer } from './billing/alerts'
+import { setClockFile } from './billing/periods'
 import { blogAdminRoutes, blogImageRoutes, blogRoutes } from './blog'
 import { autopostService } from './blog/autopost'
 import { blogService } from './blog/service'
@@ -33,11 +33,16 @@ import { refundsService } from './payments/refunds'
 import { paymentsService } from './payments/service'
 import { spaRoutes } from './spa'
 import { systemRoutes } from './system'
+import { teamsRoutes } from './teams'
+import { createNotifier } from './teams/notify'
+import { teamsService } from './teams/service'
 import { uploadsRoutes } from './uploads'
 import { MAX_UPLOAD_BYTES, UPLOAD_MESSAGES, uploadsService } from './uploads/service'
 import { createUpstreamClient } from './upstream/client'
 
 export async function createServices(config: Config, db: Db, mailer: Mailer) {
+  // Budget periods read "now" here: the real clock, or a test clock outside production.
+  setClockFile(config.testClockFile)
   const upstream = createUpstreamClient(config)
   const rates = await createRateProvider(config, db, upstream.mode === 'demo')
   const catalog = await createCatalog(db, upstream)
@@ -45,13 +50,14 @@ export async function createServices(config: Config, db: Db, mailer: Mailer) {
   const keys = keysService(db)
   const payments = paymentsService({ db, config })
   const refunds = refundsService(db)
-  const notifyLowBalance = lowBalanceMailer(config, mailer)
+  const teams = teamsService({ db, config, mailer })
+  const notify = createNotifier({ db, config, mailer })
   const blog = blogService(db)
   const autopost = autopostService({ config, db, upstream, catalog, rates })
-  const admin = adminService({ db, auth, upstream, rates, blog })
+  const admin = adminService({ db, auth, upstream, rates, blog, teams })
   const uploads = uploadsService(config, db)
   const chats = chatsService(db, uploads, createImageStore(config))
-  return { config, db, mailer, upstream, rates, catalog, auth, keys, payments, refunds, notifyLowBalance, blog, autopost, admin, uploads, chats }
+  return { config, db, mailer, upstream, rates, catalog, auth, keys, payments, refunds, teams, notify, blog, autopost, admin, uploads, chats }
 }
 
 export type Services = Awaited<ReturnType<typeof createServices>>
@@ -83,7 +89,7 @@ const DEFAULT_BODY_LIMIT = { limit: 64 * KB }
 export const MAX_REQUEST_BODY = 2 * V1_BODY_LIMIT
 
 export function createApp(s: Services) {
-  const guard = authGuard(s.config, s.auth)
+  const guard = authGuard(s.config, s.auth, s.teams.acting)
   return (
     new Elysia({ serve: { maxRequestBodySize: MAX_REQUEST_BODY } })
       .use(errorHandler)
@@ -117,6 +123,7 @@ export function createApp(s: Services) {
       )
       .use(systemRoutes(s.config, s.db, s.mailer))
       .use(authRoutes(s.config, s.auth, guard))
+      .use(teamsRoutes(s.config, s.teams, guard))
       .use(keysRoutes(s.keys, guard))
       .use(billingRoutes(s.db, guard))
       .use(paymentsRoutes(s.config, s.payments, s.refunds, guard))

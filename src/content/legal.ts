@@ -312,6 +312,7 @@ export const LEGAL_DOCUMENTS: Record<LegalSlug, RichDocument> = {
             head: ['Данные', 'Срок хранения'],
             rows: [
               ['Журнал запросов (логи)', years(RETENTION.logsYears)],
+              ['Журнал действий в командах (кто, что и когда сделал, IP-адрес)', years(RETENTION.logsYears)],
               ['История транзакций', `${years(RETENTION.transactionsYears)} — срок, установленный для учётных документов`],
               ['Резервные копии', `${RETENTION.backupsDays} дней`],
               ['Данные аккаунта', 'до удаления аккаунта'],

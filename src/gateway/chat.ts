@@ -1,8 +1,9 @@
 // The gateway's pipeline for every protocol — hold → forward → relay (plain or SSE) → settle to the
 // reported cost — and POST /v1/chat/completions on it. What differs per protocol is a Wire (wire.ts).
 
-import type { LowBalance } from '../billing/alerts'
-import { HoldRefused, keyOpenHoldsMicros, placeHold, releaseHold, settleHold, type UsageFacts } from '../billing/holds'
+import type { Notifier } from '../billing/alerts'
+import { type HoldLevel, HoldRefused, placeHold, releaseHold, settleHold, type UsageFacts } from '../billing/holds'
+import { now as clockNow } from '../billing/periods'
 import type { Endpoint } from '../billing/schema'
 import { isVariable, usdToMicros } from '../catalog/pricing'
 import type { RateProvider } from '../catalog/rate'
@@ -13,12 +14,12 @@ import type { Db } from '../db/client'
 import type { KeysService } from '../keys/service'
 import { sha256 } from '../lib/crypto'
 import { ceilUnits, type Dec, dec, mul } from '../lib/decimal'
-import { insufficientBalance, OpenAIError } from '../lib/errors'
-import { formatMicros } from '../lib/money'
+import { OpenAIError } from '../lib/errors'
 import { dataOf, eventsOf, SseSplitter } from '../lib/sse'
 import { type UpstreamClient, upstreamErrorFrom } from '../upstream/client'
 import type { Caller } from './callers'
 import { costUsd, DEFAULT_WEB_RESULTS, hasVariablePrice, planHold, type RequestShape } from './estimate'
+import { binding, exhausted, refusal } from './limits'
 import { type ChatShape, chatShape } from './shape'
 import { fromFetchFailure, fromUpstream, unavailable } from './upstream-errors'
 import { chatWire, type StreamReader, type Usage, type Wire } from './wire'
@@ -30,7 +31,8 @@ export type GatewayDeps = {
   rates: RateProvider
   upstream: UpstreamClient
   keys: KeysService
-  notifyLowBalance: (alert: LowBalance) => void
+  /** Budget and low-balance alerts, sent after settlement (teams/notify.ts). */
+  notify: Notifier
 }
 
 /** The parts of an OpenAI chat request we read; everything else is passed through untouched. */
@@ -83,17 +85,8 @@ export function endUserId(userId: string) {
 }
 
 export function chatService(deps: GatewayDeps) {
-  const { db, config, catalog, rates, upstream, keys } = deps
+  const { db, config, catalog, rates, upstream } = deps
   const markup = dec(String(config.markup))
-
-  /** What the caller may spend on this request: the free balance, or less if the key's monthly limit leaves less. */
-  async function spendable(caller: Caller) {
-    const key = caller.apiKey
-    const keyLimit = key?.monthlyLimitMicros != null ? { limitMicros: key.monthlyLimitMicros, spentMicros: await keys.spentThisMonthMicros(key.id) } : undefined
-    const balanceLeft = caller.availableMicros
-    const keyLeft = keyLimit ? Math.max(0, keyLimit.limitMicros - keyLimit.spentMicros - (await keyOpenHoldsMicros(db, key!.id))) : Infinity
-    return { keyLimit, keyBinds: keyLeft < balanceLeft, availableMicros: Math.min(keyLeft, balanceLeft) }
-  }
 
   const currentRate = () => {
     const rate = rates.current()
@@ -107,41 +100,46 @@ export function chatService(deps: GatewayDeps) {
    */
   async function estimate(caller: Caller, cs: ChatShape) {
     const rate = currentRate()
+    const at = clockNow()
+    const bound = binding(caller, at)
     const worst = planHold(cs.shape, Number.MAX_SAFE_INTEGER, rate, markup)
-    const now = planHold(cs.shape, (await spendable(caller)).availableMicros, rate, markup)
+    const now = planHold(cs.shape, bound.remainingMicros, rate, markup)
     return {
       maxCostMicros: worst.kind === 'hold' && !cs.shape.candidates.some((c) => hasVariablePrice(c.model)) ? worst.holdMicros : null,
       holdMicros: now.kind === 'hold' ? now.holdMicros : null,
       maxTokens: now.kind === 'hold' ? now.maxTokens : null,
-      refusal: now.kind === 'refuse' ? now.message : null,
+      refusal: now.kind === 'refuse' ? refusal(caller, bound.level, at, now.message).message : null,
     }
+  }
+
+  /** A refused request: the 402 naming the level, and the budget's 100 % alert when a budget refused it. */
+  function refuse(caller: Caller, level: HoldLevel, at: number, balanceMessage: string): OpenAIError {
+    if (level === 'key' || level === 'member') deps.notify.budgets([exhausted(caller, level, at)])
+    return refusal(caller, level, at, balanceMessage)
   }
 
   async function prepare(caller: Caller, cs: ChatShape, opts: { endpoint: Endpoint; stream: boolean; headers?: Record<string, string> }): Promise<Prepared> {
     const rate = currentRate()
     const key = caller.apiKey
-    const { keyLimit, keyBinds, availableMicros } = await spendable(caller)
-    const keyLimitError = () =>
-      new OpenAIError(
-        402,
-        `Превышен месячный лимит расходов API-ключа «${key!.name}» (${formatMicros(key!.monthlyLimitMicros!)} ₽). Увеличьте лимит на странице API ключей.`,
-        'insufficient_balance',
-        'key_limit_exceeded',
-        {
-          shouldRetry: false,
-          action: { label: 'Настроить ключ', url: '/app/api-keys' },
-        },
-      )
+    const at = clockNow()
+    // What the request may spend is the least any level leaves: the key's and the member's budget, the balance.
+    const bound = binding(caller, at)
     // Without max_tokens the answer is capped to what may be spent, exactly as to a small balance.
-    const plan = planHold(cs.shape, availableMicros, rate, markup)
-    if (plan.kind === 'refuse') throw keyBinds ? keyLimitError() : insufficientBalance(plan.message)
+    const plan = planHold(cs.shape, bound.remainingMicros, rate, markup)
+    if (plan.kind === 'refuse') throw refuse(caller, bound.level, at, plan.message)
     let holdId: string
     try {
-      holdId = await placeHold(db, { userId: caller.userId, apiKeyId: key?.id ?? null, amountMicros: plan.holdMicros, keyLimit })
+      holdId = await placeHold(db, {
+        userId: caller.userId,
+        teamId: caller.teamId,
+        apiKeyId: key?.id ?? null,
+        amountMicros: plan.holdMicros,
+        keyBudget: key?.budget.limitMicros != null,
+        memberBudget: caller.team?.memberBudget.limitMicros != null,
+      })
     } catch (e) {
       if (!(e instanceof HoldRefused)) throw e
-      if (e.reason === 'key_limit') throw keyLimitError()
-      throw insufficientBalance('Недостаточно средств на балансе: остаток зарезервирован под выполняющиеся запросы или исчерпан. Пополните баланс.')
+      throw refuse(caller, e.level, at, 'Недостаточно средств на балансе: остаток зарезервирован под выполняющиеся запросы или исчерпан. Пополните баланс.')
     }
     return {
       caller,
@@ -222,7 +220,9 @@ export function chatService(deps: GatewayDeps) {
       charge.micros,
       facts(p, { status, model: by.id, promptTokens, completionTokens, totalTokens: usage?.total_tokens, upstreamCostUsd: charge.upstreamCostUsd, upstreamId }),
     )
-    if (settled?.lowBalance) deps.notifyLowBalance(settled.lowBalance)
+    // The unit has committed: alerts leave in the background, never on the request's path.
+    if (settled?.lowBalance) deps.notify.lowBalance(settled.lowBalance)
+    if (settled?.budgets.length) deps.notify.budgets(settled.budgets)
     return settled?.chargedMicros ?? 0
   }
 

@@ -8,6 +8,7 @@ import { dec } from '../lib/decimal'
 import { badRequest, OpenAIError } from '../lib/errors'
 import { envelope, errors, ok } from '../lib/http'
 import { microsToRub } from '../lib/money'
+import { can, denial } from '../teams/service'
 import { type Caller, callerForKey, callerForUser } from './callers'
 import { chatService, type GatewayDeps } from './chat'
 import { createImageStore } from './files'
@@ -41,6 +42,14 @@ function dropNulls(body: unknown) {
 }
 
 const unauthorized = (message: string, code: string) => new OpenAIError(401, message, 'invalid_request_error', code)
+const TEAM_NOT_FOUND = () => new OpenAIError(404, 'Команда не найдена', 'invalid_request_error', 'team_not_found')
+
+/** A team request whose member's role may not use the API (billing): 403 naming the role. */
+function checkRole(caller: Caller): Caller {
+  if (caller.team && !can(caller.team.role, 'playground'))
+    throw new OpenAIError(403, denial(caller.team.role, 'playground'), 'permission_error', 'permission_denied', { shouldRetry: false })
+  return caller
+}
 const errorsOf = (...statuses: number[]) => Object.fromEntries(statuses.map((s) => [s, OpenAIErrorBody]))
 
 export function gatewayRoutes(deps: GatewayDeps, guard: AuthGuard) {
@@ -49,7 +58,7 @@ export function gatewayRoutes(deps: GatewayDeps, guard: AuthGuard) {
   const images = imagesService(deps, chat, files)
   const protocols = protocolsService(deps, chat)
   const markup = dec(String(deps.config.markup))
-  const lookup = lookups(deps.db)
+  const lookup = lookups(deps.db, deps.keys)
 
   const modelsList = () => {
     const rate = deps.rates.current()
@@ -71,15 +80,23 @@ export function gatewayRoutes(deps: GatewayDeps, guard: AuthGuard) {
     const token = bearer(headers.get('authorization') ?? undefined) ?? headers.get('x-api-key')?.trim()
     if (!token) throw unauthorized('Передайте API-ключ в заголовке Authorization: Bearer <ключ> (или x-api-key)', 'missing_api_key')
     if (token.startsWith(KEY_PREFIX)) {
+      // A team key always acts in its team: no header is needed, none is consulted.
       const caller = await callerForKey(deps.db, token)
       if (!caller) throw unauthorized('Неверный API-ключ', 'invalid_api_key')
       if (!caller.apiKey!.isActive) throw unauthorized(`API-ключ «${caller.apiKey!.name}» отключён. Включите его на странице API ключей.`, 'api_key_disabled')
-      return caller
+      return checkRole(caller)
     }
     const payload = await jwt.verify(token)
-    const caller = payload && typeof payload.sub === 'string' ? await callerForUser(deps.db, payload.sub) : undefined
-    if (!caller) throw unauthorized('Неверный API-ключ или истёкшая сессия', 'invalid_api_key')
-    return caller
+    if (!payload || typeof payload.sub !== 'string') throw unauthorized('Неверный API-ключ или истёкшая сессия', 'invalid_api_key')
+    // The web session acts in the team its X-Team-Id names (the Playground in team context).
+    const header = headers.get('x-team-id')?.trim()
+    const teamId = header && header !== 'personal' ? header.slice(0, 64) : null
+    const caller = await callerForUser(deps.db, payload.sub, teamId)
+    if (!caller) {
+      if (teamId && (await callerForUser(deps.db, payload.sub))) throw TEAM_NOT_FOUND()
+      throw unauthorized('Неверный API-ключ или истёкшая сессия', 'invalid_api_key')
+    }
+    return checkRole(caller)
   }
 
   return new Elysia({ name: 'gateway', prefix: '/v1', detail: { tags: ['OpenAI-совместимый API'] } })
@@ -245,8 +262,8 @@ export function estimateRoutes(deps: GatewayDeps, guard: AuthGuard) {
   const chat = chatService(deps)
   return new Elysia({ name: 'gateway-estimate', prefix: '/api/playground', detail: { tags: ['Чаты Playground'], security: [{ bearerAuth: [] }] } }).use(guard).post(
     '/estimate',
-    async ({ user, body }) => {
-      const caller = await callerForUser(deps.db, user.id)
+    async ({ acting, body }) => {
+      const caller = await callerForUser(deps.db, acting.userId, acting.teamId)
       if (!caller) throw unauthorized('Сессия недействительна', 'invalid_api_key')
       const cs = body.chat ? chatShape(body.chat, deps.catalog.get) : body.images ? imagesShape(body.images, deps.catalog.get) : null
       if (!cs) throw badRequest('Передайте chat (тело /v1/chat/completions) или images (тело /v1/images)')
@@ -260,9 +277,9 @@ export function estimateRoutes(deps: GatewayDeps, guard: AuthGuard) {
       })
     },
     {
-      auth: true,
+      account: 'playground',
       body: EstimateRequest,
-      response: { 200: envelope(EstimateResult), ...errors(400, 401, 404, 503) },
+      response: { 200: envelope(EstimateResult), ...errors(400, 401, 403, 404, 503) },
       detail: { summary: 'Оценка стоимости запроса к /v1 до отправки: столько же будет зарезервировано' },
     },
   )
