@@ -41,7 +41,6 @@ export const TEAM_MESSAGES = {
   tooManyTeams: `Можно состоять не более чем в ${MAX_TEAMS_PER_USER} командах`,
   tooManyMembers: `В команде может быть не более ${MAX_MEMBERS} участников`,
   tooManyInvitations: `Открытых приглашений не может быть больше ${MAX_PENDING_INVITATIONS}`,
-  badTeamId: 'Некорректный идентификатор команды в заголовке X-Team-Id',
   badEmail: 'Некорректный email',
   badRole: 'Роль: admin, billing или member',
   ownerByTransfer: 'Сделать участника владельцем можно только передачей владения',
@@ -78,20 +77,21 @@ export function teamsService({ db, config, mailer }: TeamsDeps) {
 
   const audit = (e: AuditEntry) => write(db, (q) => store.audit(q, e))
 
-  /** "Who is acting, in which account, with which role", checked against the permission. */
-  async function acting(user: { id: string; email: string }, teamId: string | null | undefined, permission: Permission, ip: string): Promise<Acting> {
-    const id = teamId?.trim()
-    if (!id || id === 'personal') return { userId: user.id, email: user.email, teamId: null, teamName: null, role: null, ip }
-    if (id.length > 64) throw badRequest(TEAM_MESSAGES.badTeamId)
-    const m = await store.membership(id, user.id)
+  /** The acting team (routes under /api/teams/:id, and the X-Team-Id header): a member's role that has the permission. */
+  async function inTeam(user: { id: string; email: string }, teamId: string, permission: Permission, ip: string): Promise<Acting & { teamId: string; role: TeamRole }> {
+    const id = teamId.trim()
+    const m = id && id.length <= 64 ? await store.membership(id, user.id) : undefined
     if (!m) throw notFound(TEAM_MESSAGES.notFound)
     if (!can(m.role, permission)) throw forbidden(denial(m.role, permission))
     return { userId: user.id, email: user.email, teamId: id, teamName: m.team.name, role: m.role, ip }
   }
 
-  /** The acting team (routes under /api/teams/:id): the path names it, the same checks apply. */
-  const inTeam = (user: { id: string; email: string }, teamId: string, permission: Permission, ip: string) =>
-    acting(user, teamId || '-', permission, ip) as Promise<Acting & { teamId: string; role: TeamRole }>
+  /** "Who is acting, in which account, with which role", checked against the permission: no header is the personal account. */
+  async function acting(user: { id: string; email: string }, teamId: string | null | undefined, permission: Permission, ip: string): Promise<Acting> {
+    const id = teamId?.trim()
+    if (!id || id === 'personal') return { userId: user.id, email: user.email, teamId: null, teamName: null, role: null, ip }
+    return inTeam(user, id, permission, ip)
+  }
 
   const summary = (t: { id: string; name: string; balanceMicros: number }, role: TeamRole, memberCount?: number) => ({
     id: t.id,

@@ -30,7 +30,14 @@ export function outboxLetters(dataDir: string, to: string): { to: string; subjec
   return readdirSync(dir)
     .filter((f) => f.endsWith('.json'))
     .sort()
-    .map((f) => JSON.parse(readFileSync(join(dir, f), 'utf8')))
+    .flatMap((f) => {
+      // A letter still being written is read on the next look.
+      try {
+        return [JSON.parse(readFileSync(join(dir, f), 'utf8'))]
+      } catch {
+        return []
+      }
+    })
     .filter((l) => String(l.to).toLowerCase() === to.toLowerCase())
 }
 
