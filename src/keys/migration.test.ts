@@ -58,7 +58,14 @@ test('the monthly limit becomes a month budget with this month’s spend counted
       db,
       sql`select id, budget_limit_micros as "limit", budget_period as period, budget_period_start as start, budget_spent_micros as spent, budget_held_micros as held from api_keys order by id`,
     )
-    const normalised = rows.map((r) => ({ id: r.id, period: r.period, limit: r.limit === null ? null : Number(r.limit), start: Number(r.start), spent: Number(r.spent), held: Number(r.held) }))
+    const normalised = rows.map((r) => ({
+      id: r.id,
+      period: r.period,
+      limit: r.limit === null ? null : Number(r.limit),
+      start: Number(r.start),
+      spent: Number(r.spent),
+      held: Number(r.held),
+    }))
     expect(normalised).toEqual([
       { id: 'capped', limit: 5_000_000, period: 'month', start: monthStart, spent: 1_500_000, held: 0 },
       { id: 'free', limit: null, period: 'month', start: monthStart, spent: 700_000, held: 0 },
