@@ -6,12 +6,12 @@
 // Names follow what the clients call them; the schema each comes from is named beside it.
 import type {
   AdminStats as AdminStatsSchema,
+  AdminTeam as AdminTeamSchema,
+  TeamsPage as AdminTeamsPageSchema,
   AdminUser as AdminUserSchema,
   BalanceResult as BalanceResultSchema,
   Deleted as DeletedSchema,
-  AdminTeam as AdminTeamSchema,
   TeamBalanceResult as TeamBalanceResultSchema,
-  TeamsPage as AdminTeamsPageSchema,
   UncoveredPage as UncoveredPageSchema,
   UsersPage as UsersPageSchema,
 } from './admin/model'
@@ -46,8 +46,8 @@ import type {
 import type { Health as HealthSchema } from './system/model'
 import type {
   AuditEntry as AuditEntrySchema,
-  Invitation as InvitationSchema,
   InvitationPreview as InvitationPreviewSchema,
+  Invitation as InvitationSchema,
   TeamDetails as TeamDetailsSchema,
   TeamMember as TeamMemberSchema,
   TeamSummary as TeamSummarySchema,

@@ -118,3 +118,18 @@ export function pluralRu(n: number, forms: readonly [one: string, few: string, m
   if (mod10 >= 2 && mod10 <= 4 && (mod100 < 12 || mod100 > 14)) return forms[1]
   return forms[2]
 }
+
+const moscowFormat = new Intl.DateTimeFormat('ru-RU', {
+  day: '2-digit',
+  month: '2-digit',
+  year: 'numeric',
+  hour: '2-digit',
+  minute: '2-digit',
+  timeZone: 'Europe/Moscow',
+})
+
+/** '01.03.2028, 00:00 МСК': Moscow time whatever the reader's zone (budget resets, the audit log). */
+export function formatMoscowDateTime(value: string | number | Date | null | undefined): string {
+  const date = toDate(value)
+  return date ? `${moscowFormat.format(date)} МСК` : '—'
+}

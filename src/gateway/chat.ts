@@ -109,6 +109,7 @@ export function chatService(deps: GatewayDeps) {
       holdMicros: now.kind === 'hold' ? now.holdMicros : null,
       maxTokens: now.kind === 'hold' ? now.maxTokens : null,
       refusal: now.kind === 'refuse' ? refusal(caller, bound.level, at, now.message).message : null,
+      limitedBy: now.kind === 'refuse' ? bound.level : null,
     }
   }
 

@@ -274,6 +274,7 @@ export function estimateRoutes(deps: GatewayDeps, guard: AuthGuard) {
         maxTokens: e.maxTokens,
         affordable: e.refusal === null,
         message: e.refusal,
+        limitedBy: e.limitedBy,
       })
     },
     {

@@ -57,14 +57,19 @@ export function refusal(caller: Caller, level: HoldLevel, at: number, balanceMes
   }
   const b = budgetOf(caller, level)
   const reset = nextReset(b.period, at)
-  const left = remainingMicros(b, at)
-  const limit = `лимит ${formatMicros(b.limitMicros ?? 0)} ₽ ${PERIOD_PHRASES[b.period]}, осталось ${formatMicros(Number.isFinite(left) ? left : 0)} ₽`
+  const left = Math.max(0, b.limitMicros ?? 0) - spentNow(b, at)
+  // Exhausted, or not enough left for this request's worst case (what is held until it ends).
+  const state = left <= 0 ? 'исчерпан' : 'не покрывает этот запрос'
+  const limit = `лимит ${formatMicros(b.limitMicros ?? 0)} ₽ ${PERIOD_PHRASES[b.period]}${left > 0 ? `, осталось ${formatMicros(left)} ₽` : ''}`
   const when = reset === null ? 'Бюджет без периода не обновляется.' : `Бюджет обновится ${moscowDateTimeRu(reset)}.`
   const [message, action] =
     level === 'key'
-      ? [`Бюджет API-ключа «${caller.apiKey!.name}» исчерпан: ${limit}. ${when} Увеличить бюджет можно на странице API ключей.`, { label: 'Настроить ключ', url: '/app/api-keys' }]
+      ? [
+          `Бюджет API-ключа «${caller.apiKey!.name}» ${state}: ${limit}. ${when} ${left > 0 ? 'Уменьшите max_tokens или увеличьте' : 'Увеличьте'} бюджет на странице API ключей.`,
+          { label: 'Настроить ключ', url: '/app/api-keys' },
+        ]
       : [
-          `Ваш бюджет в команде «${caller.team!.name}» исчерпан: ${limit}. ${when} Увеличить его может владелец или администратор команды.`,
+          `Ваш бюджет в команде «${caller.team!.name}» ${state}: ${limit}. ${when} ${left > 0 ? 'Уменьшите max_tokens или попросите' : 'Попросите'} владельца или администратора команды увеличить его.`,
           { label: 'Бюджеты команды', url: '/app/team' },
         ]
   return new OpenAIError(402, message, 'budget_exceeded', 'budget_exceeded', { action, metadata, shouldRetry: false })

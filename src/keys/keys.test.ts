@@ -493,7 +493,9 @@ describe('a key budget on /v1 (the old monthly limit is a month budget)', () => 
     const reset = new Date(res.body.error.metadata.resets_at)
     expect(res.body).toEqual({
       error: {
-        message: expect.stringMatching(/^Бюджет API-ключа «Дешёвый» исчерпан: лимит 0\.01 ₽ в месяц, осталось 0\.01 ₽\. Бюджет обновится 01\.\d\d\.\d{4} 00:00 МСК\./),
+        message: expect.stringMatching(
+          /^Бюджет API-ключа «Дешёвый» не покрывает этот запрос: лимит 0\.01 ₽ в месяц, осталось 0\.01 ₽\. Бюджет обновится 01\.\d\d\.\d{4} 00:00 МСК\. Уменьшите max_tokens или увеличьте бюджет/,
+        ),
         type: 'budget_exceeded',
         code: 'budget_exceeded',
         param: null,
@@ -541,7 +543,7 @@ describe('a key budget on /v1 (the old monthly limit is a month budget)', () => 
     expect(refusal!.body.error).toMatchObject({
       code: 'budget_exceeded',
       type: 'budget_exceeded',
-      message: expect.stringContaining('Бюджет API-ключа «test» исчерпан: лимит 0.50 ₽ в месяц'),
+      message: expect.stringMatching(/^Бюджет API-ключа «test» (исчерпан|не покрывает этот запрос): лимит 0\.50 ₽ в месяц/),
       metadata: { level: 'key', limit_rub: 0.5, period: 'month' },
     })
 

@@ -73,6 +73,7 @@ const PREFIX_CHUNKS: Array<[prefix: string, chunk: string]> = [
   ['/models/', PUBLIC_CATALOGUE_CHUNK],
   ['/reset-password/', 'web/features/auth/reset-password-page.tsx'],
   ['/verify-email/', 'web/features/auth/verify-email-page.tsx'],
+  ['/invite/', 'web/features/teams/invite-page.tsx'],
   ['/pay/test/', 'web/features/payments/test-payment-page.tsx'],
   ['/app/', 'web/app/app-area.tsx'],
 ]

@@ -12,6 +12,7 @@ export const TeamSummary = t.Object(
     role: Role,
     balance: t.Number({ description: 'Баланс команды, рубли' }),
     memberCount: t.Optional(t.Integer()),
+    permissions: t.Optional(t.Array(t.UnionEnum(Object.keys(MATRIX) as [string, ...string[]]), { description: 'Что может роль вызывающего в команде' })),
   },
   { title: 'TeamSummary' },
 )

@@ -143,7 +143,7 @@ export function teamsService({ db, config, mailer }: TeamsDeps) {
       return summary({ id, name, balanceMicros: 0 }, 'owner')
     },
 
-    list: async (userId: string) => (await store.teamsOf(userId)).map((t) => summary(t, t.role, t.memberCount)),
+    list: async (userId: string) => (await store.teamsOf(userId)).map((t) => ({ ...summary(t, t.role, t.memberCount), permissions: permissionsOf(t.role) })),
 
     async get(user: { id: string; email: string }, teamId: string, ip: string) {
       const a = await inTeam(user, teamId, 'team.view', ip)

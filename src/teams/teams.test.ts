@@ -31,7 +31,9 @@ describe('the wire contract', () => {
     expect(created.status).toBe(201)
     expect(created.body).toEqual({ success: true, data: { id: expect.any(String), name: 'Лаборатория ИИ', role: 'owner', balance: 0 } })
     const id = created.body.data.id
-    expect((await api('GET', '/api/teams', owner)).body.data).toEqual([{ id, name: 'Лаборатория ИИ', role: 'owner', balance: 0, memberCount: 1 }])
+    expect((await api('GET', '/api/teams', owner)).body.data).toEqual([
+      { id, name: 'Лаборатория ИИ', role: 'owner', balance: 0, memberCount: 1, permissions: expect.arrayContaining(['team.own', 'keys.all']) },
+    ])
     const one = await api('GET', `/api/teams/${id}`, owner)
     expect(one.status).toBe(200)
     expect(one.body.data).toMatchObject({
@@ -88,7 +90,9 @@ describe('the wire contract', () => {
     // Single use: the link is spent.
     expect((await api('POST', '/api/teams/invitations/accept', invitee, { token })).status).toBe(400)
     expect((await call(gw.url, 'POST', '/api/teams/invitations/lookup', { body: { token } })).status).toBe(400)
-    expect((await api('GET', '/api/teams', invitee)).body.data).toEqual([{ id: team.id, name: 'Приглашения', role: 'billing', balance: 0, memberCount: 2 }])
+    expect((await api('GET', '/api/teams', invitee)).body.data).toEqual([
+      { id: team.id, name: 'Приглашения', role: 'billing', balance: 0, memberCount: 2, permissions: ['team.view', 'topup', 'history', 'usage.all', 'usage.own'] },
+    ])
     // Inviting a member again is refused; revoking an open invitation kills its link.
     expect((await api('POST', `/api/teams/${team.id}/invitations`, owner, { email, role: 'member' })).status).toBe(409)
     const second = await teams.invite(owner, team.id, 'member')

@@ -249,7 +249,7 @@ export function AdminUsersPage() {
         <RefundRequests />
       </div>
       <BalanceDialog
-        user={balanceFor}
+        user={balanceFor && { kind: 'user', id: balanceFor.id, label: balanceFor.email, balance: balanceFor.balance }}
         onClose={() => setBalanceFor(null)}
         onDone={() => {
           setBalanceFor(null)

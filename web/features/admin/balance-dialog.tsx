@@ -5,7 +5,10 @@ import { Dialog } from '../../components/dialog'
 import { Input } from '../../components/input'
 import { errorMessage } from '../../lib/api'
 import { toast } from '../../stores/toasts'
-import { type AdminUser, usersApi } from './admin-api'
+import { teamsAdminApi, usersApi } from './admin-api'
+
+/** Whose balance: a user's (the spec's dialog) or a team's; `label` is the e-mail or the team's name. */
+export type BalanceTarget = { kind: 'user' | 'team'; id: string; label: string; balance: number }
 
 /** '150', '-50,5' → a number; anything that is not one → NaN (the spec: NaN is ignored). */
 export const parseAmount = (raw: string) => (raw.trim() === '' ? Number.NaN : Number(raw.trim().replace(',', '.')))
@@ -16,8 +19,8 @@ const toMicros = (rubles: number) => Math.round(rubles * 1_000_000)
 /** The inline reason, worded as the server's refusal so either source reads the same. */
 export const overDeductionMessage = (balance: number) => `Нельзя списать больше, чем есть на балансе: сейчас на нём ${formatRublesExact(balance)}`
 
-/** Spec §2: the user, the current balance and a signed amount — positive tops up, negative deducts. */
-export function BalanceDialog({ user, onClose, onDone }: { user: AdminUser | null; onClose: () => void; onDone: () => void }) {
+/** Spec §2: the user (or a team), the current balance and a signed amount — positive tops up, negative deducts. */
+export function BalanceDialog({ user, onClose, onDone }: { user: BalanceTarget | null; onClose: () => void; onDone: () => void }) {
   const [value, setValue] = useState('')
   const [pending, setPending] = useState(false)
 
@@ -33,7 +36,7 @@ export function BalanceDialog({ user, onClose, onDone }: { user: AdminUser | nul
     if (!user || pending || Number.isNaN(amount) || overDeduction) return
     setPending(true)
     try {
-      await usersApi.adjustBalance(user.id, amount)
+      await (user.kind === 'team' ? teamsAdminApi : usersApi).adjustBalance(user.id, amount)
       toast.success('Баланс обновлен')
       setValue('')
       onDone()
@@ -70,7 +73,7 @@ export function BalanceDialog({ user, onClose, onDone }: { user: AdminUser | nul
       description={
         user && (
           <>
-            <span className="block font-medium break-all text-slate-900">{user.email}</span>
+            <span className="block font-medium break-all text-slate-900">{user.kind === 'team' ? `Команда «${user.label}»` : user.label}</span>
             <span className="mt-1 block">
               Текущий баланс: <span className="font-medium whitespace-nowrap text-slate-900 tabular-nums">{formatRublesExact(user.balance)}</span>
             </span>
@@ -107,7 +110,7 @@ export function BalanceDialog({ user, onClose, onDone }: { user: AdminUser | nul
                 После изменения: <span className="font-medium text-slate-700">{formatRublesExact(preview)}</span>
               </>
             ) : (
-              'Положительная сумма пополняет баланс, отрицательная — списывает. В истории операций пользователя появится корректировка.'
+              `Положительная сумма пополняет баланс, отрицательная — списывает. В истории операций ${user?.kind === 'team' ? 'команды' : 'пользователя'} появится корректировка.`
             )
           }
         />
