@@ -6,6 +6,7 @@ import { billingCommands } from './commands/billing'
 import { chatCommand } from './commands/chat'
 import { keysCommands } from './commands/keys'
 import { modelsCommand } from './commands/models'
+import { teamCommands } from './commands/team'
 import { CliError, EXIT, errorLine } from './lib/errors'
 
 const TITLES: Record<string, string> = {
@@ -53,7 +54,7 @@ export function buildProgram(): Command {
     .helpCommand('help [команда]', 'справка по команде')
     .configureOutput({ outputError: () => {} }) // printed by run() as one Russian line
     .exitOverride()
-    .description('Терминальный клиент AI Gateway: аккаунт, баланс, ключи, модели и чат')
+    .description('Терминальный клиент AI Gateway: аккаунт, команды, баланс, ключи, модели и чат')
     .version(pkg.version, '-V, --version', 'показать версию')
     .option('-s, --server <URL>', 'адрес сервера (по умолчанию: из настроек, затем GW_SERVER, затем http://localhost:3000)')
 
@@ -62,6 +63,7 @@ export function buildProgram(): Command {
   keysCommands(program)
   modelsCommand(program)
   chatCommand(program)
+  teamCommands(program)
   return program
 }
 
