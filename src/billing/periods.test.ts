@@ -4,6 +4,7 @@ import { afterEach, describe, expect, test } from 'bun:test'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { loadConfig } from '../config'
 import { moscowDateTimeRu, nextReset, now, periodStart, periodStarts, setClockFile } from './periods'
 
 /** An instant given as Moscow wall time. */
@@ -49,6 +50,14 @@ describe('periods on the Moscow calendar', () => {
 
 describe('the test clock', () => {
   const dir = mkdtempSync(join(tmpdir(), 'clock-'))
+
+  test('TEST_CLOCK_FILE is honoured outside production only', () => {
+    const base = { DATA_DIR: dir, JWT_SECRET: 'x'.repeat(40), TEST_CLOCK_FILE: '/tmp/clock' }
+    expect(loadConfig(base).testClockFile).toBe('/tmp/clock')
+    expect(loadConfig({ ...base, NODE_ENV: 'production', PUBLIC_URL: 'https://gw.example.ru', ALLOW_TEST_PAYMENTS: 'true' }).testClockFile).toBeNull()
+    expect(loadConfig({ DATA_DIR: dir, JWT_SECRET: 'x'.repeat(40) }).testClockFile).toBeNull()
+  })
+
   const file = join(dir, 'now')
   afterEach(() => setClockFile(null))
 

@@ -12,7 +12,6 @@ export const PERIODS = ['day', 'week', 'month', 'total'] as const
 export type Period = (typeof PERIODS)[number]
 
 const MSK_OFFSET_MS = 3 * 3600 * 1000
-const DAY_MS = 24 * 3600 * 1000
 
 let clockFile: string | null = null
 
@@ -66,9 +65,6 @@ export function nextReset(period: Period, at: number): number | null {
 export function periodStarts(at: number): { day: number; week: number; month: number } {
   return { day: periodStart('day', at), week: periodStart('week', at), month: periodStart('month', at) }
 }
-
-/** One Moscow day in ms, for callers that step through days. */
-export const MOSCOW_DAY_MS = DAY_MS
 
 /** Russian names of the periods, for messages and letters ("в день", "в неделю"…). */
 export const PERIOD_PHRASES: Record<Period, string> = { day: 'в день', week: 'в неделю', month: 'в месяц', total: 'всего' }

@@ -27,17 +27,19 @@ export async function purgeExpired(db: Db, now = Date.now()) {
   await write(db, (q) => q.delete(webhookDeliveries).where(and(ne(webhookDeliveries.status, 'pending'), lt(webhookDeliveries.createdAt, now - 30 * DAY))))
 }
 
-/** Deletes team audit entries older than RETENTION.logsYears (the legal texts' log retention), in batches. */
-export async function purgeOldAudit(db: Db, now = Date.now(), batch = 5000): Promise<number> {
+type LogTable = typeof usageLogs | typeof teamAudit
+
+/** Deletes the rows of a log older than RETENTION.logsYears (the legal texts' log retention), in batches so no transaction runs long. */
+async function purgeOldRows(db: Db, t: LogTable, at: typeof usageLogs.createdAt | typeof teamAudit.at, now: number, batch: number): Promise<number> {
   const cutoff = new Date(now - RETENTION.logsYears * 365 * DAY)
   let total = 0
   for (;;) {
-    const old = await db.select({ id: teamAudit.id }).from(teamAudit).where(lt(teamAudit.at, cutoff)).limit(batch)
+    const old = await db.select({ id: t.id }).from(t).where(lt(at, cutoff)).limit(batch)
     if (old.length === 0) return total
     await write(db, (q) =>
-      q.delete(teamAudit).where(
+      q.delete(t).where(
         inArray(
-          teamAudit.id,
+          t.id,
           old.map((r) => r.id),
         ),
       ),
@@ -46,21 +48,8 @@ export async function purgeOldAudit(db: Db, now = Date.now(), batch = 5000): Pro
   }
 }
 
-/** Deletes request logs older than RETENTION.logsYears, in batches so no transaction runs long. */
-export async function purgeOldUsageLogs(db: Db, now = Date.now(), batch = 5000): Promise<number> {
-  const cutoff = new Date(now - RETENTION.logsYears * 365 * DAY)
-  let total = 0
-  for (;;) {
-    const old = await db.select({ id: usageLogs.id }).from(usageLogs).where(lt(usageLogs.createdAt, cutoff)).limit(batch)
-    if (old.length === 0) return total
-    await write(db, (q) =>
-      q.delete(usageLogs).where(
-        inArray(
-          usageLogs.id,
-          old.map((r) => r.id),
-        ),
-      ),
-    )
-    total += old.length
-  }
-}
+/** Request logs past the retention (their sums stay in usage_daily). */
+export const purgeOldUsageLogs = (db: Db, now = Date.now(), batch = 5000) => purgeOldRows(db, usageLogs, usageLogs.createdAt, now, batch)
+
+/** Team audit entries past the retention. */
+export const purgeOldAudit = (db: Db, now = Date.now(), batch = 5000) => purgeOldRows(db, teamAudit, teamAudit.at, now, batch)

@@ -1,27 +1,18 @@
 // /app/admin/teams: every team with its balance, members and spend; the balance dialog adjusts a
 // team's balance like a user's (a ledger row of the team with the admin as actor).
-import { type ReactNode, useEffect, useState } from 'react'
+import { type ReactNode, useState } from 'react'
 import { formatDate, formatInteger, formatRubles } from '../../../src/content/format'
 import { Button } from '../../components/button'
 import { Card } from '../../components/card'
-import { SearchIcon, WalletIcon } from '../../components/icons'
-import { inputClasses } from '../../components/input'
+import { WalletIcon } from '../../components/icons'
 import { EmptyNote, ListSkeleton, LoadError } from '../../components/list-state'
 import { PageHeading } from '../../components/page-heading'
 import { errorMessage } from '../../lib/api'
 import { cn } from '../../lib/cn'
 import { useDocumentTitle } from '../../lib/use-document-title'
 import { type AdminTeam, useAdminTeams } from './admin-api'
+import { SearchHeader, useDebounced } from './admin-ui'
 import { BalanceDialog } from './balance-dialog'
-
-function useDebounced<T>(value: T, ms: number): T {
-  const [settled, setSettled] = useState(value)
-  useEffect(() => {
-    const timer = setTimeout(() => setSettled(value), ms)
-    return () => clearTimeout(timer)
-  }, [value, ms])
-  return settled
-}
 
 function Figure({ label, children }: { label: string; children: ReactNode }) {
   return (
@@ -71,28 +62,7 @@ export function AdminTeamsPage() {
     <>
       <PageHeading title="Команды" description="Балансы команд, участники и расходы; корректировка баланса команды." />
       <Card className="overflow-hidden">
-        <div className="flex flex-col gap-3 border-b border-slate-200 px-4 py-4 sm:flex-row sm:items-center sm:justify-between sm:px-6">
-          <div className="relative w-full sm:max-w-sm">
-            <SearchIcon size={16} className="pointer-events-none absolute top-1/2 left-3 -translate-y-1/2 text-slate-400" />
-            <input
-              type="search"
-              value={search}
-              onChange={(e) => setSearch(e.target.value)}
-              placeholder="Поиск по названию или владельцу..."
-              aria-label="Поиск команд"
-              className={cn(inputClasses, 'pl-9')}
-            />
-          </div>
-          <p className="text-sm whitespace-nowrap text-slate-500" aria-live="polite">
-            {data ? (
-              <>
-                {query ? 'Найдено' : 'Всего'}: <span className="font-medium text-slate-900 tabular-nums">{formatInteger(data.total)}</span>
-              </>
-            ) : (
-              '\u00a0'
-            )}
-          </p>
-        </div>
+        <SearchHeader value={search} onChange={setSearch} placeholder="Поиск по названию или владельцу..." label="Поиск команд" total={data?.total} searching={query !== ''} />
         <div className={cn('transition-opacity', isValidating && data && 'opacity-70')}>{list}</div>
       </Card>
       <BalanceDialog
