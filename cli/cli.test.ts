@@ -407,4 +407,3 @@ describe('teams', () => {
     expect(readConfig(owner.config).team).toBeUndefined()
   })
 })
-

@@ -46,7 +46,11 @@ export function teamCommands(program: Command) {
       const exact = teams.filter((t) => t.id === wanted.trim() || t.name === wanted.trim())
       const matches = exact.length ? exact : teams.filter((t) => t.name.toLowerCase() === name)
       if (matches.length === 0)
-        throw new CliError(`Команда «${wanted}» не найдена среди ваших команд`, teams.length ? `ваши команды: ${teams.map((t) => t.name).join(', ')}` : 'вы пока не состоите в командах', EXIT.usage)
+        throw new CliError(
+          `Команда «${wanted}» не найдена среди ваших команд`,
+          teams.length ? `ваши команды: ${teams.map((t) => t.name).join(', ')}` : 'вы пока не состоите в командах',
+          EXIT.usage,
+        )
       if (matches.length > 1) throw new CliError(`Команд с названием «${wanted}» несколько`, `укажите ID: ${matches.map((t) => t.id).join(', ')}`, EXIT.usage)
       const chosen = matches[0]!
       api.useTeam({ id: chosen.id, name: chosen.name })

@@ -13,7 +13,8 @@ export function httpError(status: number, body: unknown): CliError {
   const err = b?.error
   const message = typeof err === 'string' ? err : err?.message || `сервер ответил кодом ${status}`
   const code = typeof err === 'object' ? err?.code : undefined
-  if (status === 402 && code === 'budget_exceeded') return new CliError(message, 'бюджет ключа или ваш бюджет в команде: дождитесь его обновления или попросите увеличить', EXIT.balance)
+  if (status === 402 && code === 'budget_exceeded')
+    return new CliError(message, 'бюджет ключа или ваш бюджет в команде: дождитесь его обновления или попросите увеличить', EXIT.balance)
   if (status === 402) return insufficientBalance(message)
   if (status === 401) return new CliError(message, 'войдите снова: `gw login`', EXIT.auth)
   if (code === 'model_not_found') return new CliError(message, 'список моделей: `gw models`')

@@ -156,15 +156,17 @@ export const authStore = (db: Db) => ({
    * (keys, sessions, reset links) removed. Inside a unit (db/tx.ts): `q` is its connection.
    */
   async anonymise(q: Db, id: string, now: Date) {
+    // Rows in the hold unit's order — keys, memberships, then the account — so a request of this
+    // account settling meanwhile (on PostgreSQL) is never deadlocked with the deletion.
+    const keys = (await q.delete(apiKeys).where(eq(apiKeys.userId, id)).returning({ id: apiKeys.id })).length
+    await leaveTeams(q, id, now)
     const email = `deleted-${id}@deleted.invalid`
     await q
       .update(users)
       .set({ email, emailNormalized: email, passwordHash: '!deleted', lowBalanceAlertMicros: null, deletedAt: now, updatedAt: now })
       .where(and(eq(users.id, id), isNull(users.deletedAt)))
-    const keys = (await q.delete(apiKeys).where(eq(apiKeys.userId, id)).returning({ id: apiKeys.id })).length
     const sessions = (await q.delete(refreshTokens).where(eq(refreshTokens.userId, id)).returning({ id: refreshTokens.id })).length
     await q.delete(passwordResets).where(eq(passwordResets.userId, id))
-    await leaveTeams(q, id, now)
     return { keys, sessions }
   },
 })

@@ -148,9 +148,9 @@ export async function reserveBudget(q: Db, level: Level, amount: number, at: num
   return (await stmtsOf(q, level).reserve.values(q, { ...rowOf(level), ...periodStarts(at), amount })).length > 0
 }
 
-/** Inside a closing unit: gives the level's reservation back without a charge. */
-export async function releaseBudget(q: Db, level: Level, reserved: number): Promise<void> {
-  if (reserved > 0) await stmtsOf(q, level).release.run(q, { ...rowOf(level), reserved })
+/** Inside a closing unit: gives the level's reservation back without a charge; `lock` runs it even with nothing reserved (to take the row in order). */
+export async function releaseBudget(q: Db, level: Level, reserved: number, lock = false): Promise<void> {
+  if (reserved > 0 || lock) await stmtsOf(q, level).release.run(q, { ...rowOf(level), reserved })
 }
 
 /**

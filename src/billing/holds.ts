@@ -242,10 +242,15 @@ async function unreserve(q: Db, hold: OpenHold): Promise<number> {
   return Number(row?.[0] ?? 0)
 }
 
-/** Gives everything a hold reserved back: the balance and every budget. */
+/**
+ * Gives everything a hold reserved back: every budget, then the balance. Every unit takes its rows
+ * in this one order — the key, the member, the account — so that on PostgreSQL a release never
+ * waits for a settlement that waits for it (a deadlock): the key's row is taken even when nothing
+ * was reserved on it, because the usage row's lastUsedAt touches it later in the unit.
+ */
 async function releaseAll(q: Db, hold: OpenHold): Promise<void> {
+  for (const { level, reserved } of levelsOf(hold)) await releaseBudget(q, level, reserved, true)
   await unreserve(q, hold)
-  for (const { level, reserved } of levelsOf(hold)) await releaseBudget(q, level, reserved)
 }
 
 /** Runs a unit that takes the hold's row; null when it is already closed (settling twice finds nothing). */
@@ -447,7 +452,13 @@ export async function releaseHold(db: Db, holdId: string, facts: UsageFacts): Pr
 function releaseWhere(db: Db, where: ReturnType<typeof and>): Promise<number> {
   return tx(db, async (q) => {
     const gone = await q.delete(holds).where(where).returning(holdColumns)
-    for (const hold of gone) await releaseAll(q, hold)
+    // Many holds at once: all the keys, then the members, then the accounts (releaseAll's order),
+    // each kind sorted, so a sweep never deadlocks with the settlements running beside it.
+    const rank = ({ level: l }: { level: Level }) => (l.kind === 'key' ? `0:${l.keyId}` : `1:${l.teamId}:${l.userId}`)
+    const levels = gone.flatMap(levelsOf).sort((a, b) => rank(a).localeCompare(rank(b)))
+    for (const { level, reserved } of levels) await releaseBudget(q, level, reserved)
+    const account = (h: OpenHold) => h.teamId ?? h.userId
+    for (const hold of [...gone].sort((a, b) => account(a).localeCompare(account(b)))) await unreserve(q, hold)
     return gone.length
   })
 }

@@ -137,17 +137,21 @@ export const teamsStore = (db: Db) => ({
       .where(and(eq(teamMembers.teamId, teamId), eq(teamMembers.userId, userId)))
   },
 
-  /** Removes a member and, in the same unit, their keys of this team: requests with them fail at once. Answers the keys' names. */
+  /**
+   * Removes a member and, in the same unit, their keys of this team: requests with them fail at once.
+   * The keys go first — the order the hold unit takes rows in (key, then member) — so a settlement
+   * running meanwhile is never deadlocked with this. Answers the keys' names, or null when the member was already gone.
+   */
   async removeMember(q: Db, teamId: string, userId: string) {
+    const keys = await q
+      .delete(apiKeys)
+      .where(and(eq(apiKeys.teamId, teamId), eq(apiKeys.userId, userId)))
+      .returning({ name: apiKeys.name, keyPrefix: apiKeys.keyPrefix })
     const gone = await q
       .delete(teamMembers)
       .where(and(eq(teamMembers.teamId, teamId), eq(teamMembers.userId, userId)))
       .returning({ userId: teamMembers.userId })
-    if (gone.length === 0) return null
-    return q
-      .delete(apiKeys)
-      .where(and(eq(apiKeys.teamId, teamId), eq(apiKeys.userId, userId)))
-      .returning({ name: apiKeys.name, keyPrefix: apiKeys.keyPrefix })
+    return gone.length === 0 ? null : keys
   },
 
   async rename(teamId: string, name: string) {
