@@ -373,8 +373,9 @@ export function teamsService({ db, config, mailer }: TeamsDeps) {
       const url = await checkWebhookUrl(rawUrl, config.allowPrivateWebhooks)
       const secret = `whsec_${randomToken(32)}`
       await store.setWebhook(teamId, url, secret)
-      // The audit names the address, never the secret.
-      await audit({ teamId, actorId: a.userId, action: 'webhook.updated', target: url, ip })
+      // The audit names the address without its query (which may carry the receiver's own token), never the secret.
+      const shown = new URL(url)
+      await audit({ teamId, actorId: a.userId, action: 'webhook.updated', target: `${shown.origin}${shown.pathname}`, ip })
       return { url, secret }
     },
 
