@@ -1,13 +1,19 @@
-// Chaos run (issue 16): 10 000 requests against the real server and the fake upstream with 20 %
-// injected upstream faults (5xx, 429, timeouts, mid-stream breaks and errors, 200-with-error),
-// client aborts, and one `kill -9` of the server half-way, then a restart on the same data.
-// Afterwards it audits every account's books:
-//   balance = ledger sum; nothing held; no usage row twice; every charge = the upstream's reported
-//   cost × rate × markup; every answer the client saw completed has its one usage row with that
-//   charge; nothing uncovered.
+// Chaos runs against the real server and fake routers, then an audit of every account's books:
+//   balance = ledger sum; nothing held; no usage row twice; every charge = the reported cost × rate ×
+//   markup of the router that answered; every answer the client saw completed has its one usage row
+//   with that charge; nothing uncovered.
 //
-//   bun bench/chaos.ts                 # 10 000 requests (≈ 1 min here)
-//   bun bench/chaos.ts --requests 2000 # a shorter run
+// `--scenario crash` (issue 16, the default): 20 % injected upstream faults (5xx, 429, timeouts,
+// mid-stream breaks and errors, 200-with-error), client aborts, and one `kill -9` of the server
+// half-way, then a restart on the same data.
+// `--scenario failover` (issue 26): a second router configured; the primary fails 30 % of the
+// requests it gets (502, 503 with Retry-After, 500, 429, a hang before the head, a drop mid-answer,
+// taking turns) and is down altogether (connection refused) for the middle fifth of the run. Reports
+// the success rate and the latency percentiles of the answers, and who answered.
+//
+//   bun bench/chaos.ts                               # 10 000 requests (≈ 1 min here)
+//   bun bench/chaos.ts --scenario failover           # 10 000 requests, the primary failing
+//   bun bench/chaos.ts --requests 2000               # a shorter run
 //
 // Only loopback addresses are used; the run is bounded in requests and time and stops by itself.
 // Exit code 0 when the books check passes, 1 when it does not (or the run could not be made).
@@ -16,7 +22,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { databaseReader } from '../src/test-support/db-reader'
-import { expectedCharge, TEST_RATE, UPSTREAM_KEY } from '../src/test-support/gateway'
+import { expectedCharge, FALLBACK_KEY, TEST_RATE, UPSTREAM_KEY } from '../src/test-support/gateway'
 import { registerUser, startServer, type TestServer } from '../src/test-support/server'
 import { startFakeUpstream } from '../src/upstream/demo'
 
@@ -32,14 +38,34 @@ const REQUESTS = (() => {
   }
   return n
 })()
+const SCENARIO = (() => {
+  const i = args.findIndex((a) => a === '--scenario' || a.startsWith('--scenario='))
+  const raw = i < 0 ? 'crash' : args[i]!.includes('=') ? args[i]!.split('=')[1] : args[i + 1]
+  if (raw !== 'crash' && raw !== 'failover') {
+    console.error('--scenario must be crash or failover')
+    process.exit(2)
+  }
+  return raw
+})()
+const FAILOVER = SCENARIO === 'failover'
 const ACCOUNTS = 80
-const BONUS_RUB = 5 // small: accounts run dry half-way and get 402s
+// crash: small, accounts run dry half-way and get 402s; failover: enough for every request, so the
+// success rate is the routers' alone
+const BONUS_RUB = FAILOVER ? 500 : 5
 const CONCURRENCY = 48
 const FAULT_SHARE = 0.2
 const ABORT_SHARE = 0.05 // of streamed requests: the client leaves after the first chunk
 const UPSTREAM_TIMEOUT_MS = 1500
 const RUN_CAP_MS = 8 * 60_000
 const FAULTS = ['http500', 'http502', 'http503', 'http429', 'timeout', 'error200', 'midstream', 'break'] as const
+/** failover: the share of the primary's requests that fail, the faults taking turns, and when it is down altogether. */
+const PRIMARY_FAILING = 0.3
+const PRIMARY_FAULTS = ['http502', 'http503', 'http500', 'http429', 'timeout', 'break'] as const
+const FAULT_TURN = 250 // requests per fault
+const DOWN_FROM = 0.4
+const DOWN_TO = 0.6
+/** failover: a short cool-down, so the run sees the breaker open, probe and close more than once. */
+const BREAKER_COOLDOWN_MS = 3000
 
 /** A small deterministic PRNG (mulberry32), so two runs send the same mix. */
 function rng(seed: number) {
@@ -55,13 +81,14 @@ const pick = <T>(xs: readonly T[]) => xs[Math.floor(random() * xs.length)]!
 
 type Protocol = 'chat' | 'responses' | 'messages' | 'embeddings'
 type Plan = { protocol: Protocol; stream: boolean; fault: string | null; abort: boolean; model: string; account: number }
-type Seen = { plan: Plan; status: number | 'network' | 'aborted'; completedWithCost: number | null; upstreamId: string | null }
+type Seen = { plan: Plan; status: number | 'network' | 'aborted'; completedWithCost: number | null; upstreamId: string | null; ms: number }
 
 function plan(): Plan {
   const r = random()
   const protocol: Protocol = r < 0.6 ? 'chat' : r < 0.75 ? 'responses' : r < 0.9 ? 'messages' : 'embeddings'
   const stream = protocol !== 'embeddings' && random() < 0.5
-  const fault = random() < FAULT_SHARE ? pick(FAULTS) : null
+  // failover: the requests are clean; the primary router fails them on its own (outage()).
+  const fault = !FAILOVER && random() < FAULT_SHARE ? pick(FAULTS) : null
   return {
     protocol,
     stream,
@@ -101,6 +128,8 @@ async function send(base: () => string, key: string, p: Plan): Promise<Seen> {
   const { path, json } = body(p)
   const ac = new AbortController()
   const timer = setTimeout(() => ac.abort(), 20_000)
+  const t0 = performance.now()
+  const ms = () => performance.now() - t0
   try {
     const res = await fetch(`${base()}${path}`, {
       method: 'POST',
@@ -112,13 +141,13 @@ async function send(base: () => string, key: string, p: Plan): Promise<Seen> {
       const reader = res.body.getReader()
       await reader.read()
       ac.abort()
-      return { plan: p, status: 'aborted', completedWithCost: null, upstreamId: null }
+      return { plan: p, status: 'aborted', completedWithCost: null, upstreamId: null, ms: ms() }
     }
     const text = await res.text()
     const seen = res.status === 200 ? costOf(p, text) : { cost: null, id: null }
-    return { plan: p, status: res.status, completedWithCost: seen.cost, upstreamId: seen.id }
+    return { plan: p, status: res.status, completedWithCost: seen.cost, upstreamId: seen.id, ms: ms() }
   } catch {
-    return { plan: p, status: ac.signal.aborted && p.abort ? 'aborted' : 'network', completedWithCost: null, upstreamId: null }
+    return { plan: p, status: ac.signal.aborted && p.abort ? 'aborted' : 'network', completedWithCost: null, upstreamId: null, ms: ms() }
   } finally {
     clearTimeout(timer)
   }
@@ -131,21 +160,27 @@ async function main() {
     process.exit(1)
   }, RUN_CAP_MS)
   const upstream = await startFakeUpstream({ faults: true, tokenDelayMs: 1, apiKey: UPSTREAM_KEY })
+  const fallback = FAILOVER ? await startFakeUpstream({ faults: true, tokenDelayMs: 1, apiKey: FALLBACK_KEY }) : null
   const dataDir = mkdtempSync(join(tmpdir(), 'gateway-chaos-'))
-  const env = {
+  const env: Record<string, string> = {
     DATA_DIR: dataDir,
     OPENROUTER_API_KEY: UPSTREAM_KEY,
     OPENROUTER_BASE_URL: upstream.url,
     USD_RUB_RATE: TEST_RATE,
     WELCOME_BONUS_RUB: String(BONUS_RUB),
     UPSTREAM_TIMEOUT_MS: String(UPSTREAM_TIMEOUT_MS),
+    ...(fallback ? { FALLBACK_UPSTREAM_URL: fallback.url, FALLBACK_UPSTREAM_API_KEY: FALLBACK_KEY, UPSTREAM_BREAKER_COOLDOWN_MS: String(BREAKER_COOLDOWN_MS) } : {}),
   }
   let server: TestServer = await startServer(env)
   const base = () => server.url
   try {
     console.log(
-      `chaos: ${REQUESTS} requests, ${ACCOUNTS} accounts with ${BONUS_RUB} ₽, concurrency ${CONCURRENCY}, ${FAULT_SHARE * 100}% faults, ${ABORT_SHARE * 100}% of streams aborted, kill -9 at ${REQUESTS / 2}`,
+      FAILOVER
+        ? `chaos (failover): ${REQUESTS} requests, ${ACCOUNTS} accounts with ${BONUS_RUB} ₽, concurrency ${CONCURRENCY}, the primary failing ${PRIMARY_FAILING * 100}% (${PRIMARY_FAULTS.join(', ')} in turns of ${FAULT_TURN}) and refusing connections from request ${REQUESTS * DOWN_FROM} to ${REQUESTS * DOWN_TO}; a second router configured; ${ABORT_SHARE * 100}% of streams aborted`
+        : `chaos: ${REQUESTS} requests, ${ACCOUNTS} accounts with ${BONUS_RUB} ₽, concurrency ${CONCURRENCY}, ${FAULT_SHARE * 100}% faults, ${ABORT_SHARE * 100}% of streams aborted, kill -9 at ${REQUESTS / 2}`,
     )
+    // The second router's catalogue is read at start: requests go to it only once it is.
+    if (fallback) while (!fallback.log.some((r) => r.path.endsWith('/embeddings/models'))) await Bun.sleep(50)
     const accounts = await Promise.all(
       Array.from({ length: ACCOUNTS }, async () => {
         const u = await registerUser(server.url)
@@ -161,7 +196,17 @@ async function main() {
     const worker = async () => {
       while (next < plans.length) {
         const i = next++
-        if (i === Math.floor(REQUESTS / 2) && killedAt < 0) {
+        if (FAILOVER) {
+          if (i % FAULT_TURN === 0) upstream.outage({ fault: PRIMARY_FAULTS[Math.floor(i / FAULT_TURN) % PRIMARY_FAULTS.length]!, share: PRIMARY_FAILING })
+          if (i === Math.floor(REQUESTS * DOWN_FROM)) {
+            console.log(`  the primary stops answering at request ${i} (${((performance.now() - t0) / 1000).toFixed(1)} s)`)
+            void upstream.refuse()
+          }
+          if (i === Math.floor(REQUESTS * DOWN_TO)) {
+            console.log(`  the primary is back at request ${i} (${((performance.now() - t0) / 1000).toFixed(1)} s)`)
+            upstream.accept()
+          }
+        } else if (i === Math.floor(REQUESTS / 2) && killedAt < 0) {
           killedAt = i
           restarting = (async () => {
             await server.kill()
@@ -195,18 +240,35 @@ async function main() {
       if (typeof s.status === 'number' && s.status >= 400) statuses.set(`${s.plan.protocol} ${s.status}`, (statuses.get(`${s.plan.protocol} ${s.status}`) ?? 0) + 1)
     console.log(`    by route and status: ${[...statuses].map(([k, v]) => `${k}: ${v}`).join(', ')}`)
     console.log(`    faults injected ${count((s) => s.plan.fault !== null)}; completed answers with a charge ${count((s) => s.completedWithCost !== null)}`)
+    if (FAILOVER) {
+      // Success: a complete answer (a stream cut mid-way is a 200 that failed). Aborted requests were the client's choice.
+      const asked = count((s) => s.status !== 'aborted')
+      const answered = seen.filter((s) => s.completedWithCost !== null).map((s) => s.ms)
+      answered.sort((a, b) => a - b)
+      const pct = (q: number) => answered[Math.min(answered.length - 1, Math.floor(q * answered.length))]!.toFixed(0)
+      console.log(
+        `    success rate ${((answered.length / asked) * 100).toFixed(2)} % (${answered.length} of ${asked} not abandoned); complete answer in p50 ${pct(0.5)} ms, p95 ${pct(0.95)} ms, p99 ${pct(0.99)} ms, max ${answered.at(-1)!.toFixed(0)} ms`,
+      )
+      const logs = server.logs()
+      const lines = (needle: string) => logs.split('\n').filter((l) => l.includes(needle)).length
+      console.log(
+        `    the primary's breaker: opened ${lines('primary: circuit opened')}, re-opened after a failed probe ${lines('primary: circuit re-opened')}, closed ${lines('primary: circuit closed')}`,
+      )
+    }
 
     const problems: string[] = []
-    const usage = await read<{ id: string; user_id: string; upstream_id: string | null; upstream_cost_usd: string | null; cost_micros: number; status: string }>(
-      'select id, user_id, upstream_id, upstream_cost_usd, cost_micros, status from usage_logs',
+    const usage = await read<{ id: string; user_id: string; upstream_id: string | null; upstream_cost_usd: string | null; cost_micros: number; status: string; upstream: string }>(
+      'select id, user_id, upstream_id, upstream_cost_usd, cost_micros, status, upstream from usage_logs',
     )
     const byUpstream = new Map<string, typeof usage>()
     for (const u of usage) if (u.upstream_id) byUpstream.set(u.upstream_id, [...(byUpstream.get(u.upstream_id) ?? []), u])
     for (const [id, rows] of byUpstream) if (rows.length > 1) problems.push(`upstream generation ${id} has ${rows.length} usage rows`)
     for (const u of usage) {
       if (u.cost_micros === 0) continue
-      const g = u.upstream_id ? upstream.generations.get(u.upstream_id) : undefined
-      if (!g) problems.push(`usage ${u.id}: charged ${u.cost_micros} µ₽ without a known upstream generation`)
+      // The generation is looked up at the router the row says answered: each bills at its own reported cost.
+      const router = u.upstream === 'fallback' ? fallback : upstream
+      const g = u.upstream_id ? router?.generations.get(u.upstream_id) : undefined
+      if (!g) problems.push(`usage ${u.id}: charged ${u.cost_micros} µ₽ without a known generation at the ${u.upstream} router`)
       else if (u.cost_micros !== expectedCharge(g.total_cost) && u.status === 'success')
         problems.push(`usage ${u.id}: charged ${u.cost_micros} µ₽, reported cost gives ${expectedCharge(g.total_cost)}`)
     }
@@ -235,7 +297,10 @@ async function main() {
     const [uncovered] = await read<{ n: number }>('select count(*) as n from uncovered_costs')
     if (uncovered!.n) problems.push(`${uncovered!.n} uncovered-cost records`)
 
-    console.log(`\nbooks of ${books.length} accounts: ${usage.length} usage rows (${successRows} success), ${byUpstream.size} upstream generations billed`)
+    const byRouter = (name: string) => usage.filter((u) => u.status === 'success' && u.upstream === name).length
+    console.log(
+      `\nbooks of ${books.length} accounts: ${usage.length} usage rows (${successRows} success${FAILOVER ? `: ${byRouter('primary')} answered by the primary, ${byRouter('fallback')} by the second router` : ''}), ${byUpstream.size} upstream generations billed`,
+    )
     if (problems.length === 0)
       console.log(
         '  OK    balance = ledger sum = bonus − usage, nothing held, one usage row per generation, every charge = reported cost × rate × markup, every completed answer charged what it showed, nothing uncovered',
@@ -247,6 +312,7 @@ async function main() {
     clearTimeout(cap)
     await server.stop().catch(() => {})
     await upstream.stop()
+    await fallback?.stop()
     rmSync(dataDir, { recursive: true, force: true })
   }
 }

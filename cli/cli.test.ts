@@ -7,7 +7,8 @@ import { join } from 'node:path'
 import { render } from 'ink-testing-library'
 import { createElement } from 'react'
 import pkg from '../package.json'
-import { startGateway } from '../src/test-support/gateway'
+import { oggOpus, toneWav } from '../src/test-support/audio'
+import { eventually, startGateway } from '../src/test-support/gateway'
 import { registerUser, signJwt } from '../src/test-support/server'
 import { teamsOn } from '../src/test-support/teams'
 import { createApi } from './lib/api'
@@ -90,7 +91,7 @@ describe('basics', () => {
     const dir = freshConfig()
     expect((await ok(['--version'], dir)).trim()).toBe(pkg.version)
     const help = await ok(['--help'], dir)
-    for (const c of ['login', 'logout', 'whoami', 'balance', 'transactions', 'usage', 'topup', 'keys', 'models', 'chat']) expect(help).toContain(c)
+    for (const c of ['login', 'logout', 'whoami', 'balance', 'transactions', 'usage', 'topup', 'keys', 'models', 'chat', 'transcribe', 'speak']) expect(help).toContain(c)
     expect(help).toContain('Использование: gw')
     expect(await ok(['keys', '--help'], dir)).toContain('create [параметры] <название>')
     expect(await ok(['keys', 'create', '--help'], dir)).toContain('Использование: gw keys create')
@@ -405,5 +406,46 @@ describe('teams', () => {
     await ok(['team', 'use', team.id], owner.config)
     await ok(['logout'], owner.config)
     expect(readConfig(owner.config).team).toBeUndefined()
+  })
+})
+
+describe('voice', () => {
+  test('transcribe prints the text, or subtitles with --format srt; speak saves the audio', async () => {
+    const { config } = await signedIn()
+    const wav = join(config, 'memo.wav')
+    writeFileSync(wav, toneWav(2.5))
+    expect(await ok(['transcribe', wav], config)).toMatch(/^Демо-расшифровка: запись длительностью 2,5 с\..*\n$/)
+    const ogg = join(config, 'voice.ogg')
+    writeFileSync(ogg, oggOpus(4))
+    expect(await ok(['transcribe', ogg, '--format', 'srt'], config)).toStartWith('1\n00:00:00,000 --> 00:00:04,000\nДемо-расшифровка')
+    const verbose = JSON.parse(await ok(['transcribe', ogg, '-f', 'verbose_json', '-l', 'en'], config))
+    expect(verbose).toMatchObject({ task: 'transcribe', language: 'en', duration: 4 })
+
+    const before = (await json<{ balance: number }>(['balance'], config)).balance
+    const out = join(config, 'privet.wav')
+    const saved = await ok(['speak', 'Привет, это проверка озвучки', '-o', out, '--voice', 'nova'], config)
+    expect(saved).toMatch(/^Сохранено: .*privet\.wav \(\d+ КБ, audio\/wav\)\n$/)
+    const bytes = readFileSync(out)
+    expect(bytes.subarray(0, 4).toString('latin1')).toBe('RIFF')
+    const sent = gw.upstream.log.findLast((r) => r.path.endsWith('/audio/speech'))!
+    expect(sent.body).toMatchObject({ voice: 'nova', response_format: 'wav', input: 'Привет, это проверка озвучки' })
+    // Settled once the router reports the generation's cost, a moment after the last byte.
+    await eventually(async () => (await json<{ balance: number }>(['balance'], config)).balance < before)
+
+    // Text from stdin, the audio to stdout (not a terminal here).
+    const piped = spawn(['speak', '-f', 'pcm'], config, 'Из конвейера')
+    const [raw, code] = await Promise.all([new Response(piped.stdout).arrayBuffer(), piped.exited])
+    expect(code).toBe(0)
+    expect(raw.byteLength).toBeGreaterThan(1000)
+  })
+
+  test('a missing file, a bad format and an unaffordable text are one-line errors', async () => {
+    const { config } = await signedIn()
+    expectOneLineError(await cli(['transcribe', join(config, 'nope.wav')], config), 2, 'Файл не найден')
+    expectOneLineError(await cli(['transcribe', 'x.wav', '--format', 'docx'], config), 2, 'text, json, verbose_json, srt, vtt')
+    const junk = join(config, 'junk.mp3')
+    writeFileSync(junk, 'не звук')
+    expectOneLineError(await cli(['transcribe', junk], config), 1, 'длительность записи')
+    expectOneLineError(await cli(['speak', 'я'.repeat(4000), '-o', join(config, 'big.mp3')], config), 4, 'Недостаточно средств', 'gw topup')
   })
 })

@@ -7,6 +7,7 @@ import { chatCommand } from './commands/chat'
 import { keysCommands } from './commands/keys'
 import { modelsCommand } from './commands/models'
 import { teamCommands } from './commands/team'
+import { voiceCommands } from './commands/voice'
 import { CliError, EXIT, errorLine } from './lib/errors'
 
 const TITLES: Record<string, string> = {
@@ -54,7 +55,7 @@ export function buildProgram(): Command {
     .helpCommand('help [команда]', 'справка по команде')
     .configureOutput({ outputError: () => {} }) // printed by run() as one Russian line
     .exitOverride()
-    .description('Терминальный клиент AI Gateway: аккаунт, команды, баланс, ключи, модели и чат')
+    .description('Терминальный клиент AI Gateway: аккаунт, команды, баланс, ключи, модели, чат и голос')
     .version(pkg.version, '-V, --version', 'показать версию')
     .option('-s, --server <URL>', 'адрес сервера (по умолчанию: из настроек, затем GW_SERVER, затем http://localhost:3000)')
 
@@ -63,6 +64,7 @@ export function buildProgram(): Command {
   keysCommands(program)
   modelsCommand(program)
   chatCommand(program)
+  voiceCommands(program)
   teamCommands(program)
   return program
 }

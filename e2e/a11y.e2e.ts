@@ -162,6 +162,7 @@ for (const size of SIZES) {
         [
           ['docs', '/docs'],
           ['services', '/services'],
+          ['status', '/status'],
           ['privacy policy', '/privacy-policy'],
           ['terms of service', '/terms-of-service'],
           ['public offer', '/public-offer'],
@@ -295,6 +296,8 @@ for (const size of SIZES) {
       const dialog = page.getByRole('dialog', { name: 'Изменение баланса' })
       await dialog.getByLabel('Сумма (+ пополнение, - списание)').fill('-1000')
       await audit.check('admin users: balance dialog')
+      await dialog.getByLabel('Сумма (+ пополнение, - списание)').fill('1.000,5')
+      await audit.check('admin users: balance dialog, an amount it cannot read')
       await dialog.getByRole('button', { name: 'Отмена' }).click()
       await page.getByRole('button', { name: `Удалить ${target}` }).click()
       await expect(page.getByRole('dialog')).toBeVisible()

@@ -80,6 +80,43 @@ test.describe('admin area', () => {
     await expect(dialog).toBeHidden()
     await expect(row.getByTestId('admin-user-balance')).toHaveText('200,00 ₽')
 
+    // A decimal comma is the decimal separator (issue 22: «30,5» was read as 305): +30,5 then -30,5 ₽.
+    for (const [typed, after] of [
+      ['30,5', '230,50 ₽'],
+      ['-30,5', '200,00 ₽'],
+    ]) {
+      await row.getByRole('button', { name: `Изменить баланс ${target.email}` }).click()
+      await amount.fill(typed!)
+      await expect(dialog).toContainText(`После изменения: ${after}`)
+      await apply.click()
+      await expect(toast(page, 'Баланс обновлен')).toBeVisible()
+      await expect(row.getByTestId('admin-user-balance')).toHaveText(after!)
+    }
+
+    // Anything ambiguous is refused with a reason, never guessed: «Применить» stays off.
+    await row.getByRole('button', { name: `Изменить баланс ${target.email}` }).click()
+    for (const typed of ['1.000,5', '1,2,3', '30,5 руб', 'abc', '--5', '0,1234567']) {
+      await amount.fill(typed)
+      await expect(apply).toBeDisabled()
+      await expect(dialog.getByTestId('balance-amount-invalid')).toHaveText('Введите сумму числом: например, 30,5 или -100 (до 6 знаков после запятой)')
+      await expect(amount).toHaveAttribute('aria-invalid', 'true')
+    }
+    // Half a number on its way is not scolded, only not applied yet.
+    for (const typed of ['-', '30,']) {
+      await amount.fill(typed)
+      await expect(apply).toBeDisabled()
+      await expect(dialog.getByTestId('balance-amount-invalid')).toHaveCount(0)
+    }
+    await amount.fill('abc')
+    await screen(page, 'admin-balance-dialog-invalid-1280')
+    await page.setViewportSize({ width: 360, height: 740 })
+    await screen(page, 'admin-balance-dialog-invalid-360')
+    await page.setViewportSize({ width: 1280, height: 900 })
+    await amount.fill('1 000,25')
+    await expect(dialog.getByTestId('balance-amount-invalid')).toHaveCount(0)
+    await expect(dialog).toContainText(/После изменения: 1\s200,25 ₽/)
+    await dialog.getByRole('button', { name: 'Отмена' }).click()
+
     // Deduct.
     await row.getByRole('button', { name: `Изменить баланс ${target.email}` }).click()
     await amount.fill('-30.5')
@@ -98,8 +135,10 @@ test.describe('admin area', () => {
     const balance = await page.request.get('/api/billing/balance', { headers: { authorization: `Bearer ${target.token}` } })
     expect((await balance.json()).data.balance).toBe(169.5)
     const history = await page.request.get('/api/billing/transactions?limit=50', { headers: { authorization: `Bearer ${target.token}` } })
-    expect((await history.json()).data.slice(0, 2).map((t: { type: string; amount: string }) => [t.type, t.amount])).toEqual([
+    expect((await history.json()).data.slice(0, 4).map((t: { type: string; amount: string }) => [t.type, t.amount])).toEqual([
       ['admin', '-30.50'],
+      ['admin', '-30.50'],
+      ['admin', '+30.50'],
       ['admin', '+150.00'],
     ])
 

@@ -70,7 +70,7 @@ test('filters, sorting, a model page, its code copied, and «Попробова�
   expect(sorted.indexOf('openai/gpt-4o-mini')).toBeLessThan(sorted.indexOf('openai/gpt-4'))
 
   // the card opens the model's page (client-side), with its own title
-  await page.getByTestId('model-card').filter({ hasText: 'openai/gpt-4o-mini' }).click()
+  await page.locator('[data-testid=model-card][data-model-id="openai/gpt-4o-mini"]').click() // not its voice namesakes (gpt-4o-mini-tts, -transcribe)
   await expect(page).toHaveURL(/\/models\/openai\/gpt-4o-mini$/)
   await expect(page.getByRole('heading', { level: 1, name: 'OpenAI: GPT-4o-mini' })).toBeVisible()
   await expect(page).toHaveTitle('OpenAI: GPT-4o-mini — цены в рублях | AI Gateway')

@@ -134,6 +134,7 @@ test('the docs have the sections for Claude Code, Codex CLI, AI SDK, LangChain, 
   const toc = page.getByRole('navigation', { name: 'Разделы документации' })
   for (const [name, id] of [
     ['Responses API', 'responses-api'],
+    ['Responses API по WebSocket', 'responses-websocket'],
     ['Claude Code', 'claude-code'],
     ['Codex CLI', 'codex-cli'],
     ['Vercel AI SDK', 'vercel-ai-sdk'],
@@ -158,6 +159,12 @@ test('the docs have the sections for Claude Code, Codex CLI, AI SDK, LangChain, 
   await expect(page.locator('section#langchain')).toContainText(`configuration: { baseURL: '${baseURL}/v1' }`)
   await expect(page.locator('section#langchain')).toContainText(`base_url="${baseURL}/v1"`)
   await expect(page.locator('section#responses-api')).toContainText('client.responses.create')
+  await expect(page.locator('section#responses-api')).toContainText('previous_response_id: first.id')
+  const socket = page.locator('section#responses-websocket')
+  await expect(socket).toContainText('new ResponsesWS(client)')
+  await socket.getByRole('tab', { name: 'wscat' }).click()
+  await expect(socket.getByRole('tabpanel')).toContainText(`wscat -c ${baseURL!.replace(/^http/, 'ws')}/v1/responses`)
+  await expect(socket.getByRole('table')).toContainText('response_already_in_flight')
   await expect(page.locator('section#embeddings')).toContainText(`curl ${baseURL}/v1/embeddings`)
   await expect(page.locator('section#request-cost')).toContainText(`${baseURL}/v1/generation?id=`)
   await expect(page.locator('section#request-cost')).toContainText(`curl ${baseURL}/v1/key`)
@@ -190,7 +197,7 @@ test('the docs have the sections for Claude Code, Codex CLI, AI SDK, LangChain, 
       for (const h of document.querySelectorAll('header')) h.style.visibility = v
     }, value)
   await headerVisibility('hidden')
-  for (const id of ['responses-api', 'codex-cli', 'vercel-ai-sdk', 'langchain', 'embeddings', 'request-cost', 'cors']) {
+  for (const id of ['responses-api', 'responses-websocket', 'codex-cli', 'vercel-ai-sdk', 'langchain', 'embeddings', 'request-cost', 'cors']) {
     await page.locator(`section#${id}`).screenshot({ path: `${SHOTS}/docs-${id}-1280.png` })
   }
   await headerVisibility('')
@@ -202,7 +209,7 @@ test('the docs have the sections for Claude Code, Codex CLI, AI SDK, LangChain, 
   await expectNoHorizontalScroll(page)
   await page.screenshot({ path: `${SHOTS}/docs-claude-code-360.png` })
   // What a phone shows: two screens from the start of each new section.
-  for (const id of ['responses-api', 'claude-code', 'codex-cli', 'vercel-ai-sdk', 'langchain', 'embeddings', 'request-cost', 'cors']) {
+  for (const id of ['responses-api', 'responses-websocket', 'claude-code', 'codex-cli', 'vercel-ai-sdk', 'langchain', 'embeddings', 'request-cost', 'cors']) {
     for (const screen of [1, 2]) {
       await page.evaluate(
         ({ id, screen }) => {

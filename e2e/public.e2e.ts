@@ -213,7 +213,7 @@ test('all header and footer links resolve', async ({ page, request }) => {
   const headerLinks = await header.getByRole('link').evaluateAll((links) => links.map((a) => a.getAttribute('href')!))
   const footerLinks = await footer.getByRole('link').evaluateAll((links) => links.map((a) => a.getAttribute('href')!))
   expect(headerLinks).toEqual(expect.arrayContaining(['/', '/#features', '/#audience', '/#models', '/#playground', '/#use-cases', '/blog', '/login', '/register']))
-  for (const href of ['/services', '/privacy-policy', '/terms-of-service', '/public-offer', '/refund-policy', '/', '/models', '/app/playground', '/app/docs', '/blog'])
+  for (const href of ['/services', '/privacy-policy', '/terms-of-service', '/public-offer', '/refund-policy', '/', '/models', '/app/playground', '/app/docs', '/blog', '/status'])
     expect(footerLinks).toContain(href)
   await expect(footer).toContainText('Самозанятый')
   await expect(footer).toContainText('ИНН предоставляется по запросу')

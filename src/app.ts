@@ -7,7 +7,7 @@ import { adminRoutes } from './admin'
 import { adminService } from './admin/service'
 import { authRoutes } from './auth'
 import { authGuard, bearer } from './auth/guard'
-import { authService } from './auth/service'
+import { authService, type StoredFiles } from './auth/service'
 import { billingRoutes } from './billing'
 import { setClockFile } from './billing/periods'
 import { blogAdminRoutes, blogImageRoutes, blogRoutes } from './blog'
@@ -16,12 +16,13 @@ import { blogService } from './blog/service'
 import { createRateProvider } from './catalog/rate'
 import { createCatalog } from './catalog/service'
 import { chatsRoutes } from './chats'
-import { chatsService } from './chats/service'
+import { chatPictures, chatsService } from './chats/service'
 import type { Config } from './config'
 import type { Db } from './db/client'
 import { estimateRoutes, gatewayRoutes } from './gateway'
 import { createImageStore } from './gateway/files'
 import { v1Protocol } from './gateway/protocol'
+import { WS_SERVER_OPTIONS } from './gateway/ws'
 import { keysRoutes } from './keys'
 import { keysService } from './keys/service'
 import { type BodyFamily, bodyLimits, docsSeeThroughBodyReaders, KB, MB, V1_BODY_LIMIT } from './lib/body'
@@ -32,6 +33,8 @@ import { paymentsRoutes, refundAdminRoutes } from './payments'
 import { refundsService } from './payments/refunds'
 import { paymentsService } from './payments/service'
 import { spaRoutes } from './spa'
+import { statusAdminRoutes, statusRoutes } from './status'
+import { statusService } from './status/service'
 import { systemRoutes } from './system'
 import { teamsRoutes } from './teams'
 import { createNotifier } from './teams/notify'
@@ -39,14 +42,24 @@ import { teamsService } from './teams/service'
 import { uploadsRoutes } from './uploads'
 import { MAX_UPLOAD_BYTES, UPLOAD_MESSAGES, uploadsService } from './uploads/service'
 import { createUpstreamClient } from './upstream/client'
+import { createUpstreams } from './upstream/pool'
 
 export async function createServices(config: Config, db: Db, mailer: Mailer) {
   // Budget periods read "now" here: the real clock, or a test clock outside production.
   setClockFile(config.testClockFile)
   const upstream = createUpstreamClient(config)
+  // Requests to /v1 go through these: the primary router and, when configured, the second one.
+  const upstreams = createUpstreams(config, upstream)
   const rates = await createRateProvider(config, db, upstream.mode === 'demo')
   const catalog = await createCatalog(db, upstream)
-  const auth = authService({ db, config, mailer })
+  const uploads = uploadsService(config, db)
+  const images = createImageStore(config, db, chatPictures(db))
+  // Deleting an account deletes its files: their rows go in the deleting unit, the bytes right after.
+  const removeStored = (gone: StoredFiles) => {
+    uploads.removeStored(gone.uploads)
+    images.removeStored(gone.images)
+  }
+  const auth = authService({ db, config, mailer, files: { claim: images.claimNamedBy, removeStored } })
   const keys = keysService(db)
   const payments = paymentsService({ db, config })
   const refunds = refundsService(db)
@@ -55,9 +68,9 @@ export async function createServices(config: Config, db: Db, mailer: Mailer) {
   const blog = blogService(db)
   const autopost = autopostService({ config, db, upstream, catalog, rates })
   const admin = adminService({ db, auth, upstream, rates, blog, teams })
-  const uploads = uploadsService(config, db)
-  const chats = chatsService(db, uploads, createImageStore(config))
-  return { config, db, mailer, upstream, rates, catalog, auth, keys, payments, refunds, teams, notify, blog, autopost, admin, uploads, chats }
+  const chats = chatsService(db, uploads, images)
+  const status = statusService({ db, config, upstreams })
+  return { config, db, mailer, upstream, upstreams, rates, catalog, auth, keys, payments, refunds, teams, notify, blog, autopost, admin, uploads, images, chats, status }
 }
 
 export type Services = Awaited<ReturnType<typeof createServices>>
@@ -91,7 +104,7 @@ export const MAX_REQUEST_BODY = 2 * V1_BODY_LIMIT
 export function createApp(s: Services) {
   const guard = authGuard(s.config, s.auth, s.teams.acting)
   return (
-    new Elysia({ serve: { maxRequestBodySize: MAX_REQUEST_BODY } })
+    new Elysia({ serve: { maxRequestBodySize: MAX_REQUEST_BODY }, websocket: WS_SERVER_OPTIONS })
       .use(errorHandler)
       // /v1 reads its own bodies, after the caller's key is checked (gateway/index.ts).
       .use(bodyLimits(BODY_FAMILIES, DEFAULT_BODY_LIMIT, ['/v1']))
@@ -122,6 +135,8 @@ export function createApp(s: Services) {
         ),
       )
       .use(systemRoutes(s.config, s.db, s.mailer))
+      .use(statusRoutes(s.status))
+      .use(statusAdminRoutes(s.status, guard))
       .use(authRoutes(s.config, s.auth, guard))
       .use(teamsRoutes(s.config, s.teams, guard))
       .use(keysRoutes(s.keys, guard))

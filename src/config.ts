@@ -5,6 +5,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { MARKUP_PERCENT, WELCOME_BONUS_RUB } from './content/terms'
 import { isPostgresUrl } from './db/dialect'
+import { accountError, bikError, innError, kppError, type SellerDetails, TAX_REGIMES, type TaxRegime } from './invoices/requisites'
 
 export class ConfigError extends Error {}
 
@@ -67,6 +68,59 @@ function jwtSecret(env: Env, dataDir: string): string {
   return secret
 }
 
+const SELLER_VARS = ['SELLER_NAME', 'SELLER_INN', 'SELLER_TAX_REGIME', 'SELLER_ACCOUNT', 'SELLER_BANK', 'SELLER_BIK', 'SELLER_CORR_ACCOUNT', 'SELLER_ADDRESS'] as const
+
+/**
+ * The seller on invoices and acts, or null when none of its variables is set (invoice payment is
+ * then not offered). A partial set is a deployment mistake: an invoice without a bank account would
+ * send a company's money nowhere, so the server refuses to start and names what is missing. Digits
+ * are checked as accounting software checks them (INN checksum, account keys against the BIK).
+ */
+function seller(env: Env): SellerDetails | null {
+  const value = (name: string) => env[name]?.trim().replace(/\s+/g, ' ') ?? ''
+  const given = SELLER_VARS.filter((n) => value(n))
+  const kpp = value('SELLER_KPP').replaceAll(' ', '').toUpperCase() || null
+  if (!given.length) {
+    if (kpp) throw new ConfigError('SELLER_KPP is set without the other seller details (SELLER_NAME, SELLER_INN, …): set them all, or none')
+    return null
+  }
+  const missing = SELLER_VARS.filter((n) => !value(n))
+  if (missing.length)
+    throw new ConfigError(
+      `the seller's details for invoices are all or none: ${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} missing (${given.join(', ')} ${given.length === 1 ? 'is' : 'are'} set)`,
+    )
+  const taxRegime = value('SELLER_TAX_REGIME').toLowerCase() as TaxRegime
+  if (!TAX_REGIMES.includes(taxRegime)) throw new ConfigError(`SELLER_TAX_REGIME must be one of ${TAX_REGIMES.join(', ')}, got "${value('SELLER_TAX_REGIME')}"`)
+  const inn = value('SELLER_INN')
+  // The self-employed (НПД) are people: their INN has 12 digits.
+  const innBad = innError(inn, taxRegime === 'npd' ? 'person' : 'any')
+  if (innBad) throw new ConfigError(`SELLER_INN "${inn}" is not valid: ${innBad}`)
+  if (kpp && inn.length !== 10) throw new ConfigError('SELLER_KPP is only for an organisation (a 10-digit SELLER_INN); a sole trader or a self-employed person has none')
+  const kppBad = kpp && kppError(kpp)
+  if (kppBad) throw new ConfigError(`SELLER_KPP "${kpp}" is not valid: ${kppBad}`)
+  const bik = value('SELLER_BIK')
+  const bikBad = bikError(bik)
+  if (bikBad) throw new ConfigError(`SELLER_BIK "${bik}" is not valid: ${bikBad}`)
+  const account = value('SELLER_ACCOUNT')
+  const accountBad = accountError(account, bik, 'settlement')
+  if (accountBad) throw new ConfigError(`SELLER_ACCOUNT "${account}" is not valid: ${accountBad}`)
+  const corrAccount = value('SELLER_CORR_ACCOUNT')
+  const corrBad = accountError(corrAccount, bik, 'correspondent')
+  if (corrBad) throw new ConfigError(`SELLER_CORR_ACCOUNT "${corrAccount}" is not valid: ${corrBad}`)
+  return Object.freeze({ name: value('SELLER_NAME'), inn, kpp, taxRegime, account, bank: value('SELLER_BANK'), bik, corrAccount, address: value('SELLER_ADDRESS') })
+}
+
+/**
+ * The second router (FALLBACK_UPSTREAM_URL and FALLBACK_UPSTREAM_API_KEY, both or neither), used while
+ * the first is down; null when not configured.
+ */
+function fallbackUpstream(env: Env): { baseUrl: string; apiKey: string } | null {
+  const baseUrl = url(env, 'FALLBACK_UPSTREAM_URL', null)
+  const apiKey = env.FALLBACK_UPSTREAM_API_KEY?.trim() || null
+  if (!baseUrl !== !apiKey) throw new ConfigError('FALLBACK_UPSTREAM_URL and FALLBACK_UPSTREAM_API_KEY must be set together (or neither, for no second upstream)')
+  return baseUrl && apiKey ? Object.freeze({ baseUrl, apiKey }) : null
+}
+
 export function loadConfig(env: Env = process.env) {
   const port = int(env, 'PORT', 3000, 0, 65535)
   const dataDir = resolve(env.DATA_DIR?.trim() || './data')
@@ -125,6 +179,19 @@ export function loadConfig(env: Env = process.env) {
     cbrRateUrl: url(env, 'CBR_RATE_URL', 'https://www.cbr.ru/scripts/XML_daily.asp')!,
     /** Longest wait for the upstream's answer (non-stream) or first byte, and the longest silent gap in a stream. */
     upstreamTimeoutMs: int(env, 'UPSTREAM_TIMEOUT_MS', 300_000, 100, 3_600_000),
+    /** A second router speaking the same protocol, used while the first is down (its breaker open, or every retry failed). */
+    fallbackUpstream: fallbackUpstream(env),
+    /**
+     * Each upstream's circuit breaker (per instance): over the last `windowMs`, at least `minRequests`
+     * requests of which more than `failurePercent` % failed open it; requests then fail fast (or go to
+     * the second upstream) for `cooldownMs`, after which a few probe requests decide whether it closes.
+     */
+    breaker: Object.freeze({
+      windowMs: int(env, 'UPSTREAM_BREAKER_WINDOW_MS', 60_000, 1000, 3_600_000),
+      minRequests: int(env, 'UPSTREAM_BREAKER_MIN_REQUESTS', 20, 1, 100_000),
+      failurePercent: int(env, 'UPSTREAM_BREAKER_FAILURE_PERCENT', 50, 1, 100),
+      cooldownMs: int(env, 'UPSTREAM_BREAKER_COOLDOWN_MS', 30_000, 100, 3_600_000),
+    }),
     markup,
     welcomeBonusRub,
     smtpUrl: url(env, 'SMTP_URL', null),
@@ -148,8 +215,15 @@ export function loadConfig(env: Env = process.env) {
     autopostCron: env.AUTOPOST_CRON?.trim() || '* * * * *',
     /** The model that writes blog articles (platform spend); another text model is used if the catalogue lacks it. */
     autopostTextModel: env.AUTOPOST_TEXT_MODEL?.trim() || 'openai/gpt-4o-mini',
+    /** The Responses API's WebSocket mode: how long one connection may stay open (then a clean close). */
+    responsesWsMaxAgeSec: int(env, 'RESPONSES_WS_MAX_AGE_SEC', 3600, 1, 24 * 3600),
+    /** Open WebSocket connections per API key and per account, on each instance. */
+    responsesWsPerKey: int(env, 'RESPONSES_WS_PER_KEY', 8, 1, 10_000),
+    responsesWsPerAccount: int(env, 'RESPONSES_WS_PER_ACCOUNT', 16, 1, 10_000),
     /** The model that draws article covers; another image-output model is used if the catalogue lacks it. */
     autopostImageModel: env.AUTOPOST_IMAGE_MODEL?.trim() || 'google/gemini-2.5-flash-image',
+    /** The seller on invoices and acts (SELLER_*); null: invoice payment is not offered. */
+    seller: seller(env),
     /** Team webhooks may target private, loopback and link-local addresses (tests, on-premise installations). */
     allowPrivateWebhooks: flag(env, 'ALLOW_PRIVATE_WEBHOOKS', false),
     /**

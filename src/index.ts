@@ -6,6 +6,8 @@ import { type Config, ConfigError, loadConfig } from './config'
 import { openDatabase, runMigrations, startCheckpointer } from './db/client'
 import { DIALECT } from './db/dialect'
 import { INSTANCE_ID } from './db/instance'
+import { purgeExpiredResponses } from './gateway/stored-responses'
+import { closeSockets } from './gateway/ws'
 import { createMailer } from './mail/service'
 import { purgeExpired } from './system/housekeeping'
 import { startWebhookWorker } from './teams/webhooks'
@@ -50,6 +52,13 @@ const STALE_HOLD_MS = 2 * 3600 * 1000
 const app = createApp(services)
   .use(cron({ name: 'housekeeping', pattern: Patterns.EVERY_HOUR, run: () => void purgeExpired(db).catch((e) => console.error(`[housekeeping] failed: ${(e as Error).message}`)) }))
   .use(cron({ name: 'catalog-sync', pattern: '7 * * * *', run: () => void syncCatalog() }))
+  .use(
+    cron({
+      name: 'stored-responses',
+      pattern: '27 * * * *',
+      run: () => void purgeExpiredResponses(db).catch((e) => console.error(`[responses] retention purge failed: ${(e as Error).message}`)),
+    }),
+  )
   .use(cron({ name: 'exchange-rate', pattern: '17 * * * *', run: () => void rates.refresh() }))
   .use(
     cron({
@@ -92,6 +101,7 @@ async function shutdown(signal: string) {
   console.log(`[server] ${signal}: finishing in-flight requests and stopping`)
   // In-flight requests get 10 s to finish; then connections are closed.
   const force = setTimeout(() => app.server?.stop(true), 10_000)
+  closeSockets() // the server's stop waits for WebSockets too
   await app.stop()
   clearTimeout(force)
   for (const job of Object.values(app.store.cron ?? {})) (job as { stop(): void }).stop()

@@ -43,6 +43,7 @@ import type {
   TestPaymentResult as TestPaymentResultSchema,
   TestPayment as TestPaymentSchema,
 } from './payments/model'
+import type { StatusBody, UpstreamsBody } from './status/model'
 import type { Health as HealthSchema } from './system/model'
 import type {
   AuditEntry as AuditEntrySchema,
@@ -159,6 +160,8 @@ export type AdminTeamsPage = typeof AdminTeamsPageSchema.static
 /** POST /api/admin/teams/{id}/balance. */
 export type TeamBalanceAdjustment = typeof TeamBalanceResultSchema.static
 export type Deleted = typeof DeletedSchema.static
+/** GET /api/admin/upstreams: this instance's circuit breakers and recent upstream errors. */
+export type AdminUpstreams = typeof UpstreamsBody.static
 
 // ─── Playground history (/api/chats, /api/upload) ────────────────────────────
 
@@ -176,3 +179,5 @@ export type Model = typeof ModelObject.static
 export type ModelList = { object: 'list'; data: Model[] }
 /** GET /api/health. */
 export type Health = typeof HealthSchema.static
+/** GET /api/status: what /status shows. */
+export type ServiceStatus = typeof StatusBody.static

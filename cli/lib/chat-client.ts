@@ -18,7 +18,8 @@ export type ChatBackend = {
   checkModel(id: string): Promise<string>
 }
 
-function toCliError(e: unknown, server: string): unknown {
+/** What an `openai` client call failed with, as the CLI says it (shared by chat and voice). */
+export function toCliError(e: unknown, server: string): unknown {
   if (e instanceof CliError) return e
   if (e instanceof OpenAI.APIConnectionError) return unreachable(server)
   if (e instanceof OpenAI.APIError) {

@@ -248,7 +248,7 @@ describe('admin stats', () => {
       expect(s.finance.usdRubRate).toBe(Number(TEST_RATE))
       expect(s.finance.totalMargin).toBeCloseTo(revenueMicros / 1e6 / Number(TEST_RATE) - upstreamUsd, 6)
       expect(s.finance.totalMargin).toBeGreaterThan(0) // the 30 % markup
-      expect(s.usage).toEqual({ totalApiKeys: 2, totalRequests: 3, totalTokens: usage.reduce((n, r) => n + r.tokens, 0) })
+      expect(s.usage).toEqual({ totalApiKeys: 2, totalRequests: 3, totalTokens: usage.reduce((n, r) => n + r.tokens, 0), totalAudioSeconds: 0, totalCharacters: 0 })
       expect(s.blog).toEqual({ total: 3, published: 2 })
       // The fake upstream's key has no cap: the spec's unlimited pay-as-you-go mode.
       expect(s.openrouter).toEqual({ mode: 'openrouter', usage: expect.any(Number), limit: null, remaining: null, unlimited: true, error: null })

@@ -167,7 +167,13 @@ export function adminService({ db, auth, upstream, rates, blog, teams }: AdminDe
           uncoveredCost: microsToRub(uncovered.micros),
           uncoveredRequests: uncovered.requests,
         },
-        usage: { totalApiKeys: apiKeyCount, totalRequests: usage.requests, totalTokens: usage.tokens },
+        usage: {
+          totalApiKeys: apiKeyCount,
+          totalRequests: usage.requests,
+          totalTokens: usage.tokens,
+          totalAudioSeconds: usage.audioSeconds,
+          totalCharacters: usage.characters,
+        },
         blog: blogCounts,
       }
     },
@@ -223,7 +229,7 @@ export function adminService({ db, auth, upstream, rates, blog, teams }: AdminDe
     async deleteUser(admin: PublicUser, userId: string) {
       if (userId === admin.id) throw badRequest(ADMIN_MESSAGES.cannotDeleteSelf)
       if (!(await store.liveUser(userId))) throw notFound(ADMIN_MESSAGES.userNotFound)
-      const removed = await auth.anonymise(userId)
+      const removed = await auth.eraseAccount(userId)
       console.log(`[admin] ${admin.email} deleted user ${userId} (${removed.keys} key(s), ${removed.sessions} session(s) revoked)`)
       return { id: userId, deleted: true as const }
     },

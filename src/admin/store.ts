@@ -38,11 +38,20 @@ export const adminStore = (db: Db) => ({
       .select({
         requests: sql<number>`coalesce(sum(${usageDaily.requests}), 0)`.mapWith(Number),
         tokens: sql<number>`coalesce(sum(${usageDaily.tokens}), 0)`.mapWith(Number),
+        audioSeconds: sql<number>`coalesce(sum(${usageDaily.audioSeconds}), 0)`.mapWith(Number),
+        characters: sql<number>`coalesce(sum(${usageDaily.characters}), 0)`.mapWith(Number),
         costMicros: sql<number>`coalesce(sum(${usageDaily.costMicros}), 0)`.mapWith(Number),
         upstreamNano: sql<number>`coalesce(sum(${usageDaily.upstreamCostNanoUsd}), 0)`.mapWith(Number),
       })
       .from(usageDaily)
-    return { requests: row?.requests ?? 0, tokens: row?.tokens ?? 0, costMicros: row?.costMicros ?? 0, upstreamNano: row?.upstreamNano ?? 0 }
+    return {
+      requests: row?.requests ?? 0,
+      tokens: row?.tokens ?? 0,
+      audioSeconds: row?.audioSeconds ?? 0,
+      characters: row?.characters ?? 0,
+      costMicros: row?.costMicros ?? 0,
+      upstreamNano: row?.upstreamNano ?? 0,
+    }
   },
 
   /** What customers' balances could not pay (billing/holds.ts): the total and the newest requests. */

@@ -74,7 +74,15 @@ const MAX_PASSWORD = 256
 // Argon2id with OWASP's recommended minimum (19 MiB, t=2) keeps a login around tens of milliseconds.
 const hashPassword = (password: string) => Bun.password.hash(password, { algorithm: 'argon2id', memoryCost: 19456, timeCost: 2 })
 
-export type Deps = { db: Db; config: Config; mailer: Mailer }
+/** The stored bytes of a deleted account's files (their rows are already gone). */
+export type StoredFiles = { uploads: string[]; images: string[] }
+export type Deps = {
+  db: Db
+  config: Config
+  mailer: Mailer
+  /** `claim`: gives the account's files that predate owners their owner first, so its own go with it. */
+  files?: { claim?(userId: string): Promise<void>; removeStored(gone: StoredFiles): void }
+}
 
 /** Thrown inside a unit to roll it back when the link turns out to be used already. */
 const LINK_USED = Symbol('link used')
@@ -84,7 +92,7 @@ export type PublicUser = ReturnType<ReturnType<typeof authService>['toPublic']>
 const resetLinks = oneTimeLinks(passwordResets, RESET_TOKEN_TTL_MS)
 const verifyLinks = oneTimeLinks(emailVerifications, VERIFY_TOKEN_TTL_HOURS * 3600_000)
 
-export function authService({ db, config, mailer }: Deps) {
+export function authService({ db, config, mailer, files }: Deps) {
   const store = authStore(db)
   // Compared against when the e-mail is unknown, so a login takes as long either way.
   const dummyHash = hashPassword(randomToken())
@@ -134,6 +142,23 @@ export function authService({ db, config, mailer }: Deps) {
     return true
   }
 
+  /**
+   * Ends an account at once, whoever deletes it (the customer or an admin): its files that predate
+   * owners are claimed first, then one unit anonymises it and deletes its keys, sessions, team memberships and content;
+   * then the stored bytes of its files go. Returns what was revoked.
+   */
+  async function eraseAccount(userId: string) {
+    await files?.claim?.(userId)
+    const removed = await tx(db, (q) => store.anonymise(q, userId, new Date()))
+    try {
+      files?.removeStored(removed.files)
+    } catch (e) {
+      // The rows are gone, so nothing serves these bytes any more; the folder keeps them until removed by hand.
+      console.error(`[auth] files of deleted user ${userId} not removed: ${(e as Error).message}`)
+    }
+    return removed
+  }
+
   /** Inside a unit: a new refresh token; `familyId` continues an existing session, otherwise one starts. */
   async function issueRefreshToken(q: Db, userId: string, familyId = newId()) {
     const token = randomToken()
@@ -151,6 +176,7 @@ export function authService({ db, config, mailer }: Deps) {
 
   return {
     toPublic,
+    eraseAccount,
 
     /** The signed-in user for an access token's subject, or undefined when the account is gone. */
     async userForToken(userId: string) {
@@ -272,9 +298,6 @@ export function authService({ db, config, mailer }: Deps) {
       }))
     },
 
-    /** Anonymises an account (the admin's deletion): keys, sessions, links and team memberships go; ledger and usage rows stay. */
-    anonymise: (userId: string) => tx(db, (q) => store.anonymise(q, userId, new Date())),
-
     /**
      * The customer deletes their own account: the same anonymisation as an admin's deletion
      * (store.anonymise) — keys, sessions and reset links go, ledger and usage rows stay.
@@ -285,7 +308,7 @@ export function authService({ db, config, mailer }: Deps) {
       if (!user) throw unauthorized()
       await limit('deleteAccount', ip, user.emailNormalized)
       if (normalizeEmail(input.email ?? '') !== user.emailNormalized) throw badRequest(MESSAGES.deleteConfirmMismatch)
-      const removed = await tx(db, (q) => store.anonymise(q, userId, new Date()))
+      const removed = await eraseAccount(userId)
       console.log(`[auth] user ${userId} deleted their account (${removed.keys} key(s), ${removed.sessions} session(s) revoked)`)
       return { message: MESSAGES.accountDeleted }
     },

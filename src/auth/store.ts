@@ -1,11 +1,14 @@
 import { and, asc, desc, eq, gt, inArray, isNull, ne, sql } from 'drizzle-orm'
 import { ledgerEntries } from '../billing/schema'
+import { chats } from '../chats/schema'
 import type { Db } from '../db/client'
 import { prepared } from '../db/prepared'
 import { write } from '../db/tx'
+import { generatedImages, storedResponses } from '../gateway/schema'
 import { apiKeys } from '../keys/schema'
 import { newId } from '../lib/crypto'
 import { teamAudit, teamMembers } from '../teams/schema'
+import { uploads } from '../uploads/schema'
 import { passwordResets, refreshTokens, users } from './schema'
 
 /**
@@ -152,8 +155,10 @@ export const authStore = (db: Db) => ({
 
   /**
    * Soft delete (the customer's own or an admin's): the row stays for the ledger and usage rows
-   * that must be kept, but the e-mail is anonymised, the password made unusable and every credential
-   * (keys, sessions, reset links) removed. Inside a unit (db/tx.ts): `q` is its connection.
+   * that must be kept, but the e-mail is anonymised, the password made unusable, every credential
+   * (keys, sessions, reset links) removed, and the customer's content deleted: chats, stored Responses
+   * answers, uploads and generated pictures (their links answer 404 from this commit on; the caller
+   * removes the stored bytes it is given back). Inside a unit (db/tx.ts): `q` is its connection.
    */
   async anonymise(q: Db, id: string, now: Date) {
     // Rows in the hold unit's order — keys, memberships, then the account — so a request of this
@@ -167,7 +172,13 @@ export const authStore = (db: Db) => ({
       .where(and(eq(users.id, id), isNull(users.deletedAt)))
     const sessions = (await q.delete(refreshTokens).where(eq(refreshTokens.userId, id)).returning({ id: refreshTokens.id })).length
     await q.delete(passwordResets).where(eq(passwordResets.userId, id))
-    return { keys, sessions }
+    await q.delete(chats).where(eq(chats.userId, id))
+    await q.delete(storedResponses).where(eq(storedResponses.userId, id))
+    const files = {
+      uploads: (await q.delete(uploads).where(eq(uploads.userId, id)).returning({ name: uploads.name })).map((r) => r.name),
+      images: (await q.delete(generatedImages).where(eq(generatedImages.userId, id)).returning({ name: generatedImages.name })).map((r) => r.name),
+    }
+    return { keys, sessions, files }
   },
 })
 

@@ -8,7 +8,7 @@ import { apiKeys } from '../keys/schema'
 import { openTestDatabase } from '../test-support/database'
 import { HoldRefused, placeHold, releaseLapsedHolds, releaseStaleHolds, settleHold, type UsageFacts } from './holds'
 import { postMovement } from './ledger'
-import { holds } from './schema'
+import { holds, uncoveredCosts } from './schema'
 
 const opened: Array<() => Promise<void>> = []
 afterEach(async () => {
@@ -33,6 +33,8 @@ const facts: UsageFacts = {
   totalTokens: 15,
   upstreamCostUsd: null,
   upstreamId: null,
+  responseId: null,
+  upstream: 'primary',
   status: 'success',
   error: null,
   durationMs: 1,
@@ -98,6 +100,20 @@ test('a key’s open holds count against its budget until they close', async () 
   })
   expect(await keyRow()).toEqual({ spent: 1_000_000, held: 0 })
   expect(await account()).toEqual({ balance: 9_000_000, held: 0 })
+})
+
+test('under a limit (withinHold) a cost above the hold is charged up to the hold only; without one, up to the balance', async () => {
+  const { db, account } = await freshDb(10_000_000)
+  const limited = await placeHold(db, { userId: 'u1', teamId: null, apiKeyId: null, amountMicros: 500_000 })
+  expect(await settleHold(db, limited, 3_000_000, facts, { withinHold: true })).toEqual({ chargedMicros: 500_000, lowBalance: undefined, budgets: [] })
+  const plain = await placeHold(db, { userId: 'u1', teamId: null, apiKeyId: null, amountMicros: 500_000 })
+  expect(await settleHold(db, plain, 3_000_000, facts)).toEqual({ chargedMicros: 3_000_000, lowBalance: undefined, budgets: [] })
+  expect(await account()).toEqual({ balance: 6_500_000, held: 0 })
+  const rows = await db.select({ cost: uncoveredCosts.costMicros, charged: uncoveredCosts.chargedMicros, uncovered: uncoveredCosts.uncoveredMicros }).from(uncoveredCosts)
+  expect(rows).toEqual([{ cost: 3_000_000, charged: 500_000, uncovered: 2_500_000 }])
+  // Within the hold nothing changes: the cost is charged as reported.
+  const small = await placeHold(db, { userId: 'u1', teamId: null, apiKeyId: null, amountMicros: 500_000 })
+  expect(await settleHold(db, small, 200_000, facts, { withinHold: true })).toEqual({ chargedMicros: 200_000, lowBalance: undefined, budgets: [] })
 })
 
 test('holds of an instance whose lease lapsed are released; a live instance’s and our own are kept', async () => {

@@ -60,7 +60,8 @@ export type HoldRequest = {
 }
 
 /** The usage row's facts; ids, cost and timestamps are filled in here. */
-export type UsageFacts = Omit<UsageLogRow, 'id' | 'userId' | 'teamId' | 'apiKeyId' | 'costMicros' | 'createdAt'>
+export type UsageFacts = Omit<UsageLogRow, 'id' | 'userId' | 'teamId' | 'apiKeyId' | 'costMicros' | 'createdAt' | 'audioSeconds' | 'characters'> &
+  Partial<Pick<UsageLogRow, 'audioSeconds' | 'characters'>>
 
 const p = sql.placeholder
 
@@ -123,9 +124,13 @@ const statements = (db: Db) =>
         promptTokens: p('promptTokens'),
         completionTokens: p('completionTokens'),
         totalTokens: p('totalTokens'),
+        audioSeconds: p('audioSeconds'),
+        characters: p('characters'),
         costMicros: p('costMicros'),
         upstreamCostUsd: p('upstreamCostUsd'),
         upstreamId: p('upstreamId'),
+        responseId: p('responseId'),
+        upstream: p('upstream'),
         status: p('status'),
         error: p('error'),
         durationMs: p('durationMs'),
@@ -145,6 +150,8 @@ const statements = (db: Db) =>
           model: p('model'),
           requests: 1,
           tokens: p('tokens'),
+          audioSeconds: p('audioSeconds'),
+          characters: p('characters'),
           costMicros: p('cost'),
           upstreamCostNanoUsd: p('upstreamNano'),
         })
@@ -153,6 +160,8 @@ const statements = (db: Db) =>
           set: {
             requests: sql`${usageDaily.requests} + 1`,
             tokens: sql`${usageDaily.tokens} + excluded.tokens`,
+            audioSeconds: sql`${usageDaily.audioSeconds} + excluded.audio_seconds`,
+            characters: sql`${usageDaily.characters} + excluded.characters`,
             costMicros: sql`${usageDaily.costMicros} + excluded.cost_micros`,
             upstreamCostNanoUsd: sql`${usageDaily.upstreamCostNanoUsd} + excluded.upstream_cost_nano_usd`,
           },
@@ -307,7 +316,17 @@ async function logUsage(q: Db, hold: OpenHold, facts: UsageFacts, costMicros: nu
   const s = statements(q)
   const at = now.getTime()
   const id = newId()
-  await s.insertUsage.run(q, { ...facts, id, userId: hold.userId, teamId: hold.teamId, apiKeyId: hold.apiKeyId, costMicros, createdAt: at })
+  await s.insertUsage.run(q, {
+    ...facts,
+    audioSeconds: facts.audioSeconds ?? null,
+    characters: facts.characters ?? null,
+    id,
+    userId: hold.userId,
+    teamId: hold.teamId,
+    apiKeyId: hold.apiKeyId,
+    costMicros,
+    createdAt: at,
+  })
   await s.rollup.run(q, {
     userId: hold.userId,
     teamId: hold.teamId ?? '',
@@ -315,6 +334,8 @@ async function logUsage(q: Db, hold: OpenHold, facts: UsageFacts, costMicros: nu
     apiKeyId: hold.apiKeyId ?? '',
     model: facts.model,
     tokens: facts.totalTokens,
+    audioSeconds: facts.audioSeconds ?? 0,
+    characters: facts.characters ?? 0,
     cost: costMicros,
     upstreamNano: usdToNano(facts.upstreamCostUsd),
   })
@@ -337,16 +358,17 @@ export type Settled = { chargedMicros: number; lowBalance?: LowBalance; budgets:
  * Settles a hold to the real cost: releases the reservations, charges (never below a zero balance,
  * never beyond a budget), writes the ledger row and the usage row. Returns what was charged with the
  * alerts this charge triggers (a balance below its level, budget thresholds crossed), or null if
- * already closed.
+ * already closed. `withinHold`: a limit the customer set applies, so the charge never exceeds the
+ * hold (reserved against that limit); the rest is recorded as uncovered, like what a balance cannot pay.
  */
-export function settleHold(db: Db, holdId: string, chargeMicros: number, facts: UsageFacts): Promise<Settled | null> {
+export function settleHold(db: Db, holdId: string, chargeMicros: number, facts: UsageFacts, opts: { withinHold?: boolean } = {}): Promise<Settled | null> {
   return closing(db, holdId, async (q, hold) => {
     const now = new Date()
     const at = clockNow()
     // Every budget counts the charge — capped, when the reported cost exceeds what a budget has
     // left, so that a limit the customer set is never exceeded (the rest is uncovered, below).
     const levels = levelsOf(hold)
-    let charged = chargeMicros
+    let charged = opts.withinHold ? Math.min(chargeMicros, hold.amountMicros) : chargeMicros
     const counted: number[] = []
     const after: Array<BudgetState | undefined> = []
     for (const { level, reserved } of levels) {

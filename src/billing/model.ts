@@ -56,7 +56,15 @@ export const UsageStats = t.Object(
     daily: t.Array(t.Object({ date: t.String({ description: 'День по Москве, YYYY-MM-DD' }), ...Totals }), {
       description: 'По дням периода, без пропусков, старые сначала',
     }),
-    topModels: t.Array(t.Object({ model: t.String(), ...Totals }), { description: 'До 10 моделей по расходам' }),
+    topModels: t.Array(
+      t.Object({
+        model: t.String(),
+        ...Totals,
+        audioSeconds: t.Integer({ description: 'Секунд распознанной записи (модели распознавания речи)' }),
+        characters: t.Integer({ description: 'Озвученных символов (модели озвучки)' }),
+      }),
+      { description: 'До 10 моделей по расходам' },
+    ),
     byKey: t.Array(t.Object({ apiKeyId: t.Union([t.String(), t.Null()], { description: 'null — веб-сессия (Playground)' }), name: t.String(), ...Totals }), {
       description: 'По ключам, дорогие сначала',
     }),
@@ -72,6 +80,8 @@ export const UsageStats = t.Object(
         promptTokens: t.Integer(),
         completionTokens: t.Integer(),
         totalTokens: t.Integer(),
+        audioSeconds: t.Union([t.Integer(), t.Null()], { description: 'Распознавание речи: секунд записи; null — не голосовой запрос' }),
+        characters: t.Union([t.Integer(), t.Null()], { description: 'Озвучка: символов текста; null — не голосовой запрос' }),
         cost: t.Number({ description: 'Списано, рубли' }),
         status: t.UnionEnum([...USAGE_STATUSES]),
         apiKeyId: t.Union([t.String(), t.Null()]),

@@ -2,6 +2,7 @@ import { users } from '../auth/schema'
 import { index, integer, primaryKey, table, text } from '../db/dialect'
 import { apiKeys } from '../keys/schema'
 import { teams } from '../teams/schema'
+import { UPSTREAM_NAMES } from '../upstream/names'
 
 export const LEDGER_TYPES = ['bonus', 'topup', 'usage', 'admin', 'refund'] as const
 export type LedgerType = (typeof LEDGER_TYPES)[number]
@@ -38,7 +39,7 @@ export type LedgerRow = typeof ledgerEntries.$inferSelect
 
 export const USAGE_STATUSES = ['success', 'error', 'cancelled'] as const
 /** Which /v1 route a request came through (a text column: new values need no migration). */
-export const ENDPOINTS = ['chat', 'images', 'responses', 'messages', 'embeddings'] as const
+export const ENDPOINTS = ['chat', 'images', 'responses', 'messages', 'embeddings', 'speech', 'transcription'] as const
 export type Endpoint = (typeof ENDPOINTS)[number]
 
 /** One row per /v1 request: what was asked, what the upstream reported and what we charged. */
@@ -57,11 +58,18 @@ export const usageLogs = table(
     promptTokens: integer('prompt_tokens').notNull().default(0),
     completionTokens: integer('completion_tokens').notNull().default(0),
     totalTokens: integer('total_tokens').notNull().default(0),
+    /** Voice: seconds of audio transcribed (rounded up), characters voiced; null for every other endpoint. */
+    audioSeconds: integer('audio_seconds'),
+    characters: integer('characters'),
     /** What the customer paid, micro-rubles (0 for failed requests). */
     costMicros: integer('cost_micros').notNull().default(0),
     /** What the upstream reported, USD decimal string; null when it reported nothing. */
     upstreamCostUsd: text('upstream_cost_usd'),
     upstreamId: text('upstream_id'),
+    /** The answer's own id when the client saw one other than the generation id (Messages msg_…, Responses resp_…). */
+    responseId: text('response_id'),
+    /** Which router answered (or last failed): the primary, or the second one while the first was down. */
+    upstream: text('upstream', { enum: UPSTREAM_NAMES }).notNull().default('primary'),
     status: text('status', { enum: USAGE_STATUSES }).notNull(),
     error: text('error'),
     durationMs: integer('duration_ms').notNull(),
@@ -97,6 +105,9 @@ export const usageDaily = table(
     model: text('model').notNull(),
     requests: integer('requests').notNull(),
     tokens: integer('tokens').notNull(),
+    /** Voice requests measure audio seconds and characters instead of tokens. */
+    audioSeconds: integer('audio_seconds').notNull().default(0),
+    characters: integer('characters').notNull().default(0),
     costMicros: integer('cost_micros').notNull(),
     /** What the upstream reported for these requests, nano-dollars (the admin's provider cost and margin). */
     upstreamCostNanoUsd: integer('upstream_cost_nano_usd').notNull().default(0),

@@ -11,7 +11,21 @@ import { logConditions, type UsageFilter, type UsageScope } from './usage'
 const PAGE = 2000
 const MSK_OFFSET_MS = 3 * 3600 * 1000
 
-const HEADER = ['Время (МСК)', 'Модель', 'API-ключ', 'Токены запроса', 'Токены ответа', 'Всего токенов', 'Стоимость, ₽', 'Статус', 'Длительность, мс', 'Потоковый', 'ID запроса']
+const HEADER = [
+  'Время (МСК)',
+  'Модель',
+  'API-ключ',
+  'Токены запроса',
+  'Токены ответа',
+  'Всего токенов',
+  'Секунд аудио',
+  'Символов',
+  'Стоимость, ₽',
+  'Статус',
+  'Длительность, мс',
+  'Потоковый',
+  'ID запроса',
+]
 
 const STATUS_LABELS = { success: 'успешно', error: 'ошибка', cancelled: 'прерван' } as const
 
@@ -74,6 +88,8 @@ export function usageCsv(db: Db, scope: UsageScope, since: Date | null, f: Usage
           r.promptTokens,
           r.completionTokens,
           r.totalTokens,
+          r.audioSeconds ?? '',
+          r.characters ?? '',
           formatMicros(r.costMicros),
           STATUS_LABELS[r.status],
           r.durationMs,

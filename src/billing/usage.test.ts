@@ -118,7 +118,9 @@ describe('GET /api/billing/usage', () => {
     const text = new TextDecoder().decode(bytes.slice(3))
     const lines = text.split('\r\n')
     expect(lines.at(-1)).toBe('')
-    expect(lines[0]).toBe('Время (МСК),Модель,API-ключ,Токены запроса,Токены ответа,Всего токенов,"Стоимость, ₽",Статус,"Длительность, мс",Потоковый,ID запроса')
+    expect(lines[0]).toBe(
+      'Время (МСК),Модель,API-ключ,Токены запроса,Токены ответа,Всего токенов,Секунд аудио,Символов,"Стоимость, ₽",Статус,"Длительность, мс",Потоковый,ID запроса',
+    )
     expect(lines).toHaveLength(1 + 4 + 1)
     const haiku = lines.find((l) => l.includes('claude-3-haiku'))!
     expect(haiku).toContain(',"Ключ ""боевой"", прод",')
@@ -153,15 +155,16 @@ describe('CSV export against formula injection (OWASP)', () => {
       .slice(1, -1)
     expect(lines).toHaveLength(names.length)
     // Parse each line as RFC 4180 and look at the key column.
-    const cells = (line: string) => [...line.matchAll(/("(?:[^"]|"")*"|[^,]*)(?:,|$)/g)].map((m) => m[1]!.replace(/^"|"$/g, '').replaceAll('""', '"')).slice(0, 11)
+    const cells = (line: string) => [...line.matchAll(/("(?:[^"]|"")*"|[^,]*)(?:,|$)/g)].map((m) => m[1]!.replace(/^"|"$/g, '').replaceAll('""', '"')).slice(0, 13)
     const keyCells = lines.map((l) => cells(l)[2]!)
     expect(keyCells.sort()).toEqual(names.map((n) => `'${n}`).sort())
     for (const line of lines) {
       const row = cells(line)
       for (const cell of row) expect(cell).not.toMatch(/^[=+\-@\t\r]/)
       // Token counts, cost and duration are still plain numbers a spreadsheet can sum.
-      for (const i of [3, 4, 5, 8]) expect(row[i]).toMatch(/^\d+$/)
-      expect(row[6]).toMatch(/^\d+\.\d+$/)
+      for (const i of [3, 4, 5, 10]) expect(row[i]).toMatch(/^\d+$/)
+      expect(row[8]).toMatch(/^\d+\.\d+$/)
+      expect([row[6], row[7]]).toEqual(['', '']) // seconds and characters: voice requests only
     }
   })
 

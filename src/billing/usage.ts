@@ -18,7 +18,7 @@ export type UsageFilter = { apiKeyId?: string; model?: string; userId?: string }
  */
 export type UsageScope = { userId: string | null; teamId: string | null }
 
-type Sums = { requests: number; tokens: number; cost: number }
+type Sums = { requests: number; tokens: number; audioSeconds: number; characters: number; cost: number }
 type Grouped = Sums & { k: string }
 
 /** usage_logs rows of a scope. */
@@ -58,6 +58,8 @@ export function usageReader(db: Db) {
   const sums = {
     requests: sql<number>`sum(${usageDaily.requests})`.mapWith(Number),
     tokens: sql<number>`sum(${usageDaily.tokens})`.mapWith(Number),
+    audioSeconds: sql<number>`sum(${usageDaily.audioSeconds})`.mapWith(Number),
+    characters: sql<number>`sum(${usageDaily.characters})`.mapWith(Number),
     cost: sql<number>`sum(${usageDaily.costMicros})`.mapWith(Number),
   }
 
@@ -86,6 +88,8 @@ export function usageReader(db: Db) {
         userId: usageLogs.userId,
         requests: sql<number>`count(*)`.mapWith(Number),
         tokens: sql<number>`coalesce(sum(${usageLogs.totalTokens}), 0)`.mapWith(Number),
+        audioSeconds: sql<number>`coalesce(sum(${usageLogs.audioSeconds}), 0)`.mapWith(Number),
+        characters: sql<number>`coalesce(sum(${usageLogs.characters}), 0)`.mapWith(Number),
         cost: sql<number>`coalesce(sum(${usageLogs.costMicros}), 0)`.mapWith(Number),
       })
       .from(usageLogs)
@@ -95,9 +99,11 @@ export function usageReader(db: Db) {
 
   /** Adds `extra` into the map under `key`. */
   function addTo(map: Map<string, Sums>, key: string, extra: Sums) {
-    const acc = map.get(key) ?? { requests: 0, tokens: 0, cost: 0 }
+    const acc = map.get(key) ?? { requests: 0, tokens: 0, audioSeconds: 0, characters: 0, cost: 0 }
     acc.requests += extra.requests
     acc.tokens += extra.tokens
+    acc.audioSeconds += extra.audioSeconds
+    acc.characters += extra.characters
     acc.cost += extra.cost
     map.set(key, acc)
   }
@@ -189,7 +195,7 @@ export function usageReader(db: Db) {
         topModels: [...byModel.entries()]
           .sort((a, b) => b[1].cost - a[1].cost || b[1].requests - a[1].requests)
           .slice(0, 10)
-          .map(([model, v]) => ({ model, cost: microsToRub(v.cost), requests: v.requests, tokens: v.tokens })),
+          .map(([model, v]) => ({ model, cost: microsToRub(v.cost), requests: v.requests, tokens: v.tokens, audioSeconds: v.audioSeconds, characters: v.characters })),
         byKey: [...byKey.entries()].sort(byCost).map(([id, v]) => ({
           apiKeyId: id || null,
           name: id ? (keyNames.get(id) ?? 'Удалённый ключ') : 'Веб-сессия',
@@ -214,6 +220,8 @@ export function usageReader(db: Db) {
           promptTokens: r.promptTokens,
           completionTokens: r.completionTokens,
           totalTokens: r.totalTokens,
+          audioSeconds: r.audioSeconds,
+          characters: r.characters,
           cost: microsToRub(r.costMicros),
           status: r.status,
           apiKeyId: r.apiKeyId,

@@ -12,10 +12,11 @@ import { claimLease } from '../db/leases'
 import { write } from '../db/tx'
 import { dec, mul, toDecimalString } from '../lib/decimal'
 import { openTestDatabase } from '../test-support/database'
+import { encode1251 } from '../test-support/encodings'
 import { eventually, startGateway, TEST_RATE } from '../test-support/gateway'
 import { readResult } from '../test-support/server'
-import { type UpstreamClient, UpstreamError, type UpstreamModel } from '../upstream/client'
-import { CATALOGUE, EMBEDDING_MODELS } from '../upstream/demo'
+import { type UpstreamClient, UpstreamError, type UpstreamModel, type VoiceModality } from '../upstream/client'
+import { CATALOGUE, EMBEDDING_MODELS, VOICE_MODELS } from '../upstream/demo'
 import { releaseLease } from './exclusive'
 import { createRateProvider, DEMO_FALLBACK_RATE, parseCbrXml, RATE_REFRESH_LEASE } from './rate'
 import { exchangeRates, models } from './schema'
@@ -48,20 +49,6 @@ const expectedEntry = (m: (typeof CATALOGUE)[number], rate: string) => ({
 const getJson = async (url: string) => readResult(await fetch(url))
 
 // ---------------------------------------------------------------- a fake Central Bank
-
-/** windows-1251 bytes for ASCII plus the Russian alphabet (А–я → 0xC0–0xFF, Ё/ё → 0xA8/0xB8). */
-function encode1251(text: string): Uint8Array<ArrayBuffer> {
-  const out = new Uint8Array(new ArrayBuffer(text.length))
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i)
-    if (c < 0x80) out[i] = c
-    else if (c >= 0x410 && c <= 0x44f) out[i] = 0xc0 + (c - 0x410)
-    else if (c === 0x401) out[i] = 0xa8
-    else if (c === 0x451) out[i] = 0xb8
-    else throw new Error(`no windows-1251 byte for ${text[i]}`)
-  }
-  return out
-}
 
 const CBR_RATE = '81.2345'
 const CBR_DATE = '21.11.2026'
@@ -124,7 +111,7 @@ describe('/v1/models with a fixed USD_RUB_RATE', () => {
     expect(res.body.object).toBe('list')
     expect(Object.keys(res.body).sort()).toEqual(['data', 'object'])
     const ids = res.body.data.map((m: any) => m.id)
-    expect([...ids].sort()).toEqual([...CATALOGUE, ...EMBEDDING_MODELS].map((m) => m.id).sort())
+    expect([...ids].sort()).toEqual([...CATALOGUE, ...EMBEDDING_MODELS, ...VOICE_MODELS].map((m) => m.id).sort())
     expect(ids).toContain('google/gemini-2.5-flash-image')
     expect(ids).toContain('black-forest-labs/flux.2-pro')
 
@@ -132,10 +119,14 @@ describe('/v1/models with a fixed USD_RUB_RATE', () => {
     expect(image.capabilities.image).toBe(true)
     expect(res.body.data.find((m: any) => m.id === 'openai/gpt-4').capabilities.image).toBe(false)
 
-    // The router hides image-output models unless asked for all: every catalogue fetch asked.
+    // The router hides image-output models unless asked for all, and lists voice models by their own
+    // modality: every catalogue fetch asked for one of those.
     const modelFetches = gw.upstream.log.filter((r) => r.method === 'GET' && r.path.endsWith('/models') && !r.path.endsWith('/embeddings/models'))
-    expect(modelFetches.length).toBeGreaterThanOrEqual(1)
-    for (const r of modelFetches) expect(new URLSearchParams(r.query).get('output_modalities')).toBe('all')
+    const asked = modelFetches.map((r) => new URLSearchParams(r.query).get('output_modalities'))
+    expect(asked).toContain('all')
+    expect(asked).toContain('speech')
+    expect(asked).toContain('transcription')
+    expect(asked.filter((a) => !['all', 'speech', 'transcription'].includes(a!))).toEqual([])
   })
 
   test('each entry: id, object, created, owned_by, name, description, context_length and ruble prices = USD × rate × 1.3', async () => {
@@ -143,7 +134,18 @@ describe('/v1/models with a fixed USD_RUB_RATE', () => {
     for (const m of CATALOGUE) {
       const entry = body.data.find((e: any) => e.id === m.id)
       expect(entry).toMatchObject(expectedEntry(m, TEST_RATE))
-      expect(Object.keys(entry.pricing).sort()).toEqual(['completion', 'image', 'image_output', 'internal_reasoning', 'prompt', 'request', 'web_search'])
+      expect(Object.keys(entry.pricing).sort()).toEqual([
+        'audio',
+        'audio_second',
+        'character',
+        'completion',
+        'image',
+        'image_output',
+        'internal_reasoning',
+        'prompt',
+        'request',
+        'web_search',
+      ])
       for (const v of Object.values(entry.pricing)) {
         expect(typeof v).toBe('string')
         expect(v as string).toMatch(NUMERIC)
@@ -165,6 +167,9 @@ describe('/v1/models with a fixed USD_RUB_RATE', () => {
       image_output: '0',
       web_search: '0',
       internal_reasoning: '0',
+      audio: '0',
+      character: '0',
+      audio_second: '0',
     })
     // 0.0000005 × 92.5431 × 1.3 = 0.000060153015 → rounded UP at 10 decimals, never shown cheaper.
     expect(byId('openai/gpt-3.5-turbo').pricing.prompt).toBe('0.0000601531')
@@ -177,6 +182,9 @@ describe('/v1/models with a fixed USD_RUB_RATE', () => {
       image_output: '0',
       web_search: '0',
       internal_reasoning: '0',
+      audio: '0',
+      character: '0',
+      audio_second: '0',
     })
     // An image-only model: free tokens, a priced image.
     expect(byId('black-forest-labs/flux.2-pro').pricing).toEqual({
@@ -187,6 +195,9 @@ describe('/v1/models with a fixed USD_RUB_RATE', () => {
       image_output: rub('0.03', TEST_RATE),
       web_search: '0',
       internal_reasoning: '0',
+      audio: '0',
+      character: '0',
+      audio_second: '0',
     })
     expect(byId('black-forest-labs/flux.2-pro').capabilities.image).toBe(true)
   })
@@ -233,9 +244,10 @@ describe('/v1/models with a fixed USD_RUB_RATE', () => {
       is_active: unknown
     }>('select id, name, prompt_usd, completion_usd, image_usd, request_usd, output_modalities, is_active from models order by id')
     // Byte order, as the database sorts ids (PostgreSQL's collation may differ from JS's order).
-    expect(rows.map((r) => r.id).sort()).toEqual([...CATALOGUE, ...EMBEDDING_MODELS].map((m) => m.id).sort())
+    const listed = [...CATALOGUE, ...EMBEDDING_MODELS, ...VOICE_MODELS]
+    expect(rows.map((r) => r.id).sort()).toEqual(listed.map((m) => m.id).sort())
     for (const r of rows) {
-      const m = [...CATALOGUE, ...EMBEDDING_MODELS].find((x) => x.id === r.id)!
+      const m = listed.find((x) => x.id === r.id)!
       // SQLite keeps JSON as text and booleans as 0/1; PostgreSQL answers json parsed and booleans as booleans.
       const stored = { ...r, output_modalities: typeof r.output_modalities === 'string' ? JSON.parse(r.output_modalities) : r.output_modalities, is_active: Boolean(r.is_active) }
       expect(stored).toEqual({
@@ -425,9 +437,17 @@ const upstreamModel = (id: string, created: number, pricing: UpstreamModel['pric
   top_provider: { max_completion_tokens: 1024, context_length: 4096 },
 })
 
-/** An UpstreamClient whose catalogue the test decides, call by call (embedding models: their own script; none = the router has no such list). */
-function scriptedUpstream(answers: Array<UpstreamModel[] | Error>, embeddings: Array<UpstreamModel[] | Error> = []): UpstreamClient & { calls: number } {
+/**
+ * An UpstreamClient whose catalogue the test decides, call by call (embedding and voice models: their
+ * own scripts, one answer per sync; none = the router has no such list).
+ */
+function scriptedUpstream(
+  answers: Array<UpstreamModel[] | Error>,
+  embeddings: Array<UpstreamModel[] | Error> = [],
+  voice: Partial<Record<VoiceModality, Array<UpstreamModel[] | Error>>> = {},
+): UpstreamClient & { calls: number } {
   let embeddingCalls = 0
+  const voiceCalls = { speech: 0, transcription: 0 }
   const client = {
     mode: 'openrouter' as const,
     calls: 0,
@@ -439,6 +459,11 @@ function scriptedUpstream(answers: Array<UpstreamModel[] | Error>, embeddings: A
     },
     async listEmbeddingModels() {
       const next = embeddings[embeddingCalls++] ?? new Error('404 Not Found')
+      if (next instanceof Error) throw next
+      return next
+    },
+    async listVoiceModels(modality: VoiceModality) {
+      const next = voice[modality]?.[voiceCalls[modality]++] ?? new Error('404 Not Found')
       if (next instanceof Error) throw next
       return next
     },
@@ -502,11 +527,53 @@ describe('createCatalog sync', () => {
       const catalog = await createCatalog(db, scriptedUpstream([[A], [A], [A]], [[E], new Error('503'), []]))
       expect(await catalog.sync()).toBe(2)
       expect(catalog.get('acme/embed')?.outputModalities).toEqual(['embeddings'])
-      expect(catalog.toApi(catalog.get('acme/embed')!, dec('100'), dec('1.3')).capabilities).toEqual({ image: false, vision: false, files: false, embeddings: true })
+      expect(catalog.toApi(catalog.get('acme/embed')!, dec('100'), dec('1.3')).capabilities).toEqual({
+        image: false,
+        vision: false,
+        files: false,
+        embeddings: true,
+        speech: false,
+        transcription: false,
+      })
       expect(await catalog.sync()).toBe(1) // the embeddings list failed: acme/embed is kept
       expect(catalog.get('acme/embed')).toBeDefined()
       expect(await catalog.sync()).toBe(1) // listed as empty: retired
       expect(catalog.get('acme/embed')).toBeUndefined()
+    } finally {
+      await close()
+    }
+  })
+
+  test('speech and transcription models come from their own lists, typed and priced per character and per second', async () => {
+    const { db, close } = await openTestDatabase()
+    try {
+      const A = upstreamModel('acme/a', 200)
+      const tts = { ...upstreamModel('acme/tts', 150, { prompt: '0.000015', completion: '0' }), supported_voices: ['alloy', 'nova'] }
+      const stt = upstreamModel('acme/stt', 140, { prompt: '0.0001', completion: '0' })
+      const sttTokens = upstreamModel('acme/stt-tokens', 130, { prompt: '0.0000025', completion: '0.00001', audio: '0.000006' })
+      const catalog = await createCatalog(
+        db,
+        scriptedUpstream([[A], [A], [A]], [], { speech: [[tts], new Error('503'), []], transcription: [[stt, sttTokens], [stt, sttTokens], [stt]] }),
+      )
+      expect(await catalog.sync()).toBe(4)
+      expect(catalog.get('acme/tts')?.outputModalities).toEqual(['speech'])
+      expect(catalog.get('acme/stt')?.outputModalities).toEqual(['transcription'])
+      const rate = dec('100')
+      const markup = dec('1.3')
+      const tApi = catalog.toApi(catalog.get('acme/tts')!, rate, markup)
+      expect(tApi).toMatchObject({ type: 'speech', voices: ['alloy', 'nova'], capabilities: { speech: true, transcription: false }, pricing: { character: '0.00195' } })
+      const sApi = catalog.toApi(catalog.get('acme/stt')!, rate, markup)
+      expect(sApi).toMatchObject({ type: 'transcription', capabilities: { transcription: true }, pricing: { audio_second: '0.013', character: '0' } })
+      expect(sApi.voices).toBeUndefined()
+      // Priced per token: no per-second price to show, its audio token price instead.
+      expect(catalog.toApi(catalog.get('acme/stt-tokens')!, rate, markup).pricing).toMatchObject({ audio_second: '0', audio: '0.00078' })
+      expect(catalog.toApi(catalog.get('acme/a')!, rate, markup).type).toBe('chat')
+
+      expect(await catalog.sync()).toBe(3) // the speech list failed: acme/tts is kept
+      expect(catalog.get('acme/tts')).toBeDefined()
+      expect(await catalog.sync()).toBe(2) // listed no more: both retired
+      expect(catalog.get('acme/tts')).toBeUndefined()
+      expect(catalog.get('acme/stt-tokens')).toBeUndefined()
     } finally {
       await close()
     }

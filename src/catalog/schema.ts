@@ -26,6 +26,8 @@ export const models = table('models', {
   cacheWriteUsd: text('cache_write_usd').notNull().default('0'),
   inputModalities: text('input_modalities', { mode: 'json' }).$type<string[]>().notNull(),
   outputModalities: text('output_modalities', { mode: 'json' }).$type<string[]>().notNull(),
+  /** Speech models: the voices the router lists for them (supported_voices); null when it lists none. */
+  supportedVoices: text('supported_voices', { mode: 'json' }).$type<string[]>(),
   maxCompletionTokens: integer('max_completion_tokens'),
   /** Upstream's creation time (seconds), for "newest" ordering. */
   created: integer('created').notNull().default(0),

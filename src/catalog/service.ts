@@ -5,9 +5,9 @@ import { eq, inArray, max } from 'drizzle-orm'
 import type { Db } from '../db/client'
 import { tx } from '../db/tx'
 import type { Dec } from '../lib/decimal'
-import type { UpstreamClient, UpstreamModel } from '../upstream/client'
+import type { UpstreamClient, UpstreamModel, VoiceModality } from '../upstream/client'
 import { exclusively } from './exclusive'
-import { isVariable, rubPricing } from './pricing'
+import { isSpeech, isTranscription, isVariable, rubPricing } from './pricing'
 import { type ModelRow, models } from './schema'
 
 const price = (v: string | undefined) => (v && v.trim() !== '' && !Number.isNaN(Number(v)) ? v.trim() : '0')
@@ -29,6 +29,7 @@ function toRow(m: UpstreamModel, now: Date): typeof models.$inferInsert {
     cacheWriteUsd: price(m.pricing?.input_cache_write),
     inputModalities: m.architecture?.input_modalities ?? ['text'],
     outputModalities: m.architecture?.output_modalities ?? ['text'],
+    supportedVoices: Array.isArray(m.supported_voices) && m.supported_voices.length ? m.supported_voices.filter((v) => typeof v === 'string').slice(0, 100) : null,
     maxCompletionTokens: m.top_provider?.max_completion_tokens ?? null,
     created: m.created ?? 0,
     isActive: true,
@@ -38,6 +39,19 @@ function toRow(m: UpstreamModel, now: Date): typeof models.$inferInsert {
 
 export const canOutputImages = (m: ModelRow) => m.outputModalities.includes('image')
 export const isEmbedding = (m: ModelRow) => m.outputModalities.includes('embeddings')
+export { isSpeech, isTranscription }
+/** Models that only speak or only listen: served by /v1/audio/*, refused by the chat routes. */
+export const isVoice = (m: ModelRow) => isSpeech(m) || isTranscription(m)
+
+const VOICE_MODALITIES: VoiceModality[] = ['speech', 'transcription']
+
+/** What a model is for, as /v1/models names it (`type`): the route that serves it. */
+export function modelKind(m: ModelRow): 'chat' | 'image' | 'embeddings' | 'speech' | 'transcription' {
+  if (isEmbedding(m)) return 'embeddings'
+  if (isSpeech(m)) return 'speech'
+  if (isTranscription(m)) return 'transcription'
+  return canOutputImages(m) ? 'image' : 'chat'
+}
 
 /** The lease of the catalogue sync, and how long one sync may take at most (two upstream lists of 30 s each). */
 export const CATALOG_SYNC_LEASE = 'catalog-sync'
@@ -79,13 +93,25 @@ export async function createCatalog(db: Db, upstream: UpstreamClient) {
     } catch (e) {
       console.warn(`[catalog] embedding models unavailable, keeping the known ones: ${(e as Error).message}`)
     }
-    const all = [...list, ...(embeddings ?? [])]
+    // Voice models have lists of their own; an entry there is marked with its modality, whatever the main list said.
+    const voice = new Map<string, UpstreamModel>()
+    const voiceFailed = new Set<string>()
+    for (const modality of VOICE_MODALITIES) {
+      try {
+        for (const m of (await upstream.listVoiceModels(modality)).filter(valid)) voice.set(m.id, { ...m, architecture: { ...m.architecture, output_modalities: [modality] } })
+      } catch (e) {
+        voiceFailed.add(modality)
+        console.warn(`[catalog] ${modality} models unavailable, keeping the known ones: ${(e as Error).message}`)
+      }
+    }
+    const all = [...list.filter((m) => !voice.has(m.id)), ...(embeddings ?? []), ...voice.values()]
     const listed = new Set(all.map((m) => m.id))
     const now = new Date()
+    const keptAnyway = (outputs: string[]) => (embeddings === null && outputs.includes('embeddings')) || outputs.some((o) => voiceFailed.has(o))
     await tx(db, async (q) => {
       // What to retire is decided on the stored catalogue, which may be newer than this copy.
       const active = await q.select({ id: models.id, outputModalities: models.outputModalities }).from(models).where(eq(models.isActive, true))
-      const retired = active.filter((m) => !listed.has(m.id) && (embeddings !== null || !m.outputModalities.includes('embeddings'))).map((m) => m.id)
+      const retired = active.filter((m) => !listed.has(m.id) && !keptAnyway(m.outputModalities)).map((m) => m.id)
       for (const m of all) {
         const row = toRow(m, now)
         await q.insert(models).values(row).onConflictDoUpdate({ target: models.id, set: row })
@@ -103,8 +129,9 @@ export async function createCatalog(db: Db, upstream: UpstreamClient) {
     reloadIfNewer,
 
     /**
-     * Upserts every upstream model (the embedding models come from their own list) and retires the
-     * ones it no longer lists. When only the embeddings list fails, the known embedding models stay.
+     * Upserts every upstream model (the embedding, speech and transcription models come from lists of
+     * their own) and retires the ones it no longer lists. When only one of those lists fails, the known
+     * models of its kind stay.
      * One instance at a time asks the upstream; one that finds another syncing waits for it and
      * adopts what it stored. Answers the number of models now served.
      */
@@ -126,7 +153,16 @@ export async function createCatalog(db: Db, upstream: UpstreamClient) {
         description: m.description,
         context_length: m.contextLength,
         pricing: rubPricing(m, rate, markup),
-        capabilities: { image: canOutputImages(m), vision: m.inputModalities.includes('image'), files: m.inputModalities.includes('file'), embeddings: isEmbedding(m) },
+        capabilities: {
+          image: canOutputImages(m),
+          vision: m.inputModalities.includes('image'),
+          files: m.inputModalities.includes('file'),
+          embeddings: isEmbedding(m),
+          speech: isSpeech(m),
+          transcription: isTranscription(m),
+        },
+        type: modelKind(m),
+        ...(isSpeech(m) ? { voices: m.supportedVoices ?? [] } : {}),
         variable_pricing: isVariable(m.promptUsd) || isVariable(m.completionUsd),
       }
     },

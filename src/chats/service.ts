@@ -1,7 +1,7 @@
 // Playground chats: a customer's conversations, their messages and attachments. Only the owner
 // ever sees a chat (anyone else gets 404, as if it did not exist).
 import type { Db } from '../db/client'
-import { FILE_NAME_RE, type ImageStore } from '../gateway/files'
+import type { ChatPictures, ImageStore } from '../gateway/files'
 import { newId } from '../lib/crypto'
 import { badRequest, notFound } from '../lib/errors'
 import type { UploadsService } from '../uploads/service'
@@ -78,6 +78,30 @@ function normaliseImageMessage(m: ImageMessage): string {
   return JSON.stringify({ type: 'image-message', text: (m.text ?? '').slice(0, 10_000), images, metadata })
 }
 
+/** The generated picture a link names (`…/v1/files/<name>`), if it names one. */
+const pictureName = (url: string) => url.match(/\/v1\/files\/([^/?#]+)(?:[?#]|$)/)?.[1]
+
+/** The generated pictures an image message shows. */
+const picturesIn = (content: string) => (parseImageMessage(content)?.images ?? []).flatMap((u) => (typeof u === 'string' ? (pictureName(u) ?? []) : []))
+
+// Candidates read per lookup: the true first namer comes first unless that many near-misses precede it.
+const NAMER_CANDIDATES = 20
+
+/**
+ * Who named a generated picture in a chat, for the image store's pictures that predate owners
+ * (gateway/files.ts): a chat names a picture the way it is renewed, as one of an image message's images.
+ */
+export function chatPictures(db: Db): ChatPictures {
+  const store = chatsStore(db)
+  return {
+    async firstNamer(name) {
+      for (const m of await store.mentioning(`/v1/files/${name}`, NAMER_CANDIDATES)) if (picturesIn(m.content).includes(name)) return { userId: m.userId, at: m.createdAt }
+      return undefined
+    },
+    namedBy: async (userId) => [...new Set((await store.userMentioning(userId, '/v1/files/')).flatMap(picturesIn))],
+  }
+}
+
 export type NewMessage = { role: string; content: string; files?: unknown; metadata?: unknown }
 
 /** `files` as sent: a list of `{id}` or `{url}` references. */
@@ -102,7 +126,7 @@ export function chatsService(db: Db, uploads: UploadsService, images: ImageStore
 
   /**
    * Stored links are signed for a week; every read signs them afresh, so an old chat's pictures
-   * and attachments still open. Only our own files are re-signed, and uploads only for their owner.
+   * and attachments still open. Only our own files are re-signed, and only for their owner.
    */
   async function freshUrl(userId: string, url: string): Promise<string> {
     const upload = uploads.nameFromUrl(url)
@@ -110,8 +134,9 @@ export function chatsService(db: Db, uploads: UploadsService, images: ImageStore
       const row = await uploads.byName(upload)
       return row && row.userId === userId ? uploads.signedUrl(row.name) : url
     }
-    const generated = url.match(/\/v1\/files\/([^/?#]+)(?:[?#]|$)/)?.[1]
-    if (generated && FILE_NAME_RE.test(generated)) return images.signedUrl(generated)
+    const generated = pictureName(url)
+    // Another customer's picture named in a message keeps the link it came with (and so expires).
+    if (generated) return (await images.renewFor(userId, generated)) ?? url
     return url
   }
 

@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, inArray, isNull, type SQL } from 'drizzle-orm'
+import { and, asc, count, desc, eq, inArray, isNull, like, type SQL } from 'drizzle-orm'
 import type { Db } from '../db/client'
 import { tx, write } from '../db/tx'
 import { type ChatMessageRow, type ChatRow, chatMessages, chats } from './schema'
@@ -32,6 +32,28 @@ export const chatsStore = (db: Db) => ({
   deleteMessages: async (ids: string[]) => {
     if (ids.length) await write(db, (q) => q.delete(chatMessages).where(inArray(chatMessages.id, ids)))
   },
+  /**
+   * Messages whose text contains `fragment`, oldest first, with their chat's owner: a superset the
+   * caller checks exactly (`_` is a LIKE wildcard and SQLite's LIKE ignores case). Reads every
+   * message: only for pictures generated before owners were recorded, once each.
+   */
+  mentioning: (fragment: string, limit: number) =>
+    db
+      .select({ userId: chats.userId, content: chatMessages.content, createdAt: chatMessages.createdAt })
+      .from(chatMessages)
+      .innerJoin(chats, eq(chats.id, chatMessages.chatId))
+      .where(like(chatMessages.content, `%${fragment}%`))
+      .orderBy(asc(chatMessages.createdAt), asc(chatMessages.id))
+      .limit(limit),
+  /** The text of a user's messages that contain `fragment` (a superset, as above). */
+  userMentioning: async (userId: string, fragment: string) =>
+    (
+      await db
+        .select({ content: chatMessages.content })
+        .from(chatMessages)
+        .innerJoin(chats, eq(chats.id, chatMessages.chatId))
+        .where(and(eq(chats.userId, userId), like(chatMessages.content, `%${fragment}%`)))
+    ).map((r) => r.content),
   /** The message and the chat's new activity time, together. */
   addMessage: (row: ChatMessageRow) =>
     tx(db, async (q) => {

@@ -182,18 +182,61 @@ const client = new OpenAI({
   apiKey: process.env.AI_GATEWAY_API_KEY,
 })
 
-const response = await client.responses.create({
+const first = await client.responses.create({
   model: 'openai/gpt-4o-mini',
-  // previous_response_id не поддерживается: передайте всю историю в input
-  input: [
-    { role: 'user', content: 'Придумай название для кофейни' },
-    { role: 'assistant', content: '«Зерно и пар»' },
-    { role: 'user', content: 'Ещё два варианта, пожалуйста' },
-  ],
+  input: 'Придумай название для кофейни',
 })
 
-console.log(response.output_text)
-console.log('Стоимость, ₽:', response.usage?.cost)`
+// Только новое сообщение: предыдущий ответ и его вход сервер подставит сам
+const next = await client.responses.create({
+  model: 'openai/gpt-4o-mini',
+  previous_response_id: first.id,
+  input: 'Ещё два варианта, пожалуйста',
+})
+
+console.log(next.output_text)
+console.log('Стоимость, ₽:', next.usage?.cost)`
+
+  // ─── The Responses API's WebSocket mode ─────────────────────────────────────
+  const wsOrigin = origin.replace(/^http/, 'ws')
+  const jsResponsesWs = `import OpenAI from 'openai'
+import { ResponsesWS } from 'openai/resources/responses/ws' // в Node.js: npm install ws
+
+const client = new OpenAI({
+  baseURL: '${api}',
+  apiKey: process.env.AI_GATEWAY_API_KEY,
+})
+const ws = new ResponsesWS(client) // wss://…/v1/responses, ключ — в Authorization
+ws.on('error', (e) => console.error(e.message)) // ошибки приходят событиями
+
+const tools = [{
+  type: 'function',
+  name: 'get_weather',
+  parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+}]
+let previous
+let input = 'Какая погода в Казани и в Сочи?'
+for (;;) {
+  const done = ws.emitted('response.completed') // отклоняется при событии error
+  ws.send({ type: 'response.create', model: 'openai/gpt-4o-mini', tools, input, previous_response_id: previous })
+  const { response } = await done
+  previous = response.id
+  const calls = response.output.filter((item) => item.type === 'function_call')
+  if (calls.length === 0) break
+  // Только новые элементы: результаты инструментов
+  input = calls.map((call) => ({ type: 'function_call_output', call_id: call.call_id, output: getWeather(JSON.parse(call.arguments)) }))
+}
+ws.close()`
+
+  const wscat = `wscat -c ${wsOrigin}/v1/responses -H "Authorization: Bearer $AI_GATEWAY_API_KEY"
+> {"type":"response.create","model":"openai/gpt-4o-mini","input":"Привет!"}
+< {"type":"response.created","sequence_number":0,"response":{"id":"resp_…","status":"in_progress",…}}
+< {"type":"response.output_text.delta","delta":"Привет",…}
+< {"type":"response.completed","response":{"id":"resp_…","usage":{"cost":0.0012,…},…}}
+> {"type":"response.create","model":"openai/gpt-4o-mini","previous_response_id":"resp_…","input":"А теперь по-английски"}`
+
+  const websocat = `echo '{"type":"response.create","model":"openai/gpt-4o-mini","input":"Привет!"}' |
+  websocat -n -H "Authorization: Bearer $AI_GATEWAY_API_KEY" ${wsOrigin}/v1/responses`
 
   // ─── Claude Code and the Anthropic Messages API ─────────────────────────────
   const claudeEnv = `export ANTHROPIC_BASE_URL="${origin}"
@@ -348,6 +391,58 @@ console.log(result.data[0].embedding.length) // 1536`
 
 print(len(result.data[0].embedding))  # 1536`
 
+  // ─── voice ──────────────────────────────────────────────────────────────────
+  const curlSpeech = `curl ${api}/audio/speech \\
+  -H "Authorization: Bearer $AI_GATEWAY_API_KEY" \\
+  -H "Content-Type: application/json" \\
+  -d '{
+    "model": "openai/gpt-4o-mini-tts",
+    "input": "Здравствуйте! Ваш заказ передан в доставку.",
+    "voice": "alloy",
+    "response_format": "mp3"
+  }' \\
+  --output speech.mp3`
+
+  const curlTranscription = `curl ${api}/audio/transcriptions \\
+  -H "Authorization: Bearer $AI_GATEWAY_API_KEY" \\
+  -F file=@voice.ogg \\
+  -F model=openai/whisper-1 \\
+  -F language=ru \\
+  -F response_format=srt`
+
+  const jsVoice = `import { createReadStream } from 'node:fs'
+import { writeFile } from 'node:fs/promises'
+
+const speech = await client.audio.speech.create({
+  model: 'openai/gpt-4o-mini-tts',
+  input: 'Здравствуйте! Ваш заказ передан в доставку.',
+  voice: 'alloy',
+})
+await writeFile('speech.mp3', Buffer.from(await speech.arrayBuffer()))
+
+const transcript = await client.audio.transcriptions.create({
+  model: 'openai/whisper-1',
+  file: createReadStream('voice.ogg'),
+  language: 'ru',
+})
+console.log(transcript.text)`
+
+  const pyVoice = `with client.audio.speech.with_streaming_response.create(
+    model="openai/gpt-4o-mini-tts",
+    input="Здравствуйте! Ваш заказ передан в доставку.",
+    voice="alloy",
+) as speech:
+    speech.stream_to_file("speech.mp3")
+
+with open("voice.ogg", "rb") as f:
+    transcript = client.audio.transcriptions.create(model="openai/whisper-1", file=f, language="ru")
+print(transcript.text)`
+
+  const transcriptionAnswer = `{
+  "text": "Здравствуйте, я по поводу заказа…",
+  "usage": { "type": "duration", "seconds": 21, "cost": 0.2457, "cost_rub": "0.2457" }
+}`
+
   // ─── what a request cost ────────────────────────────────────────────────────
   const usageExample = `"usage": {
   "prompt_tokens": 21,
@@ -449,9 +544,15 @@ console.log(response.headers.get('x-request-id')) // req_… — назовит�
             rows: [
               ['`POST /v1/chat/completions`', 'OpenAI Chat Completions', 'SDK `openai`, [LangChain](#langchain), [OpenRouter-провайдер AI SDK](#vercel-ai-sdk)'],
               ['`POST /v1/responses`', '[OpenAI Responses](#responses-api)', '[Codex CLI](#codex-cli), [Vercel AI SDK](#vercel-ai-sdk)'],
+              ['`GET /v1/responses` (WebSocket)', '[Responses API по WebSocket](#responses-websocket)', 'агентные циклы, `ResponsesWS` из SDK `openai`'],
               ['`POST /v1/messages`', 'Anthropic Messages', '[Claude Code](#claude-code), SDK `@anthropic-ai/sdk`'],
               ['`POST /v1/embeddings`', '[OpenAI Embeddings](#embeddings)', 'RAG, поиск, `OpenAIEmbeddings` в LangChain'],
               ['`POST /v1/images`', '[Генерация изображений](#images)', 'SDK `openai` (`images.generate`)'],
+              [
+                '`POST /v1/audio/speech`, `POST /v1/audio/transcriptions`',
+                '[Озвучка и распознавание речи](#voice)',
+                'SDK `openai` (`audio.speech`, `audio.transcriptions`), `gw speak`, `gw transcribe`',
+              ],
               ['`GET /v1/generation`, `GET /v1/key`', '[Стоимость и расходы](#request-cost)', 'учёт затрат в ваших скриптах'],
             ],
           },
@@ -467,6 +568,7 @@ console.log(response.headers.get('x-request-id')) // req_… — назовит�
               'Ключи создаются на странице [API ключи](/app/api-keys) и начинаются с `sk-gw-`. Полный ключ показывается только один раз — при создании.',
               'Передавайте ключ в заголовке `Authorization: Bearer <ключ>`. Не публикуйте его в коде фронтенда и репозиториях: храните в переменной окружения.',
               'Для каждого ключа можно задать бюджет — лимит в рублях на день, неделю (пн–вс), месяц или без периода; день начинается в 00:00 по Москве. Запросы сверх бюджета получают ошибку 402 `budget_exceeded`, в `error.metadata` — какой бюджет (`level`), его лимит, период и время обновления `resets_at`.',
+              'Бюджет не превышается никогда: для моделей с переменной ценой (например, `openrouter/auto`) шлюз передаёт маршрутизатору потолок цены `provider.max_price` и `max_tokens`, рассчитанные из зарезервированной суммы, а веб-поиск и изображения у таких моделей при бюджете недоступны (402 `limit_uncappable`).',
               'В команде у ключа два уровня сразу: бюджет ключа и бюджет участника, и платит баланс команды. Ключ, созданный в команде, работает только в ней; когда участника исключают, его ключи команды перестают работать сразу.',
               'Ключ можно отключить (запросы с ним получат 401 `api_key_disabled`), снова включить или удалить.',
             ],
@@ -535,13 +637,66 @@ console.log(response.headers.get('x-request-id')) // req_… — назовит�
         blocks: [
           {
             type: 'p',
-            text: '`POST /v1/responses` — новый протокол OpenAI (Responses API): поля `model`, `input` (строка или список сообщений), `instructions`, `max_output_tokens`, `tools`, `stream`. Ответ — объект `response` с массивом `output`; с `"stream": true` приходят события `response.output_text.delta` … `response.completed`.',
+            text: '`POST /v1/responses` — новый протокол OpenAI (Responses API): поля `model`, `input` (строка или список сообщений), `instructions`, `max_output_tokens`, `tools`, `stream`, `previous_response_id`, `store`. Ответ — объект `response` с массивом `output`; с `"stream": true` приходят события `response.output_text.delta` … `response.completed`. Тот же протокол работает и [по WebSocket](#responses-websocket).',
+          },
+          {
+            type: 'ul',
+            items: [
+              'Ответы хранятся 30 дней: входные элементы запроса, `output` и `usage`. `previous_response_id` продолжает цепочку — передавайте только новые элементы, сервер подставит всю предыдущую историю сам. С `"store": false` ответ не сохраняется; историю тогда передавайте в `input` целиком (так по умолчанию работают Codex CLI и Vercel AI SDK).',
+              'Резерв и списание считаются по всему входу, который получает модель, — вместе с подставленной историей, как если бы вы отправили её сами. `instructions` и `tools` не наследуются: передавайте их в каждом запросе.',
+              '`GET /v1/responses/{id}` — сохранённый ответ, `GET /v1/responses/{id}/input_items` — все входные элементы, из которых он получен (формат списка OpenAI: `limit`, `order`, `after`), `DELETE /v1/responses/{id}` — удалить. Неизвестный, удалённый, истёкший или чужой id — 404 `previous_response_not_found` (у `GET` и `DELETE` — `response_not_found`).',
+              'Одна цепочка — не больше 16 МБ JSON (входы и ответы всех её шагов): продолжение, после которого она стала бы больше, получает 400 `chain_too_large` — начните новую цепочку с нужной частью истории в `input`. Цепочка, которую продолжают, не истекает: срок её начала продлевается.',
+            ],
+          },
+          ...tabs({ type: 'code', lang: 'bash', title: 'curl', code: curlResponses }, { type: 'code', lang: 'javascript', title: 'JavaScript', code: jsResponses }),
+        ],
+      },
+      {
+        id: 'responses-websocket',
+        title: 'Responses API по WebSocket',
+        blocks: [
+          {
+            type: 'p',
+            text: `Для агентных циклов с десятками вызовов инструментов: одно постоянное соединение \`${wsOrigin}/v1/responses\` вместо HTTP-запроса на каждый шаг. Каждый шаг — событие \`response.create\` с \`previous_response_id\` и только новыми элементами (результаты инструментов, следующее сообщение); цепочку сервер держит сам, поэтому клиент не пересылает историю, а ответ начинается быстрее.`,
+          },
+          {
+            type: 'ul',
+            items: [
+              'Ключ — как у HTTP: `Authorization: Bearer sk-gw-…` или `x-api-key` в запросе на подключение. Неверный ключ — ответ 401 до перехода на WebSocket.',
+              'Клиент отправляет текстовые кадры `{"type":"response.create", …}` — поля те же, что у `POST /v1/responses`, без `stream` и `background`. Сервер отвечает теми же событиями, что и поток HTTP: `response.created` … `response.completed`, по одному JSON в кадре; `usage.cost` — списанная сумма в рублях.',
+              'Соединение помнит цепочку последнего ответа: её можно продолжать даже со `"store": false` (но только в этом соединении). Сохранённые ответы продолжаются из любого соединения и по HTTP.',
+              '`"generate": false` готовит цепочку (инструкции, инструменты, контекст) и сразу возвращает id ответа — без вызова модели и без списания; такой ответ живёт только в памяти соединения.',
+              'Каждый шаг резервируется и списывается так же, как HTTP-запрос. Если денег не хватило — событие `error` с кодом `insufficient_balance`, соединение остаётся открытым: пополните баланс и повторите шаг.',
+              'Ошибки — события `{"type":"error", "status", "error": {"type", "code", "message", "param"}}`: `response_already_in_flight` (в соединении выполняется один ответ за раз), `previous_response_not_found`, `invalid_json`, `unknown_event`, `request_too_large`. Соединение после них остаётся открытым.',
+              'Если соединение оборвалось, запрос к модели сразу останавливается: резерв освобождается, списывается только то, что модель успела сгенерировать.',
+            ],
+          },
+          ...tabs(
+            { type: 'code', lang: 'javascript', title: 'JavaScript (openai)', code: jsResponsesWs },
+            { type: 'code', lang: 'bash', title: 'wscat', code: wscat },
+            { type: 'code', lang: 'bash', title: 'websocat', code: websocat },
+          ),
+          { type: 'h3', text: 'Пределы' },
+          {
+            type: 'table',
+            head: ['Что', 'Предел', 'Что происходит'],
+            rows: [
+              [
+                'Время жизни соединения',
+                '60 минут',
+                'событие `error` с кодом `websocket_connection_limit_reached`, затем закрытие с кодом 1000 и причиной; откройте новое соединение',
+              ],
+              ['Соединений на ключ / на аккаунт', '8 / 16', 'событие `error` с кодом `too_many_connections` и закрытие с кодом 1008'],
+              ['Размер события', '32 МБ, как у тела HTTP-запроса', 'событие `error` с кодом `request_too_large` (кадр больше 64 МБ закрывает соединение с кодом 1009)'],
+              ['Размер цепочки', '16 МБ JSON', 'продолжение сверх предела — событие `error` с кодом `chain_too_large`'],
+              ['Ответов одновременно', '1 на соединение', 'событие `error` с кодом `response_already_in_flight`; для параллельных задач откройте несколько соединений'],
+              ['Простой', '—', 'сервер пингует соединение примерно раз в минуту; клиент, который не отвечает, отключается через 2 минуты'],
+            ],
           },
           {
             type: 'note',
-            text: 'Сервер не хранит ответы: `previous_response_id` не поддерживается (ответ 400). Передавайте всю историю диалога в `input` — прошлые сообщения и `output` предыдущего ответа. Так по умолчанию работают Codex CLI и Vercel AI SDK.',
+            text: 'При обновлении сервера соединения закрываются с кодом 1001 (после текущего ответа). Сохранённые цепочки продолжаются после переподключения по `previous_response_id`; цепочки со `"store": false` живут только в своём соединении.',
           },
-          ...tabs({ type: 'code', lang: 'bash', title: 'curl', code: curlResponses }, { type: 'code', lang: 'javascript', title: 'JavaScript', code: jsResponses }),
         ],
       },
       {
@@ -551,6 +706,10 @@ console.log(response.headers.get('x-request-id')) // req_… — назовит�
           {
             type: 'p',
             text: 'Claude Code и другие клиенты Anthropic работают через `POST /v1/messages` — Anthropic Messages API, включая потоковые ответы, инструменты и `POST /v1/messages/count_tokens`. Ключ принимается в заголовке `x-api-key` или `Authorization: Bearer`.',
+          },
+          {
+            type: 'p',
+            text: '`POST /v1/messages/count_tokens` бесплатен и отвечает всегда. Если провайдер не умеет считать токены или недоступен, число оценивает сам шлюз — так же, как для резерва средств, с запасом, — и добавляет заголовок `x-token-count-estimated: true`.',
           },
           { type: 'h3', text: 'Подключение' },
           {
@@ -564,14 +723,14 @@ console.log(response.headers.get('x-request-id')) // req_… — назовит�
               '`ANTHROPIC_AUTH_TOKEN` отправляется как `Authorization: Bearer`; вместо него можно задать `ANTHROPIC_API_KEY` — тогда ключ придёт в `x-api-key`.',
               '`ANTHROPIC_MODEL` выбирает любую модель из [каталога](/app/models), например `anthropic/claude-sonnet-4.5`. Собственные имена Claude Code (`claude-sonnet-4-5-20250929` и другие) тоже понимаются: они сопоставляются моделям каталога, например `anthropic/claude-sonnet-4.5`.',
               'Быструю модель для фоновых задач можно задать переменной `ANTHROPIC_DEFAULT_HAIKU_MODEL`.',
-              'Расходы Claude Code видны на странице [Статистика](/app/usage) — удобно завести для него отдельный ключ с месячным лимитом.',
+              'Расходы Claude Code видны на странице [Статистика](/app/usage) — удобно завести для него отдельный ключ с месячным бюджетом.',
             ],
           },
           { type: 'h3', text: 'Запрос к /v1/messages' },
           ...tabs({ type: 'code', lang: 'bash', title: 'curl', code: curlMessages }, { type: 'code', lang: 'javascript', title: 'JavaScript', code: jsAnthropic }),
           {
             type: 'note',
-            text: 'Ошибки `/v1/messages` приходят в формате Anthropic: `{"type": "error", "error": {"type": …, "message": …}}`. Когда на балансе не хватает средств или исчерпан месячный лимит ключа, ответ — **402 с типом `billing_error`** и подсказкой, где пополнить баланс; Claude Code покажет это сообщение и не будет повторять запрос.',
+            text: 'Ошибки `/v1/messages` приходят в формате Anthropic: `{"type": "error", "error": {"type": …, "message": …}}`. Когда на балансе не хватает средств или исчерпан бюджет ключа, ответ — **402 с типом `billing_error`** и подсказкой, где пополнить баланс; Claude Code покажет это сообщение и не будет повторять запрос.',
           },
         ],
       },
@@ -662,6 +821,31 @@ console.log(response.headers.get('x-request-id')) // req_… — назовит�
         ],
       },
       {
+        id: 'voice',
+        title: 'Озвучка и распознавание речи',
+        blocks: [
+          {
+            type: 'p',
+            text: '`POST /v1/audio/speech` озвучивает текст (`model`, `input` до 4096 символов, `voice`, `response_format` — mp3, opus, aac, flac, wav или pcm, `speed`, `instructions`): ответ — сам звук, он приходит потоком по мере синтеза. Резервируется цена модели за символ × длина текста, списывается стоимость генерации у провайдера; заголовок `X-Generation-Id` — её id для [`/v1/generation`](#request-cost).',
+          },
+          {
+            type: 'p',
+            text: '`POST /v1/audio/transcriptions` распознаёт речь в записи: multipart с полем `file`, как отправляют SDK OpenAI, или JSON с `input_audio: {data: <base64>, format}`. WAV, MP3, OGG/Opus (голосовые сообщения мессенджеров), WebM, M4A, FLAC и AAC, до 25 МБ; `response_format` — json, text, srt, vtt или verbose_json. Длительность читается из самого файла, резервируется цена за секунду × длительность; файл, длительность которого не прочитать, отклоняется с ошибкой 400.',
+          },
+          {
+            type: 'p',
+            text: 'Модели отмечены в `GET /v1/models` полем `type` (`speech`, `transcription`) и типами «Озвучка» и «Распознавание речи» в [каталоге](/app/models); цены — `pricing.character` за символ и `pricing.audio_second` за секунду записи. В Playground — микрофон в поле ввода и кнопка «Озвучить» под ответом.',
+          },
+          ...tabs(
+            { type: 'code', lang: 'bash', title: 'curl: озвучка', code: curlSpeech },
+            { type: 'code', lang: 'bash', title: 'curl: распознавание', code: curlTranscription },
+            { type: 'code', lang: 'javascript', title: 'JavaScript', code: jsVoice },
+            { type: 'code', lang: 'python', title: 'Python', code: pyVoice },
+          ),
+          { type: 'code', lang: 'json', title: 'Ответ распознавания (json)', code: transcriptionAnswer },
+        ],
+      },
+      {
         id: 'models',
         title: 'Модели',
         blocks: [
@@ -683,6 +867,8 @@ console.log(response.headers.get('x-request-id')) // req_… — назовит�
               ['`"-1"`', 'цена переменная и зависит от запроса; списывается фактическая стоимость'],
               ['`capabilities.image`', 'модель генерирует изображения'],
               ['`capabilities.vision`', 'модель принимает изображения во входных сообщениях'],
+              ['`type`', 'для чего модель: `chat`, `image`, `embeddings`, `speech` (озвучка), `transcription` (распознавание речи)'],
+              ['`pricing.character`, `pricing.audio_second`', 'озвучка: цена символа текста; распознавание: цена секунды записи, ₽'],
             ],
           },
         ],
@@ -699,7 +885,7 @@ console.log(response.headers.get('x-request-id')) // req_… — назовит�
           { type: 'h3', text: 'Один запрос: GET /v1/generation' },
           {
             type: 'p',
-            text: 'По `id` из ответа (`gen-…`) можно позже узнать подробности своего запроса: модель, токены, стоимость `total_cost` в рублях, время ответа `latency` в миллисекундах, статус и был ли ответ потоковым. Чужие запросы не находятся (404).',
+            text: 'По `id` из ответа (`gen-…`, а у Messages и Responses — `msg_…` и `resp_…`) можно позже узнать подробности своего запроса: модель, токены, стоимость `total_cost` в рублях, время ответа `latency` в миллисекундах, статус и был ли ответ потоковым. Чужие запросы не находятся (404).',
           },
           ...tabs({ type: 'code', lang: 'bash', title: 'curl', code: curlGeneration }, { type: 'code', lang: 'json', title: 'Ответ', code: generationExample }),
           { type: 'h3', text: 'Расходы ключа: GET /v1/key' },
@@ -743,18 +929,28 @@ console.log(response.headers.get('x-request-id')) // req_… — назовит�
               ['401', '`api_key_disabled`', 'ключ отключён'],
               ['402', '`insufficient_balance`', 'не хватает средств на балансе — пополните баланс или уменьшите `max_tokens`'],
               ['402', '`budget_exceeded`', 'исчерпан бюджет ключа или участника команды: `error.metadata` — `{level, limit_rub, period, resets_at}`'],
+              [
+                '402',
+                '`limit_uncappable`',
+                'у ключа или участника есть бюджет, а стоимость запроса к модели с переменной ценой нельзя ограничить заранее (веб-поиск, изображения)',
+              ],
               ['403', '`permission_denied`', 'роль в команде не даёт доступа к API (например, «Бухгалтер»)'],
               ['403', '`content_blocked`', 'запрос отклонён модерацией провайдера'],
               ['404', '`model_not_found`', 'модели нет в каталоге или она недоступна у провайдера'],
               ['429', '`rate_limit_exceeded`', 'слишком много запросов; повторите позже (см. `Retry-After`)'],
               ['502', '`upstream_error`, `upstream_unreachable`, `no_image`', 'ошибка провайдера модели; деньги не списываются'],
+              [
+                '503',
+                '`upstream_unavailable`',
+                'провайдер моделей сейчас не работает: шлюз не отправляет ему запросы и сразу отвечает этой ошибкой; повторите через `Retry-After` секунд, состояние — на странице [/status](/status). В `/v1/messages` — ошибка Anthropic `overloaded_error`',
+              ],
               ['503', '`service_unavailable`', 'сервис временно недоступен'],
               ['504', '`upstream_timeout`', 'провайдер не ответил вовремя'],
             ],
           },
           {
             type: 'note',
-            text: 'Официальные SDK сами повторяют запросы при 429 и 5xx. Ошибки, которые повторять бессмысленно (например, 402), сервер помечает заголовком `x-should-retry: false` — SDK его учитывают.',
+            text: 'Официальные SDK сами повторяют запросы при 429 и 5xx. Ошибки, которые повторять бессмысленно (например, 402), сервер помечает заголовком `x-should-retry: false` — SDK его учитывают. Шлюз и сам повторяет запрос к провайдеру (до двух раз), если тот не ответил или ответил 429, 502, 503 или 504 до первого байта ответа, а при сбое основного провайдера может отправить запрос резервному: деньги списываются один раз, за ответ, который вы получили.',
           },
         ],
       },

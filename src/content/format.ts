@@ -133,3 +133,22 @@ export function formatMoscowDateTime(value: string | number | Date | null | unde
   const date = toDate(value)
   return date ? `${moscowFormat.format(date)} МСК` : '—'
 }
+
+/** '45 с', '1 мин 05 с', '2 ч 03 мин': how long a recording is (whole seconds). */
+export function formatDuration(seconds: number | null | undefined): string {
+  if (seconds === null || seconds === undefined || !Number.isFinite(seconds) || seconds < 0) return '—'
+  const s = Math.ceil(seconds)
+  if (s < 60) return `${s} с`
+  if (s < 3600) return `${Math.floor(s / 60)} мин ${String(s % 60).padStart(2, '0')} с`
+  return `${Math.floor(s / 3600)} ч ${String(Math.floor(s / 60) % 60).padStart(2, '0')} мин`
+}
+
+/**
+ * What a voice request is measured in, instead of tokens: '45 с аудио' (transcription), '1 234 символа'
+ * (speech); null for any other request.
+ */
+export function voiceAmount(row: { audioSeconds?: number | null; characters?: number | null }): string | null {
+  if (row.audioSeconds) return `${formatDuration(row.audioSeconds)} аудио`
+  if (row.characters) return `${formatInteger(row.characters)} ${pluralRu(row.characters, ['символ', 'символа', 'символов'])}`
+  return null
+}

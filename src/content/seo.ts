@@ -152,6 +152,11 @@ export const STATIC_PAGES: Record<string, StaticPage> = {
     keywords: ['документация API', 'OpenAI SDK', 'chat completions', 'streaming', 'генерация изображений API', 'insufficient_balance'],
     schema: 'TechArticle',
   },
+  '/status': {
+    title: withBrand('Состояние сервиса'),
+    description: 'Работают ли API, провайдеры моделей и платежи AI Gateway сейчас; сбои и доступность по дням за последние 90 дней.',
+    keywords: ['статус AI Gateway', 'доступность API', 'сбои'],
+  },
   '/services': {
     title: withBrand('Услуги и цены'),
     description: 'Доступ к AI-моделям по API и в Playground с оплатой в рублях: что входит в услугу, как считается цена, как начать.',

@@ -58,6 +58,8 @@ export const RETENTION = {
   transactionsYears: 5,
   /** database backups */
   backupsDays: 30,
+  /** stored Responses API answers (previous_response_id), counted from the last response of their chain */
+  storedResponsesDays: 30,
 } as const
 
 /** Liability is capped at what the customer paid over this many last days. */

@@ -2,7 +2,7 @@
 // on every call, which measured as most of the gateway's per-request cost (bench/README.md).
 // On SQLite statements prepared on the root database also run inside its transactions (one
 // connection); on PostgreSQL they run on the connection of the unit that calls them.
-import { is, Param, Placeholder } from 'drizzle-orm'
+import { is, Param, Placeholder, type SQL } from 'drizzle-orm'
 import type { Db } from './client'
 import { DIALECT } from './dialect'
 
@@ -71,4 +71,10 @@ export function compiled(db: Db, query: { toSQL(): { sql: string; params: unknow
     run: (_q, values) => void stmt.run(...bind(values)),
     values: (_q, values) => stmt.values(...bind(values)) as unknown[][],
   }
+}
+
+/** A hand-written query (sql`…` with sql.placeholder values) in the form `compiled` takes, in this store's dialect. */
+export function rawStatement(db: Db, query: SQL): { toSQL(): { sql: string; params: unknown[] } } {
+  const dialect = (db as unknown as { dialect: { sqlToQuery(q: SQL): { sql: string; params: unknown[] } } }).dialect
+  return { toSQL: () => dialect.sqlToQuery(query) }
 }

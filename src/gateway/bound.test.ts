@@ -25,12 +25,7 @@ afterAll(() => gw.stop())
 
 /** A customer whose balance is exactly `rub` (the welcome bonus less an admin deduction). */
 async function customerWith(rub: number): Promise<Customer> {
-  const c = await gw.customer()
-  const start = (await gw.books(c.user.id)).balance / 1e6
-  if (start !== rub) {
-    const res = await admin.api.post(`/api/admin/users/${c.user.id}/balance`, { amount: rub - start, description: 'test balance' }, admin.accessToken)
-    expect(res.status).toBe(200)
-  }
+  const c = await gw.customerWith(admin, rub)
   expect((await gw.books(c.user.id)).balance).toBe(rub * 1e6)
   return c
 }

@@ -91,12 +91,15 @@ describe('openai: Responses and embeddings', () => {
     expect(next.output_text.length).toBeGreaterThan(0)
   })
 
-  test('previous_response_id gets a clear 400 asking for the history', async () => {
+  test('previous_response_id continues a stored response (issue 28); an unknown one is a 404', async () => {
+    const first = await sdk().responses.create({ model: 'openai/gpt-4o-mini', input: 'Запомни число 7' })
+    const { result: next } = await charged(() => sdk().responses.create({ model: 'openai/gpt-4o-mini', input: 'и ещё', previous_response_id: first.id }))
+    expect(next.previous_response_id).toBe(first.id)
     const err = await sdk()
       .responses.create({ model: 'openai/gpt-4o-mini', input: 'и ещё', previous_response_id: 'resp_1' })
       .catch((e) => e)
-    expect(err).toBeInstanceOf(OpenAI.BadRequestError)
-    expect(err.message).toContain('историю')
+    expect(err).toBeInstanceOf(OpenAI.NotFoundError)
+    expect(err.code).toBe('previous_response_not_found')
   })
 
   test('embeddings.create: vectors, charged per input token', async () => {

@@ -10,7 +10,7 @@
 
 import { isVariable } from '../catalog/pricing'
 import type { ModelRow } from '../catalog/schema'
-import { add, ceilUnits, type Dec, dec, floorDiv, isZero, mul, sub } from '../lib/decimal'
+import { add, ceilUnits, type Dec, dec, floorDiv, isZero, mul, sub, toDecimalString } from '../lib/decimal'
 
 /** Below this many affordable completion tokens a request is refused rather than cut to nothing. */
 export const MIN_AFFORDABLE_TOKENS = 16
@@ -106,6 +106,8 @@ export type RequestShape = {
   calls?: number
   /** The prompt is several inputs, each limited by the context on its own (embeddings): no cap on the sum. */
   promptUncapped?: boolean
+  /** The router takes `provider.max_price` on this protocol (chat, Responses, Messages; not embeddings). */
+  canCapPrice: boolean
 }
 
 const outputsImages = (m: ModelRow) => m.outputModalities.includes('image')
@@ -164,7 +166,23 @@ const completionPriceUsd = (m: ModelRow) => maxDec(dec(m.completionUsd), dec(m.r
 
 export const hasVariablePrice = (m: ModelRow) => [m.promptUsd, m.completionUsd, m.imageUsd, m.requestUsd, m.imageOutputUsd].some(isVariable)
 
-export type Plan = { kind: 'hold'; holdMicros: number; maxTokens: number | null /* to send upstream; null = leave as given/absent */ } | { kind: 'refuse'; message: string }
+/**
+ * The router's price cap as sent in `provider.max_price` (protocols.md 1.13): USD decimal strings,
+ * per million tokens for prompt and completion, per unit for the rest.
+ */
+export type PriceCap = { prompt: string; completion: string; request: string; image?: string; audio?: string }
+
+export type Plan =
+  | {
+      kind: 'hold'
+      holdMicros: number
+      /** To send upstream; null = leave as given/absent. */
+      maxTokens: number | null
+      /** A variable-price request under a customer's limit: what the router may charge per unit, so the answer fits the hold. */
+      priceCap?: PriceCap
+    }
+  /** `uncappable`: a limit binds and nothing the router takes can keep this request within it. */
+  | { kind: 'refuse'; message: string; uncappable?: boolean }
 
 const rub = (micros: number): string => (micros / 1_000_000).toFixed(2)
 const NOT_ENOUGH = 'Недостаточно средств на балансе для этого запроса. Пополните баланс.'
@@ -195,14 +213,18 @@ function boundOf(c: Candidate, s: RequestShape): Bound {
 /**
  * Plans the hold for a request. Without a completion cap from the caller, the answer is capped to
  * what the balance affords instead of refusing; fixed parts the balance cannot cover (the prompt,
- * `n` pictures, web results) are refused with 402 saying what to lower.
+ * `n` pictures, web results) are refused with 402 saying what to lower. `limited`: a limit the
+ * customer set applies (today the key's monthly limit); `availableMicros` is already the smaller of
+ * what it and the balance leave.
  */
-export function planHold(shape: RequestShape, availableMicros: number, rate: Dec, markup: Dec): Plan {
+export function planHold(shape: RequestShape, availableMicros: number, rate: Dec, markup: Dec, limited = false): Plan {
   const calls = shape.calls ?? 1
   if (shape.candidates.some((c) => hasVariablePrice(c.model))) {
     if (availableMicros < VARIABLE_PRICE_MIN_BALANCE_MICROS)
       return { kind: 'refuse', message: `Недостаточно средств: для моделей с переменной ценой нужно не менее ${rub(VARIABLE_PRICE_MIN_BALANCE_MICROS)} ₽ на балансе.` }
-    return { kind: 'hold', holdMicros: Math.min(availableMicros, VARIABLE_PRICE_HOLD_MICROS), maxTokens: null }
+    const holdMicros = Math.min(availableMicros, VARIABLE_PRICE_HOLD_MICROS)
+    // The balance is charged the reported cost (never silently capped); a limit is never exceeded.
+    return limited ? cappedVariable(shape, holdMicros, rate, markup) : { kind: 'hold', holdMicros, maxTokens: null }
   }
   const toMicros = (usd: Dec) => ceilUnits(mul(usd, rate, markup, dec(calls)), 6)
   const bounds = shape.candidates.map((c) => boundOf(c, shape))
@@ -267,4 +289,51 @@ function fixedRefusal(s: RequestShape, fixedMicros: number, availableMicros: num
   if (s.candidates.length > 1) lower.push('список запасных моделей (models)')
   lower.push('длину запроса')
   return `Недостаточно средств: запрос может стоить до ${rub(fixedMicros)} ₽ ещё до ответа модели, а доступно ${rub(availableMicros)} ₽. Уменьшите ${lower.join(', ')} или пополните баланс.`
+}
+
+/** Under a limit, the completion cap sent with a variable-price request that names none. */
+export const VARIABLE_PRICE_MAX_TOKENS = 4096
+/** The prompt cap is this fraction of the completion cap (market prices: GPT-4o 2.5/10, Claude 3/15, GPT-4o-mini 0.15/0.6). */
+const PROMPT_SHARE = 4n
+/** Cache writes may bill a prompt token at up to twice the prompt price (Anthropic's 1-hour cache). */
+const PROMPT_WRITE_FACTOR = 2n
+/** Below $0.01 per million completion tokens only free models qualify: the request is refused, not sent to fail. */
+const MIN_COMPLETION_CAP_FEMTO = 10_000_000n
+const FEMTO_PER_MICRO_RUB = dec('1000000000') // µ₽ → femto-rubles, before dividing by the rate
+
+/** USD per unit (femto-dollars, 1e-15) as the decimal string max_price takes, `perMillion` for token prices. */
+const capString = (femto: bigint, perMillion: boolean) => toDecimalString({ n: femto, scale: perMillion ? 9 : 15 }, perMillion ? 9 : 15)
+
+/**
+ * The price cap for a variable-price request under a limit (protocols.md 1.13): with `max_tokens`
+ * and per-unit caps the router can only pick models and providers whose answer costs at most the
+ * hold. The hold is spread over everything the router bills per unit, in completion-token
+ * equivalents: each completion token (all choices) 1, each prompt or audio token 1/4 of it (×2 for
+ * cache writes), each input image what 1 500 prompt tokens may cost; no per-request fee. What
+ * max_price does not bound — output pictures, web results, protocols without it — is refused.
+ */
+function cappedVariable(s: RequestShape, holdMicros: number, rate: Dec, markup: Dec): Plan {
+  const refuse = (message: string): Plan => ({ kind: 'refuse', message, uncappable: true })
+  if (!s.canCapPrice)
+    return refuse('Модель с переменной ценой нельзя использовать с лимитом расходов на этом методе API: её цену нельзя ограничить заранее. Выберите модель с фиксированной ценой.')
+  if (s.wantsImages || s.candidates.some((c) => picturesPerChoice(c, s.wantsImages) > 0) || (s.calls ?? 1) > 1)
+    return refuse('Цену изображений у модели с переменной ценой нельзя ограничить заранее, а у запроса есть лимит расходов. Выберите модель с фиксированной ценой.')
+  if (s.webResults > 0 || s.candidates.some((c) => c.variant === 'online'))
+    return refuse(
+      'Цену веб-поиска у модели с переменной ценой нельзя ограничить заранее, а у запроса есть лимит расходов. Уберите веб-поиск или выберите модель с фиксированной ценой.',
+    )
+  const tokens = s.requestedTokens ?? VARIABLE_PRICE_MAX_TOKENS
+  const budgetFemto = BigInt(floorDiv(mul(dec(holdMicros), FEMTO_PER_MICRO_RUB), mul(rate, markup)))
+  const promptUnits = BigInt(s.prompt.tokens + s.prompt.audioTokens) * PROMPT_WRITE_FACTOR
+  const units = BigInt(s.choices * tokens) + (promptUnits + PROMPT_SHARE - 1n) / PROMPT_SHARE + (BigInt(s.prompt.images * IMAGE_PART_TOKENS) + PROMPT_SHARE - 1n) / PROMPT_SHARE
+  const completion = budgetFemto / units
+  if (completion < MIN_COMPLETION_CAP_FEMTO)
+    return refuse(
+      `Лимита расходов (${rub(holdMicros)} ₽) не хватает на ответ модели с переменной ценой длиной до ${tokens} токенов. Уменьшите ${s.requestedTokens === undefined ? 'длину запроса' : 'max_tokens или длину запроса'} или увеличьте лимит.`,
+    )
+  const prompt = completion / PROMPT_SHARE
+  const priceCap: PriceCap = { prompt: capString(prompt, true), completion: capString(completion, true), request: '0' }
+  if (s.prompt.images > 0) priceCap.image = capString(prompt * BigInt(IMAGE_PART_TOKENS), false)
+  if (s.prompt.audioTokens > 0) priceCap.audio = capString(prompt, false)
+  return { kind: 'hold', holdMicros, maxTokens: tokens, priceCap }
 }

@@ -1,15 +1,16 @@
 // POST /v1/images: OpenAI's images.generate shape, implemented through the router's image-output
-// chat (modalities ["image","text"]). One hold for the whole request; all or nothing.
+// chat (modalities ["image","text"]), each call on the pipeline's send path. One hold for the whole
+// request; all or nothing.
 
 import type { ModelRow } from '../catalog/schema'
-import { canOutputImages } from '../catalog/service'
 import { add, type Dec, dec, toDecimalString } from '../lib/decimal'
 import { OpenAIError } from '../lib/errors'
 import type { Caller } from './callers'
-import type { ChatService, GatewayDeps } from './chat'
+import { chatWire } from './chat'
 import { estimatePrompt } from './estimate'
 import type { ImageStore } from './files'
-import type { ChatShape } from './shape'
+import type { GatewayDeps, Pipeline } from './pipeline'
+import { type ChatShape, candidatesFor } from './shape'
 import { chargedUsage } from './wire'
 
 export type ImagesBody = {
@@ -33,35 +34,39 @@ const ASPECTS: Record<string, string> = {
   '768x1344': '9:16',
 }
 
-/** One picture per call, `n` calls: the prompt, the picture and any text the model writes, n times over. */
+/**
+ * One picture per call, `n` calls: the prompt, the picture and any text the model writes, n times
+ * over. The model is resolved by the same reader as every protocol's; nothing else of the caller's
+ * body is forwarded (generate() builds the router's body), so there is nothing else to hold.
+ */
 export function imagesShape(body: ImagesBody, get: (id: string) => ModelRow | undefined): ChatShape {
-  const model = get(body.model)
-  if (!model) throw new OpenAIError(404, `Модель ${body.model} не найдена в каталоге`, 'invalid_request_error', 'model_not_found', { param: 'model' })
+  const candidates = candidatesFor([body.model], get, 'images')
   return {
-    modelId: model.id,
+    modelId: body.model,
     patch: {},
     shape: {
-      candidates: [{ model, variant: null }],
+      candidates,
       prompt: estimatePrompt([{ content: body.prompt }]),
       choices: 1,
       wantsImages: true,
       webResults: 0,
       requestedTokens: undefined,
       calls: body.n ?? 1,
+      canCapPrice: true,
     },
   }
 }
 
-export function imagesService(deps: GatewayDeps, chat: ChatService, store: ImageStore) {
+export function imagesService(deps: GatewayDeps, pipe: Pipeline, store: ImageStore) {
   return {
     async generate(caller: Caller, body: ImagesBody, clientSignal: AbortSignal) {
-      const model = deps.catalog.get(body.model)
-      if (model && !canOutputImages(model))
-        throw new OpenAIError(400, `Модель ${body.model} не генерирует изображения`, 'invalid_request_error', 'model_not_image_capable', { param: 'model' })
       const n = body.n ?? 1
       const aspect = ASPECTS[body.size ?? '1024x1024'] ?? '1:1'
       const messages = [{ role: 'user', content: body.prompt }]
-      const p = await chat.prepare(caller, imagesShape(body, deps.catalog.get), { endpoint: 'images', stream: false })
+      const cs = imagesShape(body, deps.catalog.get)
+      const p = await pipe.prepare(caller, cs, { endpoint: 'images', stream: false })
+      // One router body for every call: with our end-user id (hashed, as on every route) and caps.
+      const call = pipe.body(p, { model: body.model, messages, modalities: ['image', 'text'], image_config: { aspect_ratio: aspect } }, 'chat')
       const results: Array<{ url?: string; b64_json?: string; revised_prompt?: string }> = []
       // Summed exactly (0.03 + 0.03 + 0.03 in floats is 0.09000000000000001, a micro-ruble too many);
       // undefined once any answer lacks a cost: then bill by tokens.
@@ -71,33 +76,19 @@ export function imagesService(deps: GatewayDeps, chat: ChatService, store: Image
       let upstreamId: string | null = null
       try {
         for (let i = 0; i < n; i++) {
-          const res = await deps.upstream.chat(
-            {
-              model: model!.id,
-              messages,
-              modalities: ['image', 'text'],
-              image_config: { aspect_ratio: aspect },
-              stream: false,
-              user: caller.userId.slice(0, 8),
-              ...(p.maxTokens !== null ? { max_tokens: p.maxTokens } : {}),
-            },
-            AbortSignal.any([clientSignal, AbortSignal.timeout(deps.config.upstreamTimeoutMs)]),
-          )
-          const json = (await res.json().catch(() => null)) as {
+          // The router's failures before an answer are mapped (and retried) as on every route.
+          const sent = await pipe.post(p, chatWire.path, call, clientSignal)
+          const json = (await sent.res
+            .json()
+            .catch(() => null)
+            .finally(sent.done)) as {
             id?: string
             error?: { message?: string }
             choices?: Array<{ error?: { message?: string }; message?: { content?: string; images?: Array<{ image_url?: { url?: string } }> } }>
             usage?: { cost?: number; prompt_tokens?: number; completion_tokens?: number }
           } | null
-          const err = !res.ok ? json?.error : (json?.error ?? json?.choices?.[0]?.error)
-          if (!json || err)
-            throw new OpenAIError(
-              res.ok ? 502 : res.status === 402 ? 503 : 502,
-              'Не удалось сгенерировать изображение: провайдер вернул ошибку.',
-              'server_error',
-              'upstream_error',
-              { shouldRetry: false },
-            )
+          if (!json || json.error || json.choices?.[0]?.error)
+            throw new OpenAIError(502, 'Не удалось сгенерировать изображение: провайдер вернул ошибку.', 'server_error', 'upstream_error', { shouldRetry: false })
           upstreamId = json.id ?? upstreamId
           const cost = json.usage?.cost
           costUsd = costUsd !== undefined && typeof cost === 'number' && Number.isFinite(cost) && cost >= 0 ? add(costUsd, dec(cost)) : undefined
@@ -106,7 +97,7 @@ export function imagesService(deps: GatewayDeps, chat: ChatService, store: Image
           if (urls.length === 0) throw new OpenAIError(502, 'Модель не вернула изображение.', 'server_error', 'no_image', { shouldRetry: false })
           pictures += urls.length
           for (const url of urls) {
-            const saved = await store.saveDataUrl(url)
+            const saved = await store.saveDataUrl(url, caller.userId)
             if (!saved) continue
             const revised = json.choices?.[0]?.message?.content || undefined
             results.push(body.response_format === 'b64_json' ? { b64_json: saved.b64, revised_prompt: revised } : { url: store.signedUrl(saved.name), revised_prompt: revised })
@@ -114,7 +105,7 @@ export function imagesService(deps: GatewayDeps, chat: ChatService, store: Image
         }
         if (results.length === 0) throw new OpenAIError(502, 'Модель не вернула изображение.', 'server_error', 'no_image', { shouldRetry: false })
       } catch (e) {
-        await chat.release(p, (e as Error).message, upstreamId, clientSignal.aborted ? 'cancelled' : 'error')
+        await pipe.release(p, (e as Error).message, upstreamId, clientSignal.aborted ? 'cancelled' : 'error')
         if (e instanceof OpenAIError) throw e
         throw new OpenAIError(502, 'Не удалось сгенерировать изображение. Попробуйте позже.', 'server_error', 'upstream_error', { shouldRetry: false })
       }
@@ -125,7 +116,7 @@ export function imagesService(deps: GatewayDeps, chat: ChatService, store: Image
         total_tokens: tokens.prompt + tokens.completion,
         pictures,
       }
-      const charged = await chat.settle(p, usage, upstreamId)
+      const charged = await pipe.settle(p, usage, upstreamId)
       const billed = chargedUsage(usage, charged)
       // OpenAI's ImagesResponse usage: input (the prompt's text) and output tokens, plus our charge.
       return {

@@ -1,5 +1,6 @@
-// The OpenAI-compatible face: /v1/models, /v1/chat/completions, /v1/images, /v1/files.
-import { Elysia, t } from 'elysia'
+// The OpenAI-compatible face: /v1/models, /v1/chat/completions, /v1/responses (HTTP, stored, and its
+// WebSocket mode), /v1/images, /v1/audio/*, /v1/files.
+import { Elysia, getSchemaValidator, t, ValidationError } from 'elysia'
 import type { AuthGuard } from '../auth/guard'
 import { bearer } from '../auth/guard'
 import { KEY_PREFIX } from '../keys/service'
@@ -9,9 +10,10 @@ import { badRequest, OpenAIError } from '../lib/errors'
 import { envelope, errors, ok } from '../lib/http'
 import { microsToRub } from '../lib/money'
 import { can, denial } from '../teams/service'
+import { audioService, speechShape, transcriptionShape } from './audio'
 import { type Caller, callerForKey, callerForUser } from './callers'
-import { chatService, type GatewayDeps } from './chat'
-import { createImageStore } from './files'
+import { modelNotFound, unavailable } from './errors'
+import type { ImageStore } from './files'
 import { imagesService, imagesShape } from './images'
 import { lookups } from './lookup'
 import {
@@ -24,11 +26,18 @@ import {
   MessagesRequest,
   ModelObject,
   OpenAIErrorBody,
+  ResponseDeleted,
+  ResponseItemList,
   ResponsesRequest,
+  SpeechRequest,
+  TranscriptionRequest,
 } from './model'
-import { protocolsService } from './protocols'
+import { type GatewayDeps, pipeline } from './pipeline'
+import { protocolsService, TOKEN_COUNT_ESTIMATED } from './protocols'
+import { type ResponsesBody, responsesShape } from './responses'
 import { chatShape } from './shape'
-import { unavailable } from './upstream-errors'
+import { storedResponsesService } from './stored-responses'
+import { responsesSocket } from './ws'
 
 /**
  * null means absent for an optional parameter (the OpenAI contract; the Python SDK sends
@@ -52,13 +61,28 @@ function checkRole(caller: Caller): Caller {
 }
 const errorsOf = (...statuses: number[]) => Object.fromEntries(statuses.map((s) => [s, OpenAIErrorBody]))
 
-export function gatewayRoutes(deps: GatewayDeps, guard: AuthGuard) {
-  const chat = chatService(deps)
-  const files = createImageStore(deps.config)
-  const images = imagesService(deps, chat, files)
-  const protocols = protocolsService(deps, chat)
+export function gatewayRoutes(deps: GatewayDeps & { images: ImageStore }, guard: AuthGuard) {
+  const pipe = pipeline(deps)
+  const files = deps.images
+  const images = imagesService(deps, pipe, files)
+  const protocols = protocolsService(deps, pipe)
+  const audio = audioService(deps, pipe)
   const markup = dec(String(deps.config.markup))
   const lookup = lookups(deps.db, deps.keys)
+  const stored = storedResponsesService(deps.db, protocols.responses)
+  const responsesBody = getSchemaValidator(ResponsesRequest)!
+  const socket = responsesSocket({
+    config: deps.config,
+    stored,
+    forward: protocols.responses,
+    // The same check as the HTTP body's, with the same messages.
+    validate(body) {
+      dropNulls(body)
+      if (!responsesBody.Check(body)) throw new ValidationError('body', responsesBody, body)
+      return body as ResponsesBody
+    },
+    shape: (body) => void responsesShape(body, deps.catalog.get),
+  })
 
   const modelsList = () => {
     const rate = deps.rates.current()
@@ -138,7 +162,7 @@ export function gatewayRoutes(deps: GatewayDeps, guard: AuthGuard) {
         const rate = deps.rates.current()
         if (!rate) throw unavailable('Курс валют временно недоступен. Попробуйте позже.')
         const model = deps.catalog.get(id)
-        if (!model) throw new OpenAIError(404, `Модель ${id} не найдена`, 'invalid_request_error', 'model_not_found', { param: 'model' })
+        if (!model) throw modelNotFound(`Модель ${id} не найдена`)
         return deps.catalog.toApi(model, rate, markup)
       },
       { response: { 200: ModelObject, ...errorsOf(404, 503) }, detail: { summary: 'Одна модель каталога (id с %2F или со слэшем)' } },
@@ -146,7 +170,7 @@ export function gatewayRoutes(deps: GatewayDeps, guard: AuthGuard) {
     .post(
       '/chat/completions',
       // Explicitly async: Elysia awaits (and routes rejections to onError) only handlers it sees as async.
-      async ({ caller, body, request }) => await chat.chat(caller, body, request.signal),
+      async ({ caller, body, request }) => await protocols.chat(caller, body, request.signal),
       {
         caller: true,
         body: ChatRequest,
@@ -161,7 +185,7 @@ export function gatewayRoutes(deps: GatewayDeps, guard: AuthGuard) {
         },
       },
     )
-    .post('/responses', async ({ caller, body, request }) => await protocols.responses(caller, body, request.signal), {
+    .post('/responses', async ({ caller, body, request }) => await stored.create(caller, body, request.signal), {
       caller: true,
       body: ResponsesRequest,
       response: {
@@ -169,10 +193,73 @@ export function gatewayRoutes(deps: GatewayDeps, guard: AuthGuard) {
         ...errorsOf(400, 401, 402, 404, 429, 502, 503, 504),
       },
       detail: {
-        summary: 'Responses API (формат OpenAI): без хранения ответов — вся история в input',
-        description: 'previous_response_id не поддерживается. Стоимость списывается как у чата; usage.cost — списанная сумма в рублях.',
+        summary: 'Responses API (формат OpenAI): ответы хранятся 30 дней, previous_response_id продолжает цепочку',
+        description:
+          'Без store: false ответ (его входные элементы, output и usage) хранится 30 дней; previous_response_id подставляет всю цепочку в input — резерв и списание считаются по всему входу. Чужой или неизвестный id — 404 previous_response_not_found. Продолжение, после которого цепочка стала бы больше 16 МБ JSON, — 400 chain_too_large. Стоимость списывается как у чата; usage.cost — списанная сумма в рублях.',
         security: [{ bearerAuth: [] }],
       },
+    })
+    .get(
+      '/responses',
+      ({ caller, request, server, accessJwt }) => {
+        // The credentials were checked by the macro (a 401 before any upgrade); each turn checks them again.
+        const headers = new Headers()
+        for (const name of ['authorization', 'x-api-key']) {
+          const value = request.headers.get(name)
+          if (value) headers.set(name, value)
+        }
+        if (socket.upgrade(request, server, { caller, again: () => authenticate(headers, accessJwt) })) return
+        throw new OpenAIError(
+          426,
+          'GET /v1/responses открывает WebSocket: подключитесь по ws:// или wss:// (заголовки Upgrade: websocket). Ответ создаёт POST /v1/responses.',
+          'invalid_request_error',
+          'upgrade_required',
+        )
+      },
+      {
+        caller: true,
+        response: { 101: t.Void({ description: 'Переход на WebSocket' }), ...errorsOf(401, 426) },
+        detail: {
+          summary: 'Responses API по WebSocket: постоянное соединение для цепочек и агентных циклов',
+          description: [
+            'Подключение: `wss://<адрес>/v1/responses` с ключом в `Authorization: Bearer` (или `x-api-key`); неверный ключ — 401 до перехода на WebSocket.',
+            'Клиент отправляет текстовые кадры `{"type":"response.create", …тело POST /v1/responses без stream и background}`; продолжение — `previous_response_id` и только новые элементы input (вывод инструментов, следующее сообщение). Сервер отвечает теми же событиями, что и поток HTTP (`response.created` … `response.completed`), по одному JSON в кадре.',
+            'Цепочка последнего ответа хранится в памяти соединения — продолжается и при `store: false`. `generate: false` готовит цепочку и возвращает id без вызова модели и без списания.',
+            'Каждый ответ резервируется и списывается как HTTP-запрос. Ошибки — событие `{"type":"error", "status", "error":{type, code, message, param}}`: `response_already_in_flight` (одновременно выполняется один ответ), `previous_response_not_found`, `insufficient_balance` (соединение остаётся открытым), `invalid_json`, `request_too_large` (больше 32 МБ).',
+            'Пределы: 60 минут на соединение (затем закрытие 1000 с причиной), 8 соединений на ключ и 16 на аккаунт (событие `too_many_connections` и закрытие 1008), цепочка — до 16 МБ JSON. Простаивающее соединение сервер пингует.',
+          ].join('\n\n'),
+          security: [{ bearerAuth: [] }],
+        },
+      },
+    )
+    .get('/responses/:id', async ({ caller, params }) => await stored.get(caller, params.id), {
+      caller: true,
+      params: t.Object({ id: t.String({ maxLength: 200 }) }),
+      response: { 200: t.Any({ description: 'Response — объект ответа, как его вернул POST /v1/responses' }), ...errorsOf(401, 404) },
+      detail: { summary: 'Сохранённый ответ Responses API по id (хранится 30 дней)', security: [{ bearerAuth: [] }] },
+    })
+    .get('/responses/:id/input_items', async ({ caller, params, query }) => await stored.inputItems(caller, params.id, query), {
+      caller: true,
+      params: t.Object({ id: t.String({ maxLength: 200 }) }),
+      query: t.Object({
+        limit: t.Optional(t.Numeric({ minimum: 1, maximum: 100, multipleOf: 1, error: 'limit должен быть целым числом от 1 до 100' })),
+        // Not UnionEnum: an optional UnionEnum defaults to its first value, and OpenAI's default is desc.
+        order: t.Optional(t.Union([t.Literal('asc'), t.Literal('desc')], { error: 'order должен быть asc или desc' })),
+        after: t.Optional(t.String({ maxLength: 200 })),
+        include: t.Optional(t.Any()),
+      }),
+      response: { 200: ResponseItemList, ...errorsOf(400, 401, 404) },
+      detail: {
+        summary: 'Входные элементы сохранённого ответа: вся цепочка, из которой он создан',
+        description: 'Формат списка OpenAI: data, first_id, last_id, has_more; по умолчанию order=desc, limit=20; следующая страница — after=<last_id>.',
+        security: [{ bearerAuth: [] }],
+      },
+    })
+    .delete('/responses/:id', async ({ caller, params }) => await stored.delete(caller, params.id), {
+      caller: true,
+      params: t.Object({ id: t.String({ maxLength: 200 }) }),
+      response: { 200: ResponseDeleted, ...errorsOf(401, 404) },
+      detail: { summary: 'Удалить сохранённый ответ', security: [{ bearerAuth: [] }] },
     })
     .post('/messages', async ({ caller, body, headers, request }) => await protocols.messages(caller, body, headers, request.signal), {
       caller: true,
@@ -188,12 +275,24 @@ export function gatewayRoutes(deps: GatewayDeps, guard: AuthGuard) {
         security: [{ bearerAuth: [] }],
       },
     })
-    .post('/messages/count_tokens', async ({ body, headers, request }) => await protocols.countTokens(body, headers, request.signal), {
-      caller: true,
-      body: CountTokensRequest,
-      response: { 200: t.Object({ input_tokens: t.Number() }), ...errorsOf(400, 401, 404, 502, 503) },
-      detail: { summary: 'Подсчёт входных токенов запроса Messages (бесплатно)', security: [{ bearerAuth: [] }] },
-    })
+    .post(
+      '/messages/count_tokens',
+      async ({ body, headers, request, set }) => {
+        const { input_tokens, estimated } = await protocols.countTokens(body, headers, request.signal)
+        if (estimated) set.headers[TOKEN_COUNT_ESTIMATED] = 'true'
+        return { input_tokens }
+      },
+      {
+        caller: true,
+        body: CountTokensRequest,
+        response: { 200: t.Object({ input_tokens: t.Number() }), ...errorsOf(400, 401, 403, 404) },
+        detail: {
+          summary: 'Подсчёт входных токенов запроса Messages (бесплатно)',
+          description: `Отвечает всегда: если провайдер не считает токены сам или недоступен, число оценивается шлюзом (с запасом, как для резерва) и ответ несёт заголовок ${TOKEN_COUNT_ESTIMATED}: true.`,
+          security: [{ bearerAuth: [] }],
+        },
+      },
+    )
     .post('/embeddings', async ({ caller, body, request }) => await protocols.embeddings(caller, body, request.signal), {
       caller: true,
       body: EmbeddingsRequest,
@@ -209,6 +308,34 @@ export function gatewayRoutes(deps: GatewayDeps, guard: AuthGuard) {
       async ({ caller, body, request }) => await images.generate(caller, body, request.signal),
       imagesHook('Генерация изображений — путь официального SDK OpenAI'),
     )
+    .post('/audio/speech', async ({ caller, body, request }) => await audio.speech(caller, body, request.signal), {
+      caller: true,
+      body: SpeechRequest,
+      response: {
+        200: t.Any({ description: 'Звук потоком по мере синтеза (Content-Type провайдера: audio/mpeg, audio/wav, audio/pcm…); заголовок X-Generation-Id' }),
+        ...errorsOf(400, 401, 402, 404, 429, 502, 503, 504),
+      },
+      detail: {
+        summary: 'Озвучка текста (формат OpenAI audio.speech.create)',
+        description:
+          'Резервируется цена модели за символ × длина input; списывается стоимость генерации у провайдера (/generation) × курс ЦБ × наценка, а если провайдер её не сообщил — цена каталога × число символов.',
+        security: [{ bearerAuth: [] }],
+      },
+    })
+    .post('/audio/transcriptions', async ({ caller, body, request }) => await audio.transcription(caller, body, request.signal), {
+      caller: true,
+      body: TranscriptionRequest,
+      response: {
+        200: t.Any({ description: 'json: {text, usage}; verbose_json: {task, language, duration, text, segments, usage}; text, srt, vtt — текстом' }),
+        ...errorsOf(400, 401, 402, 404, 413, 429, 502, 503, 504),
+      },
+      detail: {
+        summary: 'Распознавание речи (формат OpenAI audio.transcriptions.create)',
+        description:
+          'multipart/form-data с полем file (как отправляют SDK OpenAI) или JSON маршрутизатора с input_audio {data, format}; до 25 МБ. Резервируется цена за секунду × длительность записи; списывается usage.cost провайдера × курс ЦБ × наценка.',
+        security: [{ bearerAuth: [] }],
+      },
+    })
     .get(
       '/generation',
       async ({ caller, query }) => {
@@ -218,16 +345,17 @@ export function gatewayRoutes(deps: GatewayDeps, guard: AuthGuard) {
       },
       {
         caller: true,
-        query: t.Object({ id: t.String({ minLength: 1, maxLength: 200, error: 'Передайте id запроса: ?id=gen-…' }) }),
+        query: t.Object({ id: t.String({ minLength: 1, maxLength: 200, error: 'Передайте id запроса: ?id=gen-… (или msg_…, resp_…)' }) }),
         response: {
           200: t.Object({
             data: t.Any({
-              description: 'Как /generation у маршрутизатора: model, tokens_prompt, tokens_completion, total_cost (рубли), latency (мс), status, streamed, created_at',
+              description:
+                'Как /generation у маршрутизатора: model, tokens_prompt, tokens_completion, total_cost (рубли), latency (мс), status, streamed, created_at, upstream (primary — основной провайдер, fallback — резервный)',
             }),
           }),
           ...errorsOf(400, 401, 404),
         },
-        detail: { summary: 'Стоимость и токены одного своего запроса по его id (gen-…)', security: [{ bearerAuth: [] }] },
+        detail: { summary: 'Стоимость и токены одного своего запроса по id из ответа (gen-…, msg_…, resp_…)', security: [{ bearerAuth: [] }] },
       },
     )
     .get('/key', async ({ caller }) => ({ data: await lookup.key(caller) }), {
@@ -240,10 +368,18 @@ export function gatewayRoutes(deps: GatewayDeps, guard: AuthGuard) {
     })
     .get(
       '/files/:name',
-      ({ params, query }) => {
-        const found = files.open(params.name, query.exp, query.sig)
+      async ({ params, query }) => {
+        const found = await files.open(params.name, query.exp, query.sig)
         if (!found) throw new OpenAIError(404, 'Файл не найден или ссылка устарела', 'invalid_request_error', 'file_not_found')
-        return new Response(found.file, { headers: { 'content-type': found.type, 'cache-control': 'private, max-age=86400' } })
+        return new Response(found.file, {
+          headers: {
+            'content-type': found.type,
+            // Bytes the router sent us: a picture, never a page of ours, even when opened directly.
+            'content-security-policy': "default-src 'none'; img-src 'self'; sandbox",
+            // A deleted account's pictures must stop opening at once: no copy outlives the check for long.
+            'cache-control': 'private, max-age=300',
+          },
+        })
       },
       {
         params: t.Object({ name: t.String() }),
@@ -259,15 +395,24 @@ export function gatewayRoutes(deps: GatewayDeps, guard: AuthGuard) {
  * planHold as the hold itself, so the Playground never shows less than what is then charged.
  */
 export function estimateRoutes(deps: GatewayDeps, guard: AuthGuard) {
-  const chat = chatService(deps)
+  const pipe = pipeline(deps)
   return new Elysia({ name: 'gateway-estimate', prefix: '/api/playground', detail: { tags: ['Чаты Playground'], security: [{ bearerAuth: [] }] } }).use(guard).post(
     '/estimate',
     async ({ acting, body }) => {
       const caller = await callerForUser(deps.db, acting.userId, acting.teamId)
       if (!caller) throw unauthorized('Сессия недействительна', 'invalid_api_key')
-      const cs = body.chat ? chatShape(body.chat, deps.catalog.get) : body.images ? imagesShape(body.images, deps.catalog.get) : null
-      if (!cs) throw badRequest('Передайте chat (тело /v1/chat/completions) или images (тело /v1/images)')
-      const e = await chat.estimate(caller, cs)
+      const get = deps.catalog.get
+      const cs = body.chat
+        ? chatShape(body.chat, get)
+        : body.images
+          ? imagesShape(body.images, get)
+          : body.speech
+            ? speechShape(body.speech, get)
+            : body.transcription
+              ? transcriptionShape(body.transcription.model, body.transcription.seconds, get)
+              : null
+      if (!cs) throw badRequest('Передайте chat, images, speech или transcription — тело запроса, стоимость которого нужно оценить')
+      const e = await pipe.estimate(caller, cs)
       return ok({
         maxCost: e.maxCostMicros === null ? null : microsToRub(e.maxCostMicros),
         hold: e.holdMicros === null ? null : microsToRub(e.holdMicros),

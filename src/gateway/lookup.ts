@@ -5,7 +5,7 @@ import { and, eq, isNull, or, sql } from 'drizzle-orm'
 import { users } from '../auth/schema'
 import { type BudgetState, remainingMicros, spentNow } from '../billing/budgets'
 import { now as clockNow, nextReset, type Period, periodStart } from '../billing/periods'
-import { usageLogs } from '../billing/schema'
+import { type Endpoint, usageLogs } from '../billing/schema'
 import type { Db } from '../db/client'
 import type { KeysService } from '../keys/service'
 import { microsToRub } from '../lib/money'
@@ -27,30 +27,49 @@ function budgetView(b: BudgetState, at: number) {
   }
 }
 
+/** The router's api_type for each of our endpoints (protocols.md 1.10). */
+const API_TYPES: Record<Endpoint, string> = {
+  chat: 'completions',
+  images: 'image',
+  responses: 'responses',
+  messages: 'messages',
+  embeddings: 'embeddings',
+  speech: 'speech',
+  transcription: 'transcription',
+}
+
 export function lookups(db: Db, keys: KeysService) {
   return {
-    /** One of the caller's own requests, by the id its answer carried (gen-…) or our usage id; undefined for anyone else's. */
+    /**
+     * One of the caller's own requests, by the id its answer carried — the generation id (gen-…) or
+     * the protocol's own (Messages msg_…, Responses resp_…) — or our usage id; undefined for anyone else's.
+     */
     async generation(userId: string, id: string) {
       const [row] = await db
         .select()
         .from(usageLogs)
-        .where(and(eq(usageLogs.userId, userId), or(eq(usageLogs.upstreamId, id), eq(usageLogs.id, id))))
+        .where(and(eq(usageLogs.userId, userId), or(eq(usageLogs.upstreamId, id), eq(usageLogs.responseId, id), eq(usageLogs.id, id))))
         .limit(1)
       if (!row) return undefined
       return {
         id: row.upstreamId ?? row.id,
+        response_id: row.responseId,
         model: row.model,
         created_at: row.createdAt.toISOString(),
         total_cost: microsToRub(row.costMicros),
         currency: 'RUB' as const,
         tokens_prompt: row.promptTokens,
         tokens_completion: row.completionTokens,
+        audio_seconds: row.audioSeconds,
+        characters: row.characters,
         latency: row.durationMs,
         generation_time: row.durationMs,
         status: row.status,
         streamed: row.stream,
         cancelled: row.status === 'cancelled',
-        api_type: row.endpoint === 'images' ? 'image' : 'completions',
+        api_type: API_TYPES[row.endpoint],
+        /** Which router answered: the primary, or the second one while the first was down. */
+        upstream: row.upstream,
         error: row.error,
       }
     },

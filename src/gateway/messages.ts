@@ -5,7 +5,8 @@
 import type { ModelRow } from '../catalog/schema'
 import { isObject } from '../lib/json'
 import { sseData } from '../lib/sse'
-import { type ChatShape, chatShape } from './shape'
+import { estimatePrompt } from './estimate'
+import { type ChatShape, requestShape } from './shape'
 import { chargedUsage, parseEvent, type Usage, type Wire } from './wire'
 
 export type MessagesBody = {
@@ -44,13 +45,12 @@ function chatParts(content: unknown): unknown {
   })
 }
 
+/** The routing fields (fallbacks, plugins, provider, search tools…) are read as for chat; only the prompt is Anthropic's. */
 export function messagesShape(body: MessagesBody, get: (id: string) => ModelRow | undefined): ChatShape {
   const messages = body.messages.map((m) => ({ role: m.role, content: chatParts(m.content) }))
   if (body.system !== undefined) messages.unshift({ role: 'system', content: chatParts(body.system) })
-  const tools = Array.isArray(body.tools) ? body.tools : undefined
-  const searches = tools?.some((t) => isObject(t) && typeof t.type === 'string' && t.type.startsWith('web_search'))
   // max_tokens is required and covers the thinking budget too (Anthropic's rule).
-  return chatShape({ model: body.model, messages, max_tokens: body.max_tokens, tools, web_search_options: searches ? {} : undefined }, get)
+  return requestShape(body, get, { kind: 'chat', prompt: estimatePrompt(messages, [body.tools]), requestedTokens: body.max_tokens })
 }
 
 /** Anthropic's usage object (message_start has the input tokens, message_delta the output and the cost). */
@@ -63,7 +63,7 @@ type AnthropicUsage = {
   [k: string]: unknown
 }
 /** The fields of a Messages stream event the gateway reads. */
-type MessagesEvent = { type?: string; message?: { usage?: AnthropicUsage }; usage?: AnthropicUsage; error?: { message?: string } }
+type MessagesEvent = { type?: string; message?: { id?: string; usage?: AnthropicUsage }; usage?: AnthropicUsage; error?: { message?: string } }
 
 /** Anthropic's usage in chat's names: every input token (cache writes and reads included) is prompt. */
 const usageOf = (u: AnthropicUsage | undefined | null): Usage | undefined =>
@@ -82,7 +82,7 @@ export const messagesWire: Wire = {
   answer(json) {
     if (json.type === 'error' || json.error) return { error: (json.error as { message?: string } | undefined)?.message ?? 'ошибка' }
     if (!Array.isArray(json.content)) return { error: 'ответ без content' }
-    return { usage: usageOf(json.usage as AnthropicUsage | undefined), model: json.model }
+    return { usage: usageOf(json.usage as AnthropicUsage | undefined), model: json.model, responseId: typeof json.id === 'string' ? json.id : undefined }
   },
   withCharge: (json, _usage, charged) => ({ ...json, usage: chargedUsage(json.usage as Record<string, unknown> | undefined, charged) }),
   reader() {
@@ -96,7 +96,7 @@ export const messagesWire: Wire = {
         if (!obj) return 'drop'
         if (obj.type === 'message_start') {
           started = obj.message?.usage ?? {}
-          return {}
+          return { responseId: obj.message?.id }
         }
         if (obj.type === 'message_delta' && obj.usage) {
           const raw = { ...started, ...obj.usage }

@@ -1,4 +1,6 @@
 import { t } from 'elysia'
+import { MAX_AUDIO_SECONDS } from '../lib/audio-duration'
+import { SPEECH_FORMATS, TRANSCRIPTION_FORMATS } from './audio'
 
 /**
  * An integer in a JSON body. Not t.Integer: Elysia's version also accepts numeric strings through a
@@ -61,6 +63,20 @@ export const OpenAIErrorBody = t.Object(
   { title: 'OpenAIError' },
 )
 
+/** GET /v1/responses/{id}/input_items: OpenAI's cursor list. */
+export const ResponseItemList = t.Object(
+  {
+    object: t.Literal('list'),
+    data: t.Array(t.Any({ description: 'Элемент входа (message, function_call, function_call_output…) с id' })),
+    first_id: t.Union([t.String(), t.Null()]),
+    last_id: t.Union([t.String(), t.Null()]),
+    has_more: t.Boolean(),
+  },
+  { title: 'ResponseItemList' },
+)
+
+export const ResponseDeleted = t.Object({ id: t.String(), object: t.Literal('response'), deleted: t.Literal(true) }, { title: 'ResponseDeleted' })
+
 export const ModelObject = t.Object(
   {
     id: t.String(),
@@ -79,10 +95,13 @@ export const ModelObject = t.Object(
         image_output: t.String(),
         web_search: t.String(),
         internal_reasoning: t.String(),
+        audio: t.String(),
+        character: t.String(),
+        audio_second: t.String(),
       },
       {
         description:
-          'Рубли с наценкой: prompt/completion/internal_reasoning — за токен, image — за входное изображение, image_output — за созданное изображение, web_search — за результат веб-поиска («0» — по цене маршрутизатора), request — за запрос; "-1" — цена переменная',
+          'Рубли с наценкой: prompt/completion/internal_reasoning — за токен, image — за входное изображение, image_output — за созданное изображение, web_search — за результат веб-поиска («0» — по цене маршрутизатора), request — за запрос, audio — за аудиотокен; у моделей озвучки character — за символ текста (prompt — то же), у моделей распознавания с посекундной ценой audio_second — за секунду записи; "-1" — цена переменная',
       },
     ),
     capabilities: t.Object({
@@ -90,18 +109,71 @@ export const ModelObject = t.Object(
       vision: t.Boolean({ description: 'Принимает изображения' }),
       files: t.Boolean({ description: 'Принимает файлы (PDF)' }),
       embeddings: t.Boolean({ description: 'Модель для /v1/embeddings' }),
+      speech: t.Boolean({ description: 'Озвучивает текст: /v1/audio/speech' }),
+      transcription: t.Boolean({ description: 'Распознаёт речь: /v1/audio/transcriptions' }),
     }),
+    type: t.UnionEnum(['chat', 'image', 'embeddings', 'speech', 'transcription'], {
+      description: 'Для чего модель: chat — /v1/chat/completions, image — /v1/images, embeddings, speech, transcription — /v1/audio/*',
+    }),
+    voices: t.Optional(t.Array(t.String(), { description: 'Голоса модели озвучки (voice)' })),
     variable_pricing: t.Boolean(),
   },
   { title: 'Model' },
+)
+
+export const SpeechRequest = t.Object(
+  {
+    model: t.String({ minLength: 1, error: 'Укажите model — модель озвучки из /v1/models (type: speech)' }),
+    // The exact limit (4096 characters) is counted in code points by the gateway; this one in UTF-16 units.
+    input: t.String({ minLength: 1, maxLength: 8192, error: 'Укажите input — текст до 4096 символов, который нужно озвучить' }),
+    voice: t.Optional(
+      t.Union([t.String({ minLength: 1, maxLength: 200 }), t.Object({ id: t.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: true })], {
+        error: 'voice должен быть названием голоса, например alloy',
+      }),
+    ),
+    response_format: t.Optional(t.UnionEnum([...SPEECH_FORMATS], { error: 'response_format должен быть mp3, opus, aac, flac, wav или pcm' })),
+    speed: t.Optional(t.Number({ minimum: 0.25, maximum: 4, error: 'speed должен быть числом от 0.25 до 4' })),
+    instructions: t.Optional(t.String({ maxLength: 4096, error: 'instructions должен быть строкой до 4096 символов' })),
+    stream_format: t.Optional(t.String()),
+  },
+  { additionalProperties: true, error: 'Тело запроса должно быть объектом с полями model, input и voice' },
+)
+
+export const TranscriptionRequest = t.Object(
+  {
+    model: t.String({ minLength: 1, error: 'Укажите model — модель распознавания речи из /v1/models (type: transcription)' }),
+    file: t.Optional(t.Any({ description: 'Файл записи (multipart/form-data): WAV, MP3, OGG/Opus, WebM, M4A, FLAC или AAC, до 25 МБ' })),
+    input_audio: t.Optional(
+      t.Object(
+        { data: t.String({ minLength: 1, description: 'Запись в base64' }), format: t.Optional(t.String({ description: 'wav, mp3, flac, m4a, ogg, webm или aac' })) },
+        { additionalProperties: true, error: 'input_audio должен быть объектом {data: <base64>, format}' },
+      ),
+    ),
+    language: t.Optional(t.String({ maxLength: 32, error: 'language должен быть кодом языка ISO-639-1, например ru' })),
+    prompt: t.Optional(t.String({ maxLength: 4096, error: 'prompt должен быть строкой до 4096 символов' })),
+    response_format: t.Optional(t.UnionEnum([...TRANSCRIPTION_FORMATS], { error: 'response_format должен быть json, text, srt, verbose_json или vtt' })),
+    // Multipart sends every field as text.
+    temperature: t.Optional(t.Union([t.Number(), t.String({ maxLength: 16 })], { error: 'temperature должен быть числом от 0 до 1' })),
+  },
+  { additionalProperties: true, error: 'Передайте model и запись: file (multipart/form-data) или input_audio (JSON)' },
 )
 
 export const EstimateRequest = t.Object(
   {
     chat: t.Optional(ChatRequest),
     images: t.Optional(ImagesRequest),
+    speech: t.Optional(SpeechRequest),
+    transcription: t.Optional(
+      t.Object({
+        model: t.String({ minLength: 1, error: 'Укажите model — модель распознавания речи' }),
+        seconds: t.Number({ exclusiveMinimum: 0, maximum: MAX_AUDIO_SECONDS, error: 'seconds — длительность записи в секундах' }),
+      }),
+    ),
   },
-  { error: 'Передайте chat (тело /v1/chat/completions) или images (тело /v1/images)' },
+  {
+    error:
+      'Передайте chat (тело /v1/chat/completions), images (тело /v1/images), speech (тело /v1/audio/speech) или transcription ({model, seconds} — модель и длительность записи)',
+  },
 )
 
 export const EstimateResult = t.Object(
@@ -132,7 +204,9 @@ export const ResponsesRequest = t.Object(
     max_output_tokens: t.Optional(int({ minimum: 1, maximum: 1_000_000, error: 'max_output_tokens должен быть целым числом не меньше 1' })),
     temperature: t.Optional(t.Number({ minimum: 0, maximum: 2, error: 'temperature должен быть числом от 0 до 2' })),
     stream: t.Optional(t.Boolean({ error: 'stream должен быть true или false' })),
-    previous_response_id: t.Optional(t.String()),
+    previous_response_id: t.Optional(t.String({ minLength: 1, maxLength: 200 })),
+    store: t.Optional(t.Boolean({ error: 'store должен быть true или false' })),
+    generate: t.Optional(t.Boolean({ error: 'generate должен быть true или false' })),
   },
   { additionalProperties: true, error: 'Тело запроса должно быть объектом с полями model и input' },
 )

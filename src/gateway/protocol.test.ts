@@ -87,6 +87,8 @@ describe('/v1 protocol details', () => {
     expect(pre.status).toBe(204)
     expect(pre.headers.get('access-control-allow-origin')).toBe('*')
     for (const h of ['Authorization', 'Content-Type', 'x-api-key', 'anthropic-version', 'anthropic-beta']) expect(pre.headers.get('access-control-allow-headers')).toContain(h)
+    // DELETE for /v1/responses/{id} (the SDK's responses.delete from a browser app).
+    expect(pre.headers.get('access-control-allow-methods')).toBe('GET, POST, DELETE, OPTIONS')
     const res = await post('/v1/chat/completions', { model: 'openai/gpt-4o-mini', max_tokens: 5, messages: say('привет') }, { origin: 'https://app.example' })
     expect(res.headers.get('access-control-allow-origin')).toBe('*')
     const api = await fetch(`${gw.url}/api/health`, { headers: { origin: 'https://app.example' } })

@@ -20,9 +20,9 @@ export const v1Protocol = new Elysia({ name: 'v1-protocol' }).onRequest(({ reque
   const given = request.headers.get('x-request-id')
   set.headers['x-request-id'] = given && SAFE_ID.test(given) ? given : `req_${newId()}`
   set.headers['access-control-allow-origin'] = '*'
-  set.headers['access-control-expose-headers'] = 'x-request-id, x-should-retry, retry-after'
+  set.headers['access-control-expose-headers'] = 'x-request-id, x-should-retry, retry-after, x-generation-id, x-token-count-estimated'
   if (request.method === 'OPTIONS') {
-    set.headers['access-control-allow-methods'] = 'GET, POST, OPTIONS'
+    set.headers['access-control-allow-methods'] = 'GET, POST, DELETE, OPTIONS'
     set.headers['access-control-allow-headers'] = ALLOWED_HEADERS
     set.headers['access-control-max-age'] = '86400'
     set.status = 204

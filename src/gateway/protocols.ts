@@ -1,15 +1,17 @@
-// The router's other protocols through the same hold → forward → relay → settle as chat:
+// Every protocol's entry on the one pipeline (pipeline.ts: hold → forward → relay → settle): chat,
 // Responses, Anthropic Messages (and its free token count) and embeddings.
 import { OpenAIError } from '../lib/errors'
-import { upstreamErrorFrom } from '../upstream/client'
 import type { Caller } from './callers'
-import { type ChatService, endUserId, type GatewayDeps } from './chat'
+import { type ChatBody, chatWire } from './chat'
 import { type EmbeddingsBody, embeddingsShape, embeddingsWire } from './embeddings'
 import { type MessagesBody, messagesShape, messagesWire, resolveAnthropicModel } from './messages'
+import type { GatewayDeps, Pipeline } from './pipeline'
 import { type ResponsesBody, responsesShape, responsesWire } from './responses'
-import { fromFetchFailure, fromUpstream } from './upstream-errors'
+import { chatShape } from './shape'
 
 const ANTHROPIC_VERSION = '2023-06-01'
+/** The header of a token count the gateway estimated itself (the router could not count). */
+export const TOKEN_COUNT_ESTIMATED = 'x-token-count-estimated'
 
 /** The anthropic-* headers the router needs to speak the caller's version of the protocol. */
 function anthropicHeaders(headers: Record<string, string | undefined>): Record<string, string> {
@@ -18,28 +20,33 @@ function anthropicHeaders(headers: Record<string, string | undefined>): Record<s
   return out
 }
 
-export function protocolsService(deps: GatewayDeps, chat: ChatService) {
+export function protocolsService(deps: GatewayDeps, pipe: Pipeline) {
   const get = deps.catalog.get
 
   async function messages(caller: Caller, body: MessagesBody, headers: Record<string, string | undefined>, signal: AbortSignal) {
     const stream = body.stream === true
     const model = resolveAnthropicModel(body.model, get)
     const cs = messagesShape({ ...body, model }, get)
-    const p = await chat.prepare(caller, cs, { endpoint: 'messages', stream, headers: anthropicHeaders(headers) })
-    const metadata = { ...(body.metadata as Record<string, unknown> | undefined), user_id: endUserId(caller.userId) }
-    const out: Record<string, unknown> = { ...body, model, stream, metadata }
-    if (p.maxTokens !== null) out.max_tokens = p.maxTokens
-    return stream ? chat.stream(p, messagesWire, out, signal) : chat.complete(p, messagesWire, out, signal)
+    const p = await pipe.prepare(caller, cs, { endpoint: 'messages', stream, headers: anthropicHeaders(headers) })
+    const out = pipe.body(p, { ...body, model }, 'messages')
+    return stream ? pipe.stream(p, messagesWire, out, signal) : pipe.complete(p, messagesWire, out, signal)
   }
 
   return {
+    /** /v1/chat/completions, plain or streamed. */
+    async chat(caller: Caller, body: ChatBody, signal: AbortSignal) {
+      const stream = body.stream === true
+      const p = await pipe.prepare(caller, chatShape(body, get), { endpoint: 'chat', stream })
+      const out = pipe.body(p, body, 'chat')
+      return stream ? pipe.stream(p, chatWire, out, signal) : pipe.complete(p, chatWire, out, signal)
+    },
+
     async responses(caller: Caller, body: ResponsesBody, signal: AbortSignal) {
       const stream = body.stream === true
       const cs = responsesShape(body, get)
-      const p = await chat.prepare(caller, cs, { endpoint: 'responses', stream })
-      const out: Record<string, unknown> = { ...body, ...cs.patch, stream, user: endUserId(caller.userId) }
-      if (p.maxTokens !== null) out.max_output_tokens = p.maxTokens
-      return stream ? chat.stream(p, responsesWire, out, signal) : chat.complete(p, responsesWire, out, signal)
+      const p = await pipe.prepare(caller, cs, { endpoint: 'responses', stream })
+      const out = pipe.body(p, body, 'responses')
+      return stream ? pipe.stream(p, responsesWire, out, signal) : pipe.complete(p, responsesWire, out, signal)
     },
 
     async messages(caller: Caller, body: MessagesBody, headers: Record<string, string | undefined>, signal: AbortSignal) {
@@ -53,30 +60,38 @@ export function protocolsService(deps: GatewayDeps, chat: ChatService) {
       }
     },
 
-    /** The router's free input-token count for a Messages body; nothing is held or charged. */
-    async countTokens(body: Record<string, unknown>, headers: Record<string, string | undefined>, signal: AbortSignal) {
-      const model = typeof body.model === 'string' ? resolveAnthropicModel(body.model, get) : body.model
-      let res: Response
+    /**
+     * The free input-token count of a Messages body: the router's when it serves one; when it does not
+     * (404, 405), cannot be reached or is down, our own estimate — the one the hold uses — marked
+     * `estimated`. Claude Code asks before every request: it must always get an answer. Nothing is held.
+     */
+    async countTokens(body: Record<string, unknown>, headers: Record<string, string | undefined>, signal: AbortSignal): Promise<{ input_tokens: number; estimated: boolean }> {
+      const model = typeof body.model === 'string' ? resolveAnthropicModel(body.model, get) : String(body.model)
+      // Our catalogue first: an unknown model is a 404 whatever the router would say.
+      const cs = messagesShape({ ...(body as MessagesBody), model, max_tokens: 1 }, get)
+      const estimate = () => ({ input_tokens: cs.shape.prompt.tokens, estimated: true })
+      let sent: Awaited<ReturnType<typeof pipe.forward>>
       try {
-        res = await deps.upstream.post(
-          '/messages/count_tokens',
-          { ...body, model },
-          AbortSignal.any([signal, AbortSignal.timeout(deps.config.upstreamTimeoutMs)]),
-          anthropicHeaders(headers),
+        sent = await pipe.forward(
+          { path: '/messages/count_tokens', body: { ...body, model }, headers: anthropicHeaders(headers), stream: false, models: cs.shape.candidates.map((c) => c.model.id) },
+          signal,
         )
       } catch (e) {
-        throw fromFetchFailure(e, (e as Error)?.name === 'TimeoutError')
+        // The router's verdict on the body stands; anything else (no such route, down, unreachable) is estimated.
+        if (signal.aborted || (e instanceof OpenAIError && (e.status === 400 || e.status === 403))) throw e
+        return estimate()
       }
-      if (!res.ok) throw fromUpstream(await upstreamErrorFrom(res))
-      const json = (await res.json().catch(() => null)) as { input_tokens?: unknown } | null
-      if (typeof json?.input_tokens !== 'number') throw new OpenAIError(502, 'Провайдер не вернул число токенов', 'server_error', 'upstream_error')
-      return { input_tokens: json.input_tokens }
+      const json = (await sent.res
+        .json()
+        .catch(() => null)
+        .finally(sent.done)) as { input_tokens?: unknown } | null
+      return typeof json?.input_tokens === 'number' ? { input_tokens: json.input_tokens, estimated: false } : estimate()
     },
 
     async embeddings(caller: Caller, body: EmbeddingsBody, signal: AbortSignal) {
       const cs = embeddingsShape(body, get)
-      const p = await chat.prepare(caller, cs, { endpoint: 'embeddings', stream: false })
-      return chat.complete(p, embeddingsWire, { ...body, user: endUserId(caller.userId) }, signal)
+      const p = await pipe.prepare(caller, cs, { endpoint: 'embeddings', stream: false })
+      return pipe.complete(p, embeddingsWire, pipe.body(p, body, 'embeddings'), signal)
     },
   }
 }

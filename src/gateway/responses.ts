@@ -1,12 +1,13 @@
 // POST /v1/responses: OpenAI's Responses API (Vercel AI SDK's default provider, Codex CLI, `llm`,
-// openai.responses.*), stateless like the router's: the whole history comes in `input`.
+// openai.responses.*) as the router speaks it, stateless: the whole history comes in `input`
+// (`previous_response_id` is expanded into it before, by stored-responses.ts).
 // Held, forwarded, relayed event by event and settled exactly like chat.
 
 import type { ModelRow } from '../catalog/schema'
-import { OpenAIError } from '../lib/errors'
 import { isObject } from '../lib/json'
 import { sseData } from '../lib/sse'
-import { type ChatShape, chatShape } from './shape'
+import { estimatePrompt } from './estimate'
+import { type ChatShape, requestShape } from './shape'
 import { chargedUsage, countEvents, parseEvent, type Usage, type Wire } from './wire'
 
 export type ResponsesBody = {
@@ -18,6 +19,10 @@ export type ResponsesBody = {
   max_output_tokens?: number
   stream?: boolean
   previous_response_id?: string
+  /** false: not kept (the chain then lives only in a WebSocket connection's memory). */
+  store?: boolean
+  /** WebSocket mode only: false prepares the chain and returns an id without calling the model. */
+  generate?: boolean
   text?: unknown
   [k: string]: unknown
 }
@@ -47,32 +52,9 @@ function asMessages(body: ResponsesBody): Array<{ role: string; content?: unknow
   return out
 }
 
-const WEB_TOOLS = /^web_search/
-
 export function responsesShape(body: ResponsesBody, get: (id: string) => ModelRow | undefined): ChatShape {
-  if (body.previous_response_id !== undefined)
-    throw new OpenAIError(
-      400,
-      'previous_response_id не поддерживается: ответы не хранятся. Передайте всю историю в input (предыдущие сообщения и output прошлого ответа).',
-      'invalid_request_error',
-      'previous_response_not_supported',
-      { param: 'previous_response_id' },
-    )
-  const tools = Array.isArray(body.tools) ? body.tools : undefined
-  const searches = tools?.some((t) => isObject(t) && typeof t.type === 'string' && WEB_TOOLS.test(t.type))
-  return chatShape(
-    {
-      model: body.model,
-      models: body.models,
-      messages: asMessages(body),
-      max_tokens: body.max_output_tokens,
-      tools,
-      response_format: body.text,
-      plugins: body.plugins,
-      web_search_options: searches ? {} : undefined,
-    },
-    get,
-  )
+  // The routing fields (fallbacks, plugins, provider, search tools…) are read as for chat; only the prompt is the Responses API's.
+  return requestShape(body, get, { kind: 'chat', prompt: estimatePrompt(asMessages(body), [body.tools, body.text]), requestedTokens: body.max_output_tokens })
 }
 
 /** The Responses API's usage object. */
@@ -82,7 +64,7 @@ type ResponsesEvent = {
   type?: string
   message?: string
   error?: { message?: string }
-  response?: { usage?: ResponsesUsage; model?: unknown; error?: { message?: string }; [k: string]: unknown }
+  response?: { id?: string; usage?: ResponsesUsage; model?: unknown; error?: { message?: string }; [k: string]: unknown }
 }
 
 /** The Responses usage in chat's names, for settlement. */
@@ -96,11 +78,16 @@ export const responsesWire: Wire = {
   answer(json) {
     const err = json.error as { message?: string } | null | undefined
     if (err || json.status === 'failed' || !Array.isArray(json.output)) return { error: err?.message ?? 'ответ без output' }
-    return { usage: usageOf(json.usage as ResponsesUsage | undefined), model: json.model }
+    return { usage: usageOf(json.usage as ResponsesUsage | undefined), model: json.model, responseId: typeof json.id === 'string' ? json.id : undefined }
   },
   withCharge: (json, _usage, charged) => ({ ...json, usage: chargedUsage(json.usage as Record<string, unknown> | undefined, charged) }),
   reader: () => ({
-    plain: (block) => !block.includes('response.completed') && !block.includes('response.incomplete') && !block.includes('response.failed') && !block.includes('"error"'),
+    plain: (block) =>
+      !block.includes('response.created') &&
+      !block.includes('response.completed') &&
+      !block.includes('response.incomplete') &&
+      !block.includes('response.failed') &&
+      !block.includes('"error"'),
     pieces: (block) => countEvents(block, ['response.output_text.delta', 'response.function_call_arguments.delta']),
     inspect(_event, data) {
       const obj = parseEvent<ResponsesEvent>(data)
@@ -111,9 +98,11 @@ export const responsesWire: Wire = {
         return {
           usage: usageOf(raw)!,
           model: obj.response.model,
+          responseId: obj.response.id,
           render: (_usage, charged) => `event: ${type}\ndata: ${JSON.stringify({ ...obj, response: { ...obj.response, usage: chargedUsage(raw, charged) } })}\n\n`,
         }
       }
+      if (type === 'response.created') return { responseId: obj.response?.id }
       if (type === 'response.failed') return { error: obj.response?.error?.message ?? '' }
       if (type === 'error') return { error: obj.message ?? obj.error?.message ?? '' }
       return { piece: type === 'response.output_text.delta' || type === 'response.function_call_arguments.delta' }

@@ -2,7 +2,6 @@
 // body (its usage, a 200 that carries an error, the model that answered) and the SSE stream (which
 // events can pass untouched, which carry the usage or an error, how a failure is told to the client).
 import { formatMicros, microsToRub } from '../lib/money'
-import { sseData } from '../lib/sse'
 
 /** Usage in the router's chat names (each protocol's own names are mapped onto these). */
 export type Usage = {
@@ -15,14 +14,17 @@ export type Usage = {
   [k: string]: unknown
 }
 
-/** What a whole answer says: an error inside a 200, the usage, the answering model, the generation id. */
-export type Read = { error?: string; usage?: Usage; model?: unknown; id?: string }
+/**
+ * What a whole answer says: an error inside a 200, the usage, the answering model, the generation
+ * id, and the answer's own id when the protocol's differs from the generation's (msg_…, resp_…).
+ */
+export type Read = { error?: string; usage?: Usage; model?: unknown; id?: string; responseId?: string }
 
 /** What one stream event means: pass it on (maybe a piece of the answer), an error, or the final usage. */
 export type Seen =
   | 'drop'
-  | { id?: string; piece?: boolean; error?: string; usage?: undefined }
-  | { id?: string; usage: Usage; model?: unknown; error?: undefined; piece?: undefined; render: (usage: Usage, chargedMicros: number) => string }
+  | { id?: string; responseId?: string; piece?: boolean; error?: string; usage?: undefined }
+  | { id?: string; responseId?: string; usage: Usage; model?: unknown; error?: undefined; piece?: undefined; render: (usage: Usage, chargedMicros: number) => string }
 
 export type StreamReader = {
   /** A block whose events need no reading (no usage, no error): forwarded as it came. */
@@ -69,42 +71,10 @@ export function countEvents(block: string, needles: string[]): number {
 }
 
 /** One event's JSON, or undefined when it is not JSON. `T`: the fields the caller reads (as the protocol documents them, not checked). */
-const parse = <T extends object = Record<string, unknown>>(data: string): T | undefined => {
+export const parseEvent = <T extends object = Record<string, unknown>>(data: string): T | undefined => {
   try {
     return JSON.parse(data) as T
   } catch {
     return undefined
   }
-}
-
-export { parse as parseEvent }
-
-type ChatJson = { id?: string; model?: string; error?: { message?: string }; choices?: Array<{ error?: { message?: string } }>; usage?: Usage }
-/** The fields of a chat stream event the gateway reads. */
-type ChatEvent = { id?: string; model?: unknown; error?: { message?: string }; usage?: Usage }
-
-export const chatWire: Wire = {
-  path: '/chat/completions',
-  answer(json) {
-    const j = json as ChatJson
-    const err = j.error ?? j.choices?.[0]?.error
-    if (err || !Array.isArray(j.choices)) return { error: err?.message ?? 'ответ без choices', id: j.id }
-    return { usage: j.usage, model: j.model, id: j.id }
-  },
-  withCharge: (json, usage, charged) => ({ ...json, usage: chargedUsage(usage, charged) }),
-  reader: () => ({
-    plain: (block) => !block.includes('"usage"') && !block.includes('"error"'),
-    pieces: (block) => countEvents(block, ['"content"', '"images"']),
-    inspect(_event, data, needId) {
-      if (!data.includes('"usage"') && !data.includes('"error"'))
-        return { piece: data.includes('"content"') || data.includes('"images"'), id: needId ? parse<ChatEvent>(data)?.id : undefined }
-      const obj = parse<ChatEvent>(data)
-      if (!obj) return 'drop'
-      if (obj.error) return { id: obj.id, error: obj.error.message ?? '' }
-      if (obj.usage) return { id: obj.id, usage: obj.usage, model: obj.model, render: (usage, charged) => sseData({ ...obj, usage: chargedUsage(usage, charged) }) }
-      return { id: obj.id, piece: data.includes('"content"') }
-    },
-    errorEvent: (message) => sseData({ error: { message, type: 'server_error', code: 'upstream_error', param: null } }),
-    keepAlive: ': keep-alive\n\n',
-  }),
 }

@@ -17,7 +17,7 @@ import { freshDatabaseUrl } from '../test-support/database'
 
 const FOLDER = join(import.meta.dir, '../../drizzle', onPostgres ? 'pg' : '')
 /** The last migration before the data migration. */
-const BEFORE = onPostgres ? '0001_teams_budgets' : '0009_teams_budgets'
+const BEFORE = onPostgres ? '0006_teams_budgets' : '0014_teams_budgets'
 
 /** A copy of the migrations folder whose journal stops at `lastTag`. */
 function migrationsUpTo(lastTag: string): string {

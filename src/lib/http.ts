@@ -65,7 +65,7 @@ function answer(code: string | number, error: unknown, request: Request): Respon
 const fieldOf = (path: string | undefined) => path?.replace(/^\//, '').replace(/\//g, '.') || null
 
 /** The same failures as OpenAI errors, for the /v1 gateway and its SDK clients (Anthropic's clients get them reshaped). */
-function openAIFailure(code: string | number, error: unknown, path: string, method: string): OpenAIError {
+export function openAIFailure(code: string | number, error: unknown, path: string, method: string): OpenAIError {
   if (error instanceof OpenAIError) return error
   if (error instanceof AppError) {
     const type = error.status === 401 ? 'invalid_request_error' : error.status >= 500 ? 'server_error' : 'invalid_request_error'

@@ -2,33 +2,16 @@
 // real payment keys or without PUBLIC_URL refuses to start; test-page money is never refundable;
 // a forged Host header never reaches a payment link, a letter or a page.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { eventually } from '../test-support/gateway'
 import { startPayments } from '../test-support/payments'
-import { client, freshIp, readResult, registerUser, startServer, TEST_JWT_SECRET, type TestServer } from '../test-support/server'
+import { refusesToStart } from '../test-support/process'
+import { client, freshIp, readResult, registerUser, startServer, type TestServer } from '../test-support/server'
 
 // These tests start servers and processes; on a busy machine that outlasts bun's 5 s default
 // (bunfig.toml cannot set it: only --timeout or this call can).
 setDefaultTimeout(20_000)
-
-const ENTRY = new URL('../index.ts', import.meta.url).pathname
-
-/** Starts the real entry point with exactly `env` and waits for it to exit; the server must not start. */
-async function refusesToStart(env: Record<string, string>) {
-  const dataDir = mkdtempSync(join(tmpdir(), 'gw-prod-'))
-  const proc = Bun.spawn(['bun', ENTRY], {
-    env: { PATH: process.env.PATH!, HOME: process.env.HOME ?? '/tmp', HOST: '127.0.0.1', PORT: '0', DATA_DIR: dataDir, JWT_SECRET: TEST_JWT_SECRET, ...env },
-    stdout: 'pipe',
-    stderr: 'pipe',
-  })
-  const timer = setTimeout(() => proc.kill('SIGKILL'), 15_000)
-  const [code, stdout, stderr] = await Promise.all([proc.exited, new Response(proc.stdout).text(), new Response(proc.stderr).text()])
-  clearTimeout(timer)
-  rmSync(dataDir, { recursive: true, force: true })
-  return { code, stdout, stderr }
-}
 
 describe('NODE_ENV=production', () => {
   test('without YooKassa keys the server refuses to start and names them (and the way out)', async () => {

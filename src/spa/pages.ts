@@ -9,15 +9,30 @@ import { docsDocument } from '../content/docs'
 import { AUDIENCE, FEATURES, HERO, PRODUCT_CARDS, type TextCard, USE_CASES } from '../content/landing'
 import { LEGAL_DOCUMENTS, type LegalSlug } from '../content/legal'
 import { renderMarkdown } from '../content/markdown'
-import { contextText, isEmbeddingModel, type Model, priceLines, priceLineText, providerLabel, providerOf, publicModelHref } from '../content/models/catalog'
+import {
+  contextText,
+  isEmbeddingModel,
+  isSpeechModel,
+  isTranscriptionModel,
+  MODEL_TYPE_TEXT,
+  type Model,
+  modelType,
+  priceLines,
+  priceLineText,
+  providerLabel,
+  providerOf,
+  publicModelHref,
+} from '../content/models/catalog'
 import { modelMeta, modelsMeta, NOT_FOUND_MODEL_META } from '../content/models/meta'
 import { modelSnippets } from '../content/models/snippets'
 import { metaForPath, type PageMeta, postMeta } from '../content/seo'
 import { SERVICES_DOCUMENT } from '../content/services'
 import { pickShowcase, splitModelName } from '../content/showcase'
+import { averageUptime, formatDay, formatDuration, formatMoscow, formatUptime, STATE_LABELS, STATUS_HEADLINES, STATUS_TEXT } from '../content/status'
 import { PROVIDER, SUPPORT } from '../content/terms'
 import type { Db } from '../db/client'
 import { type Dec, dec } from '../lib/decimal'
+import type { Status } from '../status/model'
 import { documentHtml, esc, inlineHtml } from './render'
 
 export interface PageDeps {
@@ -26,6 +41,8 @@ export interface PageDeps {
   catalog: Pick<Catalog, 'list' | 'get' | 'toApi'>
   /** The dollar rate: without it there are no ruble prices (the catalogue pages then say so). */
   rates: { current(): Dec | null }
+  /** The service's state for /status (absent: the page says it cannot be shown). */
+  status?: { current(): Promise<Status> }
 }
 
 /** The catalogue as GET /v1/models sends it (ruble prices); empty while the rate is unknown. */
@@ -65,6 +82,7 @@ const CHUNKS: Record<string, string> = {
   '/blog': 'web/features/blog/blog-list-page.tsx',
   '/docs': 'web/features/docs/docs-page.tsx',
   '/services': 'web/features/services/services-page.tsx',
+  '/status': 'web/features/status/status-page.tsx',
   '/models': PUBLIC_CATALOGUE_CHUNK,
   ...Object.fromEntries(Object.keys(LEGAL).map((p) => [p, 'web/features/legal/legal-page.tsx'])),
 }
@@ -84,6 +102,7 @@ const SITE_LINKS: Array<[string, string]> = [
   ['/blog', 'Блог'],
   ['/docs', 'Документация'],
   ['/services', 'Услуги'],
+  ['/status', 'Состояние сервиса'],
   ['/models', 'Модели'],
   ['/app/playground', 'Playground'],
   ['/public-offer', 'Публичная оферта'],
@@ -165,6 +184,7 @@ const modelPricesHtml = (m: Model) =>
 
 function modelTypeText(m: Model): string {
   if (isEmbeddingModel(m)) return 'Эмбеддинги'
+  if (isSpeechModel(m) || isTranscriptionModel(m)) return MODEL_TYPE_TEXT[modelType(m)]
   const parts = [m.capabilities?.image ? 'Генерация изображений' : 'Текст']
   if (m.capabilities?.vision) parts.push('понимает изображения')
   return parts.join(', ')
@@ -173,7 +193,7 @@ function modelTypeText(m: Model): string {
 function modelsListHtml(models: Model[]): string {
   if (!models.length) return '<h1>Каталог AI-моделей</h1><p>Каталог обновляется — загляните чуть позже.</p>'
   return (
-    `<h1>Каталог AI-моделей с ценами в рублях</h1><p>Моделей: ${esc(integer.format(models.length))}. Цены за 1M токенов и за изображение, в рублях.</p>` +
+    `<h1>Каталог AI-моделей с ценами в рублях</h1><p>Моделей: ${esc(integer.format(models.length))}. Цены за 1M токенов, за изображение, за 1M символов озвучки и за минуту распознавания, в рублях.</p>` +
     `<ul>${models
       .map(
         (m) =>
@@ -194,6 +214,30 @@ function modelHtml(m: Model, origin: string): string {
     `<h2>Пример запроса</h2>${snippets.map((s) => `<h3>${esc(s.title)}</h3><pre><code>${esc(s.code)}</code></pre>`).join('')}` +
     (isEmbeddingModel(m) ? '' : `<p><a href="/app/playground?model=${esc(queryValue(m.id))}">Попробовать в Playground</a></p>`) +
     `<p><a href="/register">Создать аккаунт</a> · <a href="/docs">Документация</a></p></article>`
+  )
+}
+
+// ─── status ──────────────────────────────────────────────────────────────────
+
+function statusHtml(s: Status | undefined): string {
+  const head = `<h1>${esc(STATUS_TEXT.title)}</h1><p>${esc(STATUS_TEXT.lead)}</p>`
+  if (!s) return `${head}<p>Состояние сервиса сейчас не удалось получить.</p>`
+  const down = s.days.filter((d) => d.uptime < 1)
+  return (
+    `${head}<p><strong>${esc(STATUS_HEADLINES[s.status])}</strong> · обновлено ${esc(formatMoscow(s.updatedAt))} МСК</p>` +
+    `<h2>${esc(STATUS_TEXT.now)}</h2><ul>${s.components.map((c) => `<li>${esc(c.name)}: ${esc(STATE_LABELS[c.state])}${c.note ? ` (${esc(c.note)})` : ''}</li>`).join('')}</ul>` +
+    `<h2>${esc(STATUS_TEXT.uptime)}</h2><p>${esc(formatUptime(averageUptime(s.days)))} в среднем. ${esc(STATUS_TEXT.uptimeNote)}</p>` +
+    (down.length ? `<ul>${down.map((d) => `<li>${esc(formatDay(d.date))}: ${esc(formatUptime(d.uptime))}</li>`).join('')}</ul>` : '') +
+    `<h2>${esc(STATUS_TEXT.incidents)}</h2>` +
+    (s.incidents.length
+      ? `<table><thead><tr>${STATUS_TEXT.columns.map((c) => `<th>${esc(c)}</th>`).join('')}</tr></thead><tbody>${s.incidents
+          .map(
+            (i) =>
+              `<tr><td>${esc(formatMoscow(i.startedAt))}</td><td>${i.endedAt ? esc(formatMoscow(i.endedAt)) : esc(STATUS_TEXT.ongoing)}</td>` +
+              `<td>${esc(formatDuration(i.durationSec))}</td><td>${esc(i.what)}</td></tr>`,
+          )
+          .join('')}</tbody></table>`
+      : `<p>${esc(STATUS_TEXT.noIncidents)}</p>`)
   )
 }
 
@@ -269,5 +313,6 @@ export async function resolvePage(rawPath: string, deps: PageDeps): Promise<Rend
   } else if (LEGAL[path]) content = documentHtml(LEGAL_DOCUMENTS[LEGAL[path]!], true)
   else if (path === '/services') content = `${documentHtml(SERVICES_DOCUMENT)}<p><a href="/register">Зарегистрироваться</a> · <a href="/docs">Документация</a></p>`
   else if (path === '/docs' || path === '/app/docs') content = documentHtml(docsDocument(origin))
+  else if (path === '/status') content = statusHtml(await deps.status?.current().catch(() => undefined))
   return { status: 200, meta, body: wrap(content), chunk }
 }

@@ -51,7 +51,7 @@ describe('every HTML answer carries a Content-Security-Policy and a Permissions-
       expect(d['form-action']).toEqual(["'self'"])
       expect(csp).not.toContain('unsafe-eval')
       expect(csp).not.toMatch(/https?:\/\/|\*/)
-      expect(res.headers.get('permissions-policy')).toBe('camera=(), microphone=(), geolocation=(), payment=(), usb=()')
+      expect(res.headers.get('permissions-policy')).toBe('camera=(), microphone=(self), geolocation=(), payment=(), usb=()')
       await res.arrayBuffer()
     })
 

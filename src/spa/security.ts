@@ -30,7 +30,8 @@ const POLICIES: Record<HtmlPolicy, string> = {
   'api-docs': [...common, "style-src 'self' 'unsafe-inline'"].join('; '),
 }
 
-export const PERMISSIONS_POLICY = 'camera=(), microphone=(), geolocation=(), payment=(), usb=()'
+// The microphone for our own pages only: the Playground dictates into its composer (issue 27).
+export const PERMISSIONS_POLICY = 'camera=(), microphone=(self), geolocation=(), payment=(), usb=()'
 export const HSTS = 'max-age=31536000; includeSubDomains'
 
 export function contentSecurityPolicy(policy: HtmlPolicy): string {

@@ -12,6 +12,7 @@ export const SITEMAP_PAGES: Array<[path: string, priority: string, changefreq: s
   ['/blog', '0.8', 'daily'],
   ['/docs', '0.8', 'monthly'],
   ['/services', '0.6', 'monthly'],
+  ['/status', '0.3', 'daily'],
   ['/public-offer', '0.3', 'yearly'],
   ['/terms-of-service', '0.3', 'yearly'],
   ['/privacy-policy', '0.3', 'yearly'],

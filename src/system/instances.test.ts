@@ -2,9 +2,13 @@
 // and one fake upstream. Requests spread across them never overspend; an instance killed with
 // SIGKILL while it holds reservations has them released by the others once its lease lapses; a
 // payment notification delivered to all three at once credits once; a session made on one works
-// on the others; the autopost slot is published once. Runs in the PostgreSQL pass only
+// on the others; the autopost slot is published once; a deleted account's files are gone on all
+// of them at once (issue 22). Runs in the PostgreSQL pass only
 // (scripts/test-pg.ts): on SQLite one process owns the file.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { onPostgres } from '../db/dialect'
 import { startFakeYooKassa } from '../payments/fake'
 import { freshDatabaseUrl } from '../test-support/database'
@@ -23,11 +27,14 @@ let yookassa: ReturnType<typeof startFakeYooKassa>
 let servers: TestServer[] = []
 let databaseUrl: string
 let read: Reader
+/** The upload folder the instances share (UPLOADS_DIR), as several instances must. */
+let sharedUploads: string
 
 beforeAll(async () => {
   if (!onPostgres) return
   databaseUrl = await freshDatabaseUrl()
   read = databaseReader(databaseUrl)
+  sharedUploads = mkdtempSync(join(tmpdir(), 'gateway-shared-uploads-'))
   upstream = await startFakeUpstream({ faults: true, tokenDelayMs: 1, apiKey: UPSTREAM_KEY })
   yookassa = startFakeYooKassa({ shopId: SHOP_ID, secretKey: SHOP_SECRET })
   const env = {
@@ -42,6 +49,7 @@ beforeAll(async () => {
     YOOKASSA_SECRET_KEY: SHOP_SECRET,
     YOOKASSA_API_URL: yookassa.url,
     AUTOPOST_CRON: '* * * * * *',
+    UPLOADS_DIR: sharedUploads,
   }
   // Started together on an empty database: the migrations run once, under the advisory lock.
   servers = await Promise.all([1, 2, 3].map((n) => startServer({ ...env, INSTANCE_ID: `instance-${n}` })))
@@ -53,6 +61,7 @@ afterAll(async () => {
   await upstream.stop()
   yookassa.stop()
   await closeReader(databaseUrl)
+  rmSync(sharedUploads, { recursive: true, force: true })
 })
 
 type Account = { balance: number; held: number; ledgerSum: number }
@@ -98,6 +107,33 @@ describe.skipIf(!onPostgres)('three instances on one PostgreSQL database', () =>
     expect((await client(servers[1]!.url).post('/api/auth/refresh', { refreshToken: u.refreshToken })).status).toBe(401)
     expect((await client(servers[0]!.url).post('/api/auth/refresh', { refreshToken: refreshed.body.data.refreshToken })).status).toBe(401)
     expect((await client(servers[2]!.url).get('/api/auth/profile', refreshed.body.data.accessToken)).status).toBe(401)
+  })
+
+  test('a deleted account’s upload and picture stop being served by every instance at once, and leave the shared storage', async () => {
+    const c = await customer(servers[0]!)
+    const form = new FormData()
+    form.append('file', new File(['%PDF-1.4\n%%EOF\n'], 'акт.pdf'))
+    const up = await fetch(`${servers[0]!.url}/api/upload`, { method: 'POST', headers: { authorization: `Bearer ${c.accessToken}` }, body: form })
+    expect(up.status).toBe(201)
+    const gen = await fetch(`${servers[1]!.url}/v1/images`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${c.key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'google/gemini-2.5-flash-image', prompt: 'кот', response_format: 'url' }),
+    })
+    expect(gen.status).toBe(200)
+    // Links are signed by one instance; any instance serves them (path and query on its own origin).
+    const links = [((await up.json()) as { data: { url: string } }).data.url, ((await gen.json()) as { data: Array<{ url: string }> }).data[0]!.url].map((u) => new URL(u))
+    const files = [join(sharedUploads, 'uploads', links[0]!.pathname.split('/').pop()!), join(sharedUploads, 'generated', links[1]!.pathname.split('/').pop()!)]
+    const statuses = () => Promise.all(servers.flatMap((s) => links.map(async (l) => (await fetch(`${s.url}${l.pathname}${l.search}`)).status)))
+    expect(await statuses()).toEqual([200, 200, 200, 200, 200, 200])
+    const deleted = await fetch(`${servers[2]!.url}/api/auth/account`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${c.accessToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ email: c.email }),
+    })
+    expect(deleted.status).toBe(200)
+    expect(await statuses()).toEqual([404, 404, 404, 404, 404, 404])
+    expect(files.map(existsSync)).toEqual([false, false])
   })
 
   test('3 000 requests across the instances at concurrency 100 on small balances: served or 402, never below zero, every charge as reported', async () => {
@@ -211,4 +247,33 @@ describe.skipIf(!onPostgres)('three instances on one PostgreSQL database', () =>
     expect((await read<{ n: number }>("select count(*) as n from autopost_runs where kind = 'scheduled'"))[0]!.n).toBe(1)
     expect((await read<{ n: number }>('select count(*) as n from blog_posts'))[0]!.n).toBe(1)
   }, 60_000)
+
+  test('Responses: a chain stored through one instance’s WebSocket continues over HTTP on another; a store: false chain stays in its socket (issue 28)', async () => {
+    const u = await customer(servers[0]!)
+    const ws = new WebSocket(`${servers[0]!.url.replace(/^http/, 'ws')}/v1/responses`, { headers: { authorization: `Bearer ${u.key}` } } as unknown as string[])
+    const frames: Array<Record<string, any>> = []
+    ws.onmessage = (e) => frames.push(JSON.parse(String(e.data)))
+    await new Promise((resolve) => (ws.onopen = resolve))
+    const turn = async (body: Record<string, unknown>) => {
+      const from = frames.length
+      ws.send(JSON.stringify({ type: 'response.create', model: 'openai/gpt-4o-mini', max_output_tokens: 5, ...body }))
+      return eventually(async () => frames.slice(from).find((f) => f.type === 'response.incomplete' || f.type === 'response.completed' || f.type === 'error'), 10_000)
+    }
+    const stored = (await turn({ input: 'Запомни: 42' })).response
+    const memory = (await turn({ input: 'А это не храни', store: false, previous_response_id: stored.id })).response
+    ws.close()
+    const post = (on: TestServer, body: Record<string, unknown>) =>
+      fetch(`${on.url}/v1/responses`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${u.key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'openai/gpt-4o-mini', max_output_tokens: 5, ...body }),
+      })
+    const next = await post(servers[1]!, { input: 'Что я просил запомнить?', previous_response_id: stored.id })
+    expect(next.status).toBe(200)
+    expect(((await next.json()) as { previous_response_id: string }).previous_response_id).toBe(stored.id)
+    // Another instance than the socket's (the third was killed by an earlier test: the last one standing).
+    const gone = await post(servers.at(-1)!, { input: 'дальше', previous_response_id: memory.id })
+    expect(gone.status).toBe(404)
+    expect(((await gone.json()) as { error: { code: string } }).error.code).toBe('previous_response_not_found')
+  })
 })

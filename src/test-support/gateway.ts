@@ -7,22 +7,41 @@ import { databaseReader } from './db-reader'
 import { client, registerUser, startServer } from './server'
 
 export const TEST_RATE = '92.5431'
+type Admin = Awaited<ReturnType<typeof registerUser>>
 export const UPSTREAM_KEY = 'sk-or-v1-test-upstream-key'
+export const FALLBACK_KEY = 'sk-or-v1-test-fallback-key'
 
-export async function startGateway(env: Record<string, string> = {}, upstreamOpts: DemoUpstreamOptions = {}) {
+/** `fallback`: a second fake router (its own key) configured as FALLBACK_UPSTREAM_*. */
+export async function startGateway(env: Record<string, string> = {}, upstreamOpts: DemoUpstreamOptions = {}, fallbackOpts?: DemoUpstreamOptions) {
   const upstream = await startFakeUpstream({ faults: true, tokenDelayMs: 2, apiKey: UPSTREAM_KEY, ...upstreamOpts })
-  const server = await startServer({ OPENROUTER_API_KEY: UPSTREAM_KEY, OPENROUTER_BASE_URL: upstream.url, USD_RUB_RATE: TEST_RATE, ...env })
+  const fallback = fallbackOpts ? await startFakeUpstream({ faults: true, tokenDelayMs: 2, apiKey: FALLBACK_KEY, ...fallbackOpts }) : null
+  const second: Record<string, string> = fallback ? { FALLBACK_UPSTREAM_URL: fallback.url, FALLBACK_UPSTREAM_API_KEY: FALLBACK_KEY } : {}
+  const server = await startServer({ OPENROUTER_API_KEY: UPSTREAM_KEY, OPENROUTER_BASE_URL: upstream.url, USD_RUB_RATE: TEST_RATE, ...second, ...env })
   const read = databaseReader(server.databaseUrl)
+  async function customer(email?: string) {
+    const u = await registerUser(server.url, email)
+    const res = await u.api.post('/api/auth/api-keys', { name: 'test' }, u.accessToken)
+    if (res.status !== 201) throw new Error(`key create failed: ${JSON.stringify(res.body)}`)
+    return { ...u, key: res.body.data.key as string, keyId: res.body.data.id as string }
+  }
   return {
     upstream,
+    /** The second router, when one was asked for. */
+    fallback,
     server,
     url: server.url,
     /** A fresh account with an API key. */
-    async customer(email?: string) {
-      const u = await registerUser(server.url, email)
-      const res = await u.api.post('/api/auth/api-keys', { name: 'test' }, u.accessToken)
-      if (res.status !== 201) throw new Error(`key create failed: ${JSON.stringify(res.body)}`)
-      return { ...u, key: res.body.data.key as string, keyId: res.body.data.id as string }
+    customer,
+    /** A fresh account with an API key and exactly `rub` on its balance: the welcome bonus less `admin`'s adjustment. */
+    async customerWith(admin: Admin, rub: number) {
+      const c = await customer()
+      const [u] = await read<{ balance_micros: number }>('select balance_micros from users where id = ?', c.user.id)
+      const start = u!.balance_micros / 1e6
+      if (start !== rub) {
+        const res = await admin.api.post(`/api/admin/users/${c.user.id}/balance`, { amount: rub - start, description: 'test balance' }, admin.accessToken)
+        if (res.status !== 200) throw new Error(`balance adjustment failed: ${JSON.stringify(res.body)}`)
+      }
+      return c
     },
     /** Balance, held amount (the sum of open holds) and ledger sum straight from the database, in micro-rubles. */
     async books(userId: string) {
@@ -38,6 +57,7 @@ export async function startGateway(env: Record<string, string> = {}, upstreamOpt
     async stop() {
       await server.stop()
       await upstream.stop()
+      await fallback?.stop()
     },
   }
 }

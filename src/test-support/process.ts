@@ -1,7 +1,28 @@
 // The server child process seen from outside: its pid (found by its own DATA_DIR, which no other
-// process has) and its resident memory, for tests that bound what a request may cost the server.
-import { readdirSync, readFileSync } from 'node:fs'
+// process has) and its resident memory, for tests that bound what a request may cost the server;
+// and the entry point started with a configuration it must refuse.
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { connect } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { TEST_JWT_SECRET } from './server'
+
+const ENTRY = new URL('../index.ts', import.meta.url).pathname
+
+/** Starts the real entry point with exactly `env` and waits for it to exit; the server must not start. */
+export async function refusesToStart(env: Record<string, string>) {
+  const dataDir = mkdtempSync(join(tmpdir(), 'gw-prod-'))
+  const proc = Bun.spawn(['bun', ENTRY], {
+    env: { PATH: process.env.PATH!, HOME: process.env.HOME ?? '/tmp', HOST: '127.0.0.1', PORT: '0', DATA_DIR: dataDir, JWT_SECRET: TEST_JWT_SECRET, ...env },
+    stdout: 'pipe',
+    stderr: 'pipe',
+  })
+  const timer = setTimeout(() => proc.kill('SIGKILL'), 15_000)
+  const [code, stdout, stderr] = await Promise.all([proc.exited, new Response(proc.stdout).text(), new Response(proc.stderr).text()])
+  clearTimeout(timer)
+  rmSync(dataDir, { recursive: true, force: true })
+  return { code, stdout, stderr }
+}
 
 /** The pid of the test server whose DATA_DIR is `dataDir`. Linux only (/proc). */
 export function serverPid(dataDir: string): number {

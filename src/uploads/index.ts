@@ -6,6 +6,7 @@ import { AppError } from '../lib/errors'
 import { envelope, errors, ok } from '../lib/http'
 import { FileParams, FileQuery, Upload, UploadBody } from './model'
 import { MAX_UPLOAD_BYTES, UPLOAD_MESSAGES, type UploadsService } from './service'
+import { isPdf, PDF_MAGIC } from './sniff'
 
 /** Multipart framing around the file: a body longer than this cannot hold an allowed file. */
 const MAX_BODY_BYTES = MAX_UPLOAD_BYTES + 64 * 1024
@@ -19,7 +20,8 @@ const OPEN_ERRORS = {
 }
 
 /** `inline; filename*=UTF-8''…` with an ASCII fallback, so Cyrillic names survive downloads. */
-const disposition = (filename: string) => `inline; filename="${filename.replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_')}"; filename*=UTF-8''${encodeURIComponent(filename)}`
+const disposition = (filename: string, kind: 'inline' | 'attachment' = 'inline') =>
+  `${kind}; filename="${filename.replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_')}"; filename*=UTF-8''${encodeURIComponent(filename)}`
 
 export function uploadsRoutes(uploads: UploadsService, auth: AuthService, guard: AuthGuard) {
   return new Elysia({ name: 'uploads', detail: { tags: ['Файлы'] } })
@@ -60,13 +62,16 @@ export function uploadsRoutes(uploads: UploadsService, auth: AuthService, guard:
         if (!(await found.file.exists())) throw OPEN_ERRORS[404]
         const { row } = found
         const isText = row.mimetype.startsWith('text/') || row.mimetype === 'application/json'
+        // Only a file that starts like a PDF is served as one (rows sniffed before that rule included):
+        // anything else labelled so goes out as bytes to download.
+        const fakePdf = row.mimetype === 'application/pdf' && !isPdf(new Uint8Array(await found.file.slice(0, PDF_MAGIC.length).arrayBuffer()))
         return new Response(found.file, {
           headers: {
-            'content-type': isText ? `${row.mimetype}; charset=utf-8` : row.mimetype,
-            'content-disposition': disposition(row.filename),
+            'content-type': fakePdf ? 'application/octet-stream' : isText ? `${row.mimetype}; charset=utf-8` : row.mimetype,
+            'content-disposition': disposition(row.filename, fakePdf ? 'attachment' : 'inline'),
             'cache-control': 'private, max-age=3600',
-            // Customer files are data, never a page of ours: no scripts, even when opened directly.
-            ...(isText || row.mimetype.startsWith('image/') ? { 'content-security-policy': "default-src 'none'; img-src 'self'; sandbox" } : {}),
+            // Customer files are data, never a page of ours: no scripts, even when opened directly (PDFs included).
+            'content-security-policy': "default-src 'none'; img-src 'self'; sandbox",
           },
         })
       },

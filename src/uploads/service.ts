@@ -99,7 +99,7 @@ export function uploadsService(config: Config, db: Db) {
       if (access.exp !== undefined || access.sig !== undefined) {
         if (!access.exp || !access.sig || !validSignature(name, access.exp, access.sig)) return { error: 403 as const }
       } else if (!access.viewerId) return { error: 401 as const }
-      const row = await store.byName(name)
+      const row = await store.byNameOfLiveOwner(name)
       if (!row) return { error: 404 as const }
       if (access.sig === undefined && row.userId !== access.viewerId) return { error: 404 as const }
       return { error: null, row, file: Bun.file(join(dir, row.name)) }
@@ -118,6 +118,10 @@ export function uploadsService(config: Config, db: Db) {
     /** Deletes rows and bytes (chat deletion). */
     async remove(ids: string[]) {
       for (const { name } of await store.deleteByIds(ids)) rmSync(join(dir, name), { force: true })
+    },
+    /** Removes the bytes of uploads whose rows are gone (account deletion). */
+    removeStored(names: string[]) {
+      for (const name of names) if (UPLOAD_NAME_RE.test(name)) rmSync(join(dir, name), { force: true })
     },
   }
 }

@@ -15,11 +15,12 @@ function imageType(b: Uint8Array): string | null {
   return null
 }
 
-/** The PDF header may follow a little junk (the spec allows it within the first 1024 bytes). */
-function isPdf(b: Uint8Array): boolean {
-  const head = new TextDecoder('latin1').decode(b.subarray(0, 1024))
-  return head.includes('%PDF-')
-}
+/**
+ * A PDF starts with its header. Readers tolerate junk before it, but a file that only contains
+ * `%PDF-` somewhere (an HTML page, say) must not be labelled and served as a PDF.
+ */
+export const PDF_MAGIC = ascii('%PDF-')
+export const isPdf = (b: Uint8Array): boolean => startsWith(b, PDF_MAGIC)
 
 /**
  * Valid UTF-8 (an optional BOM), no NUL bytes and almost no control characters: what editors,

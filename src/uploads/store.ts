@@ -1,4 +1,5 @@
-import { and, eq, inArray, sql } from 'drizzle-orm'
+import { and, eq, inArray, isNull, sql } from 'drizzle-orm'
+import { users } from '../auth/schema'
 import type { Db } from '../db/client'
 import { write } from '../db/tx'
 import { type UploadRow, uploads } from './schema'
@@ -8,6 +9,16 @@ export const uploadsStore = (db: Db) => ({
     await write(db, (q) => q.insert(uploads).values(row))
   },
   byName: async (name: string) => (await db.select().from(uploads).where(eq(uploads.name, name)).limit(1))[0],
+  /** The upload while its owner's account is alive (a deleted account's files are never served, whatever the link). */
+  byNameOfLiveOwner: async (name: string) =>
+    (
+      await db
+        .select({ upload: uploads })
+        .from(uploads)
+        .innerJoin(users, eq(users.id, uploads.userId))
+        .where(and(eq(uploads.name, name), isNull(users.deletedAt)))
+        .limit(1)
+    )[0]?.upload,
   byIdsForUser: async (ids: string[], userId: string) =>
     ids.length === 0
       ? []

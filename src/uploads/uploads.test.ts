@@ -2,7 +2,7 @@
 // content (not by name), unguessable storage, owner-only reads and signed links.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { createHmac } from 'node:crypto'
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { freshIp, readResult, registerUser, startServer, TEST_JWT_SECRET, type TestServer } from '../test-support/server'
@@ -209,6 +209,40 @@ describe('storage and access', () => {
     expect(res.headers.get('content-type')).toBe('text/plain; charset=utf-8')
     expect(res.headers.get('content-security-policy')).toContain('sandbox')
     expect(res.headers.get('content-disposition')).toBe(`inline; filename="_____.txt"; filename*=UTF-8''${encodeURIComponent('отчёт.txt')}`)
+  })
+})
+
+describe('only a PDF is served as a PDF (issue 22)', () => {
+  const HTML_WITH_MAGIC = '<html><body><script>alert(document.cookie)</script><!-- %PDF-1.7 --></body></html>'
+
+  test('an HTML file with %PDF- inside is not a PDF: stored and served as text under the sandbox policy, refused when named .pdf', async () => {
+    const u = await registerUser(server.url)
+    const res = await upload(u.accessToken, HTML_WITH_MAGIC, 'page')
+    expect(res.status).toBe(201)
+    expect(res.body.data.mimetype).toBe('text/plain')
+    const served = await fetch(local(res.body.data.url))
+    expect(served.headers.get('content-type')).toBe('text/plain; charset=utf-8')
+    expect(served.headers.get('content-security-policy')).toBe("default-src 'none'; img-src 'self'; sandbox")
+    // Junk before the header is not a PDF either (the header must come first).
+    expect((await upload(u.accessToken, `\n\n%PDF-1.4\n${HTML_WITH_MAGIC}`, 'x')).body.data.mimetype).toBe('text/plain')
+    expect(pick(await upload(u.accessToken, HTML_WITH_MAGIC, 'invoice.pdf'))).toEqual(err(400, MISMATCH))
+  })
+
+  test('a real PDF is served as application/pdf, with the same sandbox policy as every upload', async () => {
+    const u = await registerUser(server.url)
+    const { url, mimetype } = (await upload(u.accessToken, bytes(ascii('%PDF-1.7\n%âãÏÓ\n')), 'счёт.pdf')).body.data
+    expect(mimetype).toBe('application/pdf')
+    const served = await fetch(local(url))
+    expect(served.headers.get('content-type')).toBe('application/pdf')
+    expect(served.headers.get('content-security-policy')).toBe("default-src 'none'; img-src 'self'; sandbox")
+    expect(served.headers.get('content-disposition')).toStartWith('inline;')
+
+    // A file labelled PDF whose bytes are not one (sniffed under the old rule, or changed on disk) goes out as a download.
+    writeFileSync(join(server.dataDir, 'uploads', nameOf(url)), HTML_WITH_MAGIC)
+    const relabelled = await fetch(local(url))
+    expect(relabelled.headers.get('content-type')).toBe('application/octet-stream')
+    expect(relabelled.headers.get('content-disposition')).toStartWith('attachment;')
+    expect(relabelled.headers.get('content-security-policy')).toBe("default-src 'none'; img-src 'self'; sandbox")
   })
 })
 

@@ -16,7 +16,12 @@ export type UpstreamModel = {
   architecture?: { input_modalities?: string[]; output_modalities?: string[] }
   pricing?: Partial<Record<'prompt' | 'completion' | 'image' | 'request' | 'image_output' | 'web_search' | 'internal_reasoning' | 'audio' | 'input_cache_write', string>>
   top_provider?: { max_completion_tokens?: number | null; context_length?: number | null }
+  /** Speech models: the voices they speak with. */
+  supported_voices?: string[] | null
 }
+
+/** The router's dedicated voice models, each listed only under its own output modality (protocols.md 1.14). */
+export type VoiceModality = 'speech' | 'transcription'
 
 /** A router error, normalised from `{error:{code, message, metadata}}` (code may be number or string). */
 export class UpstreamError extends Error {
@@ -45,13 +50,17 @@ export async function upstreamErrorFrom(res: Response): Promise<UpstreamError> {
 export type KeyStatus = { usage: number; limit: number | null; limitRemaining: number | null }
 export type GenerationStats = { totalCost: number; tokensPrompt: number; tokensCompletion: number; cancelled: boolean }
 
-export function createUpstreamClient(config: Config, fetchOverride?: FetchLike) {
-  const demo = config.openrouterApiKey ? null : createDemoUpstream()
-  const base = demo ? 'http://demo.upstream/api/v1' : config.openrouterBaseUrl
+/** Which router a client talks to: the configured one (OPENROUTER_*), or another given here (the second upstream). */
+export type UpstreamTarget = { baseUrl: string; apiKey: string }
+
+export function createUpstreamClient(config: Config, target?: UpstreamTarget, fetchOverride?: FetchLike) {
+  const apiKey = target ? target.apiKey : config.openrouterApiKey
+  const demo = apiKey ? null : createDemoUpstream()
+  const base = demo ? 'http://demo.upstream/api/v1' : (target?.baseUrl ?? config.openrouterBaseUrl)
   // The router is reached over kept-alive HTTP/1.1 on the event loop's own sockets (see http1.ts for why not fetch).
   const doFetch: FetchLike = fetchOverride ?? (demo ? (url, init) => demo.fetch(new Request(url, init)) : http1FetchOrFetch(base))
   const headers = {
-    authorization: `Bearer ${config.openrouterApiKey ?? 'demo'}`,
+    authorization: `Bearer ${apiKey ?? 'demo'}`,
     'content-type': 'application/json',
     'http-referer': config.publicUrl,
     'x-openrouter-title': 'AI Gateway',
@@ -82,6 +91,13 @@ export function createUpstreamClient(config: Config, fetchOverride?: FetchLike) 
     chat: (body: Record<string, unknown>, signal: AbortSignal): Promise<Response> => post('/chat/completions', body, signal),
 
     post,
+
+    /** Text-to-speech or speech-to-text models: `GET /models?output_modalities=speech|transcription`. */
+    async listVoiceModels(modality: VoiceModality): Promise<UpstreamModel[]> {
+      const body = await getJson<{ data?: UpstreamModel[] }>(`/models?output_modalities=${modality}`)
+      if (!Array.isArray(body.data)) throw new UpstreamError(502, `${modality} models list without data[]`)
+      return body.data
+    },
 
     /** Embedding models, which the router lists apart from /models. */
     async listEmbeddingModels(): Promise<UpstreamModel[]> {

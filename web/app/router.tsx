@@ -24,6 +24,7 @@ const TermsOfServicePage = named(() => import('../features/legal/legal-page'), '
 const PublicOfferPage = named(() => import('../features/legal/legal-page'), 'PublicOfferPage')
 const RefundPolicyPage = named(() => import('../features/legal/legal-page'), 'RefundPolicyPage')
 const ServicesPage = named(() => import('../features/services/services-page'), 'ServicesPage')
+const StatusPage = named(() => import('../features/status/status-page'), 'StatusPage')
 const PublicDocsPage = named(() => import('../features/docs/docs-page'), 'PublicDocsPage')
 const PublicModelsPage = named(() => import('../features/models/public-catalogue'), 'PublicModelsPage')
 const PublicModelPage = named(() => import('../features/models/public-catalogue'), 'PublicModelPage')
@@ -172,6 +173,11 @@ export function AppRouter() {
         <Route path="/services">
           <Public>
             <ServicesPage />
+          </Public>
+        </Route>
+        <Route path="/status">
+          <Public>
+            <StatusPage />
           </Public>
         </Route>
         {/* the built-in card-payment stand-in: opened by the redirect, so no sign-in is required */}

@@ -5,8 +5,9 @@ import type { Model, ModelList } from '../../wire'
 import { formatInteger, formatPrice } from '../format'
 
 // A catalogue entry is the wire type of GET /v1/models (src/gateway/model.ts ModelObject): ruble
-// prices as decimal strings (per token, per image, per request; "-1" — variable), capabilities
-// (image: generates images; vision: reads them; embeddings: POST /v1/embeddings only).
+// prices as decimal strings (per token, per image, per request, per character or second of audio for
+// voice; "-1" — variable), capabilities (image: generates images; vision: reads them; embeddings:
+// POST /v1/embeddings only; speech, transcription: POST /v1/audio/* only).
 export type { Model, ModelList }
 export type ModelPricing = Model['pricing']
 
@@ -88,22 +89,38 @@ export function countProviders(models: readonly Model[]): ProviderCount[] {
 
 /**
  * What a model is for, one type per model as its card's badge says: embedding models (vectors
- * through /v1/embeddings), image models (generate pictures, often text too), the rest text.
+ * through /v1/embeddings), speech and transcription models (/v1/audio/speech and
+ * /v1/audio/transcriptions), image models (generate pictures, often text too), the rest text.
  */
-export type ModelType = 'text' | 'image' | 'embeddings'
+export type ModelType = 'text' | 'image' | 'embeddings' | 'speech' | 'transcription'
 
 export const MODEL_TYPES: ReadonlyArray<{ type: ModelType; label: string }> = [
   { type: 'text', label: 'Текст' },
   { type: 'image', label: 'Изображения' },
   { type: 'embeddings', label: 'Эмбеддинги' },
+  { type: 'speech', label: 'Озвучка' },
+  { type: 'transcription', label: 'Распознавание речи' },
 ]
 
-export const isEmbeddingModel = (model: Model) => model.capabilities?.embeddings === true
+export const isEmbeddingModel = (model: Pick<Model, 'capabilities'>) => model.capabilities?.embeddings === true
+export const isSpeechModel = (model: Pick<Model, 'capabilities'>) => model.capabilities?.speech === true
+export const isTranscriptionModel = (model: Pick<Model, 'capabilities'>) => model.capabilities?.transcription === true
 
-export function modelType(model: Model): ModelType {
+export function modelType(model: Pick<Model, 'capabilities'>): ModelType {
   if (isEmbeddingModel(model)) return 'embeddings'
+  if (isSpeechModel(model)) return 'speech'
+  if (isTranscriptionModel(model)) return 'transcription'
   if (model.capabilities?.image) return 'image'
   return 'text'
+}
+
+/** A model's type as a phrase (the public pages' «Тип»). */
+export const MODEL_TYPE_TEXT: Record<ModelType, string> = {
+  text: 'Текст',
+  image: 'Генерация изображений',
+  embeddings: 'Эмбеддинги (векторы текста)',
+  speech: 'Озвучка текста (синтез речи)',
+  transcription: 'Распознавание речи',
 }
 
 /** A ?type= value as the page accepts it; anything else is no filter. */
@@ -195,6 +212,16 @@ export function priceLines(model: Pick<Model, 'pricing' | 'capabilities'>, token
   const unit = tokens === 1000 ? 'за 1K токенов' : 'за 1M токенов'
   if (isFreeModel(pricing)) return [{ label: 'Цена', price: { kind: 'free' }, scale: 1 }]
   if (model.capabilities?.embeddings === true) return [{ label: 'Ввод', price: parsePrice(pricing.prompt), unit, scale: tokens }]
+  // Voice in the unit the router prices it in: characters of text, minutes of audio (or audio tokens).
+  if (isSpeechModel(model)) return [{ label: 'Текст', price: parsePrice(pricing.character ?? pricing.prompt), unit: 'за 1M символов', scale: 1_000_000 }]
+  if (isTranscriptionModel(model)) {
+    const perSecond = parsePrice(pricing.audio_second)
+    if (perSecond.kind !== 'free') return [{ label: 'Аудио', price: perSecond, unit: 'за минуту', scale: 60 }]
+    return [
+      { label: 'Аудио', price: parsePrice(pricing.audio ?? pricing.prompt), unit: 'за 1M токенов', scale: 1_000_000 },
+      { label: 'Текст', price: parsePrice(pricing.completion), unit: 'за 1M токенов', scale: 1_000_000 },
+    ]
+  }
   const prompt = parsePrice(pricing.prompt)
   const completion = parsePrice(pricing.completion)
   const image = parsePrice(pricing.image)
@@ -220,12 +247,14 @@ export function priceLineText(line: PriceLine): string {
 
 // ─── public catalogue: filters and sorting ───────────────────────────────────
 
-export type PublicFilter = '' | 'text' | 'image' | 'vision' | 'embeddings' | 'free'
+export type PublicFilter = '' | 'text' | 'image' | 'vision' | 'embeddings' | 'speech' | 'transcription' | 'free'
 export const PUBLIC_FILTERS: ReadonlyArray<{ filter: Exclude<PublicFilter, ''>; label: string }> = [
   { filter: 'text', label: 'Текст' },
   { filter: 'image', label: 'Генерация изображений' },
   { filter: 'vision', label: 'Понимают изображения' },
   { filter: 'embeddings', label: 'Эмбеддинги' },
+  { filter: 'speech', label: 'Озвучка' },
+  { filter: 'transcription', label: 'Распознавание речи' },
   { filter: 'free', label: 'Бесплатные' },
 ]
 export const parsePublicFilter = (v: string | null | undefined): PublicFilter => (PUBLIC_FILTERS.some((f) => f.filter === v) ? (v as PublicFilter) : '')
@@ -240,6 +269,10 @@ export function matchesPublicFilter(model: Model, filter: PublicFilter): boolean
       return model.capabilities?.vision === true
     case 'embeddings':
       return isEmbeddingModel(model)
+    case 'speech':
+      return isSpeechModel(model)
+    case 'transcription':
+      return isTranscriptionModel(model)
     case 'free':
       return isFreeModel(model.pricing)
     default:

@@ -1,7 +1,8 @@
 // Ready-to-copy requests for one model, by what it does: chat models /v1/chat/completions, image
-// models /v1/images, embedding models /v1/embeddings (curl and the official OpenAI JS SDK). Pure:
-// the public model page shows them, the server sends the same text to crawlers.
-import { isEmbeddingModel, type Model } from './catalog'
+// models /v1/images, embedding models /v1/embeddings, speech models /v1/audio/speech, transcription
+// models /v1/audio/transcriptions (curl and the official OpenAI JS SDK). Pure: the public model
+// page shows them, the server sends the same text to crawlers.
+import { isEmbeddingModel, isSpeechModel, isTranscriptionModel, type Model } from './catalog'
 
 export interface Snippet {
   id: 'curl' | 'js'
@@ -19,6 +20,8 @@ const shellJson = (value: object) =>
     .map(([key, v]) => `  ${JSON.stringify(key)}: ${JSON.stringify(v).replace(/","/g, '", "').replace(/":"/g, '": "').replace(/},\{/g, '}, {')}`)
     .join(',\n')}\n}`.replace(/'/g, `'\\''`)
 const indent = (text: string, by: string) => text.split('\n').join(`\n${by}`)
+/** A model id as one shell word: quoted when it holds anything but the usual id characters. */
+const shellWord = (value: string) => (/^[\w./:-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`)
 
 export function modelSnippets(model: Pick<Model, 'id' | 'capabilities'>, origin: string): Snippet[] {
   const api = `${origin.replace(/\/+$/, '')}/v1`
@@ -36,6 +39,61 @@ const client = new OpenAI({
   -H "Content-Type: application/json" \\
   -d '${indent(shellJson(body), '  ')}'`
 
+  if (isSpeechModel(model)) {
+    const input = 'Здравствуйте! Ваш заказ передан в доставку.'
+    return [
+      {
+        id: 'curl',
+        title: 'curl',
+        lang: 'bash',
+        code: `${curl('audio/speech', { model: model.id, input, voice: 'alloy', response_format: 'mp3' })} \\
+  --output speech.mp3`,
+      },
+      {
+        id: 'js',
+        title: 'JavaScript (openai)',
+        lang: 'javascript',
+        code: `import { writeFile } from 'node:fs/promises'
+${client}
+const speech = await client.audio.speech.create({
+  model: ${id},
+  input: '${input}',
+  voice: 'alloy',
+  response_format: 'mp3',
+})
+
+await writeFile('speech.mp3', Buffer.from(await speech.arrayBuffer()))`,
+      },
+    ]
+  }
+  if (isTranscriptionModel(model)) {
+    return [
+      {
+        id: 'curl',
+        title: 'curl',
+        lang: 'bash',
+        code: `curl ${api}/audio/transcriptions \\
+  -H "Authorization: Bearer $AI_GATEWAY_API_KEY" \\
+  -F file=@voice.ogg \\
+  -F model=${shellWord(model.id)} \\
+  -F language=ru`,
+      },
+      {
+        id: 'js',
+        title: 'JavaScript (openai)',
+        lang: 'javascript',
+        code: `import { createReadStream } from 'node:fs'
+${client}
+const transcript = await client.audio.transcriptions.create({
+  model: ${id},
+  file: createReadStream('voice.ogg'),
+  language: 'ru',
+})
+
+console.log(transcript.text)`,
+      },
+    ]
+  }
   if (isEmbeddingModel(model as Model)) {
     const input = ['Как вернуть деньги за заказ?', 'Условия возврата товара']
     return [

@@ -1,8 +1,8 @@
 // A small, realistic model catalogue in OpenRouter's Model shape (protocols.md 1.1) and the
 // `GET /models` filters, including the quirk that the default `output_modalities=text` hides
-// every model that can output images.
+// every model that can output images, and that voice models show only when asked for by name.
 
-export type Modality = 'text' | 'image' | 'file' | 'audio' | 'video' | 'embeddings'
+export type Modality = 'text' | 'image' | 'file' | 'audio' | 'video' | 'embeddings' | 'speech' | 'transcription'
 
 export type ModelPricing = {
   prompt: string
@@ -14,6 +14,8 @@ export type ModelPricing = {
   input_cache_read?: string
   input_cache_write?: string
   image_output?: string
+  /** Per audio input token (token-priced transcription models). */
+  audio?: string
 }
 
 export type Model = {
@@ -74,9 +76,10 @@ type Spec = {
   pricing: Partial<ModelPricing> & { prompt: string; completion: string }
   params?: string[]
   cutoff?: string | null
+  voices?: string[]
 }
 
-const MODALITY_ORDER: Modality[] = ['text', 'image', 'audio', 'video', 'embeddings']
+const MODALITY_ORDER: Modality[] = ['text', 'image', 'audio', 'video', 'embeddings', 'speech', 'transcription']
 /** "text+image": the summary string lists modalities in a fixed order and leaves out `file`, as OpenRouter does. */
 const modalityList = (ms: Modality[]) => MODALITY_ORDER.filter((m) => ms.includes(m)).join('+')
 
@@ -103,7 +106,7 @@ function model(s: Spec): Model {
     per_request_limits: null,
     supported_parameters: s.params ?? TEXT_PARAMS,
     default_parameters: null,
-    supported_voices: null,
+    supported_voices: s.voices ?? null,
     expiration_date: null,
     knowledge_cutoff: s.cutoff ?? null,
     links: { details: `/api/v1/models/${s.id}/endpoints` },
@@ -298,6 +301,58 @@ export const EMBEDDING_MODELS: readonly Model[] = [
   }),
 ]
 
+/**
+ * Voice models (protocols.md 1.14): listed by `GET /models` only under `output_modalities=speech` or
+ * `transcription` (or `all`), used only by `POST /audio/speech` and `POST /audio/transcriptions`.
+ * A speech model's `prompt` is its price per character; a transcription model is priced per second
+ * (`prompt`) or, with `audio` and `completion` prices, per token.
+ */
+export const VOICE_MODELS: readonly Model[] = [
+  model({
+    id: 'openai/gpt-4o-mini-tts',
+    name: 'OpenAI: GPT-4o mini TTS',
+    created: 1742342400,
+    description: 'Демо-модель озвучки: превращает текст в речь (в демо-режиме — короткий тон, длина которого зависит от текста).',
+    context: 0,
+    maxCompletion: null,
+    input: ['text'],
+    output: ['speech'],
+    tokenizer: 'Other',
+    pricing: { prompt: '0.000015', completion: '0' },
+    params: ['voice', 'response_format', 'speed', 'instructions'],
+    voices: ['alloy', 'ash', 'coral', 'echo', 'fable', 'nova', 'onyx', 'sage', 'shimmer'],
+  }),
+  model({
+    id: 'openai/whisper-1',
+    name: 'OpenAI: Whisper 1',
+    created: 1745712000,
+    description: 'Демо-модель распознавания речи с посекундной оплатой: в демо-режиме называет длительность записи.',
+    context: 0,
+    maxCompletion: null,
+    input: ['audio'],
+    output: ['transcription'],
+    tokenizer: 'Other',
+    pricing: { prompt: '0.0001', completion: '0' },
+    params: ['language', 'temperature'],
+  }),
+  model({
+    id: 'openai/gpt-4o-mini-transcribe',
+    name: 'OpenAI: GPT-4o mini Transcribe',
+    created: 1742342400,
+    description: 'Демо-модель распознавания речи с оплатой за токены: в демо-режиме называет длительность записи.',
+    context: 0,
+    maxCompletion: null,
+    input: ['audio'],
+    output: ['transcription'],
+    tokenizer: 'GPT',
+    pricing: { prompt: '0.00000125', completion: '0.000005', audio: '0.000003' },
+    params: ['language', 'temperature'],
+  }),
+]
+
+export const findVoiceModel = (id: string, kind: 'speech' | 'transcription'): Model | undefined =>
+  VOICE_MODELS.find((m) => (m.id === id || m.canonical_slug === id) && m.architecture.output_modalities.includes(kind))
+
 /** Each embedding model's native vector length (the default and the most `dimensions` may ask for). */
 export const EMBEDDING_DIMENSIONS: Readonly<Record<string, number>> = {
   'openai/text-embedding-3-small': 1536,
@@ -314,9 +369,9 @@ const ROUTES: Record<string, string> = { 'openrouter/auto': 'openai/gpt-4o-mini'
 
 const findChatModel = (id: string) => CATALOGUE.find((m) => m.id === id || m.canonical_slug === id)
 
-/** Any model by id, embedding models included (`GET /models/{id}`). */
+/** Any model by id, embedding and voice models included (`GET /models/{id}`). */
 export function findModel(id: string): Model | undefined {
-  return findChatModel(id) ?? findEmbeddingModel(id)
+  return findChatModel(id) ?? findEmbeddingModel(id) ?? VOICE_MODELS.find((m) => m.id === id)
 }
 
 /** The model that actually answers a chat request for `id` (follows router pseudo-models; never an embedding model). */
@@ -370,6 +425,8 @@ function matchesOutput(m: Model, wanted: string[]): boolean {
   return out.some((o) => wanted.includes(o))
 }
 
+const LISTED: readonly Model[] = [...CATALOGUE, ...VOICE_MODELS]
+
 const matchesAll = (have: readonly string[], wanted: string[]) => wanted.every((w) => have.includes(w))
 
 export type ModelList = { data: Model[]; total_count: number; links: { next: string | null } }
@@ -378,7 +435,7 @@ export function listModels(query: URLSearchParams): ModelList {
   const output = csv(query.get('output_modalities'))
   const input = csv(query.get('input_modalities'))
   const params = csv(query.get('supported_parameters'))
-  const filtered = CATALOGUE.filter(
+  const filtered = LISTED.filter(
     (m) => matchesOutput(m, output.length ? output : ['text']) && matchesAll(m.architecture.input_modalities, input) && matchesAll(m.supported_parameters, params),
   )
   return paginate(filtered, query)

@@ -5,6 +5,8 @@
 //   - `models: [...]` fallbacks: candidates = `models` (with `model` prepended when given and not in
 //     it), else [`model`]; all must resolve. The first answers; under the `fallback` fault the last.
 //     The answering candidate's prices are billed and its id is the answer's `model`.
+//   - `provider.max_price`: candidates priced above a cap are skipped, `openrouter/auto` picks the
+//     first model of its pool that fits, none left is a 404 (routing.ts).
 //   - `base:VARIANT` ids (online, nitro, floor, thinking, exacto, extended) answer and bill as the
 //     base model and report the id with its suffix; `:online` turns web search on.
 //   - `n` choices, each the full reply cut to max_tokens; completion_tokens = pieces over all
@@ -14,7 +16,7 @@
 //     the per-result price (pricing.ts webResultPriceFemto), unless cancelled before the first piece.
 
 import { articleJson, isArticleRequest } from './article'
-import { type Model, outputsImage, outputsText, type ResolvedChatModel, resolveRequestedModel } from './catalogue'
+import { type Model, outputsImage, outputsText, type ResolvedChatModel } from './catalogue'
 import {
   type Fault,
   httpFaultResponse,
@@ -29,6 +31,7 @@ import {
 import { promptImageDataUrl } from './png'
 import { computeCost, femtoToUsd } from './pricing'
 import { type ChatMessage, countInputImages, countMediaParts, countPromptTokens, lastUserText, padToTokens, replyText, splitTokens } from './replies'
+import { routeCandidates, routeError } from './routing'
 import { type DemoState, type GenerationStats, generationStats } from './state'
 import { generationId, json, openRouterError, sleep, untilAborted } from './wire'
 
@@ -135,25 +138,18 @@ function parseChoices(body: Record<string, unknown>): number | Response {
 
 /**
  * Candidates = `models` when it is a non-empty array (with `model` prepended when given and not
- * already in it), else [`model`] (the account default when absent). Every one must resolve.
+ * already in it), else [`model`] (the account default when absent). Every one must resolve; those
+ * above `provider.max_price` are skipped, and `openrouter/auto` picks from `autoPool` (routing.ts).
  */
-export function parseCandidates(body: Record<string, unknown>): ResolvedChatModel[] | Response {
+export function parseCandidates(body: Record<string, unknown>, autoPool?: readonly string[]): ResolvedChatModel[] | Response {
   const model = body.model ?? undefined
   if (model !== undefined && typeof model !== 'string') {
     return openRouterError(400, 'model must be a string', { error_type: 'invalid_request' })
   }
   const list = Array.isArray(body.models) && body.models.length > 0 ? (body.models as unknown[]) : null
   const ids: unknown[] = !list ? [model ?? DEFAULT_MODEL] : model !== undefined && !list.includes(model) ? [model, ...list] : list
-  const candidates: ResolvedChatModel[] = []
-  for (const id of ids) {
-    if (typeof id !== 'string') {
-      return openRouterError(400, 'models must be an array of model IDs', { error_type: 'invalid_request' })
-    }
-    const resolved = resolveRequestedModel(id)
-    if (!resolved) return openRouterError(400, `${id} is not a valid model ID`)
-    candidates.push(resolved)
-  }
-  return candidates
+  const routed = routeCandidates(ids, body, autoPool)
+  return 'failure' in routed ? routeError(routed) : routed
 }
 
 /** Results the web plugin or `web_search_options` ask for; null when neither is there. */
@@ -166,11 +162,11 @@ function requestedWebResults(body: Record<string, unknown>): number | null {
   return isObject(body.web_search_options) ? DEFAULT_WEB_RESULTS : null
 }
 
-function parseChatRequest(body: unknown): ChatRequest | Response {
+function parseChatRequest(body: unknown, autoPool: readonly string[]): ChatRequest | Response {
   if (!isObject(body)) return openRouterError(400, 'Request body must be a JSON object', { error_type: 'invalid_request' })
   const messages = parseMessages(body.messages)
   if (messages instanceof Response) return messages
-  const candidates = parseCandidates(body)
+  const candidates = parseCandidates(body, autoPool)
   if (candidates instanceof Response) return candidates
   const maxTokens = parseMaxTokens(body)
   if (maxTokens instanceof Response) return maxTokens
@@ -659,7 +655,7 @@ export function requestFaults(texts: readonly string[], body: Record<string, unk
 }
 
 export async function handleChat(body: unknown, state: DemoState, ctx: RequestContext): Promise<Response> {
-  const req = parseChatRequest(body)
+  const req = parseChatRequest(body, state.opts.autoRouterModels)
   if (req instanceof Response) return req
   const faults = requestFaults([lastUserText(req.messages)], body as Record<string, unknown>, state)
   const refused = httpFaultResponse(faults)

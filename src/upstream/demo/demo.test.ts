@@ -78,9 +78,13 @@ describe('GET /models', () => {
     const all = await ids('?output_modalities=all')
     expect(all).toContain('google/gemini-2.5-flash-image')
     expect(all).toContain('black-forest-labs/flux.2-pro')
-    expect(all.length).toBe(byDefault.length + 2)
+    // `all` is the whole catalogue, the voice models included; they show otherwise only when named.
+    const voice = ['openai/gpt-4o-mini-transcribe', 'openai/gpt-4o-mini-tts', 'openai/whisper-1']
+    expect(all.length).toBe(byDefault.length + 2 + voice.length)
     expect((await ids('?output_modalities=image')).sort()).toEqual(['black-forest-labs/flux.2-pro', 'google/gemini-2.5-flash-image'])
-    expect((await ids('?output_modalities=text,image')).sort()).toEqual([...all].sort())
+    expect((await ids('?output_modalities=text,image')).sort()).toEqual(all.filter((id: string) => !voice.includes(id)).sort())
+    expect(await ids('?output_modalities=speech')).toEqual(['openai/gpt-4o-mini-tts'])
+    expect((await ids('?output_modalities=transcription')).sort()).toEqual(['openai/gpt-4o-mini-transcribe', 'openai/whisper-1'])
   })
 
   test('list shape and every Model carries the required keys', async () => {
@@ -107,7 +111,7 @@ describe('GET /models', () => {
       for (const key of required) expect(m).toHaveProperty(key)
       expect(m.description).toStartWith('Демо-модель')
       for (const key of ['prompt', 'completion', 'request', 'image']) expect(m.pricing[key]).toMatch(/^-?\d+(\.\d+)?$/)
-      expect(m.architecture.input_modalities).toContain('text')
+      expect(m.architecture.input_modalities).toContain(m.architecture.output_modalities.includes('transcription') ? 'audio' : 'text')
       expect(m.top_provider).toHaveProperty('max_completion_tokens')
     }
   })
@@ -1094,5 +1098,55 @@ describe('overbill', () => {
     } finally {
       await fresh.stop()
     }
+  })
+})
+
+describe('provider.max_price (protocols.md 1.13)', () => {
+  const capped = (model: unknown, max_price: Json, extra: Json = {}) => ({ model, messages: user('привет'), provider: { max_price }, ...extra })
+
+  test('a model priced above a cap is not used: 404, nothing generated or billed; within the caps it answers at its own price', async () => {
+    const before = up.generations.size
+    // gpt-4 completes at $60 per million tokens.
+    const refused = await expectOpenRouterError(await chat(up, capped('openai/gpt-4', { completion: 59.99 })), 404)
+    expect(refused.error.metadata.error_type).toBe('not_found')
+    expect(up.generations.size).toBe(before)
+    const served = (await (await chat(up, capped('openai/gpt-4', { prompt: '30', completion: '60', request: 0 }, { max_tokens: 5 }))).json()) as Json
+    expect(served.model).toBe('openai/gpt-4')
+    expect(served.usage.cost).toBe(expectedCost(models.get('openai/gpt-4')!.pricing, served.usage.prompt_tokens, 5))
+    // A model with an input-image price does not fit an image cap below it.
+    await expectOpenRouterError(await chat(up, capped('openai/gpt-4o', { image: '0.001' })), 404)
+  })
+
+  test('fallbacks above the cap are skipped: the first that fits answers', async () => {
+    const body = (await (await chat(up, { ...capped('openai/gpt-4', { prompt: 1, completion: 2 }), models: ['openai/gpt-4o', 'openai/gpt-3.5-turbo'] })).json()) as Json
+    expect(body.model).toBe('openai/gpt-3.5-turbo')
+  })
+
+  test('a malformed cap is a 400; an unknown model stays a 400 whatever the cap', async () => {
+    await expectOpenRouterError(await chat(up, capped('openai/gpt-4', { prompt: 'cheap' })), 400)
+    await expectOpenRouterError(await chat(up, { model: 'openai/gpt-4', messages: user('x'), provider: { max_price: [1] } }), 400)
+    const unknown = await expectOpenRouterError(await chat(up, capped('acme/nope', { prompt: 1 })), 400)
+    expect(unknown.error.message).toBe('acme/nope is not a valid model ID')
+  })
+
+  test('openrouter/auto picks the best model of its pool that fits the cap, on every protocol', async () => {
+    const auto = createDemoUpstream({ autoRouterModels: ['openai/gpt-4', 'openai/gpt-4o-mini'] })
+    const post = async (path: string, body: Json) => {
+      const res = await auto.fetch(new Request(`http://demo/api/v1${path}`, jsonBody(body)))
+      return { status: res.status, body: (await res.json()) as Json }
+    }
+    expect((await post('/chat/completions', { model: 'openrouter/auto', messages: user('привет') })).body.model).toBe('openai/gpt-4')
+    const cheap = { max_price: { prompt: 1, completion: 1 } }
+    expect((await post('/chat/completions', { model: 'openrouter/auto', messages: user('привет'), provider: cheap })).body.model).toBe('openai/gpt-4o-mini')
+    expect((await post('/responses', { model: 'openrouter/auto', input: 'привет', provider: cheap })).body.model).toBe('openai/gpt-4o-mini')
+    expect((await post('/messages', { model: 'openrouter/auto', max_tokens: 20, messages: user('привет'), provider: cheap })).body.model).toBe('openai/gpt-4o-mini')
+    // Below every model of the pool: nothing answers, in each protocol's error shape.
+    const none = { max_price: { completion: 0.1 } }
+    expect(await post('/chat/completions', { model: 'openrouter/auto', messages: user('привет'), provider: none })).toMatchObject({ status: 404, body: { error: { code: 404 } } })
+    expect(await post('/messages', { model: 'openrouter/auto', max_tokens: 20, messages: user('привет'), provider: none })).toMatchObject({
+      status: 404,
+      body: { type: 'error', error: { type: 'not_found_error' } },
+    })
+    expect(auto.generations.size).toBe(4)
   })
 })

@@ -1,7 +1,10 @@
 // Test-only fault directives: `[[fault:NAME]]` in the last user message makes the demo misbehave
 // the way OpenRouter can. Honoured only when the upstream is created with `faults: true`;
 // otherwise a directive is just text. Several directives combine (e.g. slow + nocost). For prompts a
-// test does not write itself (the blog's), `failNext` in index.ts arms a fault for the next match.
+// test does not write itself (the blog's), `failNext` in index.ts arms a fault for the next match;
+// for a router that fails whatever it is asked, `outage()` (index.ts, also over HTTP at /__faults)
+// fails every inference request (or N of them, or a share) with an HTTP error, a hang before the
+// head or a drop mid-answer, and `refuse()` stops the fake listening (connection refused).
 //
 //   http500 / http502 / http503   5xx error body before any generation (503 with Retry-After: 1)
 //   http429                       429 rate_limit_exceeded, Retry-After: 1
@@ -24,6 +27,8 @@
 //   overbill                      the reported usage.cost (and cost_details), generation total_cost
 //                                 and the key's usage are 10× the true cost: a charge the caller
 //                                 could not foresee from the prices
+//   nostats                       the generation is never published to GET /generation (speech, whose
+//                                 cost is read there only)
 // HTTP-error faults create no generation; the others record one in GET /generation.
 import { openRouterError } from './wire'
 
@@ -45,6 +50,7 @@ export const FAULTS = [
   'long',
   'fallback',
   'overbill',
+  'nostats',
 ] as const
 export type Fault = (typeof FAULTS)[number]
 

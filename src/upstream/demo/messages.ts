@@ -44,6 +44,7 @@ import {
 } from './chat'
 import { type Fault, httpFaultResponse, stripDirectives } from './faults'
 import { type ChatMessage, countPromptTokens, replyText, snippet } from './replies'
+import { routeCandidates } from './routing'
 import type { DemoState } from './state'
 import { generationId, json, untilAborted } from './wire'
 
@@ -266,7 +267,7 @@ function optionsProblem(body: Json, maxTokens: number | null): string | null {
 }
 
 /** `count`: count_tokens, where `max_tokens` is not needed (and ignored when sent). */
-function parseRequest(body: unknown, count: boolean): MessagesRequest | Response {
+function parseRequest(body: unknown, count: boolean, autoPool?: readonly string[]): MessagesRequest | Response {
   if (!isObject(body)) return invalid('Request body must be a JSON object')
   if (typeof body.model !== 'string' || body.model === '') return invalid('model: Field required')
   let maxTokens: number | null = null
@@ -287,7 +288,14 @@ function parseRequest(body: unknown, count: boolean): MessagesRequest | Response
   if (toolChoice instanceof Response) return toolChoice
   const problem = optionsProblem(body, maxTokens)
   if (problem) return invalid(problem)
-  const model = resolveRequestedModel(body.model)
+  // The model as the router routes it: the auto router's pick, within provider.max_price (free token counts ignore the cap).
+  const routed = count ? resolveRequestedModel(body.model) : routeCandidates([body.model], body, autoPool)
+  if (routed && 'failure' in routed) {
+    const f = routed.failure
+    // An unknown model is Anthropic's 404 `model: …`; no model within the cap, or a malformed cap, as the router says.
+    return f.errorType === undefined ? anthropicError(404, `model: ${body.model}`) : anthropicError(f.status, f.message)
+  }
+  const model = Array.isArray(routed) ? routed[0] : routed
   if (!model) return anthropicError(404, `model: ${body.model}`)
   if (!outputsText(model.model)) {
     return anthropicError(404, `model: ${body.model} does not answer with text`)
@@ -557,7 +565,7 @@ async function pump(a: Answer, out: SseWriter, ctx: RequestContext): Promise<voi
 
 /** `POST /messages`. The `anthropic-version` and `anthropic-beta` headers are optional (the request log keeps them). */
 export async function handleMessages(body: unknown, state: DemoState, ctx: RequestContext): Promise<Response> {
-  const req = parseRequest(body, false)
+  const req = parseRequest(body, false, state.opts.autoRouterModels)
   if (req instanceof Response) return req
   const faults = requestFaults([lastUserText(req)], body as Json, state)
   const refused = httpFaultResponse(faults)

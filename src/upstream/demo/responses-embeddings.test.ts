@@ -244,6 +244,23 @@ describe('POST /responses', () => {
     expect(after.content[0].text).toContain('12:00')
   })
 
+  test('a tool loop: [[tool-loop:N]] calls again after each output until N outputs, then text; an output needs its call', async () => {
+    const input: Json[] = [{ role: 'user', content: 'Погода по очереди: get_weather [[tool-loop:3]]' }]
+    const kinds: string[] = []
+    for (let turn = 0; turn < 4; turn++) {
+      const item = ((await (await post('/responses', { model: 'openai/gpt-4', input, tools: [TIME, WEATHER] })).json()) as Json).output[0]
+      kinds.push(item.type === 'function_call' ? item.name : item.type)
+      if (item.type !== 'function_call') break
+      input.push({ type: 'function_call', call_id: item.call_id, name: item.name, arguments: item.arguments })
+      input.push({ type: 'function_call_output', call_id: item.call_id, output: `+${turn} °C` })
+    }
+    expect(kinds).toEqual(['get_weather', 'get_weather', 'get_weather', 'message'])
+    // Stateless like the router: an output whose call is not in `input` is refused.
+    const orphan = await post('/responses', { model: 'openai/gpt-4', input: [{ type: 'function_call_output', call_id: 'call_x', output: '1' }] })
+    expect(orphan.status).toBe(400)
+    expect(((await orphan.json()) as Json).error.message).toContain('call_x')
+  })
+
   test('stream: event order, sequence numbers, deltas and the completed usage', async () => {
     const res = await post('/responses', { model: 'openai/gpt-4', input: 'Поток', stream: true })
     expect(res.headers.get('content-type')).toStartWith('text/event-stream')

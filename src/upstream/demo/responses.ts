@@ -19,7 +19,10 @@
 // the function, or is "required" (the first function, unless the last user text names another), or
 // the last user text contains the function's name (case-insensitive; the first such function).
 // Its arguments set every required string parameter to "демо". After a function_call_output the
-// answer is text that quotes the output.
+// answer is text that quotes the output — unless the last user text holds `[[tool-loop:N]]`: then it
+// calls again (the function named as above, else the first) until the input holds N outputs, an
+// agent's tool loop. Like the router, a function_call_output needs its function_call earlier in
+// `input` (400 otherwise): the history must really be there.
 import { outputsText } from './catalogue'
 import {
   breakStream,
@@ -43,6 +46,7 @@ import type { DemoState } from './state'
 import { json, openRouterError, untilAborted } from './wire'
 
 const MESSAGE_ROLES = new Set(['user', 'assistant', 'system', 'developer'])
+const TOOL_LOOP = /\[\[tool-loop:(\d{1,4})\]\]/
 /** The value a function call's required string parameters get. */
 export const DEMO_ARGUMENT = 'демо'
 /** Code points per streamed piece (and output token) of a function call's arguments. */
@@ -144,9 +148,12 @@ function parseInput(raw: unknown): InputItem[] | Response {
     return invalid('Input required: specify "input" as a string or a non-empty array of items')
   }
   const items: InputItem[] = []
+  const calls = new Set<string>()
   for (const [i, r] of raw.entries()) {
     const item = parseItem(r, i)
     if (item instanceof Response) return item
+    if (item.type === 'function_call') calls.add(item.callId)
+    if (item.type === 'function_call_output' && !calls.has(item.callId)) return invalid(`No tool call found for function call output with call_id ${item.callId}.`)
     items.push(item)
   }
   return items
@@ -162,12 +169,12 @@ function parseTools(raw: unknown): unknown[] | Response {
 const optionalNumber = (v: unknown, name: string): number | null | Response =>
   v === undefined || v === null ? null : typeof v === 'number' ? v : invalid(`${name} must be a number`)
 
-function parseResponsesRequest(body: unknown): ResponsesRequest | Response {
+function parseResponsesRequest(body: unknown, autoPool: readonly string[]): ResponsesRequest | Response {
   if (!isObject(body)) return invalid('Request body must be a JSON object')
   if (body.previous_response_id !== undefined && body.previous_response_id !== null) {
     return invalid('previous_response_id is not supported')
   }
-  const candidates = parseCandidates({ model: body.model })
+  const candidates = parseCandidates({ model: body.model, models: body.models, provider: body.provider }, autoPool)
   if (candidates instanceof Response) return candidates
   if (!outputsText(candidates[0]!.model)) {
     return openRouterError(404, 'No endpoints found that support the requested output modalities: text', {
@@ -232,10 +239,15 @@ function countInputTokens(req: ResponsesRequest): number {
 /** The function the answer calls, if any (see the header for the rule). */
 function calledFunction(req: ResponsesRequest): FunctionTool | null {
   const { functions, toolChoice, items } = req
-  if (functions.length === 0 || toolChoice === 'none' || items.at(-1)!.type === 'function_call_output') return null
-  if (isObject(toolChoice)) return functions.find((f) => f.name === toolChoice.name)!
+  if (functions.length === 0 || toolChoice === 'none') return null
   const said = lastUserText(req.chat.messages).toLowerCase()
-  const named = functions.find((f) => said.includes(f.name.toLowerCase()))
+  const chosen = isObject(toolChoice) ? functions.find((f) => f.name === toolChoice.name) : undefined
+  const named = chosen ?? functions.find((f) => said.includes(f.name.toLowerCase()))
+  if (items.at(-1)!.type === 'function_call_output') {
+    const loop = TOOL_LOOP.exec(said)
+    const outputs = items.filter((it) => it.type === 'function_call_output').length
+    return loop && outputs < Number(loop[1]) ? (named ?? functions[0]!) : null
+  }
   return named ?? (toolChoice === 'required' ? functions[0]! : null)
 }
 
@@ -421,7 +433,7 @@ async function pump(a: Answer, out: SseWriter, ctx: RequestContext): Promise<voi
 // ---------------------------------------------------------------- entry
 
 export async function handleResponses(body: unknown, state: DemoState, ctx: RequestContext): Promise<Response> {
-  const req = parseResponsesRequest(body)
+  const req = parseResponsesRequest(body, state.opts.autoRouterModels)
   if (req instanceof Response) return req
   const faults = requestFaults([lastUserText(req.chat.messages)], body as Record<string, unknown>, state)
   const refused = httpFaultResponse(faults)

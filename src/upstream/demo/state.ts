@@ -2,6 +2,7 @@
 // the key's cumulative usage.
 import type { Fault } from './faults'
 import { femtoToUsd } from './pricing'
+import { DEFAULT_AUTO_POOL } from './routing'
 
 export type DemoUpstreamOptions = {
   /** Honour `[[fault:NAME]]` directives (tests only; false in the production demo). */
@@ -12,6 +13,28 @@ export type DemoUpstreamOptions = {
   generationStatsDelayMs?: number
   /** When set, every route requires `Authorization: Bearer <apiKey>` (401 otherwise). */
   apiKey?: string
+  /**
+   * The models `openrouter/auto` picks from, best first: the first within the request's
+   * `provider.max_price` answers (default: GPT-4o-mini alone).
+   */
+  autoRouterModels?: readonly string[]
+  /** Models this router does not have (a second router's smaller catalogue): not listed, and a request naming one is a 404. */
+  lacks?: readonly string[]
+  /** A router without `POST /messages/count_tokens` (it answers 404, as some do). */
+  noCountTokens?: boolean
+}
+
+/**
+ * A router-wide fault (tests and the chaos bench; needs `faults: true`): the inference requests
+ * (chat, Responses, Messages and its token count, embeddings) fail while it lasts, whatever they ask.
+ */
+export type Outage = {
+  /** An HTTP error before anything is generated, `timeout` (no answer head, ever) or `break` (dropped mid-answer). */
+  fault: 'http500' | 'http502' | 'http503' | 'http429' | 'credits402' | 'timeout' | 'break'
+  /** Only the next N inference requests, then healthy again; unset: until cleared. */
+  requests?: number
+  /** The share of inference requests hit (0–1, default 1), drawn at random per request. */
+  share?: number
 }
 
 export type RecordedRequest = {
@@ -59,7 +82,7 @@ export type GenerationStats = {
   /** ms from request to the end of the generation. */
   generation_time: number
   moderation_latency: null
-  api_type: 'completions' | 'responses' | 'embeddings' | 'messages'
+  api_type: 'completions' | 'responses' | 'embeddings' | 'messages' | 'speech' | 'transcription'
   is_byok: false
   external_user: string | null
   origin: string
@@ -141,6 +164,7 @@ export class DemoState {
   readonly log: RecordedRequest[] = []
   readonly forcedFaults: ForcedFault[] = []
   readonly generations = new Map<string, GenerationStats>()
+  outage: Outage | null = null
   /** When each generation's stats become visible (the real API lags behind). */
   private readonly readyAt = new Map<string, number>()
   private usageFemto = 0n
@@ -175,6 +199,15 @@ export class DemoState {
 
   keyUsageUsd = (): number => femtoToUsd(this.usageFemto)
 
+  /** The outage's fault for the next inference request, if it is hit (and counts it). */
+  outageFault(): Outage['fault'] | null {
+    const o = this.outage
+    if (!o || !this.opts.faults) return null
+    if (o.share !== undefined && Math.random() >= o.share) return null
+    if (o.requests !== undefined && --o.requests <= 0) this.outage = null
+    return o.fault
+  }
+
   /** Removes and returns the armed faults this request matches (each fires once). */
   takeForcedFaults(body: Record<string, unknown>): Fault[] {
     const hit: Fault[] = []
@@ -195,5 +228,8 @@ export function resolveOptions(opts: DemoUpstreamOptions = {}): ResolvedOptions 
     tokenDelayMs: opts.tokenDelayMs ?? 15,
     generationStatsDelayMs: opts.generationStatsDelayMs ?? 0,
     apiKey: opts.apiKey,
+    autoRouterModels: opts.autoRouterModels ?? DEFAULT_AUTO_POOL,
+    lacks: opts.lacks ?? [],
+    noCountTokens: opts.noCountTokens ?? false,
   }
 }

@@ -172,6 +172,7 @@ const FOOTER_GROUPS: Array<{ title: string; links: Array<[href: string, label: s
       ['/app/playground', 'Playground'],
       ['/app/docs', 'Документация'],
       ['/blog', 'Блог'],
+      ['/status', 'Состояние сервиса'],
     ],
   },
   {

@@ -6,6 +6,7 @@ import type {
   AdminStats,
   AdminTeam,
   AdminTeamsPage,
+  AdminUpstreams,
   AdminUser,
   AdminUsersPage,
   AutopostSettings,
@@ -20,7 +21,7 @@ import type {
 import { api, authorizedFetch, parseResponse } from '../../lib/api'
 
 // The wire types, declared by the route schemas (src/admin/model.ts, src/blog/model.ts, src/payments/model.ts).
-export type { AdminStats, AdminTeam, AdminUser, AutopostSettings, AutopostStats, UncoveredCost }
+export type { AdminStats, AdminTeam, AdminUpstreams, AdminUser, AutopostSettings, AutopostStats, UncoveredCost }
 export type RefundRequest = AdminRefundRequest
 export type AdminPost = AdminBlogPost
 
@@ -30,6 +31,9 @@ export type AdminPost = AdminBlogPost
 export const UNLIMITED_LIMIT = 999999
 
 export const useAdminStats = () => useSWR<AdminStats>('/api/admin/stats', { dedupingInterval: 2000 })
+
+/** This instance's circuit breakers and recent upstream errors, followed while the dashboard is open. */
+export const useAdminUpstreams = () => useSWR<AdminUpstreams>('/api/admin/upstreams', { refreshInterval: 10_000, dedupingInterval: 2000 })
 
 // ─── uncovered cost ──────────────────────────────────────────────────────────
 

@@ -1,6 +1,6 @@
 import type { ReactNode } from 'react'
 import { Link } from 'wouter'
-import { formatInteger, formatPrice, formatRubles, pluralRu } from '../../../src/content/format'
+import { formatDuration, formatInteger, formatPrice, formatRubles, pluralRu } from '../../../src/content/format'
 import { Card } from '../../components/card'
 import { ActivityIcon, AlertCircleIcon, ArrowRightIcon, CheckCircleIcon, FileTextIcon, InfoIcon, UsersIcon, WalletIcon } from '../../components/icons'
 import { ListSkeleton, LoadError } from '../../components/list-state'
@@ -12,6 +12,7 @@ import { useDocumentTitle } from '../../lib/use-document-title'
 import { useMediaQuery } from '../../lib/use-media-query'
 import { type AdminStats, UNCOVERED_LIMIT, UNLIMITED_LIMIT, type UncoveredCost, useAdminStats, useUncovered } from './admin-api'
 import { Badge, ExternalIcon, formatUsd, ServerIcon } from './admin-ui'
+import { UpstreamHealthCard } from './upstream-health'
 
 function Figure({ label, value, testId, hint }: { label: string; value: ReactNode; testId?: string; hint?: ReactNode }) {
   return (
@@ -161,6 +162,8 @@ function MoneyPanel({ stats }: { stats: AdminStats }) {
           tone={margin === null ? undefined : margin >= 0 ? 'good' : 'bad'}
         />
         <Row label="Всего токенов" note="Входные и выходные токены всех запросов" value={formatInteger(usage.totalTokens)} testId="finance-tokens" />
+        <Row label="Распознано аудио" note="Длительность записей, отправленных на распознавание речи" value={formatDuration(usage.totalAudioSeconds)} testId="finance-audio" />
+        <Row label="Озвучено символов" note="Текст, отправленный на синтез речи" value={formatInteger(usage.totalCharacters)} testId="finance-characters" />
       </dl>
     </Card>
   )
@@ -335,6 +338,7 @@ export function AdminDashboardPage() {
     body = (
       <div className="space-y-6">
         <UpstreamCard upstream={data.openrouter} />
+        <UpstreamHealthCard />
         <div className="grid grid-cols-1 gap-4 min-[520px]:grid-cols-2 xl:grid-cols-4">
           <Tile
             label="Пользователи"

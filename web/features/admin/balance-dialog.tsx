@@ -10,8 +10,21 @@ import { teamsAdminApi, usersApi } from './admin-api'
 /** Whose balance: a user's (the spec's dialog) or a team's; `label` is the e-mail or the team's name. */
 export type BalanceTarget = { kind: 'user' | 'team'; id: string; label: string; balance: number }
 
-/** '150', '-50,5' → a number; anything that is not one → NaN (the spec: NaN is ignored). */
-export const parseAmount = (raw: string) => (raw.trim() === '' ? Number.NaN : Number(raw.trim().replace(',', '.')))
+/**
+ * The amount as a Russian admin types it: «30,5» and «30.5» are 30.5, «-30,5» (or «−30,5») is −30.5,
+ * spaces may group thousands («1 000»). Anything else — two separators («1.000,5», «1,2,3»),
+ * letters, more than six decimals (a micro-ruble) — is not read at all: NaN, and the field says
+ * why, rather than a guess such as 305.
+ */
+const AMOUNT_RE = /^([+\-\u2212]?)(\d{1,3}(?:[ \u00a0\u202f]\d{3})+|\d+)(?:[.,](\d{1,6}))?$/
+export function parseAmount(raw: string): number {
+  const m = raw.trim().match(AMOUNT_RE)
+  if (!m) return Number.NaN
+  const [, sign, whole, frac] = m
+  return Number(`${sign === '' || sign === '+' ? '' : '-'}${whole!.replace(/\D/g, '')}.${frac ?? '0'}`)
+}
+
+export const AMOUNT_INVALID = 'Введите сумму числом: например, 30,5 или -100 (до 6 знаков после запятой)'
 
 /** Micro-rubles of a ruble amount: the balance check in integers, as the server does it (no float drift). */
 const toMicros = (rubles: number) => Math.round(rubles * 1_000_000)
@@ -33,7 +46,7 @@ export function BalanceDialog({ user, onClose, onDone }: { user: BalanceTarget |
   async function apply(event: FormEvent) {
     event.preventDefault()
     const amount = parseAmount(value)
-    if (!user || pending || Number.isNaN(amount) || overDeduction) return
+    if (!user || pending || !Number.isFinite(amount) || overDeduction) return
     setPending(true)
     try {
       await (user.kind === 'team' ? teamsAdminApi : usersApi).adjustBalance(user.id, amount)
@@ -51,6 +64,10 @@ export function BalanceDialog({ user, onClose, onDone }: { user: BalanceTarget |
   }
 
   const amount = parseAmount(value)
+  // Typed but not a number we can read: said beside the field, and «Применить» stays off. Half a
+  // number on its way («-», «30,») keeps it off without scolding.
+  const typing = /^[+\-\u2212]?([\d \u00a0\u202f]*\d[.,])?$/.test(value.trim())
+  const unreadable = value.trim() !== '' && Number.isNaN(amount) && !typing
   const preview = user && Number.isFinite(amount) && amount !== 0 ? user.balance + amount : null
   // Deducting more than there is: refused before it is sent, so «Применить» stays off.
   const overDeduction = user !== null && Number.isFinite(amount) && toMicros(user.balance) + toMicros(amount) < 0
@@ -65,7 +82,7 @@ export function BalanceDialog({ user, onClose, onDone }: { user: BalanceTarget |
           <Button variant="secondary" onClick={close} disabled={pending}>
             Отмена
           </Button>
-          <Button type="submit" form="balance-form" loading={pending} disabled={value.trim() === '' || pending || overDeduction}>
+          <Button type="submit" form="balance-form" loading={pending} disabled={!Number.isFinite(amount) || pending || overDeduction}>
             Применить
           </Button>
         </>
@@ -84,17 +101,22 @@ export function BalanceDialog({ user, onClose, onDone }: { user: BalanceTarget |
       <form id="balance-form" onSubmit={apply} className="space-y-3">
         <Input
           label="Сумма (+ пополнение, - списание)"
-          type="number"
-          step="any"
+          // Text, not number: a number field reads «30,5» by the browser's locale rules (Chromium made it 305).
+          type="text"
           inputMode="decimal"
+          autoComplete="off"
           value={value}
           onChange={(e) => setValue(e.target.value)}
-          aria-invalid={overDeduction || undefined}
+          aria-invalid={unreadable || overDeduction || undefined}
           placeholder="Например, 500 или -100"
           data-autofocus
           disabled={pending}
           hint={
-            overDeduction && user ? (
+            unreadable ? (
+              <span role="alert" data-testid="balance-amount-invalid" className="block text-sm text-red-600">
+                {AMOUNT_INVALID}
+              </span>
+            ) : overDeduction && user ? (
               <span role="alert" data-testid="balance-over-deduction" className="block text-sm text-red-600">
                 {overDeductionMessage(user.balance)}.{' '}
                 <button

@@ -1,7 +1,20 @@
 import type { ReactNode } from 'react'
 import { Link } from 'wouter'
 import { formatInteger } from '../../../src/content/format'
-import { contextText, isEmbeddingModel, type Model, type PriceValue, priceLines, priceText, providerLabel, providerOf, type TokenScale } from '../../../src/content/models/catalog'
+import {
+  contextText,
+  isEmbeddingModel,
+  MODEL_TYPES,
+  type Model,
+  type ModelType,
+  modelType,
+  type PriceValue,
+  priceLines,
+  priceText,
+  providerLabel,
+  providerOf,
+  type TokenScale,
+} from '../../../src/content/models/catalog'
 import { ArrowRightIcon } from '../../components/icons'
 import { cn } from '../../lib/cn'
 
@@ -37,17 +50,22 @@ function UnitPriceRow({ unit, price }: { unit: string; price: PriceValue }) {
   )
 }
 
-function Badge({ children, tone = 'indigo' }: { children: ReactNode; tone?: 'indigo' | 'teal' }) {
-  return (
-    <span
-      className={cn(
-        'inline-flex h-6 shrink-0 items-center rounded-full px-2.5 text-xs font-medium ring-1 ring-inset',
-        tone === 'indigo' ? 'bg-indigo-50 text-indigo-700 ring-indigo-100' : 'bg-teal-50 text-teal-800 ring-teal-100',
-      )}
-    >
-      {children}
-    </span>
-  )
+const BADGE_TONES = {
+  indigo: 'bg-indigo-50 text-indigo-700 ring-indigo-100',
+  teal: 'bg-teal-50 text-teal-800 ring-teal-100',
+  sky: 'bg-sky-50 text-sky-800 ring-sky-100',
+} as const
+
+function Badge({ children, tone = 'indigo' }: { children: ReactNode; tone?: keyof typeof BADGE_TONES }) {
+  return <span className={cn('inline-flex h-6 shrink-0 items-center rounded-full px-2.5 text-xs font-medium ring-1 ring-inset', BADGE_TONES[tone])}>{children}</span>
+}
+
+const BADGE_TONE_OF: Partial<Record<ModelType, keyof typeof BADGE_TONES>> = { image: 'indigo', embeddings: 'teal', speech: 'sky', transcription: 'sky' }
+
+/** The card's type badge; plain text models wear none. */
+function TypeBadge({ type }: { type: ModelType }) {
+  const tone = BADGE_TONE_OF[type]
+  return tone ? <Badge tone={tone}>{MODEL_TYPES.find((t) => t.type === type)!.label}</Badge> : null
 }
 
 /** The docs section a card of an embedding model points to (it has nothing to try in the Playground). */
@@ -115,7 +133,7 @@ function Context({ model }: { model: Model }) {
 function EmbeddingCard({ model }: { model: Model }) {
   return (
     <article data-testid="model-card" data-model-id={model.id} data-model-type="embeddings" className={cardClass}>
-      <CardBody model={model} badge={<Badge tone="teal">Эмбеддинги</Badge>} linked={false} />
+      <CardBody model={model} badge={<TypeBadge type="embeddings" />} linked={false} />
       <div className="mt-auto pt-4">
         <div className="border-t border-slate-100 pt-3">
           {/* Embeddings cost fractions of a kopeck per 1K tokens: quoted per 1M input tokens, the only price they have. */}
@@ -139,16 +157,16 @@ function EmbeddingCard({ model }: { model: Model }) {
  */
 export function ModelCard({ model, href, tokens = 1000 }: { model: Model; href?: string; tokens?: TokenScale }) {
   if (isEmbeddingModel(model) && !href) return <EmbeddingCard model={model} />
-  const embeddings = isEmbeddingModel(model)
+  const type = modelType(model)
   return (
     <Link
       href={href ?? playgroundHref(model.id)}
       data-testid="model-card"
       data-model-id={model.id}
-      data-model-type={embeddings ? 'embeddings' : model.capabilities?.image ? 'image' : 'text'}
+      data-model-type={type}
       className={cn(cardClass, 'group transition-[border-color,box-shadow] hover:border-indigo-300 hover:shadow-md hover:shadow-indigo-900/5')}
     >
-      <CardBody model={model} badge={embeddings ? <Badge tone="teal">Эмбеддинги</Badge> : model.capabilities?.image && <Badge>Изображения</Badge>} linked />
+      <CardBody model={model} badge={<TypeBadge type={type} />} linked />
       <div className="mt-auto pt-4">
         <div className="border-t border-slate-100 pt-3">
           <Prices model={model} tokens={tokens} />

@@ -8,10 +8,12 @@ import { formatInteger } from '../../../src/content/format'
 import {
   isEmbeddingModel,
   MODEL_SORTS,
+  MODEL_TYPE_TEXT,
   type Model,
   type ModelSort,
   matchesPublicFilter,
   matchesSearch,
+  modelType,
   PUBLIC_FILTERS,
   type PublicFilter,
   parseModelSort,
@@ -146,10 +148,7 @@ export function PublicModelsPage() {
   )
 }
 
-function modelKind(model: Model): string {
-  if (isEmbeddingModel(model)) return 'Эмбеддинги (векторы текста)'
-  return model.capabilities?.image ? 'Генерация изображений' : 'Текст'
-}
+const modelKind = (model: Model): string => MODEL_TYPE_TEXT[modelType(model)]
 
 function Fact({ label, children }: { label: string; children: ReactNode }) {
   return (
@@ -164,6 +163,7 @@ function ModelDetails({ model }: { model: Model }) {
   usePageMeta(modelMeta(model, siteOrigin))
   const snippets = modelSnippets(model, siteOrigin)
   const embeddings = isEmbeddingModel(model)
+  const kind = modelType(model)
   return (
     <article data-testid="model-page" data-model-id={model.id}>
       <p className="text-sm font-medium text-indigo-700">{providerLabel(providerOf(model.id))}</p>
@@ -194,7 +194,7 @@ function ModelDetails({ model }: { model: Model }) {
             <dl className="mt-4 divide-y divide-slate-100 border-t border-slate-100 text-sm">
               <Fact label="Тип">{modelKind(model)}</Fact>
               {model.context_length > 0 && <Fact label="Контекст">{formatInteger(model.context_length)} токенов</Fact>}
-              {!embeddings && <Fact label="Понимает изображения">{model.capabilities?.vision ? 'да' : 'нет'}</Fact>}
+              {(kind === 'text' || kind === 'image') && <Fact label="Понимает изображения">{model.capabilities?.vision ? 'да' : 'нет'}</Fact>}
             </dl>
             {!embeddings && (
               <ButtonLink href={playgroundHref(model.id)} className="mt-5 w-full">

@@ -16,6 +16,9 @@ export interface MessageMetadata {
   size?: string
   quality?: string
   quantity?: number
+  /** voiced replies: the voice and the format */
+  voice?: string
+  format?: string
 }
 
 export type StoredMessage = Omit<ChatMessage, 'metadata'> & { metadata: MessageMetadata }

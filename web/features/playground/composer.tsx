@@ -1,6 +1,7 @@
 // The input: Enter sends, Shift+Enter adds a line; attachments as chips above the text; Stop while
-// a reply is on its way (the field is locked with a spinner until then).
-import { type KeyboardEvent, useEffect, useRef } from 'react'
+// a reply is on its way (the field is locked with a spinner until then); the microphone (dictation.tsx)
+// beside the field, its recording bar above it.
+import { type KeyboardEvent, type ReactNode, useEffect, useRef } from 'react'
 import { Link } from 'wouter'
 import { formatPrice } from '../../../src/content/format'
 import { AlertCircleIcon, CloseIcon } from '../../components/icons'
@@ -77,6 +78,8 @@ export function Composer({
   placeholder,
   estimate,
   estimateHint,
+  mic,
+  banner,
 }: {
   value: string
   onChange: (value: string) => void
@@ -95,6 +98,10 @@ export function Composer({
   estimate: EstimateState
   /** what the figure means, shown as its tooltip */
   estimateHint: string
+  /** the dictation button, beside the field */
+  mic?: ReactNode
+  /** shown above the field (the recording in progress) */
+  banner?: ReactNode
 }) {
   const textarea = useRef<HTMLTextAreaElement>(null)
   const picker = useRef<HTMLInputElement>(null)
@@ -162,6 +169,7 @@ export function Composer({
           {estimate.data?.message && <p className={cn('mt-0.5 text-xs text-red-700', !budget && 'hidden sm:block')}>{estimate.data.message}</p>}
         </div>
       )}
+      {banner}
       {attachments.length > 0 && (
         <ul className="mb-2 flex flex-wrap gap-2" aria-label="Вложения">
           {attachments.map((a) => (
@@ -203,6 +211,7 @@ export function Composer({
             />
           </>
         )}
+        {mic}
         <textarea
           ref={textarea}
           value={value}

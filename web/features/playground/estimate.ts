@@ -5,11 +5,12 @@ import { useEffect, useRef, useState } from 'react'
 import type { Estimate } from '../../../src/wire'
 import { api, errorMessage } from '../../lib/api'
 import type { ChatCompletionBody, ImagesBody } from './request-body'
+import type { SpeechBody } from './voice'
 
 // The wire type, declared by the route schema (src/gateway/model.ts EstimateResult).
 export type { Estimate }
 
-export type EstimateBody = { chat: ChatCompletionBody } | { images: ImagesBody }
+export type EstimateBody = { chat: ChatCompletionBody } | { images: ImagesBody } | { speech: SpeechBody } | { transcription: { model: string; seconds: number } }
 
 export interface EstimateState {
   /** the last answer; kept while a newer one is on its way, so the figure does not flicker */

@@ -72,3 +72,19 @@ export const RefreshIcon = (p: IconProps) => (
     <path d="M8 16H3v5" />
   </Icon>
 )
+
+export const MicIcon = (p: IconProps) => (
+  <Icon {...p}>
+    <path d="M12 2a3 3 0 0 0-3 3v7a3 3 0 0 0 6 0V5a3 3 0 0 0-3-3Z" />
+    <path d="M19 10v2a7 7 0 0 1-14 0v-2" />
+    <path d="M12 19v3" />
+  </Icon>
+)
+
+export const SpeakerIcon = (p: IconProps) => (
+  <Icon {...p}>
+    <path d="M11 4.7a.7.7 0 0 0-1.2-.5L6.4 7.6A1.4 1.4 0 0 1 5.4 8H3a1 1 0 0 0-1 1v6a1 1 0 0 0 1 1h2.4a1.4 1.4 0 0 1 1 .4l3.4 3.4a.7.7 0 0 0 1.2-.5Z" />
+    <path d="M16 9a5 5 0 0 1 0 6" />
+    <path d="M19.4 18.4a9 9 0 0 0 0-12.8" />
+  </Icon>
+)

@@ -11,8 +11,10 @@ import { useCopy } from '../../lib/use-copy'
 import { toast } from '../../stores/toasts'
 import { dataUrlToBlob, formatSize, kindOf, sameOrigin } from './attachments'
 import type { MessageMetadata, UploadedFile } from './chats-api'
-import { DownloadIcon, FileIcon, RefreshIcon } from './icons'
+import { DownloadIcon, FileIcon, RefreshIcon, SpeakerIcon } from './icons'
 import { Markdown } from './markdown'
+import type { SpeechAudio } from './voice'
+import { SpeechPlayer } from './voice-panel'
 
 export interface UiMessage {
   key: string
@@ -21,9 +23,13 @@ export interface UiMessage {
   images: string[]
   files: UploadedFile[]
   metadata: MessageMetadata
-  /** streaming: tokens arriving; generating: a picture is being drawn; stopped/failed: cut short */
-  status?: 'streaming' | 'generating' | 'stopped' | 'failed'
+  /** streaming: tokens arriving; generating: a picture is being drawn; speaking: text being voiced; stopped/failed: cut short */
+  status?: 'streaming' | 'generating' | 'speaking' | 'stopped' | 'failed'
   note?: string
+  /** the reply (or the speech mode's answer) as sound, once voiced */
+  audio?: SpeechAudio
+  /** «Озвучить» is on its way */
+  voicing?: boolean
 }
 
 /** What the message list lets the customer do with a message (absent while a reply is on its way). */
@@ -34,6 +40,10 @@ export interface MessageActions {
   onEdit: (key: string, text: string) => void
   /** false while a reply is on its way */
   enabled: boolean
+  /** «Озвучить»: the reply as speech; absent when the catalogue has no speech model */
+  onSpeak?: (key: string) => void
+  /** what voicing a text would cost, for the button's tooltip */
+  speakHint?: (text: string) => string
 }
 
 const actionButton =
@@ -143,9 +153,10 @@ function GeneratedImages({ images, prompt }: { images: string[]; prompt: string 
 }
 
 function ReplyFooter({ message }: { message: UiMessage }) {
-  const { costRub, totalTokens, stopped, size, quantity } = message.metadata
+  const { costRub, totalTokens, stopped, size, quantity, voice, format } = message.metadata
   const parts: string[] = []
   if (size) parts.push(`${size.replace('x', '×')}${quantity && quantity > 1 ? ` × ${quantity}` : ''}`)
+  if (voice) parts.push(`Голос ${voice}${format ? `, ${format.toUpperCase()}` : ''}`)
   if (typeof totalTokens === 'number' && totalTokens > 0) parts.push(`${formatInteger(totalTokens)} ${pluralRu(totalTokens, ['токен', 'токена', 'токенов'])}`)
   const stoppedNow = message.status === 'stopped' || stopped
   if (!costRub && parts.length === 0 && !stoppedNow) return null
@@ -169,7 +180,7 @@ function ReplyFooter({ message }: { message: UiMessage }) {
 }
 
 function AssistantMessage({ message, prompt, actions, last }: { message: UiMessage; prompt: string; actions: MessageActions; last: boolean }) {
-  const waiting = (message.status === 'streaming' && !message.content && message.images.length === 0) || message.status === 'generating'
+  const waiting = (message.status === 'streaming' && !message.content && message.images.length === 0) || message.status === 'generating' || message.status === 'speaking'
   return (
     <div className="flex gap-3" data-testid="assistant-message" data-status={message.status ?? 'done'}>
       <span aria-hidden="true" className="mt-0.5 flex h-8 w-8 shrink-0 items-center justify-center rounded-full bg-indigo-50 text-indigo-600 ring-1 ring-indigo-100">
@@ -180,7 +191,7 @@ function AssistantMessage({ message, prompt, actions, last }: { message: UiMessa
           {waiting ? (
             <p className="flex items-center gap-2 py-1 text-sm text-slate-500" role="status">
               <Spinner size={14} />
-              {message.status === 'generating' ? 'Генерация изображения…' : 'Модель думает…'}
+              {message.status === 'generating' ? 'Генерация изображения…' : message.status === 'speaking' ? 'Озвучиваю…' : 'Модель думает…'}
             </p>
           ) : (
             <>
@@ -191,6 +202,7 @@ function AssistantMessage({ message, prompt, actions, last }: { message: UiMessa
                 </div>
               )}
               {message.images.length > 0 && <GeneratedImages images={message.images} prompt={prompt} />}
+              {message.audio && <SpeechPlayer audio={message.audio} autoPlay />}
             </>
           )}
           {message.note && (
@@ -204,6 +216,19 @@ function AssistantMessage({ message, prompt, actions, last }: { message: UiMessa
         {!message.status || message.status === 'stopped' || message.status === 'failed' ? (
           <div className="mt-0.5 flex gap-1" data-testid="message-actions">
             {message.content.trim() && <CopyMessageButton text={message.content} />}
+            {actions.onSpeak && message.content.trim() && !message.audio && (
+              <button
+                type="button"
+                className={actionButton}
+                disabled={message.voicing}
+                onClick={() => actions.onSpeak!(message.key)}
+                title={`Озвучить ответ${actions.speakHint ? ` (${actions.speakHint(message.content)})` : ''}`}
+                data-testid="speak-button"
+              >
+                {message.voicing ? <Spinner size={14} /> : <SpeakerIcon size={14} />}
+                {message.voicing ? 'Озвучиваю…' : 'Озвучить'}
+              </button>
+            )}
             {last && (
               <button type="button" className={actionButton} disabled={!actions.enabled} onClick={() => actions.onRegenerate(message.key)} title="Ответить заново">
                 <RefreshIcon size={14} />

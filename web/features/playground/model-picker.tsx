@@ -7,12 +7,14 @@ import { providerLabel, providerOf } from '../../../src/content/models/catalog'
 import { ChevronDownIcon } from '../../components/icons'
 import { inputClasses } from '../../components/input'
 import { cn } from '../../lib/cn'
-import { isImageCapable, isVariablePrice, type PlaygroundModel, rubles } from './models'
+import { isImageCapable, isSpeechModel, isVariablePrice, type PlaygroundModel, rubles } from './models'
 
-/** The price a customer compares models by: a picture for drawing models, else 1K prompt tokens. */
+/** The price a customer compares models by: a picture for drawing models, 1M characters for speech models, else 1K prompt tokens. */
 export function pickerPrice(model: PlaygroundModel): string {
   const drawn = rubles(model.pricing.image_output)
   if (isImageCapable(model) && drawn !== null && drawn > 0) return `${formatPrice(drawn)} за изображение`
+  const perChar = rubles(model.pricing.character)
+  if (isSpeechModel(model) && perChar) return `${formatPrice(perChar * 1_000_000)} за 1M символов`
   if (isVariablePrice(model.pricing.prompt)) return 'цена зависит от запроса'
   const prompt = rubles(model.pricing.prompt)
   const completion = rubles(model.pricing.completion)

@@ -19,6 +19,12 @@ export interface ModelPricing {
   web_search?: string
   /** per reasoning token */
   internal_reasoning?: string
+  /** per audio token (token-priced transcription models) */
+  audio?: string
+  /** speech models: per character of text */
+  character?: string
+  /** transcription models priced by duration: per second of audio */
+  audio_second?: string
 }
 
 export interface PlaygroundModel {
@@ -27,8 +33,10 @@ export interface PlaygroundModel {
   description: string
   context_length: number
   pricing: ModelPricing
-  /** image: draws pictures (output); vision: reads pictures; files: reads PDFs (input modalities) */
-  capabilities?: { image?: boolean; vision?: boolean; files?: boolean; embeddings?: boolean }
+  /** image: draws pictures (output); vision: reads pictures; files: reads PDFs (input modalities); speech, transcription: voice models */
+  capabilities?: { image?: boolean; vision?: boolean; files?: boolean; embeddings?: boolean; speech?: boolean; transcription?: boolean }
+  /** speech models: the voices they speak with */
+  voices?: string[]
 }
 
 export const DEFAULT_MODEL = 'openai/gpt-3.5-turbo'
@@ -97,8 +105,15 @@ export function attachKinds(model: PlaygroundModel): AttachKinds {
   return { images: model.capabilities.vision === true, files: model.capabilities.files === true }
 }
 
-/** Embedding models answer only /v1/embeddings: the Playground has nothing to chat with them about. */
-export const isChatModel = (model: PlaygroundModel) => model.capabilities?.embeddings !== true
+/**
+ * What the model picker offers: chat and image models, and speech models (the Playground voices the
+ * text typed). Embedding models answer only /v1/embeddings, transcription models listen through the
+ * composer's microphone: nothing to chat with either.
+ */
+export const isChatModel = (model: PlaygroundModel) => model.capabilities?.embeddings !== true && model.capabilities?.transcription !== true
+
+export const isSpeechModel = (model: PlaygroundModel) => model.capabilities?.speech === true
+export const isTranscriptionModel = (model: PlaygroundModel) => model.capabilities?.transcription === true
 
 // ─── prices ──────────────────────────────────────────────────────────────────
 

@@ -1,6 +1,7 @@
 // /app/playground: chat with any catalogue model (streamed replies, attachments, saved history)
 // and picture generation for models that draw. Spec §2, §4, §8, §9; issue 17 (the layout that
-// fills the viewport, the picker, system prompt, regenerate / edit, the over-balance warning).
+// fills the viewport, the picker, system prompt, regenerate / edit, the over-balance warning);
+// issue 27 (voice: dictation into the composer, «Озвучить» under replies, the speech mode).
 import { useCallback, useEffect, useRef, useState } from 'react'
 import { useSWRConfig } from 'swr'
 import { useSearch } from 'wouter'
@@ -28,16 +29,31 @@ import {
   useChatHistory,
 } from './chats-api'
 import { type Attachment, Composer } from './composer'
+import { DictationBar, MicButton, useDictation } from './dictation'
 import { Drawer } from './drawer'
 import { type EstimateBody, useEstimate } from './estimate'
 import { HistoryBar } from './history-bar'
 import { SlidersIcon } from './icons'
 import { MessageList, type UiMessage } from './messages'
-import { type AttachKinds, attachKinds, bareModel, DEFAULT_MODEL, drawsByDefault, isChatModel, isImageCapable, type PlaygroundModel, usePlaygroundModels } from './models'
+import {
+  type AttachKinds,
+  attachKinds,
+  bareModel,
+  DEFAULT_MODEL,
+  drawsByDefault,
+  isChatModel,
+  isImageCapable,
+  isSpeechModel,
+  isTranscriptionModel,
+  type PlaygroundModel,
+  usePlaygroundModels,
+} from './models'
 import { chatBody, imagesBody, userMessage } from './request-body'
 import { ModelInfoPanel, type Settings, SettingsPanel } from './side-panels'
 import { isAbortError, streamChat } from './stream'
 import { useFillViewport } from './use-fill-viewport'
+import { SPEECH_ERROR, type SpeechAudio, type SpeechBody, speak, speechCostHint, speechText, useVoiceSettings } from './voice'
+import { VoicePanel } from './voice-panel'
 
 export const EMPTY_REPLY = 'Пустой ответ модели'
 export const NO_IMAGE = 'Модель не вернула изображение.'
@@ -141,6 +157,9 @@ export function PlaygroundPage() {
   const imageCapable = isImageCapable(model)
   const effectiveMode = imageCapable ? mode : 'chat'
   const kinds = attachKinds(model)
+  // A speech model voices what is typed: the speech mode.
+  const speechMode = isSpeechModel(model)
+  const voice = useVoiceSettings(models, speechMode ? model : undefined)
 
   const resetChat = useCallback(() => {
     abortRef.current?.abort()
@@ -170,13 +189,19 @@ export function PlaygroundPage() {
     if (modelsLoading) return
     appliedParam.current = modelParam
     const found = models.find((m) => m.id === modelParam)
+    if (found && isTranscriptionModel(found)) {
+      // It listens, it does not chat: chosen for the microphone, the conversation keeps its model.
+      voice.update({ transcriptionModel: found.id })
+      toast.info(`${found.name || found.id} распознаёт речь: нажмите микрофон в поле ввода и говорите`)
+      return
+    }
     if (catalogueReady && !found) {
       toast.info(`Модель ${modelParam} не найдена в каталоге — выбрана ${DEFAULT_MODEL}`)
       selectModel(models.some((m) => m.id === DEFAULT_MODEL) ? DEFAULT_MODEL : models[0]!.id, models.find((m) => m.id === DEFAULT_MODEL) ?? models[0])
       return
     }
     selectModel(modelParam, found)
-  }, [modelParam, models, modelsLoading, catalogueReady, selectModel])
+  }, [modelParam, models, modelsLoading, catalogueReady, selectModel, voice.update])
 
   // Without ?model=, a catalogue that lacks the default starts on its first model.
   useEffect(() => {
@@ -455,9 +480,84 @@ export function PlaygroundPage() {
     return outcome.answered
   }
 
+  // ─── voice ──────────────────────────────────────────────────────────────────
+  const dictation = useDictation({
+    model: voice.transcription,
+    onText: (text) => setInput((current) => (current.trim() ? `${current.trimEnd()} ${text}` : text)),
+    onCharged: () => void mutate(BALANCE_KEY),
+  })
+  const speechBody = (text: string): SpeechBody => ({
+    model: voice.speech?.id ?? model.id,
+    input: speechText(text),
+    voice: voice.settings.voice,
+    response_format: voice.settings.format,
+  })
+  /** Object URLs of the audio made on this page, given back when it closes. */
+  const audioUrls = useRef<string[]>([])
+  useEffect(
+    () => () => {
+      for (const url of audioUrls.current) URL.revokeObjectURL(url)
+    },
+    [],
+  )
+  const keep = (audio: SpeechAudio) => {
+    audioUrls.current.push(audio.url)
+    return audio
+  }
+  /** The balance moves once the router has reported the cost, a moment after the last byte. */
+  const refreshBalanceSoon = () => setTimeout(() => void mutate(BALANCE_KEY), 1500)
+
+  /**
+   * The speech mode: the text typed is voiced after `before` (the whole page, or the part kept by
+   * «Повторить» and «Изменить»); the exchange stays on the page (audio is not kept in the history).
+   */
+  async function voiceText(text: string, before: UiMessage[] = messages) {
+    const previous = messages
+    const user = userMessage(localKey(), text, [])
+    const key = localKey()
+    const body = speechBody(text)
+    setMessages([...before, user, { key, role: 'assistant', content: '', images: [], files: [], metadata: {}, status: 'speaking' }])
+    if (before === messages) setInput('')
+    const ac = new AbortController()
+    abortRef.current = ac
+    setPending(true)
+    try {
+      const audio = keep(await speak(body, ac.signal))
+      patchMessage(key, { audio, status: undefined, metadata: { model: body.model, voice: body.voice, format: body.response_format } })
+    } catch (error) {
+      setMessages(previous)
+      if (before === previous) setInput((current) => current || text)
+      if (!isAbortError(error)) showRequestError(error, SPEECH_ERROR)
+    } finally {
+      if (abortRef.current === ac) abortRef.current = null
+      setPending(false)
+      refreshBalanceSoon()
+    }
+  }
+
+  /** «Озвучить» under a reply: its text through the chosen speech model, played where it is. */
+  async function speakMessage(key: string) {
+    const message = messages.find((m) => m.key === key)
+    if (!message?.content.trim()) return
+    patchMessage(key, { voicing: true })
+    try {
+      const audio = keep(await speak(speechBody(message.content)))
+      patchMessage(key, { voicing: false, audio })
+    } catch (error) {
+      patchMessage(key, { voicing: false })
+      showRequestError(error, SPEECH_ERROR)
+    } finally {
+      refreshBalanceSoon()
+    }
+  }
+
   async function send() {
     if (pending) return
     const text = input.trim()
+    if (speechMode) {
+      if (text) await voiceText(text)
+      return
+    }
     const ready = attachments.filter((a) => a.status === 'ready' && a.upload)
     if (!text && ready.length === 0) return
     if (attachments.some((a) => a.status === 'uploading')) return
@@ -485,6 +585,7 @@ export function PlaygroundPage() {
     const userAt = messages.slice(0, at).findLastIndex((m) => m.role === 'user')
     if (at < 0 || userAt < 0) return
     const user = messages[userAt]!
+    if (speechMode) return void voiceText(user.content, messages.slice(0, userAt))
     void exchange(user, messages.slice(0, userAt), messages, effectiveMode === 'image' && !!user.content.trim(), {
       truncateFrom: messages[userAt + 1]?.key ?? key,
       userSaved: true,
@@ -497,6 +598,7 @@ export function PlaygroundPage() {
     const at = messages.findIndex((m) => m.key === key)
     if (at < 0) return
     const old = messages[at]!
+    if (speechMode) return void (text.trim() && voiceText(text.trim(), messages.slice(0, at)))
     const drawing = effectiveMode === 'image' && !!text.trim()
     const user = userMessage(localKey(), text, drawing ? [] : old.files)
     void exchange(user, messages.slice(0, at), messages, drawing, { truncateFrom: key })
@@ -513,28 +615,34 @@ export function PlaygroundPage() {
   const imageMode = effectiveMode === 'image'
   const uploads = imageMode ? [] : attachments.flatMap((a) => (a.status === 'ready' && a.upload ? [a.upload] : []))
   const estimateKey = JSON.stringify(
-    imageMode
-      ? ['image', model.id, input.trim(), settings.size, settings.quality, settings.quantity, balance]
-      : [
-          'chat',
-          model.id,
-          input.trim(),
-          settings.system.trim(),
-          settings.temperature,
-          settings.maxTokens,
-          uploads.map((u) => u.id),
-          messages.map((m) => [m.key, m.status, m.content.length]),
-          balance,
-        ],
+    speechMode
+      ? ['speech', model.id, input.trim(), voice.settings.voice, voice.settings.format, balance]
+      : imageMode
+        ? ['image', model.id, input.trim(), settings.size, settings.quality, settings.quantity, balance]
+        : [
+            'chat',
+            model.id,
+            input.trim(),
+            settings.system.trim(),
+            settings.temperature,
+            settings.maxTokens,
+            uploads.map((u) => u.id),
+            messages.map((m) => [m.key, m.status, m.content.length]),
+            balance,
+          ],
   )
   const estimate = useEstimate(pending || modelsLoading ? null : estimateKey, async (): Promise<EstimateBody> => {
     const draft = userMessage('draft', input, uploads)
+    // An empty field is estimated as one character: the least a voicing can cost.
+    if (speechMode) return { speech: speechBody(input.trim() || '.') }
     if (imageMode) return { images: imagesBody(model.id, draft.content || ' ', settings) }
     return { chat: await chatBody(model.id, [...messages, draft], settings) }
   })
-  const estimateHint = imageMode
-    ? 'Больше этого генерация стоить не может; списывается фактическая стоимость'
-    : `Промпт и до ${settings.maxTokens} токенов ответа: больше этого запрос стоить не может, списывается фактическая стоимость`
+  const estimateHint = speechMode
+    ? 'Цена модели за символ × длина текста: больше этого озвучка стоить не может; списывается стоимость у провайдера'
+    : imageMode
+      ? 'Больше этого генерация стоить не может; списывается фактическая стоимость'
+      : `Промпт и до ${settings.maxTokens} токенов ответа: больше этого запрос стоить не может, списывается фактическая стоимость`
 
   // ─── view ───────────────────────────────────────────────────────────────────
   const showInfo = infoOpen ?? wide
@@ -543,13 +651,15 @@ export function PlaygroundPage() {
       <div className="mb-4 flex h-12 w-12 items-center justify-center rounded-full bg-indigo-50 text-indigo-600">
         <ChatIcon size={22} />
       </div>
-      <p className="text-[15px] font-medium text-slate-800">{effectiveMode === 'image' ? 'Опишите изображение' : 'Начните диалог'}</p>
+      <p className="text-[15px] font-medium text-slate-800">{speechMode ? 'Введите текст для озвучки' : effectiveMode === 'image' ? 'Опишите изображение' : 'Начните диалог'}</p>
       <p className="mt-1 max-w-sm text-sm text-slate-500">
-        {effectiveMode === 'image'
-          ? `${model.name || model.id} нарисует картинку по описанию. Оценка стоимости — в настройках и под полем ввода.`
-          : `Модель: ${model.name || model.id}. Чат сохранится в истории после первого сообщения.`}
+        {speechMode
+          ? `${model.name || model.id} озвучит текст голосом ${voice.settings.voice}: аудио можно прослушать и скачать. Озвучка не сохраняется в истории чатов.`
+          : effectiveMode === 'image'
+            ? `${model.name || model.id} нарисует картинку по описанию. Оценка стоимости — в настройках и под полем ввода.`
+            : `Модель: ${model.name || model.id}. Чат сохранится в истории после первого сообщения.`}
       </p>
-      {effectiveMode === 'chat' && (
+      {effectiveMode === 'chat' && !speechMode && (
         <div className="mt-5 flex w-full max-w-md flex-col gap-2">
           {SUGGESTIONS.map((s) => (
             <button
@@ -580,6 +690,7 @@ export function PlaygroundPage() {
         disabled={pending}
         imageEstimate={estimate}
         imageEstimateHint={estimateHint}
+        speechMode={speechMode}
         onModel={(id) =>
           selectModel(
             id,
@@ -588,6 +699,15 @@ export function PlaygroundPage() {
         }
         onMode={setMode}
         onSettings={(patch) => setSettings((s) => ({ ...s, ...patch }))}
+      />
+      <VoicePanel
+        settings={voice.settings}
+        listeners={voice.listeners}
+        speakers={voice.speakers}
+        speechModel={voice.speech}
+        speechMode={speechMode}
+        disabled={pending}
+        onChange={voice.update}
       />
     </>
   )
@@ -621,9 +741,9 @@ export function PlaygroundPage() {
               <p className="truncate font-mono text-xs text-slate-600">{model.id}</p>
             </div>
             <div className="flex shrink-0 items-center gap-2">
-              {effectiveMode === 'image' && (
+              {(effectiveMode === 'image' || speechMode) && (
                 <span className="hidden rounded-full bg-indigo-50 px-2.5 py-1 text-xs font-medium text-indigo-700 ring-1 ring-indigo-100 ring-inset sm:inline">
-                  Генерация изображений
+                  {speechMode ? 'Озвучка текста' : 'Генерация изображений'}
                 </span>
               )}
               {!wide && (
@@ -643,7 +763,18 @@ export function PlaygroundPage() {
               )}
             </div>
           </div>
-          <MessageList messages={messages} loading={chatLoading} empty={empty} actions={{ onRegenerate: regenerate, onEdit: editAndResend, enabled: !pending }} />
+          <MessageList
+            messages={messages}
+            loading={chatLoading}
+            empty={empty}
+            actions={{
+              onRegenerate: regenerate,
+              onEdit: editAndResend,
+              enabled: !pending,
+              onSpeak: voice.speech ? (key) => void speakMessage(key) : undefined,
+              speakHint: (text) => speechCostHint(voice.speech, speechText(text)),
+            }}
+          />
           <Composer
             value={input}
             onChange={setInput}
@@ -651,13 +782,27 @@ export function PlaygroundPage() {
             onStop={stop}
             onAttach={attach}
             onRemoveAttachment={removeAttachment}
-            attachments={effectiveMode === 'image' ? [] : attachments}
+            attachments={effectiveMode === 'image' || speechMode ? [] : attachments}
             pending={pending}
-            accept={effectiveMode === 'image' ? '' : acceptFor(kinds)}
+            accept={effectiveMode === 'image' || speechMode ? '' : acceptFor(kinds)}
             acceptHint={acceptHint(kinds)}
-            placeholder={effectiveMode === 'image' ? (wide ? 'Опишите изображение…' : 'Описание…') : wide ? 'Напишите сообщение…' : 'Сообщение…'}
+            placeholder={
+              speechMode
+                ? wide
+                  ? 'Текст для озвучки…'
+                  : 'Текст…'
+                : effectiveMode === 'image'
+                  ? wide
+                    ? 'Опишите изображение…'
+                    : 'Описание…'
+                  : wide
+                    ? 'Напишите сообщение…'
+                    : 'Сообщение…'
+            }
             estimate={estimate}
             estimateHint={estimateHint}
+            mic={voice.listeners.length > 0 ? <MicButton dictation={dictation} disabled={pending} /> : undefined}
+            banner={<DictationBar dictation={dictation} />}
           />
         </Card>
         {wide && (

@@ -92,14 +92,23 @@ export function ModelInfoPanel({ model, open, onToggle }: { model: PlaygroundMod
             <p className="mt-2 text-sm text-slate-500">Описание не указано.</p>
           )}
           <dl className="mt-3 divide-y divide-slate-100 border-t border-slate-100 text-sm">
-            <div className="flex items-baseline justify-between gap-3 py-1">
-              <dt className="text-slate-500">Контекст</dt>
-              <dd className="font-medium text-slate-900 tabular-nums" data-testid="model-context">
-                {model.context_length > 0 ? contextLabel(model.context_length) : '—'}
-              </dd>
-            </div>
-            <PriceRow label="Промпт" value={model.pricing.prompt} unit="за 1K токенов" scale={1000} testId="price-prompt" />
-            <PriceRow label="Ответ" value={model.pricing.completion} unit="за 1K токенов" scale={1000} testId="price-completion" />
+            {/* voice models read no context: a character or a second is what they bill */}
+            {!(model.capabilities?.speech || model.capabilities?.transcription) && (
+              <div className="flex items-baseline justify-between gap-3 py-1">
+                <dt className="text-slate-500">Контекст</dt>
+                <dd className="font-medium text-slate-900 tabular-nums" data-testid="model-context">
+                  {model.context_length > 0 ? contextLabel(model.context_length) : '—'}
+                </dd>
+              </div>
+            )}
+            {model.capabilities?.speech ? (
+              <PriceRow label="Текст" value={model.pricing.character ?? model.pricing.prompt} unit="за 1M символов" scale={1_000_000} testId="price-character" />
+            ) : (
+              <>
+                <PriceRow label="Промпт" value={model.pricing.prompt} unit="за 1K токенов" scale={1000} testId="price-prompt" />
+                <PriceRow label="Ответ" value={model.pricing.completion} unit="за 1K токенов" scale={1000} testId="price-completion" />
+              </>
+            )}
             {rubles(model.pricing.image) !== null && rubles(model.pricing.image)! > 0 && <PriceRow label="Картинка на входе" value={model.pricing.image} unit="за шт." />}
             {(rubles(model.pricing.image_output) ?? 0) > 0 && <PriceRow label="Картинка на выходе" value={model.pricing.image_output} unit="за шт." testId="price-image-output" />}
             {rubles(model.pricing.request) !== null && rubles(model.pricing.request)! > 0 && <PriceRow label="Запрос" value={model.pricing.request} />}
@@ -192,6 +201,7 @@ export function SettingsPanel({
   disabled,
   imageEstimate,
   imageEstimateHint,
+  speechMode = false,
   onModel,
   onMode,
   onSettings,
@@ -207,6 +217,8 @@ export function SettingsPanel({
   /** the same estimate as under the composer: the server's bound for the request as it would be sent */
   imageEstimate: EstimateState
   imageEstimateHint: string
+  /** the model voices text: it has no chat parameters (voice and format are in the voice panel) */
+  speechMode?: boolean
   onModel: (id: string) => void
   onMode: (mode: 'chat' | 'image') => void
   onSettings: (patch: Partial<Settings>) => void
@@ -261,7 +273,11 @@ export function SettingsPanel({
         </div>
       )}
 
-      {mode === 'image' && imageCapable ? (
+      {speechMode ? (
+        <p className="text-sm leading-5 text-slate-600" data-testid="speech-mode-note">
+          Модель озвучивает текст из поля ввода: ответ — аудио, его можно прослушать и скачать. Голос и формат — в панели «Голос».
+        </p>
+      ) : mode === 'image' && imageCapable ? (
         <div className="space-y-4" data-testid="image-settings" id={paramsId}>
           <div className="grid grid-cols-2 gap-3">
             <div className="space-y-1.5">

@@ -1,4 +1,4 @@
-import { formatDateTime, formatInteger, formatPrice, pluralRu } from '../../../src/content/format'
+import { formatDateTime, formatInteger, formatPrice, pluralRu, voiceAmount } from '../../../src/content/format'
 import { Card } from '../../components/card'
 import { cn } from '../../lib/cn'
 import type { UsageLog, UsageStatus } from '../../lib/types'
@@ -27,10 +27,14 @@ function KeyName({ log }: { log: UsageLog }) {
   return log.apiKeyName === null ? <span className="text-slate-500">{WEB_SESSION}</span> : <span className="break-words">{log.apiKeyName}</span>
 }
 
-function Tokens({ log }: { log: UsageLog }) {
+/** Tokens; a voice request shows what it is measured in instead (seconds of audio, characters). */
+function Tokens({ log, unit = false }: { log: UsageLog; unit?: boolean }) {
+  const voice = voiceAmount(log)
+  if (voice) return <span className="whitespace-nowrap tabular-nums">{voice}</span>
   return (
     <span title={`Запрос: ${formatInteger(log.promptTokens)}, ответ: ${formatInteger(log.completionTokens)}`} className="tabular-nums">
       {formatInteger(log.totalTokens)}
+      {unit && ' ток.'}
     </span>
   )
 }
@@ -48,7 +52,7 @@ export function shownCountText(shown: number, total: number): string {
   return `${formatInteger(shown)} ${pluralRu(shown, ['запрос', 'запроса', 'запросов'])}`
 }
 
-/** The latest requests of the period: model, key, tokens, cost, time. */
+/** The latest requests of the period: model, key, tokens (or audio seconds, characters), cost, time. */
 export function RecentRequests({ logs, total }: { logs: UsageLog[]; total: number }) {
   const wide = useMediaQuery(TABLE_QUERY)
   return (
@@ -73,7 +77,7 @@ export function RecentRequests({ logs, total }: { logs: UsageLog[]; total: numbe
                 Ключ
               </th>
               <th scope="col" className={cn(th, 'text-right')}>
-                Токены
+                Объём
               </th>
               <th scope="col" className={cn(th, 'text-right')}>
                 Стоимость
@@ -113,7 +117,7 @@ export function RecentRequests({ logs, total }: { logs: UsageLog[]; total: numbe
                 <span className="shrink-0 font-semibold whitespace-nowrap text-slate-900 tabular-nums">{formatPrice(log.cost)}</span>
               </div>
               <p className="mt-1 text-xs text-slate-500">
-                <KeyName log={log} /> · <Tokens log={log} /> ток. · <time dateTime={log.createdAt}>{formatDateTime(log.createdAt)}</time>
+                <KeyName log={log} /> · <Tokens log={log} unit /> · <time dateTime={log.createdAt}>{formatDateTime(log.createdAt)}</time>
               </p>
             </li>
           ))}

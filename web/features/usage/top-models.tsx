@@ -1,4 +1,4 @@
-import { formatInteger, formatPrice, pluralRu } from '../../../src/content/format'
+import { formatInteger, formatPrice, pluralRu, voiceAmount } from '../../../src/content/format'
 import { Card } from '../../components/card'
 import type { UsageModel } from '../../lib/types'
 
@@ -19,7 +19,8 @@ export function TopModels({ models }: { models: UsageModel[] }) {
               <div className="h-full rounded-full bg-indigo-500" style={{ width: `${max > 0 ? Math.max(2, (m.cost / max) * 100) : 0}%` }} />
             </div>
             <p className="mt-1 text-xs text-slate-500 tabular-nums">
-              {formatInteger(m.requests)} {pluralRu(m.requests, ['запрос', 'запроса', 'запросов'])} · {formatInteger(m.tokens)} {pluralRu(m.tokens, ['токен', 'токена', 'токенов'])}
+              {formatInteger(m.requests)} {pluralRu(m.requests, ['запрос', 'запроса', 'запросов'])} ·{' '}
+              {voiceAmount(m) ?? `${formatInteger(m.tokens)} ${pluralRu(m.tokens, ['токен', 'токена', 'токенов'])}`}
             </p>
           </li>
         ))}

@@ -95,13 +95,15 @@ CREATE TABLE `__new_usage_daily` (
 	`model` text NOT NULL,
 	`requests` integer NOT NULL,
 	`tokens` integer NOT NULL,
+	`audio_seconds` integer DEFAULT 0 NOT NULL,
+	`characters` integer DEFAULT 0 NOT NULL,
 	`cost_micros` integer NOT NULL,
 	`upstream_cost_nano_usd` integer DEFAULT 0 NOT NULL,
 	PRIMARY KEY(`user_id`, `team_id`, `day`, `api_key_id`, `model`),
 	FOREIGN KEY (`user_id`) REFERENCES `users`(`id`) ON UPDATE no action ON DELETE cascade
 );
 --> statement-breakpoint
-INSERT INTO `__new_usage_daily`("user_id", "team_id", "day", "api_key_id", "model", "requests", "tokens", "cost_micros", "upstream_cost_nano_usd") SELECT "user_id", '', "day", "api_key_id", "model", "requests", "tokens", "cost_micros", "upstream_cost_nano_usd" FROM `usage_daily`;--> statement-breakpoint
+INSERT INTO `__new_usage_daily`("user_id", "team_id", "day", "api_key_id", "model", "requests", "tokens", "audio_seconds", "characters", "cost_micros", "upstream_cost_nano_usd") SELECT "user_id", '', "day", "api_key_id", "model", "requests", "tokens", "audio_seconds", "characters", "cost_micros", "upstream_cost_nano_usd" FROM `usage_daily`;--> statement-breakpoint
 DROP TABLE `usage_daily`;--> statement-breakpoint
 ALTER TABLE `__new_usage_daily` RENAME TO `usage_daily`;--> statement-breakpoint
 PRAGMA foreign_keys=ON;--> statement-breakpoint
@@ -114,6 +116,7 @@ CREATE INDEX `ledger_team_created_idx` ON `ledger_entries` (`team_id`,`created_a
 ALTER TABLE `uncovered_costs` ADD `team_id` text;--> statement-breakpoint
 ALTER TABLE `usage_logs` ADD `team_id` text;--> statement-breakpoint
 CREATE INDEX `usage_team_created_idx` ON `usage_logs` (`team_id`,`created_at`);--> statement-breakpoint
+ALTER TABLE `chats` ADD `team_id` text;--> statement-breakpoint
 ALTER TABLE `api_keys` ADD `team_id` text REFERENCES teams(id);--> statement-breakpoint
 ALTER TABLE `api_keys` ADD `budget_limit_micros` integer;--> statement-breakpoint
 ALTER TABLE `api_keys` ADD `budget_period` text DEFAULT 'month' NOT NULL;--> statement-breakpoint
@@ -123,5 +126,4 @@ ALTER TABLE `api_keys` ADD `budget_held_micros` integer DEFAULT 0 NOT NULL;--> s
 CREATE INDEX `api_keys_team_idx` ON `api_keys` (`team_id`);--> statement-breakpoint
 ALTER TABLE `payments` ADD `team_id` text;--> statement-breakpoint
 CREATE INDEX `payments_team_created_idx` ON `payments` (`team_id`,`created_at`);--> statement-breakpoint
-ALTER TABLE `refund_requests` ADD `team_id` text;--> statement-breakpoint
-ALTER TABLE `chats` ADD `team_id` text;
+ALTER TABLE `refund_requests` ADD `team_id` text;

@@ -1,9 +1,13 @@
-// Maps the router's failures to what our customers should see (OpenAI shape, Russian text).
+// The gateway's own failures and the router's, as our customers see them (OpenAI shape, Russian text;
+// /v1/messages turns the same errors into Anthropic's shape in lib/http.ts).
 import { OpenAIError } from '../lib/errors'
 import type { UpstreamError } from '../upstream/client'
 
 export const unavailable = (message = 'Сервис временно недоступен. Попробуйте позже.') =>
   new OpenAIError(503, message, 'server_error', 'service_unavailable', { shouldRetry: false })
+
+/** A model the catalogue does not have (`model` names it), or one the router says it cannot serve now. */
+export const modelNotFound = (message: string) => new OpenAIError(404, message, 'invalid_request_error', 'model_not_found', { param: 'model' })
 
 export function fromUpstream(e: UpstreamError): OpenAIError {
   // The router's 402 means OUR account there is empty — never the customer's balance.
@@ -16,7 +20,7 @@ export function fromUpstream(e: UpstreamError): OpenAIError {
   if (e.status === 400 || e.status === 413 || e.status === 422)
     return new OpenAIError(400, `Провайдер отклонил запрос: ${e.message}`, 'invalid_request_error', e.errorType ?? 'invalid_request')
   if (e.status === 403) return new OpenAIError(403, `Запрос отклонён модерацией провайдера: ${e.message}`, 'invalid_request_error', 'content_blocked')
-  if (e.status === 404) return new OpenAIError(404, `Модель сейчас недоступна у провайдера: ${e.message}`, 'invalid_request_error', 'model_not_found')
+  if (e.status === 404) return modelNotFound(`Модель сейчас недоступна у провайдера: ${e.message}`)
   if (e.status === 408 || e.status === 504 || e.status === 524)
     return new OpenAIError(504, 'Провайдер модели не ответил вовремя.', 'server_error', 'upstream_timeout', { shouldRetry: false })
   if (e.status === 401) {

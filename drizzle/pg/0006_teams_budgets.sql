@@ -73,8 +73,8 @@ CREATE TABLE "webhook_deliveries" (
 	"delivered_at" bigint
 );
 --> statement-breakpoint
-ALTER TABLE "usage_daily" DROP CONSTRAINT "usage_daily_user_id_day_api_key_id_model_pk";--> statement-breakpoint
 ALTER TABLE "usage_daily" ADD COLUMN "team_id" text DEFAULT '' NOT NULL;--> statement-breakpoint
+ALTER TABLE "usage_daily" DROP CONSTRAINT "usage_daily_user_id_day_api_key_id_model_pk";--> statement-breakpoint
 ALTER TABLE "usage_daily" ADD CONSTRAINT "usage_daily_user_id_team_id_day_api_key_id_model_pk" PRIMARY KEY("user_id","team_id","day","api_key_id","model");--> statement-breakpoint
 ALTER TABLE "holds" ADD COLUMN "team_id" text;--> statement-breakpoint
 ALTER TABLE "holds" ADD COLUMN "key_held_micros" bigint DEFAULT 0 NOT NULL;--> statement-breakpoint
@@ -82,6 +82,7 @@ ALTER TABLE "holds" ADD COLUMN "member_held_micros" bigint DEFAULT 0 NOT NULL;--
 ALTER TABLE "ledger_entries" ADD COLUMN "team_id" text;--> statement-breakpoint
 ALTER TABLE "uncovered_costs" ADD COLUMN "team_id" text;--> statement-breakpoint
 ALTER TABLE "usage_logs" ADD COLUMN "team_id" text;--> statement-breakpoint
+ALTER TABLE "chats" ADD COLUMN "team_id" text;--> statement-breakpoint
 ALTER TABLE "api_keys" ADD COLUMN "team_id" text;--> statement-breakpoint
 ALTER TABLE "api_keys" ADD COLUMN "budget_limit_micros" bigint;--> statement-breakpoint
 ALTER TABLE "api_keys" ADD COLUMN "budget_period" text DEFAULT 'month' NOT NULL;--> statement-breakpoint
@@ -90,7 +91,6 @@ ALTER TABLE "api_keys" ADD COLUMN "budget_spent_micros" bigint DEFAULT 0 NOT NUL
 ALTER TABLE "api_keys" ADD COLUMN "budget_held_micros" bigint DEFAULT 0 NOT NULL;--> statement-breakpoint
 ALTER TABLE "payments" ADD COLUMN "team_id" text;--> statement-breakpoint
 ALTER TABLE "refund_requests" ADD COLUMN "team_id" text;--> statement-breakpoint
-ALTER TABLE "chats" ADD COLUMN "team_id" text;--> statement-breakpoint
 ALTER TABLE "team_audit" ADD CONSTRAINT "team_audit_team_id_teams_id_fk" FOREIGN KEY ("team_id") REFERENCES "public"."teams"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "team_invitations" ADD CONSTRAINT "team_invitations_team_id_teams_id_fk" FOREIGN KEY ("team_id") REFERENCES "public"."teams"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "team_invitations" ADD CONSTRAINT "team_invitations_invited_by_users_id_fk" FOREIGN KEY ("invited_by") REFERENCES "public"."users"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint

@@ -1,0 +1,4 @@
+CREATE TABLE "invoice_counters" (
+	"year" bigint PRIMARY KEY NOT NULL,
+	"last" bigint NOT NULL
+);

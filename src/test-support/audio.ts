@@ -1,0 +1,77 @@
+// Recordings made in code for the voice tests: WAV through src/lib/wav.ts, and an Ogg Opus stream
+// as a messenger's voice message is stored — OpusHead and OpusTags pages, then audio pages whose
+// granule positions say how long it plays (RFC 7845). The audio packets are silent CELT frames:
+// enough for any duration reader and for the fake router, which does not decode them.
+export { toneWav, wavFile } from '../lib/wav'
+
+const OGG_CRC = (() => {
+  const table = new Uint32Array(256)
+  for (let i = 0; i < 256; i++) {
+    let r = i << 24
+    for (let j = 0; j < 8; j++) r = r & 0x80000000 ? (r << 1) ^ 0x04c11db7 : r << 1
+    table[i] = r >>> 0
+  }
+  return table
+})()
+
+function oggCrc(bytes: Uint8Array): number {
+  let c = 0
+  for (const b of bytes) c = ((c << 8) ^ OGG_CRC[((c >>> 24) ^ b) & 0xff]!) >>> 0
+  return c
+}
+
+const SERIAL = 0x5e1ec7
+
+/** One Ogg page holding whole `packets` (each under 255 bytes), ending at `granule`. */
+function oggPage(packets: Uint8Array[], granule: bigint, sequence: number, flags: number): Uint8Array {
+  const body = Buffer.concat(packets)
+  const header = Buffer.alloc(27 + packets.length)
+  header.write('OggS', 0, 'latin1')
+  header[5] = flags
+  header.writeBigInt64LE(granule, 6)
+  header.writeUInt32LE(SERIAL, 14)
+  header.writeUInt32LE(sequence, 18)
+  header[26] = packets.length
+  packets.forEach((p, i) => {
+    header[27 + i] = p.length
+  })
+  const page = Buffer.concat([header, body])
+  page.writeUInt32LE(oggCrc(page), 22)
+  return page
+}
+
+const PRE_SKIP = 312
+/** A 20 ms CELT fullband frame of silence (TOC config 31, one frame). */
+const SILENT_FRAME = Uint8Array.of(0xf8, 0xff, 0xfe)
+
+/** An Ogg Opus file that plays for `seconds` (20 ms frames, 50 to a page). */
+export function oggOpus(seconds: number): Uint8Array {
+  const head = Buffer.alloc(19)
+  head.write('OpusHead', 0, 'latin1')
+  head[8] = 1 // version
+  head[9] = 1 // mono
+  head.writeUInt16LE(PRE_SKIP, 10)
+  head.writeUInt32LE(48_000, 12)
+  const vendor = 'gateway-tests'
+  const tags = Buffer.alloc(16 + vendor.length)
+  tags.write('OpusTags', 0, 'latin1')
+  tags.writeUInt32LE(vendor.length, 8)
+  tags.write(vendor, 12, 'latin1')
+  const pages = [oggPage([head], 0n, 0, 0x02), oggPage([tags], 0n, 1, 0)]
+  const frames = Math.max(1, Math.round(seconds * 50))
+  let granule = BigInt(PRE_SKIP)
+  for (let done = 0, seq = 2; done < frames; seq++) {
+    const count = Math.min(50, frames - done)
+    done += count
+    granule += BigInt(count * 960)
+    pages.push(
+      oggPage(
+        Array.from({ length: count }, () => SILENT_FRAME),
+        granule,
+        seq,
+        done === frames ? 0x04 : 0,
+      ),
+    )
+  }
+  return Buffer.concat(pages)
+}
