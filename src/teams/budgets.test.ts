@@ -154,6 +154,35 @@ describe('the 402 names the level and when it resets', () => {
   })
 })
 
+describe('a member budget caps what the router may bill, as a key budget does (price caps, issue 22)', () => {
+  test('a variable-price model: max_price and max_tokens from the hold go out, the charge stays within the budget; web search is refused', async () => {
+    const { owner, team } = await teams.create('Потолок цены')
+    const member = await teams.join(owner, team.id, 'member')
+    await teams.topUp(owner, team.id, 100)
+    await teams.api('PATCH', `/api/teams/${team.id}/members/${member.user.id}`, owner.accessToken, { budget: { limitRub: 5, period: 'day' } })
+    const key = await teams.key(member, team.id)
+    const since = gw.upstream.log.length
+    const res = await v1(key.key, { model: 'openrouter/auto', messages: [{ role: 'user', content: 'Привет' }] })
+    expect(res.status).toBe(200)
+    const forwarded = gw.upstream.log.slice(since).find((r) => r.path.endsWith('/chat/completions'))!.body as Record<string, any>
+    expect(forwarded.provider.max_price).toEqual({ prompt: expect.any(String), completion: expect.any(String), request: '0' })
+    expect(forwarded.max_tokens).toBeGreaterThan(0)
+    const [row] = await usage('team_id', team.id)
+    expect(row!.cost_micros).toBeLessThanOrEqual(5_000_000)
+
+    // Web search on a variable-price model cannot be capped: 402 limit_uncappable, pointing at the team's budgets; nothing sent.
+    const before = gw.upstream.log.length
+    const web = await v1(key.key, { model: 'openrouter/auto', messages: [{ role: 'user', content: 'Новости' }], plugins: [{ id: 'web' }] })
+    expect([web.status, web.body.error]).toMatchObject([402, { code: 'limit_uncappable', action: { url: '/app/team' } }])
+    expect(gw.upstream.log.length).toBe(before)
+    // The owner has no budget in the team: the balance's rules apply, no cap is sent.
+    const mark = gw.upstream.log.length
+    expect((await v1(owner.accessToken, { model: 'openrouter/auto', messages: [{ role: 'user', content: 'Привет' }] }, team.id)).status).toBe(200)
+    const free = gw.upstream.log.slice(mark).find((r) => r.path.endsWith('/chat/completions'))!.body as Record<string, any>
+    expect(free.provider?.max_price).toBeUndefined()
+  })
+})
+
 describe('budgets reset at Moscow calendar boundaries', () => {
   /** Spends with the key until the budget refuses; answers the refusal. */
   async function exhaust(key: string) {
