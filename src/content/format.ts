@@ -119,7 +119,8 @@ export function pluralRu(n: number, forms: readonly [one: string, few: string, m
   return forms[2]
 }
 
-const moscowFormat = new Intl.DateTimeFormat('ru-RU', {
+/** '01.03.2028, 00:00': a date and time in Moscow, whatever the reader's zone. */
+export const moscowFormat = new Intl.DateTimeFormat('ru-RU', {
   day: '2-digit',
   month: '2-digit',
   year: 'numeric',
