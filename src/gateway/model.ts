@@ -183,6 +183,11 @@ export const EstimateResult = t.Object(
     maxTokens: t.Union([t.Number(), t.Null()], { description: 'max_tokens, который получит провайдер, если ответ придётся ограничить балансом' }),
     affordable: t.Boolean(),
     message: t.Union([t.String(), t.Null()], { description: 'Почему запрос будет отклонён (402)' }),
+    limitedBy: t.Optional(
+      t.Union([t.UnionEnum(['key', 'member', 'team', 'personal']), t.Null()], {
+        description: 'Какой уровень отклонит запрос: бюджет ключа, бюджет участника, баланс команды или личный',
+      }),
+    ),
   },
   { title: 'Estimate' },
 )

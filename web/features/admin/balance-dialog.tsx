@@ -5,7 +5,10 @@ import { Dialog } from '../../components/dialog'
 import { Input } from '../../components/input'
 import { errorMessage } from '../../lib/api'
 import { toast } from '../../stores/toasts'
-import { type AdminUser, usersApi } from './admin-api'
+import { teamsAdminApi, usersApi } from './admin-api'
+
+/** Whose balance: a user's (the spec's dialog) or a team's; `label` is the e-mail or the team's name. */
+export type BalanceTarget = { kind: 'user' | 'team'; id: string; label: string; balance: number }
 
 /**
  * The amount as a Russian admin types it: «30,5» and «30.5» are 30.5, «-30,5» (or «−30,5») is −30.5,
@@ -29,8 +32,8 @@ const toMicros = (rubles: number) => Math.round(rubles * 1_000_000)
 /** The inline reason, worded as the server's refusal so either source reads the same. */
 export const overDeductionMessage = (balance: number) => `Нельзя списать больше, чем есть на балансе: сейчас на нём ${formatRublesExact(balance)}`
 
-/** Spec §2: the user, the current balance and a signed amount — positive tops up, negative deducts. */
-export function BalanceDialog({ user, onClose, onDone }: { user: AdminUser | null; onClose: () => void; onDone: () => void }) {
+/** Spec §2: the user (or a team), the current balance and a signed amount — positive tops up, negative deducts. */
+export function BalanceDialog({ user, onClose, onDone }: { user: BalanceTarget | null; onClose: () => void; onDone: () => void }) {
   const [value, setValue] = useState('')
   const [pending, setPending] = useState(false)
 
@@ -46,7 +49,7 @@ export function BalanceDialog({ user, onClose, onDone }: { user: AdminUser | nul
     if (!user || pending || !Number.isFinite(amount) || overDeduction) return
     setPending(true)
     try {
-      await usersApi.adjustBalance(user.id, amount)
+      await (user.kind === 'team' ? teamsAdminApi : usersApi).adjustBalance(user.id, amount)
       toast.success('Баланс обновлен')
       setValue('')
       onDone()
@@ -87,7 +90,7 @@ export function BalanceDialog({ user, onClose, onDone }: { user: AdminUser | nul
       description={
         user && (
           <>
-            <span className="block font-medium break-all text-slate-900">{user.email}</span>
+            <span className="block font-medium break-all text-slate-900">{user.kind === 'team' ? `Команда «${user.label}»` : user.label}</span>
             <span className="mt-1 block">
               Текущий баланс: <span className="font-medium whitespace-nowrap text-slate-900 tabular-nums">{formatRublesExact(user.balance)}</span>
             </span>
@@ -129,7 +132,7 @@ export function BalanceDialog({ user, onClose, onDone }: { user: AdminUser | nul
                 После изменения: <span className="font-medium text-slate-700">{formatRublesExact(preview)}</span>
               </>
             ) : (
-              'Положительная сумма пополняет баланс, отрицательная — списывает. В истории операций пользователя появится корректировка.'
+              `Положительная сумма пополняет баланс, отрицательная — списывает. В истории операций ${user?.kind === 'team' ? 'команды' : 'пользователя'} появится корректировка.`
             )
           }
         />
