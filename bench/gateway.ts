@@ -10,6 +10,9 @@
 //   bun bench/gateway.ts --store pg       # the same on SQLite, then PostgreSQL with one and with two
 //                                         # instances (round-robin), in one run (issue 18); chat only
 //                                         # unless --protocols says otherwise
+//   bun bench/gateway.ts --budgets        # the gateway side through a team key with a key budget and a
+//                                         # member budget in force (issue 23): every request reserves and
+//                                         # settles on three levels; compare with a run without it
 //
 // The fake upstream answers instantly (tokenDelayMs 0), so what differs between the two paths is
 // the gateway itself: auth, validation, the hold and settle transactions, the usage row, the relay.
@@ -31,7 +34,8 @@ function parseArgs(argv: string[]) {
   let warmup: number | undefined
   let protocols: Protocol[] | undefined
   let store: 'sqlite' | 'pg' = 'sqlite'
-  const usage = 'usage: bun bench/gateway.ts [--quick] [--requests N] [--warmup N] [--protocols chat,responses,messages] [--store sqlite|pg]'
+  let budgets = false
+  const usage = 'usage: bun bench/gateway.ts [--quick] [--requests N] [--warmup N] [--protocols chat,responses,messages] [--store sqlite|pg] [--budgets]'
   const intArg = (name: string, raw: string | undefined, min: number, max: number) => {
     const n = Number(raw)
     if (!Number.isInteger(n) || n < min || n > max) {
@@ -44,6 +48,7 @@ function parseArgs(argv: string[]) {
     const a = argv[i]!
     const value = () => (a.includes('=') ? a.slice(a.indexOf('=') + 1) : argv[++i])
     if (a === '--quick') quick = true
+    else if (a === '--budgets') budgets = true
     else if (a === '--requests' || a.startsWith('--requests=')) requests = intArg('requests', value(), 10, 1_000_000)
     else if (a === '--warmup' || a.startsWith('--warmup=')) warmup = intArg('warmup', value(), 0, 1_000_000)
     else if (a === '--protocols' || a.startsWith('--protocols=')) {
@@ -73,6 +78,7 @@ function parseArgs(argv: string[]) {
   return {
     quick,
     store,
+    budgets,
     // With --store pg three setups run back to back: chat only unless asked otherwise.
     protocols: protocols ?? (store === 'pg' ? (['chat'] as Protocol[]) : [...PROTOCOLS]),
     // Requests per side and mode before anything is measured, so both processes run JIT-compiled code.
@@ -429,15 +435,19 @@ async function measure(setup: Setup): Promise<ScenarioResult[]> {
         await startServer({ OPENROUTER_API_KEY: UPSTREAM_KEY, OPENROUTER_BASE_URL: gw.upstream.url, USD_RUB_RATE: TEST_RATE, WELCOME_BONUS_RUB: String(BONUS_RUB), ...setup.env }),
       )
     const who = await gw.customer()
+    // --budgets: the requests go through a team key, with the key's and the member's budgets in force.
+    const account = SETTINGS.budgets ? await teamWithBudgets(gw.url, who) : null
     GATEWAY_PIDS = gatewayPids()
     const busy0 = machineBusyMs()
     const ours0 = cpuMs('self') + gatewayCpuMs()
     const wall0 = performance.now()
     const gatewayUrls = [gw.url, ...extra.map((s) => s.url)]
-    console.log(`fake upstream ${gw.upstream.url}, gateway ${gatewayUrls.join(' + ')} (${GATEWAY_PIDS.length} process(es)), customer ${who.email}\n`)
+    console.log(
+      `fake upstream ${gw.upstream.url}, gateway ${gatewayUrls.join(' + ')} (${GATEWAY_PIDS.length} process(es)), customer ${who.email}${account ? `, team ${account.teamId} (key and member budgets in force)` : ''}\n`,
+    )
     const targets = (protocol: Protocol): [Target, Target] => [
       { name: 'direct', protocol, urls: [`${gw.upstream.url}${PATHS[protocol]}`], key: UPSTREAM_KEY, next: 0 },
-      { name: 'gateway', protocol, urls: gatewayUrls.map((u) => `${u}/v1${PATHS[protocol]}`), key: who.key, next: 0 },
+      { name: 'gateway', protocol, urls: gatewayUrls.map((u) => `${u}/v1${PATHS[protocol]}`), key: account?.key ?? who.key, next: 0 },
     ]
 
     // JIT warm-up: a fresh process runs interpreted and baseline-compiled code for its first thousands
@@ -476,14 +486,15 @@ async function measure(setup: Setup): Promise<ScenarioResult[]> {
           `(${((others / (performance.now() - wall0)) * 100).toFixed(0)}% of one core on average; near 0% means a quiet machine)`,
       )
 
-    // The books: every request settled, nothing held, balance = bonus − Σ usage costs = ledger sum.
-    let books = await gw.books(who.user.id)
+    // The books: every request settled, nothing held, balance = bonus (or the team's top-up) − Σ usage costs = ledger sum.
+    const readBooks = () => (account ? teamBooks(gw.read, account.teamId) : gw.books(who.user.id))
+    let books = await readBooks()
     // A client-side timeout leaves the gateway reconciling with the upstream for up to ~8 s.
     for (let i = 0; i < 200 && books.held !== 0; i++) {
       await Bun.sleep(50)
-      books = await gw.books(who.user.id)
+      books = await readBooks()
     }
-    const bonusMicros = BONUS_RUB * 1_000_000
+    const bonusMicros = account ? TEAM_TOP_UP_RUB * 1_000_000 : BONUS_RUB * 1_000_000
     const usageSum = books.usage.reduce((s, u) => s + u.cost_micros, 0)
     const succeeded = books.usage.filter((u) => u.status === 'success').length
     const sent = warmupRequests + results.reduce((s, r) => s + r.gatewayRequests, 0)
@@ -503,6 +514,43 @@ async function measure(setup: Setup): Promise<ScenarioResult[]> {
   } finally {
     await stop()
   }
+}
+
+/** The team top-up of a --budgets run: the most one card payment may be. */
+const TEAM_TOP_UP_RUB = 1_000_000
+/** Budgets high enough never to refuse a bench request, so every request checks and counts them. */
+const BENCH_BUDGET = { limitRub: 10_000_000, period: 'month' }
+
+/**
+ * --budgets: the customer's team, topped up through the test payment page, with a budget on the
+ * customer as its member and a team key with its own budget: the gateway side then reserves and
+ * settles on the key, the member and the team's balance for every request.
+ */
+async function teamWithBudgets(base: string, who: { accessToken: string; user: { id: string } }) {
+  const api = async (method: string, path: string, body?: unknown, team?: string) => {
+    const headers: Record<string, string> = { authorization: `Bearer ${who.accessToken}`, 'content-type': 'application/json' }
+    if (team) headers['x-team-id'] = team
+    const res = await fetch(base + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) })
+    const json = (await res.json()) as { data?: any }
+    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`)
+    return json.data
+  }
+  const team = await api('POST', '/api/teams', { name: 'Бенчмарк' })
+  const payment = await api('POST', '/api/payments/create', { amount: TEAM_TOP_UP_RUB }, team.id)
+  const providerId = new URL(payment.confirmationUrl).pathname.split('/').pop()
+  await api('POST', `/api/payments/test/${providerId}/pay`)
+  await api('PATCH', `/api/teams/${team.id}/members/${who.user.id}`, { budget: BENCH_BUDGET })
+  const key = await api('POST', '/api/auth/api-keys', { name: 'бенчмарк' }, team.id)
+  await api('PATCH', `/api/auth/api-keys/${key.id}`, { budget: BENCH_BUDGET }, team.id)
+  return { teamId: team.id as string, key: key.key as string }
+}
+
+/** A team's books in the shape gw.books gives a personal account's. */
+async function teamBooks(read: Awaited<ReturnType<typeof startGateway>>['read'], teamId: string) {
+  const [t] = await read<{ balance_micros: number; held_micros: number }>('select balance_micros, held_micros from teams where id = ?', teamId)
+  const [l] = await read<{ s: number }>('select coalesce(sum(amount_micros), 0) as s from ledger_entries where team_id = ?', teamId)
+  const usage = await read<{ cost_micros: number; status: string }>('select cost_micros, status from usage_logs where team_id = ?', teamId)
+  return { balance: t!.balance_micros, held: t!.held_micros, ledgerSum: l!.s, usage }
 }
 
 /** The setups side by side: throughput ratio, added latency and gateway CPU per request. */

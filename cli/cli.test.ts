@@ -10,6 +10,7 @@ import pkg from '../package.json'
 import { oggOpus, toneWav } from '../src/test-support/audio'
 import { eventually, startGateway } from '../src/test-support/gateway'
 import { registerUser, signJwt } from '../src/test-support/server'
+import { teamsOn } from '../src/test-support/teams'
 import { createApi } from './lib/api'
 import { createChatBackend } from './lib/chat-client'
 import { type ConfigData, createConfigStore } from './lib/config'
@@ -361,6 +362,50 @@ describe('chat and money', () => {
 
     expectOneLineError(await cli(['topup', '50'], config), 1, 'Минимальная сумма пополнения: 100 RUB')
     expectOneLineError(await cli(['topup', 'много'], config), 2, 'сумма — число в рублях')
+  })
+})
+
+describe('teams', () => {
+  test('team list and use: keys, balance, usage and chat then act in the team; personal switches back', async () => {
+    const owner = await signedIn()
+    const teams = teamsOn(gw.url, gw.server.dataDir)
+    const created = await fetch(`${gw.url}/api/teams`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${owner.accessToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'Терминал' }),
+    })
+    const team = (await created.json()).data as { id: string }
+    await teams.topUp(owner, team.id, 100)
+
+    const list = await ok(['team', 'list'], owner.config)
+    expect(list).toMatch(/\*\s+Личный аккаунт/)
+    expect(list).toContain('Терминал')
+    expect(list).toContain('владелец')
+    expectOneLineError(await cli(['team', 'use', 'Нет такой'], owner.config), 2, 'Команда «Нет такой» не найдена', 'Терминал')
+    expect(await ok(['team', 'use', 'терминал'], owner.config)).toContain('Теперь вы работаете в команде «Терминал» (роль: владелец)')
+    expect(readConfig(owner.config).team).toEqual({ id: team.id, name: 'Терминал' })
+    expect(await ok(['team'], owner.config)).toMatch(/\*\s+Терминал/)
+
+    // In the team: its balance, a key of the team, a chat paid by the team.
+    expect(await ok(['balance'], owner.config)).toContain('Баланс команды «Терминал»: 100,00 ₽')
+    const key = await json<{ id: string; teamId: string | null }>(['keys', 'create', 'командный'], owner.config)
+    expect(key.teamId).toBe(team.id)
+    const r = await cli(['chat', '-m', 'anthropic/claude-3-haiku', '--cost', 'Привет команде'], owner.config)
+    expect(r.code).toBe(0)
+    const cost = Number(r.stderr.match(/Стоимость: ([\d,]+) ₽/)![1]!.replace(',', '.'))
+    expect((await json<{ balance: number }>(['balance'], owner.config)).balance).toBeCloseTo(100 - cost, 6)
+    expect((await json<{ totalRequests: number }>(['usage'], owner.config)).totalRequests).toBe(1)
+
+    // Back to the personal account: the team's key and spend are not there; the bonus is untouched.
+    expect(await ok(['team', 'use', 'personal'], owner.config)).toContain('личном аккаунте')
+    expect(readConfig(owner.config).team).toBeUndefined()
+    expect((await json<{ balance: number }>(['balance'], owner.config)).balance).toBe(1)
+    expect((await json<{ id: string }[]>(['keys', 'list'], owner.config)).map((k) => k.id)).not.toContain(key.id)
+    expect((await json<{ totalRequests: number }>(['usage'], owner.config)).totalRequests).toBe(0)
+    // Logging out forgets the chosen team with the session.
+    await ok(['team', 'use', team.id], owner.config)
+    await ok(['logout'], owner.config)
+    expect(readConfig(owner.config).team).toBeUndefined()
   })
 })
 

@@ -6,6 +6,7 @@ import { billingCommands } from './commands/billing'
 import { chatCommand } from './commands/chat'
 import { keysCommands } from './commands/keys'
 import { modelsCommand } from './commands/models'
+import { teamCommands } from './commands/team'
 import { voiceCommands } from './commands/voice'
 import { CliError, EXIT, errorLine } from './lib/errors'
 
@@ -54,7 +55,7 @@ export function buildProgram(): Command {
     .helpCommand('help [команда]', 'справка по команде')
     .configureOutput({ outputError: () => {} }) // printed by run() as one Russian line
     .exitOverride()
-    .description('Терминальный клиент AI Gateway: аккаунт, баланс, ключи, модели, чат и голос')
+    .description('Терминальный клиент AI Gateway: аккаунт, команды, баланс, ключи, модели, чат и голос')
     .version(pkg.version, '-V, --version', 'показать версию')
     .option('-s, --server <URL>', 'адрес сервера (по умолчанию: из настроек, затем GW_SERVER, затем http://localhost:3000)')
 
@@ -64,6 +65,7 @@ export function buildProgram(): Command {
   modelsCommand(program)
   chatCommand(program)
   voiceCommands(program)
+  teamCommands(program)
   return program
 }
 

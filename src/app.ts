@@ -9,7 +9,7 @@ import { authRoutes } from './auth'
 import { authGuard, bearer } from './auth/guard'
 import { authService, type StoredFiles } from './auth/service'
 import { billingRoutes } from './billing'
-import { lowBalanceMailer } from './billing/alerts'
+import { setClockFile } from './billing/periods'
 import { blogAdminRoutes, blogImageRoutes, blogRoutes } from './blog'
 import { autopostService } from './blog/autopost'
 import { blogService } from './blog/service'
@@ -36,12 +36,17 @@ import { spaRoutes } from './spa'
 import { statusAdminRoutes, statusRoutes } from './status'
 import { statusService } from './status/service'
 import { systemRoutes } from './system'
+import { teamsRoutes } from './teams'
+import { createNotifier } from './teams/notify'
+import { teamsService } from './teams/service'
 import { uploadsRoutes } from './uploads'
 import { MAX_UPLOAD_BYTES, UPLOAD_MESSAGES, uploadsService } from './uploads/service'
 import { createUpstreamClient } from './upstream/client'
 import { createUpstreams } from './upstream/pool'
 
 export async function createServices(config: Config, db: Db, mailer: Mailer) {
+  // Budget periods read "now" here: the real clock, or a test clock outside production.
+  setClockFile(config.testClockFile)
   const upstream = createUpstreamClient(config)
   // Requests to /v1 go through these: the primary router and, when configured, the second one.
   const upstreams = createUpstreams(config, upstream)
@@ -58,13 +63,14 @@ export async function createServices(config: Config, db: Db, mailer: Mailer) {
   const keys = keysService(db)
   const payments = paymentsService({ db, config })
   const refunds = refundsService(db)
-  const notifyLowBalance = lowBalanceMailer(config, mailer)
+  const teams = teamsService({ db, config, mailer })
+  const notify = createNotifier({ db, config, mailer })
   const blog = blogService(db)
   const autopost = autopostService({ config, db, upstream, catalog, rates })
-  const admin = adminService({ db, auth, upstream, rates, blog, keys })
+  const admin = adminService({ db, auth, upstream, rates, blog, teams, keys })
   const chats = chatsService(db, uploads, images)
   const status = statusService({ db, config, upstreams })
-  return { config, db, mailer, upstream, upstreams, rates, catalog, auth, keys, payments, refunds, notifyLowBalance, blog, autopost, admin, uploads, images, chats, status }
+  return { config, db, mailer, upstream, upstreams, rates, catalog, auth, keys, payments, refunds, teams, notify, blog, autopost, admin, uploads, images, chats, status }
 }
 
 export type Services = Awaited<ReturnType<typeof createServices>>
@@ -96,7 +102,7 @@ const DEFAULT_BODY_LIMIT = { limit: 64 * KB }
 export const MAX_REQUEST_BODY = 2 * V1_BODY_LIMIT
 
 export function createApp(s: Services) {
-  const guard = authGuard(s.config, s.auth)
+  const guard = authGuard(s.config, s.auth, s.teams.acting)
   return (
     new Elysia({ serve: { maxRequestBodySize: MAX_REQUEST_BODY }, websocket: WS_SERVER_OPTIONS })
       .use(errorHandler)
@@ -132,6 +138,7 @@ export function createApp(s: Services) {
       .use(statusRoutes(s.status))
       .use(statusAdminRoutes(s.status, guard))
       .use(authRoutes(s.config, s.auth, guard))
+      .use(teamsRoutes(s.config, s.teams, guard))
       .use(keysRoutes(s.keys, guard))
       .use(billingRoutes(s.db, guard))
       .use(paymentsRoutes(s.config, s.payments, s.refunds, guard))

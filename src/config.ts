@@ -224,6 +224,13 @@ export function loadConfig(env: Env = process.env) {
     autopostImageModel: env.AUTOPOST_IMAGE_MODEL?.trim() || 'google/gemini-2.5-flash-image',
     /** The seller on invoices and acts (SELLER_*); null: invoice payment is not offered. */
     seller: seller(env),
+    /** Team webhooks may target private, loopback and link-local addresses (tests, on-premise installations). */
+    allowPrivateWebhooks: flag(env, 'ALLOW_PRIVATE_WEBHOOKS', false),
+    /**
+     * Tests only: a file whose content (ISO time or epoch ms) is "now" for budget periods
+     * (billing/periods.ts), so calendar boundaries can be tested. Never honoured in production.
+     */
+    testClockFile: isProduction ? null : env.TEST_CLOCK_FILE?.trim() || null,
   })
 }
 

@@ -10,6 +10,7 @@ import { purgeExpiredResponses } from './gateway/stored-responses'
 import { closeSockets } from './gateway/ws'
 import { createMailer } from './mail/service'
 import { purgeExpired } from './system/housekeeping'
+import { startWebhookWorker } from './teams/webhooks'
 
 let config: Config
 try {
@@ -34,6 +35,8 @@ const { catalog, rates } = services
 // Renews the leases of this instance's holds and gives back those of instances that died (a crash
 // of this very process included, once its lease lapses): never a live instance's reservations.
 const stopHoldLeases = startHoldLeases(db)
+// Team webhooks wait in an outbox table: any instance delivers them (each claims a delivery first).
+const stopWebhooks = startWebhookWorker(db, config.allowPrivateWebhooks)
 
 /** Logs instead of throwing: a failed sync keeps the last good catalogue and rate. */
 const syncCatalog = () =>
@@ -104,6 +107,7 @@ async function shutdown(signal: string) {
   for (const job of Object.values(app.store.cron ?? {})) (job as { stop(): void }).stop()
   stopCheckpointer()
   stopHoldLeases()
+  stopWebhooks()
   await database.close()
   console.log('[server] stopped')
   process.exit(0)

@@ -6,15 +6,25 @@
 // Names follow what the clients call them; the schema each comes from is named beside it.
 import type {
   AdminStats as AdminStatsSchema,
+  AdminTeam as AdminTeamSchema,
+  TeamsPage as AdminTeamsPageSchema,
   AdminUserDetail as AdminUserDetailSchema,
   AdminUser as AdminUserSchema,
   BalanceResult as BalanceResultSchema,
   Deleted as DeletedSchema,
+  TeamBalanceResult as TeamBalanceResultSchema,
   UncoveredPage as UncoveredPageSchema,
   UsersPage as UsersPageSchema,
 } from './admin/model'
 import type { AuthResult as AuthResultSchema, PublicUser, Session as SessionSchema, TokenPair as TokenPairSchema, Verified as VerifiedSchema } from './auth/model'
-import type { Alerts as AlertsSchema, Balance as BalanceSchema, GroupedTransactions, Transaction as TransactionSchema, UsageStats as UsageStatsSchema } from './billing/model'
+import type {
+  Alerts as AlertsSchema,
+  Balance as BalanceSchema,
+  Budget as BudgetSchema,
+  GroupedTransactions,
+  Transaction as TransactionSchema,
+  UsageStats as UsageStatsSchema,
+} from './billing/model'
 import type {
   AdminBlogPost as AdminBlogPostSchema,
   AutopostSettings as AutopostSettingsSchema,
@@ -36,6 +46,16 @@ import type {
 } from './payments/model'
 import type { StatusBody, UpstreamsBody } from './status/model'
 import type { Health as HealthSchema } from './system/model'
+import type {
+  AuditEntry as AuditEntrySchema,
+  InvitationPreview as InvitationPreviewSchema,
+  Invitation as InvitationSchema,
+  TeamDetails as TeamDetailsSchema,
+  TeamMember as TeamMemberSchema,
+  TeamSummary as TeamSummarySchema,
+  WebhookSecret as WebhookSecretSchema,
+  WebhookState as WebhookStateSchema,
+} from './teams/model'
 import type { Upload as UploadSchema } from './uploads/model'
 
 // ─── account (/api/auth) ─────────────────────────────────────────────────────
@@ -76,6 +96,29 @@ export type UsageStatus = UsageLog['status']
 export type UsageDay = UsageStats['daily'][number]
 export type UsageModel = UsageStats['topModels'][number]
 
+/** A budget: a limit in rubles with a Moscow calendar period, this period's spend, what is left, the next reset. */
+export type Budget = typeof BudgetSchema.static
+export type BudgetPeriod = Budget['period']
+/** What PATCH /api/teams/{id}/members/{userId} and PATCH /api/auth/api-keys/{id} take as `budget`. */
+export type BudgetInput = { limitRub: number | null; period: BudgetPeriod }
+
+// ─── teams (/api/teams; X-Team-Id on the account routes) ─────────────────────
+
+/** POST /api/teams, GET /api/teams item: the caller's role in it. */
+export type TeamSummary = typeof TeamSummarySchema.static
+export type TeamRole = TeamSummary['role']
+/** GET /api/teams/{id}: with members, budgets and what the caller's role may do. */
+export type TeamDetails = typeof TeamDetailsSchema.static
+export type TeamPermission = TeamDetails['permissions'][number]
+export type TeamMember = typeof TeamMemberSchema.static
+export type TeamInvitation = typeof InvitationSchema.static
+/** POST /api/teams/invitations/lookup. */
+export type InvitationPreview = typeof InvitationPreviewSchema.static
+export type TeamAuditEntry = typeof AuditEntrySchema.static
+export type TeamWebhook = typeof WebhookStateSchema.static
+/** PUT /api/teams/{id}/webhook: the signing secret, shown once. */
+export type TeamWebhookSecret = typeof WebhookSecretSchema.static
+
 // ─── payments and refunds (/api/payments) ────────────────────────────────────
 
 export type Payment = typeof PaymentSchema.static
@@ -114,6 +157,11 @@ export type UncoveredCost = UncoveredResponse['data'][number]
 /** GET /api/admin/users/:id. */
 export type AdminUserDetail = typeof AdminUserDetailSchema.static
 export type BalanceAdjustment = typeof BalanceResultSchema.static
+export type AdminTeam = typeof AdminTeamSchema.static
+/** GET /api/admin/teams: `{success, data, pagination}`. */
+export type AdminTeamsPage = typeof AdminTeamsPageSchema.static
+/** POST /api/admin/teams/{id}/balance. */
+export type TeamBalanceAdjustment = typeof TeamBalanceResultSchema.static
 export type Deleted = typeof DeletedSchema.static
 /** GET /api/admin/upstreams: this instance's circuit breakers and recent upstream errors. */
 export type AdminUpstreams = typeof UpstreamsBody.static

@@ -51,9 +51,11 @@ export function billingCommands(program: Command) {
     .description('текущий баланс')
     .option('--json', 'вывести JSON')
     .action(async (opts: { json?: boolean }, cmd: Command) => {
-      const data = await context(cmd).api.get<Balance>('/api/billing/balance')
+      const { api } = context(cmd)
+      const data = await api.get<Balance>('/api/billing/balance')
       if (opts.json) return printJson(data)
-      print(`Баланс: ${exactRubles(data.balance)}`)
+      const team = api.team()
+      print(team ? `Баланс команды «${team.name}»: ${exactRubles(data.balance)}` : `Баланс: ${exactRubles(data.balance)}`)
       if (data.isLow) print('Баланс заканчивается — пополните: gw topup 500')
     })
 

@@ -5,6 +5,7 @@ import { context, print, printJson } from '../lib/context'
 import { price, rubles, table, when } from '../lib/format'
 
 const path = (id: string) => `/api/auth/api-keys/${encodeURIComponent(id)}`
+const PERIODS: Record<ApiKey['budget']['period'], string> = { day: 'в день', week: 'в неделю', month: 'в месяц', total: 'всего' }
 
 export function keysCommands(program: Command) {
   const keys = program.command('keys').description('API-ключи для доступа к /v1')
@@ -19,14 +20,14 @@ export function keysCommands(program: Command) {
       if (list.length === 0) return print('Ключей пока нет. Создайте: gw keys create НАЗВАНИЕ')
       print(
         table(
-          ['ID', 'Название', 'Ключ', 'Статус', 'За месяц', 'Лимит', 'Создан', 'Использован'],
+          ['ID', 'Название', 'Ключ', 'Статус', 'За месяц', 'Бюджет', 'Создан', 'Использован'],
           list.map((k) => [
             k.id,
-            k.name,
+            k.owner ? `${k.name} (${k.owner.email})` : k.name,
             `${k.keyPrefix}…`,
             k.isActive ? 'активен' : 'отключён',
             price(k.monthSpent),
-            k.monthlyLimit === null ? 'нет' : rubles(k.monthlyLimit),
+            k.budget.limitRub === null ? 'нет' : `${price(k.budget.spent)} из ${rubles(k.budget.limitRub)} ${PERIODS[k.budget.period]}`,
             when(k.createdAt),
             when(k.lastUsedAt),
           ]),

@@ -2,7 +2,7 @@
 // on a 401, renew the access token with the refresh token once (the pair rotates, so the new
 // pair is stored), repeat the request, and give up with "войдите снова" if that fails too.
 import type { CreatedPayment, UsageStats, User } from '../../src/wire'
-import type { ConfigStore, Session } from './config'
+import type { ConfigStore, Session, TeamContext } from './config'
 import { CliError, EXIT, insufficientBalance, notSignedIn, sessionExpired, unreachable } from './errors'
 
 type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE'
@@ -13,7 +13,9 @@ export function httpError(status: number, body: unknown): CliError {
   const err = b?.error
   const message = typeof err === 'string' ? err : err?.message || `сервер ответил кодом ${status}`
   const code = typeof err === 'object' ? err?.code : undefined
-  if (status === 402 && code !== 'key_limit_exceeded') return insufficientBalance(message)
+  if (status === 402 && code === 'budget_exceeded')
+    return new CliError(message, 'бюджет ключа или ваш бюджет в команде: дождитесь его обновления или попросите увеличить', EXIT.balance)
+  if (status === 402) return insufficientBalance(message)
   if (status === 401) return new CliError(message, 'войдите снова: `gw login`', EXIT.auth)
   if (code === 'model_not_found') return new CliError(message, 'список моделей: `gw models`')
   if (status === 429) return new CliError(message, 'подождите и повторите')
@@ -31,10 +33,19 @@ async function readJson(res: Response): Promise<unknown> {
 }
 
 export function createApi(server: string, store: ConfigStore) {
+  /** The team chosen with `gw team use`, only if it belongs to this server. */
+  function team(): TeamContext | undefined {
+    const config = store.read()
+    return config.server === server ? config.team : undefined
+  }
+
   async function send(method: Method, path: string, body: unknown, token: string | null): Promise<Response> {
     const headers: Record<string, string> = { accept: 'application/json' }
     if (body !== undefined) headers['content-type'] = 'application/json'
     if (token) headers.authorization = `Bearer ${token}`
+    // Signed-in calls act in the chosen team; without one, in the personal account.
+    const current = token ? team() : undefined
+    if (current) headers['x-team-id'] = current.id
     try {
       return await fetch(server + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) })
     } catch {
@@ -61,7 +72,7 @@ export function createApi(server: string, store: ConfigStore) {
   }
 
   function forget() {
-    store.update(({ session: _gone, ...rest }) => rest)
+    store.update(({ session: _gone, team: _team, ...rest }) => rest)
   }
 
   /** A fresh access token after `failed` was refused; another gw process may have renewed already. */
@@ -92,6 +103,11 @@ export function createApi(server: string, store: ConfigStore) {
   return {
     server,
     session,
+    team,
+    /** Chooses the team to act in (null: the personal account). */
+    useTeam(next: TeamContext | null) {
+      store.update(({ team: _old, ...rest }) => (next ? { ...rest, team: next } : rest))
+    },
     token,
     renew,
     get: <T>(path: string) => call<T>('GET', path),
@@ -106,7 +122,8 @@ export function createApi(server: string, store: ConfigStore) {
         throw new CliError(body?.error ?? 'Неверный email или пароль', `сбросить пароль: ${server}/forgot-password`, EXIT.auth)
       }
       const data = await unwrap<{ user: User; accessToken: string; refreshToken: string }>(res)
-      store.update((c) => ({ ...c, server, session: { email: data.user.email, accessToken: data.accessToken, refreshToken: data.refreshToken } }))
+      // A new sign-in starts in the personal account (a team chosen by someone else's session does not carry over).
+      store.update(({ team: _team, ...c }) => ({ ...c, server, session: { email: data.user.email, accessToken: data.accessToken, refreshToken: data.refreshToken } }))
       return data.user
     },
 
@@ -138,7 +155,7 @@ export type Api = ReturnType<typeof createApi>
 
 // ─── server shapes: the wire types of the route schemas (src/wire.ts), imported as types only ─
 
-export type { ApiKey, Balance, Model, Transaction, UsageLog, User } from '../../src/wire'
+export type { ApiKey, Balance, Model, TeamSummary, Transaction, UsageLog, User } from '../../src/wire'
 /** GET /api/billing/usage */
 export type Usage = UsageStats
 /** POST /api/payments/create */

@@ -31,9 +31,11 @@ export function toCliError(e: unknown, server: string): unknown {
 }
 
 export function createChatBackend(api: Api): ChatBackend {
-  const open = (token: string, p: ChatParams, messages: ChatMessage[], signal: AbortSignal) =>
+  const open = (token: string, p: ChatParams, messages: ChatMessage[], signal: AbortSignal) => {
+    // The chosen team pays (the session acts in it through X-Team-Id), else the personal account.
+    const team = api.team()
     // No SDK retries: a paid request is never repeated behind the user's back.
-    new OpenAI({ apiKey: token, baseURL: `${api.server}/v1`, maxRetries: 0 }).chat.completions.create(
+    return new OpenAI({ apiKey: token, baseURL: `${api.server}/v1`, maxRetries: 0, defaultHeaders: team ? { 'x-team-id': team.id } : undefined }).chat.completions.create(
       {
         model: p.model,
         messages,
@@ -44,6 +46,7 @@ export function createChatBackend(api: Api): ChatBackend {
       },
       { signal },
     )
+  }
 
   return {
     async reply(params, messages, onDelta, signal) {

@@ -7,8 +7,10 @@ import { isAbsolute, join } from 'node:path'
 import { CliError } from './errors'
 
 export type Session = { email: string; accessToken: string; refreshToken: string }
-/** `server` is where the session belongs: tokens are never sent anywhere else. */
-export type ConfigData = { server?: string; session?: Session }
+/** The team `gw team use` chose: keys, balance, usage and chat act in it (X-Team-Id). */
+export type TeamContext = { id: string; name: string }
+/** `server` is where the session (and the chosen team) belong: tokens are never sent anywhere else. */
+export type ConfigData = { server?: string; session?: Session; team?: TeamContext }
 
 export const DEFAULT_SERVER = 'http://localhost:3000'
 

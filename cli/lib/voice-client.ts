@@ -17,8 +17,12 @@ export type SpeechFormat = (typeof SPEECH_FORMATS)[number]
 export type SpeechResult = { bytes: Uint8Array; contentType: string; generationId: string | null }
 
 export function createVoiceClient(api: Api) {
-  // No SDK retries: a paid request is never repeated behind the user's back.
-  const client = (token: string) => new OpenAI({ apiKey: token, baseURL: `${api.server}/v1`, maxRetries: 0 })
+  // No SDK retries: a paid request is never repeated behind the user's back. The chosen team pays
+  // (the session acts in it through X-Team-Id), else the personal account.
+  const client = (token: string) => {
+    const team = api.team()
+    return new OpenAI({ apiKey: token, baseURL: `${api.server}/v1`, maxRetries: 0, defaultHeaders: team ? { 'x-team-id': team.id } : undefined })
+  }
 
   /** Runs `call` with the session's token, once more with a renewed one after a 401. */
   async function signed<T>(call: (c: OpenAI) => Promise<T>): Promise<T> {

@@ -1,7 +1,22 @@
 import { Elysia } from 'elysia'
 import type { AuthGuard } from '../auth/guard'
 import { envelope, errors, ok } from '../lib/http'
-import { AdminStats, AdminUserDetail, BalanceBody, BalanceResult, Deleted, UncoveredPage, UncoveredQuery, UserParams, UsersPage, UsersQuery } from './model'
+import {
+  AdminStats,
+  AdminUserDetail,
+  BalanceBody,
+  BalanceResult,
+  Deleted,
+  TeamBalanceResult,
+  TeamParams,
+  TeamsPage,
+  TeamsQuery,
+  UncoveredPage,
+  UncoveredQuery,
+  UserParams,
+  UsersPage,
+  UsersQuery,
+} from './model'
 import type { AdminService } from './service'
 
 /** Every route here is behind the server-side admin check (403 for others, 401 without a token). */
@@ -45,5 +60,18 @@ export function adminRoutes(admin: AdminService, guard: AuthGuard) {
       body: BalanceBody,
       response: { 200: envelope(BalanceResult), ...errors(400, 401, 403, 404) },
       detail: { summary: 'Корректировка баланса (+ пополнение, − списание): проводка с id администратора; ниже нуля списать нельзя' },
+    })
+    .get('/teams', async ({ query }) => ({ success: true as const, ...(await admin.teams(query.search, query.limit ?? 100)) }), {
+      admin: true,
+      query: TeamsQuery,
+      response: { 200: TeamsPage, ...errors(400, 401, 403) },
+      detail: { summary: 'Команды (поиск по названию), новые сверху: баланс, участники, расходы' },
+    })
+    .post('/teams/:id/balance', async ({ user, params, body }) => ok(await admin.adjustTeamBalance(user, params.id, body)), {
+      admin: true,
+      params: TeamParams,
+      body: BalanceBody,
+      response: { 200: envelope(TeamBalanceResult), ...errors(400, 401, 403, 404) },
+      detail: { summary: 'Корректировка баланса команды (+/−): проводка команды с id администратора и запись в журнале команды' },
     })
 }

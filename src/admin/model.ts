@@ -16,7 +16,7 @@ export const AdminStats = t.Object(
     users: t.Object({ total: t.Integer(), newWeek: t.Integer(), newToday: t.Integer() }),
     finance: t.Object({
       totalTransactions: t.Integer({ description: 'Движений по балансам за всё время' }),
-      totalBalance: t.Number({ description: 'Сумма балансов пользователей, рубли' }),
+      totalBalance: t.Number({ description: 'Сумма балансов пользователей и команд, рубли' }),
       totalRevenue: t.Number({ description: 'Списано с пользователей за запросы, рубли' }),
       openrouterCost: t.Number({ description: 'Расходы у провайдера (запросы пользователей и блог), USD' }),
       totalMargin: numOrNull('Выручка по текущему курсу минус расходы, USD; null — курс неизвестен'),
@@ -140,4 +140,36 @@ export const UncoveredPage = t.Object({
       { title: 'UncoveredCost' },
     ),
   ),
+})
+
+export const AdminTeam = t.Object(
+  {
+    id: t.String(),
+    name: t.String(),
+    balance: t.Number({ description: 'Рубли' }),
+    members: t.Integer(),
+    owner: t.Union([t.String(), t.Null()], { description: 'E-mail владельца' }),
+    spent: t.Number({ description: 'Потрачено командой за всё время, рубли' }),
+    createdAt: t.String({ format: 'date-time' }),
+  },
+  { title: 'AdminTeam' },
+)
+
+export const TeamsQuery = t.Object({
+  search: t.Optional(t.String({ maxLength: 100, error: 'Слишком длинный поисковый запрос' })),
+  limit: t.Optional(t.Integer({ minimum: 1, maximum: 100, default: 100, error: 'limit должен быть целым числом от 1 до 100' })),
+})
+
+export const TeamsPage = t.Object({
+  success: t.Literal(true),
+  data: t.Array(AdminTeam),
+  pagination: t.Object({ total: t.Integer({ description: 'Найдено всего' }), limit: t.Integer() }),
+})
+
+export const TeamParams = t.Object({ id: t.String({ maxLength: 64, error: 'Команда не найдена' }) })
+
+export const TeamBalanceResult = t.Object({
+  teamId: t.String(),
+  balance: t.Number({ description: 'Новый баланс команды, рубли' }),
+  transaction: BalanceResult.properties.transaction,
 })

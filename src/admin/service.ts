@@ -12,14 +12,16 @@ import { tx } from '../db/tx'
 import type { KeysService } from '../keys/service'
 import { toDecimalString } from '../lib/decimal'
 import { badRequest, notFound } from '../lib/errors'
-import { formatMicros, formatRubRu, formatSignedMicros, microsToRub, rubToMicros } from '../lib/money'
+import { formatRubRu, formatSignedMicros, microsToRub, rubToMicros } from '../lib/money'
+import { auditIn, type TeamsService } from '../teams/service'
 import type { UpstreamClient } from '../upstream/client'
 import { adminStore } from './store'
 
-export type AdminDeps = { db: Db; auth: AuthService; upstream: UpstreamClient; rates: RateProvider; blog: BlogService; keys: KeysService }
+export type AdminDeps = { db: Db; auth: AuthService; upstream: UpstreamClient; rates: RateProvider; blog: BlogService; teams: TeamsService; keys: KeysService }
 
 export const ADMIN_MESSAGES = {
   userNotFound: 'Пользователь не найден',
+  teamNotFound: 'Команда не найдена',
   cannotDeleteSelf: 'Нельзя удалить собственный аккаунт',
   amountNotNumber: 'Сумма должна быть числом',
   amountZero: 'Сумма не может быть нулевой',
@@ -49,7 +51,7 @@ type UpstreamKey = {
   error: string | null
 }
 
-export function adminService({ db, auth, upstream, rates, blog, keys }: AdminDeps) {
+export function adminService({ db, auth, upstream, rates, blog, teams, keys }: AdminDeps) {
   const store = adminStore(db)
   const billing = billingService(db)
   let keyCache: { at: number; value: UpstreamKey } | null = null
@@ -103,6 +105,53 @@ export function adminService({ db, auth, upstream, rates, blog, keys }: AdminDep
     const text = raw.replace(/\s+/g, ' ').trim()
     if (text.length > 200) throw badRequest(ADMIN_MESSAGES.descriptionTooLong)
     return text || DEFAULT_DESCRIPTION
+  }
+
+  /**
+   * Posts an admin adjustment to an account — personal, or a team's (then the admin is the row's
+   * user and actor); a deduction may not take the balance below zero.
+   */
+  async function adjust(
+    admin: PublicUser,
+    account: { userId: string; teamId: string | null },
+    input: { amount?: unknown; description?: unknown },
+    balanceNow: () => Promise<number>,
+  ) {
+    const amountMicros = parseAmount(input.amount)
+    const description = parseDescription(input.description)
+    const now = new Date()
+    let movement: { id: string; balanceAfterMicros: number }
+    try {
+      movement = await tx(db, async (q) => {
+        const posted = await postMovement(q, { ...account, type: 'admin', amountMicros, description, actorId: admin.id, requireFunds: true, now })
+        // A credit may lift the balance back over the account's low-balance level: the next drop alerts again.
+        if (amountMicros > 0) await rearmLowBalance(q, account)
+        if (account.teamId)
+          await auditIn(q, {
+            teamId: account.teamId,
+            actorId: admin.id,
+            action: 'balance.adjusted',
+            target: `${formatSignedMicros(amountMicros)} ₽`,
+            details: { description, byPlatformAdmin: true },
+            at: now,
+          })
+        return posted
+      })
+    } catch (e) {
+      if (!(e instanceof InsufficientFundsError)) throw e
+      throw badRequest(`Нельзя списать больше, чем есть на балансе: сейчас на нём ${formatRubRu(await balanceNow())}`)
+    }
+    return {
+      balance: microsToRub(movement.balanceAfterMicros),
+      transaction: {
+        id: movement.id,
+        amount: formatSignedMicros(amountMicros),
+        balanceAfter: microsToRub(movement.balanceAfterMicros),
+        description,
+        type: 'admin' as const,
+        createdAt: now.toISOString(),
+      },
+    }
   }
 
   return {
@@ -179,9 +228,11 @@ export function adminService({ db, auth, upstream, rates, blog, keys }: AdminDep
     async userDetail(userId: string) {
       const row = await store.userListed(userId)
       if (!row) throw notFound(ADMIN_MESSAGES.userNotFound)
+      // the customer's personal account, as they see it themselves
+      const personal = { userId, email: row.user.email, teamId: null, teamName: null, role: null, ip: '' }
       const [transactions, userKeys, requests] = await Promise.all([
-        billing.transactions(userId, USER_PAGE_TRANSACTIONS),
-        keys.list(userId),
+        billing.transactions(personal, USER_PAGE_TRANSACTIONS),
+        keys.list(personal),
         billing.recentRequests(userId, USER_PAGE_REQUESTS),
       ])
       return {
@@ -194,37 +245,22 @@ export function adminService({ db, auth, upstream, rates, blog, keys }: AdminDep
 
     /** A ledger row of type 'admin' carrying the admin's id; a deduction may not take the balance below zero. */
     async adjustBalance(admin: PublicUser, userId: string, input: { amount?: unknown; description?: unknown }) {
-      const amountMicros = parseAmount(input.amount)
-      const description = parseDescription(input.description)
       const target = await store.liveUser(userId)
       if (!target) throw notFound(ADMIN_MESSAGES.userNotFound)
-      const now = new Date()
-      let movement: { id: string; balanceAfterMicros: number }
-      try {
-        movement = await tx(db, async (q) => {
-          const posted = await postMovement(q, { userId, type: 'admin', amountMicros, description, actorId: admin.id, requireFunds: true, now })
-          // A credit may lift the balance back over the customer's low-balance level: the next drop writes again.
-          if (amountMicros > 0) await rearmLowBalance(q, userId)
-          return posted
-        })
-      } catch (e) {
-        if (!(e instanceof InsufficientFundsError)) throw e
-        const balance = (await store.liveUser(userId))?.balanceMicros ?? 0
-        throw badRequest(`Нельзя списать больше, чем есть на балансе: сейчас на нём ${formatRubRu(balance)}`)
-      }
-      console.log(`[admin] ${admin.email} adjusted the balance of user ${userId} by ${formatSignedMicros(amountMicros)} ₽ (now ${formatMicros(movement.balanceAfterMicros)} ₽)`)
-      return {
-        userId,
-        balance: microsToRub(movement.balanceAfterMicros),
-        transaction: {
-          id: movement.id,
-          amount: formatSignedMicros(amountMicros),
-          balanceAfter: microsToRub(movement.balanceAfterMicros),
-          description,
-          type: 'admin' as const,
-          createdAt: now.toISOString(),
-        },
-      }
+      const done = await adjust(admin, { userId, teamId: null }, input, async () => (await store.liveUser(userId))?.balanceMicros ?? 0)
+      console.log(`[admin] ${admin.email} adjusted the balance of user ${userId} by ${done.transaction.amount} ₽ (now ${done.balance} ₽)`)
+      return { userId, ...done }
+    },
+
+    /** Teams with balance, members and spend (search by name), newest first. */
+    teams: (search: string | undefined, limit: number) => teams.adminList(search, limit),
+
+    /** A team's balance, like a user's: the ledger row (team's, with the admin as actor) and an audit entry the team's owners see. */
+    async adjustTeamBalance(admin: PublicUser, teamId: string, input: { amount?: unknown; description?: unknown }) {
+      if (!(await teams.adminTeam(teamId))) throw notFound(ADMIN_MESSAGES.teamNotFound)
+      const done = await adjust(admin, { userId: admin.id, teamId }, input, async () => (await teams.adminTeam(teamId))?.balanceMicros ?? 0)
+      console.log(`[admin] ${admin.email} adjusted the balance of team ${teamId} by ${done.transaction.amount} ₽ (now ${done.balance} ₽)`)
+      return { teamId, ...done }
     },
 
     /** Ends the account at once (keys, sessions) and anonymises it; ledger and usage rows stay for their retention periods. */

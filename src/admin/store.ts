@@ -1,14 +1,12 @@
 // The admin's queries: platform totals (sums come from the usage_daily rollup, so they stay cheap
 // with millions of requests), the user list with per-user counts, and account deletion.
 import { and, count, desc, eq, isNull, sql } from 'drizzle-orm'
-import { passwordResets, refreshTokens, users } from '../auth/schema'
+import { users } from '../auth/schema'
 import { ledgerEntries, uncoveredCosts, usageDaily } from '../billing/schema'
-import { chats } from '../chats/schema'
 import type { Db } from '../db/client'
 import { greatest } from '../db/sql'
-import { generatedImages, storedResponses } from '../gateway/schema'
 import { apiKeys } from '../keys/schema'
-import { uploads } from '../uploads/schema'
+import { teams } from '../teams/schema'
 
 const alive = isNull(users.deletedAt)
 
@@ -39,7 +37,9 @@ export const adminStore = (db: Db) => ({
       })
       .from(users)
       .where(alive)
-    return { total: row?.total ?? 0, newWeek: row?.newWeek ?? 0, newToday: row?.newToday ?? 0, balanceMicros: row?.balance ?? 0 }
+    // Customers' money is also on team balances.
+    const [teamMoney] = await db.select({ balance: sql<number>`coalesce(sum(${teams.balanceMicros}), 0)`.mapWith(Number) }).from(teams)
+    return { total: row?.total ?? 0, newWeek: row?.newWeek ?? 0, newToday: row?.newToday ?? 0, balanceMicros: (row?.balance ?? 0) + (teamMoney?.balance ?? 0) }
   },
 
   ledgerCount: async () => (await db.select({ n: count() }).from(ledgerEntries))[0]?.n ?? 0,
@@ -110,29 +110,4 @@ export const adminStore = (db: Db) => ({
         .where(and(eq(users.id, id), alive))
         .limit(1)
     )[0],
-
-  /**
-   * Soft delete: the row stays for the ledger and usage rows that must be kept, but the e-mail is
-   * anonymised, the password made unusable, every credential (keys, sessions, reset links) removed,
-   * and the customer's content deleted: chats, stored Responses answers, uploads and generated pictures (their links answer
-   * 404 from this commit on; the caller removes the stored bytes it is given back).
-   * Inside a unit (db/tx.ts): `q` is its connection.
-   */
-  async anonymise(q: Db, id: string, now: Date) {
-    const email = `deleted-${id}@deleted.invalid`
-    await q
-      .update(users)
-      .set({ email, emailNormalized: email, passwordHash: '!deleted', lowBalanceAlertMicros: null, deletedAt: now, updatedAt: now })
-      .where(and(eq(users.id, id), alive))
-    const keys = (await q.delete(apiKeys).where(eq(apiKeys.userId, id)).returning({ id: apiKeys.id })).length
-    const sessions = (await q.delete(refreshTokens).where(eq(refreshTokens.userId, id)).returning({ id: refreshTokens.id })).length
-    await q.delete(passwordResets).where(eq(passwordResets.userId, id))
-    await q.delete(chats).where(eq(chats.userId, id))
-    await q.delete(storedResponses).where(eq(storedResponses.userId, id))
-    const files = {
-      uploads: (await q.delete(uploads).where(eq(uploads.userId, id)).returning({ name: uploads.name })).map((r) => r.name),
-      images: (await q.delete(generatedImages).where(eq(generatedImages.userId, id)).returning({ name: generatedImages.name })).map((r) => r.name),
-    }
-    return { keys, sessions, files }
-  },
 })

@@ -7,6 +7,8 @@ import { jwt } from '@elysiajs/jwt'
 import { Elysia } from 'elysia'
 import type { Config } from '../config'
 import { forbidden, unauthorized } from '../lib/errors'
+import { clientIp } from '../lib/http'
+import type { Acting, Permission } from '../teams/service'
 import type { AuthService, PublicUser } from './service'
 
 export const bearer = (header: string | undefined) => {
@@ -17,7 +19,10 @@ export const bearer = (header: string | undefined) => {
 export type AccessClaims = { sub: string; sid: string; exp?: number; iat?: number }
 type Verifier = { verify(token?: string): Promise<false | AccessClaims> }
 
-export function authGuard(config: Config, auth: AuthService) {
+/** The account a request acts in (teams/service.ts `acting`: the role matrix and the 404/403). */
+export type ResolveAccount = (user: PublicUser, teamId: string | undefined, permission: Permission, ip: string) => Promise<Acting>
+
+export function authGuard(config: Config, auth: AuthService, resolveAccount: ResolveAccount) {
   const signer = jwt({ name: 'accessJwt', secret: config.jwtSecret, exp: `${config.accessTokenTtlSec}s` }).decorator.accessJwt
   /**
    * The plugin's verifier plus the session check. Everything that reads access tokens takes
@@ -58,6 +63,19 @@ export function authGuard(config: Config, auth: AuthService) {
           return { user }
         },
       },
+      /**
+       * The signed-in user and the account the request acts in: personal, or the team its
+       * X-Team-Id header names, where the caller's role must have `permission` (404 for a team the
+       * caller is not in, 403 for a role without it).
+       */
+      account: (permission: Permission) => ({
+        async resolve({ headers, accessJwt, request, server }) {
+          const user = await userFromAccessToken(accessJwt, bearer(headers.authorization))
+          if (!user) throw unauthorized()
+          const acting = await resolveAccount(user, headers['x-team-id'], permission, clientIp(request, server, config.trustProxy))
+          return { user, acting }
+        },
+      }),
       /**
        * Checked in `transform`, which runs before body and params validation: without a token an
        * admin route answers 401 and for a non-admin 403, whatever the request carries.

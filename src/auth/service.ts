@@ -2,7 +2,7 @@
 // everything else — passwords, refresh-token rotation, resets, e-mail confirmation, rate limits —
 // happens here. A session is a refresh-token family; its id is the access token's `sid` claim.
 
-import { adminStore } from '../admin/store'
+import { eq } from 'drizzle-orm'
 import { postMovement } from '../billing/ledger'
 import type { Config } from '../config'
 import type { Db } from '../db/client'
@@ -10,11 +10,12 @@ import { tx, write } from '../db/tx'
 import { newId, randomToken, sha256 } from '../lib/crypto'
 import { AppError, badRequest, conflict, isUniqueViolation, tooManyRequests, unauthorized } from '../lib/errors'
 import { microsToRub, rubToMicros } from '../lib/money'
+import { oneTimeLinks } from '../lib/one-time-link'
 import { type Backoff, backoffAttempt, backoffClear, backoffUncount, consume, type Rule } from '../lib/rate-limit'
 import type { Mailer } from '../mail/service'
 import { emailVerificationLetter, passwordChangedLetter, passwordResetLetter } from '../mail/templates'
 import { deviceName } from './device'
-import type { UserRow } from './schema'
+import { emailVerifications, passwordResets, type UserRow } from './schema'
 import { authStore } from './store'
 
 export const MESSAGES = {
@@ -92,6 +93,10 @@ const MAX_USER_AGENT = 512
 
 export type PublicUser = ReturnType<ReturnType<typeof authService>['toPublic']>
 
+/** The two one-time links of an account (lib/one-time-link.ts; team invitations are the third). */
+const resetLinks = oneTimeLinks(passwordResets, RESET_TOKEN_TTL_MS)
+const verifyLinks = oneTimeLinks(emailVerifications, VERIFY_TOKEN_TTL_HOURS * 3600_000)
+
 export function authService({ db, config, mailer, files }: Deps) {
   const store = authStore(db)
   // Compared against when the e-mail is unknown, so a login takes as long either way.
@@ -127,15 +132,7 @@ export function authService({ db, config, mailer, files }: Deps) {
 
   /** Writes a one-time confirmation link and mails it; the letter leaves in the background. */
   async function sendVerification(user: { id: string; email: string }) {
-    const token = randomToken()
-    const now = new Date()
-    await store.insertEmailVerification({
-      id: newId(),
-      userId: user.id,
-      tokenHash: sha256(token),
-      createdAt: now,
-      expiresAt: new Date(now.getTime() + VERIFY_TOKEN_TTL_HOURS * 3600_000),
-    })
+    const { token } = await write(db, (q) => verifyLinks.issue(q, { userId: user.id }))
     const link = `${config.publicUrl}/verify-email/${token}`
     mailer.send(emailVerificationLetter(user.email, link, config.welcomeBonusRub, VERIFY_TOKEN_TTL_HOURS)).catch((e) => {
       console.error(`[mail] confirmation letter for user ${user.id} failed:`, (e as Error).message)
@@ -152,12 +149,12 @@ export function authService({ db, config, mailer, files }: Deps) {
 
   /**
    * Ends an account at once, whoever deletes it (the customer or an admin): its files that predate
-   * owners are claimed first, then one unit anonymises it and deletes its keys, sessions and content;
+   * owners are claimed first, then one unit anonymises it and deletes its keys, sessions, team memberships and content;
    * then the stored bytes of its files go. Returns what was revoked.
    */
   async function eraseAccount(userId: string) {
     await files?.claim?.(userId)
-    const removed = await tx(db, (q) => adminStore(db).anonymise(q, userId, new Date()))
+    const removed = await tx(db, (q) => store.anonymise(q, userId, new Date()))
     try {
       files?.removeStored(removed.files)
     } catch (e) {
@@ -317,7 +314,7 @@ export function authService({ db, config, mailer, files }: Deps) {
 
     /**
      * The customer deletes their own account: the same anonymisation as an admin's deletion
-     * (admin/store.ts anonymise) — keys, sessions and reset links go, ledger and usage rows stay.
+     * (store.anonymise) — keys, sessions and reset links go, ledger and usage rows stay.
      * The remaining balance is not refunded by this; a refund is a separate request (terms).
      */
     async deleteAccount(userId: string, input: { email: string }, ip: string) {
@@ -340,7 +337,7 @@ export function authService({ db, config, mailer, files }: Deps) {
      * account. Opening a used link again changes nothing and says the address is confirmed.
      */
     async verifyEmail(token: string) {
-      const row = token ? await store.emailVerificationByHash(sha256(token)) : undefined
+      const row = await verifyLinks.find(db, token)
       const user = row && (await store.userById(row.userId))
       if (!row || !user) throw badRequest(MESSAGES.verifyInvalid)
       if (row.usedAt) {
@@ -354,8 +351,8 @@ export function authService({ db, config, mailer, files }: Deps) {
         // lock here, instead of each claiming its own link and then waiting for the other's (a deadlock).
         await store.markEmailVerified(q, row.userId, now)
         // A used link: the unit is rolled back (the mark above with it).
-        if (!(await store.claimEmailVerification(q, row.id, now))) throw LINK_USED
-        await store.expireOtherVerifications(q, row.userId, now)
+        if (!(await verifyLinks.claim(q, row.id, now))) throw LINK_USED
+        await verifyLinks.expireWhere(q, eq(emailVerifications.userId, row.userId), now)
         return creditWelcomeBonus(q, row.userId, now)
       }).catch((e) => {
         if (e === LINK_USED) return null
@@ -385,15 +382,7 @@ export function authService({ db, config, mailer, files }: Deps) {
       checkEmail(email)
       const user = await store.userByEmail(normalized)
       if (user) {
-        const token = randomToken()
-        const now = new Date()
-        await store.insertPasswordReset({
-          id: newId(),
-          userId: user.id,
-          tokenHash: sha256(token),
-          createdAt: now,
-          expiresAt: new Date(now.getTime() + RESET_TOKEN_TTL_MS),
-        })
+        const { token } = await write(db, (q) => resetLinks.issue(q, { userId: user.id }))
         const link = `${config.publicUrl}/reset-password/${token}`
         mailer.send(passwordResetLetter(user.email, link)).catch((e) => {
           console.error(`[mail] password reset letter for user ${user.id} failed:`, (e as Error).message)
@@ -406,16 +395,16 @@ export function authService({ db, config, mailer, files }: Deps) {
       if (!input.token || !input.password) throw badRequest(MESSAGES.fillAll)
       if (input.password.length < 6) throw badRequest(MESSAGES.passwordMin6)
       if (input.password.length > MAX_PASSWORD) throw badRequest(MESSAGES.passwordTooLong)
-      const row = await store.passwordResetByHash(sha256(input.token))
+      const row = await resetLinks.find(db, input.token)
       const now = new Date()
-      if (!row || row.usedAt || row.expiresAt <= now) throw badRequest(MESSAGES.resetInvalid)
+      if (!row || !resetLinks.usable(row, now)) throw badRequest(MESSAGES.resetInvalid)
       const passwordHash = await hashPassword(input.password)
       // A used link rolls the whole unit back, the new password with it.
       await tx(db, async (q) => {
         // The user's row first: two links of one account used at once queue on its lock (see verifyEmail).
         await store.setPassword(q, row.userId, passwordHash, now)
-        if (!(await store.claimPasswordReset(q, row.id, now))) throw badRequest(MESSAGES.resetInvalid)
-        await store.expireOtherResets(q, row.userId, now)
+        if (!(await resetLinks.claim(q, row.id, now))) throw badRequest(MESSAGES.resetInvalid)
+        await resetLinks.expireWhere(q, eq(passwordResets.userId, row.userId), now)
         // Whoever knew the old password loses every session.
         await store.revokeAllForUser(q, row.userId, now)
       })

@@ -1,9 +1,15 @@
-import { and, desc, eq, gt, isNull, ne, sql } from 'drizzle-orm'
+import { and, asc, desc, eq, gt, inArray, isNull, ne, sql } from 'drizzle-orm'
 import { ledgerEntries } from '../billing/schema'
+import { chats } from '../chats/schema'
 import type { Db } from '../db/client'
 import { prepared } from '../db/prepared'
 import { write } from '../db/tx'
-import { emailVerifications, passwordResets, refreshTokens, users } from './schema'
+import { generatedImages, storedResponses } from '../gateway/schema'
+import { apiKeys } from '../keys/schema'
+import { newId } from '../lib/crypto'
+import { teamAudit, teamMembers } from '../teams/schema'
+import { uploads } from '../uploads/schema'
+import { passwordResets, refreshTokens, users } from './schema'
 
 /**
  * drizzle's prepared select, on both stores: pg-core's prepare() takes a statement name, sqlite-core's
@@ -135,29 +141,6 @@ export const authStore = (db: Db) => ({
     )
   },
 
-  insertEmailVerification: async (row: typeof emailVerifications.$inferInsert) => {
-    await write(db, (q) => q.insert(emailVerifications).values(row))
-  },
-  emailVerificationByHash: async (hash: string) => (await db.select().from(emailVerifications).where(eq(emailVerifications.tokenHash, hash)).limit(1))[0],
-
-  /** Single use: succeeds for exactly one caller even when the link is opened twice at once. */
-  claimEmailVerification: async (q: Db, id: string, now: Date) =>
-    (
-      await q
-        .update(emailVerifications)
-        .set({ usedAt: now })
-        .where(and(eq(emailVerifications.id, id), isNull(emailVerifications.usedAt)))
-        .returning({ id: emailVerifications.id })
-    ).length === 1,
-
-  /** Once the address is confirmed, the other links sent to it have nothing left to do. */
-  expireOtherVerifications: async (q: Db, userId: string, now: Date) => {
-    await q
-      .update(emailVerifications)
-      .set({ usedAt: now })
-      .where(and(eq(emailVerifications.userId, userId), isNull(emailVerifications.usedAt)))
-  },
-
   markEmailVerified: async (q: Db, userId: string, now: Date) => {
     await q
       .update(users)
@@ -169,30 +152,61 @@ export const authStore = (db: Db) => ({
   hasLedgerReference: async (q: Db, reference: string) =>
     (await q.select({ id: ledgerEntries.id }).from(ledgerEntries).where(eq(ledgerEntries.reference, reference)).limit(1)).length > 0,
 
-  insertPasswordReset: async (row: typeof passwordResets.$inferInsert) => {
-    await write(db, (q) => q.insert(passwordResets).values(row))
-  },
-  passwordResetByHash: async (hash: string) => (await db.select().from(passwordResets).where(eq(passwordResets.tokenHash, hash)).limit(1))[0],
-
-  /** Single use: succeeds for exactly one caller even under concurrent resets. */
-  claimPasswordReset: async (q: Db, id: string, now: Date) =>
-    (
-      await q
-        .update(passwordResets)
-        .set({ usedAt: now })
-        .where(and(eq(passwordResets.id, id), isNull(passwordResets.usedAt)))
-        .returning({ id: passwordResets.id })
-    ).length === 1,
-
-  /** After a reset, every other outstanding link of the user stops working too. */
-  expireOtherResets: async (q: Db, userId: string, now: Date) => {
-    await q
-      .update(passwordResets)
-      .set({ usedAt: now })
-      .where(and(eq(passwordResets.userId, userId), isNull(passwordResets.usedAt)))
-  },
-
   setPassword: async (q: Db, userId: string, passwordHash: string, now: Date) => {
     await q.update(users).set({ passwordHash, updatedAt: now }).where(eq(users.id, userId))
   },
+
+  /**
+   * Soft delete (the customer's own or an admin's): the row stays for the ledger and usage rows
+   * that must be kept, but the e-mail is anonymised, the password made unusable, every credential
+   * (keys, sessions, reset links) removed, and the customer's content deleted: chats, stored Responses
+   * answers, uploads and generated pictures (their links answer 404 from this commit on; the caller
+   * removes the stored bytes it is given back). Inside a unit (db/tx.ts): `q` is its connection.
+   */
+  async anonymise(q: Db, id: string, now: Date) {
+    // Rows in the hold unit's order — keys, memberships, then the account — so a request of this
+    // account settling meanwhile (on PostgreSQL) is never deadlocked with the deletion.
+    const keys = (await q.delete(apiKeys).where(eq(apiKeys.userId, id)).returning({ id: apiKeys.id })).length
+    await leaveTeams(q, id, now)
+    const email = `deleted-${id}@deleted.invalid`
+    await q
+      .update(users)
+      .set({ email, emailNormalized: email, passwordHash: '!deleted', lowBalanceAlertMicros: null, deletedAt: now, updatedAt: now })
+      .where(and(eq(users.id, id), isNull(users.deletedAt)))
+    const sessions = (await q.delete(refreshTokens).where(eq(refreshTokens.userId, id)).returning({ id: refreshTokens.id })).length
+    await q.delete(passwordResets).where(eq(passwordResets.userId, id))
+    await q.delete(chats).where(eq(chats.userId, id))
+    await q.delete(storedResponses).where(eq(storedResponses.userId, id))
+    const files = {
+      uploads: (await q.delete(uploads).where(eq(uploads.userId, id)).returning({ name: uploads.name })).map((r) => r.name),
+      images: (await q.delete(generatedImages).where(eq(generatedImages.userId, id)).returning({ name: generatedImages.name })).map((r) => r.name),
+    }
+    return { keys, sessions, files }
+  },
 })
+
+/** The account leaves its teams; a team it was the only owner of passes to its longest-standing admin (else member). */
+async function leaveTeams(q: Db, userId: string, now: Date) {
+  const owned = (await q.delete(teamMembers).where(eq(teamMembers.userId, userId)).returning({ teamId: teamMembers.teamId, role: teamMembers.role }))
+    .filter((m) => m.role === 'owner')
+    .map((m) => m.teamId)
+  if (owned.length === 0) return
+  const left = await q
+    .select({ teamId: teamMembers.teamId, userId: teamMembers.userId, role: teamMembers.role, email: users.email })
+    .from(teamMembers)
+    .innerJoin(users, eq(users.id, teamMembers.userId))
+    .where(inArray(teamMembers.teamId, owned))
+    .orderBy(asc(teamMembers.joinedAt))
+  for (const teamId of owned) {
+    const members = left.filter((m) => m.teamId === teamId)
+    if (members.length === 0 || members.some((m) => m.role === 'owner')) continue
+    const heir = members.find((m) => m.role === 'admin') ?? members[0]!
+    await q
+      .update(teamMembers)
+      .set({ role: 'owner' })
+      .where(and(eq(teamMembers.teamId, teamId), eq(teamMembers.userId, heir.userId)))
+    await q
+      .insert(teamAudit)
+      .values({ id: newId(), teamId, at: now, actorId: null, action: 'owner.inherited', target: heir.email, ip: null, details: { userId: heir.userId, previousOwnerId: userId } })
+  }
+}

@@ -1,13 +1,13 @@
-// Low-balance notices: a banner level derived from the customer's own typical request, and an
-// e-mail sent once each time the balance falls below the level the customer chose.
+// Low-balance notices: a banner level derived from the account's own typical request, and an alert
+// sent once each time the balance falls below the level its owner chose — a letter for a personal
+// account; letters to the owners and admins and the webhook for a team (teams/notify.ts sends them).
 import { and, eq, gte, sql } from 'drizzle-orm'
 import { users } from '../auth/schema'
-import type { Config } from '../config'
 import type { Db } from '../db/client'
 import { compiled, prepared } from '../db/prepared'
-import type { Mailer } from '../mail/service'
-import { lowBalanceLetter } from '../mail/templates'
+import { teams } from '../teams/schema'
 import { moscowDay } from './days'
+import type { Period } from './periods'
 import { usageDaily } from './schema'
 
 /** "About 100 typical requests" is the banner level. */
@@ -18,47 +18,55 @@ const TYPICAL_WINDOW_DAYS = 30
 
 const p = sql.placeholder
 
-const statements = (db: Db) =>
-  prepared(db, 'alerts', () => ({
-    // Flips the flag and answers only on the first drop below the level: concurrent settlements send one letter.
+/** Whose money: a personal account (teamId null) or a team's, with the member who acted. */
+export type AccountRef = { userId: string; teamId: string | null }
+
+/** The flag statements of one kind of account (users or teams): the same columns on both tables. */
+function flagStatements(db: Db, t: typeof users | typeof teams, label: typeof users.email | typeof teams.name) {
+  return {
+    // Flips the flag and answers only on the first drop below the level: concurrent settlements alert once.
     markLow: compiled(
       db,
       db
-        .update(users)
+        .update(t)
         .set({ lowBalanceAlerted: true })
-        .where(
-          and(
-            eq(users.id, p('userId')),
-            eq(users.lowBalanceAlerted, false),
-            sql`${users.lowBalanceAlertMicros} is not null and ${users.balanceMicros} < ${users.lowBalanceAlertMicros}`,
-          ),
-        )
-        .returning({ email: users.email, balanceMicros: users.balanceMicros, thresholdMicros: users.lowBalanceAlertMicros }),
+        .where(and(eq(t.id, p('id')), eq(t.lowBalanceAlerted, false), sql`${t.lowBalanceAlertMicros} is not null and ${t.balanceMicros} < ${t.lowBalanceAlertMicros}`))
+        .returning({ label, balanceMicros: t.balanceMicros, thresholdMicros: t.lowBalanceAlertMicros }),
     ),
     rearm: compiled(
       db,
       db
-        .update(users)
+        .update(t)
         .set({ lowBalanceAlerted: false })
-        .where(and(eq(users.id, p('userId')), eq(users.lowBalanceAlerted, true), sql`${users.balanceMicros} >= ${users.lowBalanceAlertMicros}`)),
+        .where(and(eq(t.id, p('id')), eq(t.lowBalanceAlerted, true), sql`${t.balanceMicros} >= ${t.lowBalanceAlertMicros}`)),
     ),
-  }))
-
-export type LowBalance = { email: string; balanceMicros: number; thresholdMicros: number }
-
-/** After a charge (inside its unit, `q`): the letter to send if this charge took the balance below the customer's level. */
-export async function checkLowBalance(q: Db, userId: string): Promise<LowBalance | undefined> {
-  const [row] = await statements(q).markLow.values(q, { userId })
-  return row ? { email: String(row[0]), balanceMicros: Number(row[1]), thresholdMicros: Number(row[2]) } : undefined
+  }
 }
 
-/** After a credit (inside its unit, `q`): once the balance is back at or above the level, the next drop sends a letter again. */
-export async function rearmLowBalance(q: Db, userId: string): Promise<void> {
-  await statements(q).rearm.run(q, { userId })
+const statements = (db: Db) => prepared(db, 'alerts', () => ({ personal: flagStatements(db, users, users.email), team: flagStatements(db, teams, teams.name) }))
+
+/** A balance that just fell below its alert level: `label` is the customer's e-mail, or the team's name. */
+export type LowBalance = { account: AccountRef; label: string; balanceMicros: number; thresholdMicros: number }
+
+/** After a charge (inside its unit, `q`): the alert to send if this charge took the balance below the account's level. */
+export async function checkLowBalance(q: Db, account: AccountRef): Promise<LowBalance | undefined> {
+  const s = account.teamId ? statements(q).team : statements(q).personal
+  const [row] = await s.markLow.values(q, { id: account.teamId ?? account.userId })
+  return row ? { account, label: String(row[0]), balanceMicros: Number(row[1]), thresholdMicros: Number(row[2]) } : undefined
 }
 
-/** The banner level: 100 × the customer's average request over the last 30 days (or a default). */
-export async function bannerThresholdMicros(db: Db, userId: string, now = new Date()): Promise<number> {
+/** After a credit (inside its unit, `q`): once the balance is back at or above the level, the next drop alerts again. */
+export async function rearmLowBalance(q: Db, account: AccountRef): Promise<void> {
+  const s = account.teamId ? statements(q).team : statements(q).personal
+  await s.rearm.run(q, { id: account.teamId ?? account.userId })
+}
+
+/** The usage_daily rows of an account (a team's are all its members'). */
+export const dailyOfAccount = (account: AccountRef) =>
+  account.teamId ? eq(usageDaily.teamId, account.teamId) : and(eq(usageDaily.userId, account.userId), eq(usageDaily.teamId, ''))
+
+/** The banner level: 100 × the account's average request over the last 30 days (or a default). */
+export async function bannerThresholdMicros(db: Db, account: AccountRef, now = new Date()): Promise<number> {
   const from = moscowDay(+now - (TYPICAL_WINDOW_DAYS - 1) * 86_400_000)
   const [row] = await db
     .select({
@@ -66,14 +74,30 @@ export async function bannerThresholdMicros(db: Db, userId: string, now = new Da
       n: sql<number>`coalesce(sum(${usageDaily.requests}), 0)`.mapWith(Number),
     })
     .from(usageDaily)
-    .where(and(eq(usageDaily.userId, userId), gte(usageDaily.day, from)))
+    .where(and(dailyOfAccount(account), gte(usageDaily.day, from)))
   const typical = row && row.n > 0 && row.cost > 0 ? Math.ceil(row.cost / row.n) : DEFAULT_TYPICAL_REQUEST_MICROS
   return typical * TYPICAL_REQUESTS
 }
 
-export function lowBalanceMailer(config: Config, mailer: Mailer) {
-  return (alert: LowBalance) =>
-    void mailer
-      .send(lowBalanceLetter(alert.email, alert.balanceMicros, alert.thresholdMicros, `${config.publicUrl}/app/billing`))
-      .catch((e) => console.error(`[billing] low-balance letter not sent: ${(e as Error).message}`))
+/** A budget that crossed an alert threshold (50, 80, 100 %) in its current period. */
+export type BudgetCrossing = {
+  level: 'key' | 'member'
+  /** The key (level key) and whose it is; for a member budget, the member. */
+  keyId: string | null
+  userId: string
+  teamId: string | null
+  limitMicros: number
+  spentMicros: number
+  period: Period
+  periodStart: number
+  threshold: number
+}
+
+/**
+ * Sends alerts (teams/notify.ts): called after the settling unit has committed, and never awaited
+ * by the request: letters and webhooks leave in the background.
+ */
+export type Notifier = {
+  lowBalance(alert: LowBalance): void
+  budgets(crossings: BudgetCrossing[]): void
 }

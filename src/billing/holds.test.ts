@@ -6,7 +6,7 @@ import { INSTANCE_ID } from '../db/instance'
 import { write } from '../db/tx'
 import { apiKeys } from '../keys/schema'
 import { openTestDatabase } from '../test-support/database'
-import { HoldRefused, keyOpenHoldsMicros, placeHold, releaseLapsedHolds, releaseStaleHolds, settleHold, type UsageFacts } from './holds'
+import { HoldRefused, placeHold, releaseLapsedHolds, releaseStaleHolds, settleHold, type UsageFacts } from './holds'
 import { postMovement } from './ledger'
 import { holds, uncoveredCosts } from './schema'
 
@@ -43,17 +43,17 @@ const facts: UsageFacts = {
 
 test('holds reserve against the balance; the stale-hold sweep gives back only old ones, once', async () => {
   const { db, account } = await freshDb(1_000_000)
-  const old = await placeHold(db, { userId: 'u1', apiKeyId: null, amountMicros: 600_000 })
-  await expect(placeHold(db, { userId: 'u1', apiKeyId: null, amountMicros: 500_000 })).rejects.toBeInstanceOf(HoldRefused)
+  const old = await placeHold(db, { userId: 'u1', teamId: null, apiKeyId: null, amountMicros: 600_000 })
+  await expect(placeHold(db, { userId: 'u1', teamId: null, apiKeyId: null, amountMicros: 500_000 })).rejects.toBeInstanceOf(HoldRefused)
   expect(await account()).toEqual({ balance: 1_000_000, held: 600_000 })
   const cutoff = new Date(Date.now() + 5)
   await Bun.sleep(10)
-  const young = await placeHold(db, { userId: 'u1', apiKeyId: null, amountMicros: 300_000 })
+  const young = await placeHold(db, { userId: 'u1', teamId: null, apiKeyId: null, amountMicros: 300_000 })
   expect(await releaseStaleHolds(db, cutoff)).toBe(1)
   expect(await account()).toEqual({ balance: 1_000_000, held: 300_000 })
   // The swept hold is closed: settling it later charges nothing; the young one settles normally.
   expect(await settleHold(db, old, 100_000, facts)).toBeNull()
-  expect(await settleHold(db, young, 100_000, facts)).toEqual({ chargedMicros: 100_000, lowBalance: undefined })
+  expect(await settleHold(db, young, 100_000, facts)).toEqual({ chargedMicros: 100_000, lowBalance: undefined, budgets: [] })
   expect(await account()).toEqual({ balance: 900_000, held: 0 })
   expect(await releaseStaleHolds(db, new Date(Date.now() + 1000))).toBe(0)
 })
@@ -70,30 +70,50 @@ async function foreignHold(db: Db, id: string, amount: number, leaseUntil: numbe
   )
 }
 
-test('a key’s open holds count against its limit until they close', async () => {
+test('a key’s open holds count against its budget until they close', async () => {
   const { db, account } = await freshDb(10_000_000)
-  const keyLimit = { limitMicros: 1_000_000, spentMicros: 0 }
-  await write(db, (q) => q.insert(apiKeys).values({ id: 'k1', userId: 'u1', name: 'k', keyPrefix: 'sk-gw-', keyHash: 'h', createdAt: new Date(0) }))
-  const b = await placeHold(db, { userId: 'u1', apiKeyId: 'k1', amountMicros: 700_000, keyLimit })
-  expect(await keyOpenHoldsMicros(db, 'k1')).toBe(700_000)
-  await expect(placeHold(db, { userId: 'u1', apiKeyId: 'k1', amountMicros: 400_000, keyLimit })).rejects.toMatchObject({ reason: 'key_limit' })
-  expect(await settleHold(db, b, 0, facts)).toEqual({ chargedMicros: 0, lowBalance: undefined })
-  expect(await keyOpenHoldsMicros(db, 'k1')).toBe(0)
-  expect(await account()).toEqual({ balance: 10_000_000, held: 0 })
+  const now = new Date()
+  await write(db, (q) =>
+    q.insert(apiKeys).values({ id: 'k1', userId: 'u1', name: 'k', keyPrefix: 'sk-gw-', keyHash: 'h', budgetLimitMicros: 1_000_000, budgetPeriod: 'total', createdAt: now }),
+  )
+  const keyRow = async () => (await db.select({ spent: apiKeys.budgetSpentMicros, held: apiKeys.budgetHeldMicros }).from(apiKeys).where(eq(apiKeys.id, 'k1')))[0]!
+  const hold = (amountMicros: number) => placeHold(db, { userId: 'u1', teamId: null, apiKeyId: 'k1', amountMicros, keyBudget: true })
+  const b = await hold(700_000)
+  expect(await keyRow()).toEqual({ spent: 0, held: 700_000 })
+  await expect(hold(400_000)).rejects.toMatchObject({ level: 'key' })
+  // The refused unit reserved nothing anywhere.
+  expect(await account()).toEqual({ balance: 10_000_000, held: 700_000 })
+  expect(await settleHold(db, b, 250_000, facts)).toMatchObject({ chargedMicros: 250_000, budgets: [] })
+  expect(await keyRow()).toEqual({ spent: 250_000, held: 0 })
+  expect(await account()).toEqual({ balance: 9_750_000, held: 0 })
+  // 750 000 µ₽ are left: a hold of exactly that fits, one micro-ruble more does not.
+  await expect(placeHold(db, { userId: 'u1', teamId: null, apiKeyId: 'k1', amountMicros: 750_001, keyBudget: true })).rejects.toBeInstanceOf(HoldRefused)
+  const last = await hold(750_000)
+  // A cost above what the budget has left is charged up to the limit, never beyond; the rest is uncovered.
+  expect(await settleHold(db, last, 900_000, facts)).toMatchObject({
+    chargedMicros: 750_000,
+    budgets: [
+      { level: 'key', threshold: 50 },
+      { level: 'key', threshold: 80 },
+      { level: 'key', threshold: 100 },
+    ],
+  })
+  expect(await keyRow()).toEqual({ spent: 1_000_000, held: 0 })
+  expect(await account()).toEqual({ balance: 9_000_000, held: 0 })
 })
 
 test('under a limit (withinHold) a cost above the hold is charged up to the hold only; without one, up to the balance', async () => {
   const { db, account } = await freshDb(10_000_000)
-  const limited = await placeHold(db, { userId: 'u1', apiKeyId: null, amountMicros: 500_000 })
-  expect(await settleHold(db, limited, 3_000_000, facts, { withinHold: true })).toEqual({ chargedMicros: 500_000, lowBalance: undefined })
-  const plain = await placeHold(db, { userId: 'u1', apiKeyId: null, amountMicros: 500_000 })
-  expect(await settleHold(db, plain, 3_000_000, facts)).toEqual({ chargedMicros: 3_000_000, lowBalance: undefined })
+  const limited = await placeHold(db, { userId: 'u1', teamId: null, apiKeyId: null, amountMicros: 500_000 })
+  expect(await settleHold(db, limited, 3_000_000, facts, { withinHold: true })).toEqual({ chargedMicros: 500_000, lowBalance: undefined, budgets: [] })
+  const plain = await placeHold(db, { userId: 'u1', teamId: null, apiKeyId: null, amountMicros: 500_000 })
+  expect(await settleHold(db, plain, 3_000_000, facts)).toEqual({ chargedMicros: 3_000_000, lowBalance: undefined, budgets: [] })
   expect(await account()).toEqual({ balance: 6_500_000, held: 0 })
   const rows = await db.select({ cost: uncoveredCosts.costMicros, charged: uncoveredCosts.chargedMicros, uncovered: uncoveredCosts.uncoveredMicros }).from(uncoveredCosts)
   expect(rows).toEqual([{ cost: 3_000_000, charged: 500_000, uncovered: 2_500_000 }])
   // Within the hold nothing changes: the cost is charged as reported.
-  const small = await placeHold(db, { userId: 'u1', apiKeyId: null, amountMicros: 500_000 })
-  expect(await settleHold(db, small, 200_000, facts, { withinHold: true })).toEqual({ chargedMicros: 200_000, lowBalance: undefined })
+  const small = await placeHold(db, { userId: 'u1', teamId: null, apiKeyId: null, amountMicros: 500_000 })
+  expect(await settleHold(db, small, 200_000, facts, { withinHold: true })).toEqual({ chargedMicros: 200_000, lowBalance: undefined, budgets: [] })
 })
 
 test('holds of an instance whose lease lapsed are released; a live instance’s and our own are kept', async () => {
@@ -101,7 +121,7 @@ test('holds of an instance whose lease lapsed are released; a live instance’s 
   const now = Date.now()
   await foreignHold(db, 'dead', 700_000, now - 1)
   await foreignHold(db, 'alive', 200_000, now + 60_000)
-  const mine = await placeHold(db, { userId: 'u1', apiKeyId: null, amountMicros: 100_000 })
+  const mine = await placeHold(db, { userId: 'u1', teamId: null, apiKeyId: null, amountMicros: 100_000 })
   expect(await account()).toEqual({ balance: 10_000_000, held: 1_000_000 })
   expect(await releaseLapsedHolds(db, now)).toBe(1)
   expect(await account()).toEqual({ balance: 10_000_000, held: 300_000 })

@@ -1,10 +1,13 @@
 // Holds: reserve a request's worst case before the upstream call, settle to the real cost after.
-// The reservation is durable and shared by every instance on the database: users.held_micros
-// changes in the same committed unit that inserts or deletes the hold's row, and the reserving
-// UPDATE is conditional, so two concurrent requests (on any instances) can never spend the same
-// ruble. Each row names the instance serving the request and a lease that instance renews while it
-// lives (startHoldLeases); holds whose lease lapsed belong to a dead instance and are given back by
-// whichever instance sweeps first. Nobody releases another live instance's holds, not even at start.
+// The reservation is durable and shared by every instance on the database: the account's held sum
+// (users.held_micros, or teams.held_micros for a team's request) changes in the same committed unit
+// that inserts or deletes the hold's row, and the reserving UPDATE is conditional, so two concurrent
+// requests (on any instances) can never spend the same ruble. The same unit reserves on every budget
+// that limits the request — the key's, the member's (billing/budgets.ts) — so no number of
+// concurrent requests exceeds any level, and the row records what it took from each. Each row names
+// the instance serving the request and a lease that instance renews while it lives (startHoldLeases);
+// holds whose lease lapsed belong to a dead instance and are given back by whichever instance sweeps
+// first. Nobody releases another live instance's holds, not even at start.
 // These run on every /v1 request: their statements are compiled once (db/prepared.ts) and on SQLite
 // the units of concurrent requests share one commit (db/group-commit.ts); each resolves once committed.
 import { and, eq, gte, lt, sql } from 'drizzle-orm'
@@ -16,9 +19,12 @@ import { tx, write } from '../db/tx'
 import { apiKeys } from '../keys/schema'
 import { newId } from '../lib/crypto'
 import { ceilUnits, dec } from '../lib/decimal'
-import { checkLowBalance, type LowBalance } from './alerts'
+import { teams } from '../teams/schema'
+import { type BudgetCrossing, checkLowBalance, type LowBalance } from './alerts'
+import { addBudgetSpent, type BudgetState, budgetRoom, crossedThresholds, type Level, releaseBudget, reserveBudget, settleBudget } from './budgets'
 import { moscowDay } from './days'
 import { InsufficientFundsError, type Posted, postMovement } from './ledger'
+import { now as clockNow } from './periods'
 import { holds, type UsageLogRow, uncoveredCosts, usageDaily, usageLogs } from './schema'
 
 /** The upstream's reported USD cost in nano-dollars (0 when it reported none). */
@@ -31,25 +37,42 @@ const usdToNano = (usd: string | null) => {
   }
 }
 
+/** The level that refused a hold: the key's or the member's budget, the team's or the personal balance. */
+export type HoldLevel = 'key' | 'member' | 'team' | 'personal'
+
 export class HoldRefused extends Error {
-  constructor(readonly reason: 'balance' | 'key_limit') {
-    super(reason)
+  constructor(readonly level: HoldLevel) {
+    super(level)
   }
 }
 
 export type HoldRequest = {
+  /** The personal account, or the member acting in `teamId`. */
   userId: string
+  /** The team whose balance pays; null = the personal balance. */
+  teamId: string | null
   apiKeyId: string | null
   amountMicros: number
-  /** The key's monthly cap and what it spent this month, when the key has a cap. */
-  keyLimit?: { limitMicros: number; spentMicros: number }
+  /** Reserve in the key's budget (the key has a limit). */
+  keyBudget?: boolean
+  /** Reserve in the member's budget (a team request by a member with a limit). */
+  memberBudget?: boolean
 }
 
 /** The usage row's facts; ids, cost and timestamps are filled in here. */
-export type UsageFacts = Omit<UsageLogRow, 'id' | 'userId' | 'apiKeyId' | 'costMicros' | 'createdAt' | 'audioSeconds' | 'characters'> &
+export type UsageFacts = Omit<UsageLogRow, 'id' | 'userId' | 'teamId' | 'apiKeyId' | 'costMicros' | 'createdAt' | 'audioSeconds' | 'characters'> &
   Partial<Pick<UsageLogRow, 'audioSeconds' | 'characters'>>
 
 const p = sql.placeholder
+
+const holdColumns = {
+  userId: holds.userId,
+  teamId: holds.teamId,
+  apiKeyId: holds.apiKeyId,
+  amountMicros: holds.amountMicros,
+  keyHeldMicros: holds.keyHeldMicros,
+  memberHeldMicros: holds.memberHeldMicros,
+}
 
 // Compiled statements (db/prepared.ts): values are passed as SQLite stores them, rows come back as arrays.
 const statements = (db: Db) =>
@@ -63,6 +86,15 @@ const statements = (db: Db) =>
         .where(and(eq(users.id, p('userId')), gte(sql`${users.balanceMicros} - ${users.heldMicros}`, p('amount'))))
         .returning({ id: users.id }),
     ),
+    // A team's request: the same, on the team's balance (a deleted team takes no more).
+    reserveTeam: compiled(
+      db,
+      db
+        .update(teams)
+        .set({ heldMicros: sql`${teams.heldMicros} + ${p('amount')}` })
+        .where(and(eq(teams.id, p('teamId')), sql`${teams.deletedAt} is null`, gte(sql`${teams.balanceMicros} - ${teams.heldMicros}`, p('amount'))))
+        .returning({ id: teams.id }),
+    ),
     // Gives a reservation back; returns the balance (for a cost that exceeds it).
     unreserve: compiled(
       db,
@@ -72,12 +104,21 @@ const statements = (db: Db) =>
         .where(eq(users.id, p('userId')))
         .returning({ balance: users.balanceMicros }),
     ),
+    unreserveTeam: compiled(
+      db,
+      db
+        .update(teams)
+        .set({ heldMicros: sql`${teams.heldMicros} - ${p('amount')}` })
+        .where(eq(teams.id, p('teamId')))
+        .returning({ balance: teams.balanceMicros }),
+    ),
     insertUsage: compiled(
       db,
       db.insert(usageLogs).values({
         id: p('id'),
         userId: p('userId'),
         apiKeyId: p('apiKeyId'),
+        teamId: p('teamId'),
         endpoint: p('endpoint'),
         model: p('model'),
         promptTokens: p('promptTokens'),
@@ -103,6 +144,7 @@ const statements = (db: Db) =>
         .insert(usageDaily)
         .values({
           userId: p('userId'),
+          teamId: p('teamId'),
           day: p('day'),
           apiKeyId: p('apiKeyId'),
           model: p('model'),
@@ -114,7 +156,7 @@ const statements = (db: Db) =>
           upstreamCostNanoUsd: p('upstreamNano'),
         })
         .onConflictDoUpdate({
-          target: [usageDaily.userId, usageDaily.day, usageDaily.apiKeyId, usageDaily.model],
+          target: [usageDaily.userId, usageDaily.teamId, usageDaily.day, usageDaily.apiKeyId, usageDaily.model],
           set: {
             requests: sql`${usageDaily.requests} + 1`,
             tokens: sql`${usageDaily.tokens} + excluded.tokens`,
@@ -130,6 +172,7 @@ const statements = (db: Db) =>
       db.insert(uncoveredCosts).values({
         id: p('id'),
         userId: p('userId'),
+        teamId: p('teamId'),
         usageId: p('usageId'),
         model: p('model'),
         upstreamId: p('upstreamId'),
@@ -153,8 +196,11 @@ const statements = (db: Db) =>
       db.insert(holds).values({
         id: p('id'),
         userId: p('userId'),
+        teamId: p('teamId'),
         apiKeyId: p('apiKeyId'),
         amountMicros: p('amount'),
+        keyHeldMicros: p('keyHeld'),
+        memberHeldMicros: p('memberHeld'),
         instanceId: p('instance'),
         leaseUntil: p('leaseUntil'),
         createdAt: p('createdAt'),
@@ -165,23 +211,7 @@ const statements = (db: Db) =>
       db
         .delete(holds)
         .where(eq(holds.id, p('id')))
-        .returning({ userId: holds.userId, apiKeyId: holds.apiKeyId, amountMicros: holds.amountMicros }),
-    ),
-    // What a key's requests in flight have reserved (for its monthly limit).
-    keyReserved: compiled(
-      db,
-      db
-        .select({ sum: sql`coalesce(sum(${holds.amountMicros}), 0)` })
-        .from(holds)
-        .where(eq(holds.apiKeyId, p('keyId'))),
-    ),
-    // Orders concurrent holds of one capped key (a row lock on PostgreSQL; SQLite has one writer anyway).
-    lockKey: compiled(
-      db,
-      db
-        .update(apiKeys)
-        .set({ monthlyLimitMicros: sql`${apiKeys.monthlyLimitMicros}` })
-        .where(eq(apiKeys.id, p('keyId'))),
+        .returning(holdColumns),
     ),
     renewLeases: compiled(
       db,
@@ -192,12 +222,44 @@ const statements = (db: Db) =>
     ),
   }))
 
-type OpenHold = { userId: string; apiKeyId: string | null; amountMicros: number }
+type OpenHold = { userId: string; teamId: string | null; apiKeyId: string | null; amountMicros: number; keyHeldMicros: number; memberHeldMicros: number }
+
+/** A hold row as the statements answer it (raw values: PostgreSQL answers bigints as strings). */
+const openHold = (row: unknown[]): OpenHold => ({
+  userId: String(row[0]),
+  teamId: row[1] == null ? null : String(row[1]),
+  apiKeyId: row[2] == null ? null : String(row[2]),
+  amountMicros: Number(row[3]),
+  keyHeldMicros: Number(row[4]),
+  memberHeldMicros: Number(row[5]),
+})
+
+/** The budget levels a hold was checked against, with what it reserved on each. */
+function levelsOf(hold: OpenHold): Array<{ level: Level; reserved: number }> {
+  const levels: Array<{ level: Level; reserved: number }> = []
+  if (hold.apiKeyId) levels.push({ level: { kind: 'key', keyId: hold.apiKeyId }, reserved: hold.keyHeldMicros })
+  if (hold.teamId) levels.push({ level: { kind: 'member', teamId: hold.teamId, userId: hold.userId }, reserved: hold.memberHeldMicros })
+  return levels
+}
 
 /** Gives a hold's reservation back to the balance (no charge); answers the balance left. */
 async function unreserve(q: Db, hold: OpenHold): Promise<number> {
-  const [row] = await statements(q).unreserve.values(q, { userId: hold.userId, amount: hold.amountMicros })
+  const s = statements(q)
+  const [row] = hold.teamId
+    ? await s.unreserveTeam.values(q, { teamId: hold.teamId, amount: hold.amountMicros })
+    : await s.unreserve.values(q, { userId: hold.userId, amount: hold.amountMicros })
   return Number(row?.[0] ?? 0)
+}
+
+/**
+ * Gives everything a hold reserved back: every budget, then the balance. Every unit takes its rows
+ * in this one order — the key, the member, the account — so that on PostgreSQL a release never
+ * waits for a settlement that waits for it (a deadlock): the key's row is taken even when nothing
+ * was reserved on it, because the usage row's lastUsedAt touches it later in the unit.
+ */
+async function releaseAll(q: Db, hold: OpenHold): Promise<void> {
+  for (const { level, reserved } of levelsOf(hold)) await releaseBudget(q, level, reserved, true)
+  await unreserve(q, hold)
 }
 
 /** Runs a unit that takes the hold's row; null when it is already closed (settling twice finds nothing). */
@@ -205,31 +267,42 @@ function closing<T>(db: Db, holdId: string, work: (q: Db, hold: OpenHold) => Pro
   return tx(db, async (q) => {
     const [row] = await statements(q).takeHold.values(q, { id: holdId })
     if (!row) return null
-    return work(q, { userId: String(row[0]), apiKeyId: row[1] == null ? null : String(row[1]), amountMicros: Number(row[2]) })
+    return work(q, openHold(row))
   })
 }
 
-/** Micro-rubles reserved right now by requests in flight with this key, on every instance. */
-export async function keyOpenHoldsMicros(db: Db, apiKeyId: string): Promise<number> {
-  const [row] = await statements(db).keyReserved.values(db, { keyId: apiKeyId })
-  return Number(row?.[0] ?? 0)
-}
-
-/** Reserves the amount; rejects with HoldRefused when the balance (or the key's limit) cannot cover it. */
+/**
+ * Reserves the amount on every level at once — the key's budget, the member's budget, the balance
+ * (the team's or the personal one); rejects with HoldRefused naming the level that cannot cover it
+ * (the unit is rolled back, so nothing stays reserved).
+ */
 export async function placeHold(db: Db, req: HoldRequest): Promise<string> {
   if (!Number.isSafeInteger(req.amountMicros) || req.amountMicros < 0) throw new RangeError('hold must be a non-negative integer')
   const id = newId()
+  const amount = req.amountMicros
   return tx(db, async (q) => {
     const s = statements(q)
-    if (req.keyLimit && req.apiKeyId) {
-      await s.lockKey.run(q, { keyId: req.apiKeyId })
-      const [row] = await s.keyReserved.values(q, { keyId: req.apiKeyId })
-      const left = req.keyLimit.limitMicros - req.keyLimit.spentMicros - Number(row?.[0] ?? 0)
-      if (req.amountMicros > left || left <= 0) throw new HoldRefused('key_limit')
-    }
-    if ((await s.reserve.values(q, { userId: req.userId, amount: req.amountMicros })).length === 0) throw new HoldRefused('balance')
+    const at = clockNow()
+    const keyHeld = req.keyBudget && req.apiKeyId ? amount : 0
+    const memberHeld = req.memberBudget && req.teamId ? amount : 0
+    if (keyHeld && !(await reserveBudget(q, { kind: 'key', keyId: req.apiKeyId! }, amount, at))) throw new HoldRefused('key')
+    if (memberHeld && !(await reserveBudget(q, { kind: 'member', teamId: req.teamId!, userId: req.userId }, amount, at))) throw new HoldRefused('member')
+    if (req.teamId) {
+      if ((await s.reserveTeam.values(q, { teamId: req.teamId, amount })).length === 0) throw new HoldRefused('team')
+    } else if ((await s.reserve.values(q, { userId: req.userId, amount })).length === 0) throw new HoldRefused('personal')
     const now = Date.now()
-    await s.insertHold.run(q, { id, userId: req.userId, apiKeyId: req.apiKeyId, amount: req.amountMicros, instance: INSTANCE_ID, leaseUntil: now + HOLD_LEASE_MS, createdAt: now })
+    await s.insertHold.run(q, {
+      id,
+      userId: req.userId,
+      teamId: req.teamId,
+      apiKeyId: req.apiKeyId,
+      amount,
+      keyHeld,
+      memberHeld,
+      instance: INSTANCE_ID,
+      leaseUntil: now + HOLD_LEASE_MS,
+      createdAt: now,
+    })
     return id
   })
 }
@@ -249,12 +322,14 @@ async function logUsage(q: Db, hold: OpenHold, facts: UsageFacts, costMicros: nu
     characters: facts.characters ?? null,
     id,
     userId: hold.userId,
+    teamId: hold.teamId,
     apiKeyId: hold.apiKeyId,
     costMicros,
     createdAt: at,
   })
   await s.rollup.run(q, {
     userId: hold.userId,
+    teamId: hold.teamId ?? '',
     day: moscowDay(at),
     apiKeyId: hold.apiKeyId ?? '',
     model: facts.model,
@@ -276,25 +351,41 @@ async function logUsage(q: Db, hold: OpenHold, facts: UsageFacts, costMicros: nu
   return id
 }
 
+/** What settling did: the charge, and the alerts it may trigger (sent after the unit commits). */
+export type Settled = { chargedMicros: number; lowBalance?: LowBalance; budgets: BudgetCrossing[] }
+
 /**
- * Settles a hold to the real cost: releases the reservation, charges (never below a zero balance),
- * writes the ledger row and the usage row. Returns what was charged (and a low-balance alert when
- * this charge crossed the customer's level), or null if already closed. `withinHold`: a limit the
- * customer set applies, so the charge never exceeds the hold (reserved against that limit); the
- * rest is recorded as uncovered, like what a balance cannot pay.
+ * Settles a hold to the real cost: releases the reservations, charges (never below a zero balance,
+ * never beyond a budget), writes the ledger row and the usage row. Returns what was charged with the
+ * alerts this charge triggers (a balance below its level, budget thresholds crossed), or null if
+ * already closed. `withinHold`: a limit the customer set applies, so the charge never exceeds the
+ * hold (reserved against that limit); the rest is recorded as uncovered, like what a balance cannot pay.
  */
-export function settleHold(
-  db: Db,
-  holdId: string,
-  chargeMicros: number,
-  facts: UsageFacts,
-  opts: { withinHold?: boolean } = {},
-): Promise<{ chargedMicros: number; lowBalance?: LowBalance } | null> {
+export function settleHold(db: Db, holdId: string, chargeMicros: number, facts: UsageFacts, opts: { withinHold?: boolean } = {}): Promise<Settled | null> {
   return closing(db, holdId, async (q, hold) => {
     const now = new Date()
+    const at = clockNow()
+    // Every budget counts the charge — capped, when the reported cost exceeds what a budget has
+    // left, so that a limit the customer set is never exceeded (the rest is uncovered, below).
+    const levels = levelsOf(hold)
+    let charged = opts.withinHold ? Math.min(chargeMicros, hold.amountMicros) : chargeMicros
+    const counted: number[] = []
+    const after: Array<BudgetState | undefined> = []
+    for (const { level, reserved } of levels) {
+      const row = await settleBudget(q, level, reserved, charged, at)
+      if (row) {
+        counted.push(charged)
+        after.push(row)
+      } else {
+        charged = Math.min(charged, await budgetRoom(q, level, reserved, at))
+        counted.push(0)
+        after.push(undefined)
+      }
+    }
+    const account = { userId: hold.userId, teamId: hold.teamId }
     const charge = (amountMicros: number, releaseHeldMicros: number) =>
       postMovement(q, {
-        userId: hold.userId,
+        ...account,
         type: 'usage',
         amountMicros: -amountMicros,
         releaseHeldMicros,
@@ -302,28 +393,33 @@ export function settleHold(
         reference: `usage:${holdId}`,
         now,
       })
-    let charged = opts.withinHold ? Math.min(chargeMicros, hold.amountMicros) : chargeMicros
-    let account: Posted | undefined
+    const wanted = charged
+    let posted: Posted | undefined
     if (charged > 0) {
       try {
         // The usual case: one UPDATE gives the reservation back and takes the charge.
-        account = await charge(charged, hold.amountMicros)
+        posted = await charge(charged, hold.amountMicros)
       } catch (e) {
         if (!(e instanceof InsufficientFundsError)) throw e
         // The reported cost exceeds the whole balance: charge what is there, never below zero.
         const balance = await unreserve(q, hold)
-        charged = Math.max(0, Math.min(charged, balance))
-        if (charged > 0) account = await charge(charged, 0)
+        charged = Math.max(0, Math.min(wanted, balance))
+        if (charged > 0) posted = await charge(charged, 0)
       }
     } else await unreserve(q, hold)
+    // A level that counted more than the final charge (a later level or the balance capped it) gives the difference back.
+    for (const [i, { level }] of levels.entries()) {
+      if (counted[i] !== charged) after[i] = (await addBudgetSpent(q, level, charged - counted[i]!)) ?? after[i]
+    }
     if (chargeMicros > hold.amountMicros) console.warn(`[billing] request ${holdId} (${facts.model}): cost ${chargeMicros} µ₽ exceeds its hold ${hold.amountMicros} µ₽`)
     const usageId = await logUsage(q, hold, facts, charged, now)
     if (charged < chargeMicros) {
-      // Never a silent cap: what the balance could not pay is the platform's loss, recorded per request.
+      // Never a silent cap: what the balance or a budget could not take is the platform's loss, recorded per request.
       const uncovered = chargeMicros - charged
       await statements(q).insertUncovered.run(q, {
         id: newId(),
         userId: hold.userId,
+        teamId: hold.teamId,
         usageId,
         model: facts.model,
         upstreamId: facts.upstreamId,
@@ -334,19 +430,42 @@ export function settleHold(
         createdAt: now.getTime(),
       })
       console.error(
-        `[billing] ALERT uncovered cost: request ${usageId} of user ${hold.userId} (${facts.model}, upstream ${facts.upstreamId ?? '—'}) cost ${chargeMicros} µ₽, held ${hold.amountMicros} µ₽, charged ${charged} µ₽; ${uncovered} µ₽ not covered`,
+        `[billing] ALERT uncovered cost: request ${usageId} of ${hold.teamId ? `team ${hold.teamId} (member ${hold.userId})` : `user ${hold.userId}`} (${facts.model}, upstream ${facts.upstreamId ?? '—'}) cost ${chargeMicros} µ₽, held ${hold.amountMicros} µ₽, charged ${charged} µ₽; ${uncovered} µ₽ not covered`,
       )
     }
-    // The alert's UPDATE only runs when this charge can have crossed the customer's level.
-    const mayAlert = account && account.alertLevelMicros != null && !account.alerted && account.balanceAfterMicros < account.alertLevelMicros
-    return { chargedMicros: charged, lowBalance: mayAlert ? await checkLowBalance(q, hold.userId) : undefined }
+    // The alert's UPDATE only runs when this charge can have crossed the account's level.
+    const mayAlert = posted && posted.alertLevelMicros != null && !posted.alerted && posted.balanceAfterMicros < posted.alertLevelMicros
+    return { chargedMicros: charged, lowBalance: mayAlert ? await checkLowBalance(q, account) : undefined, budgets: crossings(hold, levels, after, charged) }
   })
+}
+
+/** The budget thresholds this charge carried a level across (the alerts are claimed and sent later). */
+function crossings(hold: OpenHold, levels: Array<{ level: Level }>, after: Array<BudgetState | undefined>, charged: number): BudgetCrossing[] {
+  const out: BudgetCrossing[] = []
+  if (charged <= 0) return out
+  for (const [i, { level }] of levels.entries()) {
+    const b = after[i]
+    if (!b || b.limitMicros === null) continue
+    for (const threshold of crossedThresholds(b.limitMicros, b.spentMicros - charged, b.spentMicros))
+      out.push({
+        level: level.kind,
+        keyId: level.kind === 'key' ? level.keyId : null,
+        userId: hold.userId,
+        teamId: hold.teamId,
+        limitMicros: b.limitMicros,
+        spentMicros: b.spentMicros,
+        period: b.period,
+        periodStart: b.periodStart,
+        threshold,
+      })
+  }
+  return out
 }
 
 /** Releases a hold without charging (failed request) and logs the attempt. */
 export async function releaseHold(db: Db, holdId: string, facts: UsageFacts): Promise<void> {
   await closing(db, holdId, async (q, hold) => {
-    await unreserve(q, hold)
+    await releaseAll(q, hold)
     await logUsage(q, hold, facts, 0, new Date())
   })
 }
@@ -354,8 +473,14 @@ export async function releaseHold(db: Db, holdId: string, facts: UsageFacts): Pr
 /** Deletes the holds matching `where` and gives their reservations back, in one unit; returns how many. */
 function releaseWhere(db: Db, where: ReturnType<typeof and>): Promise<number> {
   return tx(db, async (q) => {
-    const gone = await q.delete(holds).where(where).returning({ userId: holds.userId, amountMicros: holds.amountMicros })
-    for (const hold of gone) await unreserve(q, { ...hold, apiKeyId: null })
+    const gone = await q.delete(holds).where(where).returning(holdColumns)
+    // Many holds at once: all the keys, then the members, then the accounts (releaseAll's order),
+    // each kind sorted, so a sweep never deadlocks with the settlements running beside it.
+    const rank = ({ level: l }: { level: Level }) => (l.kind === 'key' ? `0:${l.keyId}` : `1:${l.teamId}:${l.userId}`)
+    const levels = gone.flatMap(levelsOf).sort((a, b) => rank(a).localeCompare(rank(b)))
+    for (const { level, reserved } of levels) await releaseBudget(q, level, reserved)
+    const account = (h: OpenHold) => h.teamId ?? h.userId
+    for (const hold of [...gone].sort((a, b) => account(a).localeCompare(account(b)))) await unreserve(q, hold)
     return gone.length
   })
 }

@@ -22,6 +22,8 @@ async function freshDb() {
 
 const post = (db: Db, m: Parameters<typeof postMovement>[1]) => tx(db, (q) => postMovement(q, m))
 
+const U1 = { userId: 'u1', teamId: null }
+
 describe('ledger', () => {
   test('every movement is a row and the balance equals their sum', async () => {
     const db = await freshDb()
@@ -30,17 +32,17 @@ describe('ledger', () => {
     await post(db, { userId: 'u1', type: 'usage', amountMicros: -1_234_567, description: 'usage' })
     const last = await post(db, { userId: 'u1', type: 'topup', amountMicros: 100_000_000, description: 'topup' })
     expect(last.balanceAfterMicros).toBe(148_765_433)
-    expect((await store.balanceRow('u1'))?.balanceMicros).toBe(148_765_433)
-    expect(await store.ledgerSumMicros('u1')).toBe(148_765_433)
-    expect((await store.transactions('u1', 10)).map((r) => r.type)).toEqual(['topup', 'usage', 'bonus'])
+    expect((await store.balanceRow(U1))?.balanceMicros).toBe(148_765_433)
+    expect(await store.ledgerSumMicros(U1)).toBe(148_765_433)
+    expect((await store.transactions(U1, 10)).map((r) => r.type)).toEqual(['topup', 'usage', 'bonus'])
   })
 
   test('a debit beyond the balance is refused and leaves no row', async () => {
     const db = await freshDb()
     await post(db, { userId: 'u1', type: 'bonus', amountMicros: 1_000, description: 'bonus' })
     await expect(post(db, { userId: 'u1', type: 'usage', amountMicros: -1_001, description: 'too much' })).rejects.toBeInstanceOf(InsufficientFundsError)
-    expect(await billingStore(db).transactions('u1', 10)).toHaveLength(1)
-    expect((await billingStore(db).balanceRow('u1'))?.balanceMicros).toBe(1_000)
+    expect(await billingStore(db).transactions(U1, 10)).toHaveLength(1)
+    expect((await billingStore(db).balanceRow(U1))?.balanceMicros).toBe(1_000)
   })
 
   test('a reference credits at most once', async () => {
@@ -48,8 +50,8 @@ describe('ledger', () => {
     const credit = () => post(db, { userId: 'u1', type: 'topup', amountMicros: 5_000_000, description: 'p', reference: 'payment:1' })
     await credit()
     await expect(credit()).rejects.toThrow()
-    expect((await billingStore(db).balanceRow('u1'))?.balanceMicros).toBe(5_000_000)
-    expect(await billingStore(db).ledgerSumMicros('u1')).toBe(5_000_000)
+    expect((await billingStore(db).balanceRow(U1))?.balanceMicros).toBe(5_000_000)
+    expect(await billingStore(db).ledgerSumMicros(U1)).toBe(5_000_000)
   })
 
   test('rejects zero and fractional amounts', async () => {

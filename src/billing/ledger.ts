@@ -1,16 +1,21 @@
-// The only code that changes a balance. Call it inside a unit (db/tx.ts) with the unit's `q`.
+// The only code that changes a balance, personal (users) or a team's (teams). Call it inside a unit
+// (db/tx.ts) with the unit's `q`.
 import { and, eq, gte, sql } from 'drizzle-orm'
 import { users } from '../auth/schema'
 import type { Db } from '../db/client'
 import { compiled, prepared } from '../db/prepared'
 import { newId } from '../lib/crypto'
+import { teams } from '../teams/schema'
 import { type LedgerType, ledgerEntries } from './schema'
 
 /** Anything that can run queries: the database or an open transaction. */
 export type Tx = Pick<Db, 'select' | 'insert' | 'update' | 'delete'>
 
 export type Movement = {
+  /** The personal account moved, or, with `teamId`, the member who acted (requester, payer). */
   userId: string
+  /** The team whose balance moves; absent or null = the user's personal balance. */
+  teamId?: string | null
   type: LedgerType
   amountMicros: number
   description: string
@@ -32,29 +37,37 @@ export class InsufficientFundsError extends Error {}
 
 const p = sql.placeholder
 
+/** The balance UPDATEs of one kind of account (users or teams); the same columns on both tables. */
+function accountStatements(db: Db, t: typeof users | typeof teams) {
+  const balanceAndRelease = { balanceMicros: sql`${t.balanceMicros} + ${p('amount')}`, heldMicros: sql`${t.heldMicros} - ${p('release')}` }
+  const account = { balance: t.balanceMicros, alertLevel: t.lowBalanceAlertMicros, alerted: t.lowBalanceAlerted }
+  return {
+    apply: compiled(
+      db,
+      db
+        .update(t)
+        .set(balanceAndRelease)
+        .where(eq(t.id, p('accountId')))
+        .returning(account),
+    ),
+    // The guard lives in the WHERE clause: two concurrent debits can never both spend the same micro-ruble.
+    applyIfFunded: compiled(
+      db,
+      db
+        .update(t)
+        .set(balanceAndRelease)
+        .where(and(eq(t.id, p('accountId')), gte(t.balanceMicros, sql`-${p('amount')}`)))
+        .returning(account),
+    ),
+  }
+}
+
 // Compiled statements (db/prepared.ts): settlements post a movement on every /v1 request.
 const statements = (db: Db) =>
   prepared(db, 'ledger', () => {
-    const balanceAndRelease = { balanceMicros: sql`${users.balanceMicros} + ${p('amount')}`, heldMicros: sql`${users.heldMicros} - ${p('release')}` }
-    const account = { balance: users.balanceMicros, alertLevel: users.lowBalanceAlertMicros, alerted: users.lowBalanceAlerted }
     return {
-      apply: compiled(
-        db,
-        db
-          .update(users)
-          .set(balanceAndRelease)
-          .where(eq(users.id, p('userId')))
-          .returning(account),
-      ),
-      // The guard lives in the WHERE clause: two concurrent debits can never both spend the same micro-ruble.
-      applyIfFunded: compiled(
-        db,
-        db
-          .update(users)
-          .set(balanceAndRelease)
-          .where(and(eq(users.id, p('userId')), gte(users.balanceMicros, sql`-${p('amount')}`)))
-          .returning(account),
-      ),
+      personal: accountStatements(db, users),
+      team: accountStatements(db, teams),
       insert: compiled(
         db,
         db.insert(ledgerEntries).values({
@@ -66,6 +79,7 @@ const statements = (db: Db) =>
           description: p('description'),
           reference: p('reference'),
           actorId: p('actorId'),
+          teamId: p('teamId'),
           createdAt: p('createdAt'),
         }),
       ),
@@ -78,9 +92,11 @@ export async function postMovement(q: Db, m: Movement): Promise<Posted> {
   const release = m.releaseHeldMicros ?? 0
   if (!Number.isSafeInteger(release) || release < 0) throw new RangeError('released reservation must be a non-negative integer')
   const s = statements(q)
+  const teamId = m.teamId ?? null
+  const account = teamId ? s.team : s.personal
   const guard = m.amountMicros < 0 && m.requireFunds !== false
-  const [row] = await (guard ? s.applyIfFunded : s.apply).values(q, { amount: m.amountMicros, release, userId: m.userId })
-  if (!row) throw new InsufficientFundsError(`insufficient funds or unknown user ${m.userId}`)
+  const [row] = await (guard ? account.applyIfFunded : account.apply).values(q, { amount: m.amountMicros, release, accountId: teamId ?? m.userId })
+  if (!row) throw new InsufficientFundsError(`insufficient funds or unknown account ${teamId ?? m.userId}`)
   // Raw rows: PostgreSQL answers bigints as strings and booleans as booleans, SQLite numbers and 0/1.
   const balance = Number(row[0])
   const alertLevel = row[1] == null ? null : Number(row[1])
@@ -95,6 +111,7 @@ export async function postMovement(q: Db, m: Movement): Promise<Posted> {
     description: m.description,
     reference: m.reference ?? null,
     actorId: m.actorId ?? null,
+    teamId,
     createdAt: (m.now ?? new Date()).getTime(),
   })
   return { id, balanceAfterMicros: balance, alertLevelMicros: alertLevel, alerted }

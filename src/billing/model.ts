@@ -40,6 +40,8 @@ export const UsageLog = t.Object(
     status: t.UnionEnum([...USAGE_STATUSES]),
     apiKeyId: t.Union([t.String(), t.Null()]),
     apiKeyName: t.Union([t.String(), t.Null()], { description: 'null — запрос из веб-сессии (Playground)' }),
+    userId: t.String({ description: 'Кто сделал запрос (в команде — участник)' }),
+    email: t.Union([t.String(), t.Null()]),
     durationMs: t.Integer(),
     createdAt: t.String({ format: 'date-time' }),
   },
@@ -55,12 +57,14 @@ export const UsageQuery = t.Object({
   limit: t.Optional(t.Integer({ minimum: 1, maximum: 500, default: 50, error: 'limit должен быть целым числом от 1 до 500' })),
   apiKeyId: t.Optional(t.String({ maxLength: 64 })),
   model: t.Optional(t.String({ maxLength: 200 })),
+  userId: t.Optional(t.String({ maxLength: 64, description: 'В команде: только запросы этого участника' })),
 })
 
 export const ExportQuery = t.Object({
   startDate: UsageQuery.properties.startDate,
   apiKeyId: UsageQuery.properties.apiKeyId,
   model: UsageQuery.properties.model,
+  userId: UsageQuery.properties.userId,
   format: t.Optional(t.Literal('csv', { error: 'Поддерживается только format=csv' })),
 })
 
@@ -83,6 +87,10 @@ export const UsageStats = t.Object(
       }),
       { description: 'До 10 моделей по расходам' },
     ),
+    byKey: t.Array(t.Object({ apiKeyId: t.Union([t.String(), t.Null()], { description: 'null — веб-сессия (Playground)' }), name: t.String(), ...Totals }), {
+      description: 'По ключам, дорогие сначала',
+    }),
+    byMember: t.Array(t.Object({ userId: t.String(), email: t.String(), ...Totals }), { description: 'По участникам команды (в личном аккаунте пусто)' }),
     filters: t.Object({
       apiKeys: t.Array(t.Object({ id: t.String(), name: t.String() })),
       models: t.Array(t.String()),
@@ -125,4 +133,27 @@ export const GroupedTransactions = t.Object(
     hasMore: t.Boolean({ description: 'Есть следующая страница (offset + limit)' }),
   },
   { title: 'GroupedTransactions' },
+)
+
+const PERIOD_VALUES = ['day', 'week', 'month', 'total'] as const
+
+/** A budget as shown: the limit (null = none), its Moscow calendar period and this period's spend. */
+export const Budget = t.Object(
+  {
+    limitRub: t.Union([t.Number(), t.Null()], { description: 'Лимит в рублях; null — без лимита' }),
+    period: t.UnionEnum([...PERIOD_VALUES], { description: 'day, week (пн–вс), month (с 1-го числа) — по московскому времени; total — без сброса' }),
+    spent: t.Number({ description: 'Потрачено в текущем периоде, рубли' }),
+    remaining: t.Union([t.Number(), t.Null()], { description: 'Осталось до лимита, рубли; null — без лимита' }),
+    resetsAt: t.Union([t.String({ format: 'date-time' }), t.Null()], { description: 'Следующее обнуление (00:00 МСК); null для total' }),
+  },
+  { title: 'Budget' },
+)
+
+// Any JSON for the limit so a wrong value gets the service's Russian message, not a schema dump.
+export const BudgetBody = t.Object(
+  {
+    limitRub: t.Any({ description: 'Лимит в рублях (больше 0, до 10 000 000) или null — снять лимит', examples: [1000, null] }),
+    period: t.Optional(t.Any({ description: 'day | week | month | total (по умолчанию month)', examples: ['month'] })),
+  },
+  { error: 'Бюджет: передайте {limitRub, period}', description: 'Бюджет с календарным периодом по московскому времени' },
 )

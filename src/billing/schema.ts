@@ -1,6 +1,7 @@
 import { users } from '../auth/schema'
 import { index, integer, primaryKey, table, text } from '../db/dialect'
 import { apiKeys } from '../keys/schema'
+import { teams } from '../teams/schema'
 import { UPSTREAM_NAMES } from '../upstream/names'
 
 export const LEDGER_TYPES = ['bonus', 'topup', 'usage', 'admin', 'refund'] as const
@@ -8,7 +9,8 @@ export type LedgerType = (typeof LEDGER_TYPES)[number]
 
 /**
  * Every movement of a balance. Written in the same transaction as the balance change, so the
- * balance always equals the sum of the user's rows. Rows are never updated or deleted.
+ * balance always equals the sum of its account's rows: a personal balance the user's rows with no
+ * team, a team's balance the rows of that team. Rows are never updated or deleted.
  */
 export const ledgerEntries = table(
   'ledger_entries',
@@ -26,9 +28,11 @@ export const ledgerEntries = table(
     reference: text('reference').unique(),
     /** Who made the movement when it was not the customer or the system: the admin behind an adjustment. */
     actorId: text('actor_id').references(() => users.id),
+    /** The team whose balance moved; null = the user's personal balance. In team rows `userId` is the member who acted. */
+    teamId: text('team_id').references(() => teams.id),
     createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
   },
-  (t) => [index('ledger_user_created_idx').on(t.userId, t.createdAt)],
+  (t) => [index('ledger_user_created_idx').on(t.userId, t.createdAt), index('ledger_team_created_idx').on(t.teamId, t.createdAt)],
 )
 
 export type LedgerRow = typeof ledgerEntries.$inferSelect
@@ -47,6 +51,8 @@ export const usageLogs = table(
       .notNull()
       .references(() => users.id, { onDelete: 'cascade' }),
     apiKeyId: text('api_key_id').references(() => apiKeys.id, { onDelete: 'set null' }),
+    /** The team that paid; null = the user's personal account (then `userId` is the payer, else the member who asked). */
+    teamId: text('team_id'),
     endpoint: text('endpoint', { enum: ENDPOINTS }).notNull(),
     model: text('model').notNull(),
     promptTokens: integer('prompt_tokens').notNull().default(0),
@@ -75,15 +81,17 @@ export const usageLogs = table(
     index('usage_key_created_idx').on(t.apiKeyId, t.createdAt),
     // the usage page's model filter walks this instead of every row of the user
     index('usage_user_model_created_idx').on(t.userId, t.model, t.createdAt),
+    index('usage_team_created_idx').on(t.teamId, t.createdAt),
   ],
 )
 
 export type UsageLogRow = typeof usageLogs.$inferSelect
 
 /**
- * Daily totals per user, key and model, kept in step with usage_logs in the same transaction, so
- * the usage page sums a few hundred rows instead of a million. `day` is the Moscow calendar day
- * (UTC+3, no DST) and `apiKeyId` is '' for requests made from the web session.
+ * Daily totals per account, user, key and model, kept in step with usage_logs in the same
+ * transaction, so the usage page sums a few hundred rows instead of a million. `day` is the Moscow
+ * calendar day (UTC+3, no DST), `apiKeyId` is '' for requests made from the web session and
+ * `teamId` '' for the personal account (key columns cannot be null).
  */
 export const usageDaily = table(
   'usage_daily',
@@ -91,6 +99,7 @@ export const usageDaily = table(
     userId: text('user_id')
       .notNull()
       .references(() => users.id, { onDelete: 'cascade' }),
+    teamId: text('team_id').notNull().default(''),
     day: text('day').notNull(),
     apiKeyId: text('api_key_id').notNull(),
     model: text('model').notNull(),
@@ -103,7 +112,7 @@ export const usageDaily = table(
     /** What the upstream reported for these requests, nano-dollars (the admin's provider cost and margin). */
     upstreamCostNanoUsd: integer('upstream_cost_nano_usd').notNull().default(0),
   },
-  (t) => [primaryKey({ columns: [t.userId, t.day, t.apiKeyId, t.model] })],
+  (t) => [primaryKey({ columns: [t.userId, t.teamId, t.day, t.apiKeyId, t.model] }), index('usage_daily_team_day_idx').on(t.teamId, t.day)],
 )
 
 /**
@@ -118,6 +127,8 @@ export const uncoveredCosts = table(
     userId: text('user_id')
       .notNull()
       .references(() => users.id),
+    /** The team whose request it was; null = personal. */
+    teamId: text('team_id'),
     /** The usage row of the request. */
     usageId: text('usage_id').notNull(),
     model: text('model').notNull(),
@@ -133,8 +144,9 @@ export const uncoveredCosts = table(
 )
 
 /**
- * The open holds: one row per request in flight, reserved in users.held_micros by the same unit
- * that inserts it (billing/holds.ts). Each belongs to the instance serving the request, which renews
+ * The open holds: one row per request in flight, reserved in users.held_micros (teams.held_micros
+ * for a team's request) and in the budgets it was checked against, by the same unit that inserts it
+ * (billing/holds.ts); the row says what it reserved on each level, so closing it gives back exactly that. Each belongs to the instance serving the request, which renews
  * `leaseUntil` while it lives; when an instance dies (kill -9, a crashed host) the others release
  * its holds once the lease has lapsed, so no instance ever frees what another still holds.
  */
@@ -146,11 +158,33 @@ export const holds = table(
       .notNull()
       .references(() => users.id, { onDelete: 'cascade' }),
     apiKeyId: text('api_key_id'),
+    /** The team whose balance is reserved; null = the user's personal balance. */
+    teamId: text('team_id'),
     amountMicros: integer('amount_micros').notNull(),
+    /** Reserved in the key's budget (0 when the key had none). */
+    keyHeldMicros: integer('key_held_micros').notNull().default(0),
+    /** Reserved in the member's budget (team requests; 0 when the member had none). */
+    memberHeldMicros: integer('member_held_micros').notNull().default(0),
     instanceId: text('instance_id').notNull(),
     /** Epoch milliseconds until which the owning instance vouches for the hold. */
     leaseUntil: integer('lease_until').notNull(),
     createdAt: integer('created_at').notNull(),
   },
   (t) => [index('holds_instance_idx').on(t.instanceId), index('holds_lease_idx').on(t.leaseUntil), index('holds_key_idx').on(t.apiKeyId)],
+)
+
+/**
+ * Budget alerts already sent: one row per budget, threshold (50, 80, 100 %) and period, inserted
+ * once, so concurrent settlements on any instance send one alert (billing/budgets.ts).
+ */
+export const budgetAlerts = table(
+  'budget_alerts',
+  {
+    /** `key:<id>` or `member:<team>:<user>`; `team:<id>` for a team's low balance. */
+    target: text('target').notNull(),
+    threshold: integer('threshold').notNull(),
+    periodStart: integer('period_start').notNull(),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.target, t.threshold, t.periodStart] }), index('budget_alerts_created_idx').on(t.createdAt)],
 )

@@ -1,14 +1,12 @@
-import { eq } from 'drizzle-orm'
-import { users } from '../auth/schema'
 import type { Db } from '../db/client'
-import { write } from '../db/tx'
 import { badRequest, notFound } from '../lib/errors'
 import { formatSignedMicros, microsToRub, rubToMicros } from '../lib/money'
+import { type Acting, auditIn, can } from '../teams/service'
 import { bannerThresholdMicros } from './alerts'
 import { moscowDayStart, nextDay } from './days'
 import type { LedgerType } from './schema'
 import { billingStore } from './store'
-import { type UsageFilter, usageReader } from './usage'
+import { type UsageFilter, type UsageScope, usageReader } from './usage'
 
 const ALERT_MAX_RUB = 1_000_000
 export const USAGE_DAY_DESCRIPTION = 'Оплата запросов к API'
@@ -39,14 +37,17 @@ const toTransaction = (r: { id: string; amountMicros: number; balanceAfterMicros
   createdAt: r.createdAt.toISOString(),
 })
 
+/** Whose usage an acting user sees: the personal account's; in a team all of it, or (a member) their own part. */
+export const usageScope = (a: Acting): UsageScope => ({ teamId: a.teamId, userId: a.teamId && can(a.role, 'usage.all') ? null : a.userId })
+
 export function billingService(db: Db) {
   const store = billingStore(db)
   const usage = usageReader(db)
   return {
-    async balance(userId: string) {
-      const row = await store.balanceRow(userId)
+    async balance(a: Acting) {
+      const row = await store.balanceRow(a)
       if (!row) throw notFound('Пользователь не найден')
-      const threshold = await bannerThresholdMicros(db, userId)
+      const threshold = await bannerThresholdMicros(db, a)
       return {
         balance: microsToRub(row.balanceMicros),
         lowBalanceThreshold: microsToRub(threshold),
@@ -55,23 +56,28 @@ export function billingService(db: Db) {
       }
     },
 
-    /** Sets (or, with null, turns off) the low-balance e-mail; the next drop below it sends a letter. */
-    async setAlert(userId: string, thresholdRub: number | null) {
+    /** Sets (or, with null, turns off) the low-balance alert; the next drop below it sends a letter (a team's: to its owners and admins, and the webhook). */
+    async setAlert(a: Acting, thresholdRub: number | null) {
       if (thresholdRub !== null && !(Number.isFinite(thresholdRub) && thresholdRub >= 1 && thresholdRub <= ALERT_MAX_RUB))
         throw badRequest('Порог должен быть числом от 1 до 1 000 000 ₽')
       const micros = thresholdRub === null ? null : rubToMicros(Math.round(thresholdRub * 100) / 100)
-      await write(db, (q) => q.update(users).set({ lowBalanceAlertMicros: micros, lowBalanceAlerted: false }).where(eq(users.id, userId)))
-      return { alertThreshold: micros === null ? null : microsToRub(micros) }
+      const rub = micros === null ? null : microsToRub(micros)
+      await store.setAlert(
+        a,
+        micros,
+        a.teamId ? (q) => auditIn(q, { teamId: a.teamId!, actorId: a.userId, action: 'alerts.changed', ip: a.ip, details: { thresholdRub: rub } }) : undefined,
+      )
+      return { alertThreshold: rub }
     },
 
-    usage: (userId: string, since: Date | null, filter: UsageFilter, limit = 50) => usage.stats(userId, since, filter, limit),
+    usage: (a: Acting, since: Date | null, filter: UsageFilter, limit = 50) => usage.stats(usageScope(a), since, filter, limit),
 
     /** The newest requests, whatever the period (the admin's user page). */
     recentRequests: (userId: string, limit = 20) => usage.recent(userId, limit),
 
     /** Usage charges per Moscow day, everything else line by line; `hasMore` says another page exists. */
-    async groupedTransactions(userId: string, limit = 20, offset = 0) {
-      const rows = await store.groupedTransactions(userId, limit + 1, offset)
+    async groupedTransactions(a: Acting, limit = 20, offset = 0) {
+      const rows = await store.groupedTransactions(a, limit + 1, offset)
       const items = rows.slice(0, limit).map((r) => ({
         kind: r.kind === 'usage_day' ? ('usageDay' as const) : ('entry' as const),
         id: r.kind === 'usage_day' ? `usage-day:${r.day}` : r.id,
@@ -87,14 +93,14 @@ export function billingService(db: Db) {
     },
 
     /** One day's usage charges (Moscow day YYYY-MM-DD), what the grouped line opens to. */
-    async usageDay(userId: string, day: string, limit = 100, offset = 0) {
+    async usageDay(a: Acting, day: string, limit = 100, offset = 0) {
       const from = moscowDayStart(day)
       if (Number.isNaN(+from)) throw badRequest('day должен быть датой в формате ГГГГ-ММ-ДД')
-      return (await store.usageCharges(userId, from, moscowDayStart(nextDay(day)), limit, offset)).map(toTransaction)
+      return (await store.usageCharges(a, from, moscowDayStart(nextDay(day)), limit, offset)).map(toTransaction)
     },
 
-    async transactions(userId: string, limit = 50) {
-      return (await store.transactions(userId, limit)).map(toTransaction)
+    async transactions(a: Acting, limit = 50) {
+      return (await store.transactions(a, limit)).map(toTransaction)
     },
   }
 }

@@ -1,17 +1,37 @@
-import { and, desc, eq, gte, lt, sql } from 'drizzle-orm'
+import { and, desc, eq, gte, isNull, lt, type SQL, sql } from 'drizzle-orm'
 import { users } from '../auth/schema'
 import type { Db } from '../db/client'
 import { selectRows } from '../db/sql'
+import { write } from '../db/tx'
+import { teams } from '../teams/schema'
+import type { AccountRef } from './alerts'
 import { moscowDay } from './days'
 import { ledgerEntries } from './schema'
 
+/** The ledger rows of an account: a team's, or the user's personal ones (no team). */
+const ofAccount = (a: AccountRef): SQL => (a.teamId ? eq(ledgerEntries.teamId, a.teamId) : and(eq(ledgerEntries.userId, a.userId), isNull(ledgerEntries.teamId))!)
+
+/** The same, spelled for the hand-written grouped query. */
+const ofAccountRaw = (a: AccountRef): SQL => (a.teamId ? sql`team_id = ${a.teamId}` : sql`user_id = ${a.userId} and team_id is null`)
+
 export const billingStore = (db: Db) => ({
-  balanceRow: async (userId: string) =>
-    (await db.select({ balanceMicros: users.balanceMicros, lowBalanceAlertMicros: users.lowBalanceAlertMicros }).from(users).where(eq(users.id, userId)).limit(1))[0],
+  balanceRow: async (a: AccountRef) =>
+    a.teamId
+      ? (await db.select({ balanceMicros: teams.balanceMicros, lowBalanceAlertMicros: teams.lowBalanceAlertMicros }).from(teams).where(eq(teams.id, a.teamId)).limit(1))[0]
+      : (await db.select({ balanceMicros: users.balanceMicros, lowBalanceAlertMicros: users.lowBalanceAlertMicros }).from(users).where(eq(users.id, a.userId)).limit(1))[0],
+
+  /** Sets (null turns off) the account's low-balance alert level; the next drop below it alerts. */
+  async setAlert(a: AccountRef, micros: number | null, audit?: (q: Db) => Promise<void>) {
+    await write(db, async (q) => {
+      if (a.teamId) await q.update(teams).set({ lowBalanceAlertMicros: micros, lowBalanceAlerted: false }).where(eq(teams.id, a.teamId))
+      else await q.update(users).set({ lowBalanceAlertMicros: micros, lowBalanceAlerted: false }).where(eq(users.id, a.userId))
+      await audit?.(q)
+    })
+  },
 
   /** Newest first; ids are time-ordered UUIDv7, so they break ties within one millisecond. */
-  transactions(userId: string, limit: number) {
-    return db.select().from(ledgerEntries).where(eq(ledgerEntries.userId, userId)).orderBy(desc(ledgerEntries.createdAt), desc(ledgerEntries.id)).limit(limit)
+  transactions(a: AccountRef, limit: number) {
+    return db.select().from(ledgerEntries).where(ofAccount(a)).orderBy(desc(ledgerEntries.createdAt), desc(ledgerEntries.id)).limit(limit)
   },
 
   /**
@@ -20,7 +40,7 @@ export const billingStore = (db: Db) => ({
    * aggregate query over the (user_id, created_at) index, newest first, paged by offset. The day is
    * a day number (Moscow is UTC+3 all year), the same integer arithmetic on both stores.
    */
-  async groupedTransactions(userId: string, limit: number, offset: number) {
+  async groupedTransactions(a: AccountRef, limit: number, offset: number) {
     type Row = {
       kind: 'entry' | 'usage_day'
       id: string
@@ -38,13 +58,13 @@ export const billingStore = (db: Db) => ({
       select * from (
         select 'entry' as kind, id, type, amount_micros as amount, balance_after_micros as "balanceAfter",
                description, created_at as at, 1 as n, null as "dayNumber"
-          from ledger_entries where user_id = ${userId} and type <> 'usage'
+          from ledger_entries where ${ofAccountRaw(a)} and type <> 'usage'
         union all
         select 'usage_day' as kind, g.last_id as id, 'usage' as type, g.amount, e.balance_after_micros as "balanceAfter",
                '' as description, g.at, g.n, g.day_number as "dayNumber"
           from (select (created_at + 10800000) / 86400000 as day_number, max(id) as last_id, sum(amount_micros) as amount,
                        max(created_at) as at, count(*) as n
-                  from ledger_entries where user_id = ${userId} and type = 'usage'
+                  from ledger_entries where ${ofAccountRaw(a)} and type = 'usage'
                  group by (created_at + 10800000) / 86400000) g
           join ledger_entries e on e.id = g.last_id
       ) h order by at desc, id desc limit ${limit} offset ${offset}`,
@@ -63,22 +83,22 @@ export const billingStore = (db: Db) => ({
   },
 
   /** The usage charges of [from, to): what one day's grouped line expands to, newest first. */
-  usageCharges(userId: string, from: Date, to: Date, limit: number, offset: number) {
+  usageCharges(a: AccountRef, from: Date, to: Date, limit: number, offset: number) {
     return db
       .select()
       .from(ledgerEntries)
-      .where(and(eq(ledgerEntries.userId, userId), eq(ledgerEntries.type, 'usage'), gte(ledgerEntries.createdAt, from), lt(ledgerEntries.createdAt, to)))
+      .where(and(ofAccount(a), eq(ledgerEntries.type, 'usage'), gte(ledgerEntries.createdAt, from), lt(ledgerEntries.createdAt, to)))
       .orderBy(desc(ledgerEntries.createdAt), desc(ledgerEntries.id))
       .limit(limit)
       .offset(offset)
   },
 
   /** Sum of all movements; equals the balance when the books are right (used by tests and audits). */
-  async ledgerSumMicros(userId: string): Promise<number> {
+  async ledgerSumMicros(a: AccountRef): Promise<number> {
     const [row] = await db
       .select({ s: sql<number>`coalesce(sum(${ledgerEntries.amountMicros}), 0)`.mapWith(Number) })
       .from(ledgerEntries)
-      .where(eq(ledgerEntries.userId, userId))
+      .where(ofAccount(a))
     return row?.s ?? 0
   },
 })

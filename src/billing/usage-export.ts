@@ -1,11 +1,12 @@
 // CSV export of a period's requests, streamed page by page so a million rows never sit in memory.
 // RFC 4180 (comma, CRLF, quotes doubled) with a UTF-8 BOM so Excel reads the Cyrillic correctly.
 import { and, asc, eq, gt, or } from 'drizzle-orm'
+import { users } from '../auth/schema'
 import type { Db } from '../db/client'
 import { apiKeys } from '../keys/schema'
 import { formatMicros } from '../lib/money'
 import { usageLogs } from './schema'
-import { logConditions, type UsageFilter } from './usage'
+import { logConditions, type UsageFilter, type UsageScope } from './usage'
 
 const PAGE = 2000
 const MSK_OFFSET_MS = 3 * 3600 * 1000
@@ -48,18 +49,21 @@ export const csvLine = (fields: (string | number)[]) => `${fields.map(csvField).
 /** '2026-11-21 14:03:05' in Moscow time: a spreadsheet recognises it as a date. */
 const moscowDateTime = (d: Date) => new Date(+d + MSK_OFFSET_MS).toISOString().slice(0, 19).replace('T', ' ')
 
-export function usageCsv(db: Db, userId: string, since: Date | null, f: UsageFilter): ReadableStream<Uint8Array> {
+export function usageCsv(db: Db, scope: UsageScope, since: Date | null, f: UsageFilter): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder()
+  // A team's export says which member made each request.
+  const team = scope.teamId !== null
   let cursor: { at: Date; id: string } | null = null
   let started = false
 
   const page = () => {
-    const where = logConditions(userId, since, f)
+    const where = logConditions(scope, since, f)
     if (cursor) where.push(or(gt(usageLogs.createdAt, cursor.at), and(eq(usageLogs.createdAt, cursor.at), gt(usageLogs.id, cursor.id)))!)
     return db
-      .select({ log: usageLogs, keyName: apiKeys.name })
+      .select({ log: usageLogs, keyName: apiKeys.name, email: users.email })
       .from(usageLogs)
       .leftJoin(apiKeys, eq(apiKeys.id, usageLogs.apiKeyId))
+      .leftJoin(users, eq(users.id, usageLogs.userId))
       .where(and(...where))
       .orderBy(asc(usageLogs.createdAt), asc(usageLogs.id))
       .limit(PAGE)
@@ -69,17 +73,18 @@ export function usageCsv(db: Db, userId: string, since: Date | null, f: UsageFil
     async pull(controller) {
       if (!started) {
         started = true
-        controller.enqueue(encoder.encode(`\uFEFF${csvLine(HEADER)}`))
+        controller.enqueue(encoder.encode(`\uFEFF${csvLine(team ? [...HEADER.slice(0, 3), 'Участник', ...HEADER.slice(3)] : HEADER)}`))
         return
       }
       const rows = await page()
       if (rows.length === 0) return controller.close()
       let chunk = ''
-      for (const { log: r, keyName } of rows) {
+      for (const { log: r, keyName, email } of rows) {
         chunk += csvLine([
           moscowDateTime(r.createdAt),
           csvText(r.model),
           csvText(keyName ?? (r.apiKeyId ? 'Удалённый ключ' : 'Веб-сессия')),
+          ...(team ? [csvText(email ?? '')] : []),
           r.promptTokens,
           r.completionTokens,
           r.totalTokens,

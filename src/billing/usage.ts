@@ -1,21 +1,44 @@
-// Usage statistics. Whole days come from the usage_daily rollup (a few rows per day), so a period
-// costs the same with a thousand or a million requests; only a period that starts mid-day reads
-// that first partial day from usage_logs, through the (user, created_at) index.
-import { and, desc, eq, gte, lt, type SQL, sql } from 'drizzle-orm'
+// Usage statistics of an account — personal, a team's, or one member's part of it. Whole days come
+// from the usage_daily rollup (a few rows per day), so a period costs the same with a thousand or a
+// million requests; only a period that starts mid-day reads that first partial day from usage_logs,
+// through the (user, created_at) or (team, created_at) index.
+import { and, desc, eq, gte, inArray, isNull, lt, type SQL, sql } from 'drizzle-orm'
+import { users } from '../auth/schema'
 import type { Db } from '../db/client'
 import { apiKeys } from '../keys/schema'
 import { microsToRub } from '../lib/money'
 import { daysBetween, moscowDay, moscowDayStart, nextDay } from './days'
 import { usageDaily, usageLogs } from './schema'
 
-export type UsageFilter = { apiKeyId?: string; model?: string }
+export type UsageFilter = { apiKeyId?: string; model?: string; userId?: string }
+
+/**
+ * Whose requests: a personal account's (teamId null), a whole team's (userId null: owners, admins,
+ * billing), or one member's part of a team (a member sees their own requests only).
+ */
+export type UsageScope = { userId: string | null; teamId: string | null }
 
 type Sums = { requests: number; tokens: number; audioSeconds: number; characters: number; cost: number }
 type Grouped = Sums & { k: string }
 
-/** The usage_logs conditions for a customer's period (from `since`) and filters. */
-export function logConditions(userId: string, since: Date | null, f: UsageFilter): SQL[] {
-  const where: SQL[] = [eq(usageLogs.userId, userId)]
+/** usage_logs rows of a scope. */
+export function logScope(s: UsageScope): SQL[] {
+  const where: SQL[] = [s.teamId ? eq(usageLogs.teamId, s.teamId) : isNull(usageLogs.teamId)]
+  if (s.userId) where.push(eq(usageLogs.userId, s.userId))
+  return where
+}
+
+/** usage_daily rows of a scope ('' is the personal account there). */
+function dailyScope(s: UsageScope): SQL[] {
+  const where: SQL[] = [eq(usageDaily.teamId, s.teamId ?? '')]
+  if (s.userId) where.push(eq(usageDaily.userId, s.userId))
+  return where
+}
+
+/** The usage_logs conditions for a scope's period (from `since`) and filters. */
+export function logConditions(scope: UsageScope, since: Date | null, f: UsageFilter): SQL[] {
+  const where: SQL[] = logScope(scope)
+  if (f.userId) where.push(eq(usageLogs.userId, f.userId))
   if (since) where.push(gte(usageLogs.createdAt, since))
   if (f.apiKeyId) where.push(eq(usageLogs.apiKeyId, f.apiKeyId))
   if (f.model) where.push(eq(usageLogs.model, f.model))
@@ -31,7 +54,7 @@ export function splitPeriod(since: Date | null) {
   return { fullFrom: next, head: { day, since, until: moscowDayStart(next) } }
 }
 
-const toLog = ({ log: r, keyName }: { log: typeof usageLogs.$inferSelect; keyName: string | null }) => ({
+const toLog = ({ log: r, keyName, email }: { log: typeof usageLogs.$inferSelect; keyName: string | null; email?: string | null }) => ({
   id: r.id,
   model: r.model,
   promptTokens: r.promptTokens,
@@ -43,6 +66,8 @@ const toLog = ({ log: r, keyName }: { log: typeof usageLogs.$inferSelect; keyNam
   status: r.status,
   apiKeyId: r.apiKeyId,
   apiKeyName: keyName ?? null,
+  userId: r.userId,
+  email: email ?? null,
   durationMs: r.durationMs,
   createdAt: r.createdAt.toISOString(),
 })
@@ -56,9 +81,10 @@ export function usageReader(db: Db) {
     cost: sql<number>`sum(${usageDaily.costMicros})`.mapWith(Number),
   }
 
-  /** Whole days of the period from the rollup, summed in SQL per day, model or key. */
-  function rolled(userId: string, fullFrom: string | null, f: UsageFilter, by: 'day' | 'model'): Promise<Grouped[]> {
-    const where: SQL[] = [eq(usageDaily.userId, userId)]
+  /** Whole days of the period from the rollup, summed in SQL per day, model, key or member. */
+  function rolled(scope: UsageScope, fullFrom: string | null, f: UsageFilter, by: 'day' | 'model' | 'apiKeyId' | 'userId'): Promise<Grouped[]> {
+    const where: SQL[] = dailyScope(scope)
+    if (f.userId) where.push(eq(usageDaily.userId, f.userId))
     if (fullFrom) where.push(gte(usageDaily.day, fullFrom))
     if (f.apiKeyId) where.push(eq(usageDaily.apiKeyId, f.apiKeyId))
     if (f.model) where.push(eq(usageDaily.model, f.model))
@@ -70,12 +96,14 @@ export function usageReader(db: Db) {
       .groupBy(col)
   }
 
-  /** The period's partial first day from the raw rows, per model (a day's rows at most). */
-  function head(userId: string, h: { since: Date; until: Date }, f: UsageFilter) {
-    const where = [...logConditions(userId, h.since, f), lt(usageLogs.createdAt, h.until)]
+  /** The period's partial first day from the raw rows, per model, key and member (a day's rows at most). */
+  function head(scope: UsageScope, h: { since: Date; until: Date }, f: UsageFilter) {
+    const where = [...logConditions(scope, h.since, f), lt(usageLogs.createdAt, h.until)]
     return db
       .select({
         model: usageLogs.model,
+        apiKeyId: sql<string>`coalesce(${usageLogs.apiKeyId}, '')`,
+        userId: usageLogs.userId,
         requests: sql<number>`count(*)`.mapWith(Number),
         tokens: sql<number>`coalesce(sum(${usageLogs.totalTokens}), 0)`.mapWith(Number),
         audioSeconds: sql<number>`coalesce(sum(${usageLogs.audioSeconds}), 0)`.mapWith(Number),
@@ -84,7 +112,7 @@ export function usageReader(db: Db) {
       })
       .from(usageLogs)
       .where(and(...where))
-      .groupBy(usageLogs.model)
+      .groupBy(usageLogs.model, sql`coalesce(${usageLogs.apiKeyId}, '')`, usageLogs.userId)
   }
 
   /** Adds `extra` into the map under `key`. */
@@ -98,48 +126,69 @@ export function usageReader(db: Db) {
     map.set(key, acc)
   }
 
-  /** Per-day and per-model sums of the period, the partial head day included. */
-  async function aggregate(userId: string, since: Date | null, f: UsageFilter) {
+  /** Per-day, per-model, per-key and (teams) per-member sums of the period, the partial head day included. */
+  async function aggregate(scope: UsageScope, since: Date | null, f: UsageFilter) {
     const { fullFrom, head: h } = splitPeriod(since)
     const byDay = new Map<string, Sums>()
     const byModel = new Map<string, Sums>()
-    for (const r of await rolled(userId, fullFrom, f, 'day')) addTo(byDay, r.k, r)
-    for (const r of await rolled(userId, fullFrom, f, 'model')) addTo(byModel, r.k, r)
+    const byKey = new Map<string, Sums>()
+    const byMember = new Map<string, Sums>()
+    for (const r of await rolled(scope, fullFrom, f, 'day')) addTo(byDay, r.k, r)
+    for (const r of await rolled(scope, fullFrom, f, 'model')) addTo(byModel, r.k, r)
+    for (const r of await rolled(scope, fullFrom, f, 'apiKeyId')) addTo(byKey, r.k, r)
+    if (scope.teamId) for (const r of await rolled(scope, fullFrom, f, 'userId')) addTo(byMember, r.k, r)
     if (h)
-      for (const r of await head(userId, h, f)) {
+      for (const r of await head(scope, h, f)) {
         addTo(byDay, h.day, r)
         addTo(byModel, r.model, r)
+        addTo(byKey, r.apiKeyId, r)
+        if (scope.teamId) addTo(byMember, r.userId, r)
       }
-    return { byDay, byModel }
+    return { byDay, byModel, byKey, byMember }
   }
 
-  /** Every key of the customer, to filter by (a key unused in the period simply shows nothing). */
-  const userKeys = async (userId: string) =>
-    (await db.select({ id: apiKeys.id, name: apiKeys.name }).from(apiKeys).where(eq(apiKeys.userId, userId))).sort((a, b) => a.name.localeCompare(b.name, 'ru'))
+  /** Every key of the scope, to filter by (a key unused in the period simply shows nothing). */
+  async function scopeKeys(scope: UsageScope) {
+    const where = scope.teamId
+      ? and(eq(apiKeys.teamId, scope.teamId), scope.userId ? eq(apiKeys.userId, scope.userId) : undefined)
+      : and(eq(apiKeys.userId, scope.userId!), isNull(apiKeys.teamId))
+    return (await db.select({ id: apiKeys.id, name: apiKeys.name }).from(apiKeys).where(where)).sort((a, b) => a.name.localeCompare(b.name, 'ru'))
+  }
 
   /** The models used in the period, whatever the filters say. */
-  async function rolledModels(userId: string, since: Date | null): Promise<string[]> {
+  async function rolledModels(scope: UsageScope, since: Date | null): Promise<string[]> {
     const { fullFrom, head: h } = splitPeriod(since)
-    const models = new Set((await rolled(userId, fullFrom, {}, 'model')).map((r) => r.k))
-    if (h) for (const r of await head(userId, h, {})) models.add(r.model)
+    const models = new Set((await rolled(scope, fullFrom, {}, 'model')).map((r) => r.k))
+    if (h) for (const r of await head(scope, h, {})) models.add(r.model)
     return [...models]
   }
 
-  function recent(userId: string, since: Date | null, f: UsageFilter, limit: number) {
+  function recent(scope: UsageScope, since: Date | null, f: UsageFilter, limit: number) {
     return db
-      .select({ log: usageLogs, keyName: apiKeys.name })
+      .select({ log: usageLogs, keyName: apiKeys.name, email: users.email })
       .from(usageLogs)
       .leftJoin(apiKeys, eq(apiKeys.id, usageLogs.apiKeyId))
-      .where(and(...logConditions(userId, since, f)))
+      .leftJoin(users, eq(users.id, usageLogs.userId))
+      .where(and(...logConditions(scope, since, f)))
       .orderBy(desc(usageLogs.createdAt), desc(usageLogs.id))
       .limit(limit)
   }
 
+  /** Names of keys and e-mails of members seen in the sums (deleted keys included). */
+  async function labels(keyIds: string[], userIds: string[]) {
+    const keys = keyIds.length ? await db.select({ id: apiKeys.id, name: apiKeys.name }).from(apiKeys).where(inArray(apiKeys.id, keyIds)) : []
+    const people = userIds.length ? await db.select({ id: users.id, email: users.email }).from(users).where(inArray(users.id, userIds)) : []
+    return { keyNames: new Map(keys.map((k) => [k.id, k.name])), emails: new Map(people.map((u) => [u.id, u.email])) }
+  }
+
+  const byCost = (a: [string, Sums], b: [string, Sums]) => b[1].cost - a[1].cost || b[1].requests - a[1].requests
+
   return {
-    async stats(userId: string, since: Date | null, f: UsageFilter, limit: number, now = new Date()) {
-      const { byDay, byModel } = await aggregate(userId, since, f)
+    async stats(scope: UsageScope, since: Date | null, f: UsageFilter, limit: number, now = new Date()) {
+      const { byDay, byModel, byKey, byMember } = await aggregate(scope, since, f)
       // The filter options describe the whole period, so choosing one never hides the others.
-      const models = f.apiKeyId || f.model ? await rolledModels(userId, since) : [...byModel.keys()]
+      const models = f.apiKeyId || f.model || f.userId ? await rolledModels(scope, since) : [...byModel.keys()]
+      const { keyNames, emails } = await labels([...byKey.keys()].filter(Boolean), [...byMember.keys()])
       let cost = 0
       let tokens = 0
       let requests = 0
@@ -165,15 +214,29 @@ export function usageReader(db: Db) {
           .sort((a, b) => b[1].cost - a[1].cost || b[1].requests - a[1].requests)
           .slice(0, 10)
           .map(([model, v]) => ({ model, cost: microsToRub(v.cost), requests: v.requests, tokens: v.tokens, audioSeconds: v.audioSeconds, characters: v.characters })),
+        byKey: [...byKey.entries()].sort(byCost).map(([id, v]) => ({
+          apiKeyId: id || null,
+          name: id ? (keyNames.get(id) ?? 'Удалённый ключ') : 'Веб-сессия',
+          cost: microsToRub(v.cost),
+          requests: v.requests,
+          tokens: v.tokens,
+        })),
+        byMember: [...byMember.entries()].sort(byCost).map(([id, v]) => ({
+          userId: id,
+          email: emails.get(id) ?? '',
+          cost: microsToRub(v.cost),
+          requests: v.requests,
+          tokens: v.tokens,
+        })),
         filters: {
-          apiKeys: await userKeys(userId),
+          apiKeys: await scopeKeys(scope),
           models: models.sort(),
         },
-        logs: (await recent(userId, since, f, limit)).map(toLog),
+        logs: (await recent(scope, since, f, limit)).map(toLog),
       }
     },
 
     /** The newest requests of a customer, whatever the period (the admin's user page). */
-    recent: async (userId: string, limit: number) => (await recent(userId, null, {}, limit)).map(toLog),
+    recent: async (userId: string, limit: number) => (await recent({ userId, teamId: null }, null, {}, limit)).map(toLog),
   }
 }

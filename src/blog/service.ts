@@ -4,6 +4,8 @@ import { AppError, notFound } from '../lib/errors'
 import { consume, type Rule } from '../lib/rate-limit'
 import { blogStore, postToApi } from './store'
 
+export type { BlogPost } from './store'
+
 export const NOT_FOUND_MESSAGE = 'Статья не найдена'
 
 /** One counted view per visitor address and article per window: reloads and scripts do not inflate counts. */
@@ -15,6 +17,12 @@ export function blogService(db: Db) {
   return {
     /** Published articles, newest first. */
     list: async (limit: number) => (await store.published(limit)).map(postToApi),
+
+    /** A published article by slug, or undefined (the server-rendered pages answer 404 themselves). */
+    findBySlug: async (slug: string) => {
+      const post = await store.publishedBySlug(slug)
+      return post && postToApi(post)
+    },
 
     async bySlug(slug: string) {
       const post = await store.publishedBySlug(slug)

@@ -9,6 +9,8 @@ export const chats = table(
     userId: text('user_id')
       .notNull()
       .references(() => users.id, { onDelete: 'cascade' }),
+    /** The team context the chat was made in (its replies are paid by the team); null = personal. */
+    teamId: text('team_id'),
     title: text('title').notNull(),
     /** The catalogue id the chat was held with (opening the chat selects it again). */
     model: text('model').notNull(),

@@ -6,7 +6,7 @@ import { newId } from '../lib/crypto'
 import { badRequest, notFound } from '../lib/errors'
 import type { UploadsService } from '../uploads/service'
 import type { ChatMessageRow, ChatRow, StoredFile } from './schema'
-import { chatsStore } from './store'
+import { type ChatAccount, chatsStore } from './store'
 
 export const MAX_CHATS_PER_USER = 1000
 export const MAX_MESSAGES_PER_CHAT = 500
@@ -122,8 +122,8 @@ function fileRefs(files: unknown): Array<{ id?: string; url?: string }> {
 export function chatsService(db: Db, uploads: UploadsService, images: ImageStore) {
   const store = chatsStore(db)
 
-  async function owned(userId: string, id: string) {
-    const chat = await store.byIdForUser(id, userId)
+  async function owned(a: ChatAccount, id: string) {
+    const chat = await store.byIdFor(id, a)
     if (!chat) throw notFound(CHAT_MESSAGES.notFound)
     return chat
   }
@@ -181,27 +181,28 @@ export function chatsService(db: Db, uploads: UploadsService, images: ImageStore
   }
 
   return {
-    list: async (userId: string, limit = DEFAULT_LIST_LIMIT) => (await store.listForUser(userId, limit)).map(summary),
+    list: async (a: ChatAccount, limit = DEFAULT_LIST_LIMIT) => (await store.listFor(a, limit)).map(summary),
 
-    async get(userId: string, id: string) {
-      const chat = await owned(userId, id)
+    async get(a: ChatAccount, id: string) {
+      const chat = await owned(a, id)
       const messages = await store.messages(chat.id)
-      return { ...summary(chat), messages: await Promise.all(messages.map((m) => toApi(userId, m))) }
+      return { ...summary(chat), messages: await Promise.all(messages.map((m) => toApi(a.userId, m))) }
     },
 
-    async create(userId: string, input: { title: string; model: string }) {
+    async create(a: ChatAccount, input: { title: string; model: string }) {
       const title = cleanTitle(input.title)
       const model = input.model.trim()
       if (!model || model.length > 200) throw badRequest(CHAT_MESSAGES.model)
-      if ((await store.countForUser(userId)) >= MAX_CHATS_PER_USER) throw badRequest(CHAT_MESSAGES.tooManyChats)
+      if ((await store.countFor(a)) >= MAX_CHATS_PER_USER) throw badRequest(CHAT_MESSAGES.tooManyChats)
       const now = new Date()
-      const row: ChatRow = { id: newId(), userId, title, model, createdAt: now, updatedAt: now }
+      const row: ChatRow = { id: newId(), userId: a.userId, teamId: a.teamId, title, model, createdAt: now, updatedAt: now }
       await store.insert(row)
       return { ...summary(row), messages: [] }
     },
 
-    async remove(userId: string, id: string) {
-      const chat = await owned(userId, id)
+    async remove(a: ChatAccount, id: string) {
+      const userId = a.userId
+      const chat = await owned(a, id)
       const uploadIds = await uploadIdsOf(await store.messages(chat.id), userId)
       await store.delete(chat.id)
       // Attachments belong to their chat: they go with it (and free the customer's quota).
@@ -212,8 +213,8 @@ export function chatsService(db: Db, uploads: UploadsService, images: ImageStore
      * Drops a message and every later one (the Playground's regenerate and edit-and-resend: the
      * conversation continues from there). Attachments stay: an edited question keeps its files.
      */
-    async truncateFrom(userId: string, chatId: string, messageId: string) {
-      const chat = await owned(userId, chatId)
+    async truncateFrom(a: ChatAccount, chatId: string, messageId: string) {
+      const chat = await owned(a, chatId)
       const messages = await store.messages(chat.id)
       const from = messages.findIndex((m) => m.id === messageId)
       if (from < 0) throw notFound(CHAT_MESSAGES.messageNotFound)
@@ -221,8 +222,9 @@ export function chatsService(db: Db, uploads: UploadsService, images: ImageStore
       return { removed: messages.length - from }
     },
 
-    async addMessage(userId: string, chatId: string, input: NewMessage) {
-      const chat = await owned(userId, chatId)
+    async addMessage(a: ChatAccount, chatId: string, input: NewMessage) {
+      const userId = a.userId
+      const chat = await owned(a, chatId)
       const role = input.role
       if (role !== 'user' && role !== 'assistant') throw badRequest(CHAT_MESSAGES.role)
       if (input.content.length > MAX_CONTENT_CHARS) throw badRequest(CHAT_MESSAGES.tooLong)

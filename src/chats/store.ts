@@ -1,17 +1,22 @@
-import { and, asc, count, desc, eq, inArray, like } from 'drizzle-orm'
+import { and, asc, count, desc, eq, inArray, isNull, like, type SQL } from 'drizzle-orm'
 import type { Db } from '../db/client'
 import { tx, write } from '../db/tx'
 import { type ChatMessageRow, type ChatRow, chatMessages, chats } from './schema'
 
+/** Whose chats: a person's in one account (personal, or a team's — a member sees only their own chats there). */
+export type ChatAccount = { userId: string; teamId: string | null }
+
+const ofAccount = (a: ChatAccount): SQL => and(eq(chats.userId, a.userId), a.teamId ? eq(chats.teamId, a.teamId) : isNull(chats.teamId))!
+
 export const chatsStore = (db: Db) => ({
-  listForUser: (userId: string, limit: number) => db.select().from(chats).where(eq(chats.userId, userId)).orderBy(desc(chats.updatedAt), desc(chats.id)).limit(limit),
-  countForUser: async (userId: string) => (await db.select({ n: count() }).from(chats).where(eq(chats.userId, userId)))[0]?.n ?? 0,
-  byIdForUser: async (id: string, userId: string) =>
+  listFor: (a: ChatAccount, limit: number) => db.select().from(chats).where(ofAccount(a)).orderBy(desc(chats.updatedAt), desc(chats.id)).limit(limit),
+  countFor: async (a: ChatAccount) => (await db.select({ n: count() }).from(chats).where(ofAccount(a)))[0]?.n ?? 0,
+  byIdFor: async (id: string, a: ChatAccount) =>
     (
       await db
         .select()
         .from(chats)
-        .where(and(eq(chats.id, id), eq(chats.userId, userId)))
+        .where(and(eq(chats.id, id), ofAccount(a)))
         .limit(1)
     )[0],
   insert: async (row: ChatRow) => {

@@ -144,6 +144,22 @@ export function pluralRu(n: number, forms: readonly [one: string, few: string, m
   return forms[2]
 }
 
+/** '01.03.2028, 00:00': a date and time in Moscow, whatever the reader's zone. */
+export const moscowFormat = new Intl.DateTimeFormat('ru-RU', {
+  day: '2-digit',
+  month: '2-digit',
+  year: 'numeric',
+  hour: '2-digit',
+  minute: '2-digit',
+  timeZone: 'Europe/Moscow',
+})
+
+/** '01.03.2028, 00:00 МСК': Moscow time whatever the reader's zone (budget resets, the audit log). */
+export function formatMoscowDateTime(value: string | number | Date | null | undefined): string {
+  const date = toDate(value)
+  return date ? `${moscowFormat.format(date)} МСК` : '—'
+}
+
 /** '45 с', '1 мин 05 с', '2 ч 03 мин': how long a recording is (whole seconds). */
 export function formatDuration(seconds: number | null | undefined): string {
   if (seconds === null || seconds === undefined || !Number.isFinite(seconds) || seconds < 0) return '—'

@@ -313,6 +313,7 @@ export const LEGAL_DOCUMENTS: Record<LegalSlug, RichDocument> = {
             head: ['Данные', 'Срок хранения'],
             rows: [
               ['Журнал запросов (логи)', years(RETENTION.logsYears)],
+              ['Журнал действий в командах (кто, что и когда сделал, IP-адрес)', years(RETENTION.logsYears)],
               ['Сохранённые ответы Responses API', `${RETENTION.storedResponsesDays} дней после последнего ответа цепочки (или до удаления)`],
               ['История транзакций', `${years(RETENTION.transactionsYears)} — срок, установленный для учётных документов`],
               ['Резервные копии', `${RETENTION.backupsDays} дней`],

@@ -236,6 +236,7 @@ export function metaForPath(path: string, origin: string): PageMeta {
   if (clean.startsWith('/app/admin')) return { ...pick('/app/admin'), path: clean, noindex: true }
   if (clean.startsWith('/reset-password/')) return { title: withBrand('Новый пароль'), description: 'Смена пароля по ссылке из письма.', path: clean, noindex: true }
   if (clean.startsWith('/verify-email/')) return { title: withBrand('Подтверждение e-mail'), description: 'Подтверждение адреса по ссылке из письма.', path: clean, noindex: true }
+  if (clean.startsWith('/invite/')) return { title: withBrand('Приглашение в команду'), description: 'Приглашение в команду по ссылке из письма.', path: clean, noindex: true }
   if (clean.startsWith('/pay/')) return { title: withBrand('Оплата'), description: 'Оплата пополнения баланса.', path: clean, noindex: true }
   if (clean.startsWith('/blog/')) return { ...pick('/blog'), path: clean }
   return { title: DEFAULT_TITLE, description: DEFAULT_DESCRIPTION, path: clean, noindex: true }

@@ -1,4 +1,5 @@
 // The status page's words and numbers, the same on the server-rendered page and in the SPA.
+import { moscowFormat } from './format'
 
 export type ComponentState = 'operational' | 'degraded' | 'outage'
 
@@ -22,18 +23,10 @@ export const STATUS_TEXT = {
   ongoing: 'продолжается',
 }
 
-const moscow = new Intl.DateTimeFormat('ru-RU', {
-  day: '2-digit',
-  month: '2-digit',
-  year: 'numeric',
-  hour: '2-digit',
-  minute: '2-digit',
-  timeZone: 'Europe/Moscow',
-})
 const moscowDate = new Intl.DateTimeFormat('ru-RU', { day: 'numeric', month: 'long', timeZone: 'Europe/Moscow' })
 
 /** '24.11.2026, 14:05' in Moscow time. */
-export const formatMoscow = (iso: string) => moscow.format(new Date(iso))
+export const formatMoscow = (iso: string) => moscowFormat.format(new Date(iso))
 
 /** '24 ноября' for a Moscow day given as YYYY-MM-DD. */
 export const formatDay = (date: string) => moscowDate.format(new Date(`${date}T12:00:00+03:00`))

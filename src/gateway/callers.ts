@@ -1,24 +1,39 @@
-// Who is calling /v1 and what they can spend, in one read per request: the key (by its hash) with
-// its owner's account, or the account of a web session. The spendable amount is a snapshot for
-// planning the hold; the hold's own conditional UPDATE is what enforces it.
+// Who is calling /v1, in which account, and what they can spend, in one read per request: the key
+// (by its hash) with its owner's account, or the account of a web session — personal, or a team's
+// (a team key always acts in its team; a session in the team its X-Team-Id names). The spendable
+// amount and the budgets are a snapshot for planning the hold; the hold's own conditional UPDATEs
+// are what enforce them.
 // The read joins the group commit (db/group-commit.ts) rather than running alone: inside the shared
 // transaction it costs about 2 µs, where a read transaction of its own cost about 14 µs under load.
 import { and, eq, isNull, sql } from 'drizzle-orm'
 import { users } from '../auth/schema'
+import { type BudgetState, budgetFromRow } from '../billing/budgets'
 import type { Db } from '../db/client'
 import { groupCommit } from '../db/group-commit'
 import { compiled, prepared } from '../db/prepared'
 import { apiKeys } from '../keys/schema'
 import { sha256 } from '../lib/crypto'
+import { type TeamRole, teamMembers, teams } from '../teams/schema'
 
-/** What a request needs of its API key. */
-export type CallerKey = { id: string; name: string; isActive: boolean; monthlyLimitMicros: number | null }
+/** What a request needs of its API key: its budget is counted whether or not it has a limit. */
+export type CallerKey = { id: string; name: string; isActive: boolean; budget: BudgetState }
 
+/** The team a request acts in, with the caller's membership. */
+export type CallerTeam = { id: string; name: string; role: TeamRole; memberBudget: BudgetState }
+
+/**
+ * The acting account: `userId` is the person (the key's owner, the signed-in user), `team` the team
+ * whose balance pays, or null for the personal account. Stored responses and chats (issue 28) are
+ * kept per acting account: (userId, team?.id).
+ */
 export type Caller = {
   userId: string
+  /** The team whose balance pays; null = the personal account (the same as team?.id). */
+  teamId: string | null
+  team: CallerTeam | null
   /** null for the web session's access token. */
   apiKey: CallerKey | null
-  /** Balance minus open holds when the request arrived, micro-rubles. */
+  /** The acting account's balance minus its open holds when the request arrived, micro-rubles. */
   availableMicros: number
 }
 
@@ -33,7 +48,19 @@ const statements = (db: Db) =>
     byKeyHash: compiled(
       db,
       db
-        .select({ id: apiKeys.id, userId: apiKeys.userId, name: apiKeys.name, isActive: apiKeys.isActive, limit: apiKeys.monthlyLimitMicros, available: ownersAvailable })
+        .select({
+          id: apiKeys.id,
+          userId: apiKeys.userId,
+          name: apiKeys.name,
+          isActive: apiKeys.isActive,
+          available: ownersAvailable,
+          teamId: apiKeys.teamId,
+          limit: apiKeys.budgetLimitMicros,
+          period: apiKeys.budgetPeriod,
+          start: apiKeys.budgetPeriodStart,
+          spent: apiKeys.budgetSpentMicros,
+          held: apiKeys.budgetHeldMicros,
+        })
         .from(apiKeys)
         .where(eq(apiKeys.keyHash, p('hash'))),
     ),
@@ -44,28 +71,62 @@ const statements = (db: Db) =>
         .from(users)
         .where(and(eq(users.id, p('id')), isNull(users.deletedAt))),
     ),
+    // The membership of a (live) user in a (live) team: its role, budget and the team's spendable balance.
+    member: compiled(
+      db,
+      db
+        .select({
+          name: teams.name,
+          available: sql<number>`${teams.balanceMicros} - ${teams.heldMicros}`,
+          role: teamMembers.role,
+          limit: teamMembers.budgetLimitMicros,
+          period: teamMembers.budgetPeriod,
+          start: teamMembers.budgetPeriodStart,
+          spent: teamMembers.budgetSpentMicros,
+          held: teamMembers.budgetHeldMicros,
+        })
+        .from(teamMembers)
+        .innerJoin(teams, eq(teams.id, teamMembers.teamId))
+        .where(and(eq(teamMembers.teamId, p('teamId')), eq(teamMembers.userId, p('userId')), isNull(teams.deletedAt))),
+    ),
   }))
 
-/** The key presented as `secret` with its (not deleted) owner; undefined for an unknown key. */
+/** The team part of a caller; undefined when the user is not (or no longer) a member of a live team. */
+async function membership(q: Db, teamId: string, userId: string): Promise<{ team: CallerTeam; availableMicros: number } | undefined> {
+  const [row] = await statements(q).member.values(q, { teamId, userId })
+  if (!row) return undefined
+  const [name, avail, role, ...budget] = row
+  return {
+    team: { id: teamId, name: String(name), role: role as TeamRole, memberBudget: budgetFromRow(...(budget as [unknown, unknown, unknown, unknown, unknown])) },
+    availableMicros: Number(avail),
+  }
+}
+
+/**
+ * The key presented as `secret` with its (not deleted) owner, acting in the key's account; undefined
+ * for an unknown key — and for a team key whose owner has left the team or whose team was deleted.
+ */
 export function callerForKey(db: Db, secret: string): Promise<Caller | undefined> {
   const hash = sha256(secret)
   return groupCommit(db)(async (q) => {
     const [row] = await statements(q).byKeyHash.values(q, { hash })
-    if (!row || row[5] === null) return undefined
+    if (!row || row[4] === null) return undefined
     // Raw rows: PostgreSQL answers bigints as strings and booleans as booleans, SQLite numbers and 0/1.
-    const [id, userId, name, isActive, limit, availableMicros] = row as [string, string, string, number | boolean, number | string | null, number | string]
-    return {
-      userId,
-      apiKey: { id, name, isActive: isActive === 1 || isActive === true, monthlyLimitMicros: limit === null ? null : Number(limit) },
-      availableMicros: Number(availableMicros),
-    }
+    const [id, userId, name, isActive, ownAvailable, teamId, ...budget] = row as [string, string, string, number | boolean, number | string, string | null, ...unknown[]]
+    const apiKey = { id, name, isActive: isActive === 1 || isActive === true, budget: budgetFromRow(...(budget as [unknown, unknown, unknown, unknown, unknown])) }
+    if (teamId === null) return { userId, teamId: null, team: null, apiKey, availableMicros: Number(ownAvailable) }
+    const member = await membership(q, teamId, userId)
+    return member && { userId, teamId, apiKey, ...member }
   }, READ)
 }
 
-/** The account behind a web session's access token; undefined when it was deleted. */
-export function callerForUser(db: Db, userId: string): Promise<Caller | undefined> {
+/** The account behind a web session's access token — its team's when `teamId` is given; undefined when it is gone or not a member. */
+export function callerForUser(db: Db, userId: string, teamId: string | null = null): Promise<Caller | undefined> {
   return groupCommit(db)(async (q) => {
     const [row] = await statements(q).byUserId.values(q, { id: userId })
-    return row && { userId, apiKey: null, availableMicros: Number(row[0]) }
+    if (!row) return undefined
+    if (teamId === null) return { userId, teamId: null, team: null, apiKey: null, availableMicros: Number(row[0]) }
+    const member = await membership(q, teamId, userId)
+    return member && { userId, teamId, apiKey: null, ...member }
   }, READ)
 }

@@ -9,6 +9,7 @@ import { dec } from '../lib/decimal'
 import { badRequest, OpenAIError } from '../lib/errors'
 import { envelope, errors, ok } from '../lib/http'
 import { microsToRub } from '../lib/money'
+import { can, denial } from '../teams/service'
 import { audioService, speechShape, transcriptionShape } from './audio'
 import { type Caller, callerForKey, callerForUser } from './callers'
 import { modelNotFound, unavailable } from './errors'
@@ -50,6 +51,14 @@ function dropNulls(body: unknown) {
 }
 
 const unauthorized = (message: string, code: string) => new OpenAIError(401, message, 'invalid_request_error', code)
+const TEAM_NOT_FOUND = () => new OpenAIError(404, 'Команда не найдена', 'invalid_request_error', 'team_not_found')
+
+/** A team request whose member's role may not use the API (billing): 403 naming the role. */
+function checkRole(caller: Caller): Caller {
+  if (caller.team && !can(caller.team.role, 'playground'))
+    throw new OpenAIError(403, denial(caller.team.role, 'playground'), 'permission_error', 'permission_denied', { shouldRetry: false })
+  return caller
+}
 const errorsOf = (...statuses: number[]) => Object.fromEntries(statuses.map((s) => [s, OpenAIErrorBody]))
 
 export function gatewayRoutes(deps: GatewayDeps & { images: ImageStore }, guard: AuthGuard) {
@@ -59,7 +68,7 @@ export function gatewayRoutes(deps: GatewayDeps & { images: ImageStore }, guard:
   const protocols = protocolsService(deps, pipe)
   const audio = audioService(deps, pipe)
   const markup = dec(String(deps.config.markup))
-  const lookup = lookups(deps.db)
+  const lookup = lookups(deps.db, deps.keys)
   const stored = storedResponsesService(deps.db, protocols.responses)
   const responsesBody = getSchemaValidator(ResponsesRequest)!
   const socket = responsesSocket({
@@ -95,15 +104,23 @@ export function gatewayRoutes(deps: GatewayDeps & { images: ImageStore }, guard:
     const token = bearer(headers.get('authorization') ?? undefined) ?? headers.get('x-api-key')?.trim()
     if (!token) throw unauthorized('Передайте API-ключ в заголовке Authorization: Bearer <ключ> (или x-api-key)', 'missing_api_key')
     if (token.startsWith(KEY_PREFIX)) {
+      // A team key always acts in its team: no header is needed, none is consulted.
       const caller = await callerForKey(deps.db, token)
       if (!caller) throw unauthorized('Неверный API-ключ', 'invalid_api_key')
       if (!caller.apiKey!.isActive) throw unauthorized(`API-ключ «${caller.apiKey!.name}» отключён. Включите его на странице API ключей.`, 'api_key_disabled')
-      return caller
+      return checkRole(caller)
     }
     const payload = await jwt.verify(token)
-    const caller = payload && typeof payload.sub === 'string' ? await callerForUser(deps.db, payload.sub) : undefined
-    if (!caller) throw unauthorized('Неверный API-ключ или истёкшая сессия', 'invalid_api_key')
-    return caller
+    if (!payload || typeof payload.sub !== 'string') throw unauthorized('Неверный API-ключ или истёкшая сессия', 'invalid_api_key')
+    // The web session acts in the team its X-Team-Id names (the Playground in team context).
+    const header = headers.get('x-team-id')?.trim()
+    const teamId = header && header !== 'personal' ? header.slice(0, 64) : null
+    const caller = await callerForUser(deps.db, payload.sub, teamId)
+    if (!caller) {
+      if (teamId && (await callerForUser(deps.db, payload.sub))) throw TEAM_NOT_FOUND()
+      throw unauthorized('Неверный API-ключ или истёкшая сессия', 'invalid_api_key')
+    }
+    return checkRole(caller)
   }
 
   return new Elysia({ name: 'gateway', prefix: '/v1', detail: { tags: ['OpenAI-совместимый API'] } })
@@ -381,8 +398,8 @@ export function estimateRoutes(deps: GatewayDeps, guard: AuthGuard) {
   const pipe = pipeline(deps)
   return new Elysia({ name: 'gateway-estimate', prefix: '/api/playground', detail: { tags: ['Чаты Playground'], security: [{ bearerAuth: [] }] } }).use(guard).post(
     '/estimate',
-    async ({ user, body }) => {
-      const caller = await callerForUser(deps.db, user.id)
+    async ({ acting, body }) => {
+      const caller = await callerForUser(deps.db, acting.userId, acting.teamId)
       if (!caller) throw unauthorized('Сессия недействительна', 'invalid_api_key')
       const get = deps.catalog.get
       if (body.compare) {
@@ -417,12 +434,13 @@ export function estimateRoutes(deps: GatewayDeps, guard: AuthGuard) {
         affordable: e.refusal === null,
         message: e.refusal,
         affordableTokens: e.affordableTokens,
+        limitedBy: e.limitedBy,
       })
     },
     {
-      auth: true,
+      account: 'playground',
       body: EstimateRequest,
-      response: { 200: envelope(EstimateResult), ...errors(400, 401, 404, 503) },
+      response: { 200: envelope(EstimateResult), ...errors(400, 401, 403, 404, 503) },
       detail: { summary: 'Оценка стоимости запроса к /v1 до отправки: столько же будет зарезервировано' },
     },
   )

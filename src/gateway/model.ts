@@ -195,6 +195,11 @@ export const EstimateResult = t.Object(
       description:
         'Запрос отклонён из-за max_tokens: столько токенов ответа хватает на то, что можно потратить (тот же запрос с этим max_tokens пройдёт); null — уменьшение ответа не поможет',
     }),
+    limitedBy: t.Optional(
+      t.Union([t.UnionEnum(['key', 'member', 'team', 'personal']), t.Null()], {
+        description: 'Какой уровень отклонит запрос: бюджет ключа, бюджет участника, баланс команды или личный',
+      }),
+    ),
   },
   { title: 'Estimate' },
 )

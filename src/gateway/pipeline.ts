@@ -3,8 +3,9 @@
 // cost, or release; reconcile after a client left a stream. What differs per protocol is its shape
 // (shape.ts and the protocol's file) and its Wire (wire.ts); the protocols' routes are protocols.ts.
 
-import type { LowBalance } from '../billing/alerts'
-import { HoldRefused, keyOpenHoldsMicros, placeHold, releaseHold, settleHold, type UsageFacts } from '../billing/holds'
+import type { Notifier } from '../billing/alerts'
+import { type HoldLevel, HoldRefused, placeHold, releaseHold, settleHold, type UsageFacts } from '../billing/holds'
+import { now as clockNow } from '../billing/periods'
 import type { Endpoint } from '../billing/schema'
 import { isVariable, usdToMicros } from '../catalog/pricing'
 import type { RateProvider } from '../catalog/rate'
@@ -15,14 +16,14 @@ import type { Db } from '../db/client'
 import type { KeysService } from '../keys/service'
 import { sha256 } from '../lib/crypto'
 import { ceilUnits, type Dec, dec, isNegative, mul, sub } from '../lib/decimal'
-import { insufficientBalance, OpenAIError } from '../lib/errors'
+import { OpenAIError } from '../lib/errors'
 import { isObject } from '../lib/json'
-import { formatMicros } from '../lib/money'
 import type { UpstreamName, Upstreams } from '../upstream/pool'
 import type { Caller } from './callers'
 import { fromFetchFailure, unavailable } from './errors'
 import { costUsd, DEFAULT_WEB_RESULTS, hasVariablePrice, MIN_AFFORDABLE_TOKENS, type PriceCap, planHold, type RequestShape } from './estimate'
 import { forwarder } from './forward'
+import { binding, exhausted, refusal } from './limits'
 import { Relay } from './relay'
 import { type ChatShape, isPrice } from './shape'
 import type { Usage, Wire } from './wire'
@@ -35,7 +36,8 @@ export type GatewayDeps = {
   /** The routers: the primary and, when configured, the second one (upstream/pool.ts). */
   upstreams: Upstreams
   keys: KeysService
-  notifyLowBalance: (alert: LowBalance) => void
+  /** Budget and low-balance alerts, sent after settlement (teams/notify.ts). */
+  notify: Notifier
 }
 
 /** A request between its hold and its settlement. */
@@ -100,23 +102,33 @@ export function endUserId(userId: string) {
 }
 
 export function pipeline(deps: GatewayDeps) {
-  const { db, config, rates, upstreams, keys } = deps
+  const { db, config, rates, upstreams } = deps
   const { forward } = forwarder(upstreams, config.upstreamTimeoutMs)
   /** The router that answered `p` (its /generation lookup is asked there). */
   const answeredBy = (p: Prepared) => upstreams.byName(p.upstream).client
   const markup = dec(String(config.markup))
 
   /**
-   * What the caller may spend on this request: the free balance, or less if a limit the customer set
-   * leaves less. `limited`: such a limit applies (today the key's monthly limit; more levels, such as
-   * teams' budgets, narrow the same two values), so what the router may bill is capped to the hold.
+   * What the caller may spend on this request: the least any level leaves — the key's budget, the
+   * member's budget, the balance (limits.ts) — and which level that is. `limited`: a budget the
+   * customer set applies, so what the router may bill is capped to the hold (price caps, estimate.ts).
    */
-  async function spendable(caller: Caller) {
-    const key = caller.apiKey
-    const keyLimit = key?.monthlyLimitMicros != null ? { limitMicros: key.monthlyLimitMicros, spentMicros: await keys.spentThisMonthMicros(key.id) } : undefined
-    const balanceLeft = caller.availableMicros
-    const keyLeft = keyLimit ? Math.max(0, keyLimit.limitMicros - keyLimit.spentMicros - (await keyOpenHoldsMicros(db, key!.id))) : Infinity
-    return { keyLimit, keyBinds: keyLeft < balanceLeft, limited: keyLimit !== undefined, availableMicros: Math.min(keyLeft, balanceLeft) }
+  function spendable(caller: Caller, at: number) {
+    const bound = binding(caller, at)
+    const limited = caller.apiKey?.budget.limitMicros != null || caller.team?.memberBudget.limitMicros != null
+    return { bound, limited }
+  }
+
+  /** A refused request: the 402 naming the level, and the budget's 100 % alert when a budget refused it. */
+  function refuse(caller: Caller, level: HoldLevel, at: number, balanceMessage: string): OpenAIError {
+    if (level === 'key' || level === 'member') deps.notify.budgets([exhausted(caller, level, at)])
+    return refusal(caller, level, at, balanceMessage)
+  }
+
+  /** A variable-price request a budget applies to whose cost cannot be capped in advance. */
+  function uncappable(caller: Caller, message: string): OpenAIError {
+    const action = caller.apiKey?.budget.limitMicros != null ? { label: 'Настроить ключ', url: '/app/api-keys' } : { label: 'Бюджеты команды', url: '/app/team' }
+    return new OpenAIError(402, message, 'insufficient_balance', 'limit_uncappable', { shouldRetry: false, action })
   }
 
   const currentRate = () => {
@@ -131,14 +143,16 @@ export function pipeline(deps: GatewayDeps) {
    */
   async function estimate(caller: Caller, cs: ChatShape) {
     const rate = currentRate()
+    const at = clockNow()
     const worst = planHold(cs.shape, Number.MAX_SAFE_INTEGER, rate, markup)
-    const { availableMicros, limited } = await spendable(caller)
-    const now = planHold(cs.shape, availableMicros, rate, markup, limited)
+    const { bound, limited } = spendable(caller, at)
+    const now = planHold(cs.shape, bound.remainingMicros, rate, markup, limited)
     return {
       maxCostMicros: worst.kind === 'hold' && !cs.shape.candidates.some((c) => hasVariablePrice(c.model)) ? worst.holdMicros : null,
       holdMicros: now.kind === 'hold' ? now.holdMicros : null,
       maxTokens: now.kind === 'hold' ? now.maxTokens : null,
-      refusal: now.kind === 'refuse' ? now.message : null,
+      refusal: now.kind === 'refuse' ? (now.uncappable ? now.message : refusal(caller, bound.level, at, now.message).message) : null,
+      limitedBy: now.kind === 'refuse' && !now.uncappable ? bound.level : null,
       affordableTokens: now.kind === 'refuse' ? (now.affordableTokens ?? null) : null,
     }
   }
@@ -151,7 +165,9 @@ export function pipeline(deps: GatewayDeps) {
    */
   async function estimateMany(caller: Caller, shapes: ChatShape[]) {
     const rate = currentRate()
-    const { availableMicros, limited } = await spendable(caller)
+    const at = clockNow()
+    const { bound, limited } = spendable(caller, at)
+    const availableMicros = bound.remainingMicros
     const variable = shapes.some((cs) => cs.shape.candidates.some((c) => hasVariablePrice(c.model)))
     const planAll = (available: number, tokens?: number) => {
       let left = available
@@ -159,11 +175,16 @@ export function pipeline(deps: GatewayDeps) {
       for (const cs of shapes) {
         const shape = tokens === undefined ? cs.shape : { ...cs.shape, requestedTokens: tokens }
         const plan = planHold(shape, left, rate, markup, limited)
-        if (plan.kind === 'refuse') return { refusal: `${cs.modelId}: ${plan.message}`, held }
+        if (plan.kind === 'refuse')
+          return {
+            refusal: `${cs.modelId}: ${plan.uncappable ? plan.message : refusal(caller, bound.level, at, plan.message).message}`,
+            level: plan.uncappable ? null : bound.level,
+            held,
+          }
         left -= plan.holdMicros
         held += plan.holdMicros
       }
-      return { refusal: null, held }
+      return { refusal: null, level: null, held }
     }
     const worst = planAll(Number.MAX_SAFE_INTEGER)
     const now = planAll(availableMicros)
@@ -185,6 +206,7 @@ export function pipeline(deps: GatewayDeps) {
       holdMicros: now.refusal ? null : now.held,
       maxTokens: null,
       refusal: now.refusal,
+      limitedBy: now.level,
       affordableTokens,
     }
   }
@@ -192,32 +214,24 @@ export function pipeline(deps: GatewayDeps) {
   async function prepare(caller: Caller, cs: ChatShape, opts: { endpoint: Endpoint; stream: boolean; headers?: Record<string, string> }): Promise<Prepared> {
     const rate = currentRate()
     const key = caller.apiKey
-    const { keyLimit, keyBinds, limited, availableMicros } = await spendable(caller)
-    const keyLimitError = () =>
-      new OpenAIError(
-        402,
-        `Превышен месячный лимит расходов API-ключа «${key!.name}» (${formatMicros(key!.monthlyLimitMicros!)} ₽). Увеличьте лимит на странице API ключей.`,
-        'insufficient_balance',
-        'key_limit_exceeded',
-        {
-          shouldRetry: false,
-          action: { label: 'Настроить ключ', url: '/app/api-keys' },
-        },
-      )
+    const at = clockNow()
+    const { bound, limited } = spendable(caller, at)
     // Without max_tokens the answer is capped to what may be spent, exactly as to a small balance.
-    const plan = planHold(cs.shape, availableMicros, rate, markup, limited)
-    if (plan.kind === 'refuse') {
-      if (plan.uncappable)
-        throw new OpenAIError(402, plan.message, 'insufficient_balance', 'limit_uncappable', { shouldRetry: false, action: { label: 'Настроить ключ', url: '/app/api-keys' } })
-      throw keyBinds ? keyLimitError() : insufficientBalance(plan.message)
-    }
+    const plan = planHold(cs.shape, bound.remainingMicros, rate, markup, limited)
+    if (plan.kind === 'refuse') throw plan.uncappable ? uncappable(caller, plan.message) : refuse(caller, bound.level, at, plan.message)
     let holdId: string
     try {
-      holdId = await placeHold(db, { userId: caller.userId, apiKeyId: key?.id ?? null, amountMicros: plan.holdMicros, keyLimit })
+      holdId = await placeHold(db, {
+        userId: caller.userId,
+        teamId: caller.teamId,
+        apiKeyId: key?.id ?? null,
+        amountMicros: plan.holdMicros,
+        keyBudget: key?.budget.limitMicros != null,
+        memberBudget: caller.team?.memberBudget.limitMicros != null,
+      })
     } catch (e) {
       if (!(e instanceof HoldRefused)) throw e
-      if (e.reason === 'key_limit') throw keyLimitError()
-      throw insufficientBalance('Недостаточно средств на балансе: остаток зарезервирован под выполняющиеся запросы или исчерпан. Пополните баланс.')
+      throw refuse(caller, e.level, at, 'Недостаточно средств на балансе: остаток зарезервирован под выполняющиеся запросы или исчерпан. Пополните баланс.')
     }
     return {
       caller,
@@ -309,7 +323,9 @@ export function pipeline(deps: GatewayDeps) {
       facts(p, { status, model: by.id, promptTokens, completionTokens, totalTokens: usage?.total_tokens, upstreamCostUsd: charge.upstreamCostUsd, upstreamId, ...extra }),
       { withinHold: p.limited },
     )
-    if (settled?.lowBalance) deps.notifyLowBalance(settled.lowBalance)
+    // The unit has committed: alerts leave in the background, never on the request's path.
+    if (settled?.lowBalance) deps.notify.lowBalance(settled.lowBalance)
+    if (settled?.budgets.length) deps.notify.budgets(settled.budgets)
     return settled?.chargedMicros ?? 0
   }
 

@@ -44,8 +44,8 @@ type Json = Record<string, unknown>
 
 const byteSize = (v: unknown) => Buffer.byteLength(JSON.stringify(v))
 
-/** Whose responses a caller reads and writes. Teams (issue 23) will put the acting team here. */
-export const ownerOf = (caller: Caller): Owner => ({ userId: caller.userId, teamId: null })
+/** Whose responses a caller reads and writes: the acting team's (any of its members continues a chain), else the person's own. */
+export const ownerOf = (caller: Caller): Owner => ({ userId: caller.userId, teamId: caller.teamId })
 
 export const previousNotFound = (id: string, why = 'не существует, удалён, истёк (ответы хранятся 30 дней) или создан другим аккаунтом') =>
   new OpenAIError(404, `Ответ ${id} не найден: он ${why}.`, 'invalid_request_error', 'previous_response_not_found', { param: 'previous_response_id' })

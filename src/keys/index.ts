@@ -7,34 +7,37 @@ import type { KeysService } from './service'
 export function keysRoutes(keys: KeysService, guard: AuthGuard) {
   return new Elysia({ name: 'keys', prefix: '/api/auth/api-keys', detail: { tags: ['API ключи'], security: [{ bearerAuth: [] }] } })
     .use(guard)
-    .get('', async ({ user }) => ok(await keys.list(user.id)), {
-      auth: true,
-      response: { 200: envelope(t.Array(ApiKey)), ...errors(401) },
-      detail: { summary: 'Список API-ключей (без самих ключей), новые сверху' },
+    .get('', async ({ acting }) => ok(await keys.list(acting)), {
+      account: 'keys.own',
+      response: { 200: envelope(t.Array(ApiKey)), ...errors(401, 403, 404) },
+      detail: { summary: 'Список API-ключей (без самих ключей), новые сверху; с X-Team-Id — ключи команды (владельцу и администратору — все)' },
     })
-    .post('', async ({ user, body, status }) => status(201, ok(await keys.create(user.id, body.name))), {
-      auth: true,
+    .post('', async ({ acting, body, status }) => status(201, ok(await keys.create(acting, body.name))), {
+      account: 'keys.own',
       body: CreateKeyBody,
-      response: { 201: envelope(CreatedApiKey), ...errors(400, 401) },
-      detail: { summary: 'Создание ключа: полный ключ возвращается только в этом ответе' },
+      response: { 201: envelope(CreatedApiKey), ...errors(400, 401, 403, 404) },
+      detail: { summary: 'Создание ключа: полный ключ возвращается только в этом ответе; с X-Team-Id — ключ команды, принадлежащий вызывающему' },
     })
-    .patch('/:id', async ({ user, params, body }) => ok(await keys.update(user.id, params.id, body)), {
-      auth: true,
+    .patch('/:id', async ({ acting, params, body }) => ok(await keys.update(acting, params.id, body)), {
+      account: 'keys.own',
       params: KeyParams,
       body: PatchKeyBody,
-      response: { 200: envelope(ApiKey), ...errors(400, 401, 404) },
-      detail: { summary: 'Изменение названия, активности или месячного лимита (рубли, null — без лимита)' },
+      response: { 200: envelope(ApiKey), ...errors(400, 401, 403, 404) },
+      detail: {
+        summary: 'Изменение названия, активности или бюджета: budget {limitRub | null, period: day | week | month | total}, сброс в 00:00 МСК',
+        description: 'monthlyLimit (рубли или null) по-прежнему принимается: это бюджет с периодом month.',
+      },
     })
     .delete(
       '/:id',
-      async ({ user, params }) => {
-        await keys.remove(user.id, params.id)
+      async ({ acting, params }) => {
+        await keys.remove(acting, params.id)
         return ok({ ok: true })
       },
       {
-        auth: true,
+        account: 'keys.own',
         params: KeyParams,
-        response: { 200: envelope(t.Object({ ok: t.Boolean() })), ...errors(401, 404) },
+        response: { 200: envelope(t.Object({ ok: t.Boolean() })), ...errors(401, 403, 404) },
         detail: { summary: 'Удаление ключа: запросы с ним сразу перестают работать' },
       },
     )

@@ -63,6 +63,9 @@ describe('creating a key', () => {
       name: 'Мой бот',
       keyPrefix: expect.any(String),
       isActive: true,
+      teamId: null,
+      owner: null,
+      budget: { limitRub: null, period: 'month', spent: 0, remaining: null, resetsAt: expect.any(String) },
       monthlyLimit: null,
       monthSpent: 0,
       createdAt: expect.any(String),
@@ -111,6 +114,9 @@ describe('creating a key', () => {
       name: 'секрет',
       keyPrefix: key.slice(0, list[0].keyPrefix.length),
       isActive: true,
+      teamId: null,
+      owner: null,
+      budget: { limitRub: null, period: 'month', spent: 0, remaining: null, resetsAt: expect.any(String) },
       monthlyLimit: null,
       monthSpent: 0,
       createdAt: expect.any(String),
@@ -215,7 +221,7 @@ describe('changing a key', () => {
     expect(renamed.status).toBe(200)
     expect(renamed.body).toEqual({
       success: true,
-      data: { id: k.id, name: 'новое имя', keyPrefix: k.keyPrefix, isActive: true, monthlyLimit: null, monthSpent: 0, createdAt: k.createdAt, lastUsedAt: null },
+      data: { ...k, key: undefined, name: 'новое имя' },
     })
 
     const off = await patchKey(u.accessToken, k.id, { isActive: false })
@@ -253,8 +259,9 @@ describe('changing a key', () => {
 
     const set = await patchKey(u.accessToken, k.id, { monthlyLimit: 12.345678 })
     expect(set.status).toBe(200)
-    expect(set.body.data).toMatchObject({ monthlyLimit: 12.345678, monthSpent: 0 })
-    expect(await gw.read('select monthly_limit_micros as m from api_keys where id = ?', k.id)).toEqual([{ m: 12_345_678 }])
+    expect(set.body.data).toMatchObject({ monthlyLimit: 12.345678, monthSpent: 0, budget: { limitRub: 12.345678, period: 'month', spent: 0, remaining: 12.345678 } })
+    // The old field is a budget with period month.
+    expect(await gw.read('select budget_limit_micros as m, budget_period as p from api_keys where id = ?', k.id)).toEqual([{ m: 12_345_678, p: 'month' }])
 
     const whole = await patchKey(u.accessToken, k.id, { monthlyLimit: 500 })
     expect(whole.body.data.monthlyLimit).toBe(500)
@@ -266,7 +273,7 @@ describe('changing a key', () => {
     const cleared = await patchKey(u.accessToken, k.id, { monthlyLimit: null })
     expect(cleared.status).toBe(200)
     expect(cleared.body.data.monthlyLimit).toBeNull()
-    expect(await gw.read('select monthly_limit_micros as m from api_keys where id = ?', k.id)).toEqual([{ m: null }])
+    expect(await gw.read('select budget_limit_micros as m from api_keys where id = ?', k.id)).toEqual([{ m: null }])
   })
 
   test.each([
@@ -472,31 +479,38 @@ describe('keys on /v1', () => {
   })
 })
 
-describe('monthly limit on /v1', () => {
+describe('a key budget on /v1 (the old monthly limit is a month budget)', () => {
   const upstreamChats = () => gw.upstream.log.filter((r) => r.path.endsWith('/chat/completions')).length
   const GPT4 = { model: 'openai/gpt-4', messages: [{ role: 'user', content: 'hi' }], max_tokens: 200 }
 
-  test('a request that would exceed the key’s limit gets 402 key_limit_exceeded, though the balance is positive', async () => {
+  test('a request that would exceed the key’s budget gets 402 budget_exceeded naming the key, though the balance is positive', async () => {
     const c = await gw.customer()
     await patchKey(c.accessToken, c.keyId, { name: 'Дешёвый', monthlyLimit: 0.01 })
     const chatsBefore = upstreamChats()
 
     const res = await chat(c.key, GPT4)
     expect(res.status).toBe(402)
+    const reset = new Date(res.body.error.metadata.resets_at)
     expect(res.body).toEqual({
       error: {
-        message: 'Превышен месячный лимит расходов API-ключа «Дешёвый» (0.01 ₽). Увеличьте лимит на странице API ключей.',
-        type: 'insufficient_balance',
-        code: 'key_limit_exceeded',
+        message: expect.stringMatching(
+          /^Бюджет API-ключа «Дешёвый» не покрывает этот запрос: лимит 0\.01 ₽ в месяц, осталось 0\.01 ₽\. Бюджет обновится 01\.\d\d\.\d{4} 00:00 МСК\. Уменьшите max_tokens или увеличьте бюджет/,
+        ),
+        type: 'budget_exceeded',
+        code: 'budget_exceeded',
         param: null,
         action: { label: 'Настроить ключ', url: '/app/api-keys' },
+        metadata: { level: 'key', limit_rub: 0.01, period: 'month', spent_rub: 0, resets_at: expect.any(String) },
       },
     })
+    // The 1st of next month, 00:00 Moscow time (21:00 UTC the day before).
+    expect(reset.getUTCHours()).toBe(21)
+    expect(new Date(+reset + 3 * 3600_000).getUTCDate()).toBe(1)
     expect(res.headers.get('x-should-retry')).toBe('false')
 
     const streamed = await chat(c.key, { ...GPT4, stream: true })
     expect(streamed.status).toBe(402)
-    expect(streamed.body.error.code).toBe('key_limit_exceeded')
+    expect(streamed.body.error.code).toBe('budget_exceeded')
 
     const books = await gw.books(c.user.id)
     expect(books.balance).toBe(50_000_000) // the account itself still has its 50 ₽
@@ -527,9 +541,10 @@ describe('monthly limit on /v1', () => {
     expect(statuses.length).toBeGreaterThanOrEqual(3) // at least two requests fitted under 0.50 ₽
     expect(refusal!.status).toBe(402)
     expect(refusal!.body.error).toMatchObject({
-      code: 'key_limit_exceeded',
-      type: 'insufficient_balance',
-      message: `Превышен месячный лимит расходов API-ключа «test» (0.50 ₽). Увеличьте лимит на странице API ключей.`,
+      code: 'budget_exceeded',
+      type: 'budget_exceeded',
+      message: expect.stringMatching(/^Бюджет API-ключа «test» (исчерпан|не покрывает этот запрос): лимит 0\.50 ₽ в месяц/),
+      metadata: { level: 'key', limit_rub: 0.5, period: 'month' },
     })
 
     const rows = await usageRowsOfKey(c.keyId)

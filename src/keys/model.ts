@@ -1,4 +1,5 @@
 import { t } from 'elysia'
+import { Budget, BudgetBody } from '../billing/model'
 
 export const ApiKey = t.Object(
   {
@@ -6,8 +7,11 @@ export const ApiKey = t.Object(
     name: t.String(),
     keyPrefix: t.String({ description: 'Начало ключа, по которому его можно узнать' }),
     isActive: t.Boolean(),
-    monthlyLimit: t.Union([t.Number(), t.Null()], { description: 'Месячный лимит расходов в рублях или null' }),
-    monthSpent: t.Number({ description: 'Потрачено ключом в текущем месяце (UTC), рубли' }),
+    teamId: t.Union([t.String(), t.Null()], { description: 'Команда, с баланса которой платит ключ; null — личный ключ' }),
+    owner: t.Union([t.Object({ id: t.String(), email: t.String() }), t.Null()], { description: 'Участник команды, создавший ключ; null для личного' }),
+    budget: Budget,
+    monthlyLimit: t.Union([t.Number(), t.Null()], { description: 'Устарело: лимит бюджета, если его период — месяц, иначе null' }),
+    monthSpent: t.Number({ description: 'Потрачено ключом в текущем месяце (по московскому времени), рубли' }),
     createdAt: t.String({ format: 'date-time' }),
     lastUsedAt: t.Union([t.String({ format: 'date-time' }), t.Null()]),
   },
@@ -25,7 +29,10 @@ export const PatchKeyBody = t.Object(
   {
     name: t.Optional(t.String({ error: NAME_MESSAGE })),
     isActive: t.Optional(t.Boolean({ error: 'isActive должен быть true или false' })),
-    monthlyLimit: t.Optional(t.Union([t.Number(), t.Null()], { error: 'Лимит должен быть положительным числом' })),
+    budget: t.Optional(BudgetBody),
+    monthlyLimit: t.Optional(
+      t.Union([t.Number(), t.Null()], { error: 'Лимит должен быть положительным числом', description: 'Устарело (принимается): то же, что budget с периодом month' }),
+    ),
   },
   { error: 'Некорректные данные ключа' },
 )

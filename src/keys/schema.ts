@@ -1,5 +1,7 @@
 import { users } from '../auth/schema'
+import { budgetColumns } from '../billing/budget-columns'
 import { index, integer, table, text } from '../db/dialect'
+import { teams } from '../teams/schema'
 
 export const apiKeys = table(
   'api_keys',
@@ -14,12 +16,14 @@ export const apiKeys = table(
     /** SHA-256 of the full key; the key itself is shown once and never stored. */
     keyHash: text('key_hash').notNull().unique(),
     isActive: integer('is_active', { mode: 'boolean' }).notNull().default(true),
-    /** Optional spending cap per calendar month (UTC), micro-rubles. */
-    monthlyLimitMicros: integer('monthly_limit_micros'),
+    /** The team whose balance the key spends (made in team context); null = the owner's personal account. */
+    teamId: text('team_id').references(() => teams.id),
+    /** The key's budget; its spend is counted whether or not a limit is set (for month: "spent this month"). */
+    ...budgetColumns(),
     createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
     lastUsedAt: integer('last_used_at', { mode: 'timestamp_ms' }),
   },
-  (t) => [index('api_keys_user_idx').on(t.userId)],
+  (t) => [index('api_keys_user_idx').on(t.userId), index('api_keys_team_idx').on(t.teamId)],
 )
 
 export type ApiKeyRow = typeof apiKeys.$inferSelect

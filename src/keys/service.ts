@@ -1,24 +1,29 @@
+// API keys of an account: the personal one, or a team's (a team key belongs to the team and to the
+// member who made it; owners and admins see and manage every key of the team). A key's budget is
+// a limit with a Moscow calendar period (billing/budgets.ts); the old monthly limit is a budget
+// with period month.
+import { type BudgetState, budgetFromRow, budgetToApi, parseBudget, setBudget, spentNow } from '../billing/budgets'
+import { now as clockNow, periodStart } from '../billing/periods'
 import type { Db } from '../db/client'
+import { tx } from '../db/tx'
 import { newId, randomToken, sha256 } from '../lib/crypto'
 import { badRequest, notFound } from '../lib/errors'
-import { microsToRub, rubToMicros } from '../lib/money'
+import { microsToRub } from '../lib/money'
+import { type Acting, auditIn, can } from '../teams/service'
 import type { ApiKeyRow } from './schema'
-import { keysStore, monthStart } from './store'
+import { type KeyScope, keysStore } from './store'
 
 export const KEY_PREFIX = 'sk-gw-'
 /** Shown in lists: "sk-gw-" plus 8 characters — enough to tell keys apart, useless to an attacker. */
 const SHOWN_PREFIX_LENGTH = KEY_PREFIX.length + 8
 export const MAX_KEYS_PER_USER = 20
 const MAX_NAME = 100
-const MAX_LIMIT_RUB = 10_000_000
 
 export const KEY_MESSAGES = {
   name: 'Введите название ключа',
   nameTooLong: `Название ключа не длиннее ${MAX_NAME} символов`,
   tooMany: `Можно создать не более ${MAX_KEYS_PER_USER} ключей`,
   notFound: 'Ключ не найден',
-  limit: 'Лимит должен быть положительным числом',
-  limitTooBig: 'Лимит не может превышать 10 000 000 ₽',
 } as const
 
 function cleanName(name: string) {
@@ -28,75 +33,117 @@ function cleanName(name: string) {
   return trimmed
 }
 
+const budgetOf = (k: ApiKeyRow): BudgetState => budgetFromRow(k.budgetLimitMicros, k.budgetPeriod, k.budgetPeriodStart, k.budgetSpentMicros, k.budgetHeldMicros)
+const scopeOf = (a: Acting): KeyScope => ({ userId: a.userId, teamId: a.teamId, all: a.teamId !== null && can(a.role, 'keys.all') })
+const shown = (k: { name: string; keyPrefix: string }) => `${k.name} (${k.keyPrefix}…)`
+
+export type KeyPatch = { name?: string; isActive?: boolean; monthlyLimit?: number | null; budget?: { limitRub?: unknown; period?: unknown } }
+
 export function keysService(db: Db) {
   const store = keysStore(db)
 
-  const toApi = (k: ApiKeyRow, spentMicros: number) => ({
-    id: k.id,
-    name: k.name,
-    keyPrefix: k.keyPrefix,
-    isActive: k.isActive,
-    monthlyLimit: k.monthlyLimitMicros === null ? null : microsToRub(k.monthlyLimitMicros),
-    monthSpent: microsToRub(spentMicros),
-    createdAt: k.createdAt.toISOString(),
-    lastUsedAt: k.lastUsedAt?.toISOString() ?? null,
-  })
+  /** `monthSpent`: the budget's own count when its period is the month, else the usage since the Moscow month began. */
+  const toApi = (k: ApiKeyRow, ownerEmail: string | null, monthSpentMicros: number, at: number) => {
+    const budget = budgetOf(k)
+    return {
+      id: k.id,
+      name: k.name,
+      keyPrefix: k.keyPrefix,
+      isActive: k.isActive,
+      teamId: k.teamId,
+      owner: k.teamId ? { id: k.userId, email: ownerEmail ?? '' } : null,
+      budget: budgetToApi(budget, at),
+      monthlyLimit: budget.period === 'month' && budget.limitMicros !== null ? microsToRub(budget.limitMicros) : null,
+      monthSpent: microsToRub(monthSpentMicros),
+      createdAt: k.createdAt.toISOString(),
+      lastUsedAt: k.lastUsedAt?.toISOString() ?? null,
+    }
+  }
 
-  const withSpend = async (k: ApiKeyRow) => toApi(k, (await store.spentSince([k.id], monthStart())).get(k.id) ?? 0)
+  async function present(rows: { key: ApiKeyRow; ownerEmail: string | null }[]) {
+    const at = clockNow()
+    const monthStart = new Date(periodStart('month', at))
+    const others = await store.spentSince(
+      rows.filter((r) => r.key.budgetPeriod !== 'month').map((r) => r.key.id),
+      monthStart,
+    )
+    return rows.map(({ key, ownerEmail }) => toApi(key, ownerEmail, key.budgetPeriod === 'month' ? spentNow(budgetOf(key), at) : (others.get(key.id) ?? 0), at))
+  }
 
-  async function owned(userId: string, id: string) {
-    const key = await store.byIdForUser(id, userId)
-    if (!key) throw notFound(KEY_MESSAGES.notFound)
-    return key
+  async function owned(a: Acting, id: string) {
+    const found = await store.byIdFor(id, scopeOf(a))
+    if (!found) throw notFound(KEY_MESSAGES.notFound)
+    return found
   }
 
   return {
-    async list(userId: string) {
-      const keys = await store.listForUser(userId)
-      const spent = await store.spentSince(
-        keys.map((k) => k.id),
-        monthStart(),
-      )
-      return keys.map((k) => toApi(k, spent.get(k.id) ?? 0))
-    },
+    list: async (a: Acting) => present(await store.listFor(scopeOf(a))),
 
-    async create(userId: string, rawName: string) {
+    async create(a: Acting, rawName: string) {
       const name = cleanName(rawName)
-      if ((await store.countForUser(userId)) >= MAX_KEYS_PER_USER) throw badRequest(KEY_MESSAGES.tooMany)
+      if ((await store.countOwn(a.userId, a.teamId)) >= MAX_KEYS_PER_USER) throw badRequest(KEY_MESSAGES.tooMany)
       const key = `${KEY_PREFIX}${randomToken(30)}` // 240 bits of entropy
-      const row = { id: newId(), userId, name, keyPrefix: key.slice(0, SHOWN_PREFIX_LENGTH), keyHash: sha256(key), isActive: true, createdAt: new Date() }
-      await store.insert(row)
-      return { ...toApi({ ...row, monthlyLimitMicros: null, lastUsedAt: null }, 0), key }
-    },
-
-    async update(userId: string, id: string, patch: { name?: string; isActive?: boolean; monthlyLimit?: number | null }) {
-      await owned(userId, id)
-      const set: Parameters<typeof store.update>[1] = {}
-      if (patch.name !== undefined) set.name = cleanName(patch.name)
-      if (patch.isActive !== undefined) set.isActive = patch.isActive
-      if (patch.monthlyLimit !== undefined) {
-        const limit = patch.monthlyLimit
-        // Range first: a huge negative or positive number must not reach the micro-ruble conversion,
-        // which refuses amounts beyond the safe-integer range with a RangeError (a 500).
-        if (limit !== null && (!Number.isFinite(limit) || limit <= 0)) throw badRequest(KEY_MESSAGES.limit)
-        if (limit !== null && limit > MAX_LIMIT_RUB) throw badRequest(KEY_MESSAGES.limitTooBig)
-        // Checked after rounding to micro-rubles: a limit that rounds to nothing would block the key.
-        const micros = limit === null ? null : rubToMicros(limit)
-        if (micros !== null && micros < 1) throw badRequest(KEY_MESSAGES.limit)
-        set.monthlyLimitMicros = micros
+      const now = new Date()
+      const at = clockNow()
+      const row = {
+        id: newId(),
+        userId: a.userId,
+        teamId: a.teamId,
+        name,
+        keyPrefix: key.slice(0, SHOWN_PREFIX_LENGTH),
+        keyHash: sha256(key),
+        isActive: true,
+        // Spend is counted from now, in the current month.
+        budgetPeriodStart: periodStart('month', at),
+        createdAt: now,
       }
+      await store.write(async (q) => {
+        await store.insert(q, row)
+        if (a.teamId) await auditIn(q, { teamId: a.teamId, actorId: a.userId, action: 'key.created', target: shown(row), ip: a.ip, at: now })
+      })
+      const full: ApiKeyRow = { ...row, budgetLimitMicros: null, budgetPeriod: 'month', budgetSpentMicros: 0, budgetHeldMicros: 0, lastUsedAt: null }
+      return { ...toApi(full, a.email, 0, at), key }
+    },
+
+    async update(a: Acting, id: string, patch: KeyPatch) {
+      const { key } = await owned(a, id)
+      const name = patch.name === undefined ? undefined : cleanName(patch.name)
+      // The monthly limit of older clients is a budget with period month; `budget` wins when both come.
+      const budgetInput = patch.budget ?? (patch.monthlyLimit !== undefined ? { limitRub: patch.monthlyLimit, period: 'month' } : undefined)
+      const budget = budgetInput === undefined ? undefined : parseBudget(budgetInput)
+      const set = { ...(name === undefined ? {} : { name }), ...(patch.isActive === undefined ? {} : { isActive: patch.isActive }) }
+      const at = clockNow()
+      await tx(db, async (q) => {
+        await store.update(q, id, set)
+        if (budget) await setBudget(q, { kind: 'key', keyId: id }, budget, at)
+        if (a.teamId && (budget || Object.keys(set).length))
+          await auditIn(q, {
+            teamId: a.teamId,
+            actorId: a.userId,
+            action: budget ? 'key.budget_changed' : 'key.updated',
+            target: shown(key),
+            ip: a.ip,
+            details: { ...set, ...(budget ? { limitRub: budget.limitMicros === null ? null : microsToRub(budget.limitMicros), period: budget.period } : {}) },
+          })
+      })
       // Deleted meanwhile (another tab, another instance): the same 404 as a key that never was.
-      const updated = Object.keys(set).length ? await store.update(id, set) : await owned(userId, id)
-      if (!updated) throw notFound(KEY_MESSAGES.notFound)
-      return withSpend(updated)
+      const [fresh] = await present([await owned(a, id)])
+      return fresh!
     },
 
-    async remove(userId: string, id: string) {
-      await owned(userId, id)
-      await store.delete(id)
+    async remove(a: Acting, id: string) {
+      const { key } = await owned(a, id)
+      await tx(db, async (q) => {
+        if (!(await store.delete(q, id))) throw notFound(KEY_MESSAGES.notFound)
+        if (a.teamId) await auditIn(q, { teamId: a.teamId, actorId: a.userId, action: 'key.deleted', target: shown(key), ip: a.ip })
+      })
     },
 
-    spentThisMonthMicros: async (keyId: string) => (await store.spentSince([keyId], monthStart())).get(keyId) ?? 0,
+    /** Micro-rubles a key spent since `since` (GET /v1/key's usage figures). */
+    spentSince: async (keyId: string, since: Date) => (await store.spentSince([keyId], since)).get(keyId) ?? 0,
+
+    /** Active keys of an account (a refund needs none). */
+    activeCount: (userId: string, teamId: string | null) => store.activeCount(userId, teamId),
   }
 }
 

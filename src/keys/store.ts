@@ -1,31 +1,50 @@
-import { and, count, desc, eq, gte, inArray, sql } from 'drizzle-orm'
+import { and, count, desc, eq, gte, inArray, isNull, type SQL, sql } from 'drizzle-orm'
+import { users } from '../auth/schema'
 import { usageLogs } from '../billing/schema'
 import type { Db } from '../db/client'
 import { write } from '../db/tx'
 import { type ApiKeyRow, apiKeys } from './schema'
 
-/** First instant of the current calendar month (UTC): monthly limits reset then. */
-export const monthStart = (now = new Date()) => new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1))
+/** Whose keys: a personal account's, a team member's own in the team, or (admins) all of the team's. */
+export type KeyScope = { userId: string; teamId: string | null; all: boolean }
+
+export function scopeWhere(s: KeyScope): SQL {
+  if (!s.teamId) return and(eq(apiKeys.userId, s.userId), isNull(apiKeys.teamId))!
+  return s.all ? eq(apiKeys.teamId, s.teamId) : and(eq(apiKeys.teamId, s.teamId), eq(apiKeys.userId, s.userId))!
+}
 
 export const keysStore = (db: Db) => ({
-  listForUser: (userId: string) => db.select().from(apiKeys).where(eq(apiKeys.userId, userId)).orderBy(desc(apiKeys.createdAt), desc(apiKeys.id)),
-  countForUser: async (userId: string) => (await db.select({ n: count() }).from(apiKeys).where(eq(apiKeys.userId, userId)))[0]?.n ?? 0,
-  byIdForUser: async (id: string, userId: string) =>
+  listFor: (s: KeyScope) =>
+    db
+      .select({ key: apiKeys, ownerEmail: users.email })
+      .from(apiKeys)
+      .innerJoin(users, eq(users.id, apiKeys.userId))
+      .where(scopeWhere(s))
+      .orderBy(desc(apiKeys.createdAt), desc(apiKeys.id)),
+  /** Keys a person holds in one account (the per-account maximum). */
+  countOwn: async (userId: string, teamId: string | null) =>
     (
       await db
-        .select()
+        .select({ n: count() })
         .from(apiKeys)
-        .where(and(eq(apiKeys.id, id), eq(apiKeys.userId, userId)))
+        .where(scopeWhere({ userId, teamId, all: false }))
+    )[0]?.n ?? 0,
+  byIdFor: async (id: string, s: KeyScope) =>
+    (
+      await db
+        .select({ key: apiKeys, ownerEmail: users.email })
+        .from(apiKeys)
+        .innerJoin(users, eq(users.id, apiKeys.userId))
+        .where(and(eq(apiKeys.id, id), scopeWhere(s)))
         .limit(1)
     )[0],
-  insert: async (row: typeof apiKeys.$inferInsert) => {
-    await write(db, (q) => q.insert(apiKeys).values(row))
+  insert: async (q: Db, row: typeof apiKeys.$inferInsert) => {
+    await q.insert(apiKeys).values(row)
   },
-  update: async (id: string, set: Partial<Pick<ApiKeyRow, 'name' | 'isActive' | 'monthlyLimitMicros'>>) =>
-    (await write(db, (q) => q.update(apiKeys).set(set).where(eq(apiKeys.id, id)).returning()))[0],
-  delete: async (id: string) => {
-    await write(db, (q) => q.delete(apiKeys).where(eq(apiKeys.id, id)))
+  update: async (q: Db, id: string, set: Partial<Pick<ApiKeyRow, 'name' | 'isActive'>>) => {
+    if (Object.keys(set).length) await q.update(apiKeys).set(set).where(eq(apiKeys.id, id))
   },
+  delete: async (q: Db, id: string) => (await q.delete(apiKeys).where(eq(apiKeys.id, id)).returning({ id: apiKeys.id })).length > 0,
 
   /** Micro-rubles charged per key since `since` (one grouped query for a whole list). */
   async spentSince(keyIds: string[], since: Date): Promise<Map<string, number>> {
@@ -37,4 +56,15 @@ export const keysStore = (db: Db) => ({
       .groupBy(usageLogs.apiKeyId)
     return new Map(rows.map((r) => [r.keyId!, r.spent]))
   },
+
+  /** Active keys of an account (refunds need none). */
+  activeCount: async (userId: string, teamId: string | null) =>
+    (
+      await db
+        .select({ n: count() })
+        .from(apiKeys)
+        .where(and(teamId ? eq(apiKeys.teamId, teamId) : and(eq(apiKeys.userId, userId), isNull(apiKeys.teamId)), eq(apiKeys.isActive, true)))
+    )[0]?.n ?? 0,
+
+  write: <T>(work: (q: Db) => Promise<T>) => write(db, work),
 })

@@ -43,14 +43,28 @@ export class OpenAIError extends Error {
     message: string,
     readonly type: string,
     readonly code: string,
-    readonly extra: { param?: string | null; action?: { label: string; url: string }; shouldRetry?: boolean; retryAfter?: string } = {},
+    readonly extra: {
+      param?: string | null
+      action?: { label: string; url: string }
+      /** Machine-readable details (OpenRouter's `error.metadata`): which budget refused, its limit and reset. */
+      metadata?: Record<string, unknown>
+      shouldRetry?: boolean
+      retryAfter?: string
+    } = {},
   ) {
     super(message)
   }
 
   body() {
     return {
-      error: { message: this.message, type: this.type, code: this.code, param: this.extra.param ?? null, ...(this.extra.action ? { action: this.extra.action } : {}) },
+      error: {
+        message: this.message,
+        type: this.type,
+        code: this.code,
+        param: this.extra.param ?? null,
+        ...(this.extra.action ? { action: this.extra.action } : {}),
+        ...(this.extra.metadata ? { metadata: this.extra.metadata } : {}),
+      },
     }
   }
 
@@ -89,6 +103,7 @@ export function anthropicError(e: OpenAIError): Response {
 
 export const TOP_UP_ACTION = { label: 'Пополнить баланс', url: '/app/billing' }
 
-export const insufficientBalance = (message: string) => new OpenAIError(402, message, 'insufficient_balance', 'insufficient_balance', { action: TOP_UP_ACTION, shouldRetry: false })
+export const insufficientBalance = (message: string, metadata?: Record<string, unknown>) =>
+  new OpenAIError(402, message, 'insufficient_balance', 'insufficient_balance', { action: TOP_UP_ACTION, shouldRetry: false, metadata })
 
 export const invalidRequest = (message: string, param: string | null = null, code = 'invalid_request') => new OpenAIError(400, message, 'invalid_request_error', code, { param })

@@ -99,3 +99,82 @@ ${bonus ? `<p>${escapeHtml(bonus)}</p>` : ''}
 <p style="color:#475569">Если вы не регистрировались, просто проигнорируйте это письмо.</p>`)
   return { to, subject: 'Подтвердите e-mail — AI Gateway', text, html }
 }
+
+const button = (link: string, label: string) =>
+  `<p><a href="${escapeHtml(link)}" style="display:inline-block;padding:10px 18px;background:#4f46e5;color:#fff;border-radius:8px;text-decoration:none">${escapeHtml(label)}</a></p>`
+
+/** An invitation to a team: the one-time link (valid `validDays` days) opens the acceptance page. */
+export function teamInvitationLetter(to: string, teamName: string, inviter: string, roleLabel: string, link: string, validDays: number): Letter {
+  const text = [
+    'Здравствуйте!',
+    '',
+    `${inviter} приглашает вас в команду «${teamName}» в AI Gateway с ролью «${roleLabel}».`,
+    `Чтобы присоединиться, откройте ссылку и войдите (или зарегистрируйтесь) с адресом ${to}. Ссылка действительна ${validDays} дней и срабатывает один раз:`,
+    '',
+    link,
+    '',
+    'Если вы не ждали приглашения, просто проигнорируйте это письмо.',
+    '',
+    '— Команда AI Gateway',
+  ].join('\n')
+  const html = page(`
+<p>Здравствуйте!</p>
+<p><b>${escapeHtml(inviter)}</b> приглашает вас в команду <b>«${escapeHtml(teamName)}»</b> в AI Gateway с ролью «${escapeHtml(roleLabel)}».</p>
+${button(link, 'Принять приглашение')}
+<p style="color:#475569">Войдите или зарегистрируйтесь с адресом <b>${escapeHtml(to)}</b>. Ссылка действительна ${validDays} дней и срабатывает один раз:<br>${escapeHtml(link)}</p>
+<p style="color:#475569">Если вы не ждали приглашения, просто проигнорируйте это письмо.</p>`)
+  return { to, subject: `Приглашение в команду «${teamName}» — AI Gateway`, text, html }
+}
+
+/** A budget crossed 50, 80 or 100 % of its limit in the current period (one letter per threshold per period). */
+export function budgetAlertLetter(
+  to: string,
+  a: { what: string; threshold: number; spentMicros: number; limitMicros: number; periodPhrase: string; resetsAt: string | null; link: string },
+): Letter {
+  const spent = formatMicros(a.spentMicros)
+  const limit = formatMicros(a.limitMicros)
+  const state = a.threshold >= 100 ? 'исчерпан' : `израсходован на ${a.threshold} %`
+  const reset = a.resetsAt ? `Бюджет обновится ${a.resetsAt}.` : 'Бюджет без периода: он не обновляется сам.'
+  const text = [
+    'Здравствуйте!',
+    '',
+    `${a.what}: бюджет ${state} — потрачено ${spent} ₽ из ${limit} ₽ ${a.periodPhrase}.`,
+    a.threshold >= 100 ? 'Запросы сверх бюджета отклоняются с ошибкой 402 budget_exceeded.' : 'Когда бюджет закончится, запросы будут отклоняться с ошибкой 402 budget_exceeded.',
+    reset,
+    '',
+    a.link,
+    '',
+    '— Команда AI Gateway',
+  ].join('\n')
+  const html = page(`
+<p>Здравствуйте!</p>
+<p>${escapeHtml(a.what)}: бюджет <b>${escapeHtml(state)}</b> — потрачено <b>${escapeHtml(spent)} ₽</b> из <b>${escapeHtml(limit)} ₽</b> ${escapeHtml(a.periodPhrase)}.</p>
+<p>${a.threshold >= 100 ? 'Запросы сверх бюджета отклоняются с ошибкой <code>402 budget_exceeded</code>.' : 'Когда бюджет закончится, запросы будут отклоняться с ошибкой <code>402 budget_exceeded</code>.'}</p>
+<p style="color:#475569">${escapeHtml(reset)}</p>
+${button(a.link, 'Открыть AI Gateway')}`)
+  const subject = a.threshold >= 100 ? `Бюджет исчерпан: ${a.what} — AI Gateway` : `Бюджет израсходован на ${a.threshold} %: ${a.what} — AI Gateway`
+  return { to, subject, text, html }
+}
+
+/** A team's balance fell below the level its owners set (to every owner and admin). */
+export function teamLowBalanceLetter(to: string, teamName: string, balanceMicros: number, thresholdMicros: number, billingLink: string): Letter {
+  const balance = formatMicros(balanceMicros)
+  const threshold = formatMicros(thresholdMicros)
+  const text = [
+    'Здравствуйте!',
+    '',
+    `Баланс команды «${teamName}» в AI Gateway опустился ниже ${threshold} ₽: сейчас на счёте ${balance} ₽.`,
+    'Когда средства закончатся, запросы участников будут отклоняться с ошибкой insufficient_balance.',
+    'Пополнить баланс команды:',
+    '',
+    billingLink,
+    '',
+    '— Команда AI Gateway',
+  ].join('\n')
+  const html = page(`
+<p>Здравствуйте!</p>
+<p>Баланс команды <b>«${escapeHtml(teamName)}»</b> в AI Gateway опустился ниже <b>${escapeHtml(threshold)} ₽</b>: сейчас на счёте <b>${escapeHtml(balance)} ₽</b>.</p>
+<p>Когда средства закончатся, запросы участников будут отклоняться с ошибкой <code>insufficient_balance</code>.</p>
+${button(billingLink, 'Пополнить баланс команды')}`)
+  return { to, subject: `Баланс команды «${teamName}» заканчивается — AI Gateway`, text, html }
+}

@@ -28,25 +28,25 @@ export function paymentsRoutes(config: Config, payments: PaymentsService, refund
 
   return new Elysia({ name: 'payments', prefix: '/api/payments', detail: { tags: ['Платежи'] } })
     .use(guard)
-    .post('/create', async ({ user, body }) => ok(await payments.create(user, body.amount, body.returnUrl)), {
-      auth: true,
+    .post('/create', async ({ user, acting, body }) => ok(await payments.create({ ...user, teamId: acting.teamId, teamName: acting.teamName }, body.amount, body.returnUrl)), {
+      account: 'topup',
       body: CreatePaymentBody,
       response: { 200: envelope(CreatedPayment), ...errors(400, 401, 502) },
       detail: { summary: 'Пополнение картой: создаёт платёж и возвращает адрес страницы оплаты', security: [{ bearerAuth: [] }] },
     })
-    .get('/list', async ({ user, query }) => ok(await payments.list(user.id, query.limit)), {
-      auth: true,
+    .get('/list', async ({ acting, query }) => ok(await payments.list(acting, query.limit)), {
+      account: 'topup',
       query: ListQuery,
       response: { 200: envelope(t.Array(Payment)), ...errors(400, 401) },
       detail: { summary: 'Платежи пользователя, новые сверху', security: [{ bearerAuth: [] }] },
     })
-    .get('/refund-request', async ({ user }) => ok(await refunds.status(user.id)), {
-      auth: true,
+    .get('/refund-request', async ({ acting }) => ok(await refunds.status(acting)), {
+      account: 'topup',
       response: { 200: envelope(RefundStatus), ...errors(401) },
       detail: { summary: 'Можно ли вернуть остаток сейчас, и последняя заявка', security: [{ bearerAuth: [] }] },
     })
-    .post('/refund-request', async ({ user, body, status }) => status(201, ok(await refunds.request(user.id, body.reason))), {
-      auth: true,
+    .post('/refund-request', async ({ acting, body, status }) => status(201, ok(await refunds.request(acting, body.reason))), {
+      account: 'topup',
       body: RefundRequestBody,
       response: { 201: envelope(CreatedRefundRequest), ...errors(400, 401, 409) },
       detail: { summary: 'Заявка на возврат остатка (рассматривает администратор)', security: [{ bearerAuth: [] }] },
@@ -79,8 +79,8 @@ export function paymentsRoutes(config: Config, payments: PaymentsService, refund
       response: { 200: envelope(TestPaymentResult), ...errors(404, 409) },
       detail: { summary: 'Тестовый режим: отменить оплату' },
     })
-    .get('/:id', async ({ user, params }) => ok(await payments.get(user.id, params.id)), {
-      auth: true,
+    .get('/:id', async ({ acting, params }) => ok(await payments.get(acting, params.id)), {
+      account: 'topup',
       params: PaymentParams,
       response: { 200: envelope(Payment), ...errors(401, 404) },
       detail: { summary: 'Статус платежа (пока он ожидает оплаты — уточняется у платёжной системы)', security: [{ bearerAuth: [] }] },

@@ -62,14 +62,14 @@ describe('three instances, one payment', () => {
     const { fake, client } = provider()
     const instances = [0, 1, 2].map(() => paymentsService({ db, config }, { client, test: null }))
     const user = await customer()
-    const created = await instances[0]!.create(user, 500, undefined)
+    const created = await instances[0]!.create({ ...user, teamId: null, teamName: null }, 500, undefined)
     const [row] = await db.select().from(payments).where(eq(payments.id, created.id))
     fake.pay(row!.providerPaymentId!)
 
     const body = { event: 'payment.succeeded', object: { id: row!.providerPaymentId! } }
     expect(await Promise.all(instances.map((s) => s.notification(body, '185.71.76.5')))).toEqual(['accepted', 'accepted', 'accepted'])
     // The lookups run behind the answers; the return page's polls settle the same payment at once too.
-    const seen = await Promise.all(instances.map((s) => s.get(user.id, created.id)))
+    const seen = await Promise.all(instances.map((s) => s.get({ userId: user.id, teamId: null }, created.id)))
     expect(seen.map((p) => p.status)).toEqual(['succeeded', 'succeeded', 'succeeded'])
     await Bun.sleep(100)
     expect(await books(user.id)).toEqual({ balance: 550_000_000, topups: 1 })
@@ -79,7 +79,7 @@ describe('three instances, one payment', () => {
     const { fake, client } = provider()
     const instances = [0, 1, 2].map(() => paymentsService({ db, config }, { client, test: null }))
     const user = await customer()
-    const created = await instances[1]!.create(user, 300, undefined)
+    const created = await instances[1]!.create({ ...user, teamId: null, teamName: null }, 300, undefined)
     const [row] = await db.select().from(payments).where(eq(payments.id, created.id))
     fake.pay(row!.providerPaymentId!)
     const later = new Date(Date.now() + 5_000)
@@ -92,11 +92,11 @@ describe('three instances, one payment', () => {
     const first = paymentsService({ db, config: { ...config, yookassaShopId: null, yookassaSecretKey: null } })
     const second = paymentsService({ db, config: { ...config, yookassaShopId: null, yookassaSecretKey: null } })
     const user = await customer()
-    const created = await first.create(user, 1000, undefined)
+    const created = await first.create({ ...user, teamId: null, teamName: null }, 1000, undefined)
     const providerId = new URL(created.confirmationUrl).pathname.split('/').pop()!
     // The second instance never saw it: the page still shows it, a poll does not cancel it, paying credits.
     expect((await second.test!.view(providerId)).status).toBe('pending')
-    expect((await second.get(user.id, created.id)).status).toBe('pending')
+    expect((await second.get({ userId: user.id, teamId: null }, created.id)).status).toBe('pending')
     expect(await second.test!.complete(providerId, 'pay')).toMatchObject({ status: 'succeeded' })
     expect(await books(user.id)).toEqual({ balance: 1_050_000_000, topups: 1 })
   })

@@ -68,8 +68,10 @@ export const CreatedRefundRequest = RefundRequest
 export const AdminRefundRequest = t.Object({
   ...RefundRequest.properties,
   userId: t.String(),
-  email: t.String(),
-  balance: t.Number(),
+  teamId: t.Union([t.String(), t.Null()], { description: 'Возврат остатка команды; null — личного баланса' }),
+  teamName: t.Union([t.String(), t.Null()]),
+  email: t.String({ description: 'Кто подал заявку' }),
+  balance: t.Number({ description: 'Баланс счёта (команды или личный), рубли' }),
   resolvedAt: t.Union([t.String({ format: 'date-time' }), t.Null()]),
 })
 

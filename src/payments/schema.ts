@@ -19,6 +19,8 @@ export const payments = table(
     userId: text('user_id')
       .notNull()
       .references(() => users.id),
+    /** Paid in team context: the team's balance is credited; `userId` is the payer. null = personal. */
+    teamId: text('team_id'),
     amountMicros: integer('amount_micros').notNull(),
     status: text('status', { enum: PAYMENT_STATUSES }).notNull(),
     /** 'yookassa' for the real API, 'test' for the built-in test payment page. */
@@ -36,7 +38,11 @@ export const payments = table(
     /** Last time we asked the provider about it (reconciliation spaces its questions). */
     checkedAt: timestamp('checked_at'),
   },
-  (t) => [index('payments_user_created_idx').on(t.userId, t.createdAt), index('payments_status_created_idx').on(t.status, t.createdAt)],
+  (t) => [
+    index('payments_user_created_idx').on(t.userId, t.createdAt),
+    index('payments_status_created_idx').on(t.status, t.createdAt),
+    index('payments_team_created_idx').on(t.teamId, t.createdAt),
+  ],
 )
 
 export type PaymentRow = typeof payments.$inferSelect
@@ -51,6 +57,8 @@ export const refundRequests = table(
     userId: text('user_id')
       .notNull()
       .references(() => users.id),
+    /** The team whose remainder is asked back; null = personal. */
+    teamId: text('team_id'),
     /** The refundable remainder when the request was made. */
     amountMicros: integer('amount_micros').notNull(),
     reason: text('reason'),

@@ -15,10 +15,11 @@ import { tx } from '../db/tx'
 import { newId } from '../lib/crypto'
 import { AppError, badRequest, conflict, notFound } from '../lib/errors'
 import { formatMicros, formatRubRu, microsToRub } from '../lib/money'
+import { auditIn } from '../teams/service'
 import { createFakeYooKassa, type FakeYooKassa } from './fake'
 import { isYooKassaAddress } from './ip-ranges'
 import type { PaymentRow } from './schema'
-import { paymentsStore } from './store'
+import { type PaymentAccount, paymentsStore } from './store'
 import { createYooKassaClient, type YooKassaClient, YooKassaError, type YooPayment } from './yookassa'
 
 const MICROS_PER_KOPECK = 10_000
@@ -136,20 +137,32 @@ export function paymentsService({ db, config }: PaymentsDeps, provider = provide
       const paidAt = remote.captured_at ? new Date(remote.captured_at) : new Date()
       // The transition and the credit in one unit: of concurrent deliveries (on any instance) only the
       // one whose UPDATE … WHERE status = 'pending' returns the row credits; the others change nothing.
+      const account = { userId: row.userId, teamId: row.teamId }
       const credited = await tx(db, async (q) => {
         if (!(await paymentsStore(q).finish(row.id, 'succeeded', { paidAt }))) return false
         await postMovement(q, {
-          userId: row.userId,
+          ...account,
           type: 'topup',
           amountMicros: row.amountMicros,
           // Test-page money must never read as card money, in the ledger as in refunds.
           description: row.provider === 'test' ? TEST_TOP_UP_DESCRIPTION : 'Пополнение баланса картой',
           reference: `payment:${row.id}`,
         })
-        await rearmLowBalance(q, row.userId)
+        await rearmLowBalance(q, account)
+        if (row.teamId)
+          await auditIn(q, {
+            teamId: row.teamId,
+            actorId: row.userId,
+            action: 'payment.succeeded',
+            target: `${formatMicros(row.amountMicros)} ₽`,
+            details: { paymentId: row.id, test: row.provider === 'test' },
+          })
         return true
       })
-      if (credited) console.log(`[payments] payment ${row.id} succeeded: +${formatMicros(row.amountMicros)} ₽ to user ${row.userId}`)
+      if (credited)
+        console.log(
+          `[payments] payment ${row.id} succeeded: +${formatMicros(row.amountMicros)} ₽ to ${row.teamId ? `team ${row.teamId} (paid by user ${row.userId})` : `user ${row.userId}`}`,
+        )
     } else if (remote.status === 'canceled') {
       if (await store.finish(row.id, 'canceled', { cancelReason: cancelReason(remote) }))
         console.log(`[payments] payment ${row.id} canceled (${remote.cancellation_details?.reason})`)
@@ -172,7 +185,7 @@ export function paymentsService({ db, config }: PaymentsDeps, provider = provide
       amount: { value: amountValue(row.amountMicros), currency: 'RUB' },
       confirmation: { type: 'redirect', return_url: row.returnUrl, confirmation_url: row.confirmationUrl ?? undefined },
       description: row.description,
-      metadata: { payment_id: row.id, user_id: row.userId },
+      metadata: { payment_id: row.id, user_id: row.userId, ...(row.teamId ? { team_id: row.teamId } : {}) },
       recipient: { account_id: client.shopId, gateway_id: '100700' },
       created_at: row.createdAt.toISOString(),
       test: true,
@@ -220,7 +233,8 @@ export function paymentsService({ db, config }: PaymentsDeps, provider = provide
   return {
     mode: test ? ('test' as const) : ('yookassa' as const),
 
-    async create(user: { id: string; email: string }, amount: unknown, returnUrl: string | undefined) {
+    /** A top-up of the acting account: the personal balance, or (team context) the team's; the payer is the user. */
+    async create(user: { id: string; email: string; teamId: string | null; teamName: string | null }, amount: unknown, returnUrl: string | undefined) {
       if (typeof amount !== 'number' || !Number.isFinite(amount) || amount < TOP_UP.minRub) throw badRequest(TOP_UP.minMessage)
       if (amount > TOP_UP.maxRub) throw badRequest(TOP_UP.maxMessage)
       const kopecks = Math.round(amount * 100)
@@ -231,11 +245,12 @@ export function paymentsService({ db, config }: PaymentsDeps, provider = provide
       const row: PaymentRow = {
         id,
         userId: user.id,
+        teamId: user.teamId,
         amountMicros: micros,
         status: 'pending',
         provider: test ? 'test' : 'yookassa',
         providerPaymentId: null,
-        description: `Пополнение баланса на ${formatRubRu(micros)}`,
+        description: user.teamName ? `Пополнение баланса команды «${user.teamName}» на ${formatRubRu(micros)}` : `Пополнение баланса на ${formatRubRu(micros)}`,
         confirmationUrl: null,
         returnUrl: returnUrlFor(returnUrl, id),
         cancelReason: null,
@@ -254,7 +269,7 @@ export function paymentsService({ db, config }: PaymentsDeps, provider = provide
             capture: true,
             confirmation: { type: 'redirect', return_url: row.returnUrl, locale: 'ru_RU' },
             description: row.description,
-            metadata: { payment_id: id, user_id: user.id },
+            metadata: { payment_id: id, user_id: user.id, ...(user.teamId ? { team_id: user.teamId } : {}) },
             receipt: {
               customer: { email: user.email },
               items: [
@@ -285,12 +300,12 @@ export function paymentsService({ db, config }: PaymentsDeps, provider = provide
       return { id, status: 'pending' as const, amount: microsToRub(micros), confirmationUrl }
     },
 
-    list: async (userId: string, limit = 20) => (await store.list(userId, limit)).map(toApi),
+    list: async (a: PaymentAccount, limit = 20) => (await store.list(a, limit)).map(toApi),
 
     /** Our row, asked about at the provider first while it is pending (the return page polls this). */
-    async get(userId: string, id: string) {
+    async get(a: PaymentAccount, id: string) {
       const row = await store.byId(id)
-      if (!row || row.userId !== userId) throw notFound('Платёж не найден')
+      if (!row || (row.teamId ?? null) !== a.teamId || (!a.teamId && row.userId !== a.userId)) throw notFound('Платёж не найден')
       const fresh = await refresh(row).catch((e) => {
         console.error(`[payments] refresh ${id} failed: ${(e as Error).message}`)
         return row

@@ -1,9 +1,16 @@
-import { and, count, desc, eq, isNotNull, lt, max, sql, sum } from 'drizzle-orm'
+import { and, count, desc, eq, isNotNull, isNull, lt, max, type SQL, sql, sum } from 'drizzle-orm'
 import { users } from '../auth/schema'
 import type { Db } from '../db/client'
 import { write } from '../db/tx'
 import { apiKeys } from '../keys/schema'
+import { teams } from '../teams/schema'
 import { type PaymentRow, type PaymentStatus, payments, refundRequests } from './schema'
+
+/** Whose money: a personal account (teamId null, the user's) or a team's. */
+export type PaymentAccount = { userId: string; teamId: string | null }
+
+const paymentsOf = (a: PaymentAccount): SQL => (a.teamId ? eq(payments.teamId, a.teamId) : and(eq(payments.userId, a.userId), isNull(payments.teamId))!)
+const requestsOf = (a: PaymentAccount): SQL => (a.teamId ? eq(refundRequests.teamId, a.teamId) : and(eq(refundRequests.userId, a.userId), isNull(refundRequests.teamId))!)
 
 /**
  * The payment queries. `db` is the database, or a unit's `q` (db/tx.ts) for statements that must
@@ -18,7 +25,7 @@ export const paymentsStore = (db: Db) => ({
 
   byProviderId: async (providerId: string) => (await db.select().from(payments).where(eq(payments.providerPaymentId, providerId)).limit(1))[0],
 
-  list: (userId: string, limit: number) => db.select().from(payments).where(eq(payments.userId, userId)).orderBy(desc(payments.createdAt), desc(payments.id)).limit(limit),
+  list: (a: PaymentAccount, limit: number) => db.select().from(payments).where(paymentsOf(a)).orderBy(desc(payments.createdAt), desc(payments.id)).limit(limit),
 
   async accepted(id: string, providerPaymentId: string, confirmationUrl: string | null) {
     await write(db, (q) => q.update(payments).set({ providerPaymentId, confirmationUrl, updatedAt: new Date() }).where(eq(payments.id, id)))
@@ -59,52 +66,65 @@ export const paymentsStore = (db: Db) => ({
    * on the built-in test page (provider 'test') moved no money, so they never count towards a
    * refund, whatever the balance says.
    */
-  async topUps(userId: string) {
+  async topUps(a: PaymentAccount) {
     const [row] = await db
       .select({ lastPaidAt: max(payments.paidAt), totalMicros: sum(payments.amountMicros).mapWith(Number) })
       .from(payments)
-      .where(and(eq(payments.userId, userId), eq(payments.provider, 'yookassa'), eq(payments.status, 'succeeded'), isNotNull(payments.paidAt)))
+      .where(and(paymentsOf(a), eq(payments.provider, 'yookassa'), eq(payments.status, 'succeeded'), isNotNull(payments.paidAt)))
     return row ?? { lastPaidAt: null, totalMicros: null }
   },
 
   /** Top-ups made on the built-in test page: shown on the refund card as not counting. */
-  testTopUpCount: async (userId: string) =>
+  testTopUpCount: async (a: PaymentAccount) =>
     (
       await db
         .select({ n: count() })
         .from(payments)
-        .where(and(eq(payments.userId, userId), eq(payments.provider, 'test'), eq(payments.status, 'succeeded')))
+        .where(and(paymentsOf(a), eq(payments.provider, 'test'), eq(payments.status, 'succeeded')))
     )[0]?.n ?? 0,
 
-  activeKeyCount: async (userId: string) =>
+  activeKeyCount: async (a: PaymentAccount) =>
     (
       await db
         .select({ n: count() })
         .from(apiKeys)
-        .where(and(eq(apiKeys.userId, userId), eq(apiKeys.isActive, true)))
+        .where(and(a.teamId ? eq(apiKeys.teamId, a.teamId) : and(eq(apiKeys.userId, a.userId), isNull(apiKeys.teamId)), eq(apiKeys.isActive, true)))
     )[0]?.n ?? 0,
 
-  available: async (userId: string) =>
-    (
-      await db
-        .select({ a: sql<number>`${users.balanceMicros} - ${users.heldMicros}`.mapWith(Number) })
-        .from(users)
-        .where(eq(users.id, userId))
-    )[0]?.a ?? 0,
+  available: async (a: PaymentAccount) =>
+    a.teamId
+      ? ((
+          await db
+            .select({ a: sql<number>`${teams.balanceMicros} - ${teams.heldMicros}`.mapWith(Number) })
+            .from(teams)
+            .where(eq(teams.id, a.teamId))
+        )[0]?.a ?? 0)
+      : ((
+          await db
+            .select({ a: sql<number>`${users.balanceMicros} - ${users.heldMicros}`.mapWith(Number) })
+            .from(users)
+            .where(eq(users.id, a.userId))
+        )[0]?.a ?? 0),
 
   /**
-   * Takes the customer's row lock until the unit ends (PostgreSQL; a no-op write on SQLite, whose
-   * units already run one at a time), so two requests of one customer are decided one after the other.
+   * Takes the account's row lock until the unit ends (PostgreSQL; a no-op write on SQLite, whose
+   * units already run one at a time), so two requests of one account are decided one after the other.
    */
-  async lockUser(userId: string) {
-    await db
-      .update(users)
-      .set({ heldMicros: sql`${users.heldMicros}` })
-      .where(eq(users.id, userId))
+  async lockAccount(a: PaymentAccount) {
+    if (a.teamId)
+      await db
+        .update(teams)
+        .set({ heldMicros: sql`${teams.heldMicros}` })
+        .where(eq(teams.id, a.teamId))
+    else
+      await db
+        .update(users)
+        .set({ heldMicros: sql`${users.heldMicros}` })
+        .where(eq(users.id, a.userId))
   },
 
-  latestRefundRequest: async (userId: string) =>
-    (await db.select().from(refundRequests).where(eq(refundRequests.userId, userId)).orderBy(desc(refundRequests.createdAt), desc(refundRequests.id)).limit(1))[0],
+  latestRefundRequest: async (a: PaymentAccount) =>
+    (await db.select().from(refundRequests).where(requestsOf(a)).orderBy(desc(refundRequests.createdAt), desc(refundRequests.id)).limit(1))[0],
 
   async insertRefundRequest(row: typeof refundRequests.$inferInsert) {
     await write(db, (q) => q.insert(refundRequests).values(row))
@@ -113,9 +133,15 @@ export const paymentsStore = (db: Db) => ({
   /** For the admin: requests with the customer's e-mail, pending first. */
   refundRequests: (status: 'pending' | null, limit: number) =>
     db
-      .select({ request: refundRequests, email: users.email, balanceMicros: users.balanceMicros })
+      .select({
+        request: refundRequests,
+        email: users.email,
+        balanceMicros: sql<number>`coalesce(${teams.balanceMicros}, ${users.balanceMicros})`.mapWith(Number),
+        teamName: teams.name,
+      })
       .from(refundRequests)
       .innerJoin(users, eq(users.id, refundRequests.userId))
+      .leftJoin(teams, eq(teams.id, refundRequests.teamId))
       .where(status ? eq(refundRequests.status, status) : undefined)
       .orderBy(sql`case when ${refundRequests.status} = 'pending' then 0 else 1 end`, desc(refundRequests.createdAt))
       .limit(limit),

@@ -161,8 +161,8 @@ export function spaRoutes(deps: PageDeps) {
           const file = join(DIST, normalize(decoded).replace(/^(\.\.[/\\])+/, ''))
           if (file.startsWith(`${DIST}/`) && file !== index && !file.endsWith('build-manifest.json') && existsSync(file) && statSync(file).isFile())
             return new Response(Bun.file(file), { headers: { 'cache-control': 'public, max-age=3600' } })
-          // Reset and confirmation tokens are in the path: never let them leave in a Referer header.
-          const referrer: Record<string, string> = path.startsWith('/reset-password/') || path.startsWith('/verify-email/') ? { 'referrer-policy': 'no-referrer' } : {}
+          // Reset, confirmation and invitation tokens are in the path: never let them leave in a Referer header.
+          const referrer: Record<string, string> = ['/reset-password/', '/verify-email/', '/invite/'].some((p) => path.startsWith(p)) ? { 'referrer-policy': 'no-referrer' } : {}
           const shell = loadShell()
           if (!shell) return new Response('Интерфейс не собран: выполните `bun run build`.', { status: 503, headers: { 'content-type': 'text/plain; charset=utf-8', ...referrer } })
           const page = await resolvePage(path, deps)

@@ -2,7 +2,7 @@
 // JavaScript, the HTTP status, and which lazily loaded chunk the browser will need for it.
 // Keep KNOWN in step with web/app/router.tsx: other paths answer 404 (the SPA then goes home).
 
-import { type BlogPost, blogStore, postToApi } from '../blog/store'
+import { type BlogPost, blogService } from '../blog/service'
 import type { Catalog } from '../catalog/service'
 import type { Config } from '../config'
 import { docsDocument } from '../content/docs'
@@ -105,6 +105,7 @@ const PREFIX_CHUNKS: Array<[prefix: string, chunk: string]> = [
   ['/models/', PUBLIC_CATALOGUE_CHUNK],
   ['/reset-password/', 'web/features/auth/reset-password-page.tsx'],
   ['/verify-email/', 'web/features/auth/verify-email-page.tsx'],
+  ['/invite/', 'web/features/teams/invite-page.tsx'],
   ['/pay/test/', 'web/features/payments/test-payment-page.tsx'],
   ['/app/', 'web/app/app-area.tsx'],
 ]
@@ -274,7 +275,7 @@ export async function resolvePage(rawPath: string, deps: PageDeps): Promise<Rend
   const path = rawPath.length > 1 ? rawPath.replace(/\/+$/, '') : rawPath
   const chunk = chunkFor(path)
   const wrap = (content: string) => `${content}\n${siteNav()}\n${providerFooter()}`
-  const store = blogStore(deps.db)
+  const blog = blogService(deps.db)
 
   if (path.startsWith('/blog/') && path.length > '/blog/'.length) {
     let slug: string
@@ -283,8 +284,8 @@ export async function resolvePage(rawPath: string, deps: PageDeps): Promise<Rend
     } catch {
       slug = ''
     }
-    const row = slug && !slug.includes('/') ? await store.publishedBySlug(slug) : undefined
-    if (!row) {
+    const post = slug && !slug.includes('/') ? await blog.findBySlug(slug) : undefined
+    if (!post) {
       return {
         status: 404,
         meta: { title: 'Статья не найдена — AI Gateway', description: 'Такой статьи нет или она снята с публикации.', path, noindex: true },
@@ -292,7 +293,6 @@ export async function resolvePage(rawPath: string, deps: PageDeps): Promise<Rend
         chunk,
       }
     }
-    const post = postToApi(row)
     return { status: 200, meta: postMeta(post, origin), body: wrap(postHtml(post)), chunk }
   }
 
@@ -320,9 +320,9 @@ export async function resolvePage(rawPath: string, deps: PageDeps): Promise<Rend
   if (!isKnown(path)) return { status: 404, meta: { ...meta, noindex: true }, body: wrap('<p>Страница не найдена.</p>') }
 
   let content = '<p>Для работы AI Gateway включите JavaScript в браузере.</p>'
-  if (path === '/') content = landingHtml(deps, (await store.published(3)).map(postToApi))
+  if (path === '/') content = landingHtml(deps, await blog.list(3))
   else if (path === '/blog') {
-    const posts = (await store.published(BLOG_LIST_LIMIT)).map(postToApi)
+    const posts = await blog.list(BLOG_LIST_LIMIT)
     content = `<h1>Статьи о новых AI-моделях</h1>${posts.length ? postListHtml(posts) : '<p>Статей пока нет.</p>'}`
   } else if (LEGAL[path]) content = documentHtml(LEGAL_DOCUMENTS[LEGAL[path]!], true)
   else if (path === '/services') content = `${documentHtml(SERVICES_DOCUMENT)}<p><a href="/register">Зарегистрироваться</a> · <a href="/docs">Документация</a></p>`

@@ -66,6 +66,7 @@ export function robotsTxt(origin: string): string {
     'Disallow: /pay/',
     'Disallow: /reset-password/',
     'Disallow: /verify-email/',
+    'Disallow: /invite/',
     // …but the public pages read these when a search engine renders them with JavaScript.
     'Allow: /api/blog/posts',
     'Allow: /models',

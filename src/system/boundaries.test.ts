@@ -1,8 +1,11 @@
-// The module boundaries between the server, the SPA and the CLI (issue 17, point 10):
+// The module boundaries between the server, the SPA and the CLI (issue 17, point 10), and between
+// the server's features (issue 23, point 11):
 // - src/ never imports from web/ (types included): what both need lives in src/content/;
 // - web/ and cli/ take from src/ only src/content/ (pure, browser-safe) and types (src/wire.ts):
 //   anything else would pull Elysia, Drizzle or bun:sqlite into the SPA bundle or the CLI;
-// - src/content/ itself imports at runtime only src/content/ and browser-safe packages.
+// - src/content/ itself imports at runtime only src/content/ and browser-safe packages;
+// - a feature never imports another feature's queries (store.ts) or routes (index.ts): it reaches
+//   the other feature through its service (schemas are shared for joins; app.ts composes the routes).
 // Runtime imports are read with Bun's transpiler, which drops `import type` and all-type
 // `import { type X }` exactly as the bundler does, so a type-only import of a wire type passes.
 import { describe, expect, test } from 'bun:test'
@@ -78,6 +81,28 @@ describe('module boundaries', () => {
     const shape = new RegExp(`\\b(?:interface\\s+(${wireNames.join('|')})\\b|type\\s+(${wireNames.join('|')})\\s*=\\s*\\{)`, 'g')
     const offences = files.flatMap((file) => [...readFileSync(join(ROOT, file), 'utf8').matchAll(shape)].map((m) => `${file}:${m[1] ?? m[2]}`))
     expect(offences.filter((o) => !SAME_NAME_OTHER_THING.has(o))).toEqual([])
+  })
+
+  test('features reach each other only through their service (or schema, for joins): another feature’s queries and routes are off limits', () => {
+    // A feature is a folder of src/ with routes or a service; db, lib, content and test-support are shared layers.
+    const SHARED = new Set(['db', 'lib', 'content', 'test-support'])
+    const featureOf = (path: string) => {
+      const m = path.match(/^src\/([^/]+)\//)
+      return m && !SHARED.has(m[1]!) ? m[1]! : null
+    }
+    const files = sources('src').filter((f) => !isTest(f) && featureOf(f))
+    expect(files.length).toBeGreaterThan(50)
+    const crossings = files.flatMap((file) => allSpecifiers(file).map((spec) => ({ file, path: target(file, spec) })))
+    // the scanner sees the allowed crossings (services, schemas), so an empty offence list is not a blind scanner
+    expect(crossings.some((c) => featureOf(`${c.path}.ts`) && featureOf(`${c.path}.ts`) !== featureOf(c.file) && c.path.endsWith('/service'))).toBe(true)
+    const offences = crossings
+      .filter((c) => {
+        const other = featureOf(`${c.path}.ts`)
+        // A feature's queries are its own (store.ts); its routes (index.ts) are composed by src/app.ts only.
+        return other && other !== featureOf(c.file) && /\/(store|index)$/.test(c.path)
+      })
+      .map((c) => `${c.file} → ${c.path}`)
+    expect(offences).toEqual([])
   })
 
   test('src/content/ loads only src/content/ and browser-safe packages', () => {

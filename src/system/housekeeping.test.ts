@@ -3,8 +3,9 @@ import { count } from 'drizzle-orm'
 import { users } from '../auth/schema'
 import { usageDaily, usageLogs } from '../billing/schema'
 import { write } from '../db/tx'
+import { teamAudit, teams } from '../teams/schema'
 import { openTestDatabase } from '../test-support/database'
-import { purgeOldUsageLogs } from './housekeeping'
+import { purgeOldAudit, purgeOldUsageLogs } from './housekeeping'
 
 test('request logs older than the stated retention (1 year) are purged; newer ones and the daily sums stay', async () => {
   const { db, close } = await openTestDatabase()
@@ -21,5 +22,17 @@ test('request logs older than the stated retention (1 year) are purged; newer on
   expect(await purgeOldUsageLogs(db, now, 5)).toBe(12)
   expect(await db.select({ id: usageLogs.id }).from(usageLogs).orderBy(usageLogs.id)).toEqual([{ id: 'new-0' }, { id: 'new-1' }, { id: 'new-2' }])
   expect(await db.select({ n: count() }).from(usageDaily)).toEqual([{ n: 1 }])
+  await close()
+})
+
+test('team audit entries older than a year are purged (the retention the legal texts state); newer ones stay', async () => {
+  const { db, close } = await openTestDatabase()
+  const now = Date.UTC(2026, 10, 21)
+  const day = 86_400_000
+  await write(db, (q) => q.insert(teams).values({ id: 't', name: 'Команда', createdAt: new Date(0) }))
+  const entry = (id: string, at: number) => ({ id, teamId: 't', at: new Date(at), actorId: null, action: 'team.created' })
+  await write(db, (q) => q.insert(teamAudit).values([entry('old-1', now - 366 * day), entry('old-2', now - 400 * day), entry('new', now - 364 * day)]))
+  expect(await purgeOldAudit(db, now, 1)).toBe(2)
+  expect(await db.select({ id: teamAudit.id }).from(teamAudit)).toEqual([{ id: 'new' }])
   await close()
 })

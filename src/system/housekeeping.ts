@@ -1,17 +1,19 @@
-import { inArray, isNotNull, lt, or } from 'drizzle-orm'
+import { and, inArray, isNotNull, lt, ne, or } from 'drizzle-orm'
 import { passwordResets, refreshTokens } from '../auth/schema'
-import { usageLogs } from '../billing/schema'
+import { budgetAlerts, usageLogs } from '../billing/schema'
 import { RETENTION } from '../content/terms'
 import type { Db } from '../db/client'
 import { write } from '../db/tx'
 import { purgeRateLimits } from '../lib/rate-limit'
+import { teamAudit, webhookDeliveries } from '../teams/schema'
 
 const DAY = 86_400_000
 
 /**
- * Hourly: drop rate-limit windows, expired or long-dead refresh tokens, old reset tokens, and
- * request logs past the retention the privacy policy states (their sums stay in usage_daily;
- * ledger rows, kept for 5 years, are not touched here).
+ * Hourly: drop rate-limit windows, expired or long-dead refresh tokens, old reset tokens, request
+ * logs and team audit entries past the retention the privacy policy states (request sums stay in
+ * usage_daily; ledger rows, kept for 5 years, are not touched here), alerts of long-gone periods
+ * and finished webhook deliveries older than a month.
  */
 export async function purgeExpired(db: Db, now = Date.now()) {
   await purgeRateLimits(db, now)
@@ -19,19 +21,25 @@ export async function purgeExpired(db: Db, now = Date.now()) {
   await write(db, (q) => q.delete(refreshTokens).where(or(lt(refreshTokens.expiresAt, new Date(now)), lt(refreshTokens.revokedAt, weekAgo), lt(refreshTokens.usedAt, weekAgo))))
   await write(db, (q) => q.delete(passwordResets).where(or(lt(passwordResets.expiresAt, weekAgo), isNotNull(passwordResets.usedAt))))
   await purgeOldUsageLogs(db, now)
+  await purgeOldAudit(db, now)
+  // A total budget's alerts (period start 0) live as long as the budget; periodic ones a month past a year.
+  await write(db, (q) => q.delete(budgetAlerts).where(and(ne(budgetAlerts.periodStart, 0), lt(budgetAlerts.createdAt, now - 400 * DAY))))
+  await write(db, (q) => q.delete(webhookDeliveries).where(and(ne(webhookDeliveries.status, 'pending'), lt(webhookDeliveries.createdAt, now - 30 * DAY))))
 }
 
-/** Deletes request logs older than RETENTION.logsYears, in batches so no transaction runs long. */
-export async function purgeOldUsageLogs(db: Db, now = Date.now(), batch = 5000): Promise<number> {
+type LogTable = typeof usageLogs | typeof teamAudit
+
+/** Deletes the rows of a log older than RETENTION.logsYears (the legal texts' log retention), in batches so no transaction runs long. */
+async function purgeOldRows(db: Db, t: LogTable, at: typeof usageLogs.createdAt | typeof teamAudit.at, now: number, batch: number): Promise<number> {
   const cutoff = new Date(now - RETENTION.logsYears * 365 * DAY)
   let total = 0
   for (;;) {
-    const old = await db.select({ id: usageLogs.id }).from(usageLogs).where(lt(usageLogs.createdAt, cutoff)).limit(batch)
+    const old = await db.select({ id: t.id }).from(t).where(lt(at, cutoff)).limit(batch)
     if (old.length === 0) return total
     await write(db, (q) =>
-      q.delete(usageLogs).where(
+      q.delete(t).where(
         inArray(
-          usageLogs.id,
+          t.id,
           old.map((r) => r.id),
         ),
       ),
@@ -39,3 +47,9 @@ export async function purgeOldUsageLogs(db: Db, now = Date.now(), batch = 5000):
     total += old.length
   }
 }
+
+/** Request logs past the retention (their sums stay in usage_daily). */
+export const purgeOldUsageLogs = (db: Db, now = Date.now(), batch = 5000) => purgeOldRows(db, usageLogs, usageLogs.createdAt, now, batch)
+
+/** Team audit entries past the retention. */
+export const purgeOldAudit = (db: Db, now = Date.now(), batch = 5000) => purgeOldRows(db, teamAudit, teamAudit.at, now, batch)

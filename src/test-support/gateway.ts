@@ -66,11 +66,11 @@ export async function startGateway(env: Record<string, string> = {}, upstreamOpt
 export const expectedCharge = (costUsd: number, rate = TEST_RATE, markup = '1.3') => ceilUnits(mul(dec(costUsd), dec(rate), dec(markup)), 6)
 
 /** Polls until `check` returns a truthy value (async settlement after disconnects). */
-export async function eventually<T>(check: () => T | Promise<T>, timeoutMs = 10_000): Promise<T> {
+export async function eventually<T>(check: () => T | Promise<T>, timeoutMs = 10_000): Promise<NonNullable<T>> {
   const deadline = Date.now() + timeoutMs
   for (;;) {
     const v = await check()
-    if (v) return v
+    if (v) return v as NonNullable<T>
     if (Date.now() > deadline) throw new Error('condition not met in time')
     await Bun.sleep(50)
   }

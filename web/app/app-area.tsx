@@ -4,6 +4,7 @@ import { Redirect, Route, Switch } from 'wouter'
 import { AccountPage } from '../features/account/account-page'
 import { AdminBlogPage } from '../features/admin/admin-blog-page'
 import { AdminDashboardPage } from '../features/admin/admin-dashboard-page'
+import { AdminTeamsPage } from '../features/admin/admin-teams-page'
 import { AdminUserPage } from '../features/admin/admin-user-page'
 import { AdminUsersPage } from '../features/admin/admin-users-page'
 import { ApiKeysPage } from '../features/api-keys/api-keys-page'
@@ -12,8 +13,13 @@ import { DashboardPage } from '../features/dashboard/dashboard-page'
 import { DocsPage } from '../features/docs/docs-page'
 import { ModelsPage } from '../features/models/models-page'
 import { PlaygroundPage } from '../features/playground/playground-page'
+import { TeamAuditPage } from '../features/teams/team-audit-page'
+import { TeamPage } from '../features/teams/team-page'
+import { TeamWebhookPage } from '../features/teams/team-webhook-page'
+import { TeamAnalyticsPage } from '../features/usage/team-analytics-page'
 import { UsagePage } from '../features/usage/usage-page'
-import { RequireAdmin } from './guards'
+import { useAccountContext } from '../stores/account'
+import { RequireAdmin, RequirePermission } from './guards'
 import { AppLayout } from './layouts/app-layout'
 
 /** Routes inside the signed-in layout; the layout stays mounted while these change. */
@@ -21,13 +27,45 @@ function AppRoutes() {
   return (
     <Switch>
       <Route path="/app/dashboard" component={DashboardPage} />
-      <Route path="/app/playground" component={PlaygroundPage} />
+      <Route path="/app/playground">
+        <RequirePermission permission="playground">
+          <PlaygroundPage />
+        </RequirePermission>
+      </Route>
       <Route path="/app/models" component={ModelsPage} />
-      <Route path="/app/api-keys" component={ApiKeysPage} />
-      <Route path="/app/billing" component={BillingPage} />
-      <Route path="/app/usage" component={UsagePage} />
+      <Route path="/app/api-keys">
+        <RequirePermission permission="keys.own">
+          <ApiKeysPage />
+        </RequirePermission>
+      </Route>
+      <Route path="/app/billing">
+        <RequirePermission permission="history">
+          <BillingPage />
+        </RequirePermission>
+      </Route>
+      <Route path="/app/usage">
+        <RequirePermission permission="usage.own">
+          <UsagePage />
+        </RequirePermission>
+      </Route>
       <Route path="/app/docs" component={DocsPage} />
       <Route path="/app/account" component={AccountPage} />
+      <Route path="/app/team" component={TeamPage} />
+      <Route path="/app/team/analytics">
+        <RequirePermission team permission="usage.all">
+          <TeamAnalyticsPage />
+        </RequirePermission>
+      </Route>
+      <Route path="/app/team/audit">
+        <RequirePermission team permission="audit.view">
+          <TeamAuditPage />
+        </RequirePermission>
+      </Route>
+      <Route path="/app/team/webhook">
+        <RequirePermission team permission="webhook.manage">
+          <TeamWebhookPage />
+        </RequirePermission>
+      </Route>
       <Route path="/app/admin">
         <RequireAdmin>
           <AdminDashboardPage />
@@ -45,6 +83,11 @@ function AppRoutes() {
           </RequireAdmin>
         )}
       </Route>
+      <Route path="/app/admin/teams">
+        <RequireAdmin>
+          <AdminTeamsPage />
+        </RequireAdmin>
+      </Route>
       <Route path="/app/admin/blog">
         <RequireAdmin>
           <AdminBlogPage />
@@ -59,9 +102,11 @@ function AppRoutes() {
 
 /** Rendered behind RequireAuth (router.tsx), so visitors are sent to /login without loading it. */
 export default function AppArea() {
+  // A switch of account starts every screen afresh (its own state belonged to the other account).
+  const teamId = useAccountContext((s) => s.teamId)
   return (
     <AppLayout>
-      <AppRoutes />
+      <AppRoutes key={teamId ?? 'personal'} />
     </AppLayout>
   )
 }

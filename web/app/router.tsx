@@ -29,6 +29,7 @@ const PublicDocsPage = named(() => import('../features/docs/docs-page'), 'Public
 const PublicModelsPage = named(() => import('../features/models/public-catalogue'), 'PublicModelsPage')
 const PublicModelPage = named(() => import('../features/models/public-catalogue'), 'PublicModelPage')
 const TestPaymentPage = named(() => import('../features/payments/test-payment-page'), 'TestPaymentPage')
+const InvitePage = named(() => import('../features/teams/invite-page'), 'InvitePage')
 
 function Public({ children }: { children: ReactNode }) {
   return (
@@ -111,6 +112,14 @@ export function AppRouter() {
           {(params) => (
             <Auth>
               <VerifyEmailPage key={params.token} token={params.token} />
+            </Auth>
+          )}
+        </Route>
+        {/* the link of an invitation letter: signing in or up from it returns here (?next=) */}
+        <Route path="/invite/:token">
+          {(params) => (
+            <Auth>
+              <InvitePage key={params.token} token={params.token} />
             </Auth>
           )}
         </Route>

@@ -2,6 +2,7 @@
 // access token and, on a 401, renews the session once (refresh tokens rotate, so concurrent 401s
 // share a single renewal) before repeating the request.
 import { navigate } from 'wouter/use-browser-location'
+import { currentTeamId } from '../stores/account'
 import { ACCESS_TOKEN_KEY, getSession, REFRESH_TOKEN_KEY } from '../stores/session'
 import { toast } from '../stores/toasts'
 
@@ -61,6 +62,9 @@ async function send(path: string, init: RequestInit, token: string | null): Prom
   if (!headers.has('Accept')) headers.set('Accept', 'application/json')
   if (token) headers.set('Authorization', `Bearer ${token}`)
   else headers.delete('Authorization')
+  // The account the app acts in (the context switcher): the server answers for that team.
+  const teamId = currentTeamId()
+  if (teamId && !headers.has('X-Team-Id')) headers.set('X-Team-Id', teamId)
   try {
     return await fetch(path, { ...init, headers, credentials: 'same-origin' })
   } catch (error) {

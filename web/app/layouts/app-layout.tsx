@@ -1,8 +1,11 @@
 import { type ComponentType, type ReactNode, useEffect, useState } from 'react'
 import { Link, useLocation } from 'wouter'
 import { formatRubles } from '../../../src/content/format'
+import type { TeamPermission } from '../../../src/wire'
 import {
+  ActivityIcon,
   BookIcon,
+  BuildingIcon,
   ChartIcon,
   ChatIcon,
   ChevronDownIcon,
@@ -17,13 +20,16 @@ import {
   ShieldIcon,
   UsersIcon,
   WalletIcon,
+  ZapIcon,
 } from '../../components/icons'
 import { Logo } from '../../components/logo'
 import { Spinner } from '../../components/spinner'
+import { type Account, useAccount } from '../../lib/account'
 import { api } from '../../lib/api'
 import { cn } from '../../lib/cn'
 import { useBalance } from '../../lib/queries'
 import { getSession, type User, useSession } from '../../stores/session'
+import { AccountSwitcher, useStaleTeamReset } from './account-switcher'
 import { AppBanners } from './app-banners'
 
 interface NavItem {
@@ -32,23 +38,37 @@ interface NavItem {
   icon: ComponentType<IconProps>
   /** Highlight only on the exact path (a section root whose children have their own links). */
   exact?: boolean
+  /** Shown only when the role in the current team has it (always in the personal account). */
+  permission?: TeamPermission
 }
 
 const mainNav: NavItem[] = [
   { href: '/app/dashboard', label: 'Дашборд', icon: DashboardIcon },
-  { href: '/app/playground', label: 'Playground', icon: ChatIcon },
+  { href: '/app/playground', label: 'Playground', icon: ChatIcon, permission: 'playground' },
   { href: '/app/models', label: 'Модели', icon: CubeIcon },
-  { href: '/app/api-keys', label: 'API ключи', icon: KeyIcon },
-  { href: '/app/billing', label: 'Баланс', icon: WalletIcon },
-  { href: '/app/usage', label: 'Статистика', icon: ChartIcon },
+  { href: '/app/api-keys', label: 'API ключи', icon: KeyIcon, permission: 'keys.own' },
+  { href: '/app/billing', label: 'Баланс', icon: WalletIcon, permission: 'history' },
+  { href: '/app/usage', label: 'Статистика', icon: ChartIcon, permission: 'usage.own' },
   { href: '/app/docs', label: 'Документация', icon: BookIcon },
+]
+
+/** The team's own pages, in team context. */
+const teamNav: NavItem[] = [
+  { href: '/app/team', label: 'Команда', icon: BuildingIcon, exact: true },
+  { href: '/app/team/analytics', label: 'Аналитика команды', icon: ActivityIcon, permission: 'usage.all' },
+  { href: '/app/team/audit', label: 'Журнал действий', icon: FileTextIcon, permission: 'audit.view' },
+  { href: '/app/team/webhook', label: 'Вебхук', icon: ZapIcon, permission: 'webhook.manage' },
 ]
 
 const adminNav: NavItem[] = [
   { href: '/app/admin', label: 'Дашборд', icon: DashboardIcon, exact: true },
   { href: '/app/admin/users', label: 'Пользователи', icon: UsersIcon },
+  { href: '/app/admin/teams', label: 'Команды', icon: BuildingIcon },
   { href: '/app/admin/blog', label: 'Блог', icon: FileTextIcon },
 ]
+
+/** The links a role may follow: the others are hidden, not left to fail. */
+const allowed = (items: NavItem[], account: Account) => items.filter((i) => !i.permission || account.can(i.permission))
 
 /** The spec's rule: the path equals the link or lies below it. */
 export function isActivePath(location: string, href: string, exact = false): boolean {
@@ -106,9 +126,11 @@ function AdminGroup({ location }: { location: string }) {
 function SidebarFooter({ user }: { user: User }) {
   const [location, navigate] = useLocation()
   const { data } = useBalance()
+  const account = useAccount()
   const logout = useSession((s) => s.logout)
   const [leaving, setLeaving] = useState(false)
-  const balance = data?.balance ?? user.balance
+  // In a team the sidebar shows the team's balance (the personal one waits for the switch back).
+  const balance = data?.balance ?? (account.teamId ? undefined : user.balance)
 
   async function signOut() {
     setLeaving(true)
@@ -126,10 +148,12 @@ function SidebarFooter({ user }: { user: User }) {
     <div className="space-y-3 border-t border-slate-200 p-3">
       <div className="rounded-xl border border-slate-200 bg-slate-50 px-3.5 py-3">
         <div className="flex items-center justify-between gap-2">
-          <span className="text-xs font-medium text-slate-500">Ваш баланс</span>
-          <Link href="/app/billing" className="text-xs font-medium text-indigo-600 hover:text-indigo-500">
-            Пополнить
-          </Link>
+          <span className="text-xs font-medium text-slate-500">{account.teamId ? 'Баланс команды' : 'Ваш баланс'}</span>
+          {account.can('topup') && (
+            <Link href="/app/billing" className="text-xs font-medium text-indigo-600 hover:text-indigo-500">
+              Пополнить
+            </Link>
+          )}
         </div>
         <p data-testid="sidebar-balance" className="mt-1 text-lg font-semibold tracking-tight whitespace-nowrap text-slate-900 tabular-nums">
           {formatRubles(balance)}
@@ -167,21 +191,39 @@ function SidebarFooter({ user }: { user: User }) {
 /** The mobile header's balance: always in sight on a phone, a tap opens the top-up page. */
 function HeaderBalance({ fallback }: { fallback: number }) {
   const { data } = useBalance()
+  const account = useAccount()
+  const balance = data?.balance ?? (account.teamId ? undefined : fallback)
+  const classes =
+    'flex shrink-0 items-center gap-1.5 rounded-lg border border-slate-200 bg-slate-50 px-2.5 py-1.5 text-sm font-semibold whitespace-nowrap text-slate-900 tabular-nums'
+  const content = (
+    <>
+      <WalletIcon size={15} className="shrink-0 text-slate-400" />
+      {formatRubles(balance)}
+    </>
+  )
+  // A role that cannot top up sees the team's balance without the link to the billing page.
+  if (!account.can('topup'))
+    return (
+      <span data-testid="header-balance" className={classes}>
+        <span className="sr-only">Баланс команды: </span>
+        {content}
+      </span>
+    )
   return (
     <Link
       href="/app/billing"
       data-testid="header-balance"
-      aria-label={`Баланс: ${formatRubles(data?.balance ?? fallback)}. Пополнить`}
-      className="ml-auto flex items-center gap-1.5 rounded-lg border border-slate-200 bg-slate-50 px-2.5 py-1.5 text-sm font-semibold whitespace-nowrap text-slate-900 tabular-nums hover:bg-slate-100"
+      aria-label={`${account.teamId ? 'Баланс команды' : 'Баланс'}: ${formatRubles(balance)}. Пополнить`}
+      className={cn(classes, 'hover:bg-slate-100')}
     >
-      <WalletIcon size={15} className="shrink-0 text-slate-400" />
-      {formatRubles(data?.balance ?? fallback)}
+      {content}
     </Link>
   )
 }
 
 function Sidebar({ user, open, onClose }: { user: User; open: boolean; onClose: () => void }) {
   const [location] = useLocation()
+  const account = useAccount()
   return (
     <aside
       id="app-sidebar"
@@ -198,11 +240,28 @@ function Sidebar({ user, open, onClose }: { user: User; open: boolean; onClose: 
           <CloseIcon size={18} />
         </button>
       </div>
+      <div className="px-3 pb-2">
+        <AccountSwitcher />
+      </div>
       <nav aria-label="Основное меню" className="flex-1 overflow-y-auto px-3 py-2">
         <div className="space-y-0.5">
-          {mainNav.map((item) => (
+          {allowed(mainNav, account).map((item) => (
             <NavLink key={item.href} item={item} location={location} />
           ))}
+        </div>
+        <div className="mt-4 space-y-0.5 border-t border-slate-100 pt-4" data-testid="team-nav">
+          {account.teamId ? (
+            <>
+              <p className="truncate px-3 pb-1 text-xs font-medium text-slate-500" title={account.team?.name}>
+                {account.team ? `Команда «${account.team.name}»` : 'Команда'}
+              </p>
+              {allowed(teamNav, account).map((item) => (
+                <NavLink key={item.href} item={item} location={location} />
+              ))}
+            </>
+          ) : (
+            <NavLink item={{ href: '/app/team', label: 'Команды', icon: BuildingIcon, exact: true }} location={location} />
+          )}
         </div>
         {user.role === 'admin' && <AdminGroup location={location} />}
       </nav>
@@ -234,6 +293,7 @@ export function AppLayout({ children }: { children: ReactNode }) {
 
   // biome-ignore lint/correctness/useExhaustiveDependencies: location is the trigger: a navigation closes the menu
   useEffect(() => setMenuOpen(false), [location])
+  useStaleTeamReset()
 
   useEffect(() => {
     if (!menuOpen) return
@@ -259,7 +319,9 @@ export function AppLayout({ children }: { children: ReactNode }) {
         >
           <MenuIcon size={20} />
         </button>
-        <Logo href="/app/dashboard" />
+        {/* on a phone the mark alone leaves room for the account switcher */}
+        <Logo href="/app/dashboard" className="[&>span]:sr-only sm:[&>span]:not-sr-only" />
+        <AccountSwitcher compact className="min-w-0 flex-1 sm:ml-auto sm:max-w-56" />
         <HeaderBalance fallback={user.balance} />
       </header>
       {menuOpen && <div aria-hidden="true" onClick={() => setMenuOpen(false)} className="fixed inset-0 z-30 bg-slate-900/30 lg:hidden" />}

@@ -4,6 +4,8 @@ import type {
   AdminBlogPost,
   AdminRefundRequest,
   AdminStats,
+  AdminTeam,
+  AdminTeamsPage,
   AdminUpstreams,
   AdminUser,
   AdminUserDetail,
@@ -13,13 +15,14 @@ import type {
   BalanceAdjustment,
   BlogPost,
   Deleted,
+  TeamBalanceAdjustment,
   UncoveredCost,
   UncoveredResponse,
 } from '../../../src/wire'
 import { api, authorizedFetch, parseResponse } from '../../lib/api'
 
 // The wire types, declared by the route schemas (src/admin/model.ts, src/blog/model.ts, src/payments/model.ts).
-export type { AdminStats, AdminUpstreams, AdminUser, AdminUserDetail, AutopostSettings, AutopostStats, UncoveredCost }
+export type { AdminStats, AdminTeam, AdminUpstreams, AdminUser, AdminUserDetail, AutopostSettings, AutopostStats, UncoveredCost }
 export type RefundRequest = AdminRefundRequest
 export type AdminPost = AdminBlogPost
 
@@ -96,6 +99,25 @@ export const usersApi = {
   adjustBalance: (id: string, amount: number, reason = '') =>
     api.post<BalanceAdjustment>(`/api/admin/users/${encodeURIComponent(id)}/balance`, { amount, description: reason.trim() || ADJUSTMENT_DESCRIPTION }),
   remove: (id: string) => api.delete<Deleted>(`/api/admin/users/${encodeURIComponent(id)}`),
+}
+
+// ─── teams ───────────────────────────────────────────────────────────────────
+
+export const teamsAdminKey = (search: string) => `/api/admin/teams?${new URLSearchParams({ search, limit: String(USERS_PAGE_SIZE) })}`
+
+/** This call answers `{success, data, pagination}`, like the users'. */
+async function fetchTeams(path: string): Promise<{ teams: AdminTeam[]; total: number }> {
+  const response = await authorizedFetch(path, { headers: { Accept: 'application/json' } })
+  if (!response.ok) await parseResponse(response) // throws the server's error
+  const body = (await response.json()) as AdminTeamsPage
+  return { teams: body.data, total: body.pagination.total }
+}
+
+export const useAdminTeams = (search: string) => useSWR(teamsAdminKey(search), fetchTeams, { dedupingInterval: 2000, keepPreviousData: true })
+
+export const teamsAdminApi = {
+  adjustBalance: (id: string, amount: number, reason = '') =>
+    api.post<TeamBalanceAdjustment>(`/api/admin/teams/${encodeURIComponent(id)}/balance`, { amount, description: reason.trim() || ADJUSTMENT_DESCRIPTION }),
 }
 
 // ─── blog ────────────────────────────────────────────────────────────────────

@@ -1,7 +1,61 @@
-// Small pieces the three admin screens share.
-import type { ReactNode } from 'react'
-import { Icon as BaseIcon, type IconProps } from '../../components/icons'
+// Small pieces the admin screens share.
+import { type ReactNode, useEffect, useState } from 'react'
+import { formatInteger } from '../../../src/content/format'
+import { Icon as BaseIcon, type IconProps, SearchIcon } from '../../components/icons'
+import { inputClasses } from '../../components/input'
 import { cn } from '../../lib/cn'
+
+/** The value once it has stopped changing for `ms` (a search asks the server after typing pauses). */
+export function useDebounced<T>(value: T, ms: number): T {
+  const [settled, setSettled] = useState(value)
+  useEffect(() => {
+    const timer = setTimeout(() => setSettled(value), ms)
+    return () => clearTimeout(timer)
+  }, [value, ms])
+  return settled
+}
+
+/** A list's header: the search box and how many were found (or how many there are). */
+export function SearchHeader({
+  value,
+  onChange,
+  placeholder,
+  label,
+  total,
+  searching,
+  more,
+  testId,
+}: {
+  value: string
+  onChange: (value: string) => void
+  placeholder: string
+  label: string
+  /** undefined while loading */
+  total: number | undefined
+  searching: boolean
+  /** Said after the figure when not everything is shown. */
+  more?: string | false
+  testId?: string
+}) {
+  return (
+    <div className="flex flex-col gap-3 border-b border-slate-200 px-4 py-4 sm:flex-row sm:items-center sm:justify-between sm:px-6">
+      <div className="relative w-full sm:max-w-sm">
+        <SearchIcon size={16} className="pointer-events-none absolute top-1/2 left-3 -translate-y-1/2 text-slate-400" />
+        <input type="search" value={value} onChange={(e) => onChange(e.target.value)} placeholder={placeholder} aria-label={label} className={cn(inputClasses, 'pl-9')} />
+      </div>
+      <p className="text-sm whitespace-nowrap text-slate-500" data-testid={testId} aria-live="polite">
+        {total !== undefined ? (
+          <>
+            {searching ? 'Найдено' : 'Всего'}: <span className="font-medium text-slate-900 tabular-nums">{formatInteger(total)}</span>
+            {more}
+          </>
+        ) : (
+          '\u00a0'
+        )}
+      </p>
+    </div>
+  )
+}
 
 /** The shared icon frame at the admin screens' smaller default size. */
 const Icon = ({ size = 16, ...props }: IconProps & { children: ReactNode }) => <BaseIcon size={size} {...props} />

@@ -1,11 +1,10 @@
-import { type ReactNode, useEffect, useState } from 'react'
+import { type ReactNode, useState } from 'react'
 import { Link } from 'wouter'
 import { formatDate, formatDateTime, formatInteger, formatRubles, pluralRu } from '../../../src/content/format'
 import { Button } from '../../components/button'
 import { Card } from '../../components/card'
 import { ConfirmDialog } from '../../components/dialog'
-import { SearchIcon, TrashIcon, WalletIcon } from '../../components/icons'
-import { inputClasses } from '../../components/input'
+import { TrashIcon, WalletIcon } from '../../components/icons'
 import { EmptyNote, ListSkeleton, LoadError } from '../../components/list-state'
 import { PageHeading } from '../../components/page-heading'
 import { errorMessage } from '../../lib/api'
@@ -15,7 +14,7 @@ import { useMediaQuery } from '../../lib/use-media-query'
 import { useSession } from '../../stores/session'
 import { toast } from '../../stores/toasts'
 import { type AdminUser, type RefundRequest, USERS_PAGE_SIZE, useAdminUsers, useRefundRequests, usersApi } from './admin-api'
-import { Badge, RowAction } from './admin-ui'
+import { Badge, RowAction, SearchHeader, useDebounced } from './admin-ui'
 import { BalanceDialog } from './balance-dialog'
 
 /** Wide enough (sidebar included) for the seven-column table; narrower screens get cards. */
@@ -24,15 +23,6 @@ const SEARCH_DELAY_MS = 300
 
 /** The spec's confirmation: 'Удалить пользователя' followed by the e-mail. */
 export const deleteQuestion = (email: string) => `Удалить пользователя ${email}?`
-
-function useDebounced<T>(value: T, ms: number): T {
-  const [settled, setSettled] = useState(value)
-  useEffect(() => {
-    const timer = setTimeout(() => setSettled(value), ms)
-    return () => clearTimeout(timer)
-  }, [value, ms])
-  return settled
-}
 
 function Actions({ user, isSelf, onBalance, onDelete }: { user: AdminUser; isSelf: boolean; onBalance: () => void; onDelete: () => void }) {
   return (
@@ -249,35 +239,22 @@ export function AdminUsersPage() {
       <PageHeading title="Пользователи" description="Поиск по e-mail, изменение баланса и удаление аккаунтов; адрес открывает страницу пользователя." />
       <div className="space-y-6">
         <Card className="overflow-hidden">
-          <div className="flex flex-col gap-3 border-b border-slate-200 px-4 py-4 sm:flex-row sm:items-center sm:justify-between sm:px-6">
-            <div className="relative w-full sm:max-w-sm">
-              <SearchIcon size={16} className="pointer-events-none absolute top-1/2 left-3 -translate-y-1/2 text-slate-400" />
-              <input
-                type="search"
-                value={search}
-                onChange={(e) => setSearch(e.target.value)}
-                placeholder="Поиск по email..."
-                aria-label="Поиск по email"
-                className={cn(inputClasses, 'pl-9')}
-              />
-            </div>
-            <p className="text-sm whitespace-nowrap text-slate-500" data-testid="admin-users-total" aria-live="polite">
-              {data ? (
-                <>
-                  {query ? 'Найдено' : 'Всего'}: <span className="font-medium text-slate-900 tabular-nums">{formatInteger(data.total)}</span>
-                  {data.total > data.users.length && ` · показаны первые ${USERS_PAGE_SIZE}`}
-                </>
-              ) : (
-                '\u00a0'
-              )}
-            </p>
-          </div>
+          <SearchHeader
+            value={search}
+            onChange={setSearch}
+            placeholder="Поиск по email..."
+            label="Поиск по email"
+            total={data?.total}
+            searching={query !== ''}
+            more={data && data.total > data.users.length && ` · показаны первые ${USERS_PAGE_SIZE}`}
+            testId="admin-users-total"
+          />
           <div className={cn('transition-opacity', isValidating && data && 'opacity-70')}>{list}</div>
         </Card>
         <RefundRequests />
       </div>
       <BalanceDialog
-        user={balanceFor}
+        user={balanceFor && { kind: 'user', id: balanceFor.id, label: balanceFor.email, balance: balanceFor.balance }}
         onClose={() => setBalanceFor(null)}
         onDone={() => {
           setBalanceFor(null)

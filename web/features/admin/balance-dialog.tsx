@@ -5,7 +5,10 @@ import { Dialog } from '../../components/dialog'
 import { Input, textareaClasses } from '../../components/input'
 import { errorMessage } from '../../lib/api'
 import { toast } from '../../stores/toasts'
-import { type AdminUser, REASON_MAX_LENGTH, usersApi } from './admin-api'
+import { REASON_MAX_LENGTH, teamsAdminApi, usersApi } from './admin-api'
+
+/** Whose balance: a user's (the spec's dialog) or a team's; `label` is the e-mail or the team's name. */
+export type BalanceTarget = { kind: 'user' | 'team'; id: string; label: string; balance: number }
 
 /**
  * The amount as a Russian admin types it: «30,5» and «30.5» are 30.5, «-30,5» (or «−30,5») is −30.5,
@@ -29,14 +32,12 @@ const toMicros = (rubles: number) => Math.round(rubles * 1_000_000)
 /** The inline reason, worded as the server's refusal so either source reads the same. */
 export const overDeductionMessage = (balance: number) => `Нельзя списать больше, чем есть на балансе: сейчас на нём ${formatRublesExact(balance)}`
 
-/** What the dialog needs of a user: the list's line or the user's page. */
-type Target = Pick<AdminUser, 'id' | 'email' | 'balance'>
-
 /**
- * Spec §2: the user, the current balance and a signed amount — positive tops up, negative deducts;
- * issue 29: and the reason, which the customer reads in their history («Корректировка администратора: …»).
+ * Spec §2: the user (or a team), the current balance and a signed amount — positive tops up,
+ * negative deducts; issue 29: and the reason, which the customer reads in their history
+ * («Корректировка администратора: …»).
  */
-export function BalanceDialog({ user, onClose, onDone }: { user: Target | null; onClose: () => void; onDone: () => void }) {
+export function BalanceDialog({ user, onClose, onDone }: { user: BalanceTarget | null; onClose: () => void; onDone: () => void }) {
   const [value, setValue] = useState('')
   const [reason, setReason] = useState('')
   const [pending, setPending] = useState(false)
@@ -55,7 +56,7 @@ export function BalanceDialog({ user, onClose, onDone }: { user: Target | null; 
     if (!user || pending || !Number.isFinite(amount) || overDeduction) return
     setPending(true)
     try {
-      await usersApi.adjustBalance(user.id, amount, reason)
+      await (user.kind === 'team' ? teamsAdminApi : usersApi).adjustBalance(user.id, amount, reason)
       toast.success('Баланс обновлен')
       setValue('')
       setReason('')
@@ -97,7 +98,7 @@ export function BalanceDialog({ user, onClose, onDone }: { user: Target | null; 
       description={
         user && (
           <>
-            <span className="block font-medium break-all text-slate-900">{user.email}</span>
+            <span className="block font-medium break-all text-slate-900">{user.kind === 'team' ? `Команда «${user.label}»` : user.label}</span>
             <span className="mt-1 block">
               Текущий баланс: <span className="font-medium whitespace-nowrap text-slate-900 tabular-nums">{formatRublesExact(user.balance)}</span>
             </span>
@@ -158,7 +159,9 @@ export function BalanceDialog({ user, onClose, onDone }: { user: Target | null; 
             className={textareaClasses}
             data-testid="balance-reason"
           />
-          <p className="text-xs text-slate-500">В истории операций пользователя: «Корректировка администратора{reason.trim() ? `: ${reason.trim()}` : ''}».</p>
+          <p className="text-xs text-slate-500">
+            В истории операций {user?.kind === 'team' ? 'команды' : 'пользователя'}: «Корректировка администратора{reason.trim() ? `: ${reason.trim()}` : ''}».
+          </p>
         </div>
       </form>
     </Dialog>

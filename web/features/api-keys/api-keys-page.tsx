@@ -65,7 +65,10 @@ export function ApiKeysPage() {
 
   return (
     <>
-      <PageHeading title="API ключи" description="Ключи для доступа к API из ваших приложений. Расходы по каждому ключу можно ограничить месячным лимитом." />
+      <PageHeading
+        title="API ключи"
+        description="Ключи для доступа к API из ваших приложений. Расходы по каждому ключу можно ограничить бюджетом на день, неделю, месяц или без периода."
+      />
       <div className="space-y-6">
         {created && <NewKeyPanel key={created.id} created={created} onDismiss={() => setCreated(null)} />}
         <CreateKeyForm keyCount={keys?.length} onCreated={onCreated} />

@@ -1,6 +1,8 @@
 import { type KeyboardEvent, type ReactNode, useState } from 'react'
 import type { KeyedMutator } from 'swr'
 import { formatDate, formatDateTime } from '../../../src/content/format'
+import type { BudgetInput } from '../../../src/wire'
+import { BudgetDialog, BudgetMeter, formatLimit, PERIOD_PHRASES } from '../../components/budget'
 import { Button } from '../../components/button'
 import { ConfirmDialog } from '../../components/dialog'
 import { GaugeIcon, PencilIcon, PowerIcon, TrashIcon } from '../../components/icons'
@@ -9,8 +11,7 @@ import { errorMessage } from '../../lib/api'
 import { cn } from '../../lib/cn'
 import { useMediaQuery } from '../../lib/use-media-query'
 import { toast } from '../../stores/toasts'
-import { type ApiKey, type ApiKeyPatch, formatLimit, formatSpend, keysApi, NAME_MAX_LENGTH, NAME_REQUIRED_MESSAGE } from './keys-api'
-import { LimitDialog } from './limit-dialog'
+import { type ApiKey, type ApiKeyPatch, keysApi, NAME_MAX_LENGTH, NAME_REQUIRED_MESSAGE } from './keys-api'
 
 /** Wide enough (sidebar included) for the seven-column table; narrower screens get cards. */
 const TABLE_QUERY = '(min-width: 1280px)'
@@ -34,38 +35,12 @@ function StatusBadge({ active }: { active: boolean }) {
 }
 
 function Spend({ apiKey, className }: { apiKey: ApiKey; className?: string }) {
-  const spent = formatSpend(apiKey.monthSpent)
-  if (apiKey.monthlyLimit === null) {
-    return (
-      <div className={className}>
-        <span className="font-medium whitespace-nowrap text-slate-900 tabular-nums">{spent}</span>
-        <span className="block text-xs text-slate-500">без лимита</span>
-      </div>
-    )
-  }
-  const ratio = apiKey.monthlyLimit > 0 ? Math.min(1, apiKey.monthSpent / apiKey.monthlyLimit) : 1
-  const exhausted = apiKey.monthSpent >= apiKey.monthlyLimit
-  return (
-    <div className={cn('min-w-0', className)}>
-      <span className={cn('font-medium whitespace-nowrap tabular-nums', exhausted ? 'text-red-700' : 'text-slate-900')}>
-        {spent} из {formatLimit(apiKey.monthlyLimit)}
-      </span>
-      <div
-        className="mt-1.5 h-1.5 w-full max-w-40 min-w-24 overflow-hidden rounded-full bg-slate-100"
-        role="progressbar"
-        aria-label="Израсходовано от месячного лимита"
-        aria-valuemin={0}
-        aria-valuemax={100}
-        aria-valuenow={Math.round(ratio * 100)}
-      >
-        <div
-          className={cn('h-full rounded-full', exhausted ? 'bg-red-500' : ratio >= 0.8 ? 'bg-amber-500' : 'bg-indigo-500')}
-          style={{ width: `${Math.max(ratio * 100, ratio > 0 ? 3 : 0)}%` }}
-        />
-      </div>
-      {exhausted && <span className="mt-1 block text-xs text-red-600">Лимит исчерпан</span>}
-    </div>
-  )
+  return <BudgetMeter budget={apiKey.budget} label="Израсходовано от бюджета ключа" className={className} />
+}
+
+/** Whose key it is, in a team (owners and admins see every member's keys). */
+function Owner({ apiKey }: { apiKey: ApiKey }) {
+  return apiKey.owner ? <span className="block truncate text-xs text-slate-500">владелец: {apiKey.owner.email}</span> : null
 }
 
 function LastUsed({ value }: { value: string | null }) {
@@ -200,8 +175,8 @@ export function KeyList({ keys, mutate, onDeleted }: { keys: ApiKey[]; mutate: K
     setEditing((current) => (current?.id !== key.id ? current : ok ? null : { ...current, saving: false }))
   }
 
-  async function saveLimit(key: ApiKey, limit: number | null): Promise<boolean> {
-    const ok = await update(key, { monthlyLimit: limit }, limit === null ? 'Лимит снят' : 'Лимит сохранён')
+  async function saveBudget(key: ApiKey, budget: BudgetInput): Promise<boolean> {
+    const ok = await update(key, { budget }, budget.limitRub === null ? 'Лимит снят' : 'Бюджет сохранён')
     if (ok) setLimitKey(null)
     return ok
   }
@@ -235,7 +210,27 @@ export function KeyList({ keys, mutate, onDeleted }: { keys: ApiKey[]; mutate: K
 
   const dialogs = (
     <>
-      <LimitDialog apiKey={limitKey} onClose={() => setLimitKey(null)} onSave={saveLimit} />
+      <BudgetDialog
+        open={limitKey !== null}
+        title="Бюджет ключа"
+        budget={limitKey?.budget ?? null}
+        description={
+          limitKey && (
+            <>
+              Ключ «<span className="break-words">{limitKey.name}</span>» перестанет принимать запросы, когда расходы по нему за период достигнут лимита (ошибка 402
+              budget_exceeded).
+              {limitKey.budget.limitRub !== null && (
+                <>
+                  {' '}
+                  Сейчас: {formatLimit(limitKey.budget.limitRub)} {PERIOD_PHRASES[limitKey.budget.period]}.
+                </>
+              )}
+            </>
+          )
+        }
+        onClose={() => setLimitKey(null)}
+        onSave={(budget) => saveBudget(limitKey!, budget)}
+      />
       <ConfirmDialog
         open={deleting !== null}
         title="Удаление ключа"
@@ -263,7 +258,7 @@ export function KeyList({ keys, mutate, onDeleted }: { keys: ApiKey[]; mutate: K
                   Статус
                 </th>
                 <th scope="col" className="px-2.5 py-2.5 font-medium">
-                  Расход в этом месяце
+                  Расход и бюджет
                 </th>
                 <th scope="col" className="px-2.5 py-2.5 font-medium">
                   Создан
@@ -288,6 +283,7 @@ export function KeyList({ keys, mutate, onDeleted }: { keys: ApiKey[]; mutate: K
                         <span className={cn('block font-medium break-words', key.isActive ? 'text-slate-900' : 'text-slate-500')}>{key.name}</span>
                       )}
                       <code className="mt-0.5 block font-mono text-[13px] whitespace-nowrap text-slate-500">{`${key.keyPrefix}…`}</code>
+                      <Owner apiKey={key} />
                     </td>
                     <td className="px-2.5 py-3.5">
                       <StatusBadge active={key.isActive} />
@@ -310,7 +306,7 @@ export function KeyList({ keys, mutate, onDeleted }: { keys: ApiKey[]; mutate: K
                           <IconAction label="Переименовать" onClick={() => startRename(key)} disabled={busy(key)}>
                             <PencilIcon />
                           </IconAction>
-                          <IconAction label="Месячный лимит" onClick={() => setLimitKey(key)} disabled={busy(key)}>
+                          <IconAction label="Бюджет" onClick={() => setLimitKey(key)} disabled={busy(key)}>
                             <GaugeIcon />
                           </IconAction>
                           <IconAction label="Удалить" danger onClick={() => setDeleting({ key, pending: false })} disabled={busy(key)}>
@@ -345,13 +341,14 @@ export function KeyList({ keys, mutate, onDeleted }: { keys: ApiKey[]; mutate: K
                     <p className={cn('font-medium break-words', key.isActive ? 'text-slate-900' : 'text-slate-500')}>{key.name}</p>
                   )}
                   <code className="mt-1 block font-mono text-[13px] break-all text-slate-600">{`${key.keyPrefix}…`}</code>
+                  <Owner apiKey={key} />
                 </div>
                 <StatusBadge active={key.isActive} />
               </div>
               {/* phones: label left, value right; wider cards: three labelled columns */}
               <dl className="mt-3 space-y-2 text-sm sm:grid sm:grid-cols-3 sm:gap-x-6 sm:space-y-0">
                 <div className="flex items-start justify-between gap-3 sm:block">
-                  <dt className="text-slate-500 sm:text-xs">Расход в этом месяце</dt>
+                  <dt className="text-slate-500 sm:text-xs">Расход и бюджет</dt>
                   <dd className="text-right sm:mt-0.5 sm:text-left">
                     <Spend apiKey={key} className="flex flex-col items-end sm:block" />
                   </dd>
@@ -378,9 +375,9 @@ export function KeyList({ keys, mutate, onDeleted }: { keys: ApiKey[]; mutate: K
                     <PencilIcon size={15} className="text-slate-500" />
                     Переименовать
                   </Button>
-                  <Button size="sm" variant="secondary" onClick={() => setLimitKey(key)} disabled={busy(key)} aria-label="Месячный лимит">
+                  <Button size="sm" variant="secondary" onClick={() => setLimitKey(key)} disabled={busy(key)}>
                     <GaugeIcon size={15} className="text-slate-500" />
-                    Лимит
+                    Бюджет
                   </Button>
                   <Button
                     size="sm"

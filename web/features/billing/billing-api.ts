@@ -53,8 +53,9 @@ export function topUpError(raw: string): string | null {
   return null
 }
 
-export function usePayments() {
-  return useSWR<Payment[]>(PAYMENTS_KEY)
+/** `enabled` false: the role may not see payments (nothing is asked). */
+export function usePayments(enabled = true) {
+  return useSWR<Payment[]>(enabled ? PAYMENTS_KEY : null)
 }
 
 export function useRefund() {

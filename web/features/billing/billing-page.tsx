@@ -3,6 +3,8 @@ import { formatDate, formatRubles } from '../../../src/content/format'
 import { Card } from '../../components/card'
 import { AlertCircleIcon } from '../../components/icons'
 import { PageHeading } from '../../components/page-heading'
+import { TransactionList } from '../../components/transaction-list'
+import { useAccount } from '../../lib/account'
 import { useBalance } from '../../lib/queries'
 import { useDocumentTitle } from '../../lib/use-document-title'
 import { useSession } from '../../stores/session'
@@ -12,7 +14,6 @@ import { PaymentList } from './payment-list'
 import { PaymentOutcome } from './payment-outcome'
 import { RefundSection } from './refund-section'
 import { TopUpForm } from './top-up-form'
-import { TransactionList } from './transaction-list'
 
 /** The latest successful top-up, for the balance card (the payment list is loaded anyway). */
 function LastTopUp() {
@@ -37,11 +38,12 @@ function LastTopUp() {
 
 function BalanceCard() {
   const { data } = useBalance()
+  const { teamId } = useAccount()
   const stored = useSession((s) => s.user?.balance)
-  const balance = data?.balance ?? stored
+  const balance = data?.balance ?? (teamId ? undefined : stored)
   return (
     <Card className="flex flex-col p-4 sm:p-6">
-      <h2 className="text-sm font-medium text-slate-500">Текущий баланс</h2>
+      <h2 className="text-sm font-medium text-slate-500">{teamId ? 'Баланс команды' : 'Текущий баланс'}</h2>
       <p data-testid="billing-balance" className="mt-2 text-3xl font-semibold tracking-tight whitespace-nowrap text-slate-900 tabular-nums">
         {formatRubles(balance)}
       </p>
@@ -66,10 +68,14 @@ export function BillingPage() {
   const search = useSearch()
   const [, navigate] = useLocation()
   const paymentId = new URLSearchParams(search).get('payment')
+  const account = useAccount()
 
   return (
     <>
-      <PageHeading title="Баланс" description="Пополнение картой, история операций и платежей." />
+      <PageHeading
+        title={account.team ? `Баланс команды «${account.team.name}»` : 'Баланс'}
+        description={account.team ? 'Пополнения картой зачисляются на баланс команды; история операций команды и её платежи.' : 'Пополнение картой, история операций и платежей.'}
+      />
       {paymentId && <PaymentOutcome key={paymentId} paymentId={paymentId} onClose={() => navigate('/app/billing', { replace: true })} />}
       <div className="grid grid-cols-1 gap-6 lg:grid-cols-3">
         <BalanceCard />
@@ -83,7 +89,7 @@ export function BillingPage() {
         </div>
         <div className="space-y-6 lg:col-span-2">
           <PaymentList />
-          <BalanceAlert />
+          {account.can('team.manage') && <BalanceAlert />}
           <RefundSection />
         </div>
       </div>

@@ -9,6 +9,7 @@ import { EmptyNote, ListSkeleton, LoadError } from '../../components/list-state'
 import { groupedKey, HistoryRow } from '../../components/money-history'
 import { PageHeading } from '../../components/page-heading'
 import { StatCard } from '../../components/stat-card'
+import { type Account, useAccount } from '../../lib/account'
 import { cn } from '../../lib/cn'
 import { useBalance, useUsage } from '../../lib/queries'
 import type { GroupedHistoryPage } from '../../lib/types'
@@ -19,20 +20,24 @@ import { usePayments } from '../billing/billing-api'
 
 const RECENT_SHOWN = 5
 
-function BalanceCard() {
+function BalanceCard({ account }: { account: Account }) {
   const { data, error, isLoading } = useBalance()
   const storedBalance = useSession((s) => s.user?.balance)
-  const balance = data?.balance ?? storedBalance
+  const balance = data?.balance ?? (account.teamId ? undefined : storedBalance)
   return (
     <StatCard
-      label="Текущий баланс"
+      label={account.teamId ? 'Баланс команды' : 'Текущий баланс'}
       icon={<WalletIcon size={15} />}
       testId="dashboard-balance"
       note={
-        <Link href="/app/billing" className="inline-flex items-center gap-1 font-medium text-indigo-600 hover:text-indigo-500">
-          Пополнить
-          <ArrowRightIcon size={12} />
-        </Link>
+        account.can('topup') ? (
+          <Link href="/app/billing" className="inline-flex items-center gap-1 font-medium text-indigo-600 hover:text-indigo-500">
+            Пополнить
+            <ArrowRightIcon size={12} />
+          </Link>
+        ) : (
+          <span>общий баланс команды</span>
+        )
       }
     >
       {balance !== undefined ? formatRubles(balance) : isLoading && !error ? <span className="inline-block h-7 w-28 animate-pulse rounded-md bg-slate-100 align-middle" /> : '—'}
@@ -40,9 +45,19 @@ function BalanceCard() {
   )
 }
 
-const steps = [
+const steps: ReadonlyArray<{
+  id: 'key' | 'topup' | 'request'
+  title: string
+  text: string
+  href: string
+  cta: string
+  icon: typeof KeyIcon
+  /** The step is shown only to a role that can do it. */
+  permission?: 'keys.own' | 'topup'
+}> = [
   {
     id: 'key',
+    permission: 'keys.own',
     title: 'Создайте API ключ',
     text: 'Ключ нужен для запросов к API из вашего кода или приложений.',
     href: '/app/api-keys',
@@ -51,6 +66,7 @@ const steps = [
   },
   {
     id: 'topup',
+    permission: 'topup',
     title: 'Пополните баланс',
     text: 'Оплата картой в рублях, списания только за фактическое использование.',
     href: '/app/billing',
@@ -65,12 +81,13 @@ const steps = [
     cta: 'Открыть документацию',
     icon: BookIcon,
   },
-] as const
+]
 
 /** Which quick-start steps are done: a key exists, a card top-up went through, a request was made. */
-function useStepsDone(): Record<(typeof steps)[number]['id'], boolean> {
-  const { data: keys } = useSWR<unknown[]>(KEYS_KEY)
-  const { data: payments } = usePayments()
+function useStepsDone(account: Account): Record<(typeof steps)[number]['id'], boolean> {
+  // A role without the keys or the payments asks for neither (the server would refuse).
+  const { data: keys } = useSWR<unknown[]>(account.can('keys.own') ? KEYS_KEY : null)
+  const { data: payments } = usePayments(account.can('topup'))
   const { data: usage } = useUsage({})
   return {
     key: Array.isArray(keys) && keys.length > 0,
@@ -79,14 +96,15 @@ function useStepsDone(): Record<(typeof steps)[number]['id'], boolean> {
   }
 }
 
-function QuickStart() {
-  const done = useStepsDone()
+function QuickStart({ account }: { account: Account }) {
+  const done = useStepsDone(account)
+  const shown = steps.filter((s) => !s.permission || account.can(s.permission))
   return (
     <Card className="p-4 sm:p-6">
       <h2 className="text-base font-semibold text-slate-900">Быстрый старт</h2>
-      <p className="mt-1 text-sm text-slate-500">Три шага до первого запроса.</p>
+      <p className="mt-1 text-sm text-slate-500">{shown.length === 3 ? 'Три шага до первого запроса.' : 'Несколько шагов до первого запроса.'}</p>
       <ol className="mt-5 space-y-3">
-        {steps.map((step, index) => (
+        {shown.map((step, index) => (
           <li key={step.href} data-testid="quick-start-step" data-step={step.id} data-done={done[step.id]}>
             <Link
               href={step.href}
@@ -218,20 +236,24 @@ function UsageCards() {
 
 export function DashboardPage() {
   useDocumentTitle('Дашборд')
+  const account = useAccount()
+  const history = account.can('history')
   return (
     <>
-      <PageHeading title="Дашборд" description="Баланс, расходы и первые шаги в AI Gateway." />
+      <PageHeading title="Дашборд" description={account.team ? `Команда «${account.team.name}»: баланс, расходы и первые шаги.` : 'Баланс, расходы и первые шаги в AI Gateway.'} />
       <section aria-label="Показатели" className="grid grid-cols-1 gap-4 sm:grid-cols-2 xl:grid-cols-4">
-        <BalanceCard />
+        <BalanceCard account={account} />
         <UsageCards />
       </section>
       <div className="mt-6 grid grid-cols-1 gap-6 lg:grid-cols-5">
-        <div className="lg:col-span-3">
-          <QuickStart />
+        <div className={history ? 'lg:col-span-3' : 'lg:col-span-5'}>
+          <QuickStart account={account} />
         </div>
-        <div className="lg:col-span-2">
-          <RecentTransactions />
-        </div>
+        {history && (
+          <div className="lg:col-span-2">
+            <RecentTransactions />
+          </div>
+        )}
       </div>
       <div className="mt-6">
         <CurlExample />

@@ -118,6 +118,9 @@ export function Composer({
   const canSend = !pending && !uploading && !guard.blocked && (value.trim() !== '' || ready.length > 0)
   const { figure, overBalance, title, state } = estimateDisplay(estimate, estimateHint)
   const warningId = useId()
+  // A budget, not the balance, is what stops this request: topping up would not help.
+  const limitedBy = estimate.data?.limitedBy
+  const budget = limitedBy === 'key' || limitedBy === 'member' ? limitedBy : null
   const canAttach = accept !== ''
 
   // grows with the text up to about eight lines (a quarter of a short phone screen), so the field
@@ -155,9 +158,16 @@ export function Composer({
             <span className="flex min-w-0 items-start gap-1.5 font-medium">
               <AlertCircleIcon size={15} className="mt-0.5 shrink-0 text-red-600" />
               <span data-testid="send-blocked-reason">
-                {typeof figure === 'number' ? `Не хватает баланса: запрос может стоить до ${formatPrice(figure)}` : 'Не хватает баланса для этого запроса'}
+                {budget
+                  ? budget === 'key'
+                    ? 'Запрос не помещается в бюджет ключа'
+                    : 'Запрос не помещается в ваш бюджет в команде'
+                  : typeof figure === 'number'
+                    ? `Не хватает баланса: запрос может стоить до ${formatPrice(figure)}`
+                    : 'Не хватает баланса для этого запроса'}
               </span>
             </span>
+            {/* one way out: a shorter answer that fits, else topping up (a budget is not raised by a top-up) */}
             {reduceTo !== null ? (
               <button
                 type="button"
@@ -168,13 +178,15 @@ export function Composer({
                 Уменьшить ответ до {formatInteger(reduceTo)} {pluralRu(reduceTo, ['токена', 'токенов', 'токенов'])}
               </button>
             ) : (
-              <Link href="/app/billing" className="shrink-0 font-semibold text-red-800 underline underline-offset-2 hover:text-red-900">
-                Пополнить баланс
-              </Link>
+              !budget && (
+                <Link href="/app/billing" className="shrink-0 font-semibold text-red-800 underline underline-offset-2 hover:text-red-900">
+                  Пополнить баланс
+                </Link>
+              )
             )}
           </p>
-          {/* the server's own words (what is available, what to lower), as its 402 would say; room for them on wider screens */}
-          {estimate.data?.message && <p className="mt-0.5 hidden text-xs text-red-700 sm:block">{estimate.data.message}</p>}
+          {/* the server's own words (what is available, what to lower; which budget and when it resets), as its 402 will say */}
+          {estimate.data?.message && <p className={cn('mt-0.5 text-xs text-red-700', !budget && 'hidden sm:block')}>{estimate.data.message}</p>}
         </div>
       )}
       {banner}
@@ -268,7 +280,7 @@ export function Composer({
           ) : typeof figure === 'number' ? (
             <>
               Оценка: до <span className={cn('font-medium', overBalance ? 'text-red-700' : 'text-slate-700')}>{formatPrice(figure)}</span>
-              {overBalance && ' — больше баланса'}
+              {overBalance && (budget ? ' — больше бюджета' : ' — больше баланса')}
             </>
           ) : (
             <>

@@ -7,6 +7,7 @@ import { LoadError } from '../../components/list-state'
 import { PageHeading } from '../../components/page-heading'
 import { PageSpinner } from '../../components/spinner'
 import { StatCard } from '../../components/stat-card'
+import { useAccount } from '../../lib/account'
 import { errorMessage } from '../../lib/api'
 import { cn } from '../../lib/cn'
 import { type UsageParams, useUsage } from '../../lib/queries'
@@ -19,7 +20,7 @@ import { UsageChart } from './usage-chart'
 import { PeriodSwitch, UsageFilters } from './usage-filters'
 import { DEFAULT_PERIOD, type Period, periodStart } from './usage-period'
 
-function ExportButton({ params, disabled }: { params: UsageParams; disabled: boolean }) {
+export function ExportButton({ params, disabled }: { params: UsageParams; disabled: boolean }) {
   const [pending, setPending] = useState(false)
   async function run() {
     setPending(true)
@@ -69,6 +70,7 @@ function EmptyState({ filtered, onReset }: { filtered: boolean; onReset: () => v
 
 export function UsagePage() {
   useDocumentTitle('Статистика')
+  const account = useAccount()
   const [period, setPeriod] = useState<Period>(DEFAULT_PERIOD)
   const [apiKeyId, setApiKeyId] = useState('')
   const [model, setModel] = useState('')
@@ -129,7 +131,13 @@ export function UsagePage() {
     <>
       <PageHeading
         title="Статистика"
-        description="Расходы, токены и запросы к моделям по дням."
+        description={
+          !account.team
+            ? 'Расходы, токены и запросы к моделям по дням.'
+            : account.can('usage.all')
+              ? `Запросы всей команды «${account.team.name}» по дням; по участникам — в «Аналитике команды».`
+              : `Ваши запросы с баланса команды «${account.team.name}» по дням.`
+        }
         actions={<ExportButton params={params} disabled={!data || data.totalRequests === 0} />}
       />
       <div className="mb-6 flex flex-col gap-3 xl:flex-row xl:items-center xl:justify-between">

@@ -1,10 +1,10 @@
 import type { ReactNode } from 'react'
 import useSWRInfinite from 'swr/infinite'
-import { Button } from '../../components/button'
-import { Card } from '../../components/card'
-import { EmptyNote, ListSkeleton, LoadError } from '../../components/list-state'
-import { groupedKey, HistoryRow } from '../../components/money-history'
-import type { GroupedHistoryPage } from '../../lib/types'
+import type { GroupedHistoryPage } from '../lib/types'
+import { Button } from './button'
+import { Card } from './card'
+import { EmptyNote, ListSkeleton, LoadError } from './list-state'
+import { groupedKey, HistoryRow } from './money-history'
 
 /** Lines per page: a day of requests is one line, so 20 lines cover weeks. */
 const PAGE = 20
