@@ -7,27 +7,7 @@
 
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
-import type { BunPlugin } from 'bun'
 import tailwind from 'bun-plugin-tailwind'
-
-// The browser gets Preact in React's place (preact/compat: the same API, a tenth of react-dom's
-// size), so the landing loads under 100 KB gzip (issue 29). The server, the CLI and the tests keep React.
-const REACT_AS_PREACT: Record<string, string> = {
-  react: 'preact/compat',
-  'react-dom': 'preact/compat',
-  'react-dom/client': 'preact/compat/client',
-  'react/jsx-runtime': 'preact/compat/jsx-runtime',
-  'react/jsx-dev-runtime': 'preact/compat/jsx-runtime',
-}
-const preact: BunPlugin = {
-  name: 'react-as-preact',
-  setup(build) {
-    build.onResolve({ filter: /^react(-dom)?(\/client|\/jsx-runtime|\/jsx-dev-runtime)?$/ }, (args) => {
-      const target = REACT_AS_PREACT[args.path]
-      return target ? { path: Bun.resolveSync(target, process.cwd()) } : undefined
-    })
-  },
-}
 
 const outdir = 'dist/web'
 rmSync(outdir, { recursive: true, force: true })
@@ -38,7 +18,7 @@ const result = await Bun.build({
   splitting: true,
   sourcemap: 'linked',
   publicPath: '/',
-  plugins: [preact, tailwind],
+  plugins: [tailwind],
   define: { 'process.env.NODE_ENV': '"production"' },
   naming: { entry: '[name].[ext]', chunk: 'assets/[name]-[hash].[ext]', asset: 'assets/[name]-[hash].[ext]' },
   metafile: true,
