@@ -1,6 +1,7 @@
 // What a search engine or a link preview gets without running JavaScript: the real server, plain
 // HTTP fetches (like curl), articles seeded through the blog's store on the server's database.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { seedBlogPost } from '../blog/store'
 import { LEGAL_DOCUMENTS } from '../content/legal'
@@ -289,11 +290,29 @@ describe('other pages without JavaScript', () => {
     for (const asset of html.match(/\/assets\/[\w.-]+\.(?:js|css)/g)!) {
       const res = await fetch(server.url + asset, { headers: { 'accept-encoding': 'gzip' } })
       expect([asset, res.status, res.headers.get('content-encoding'), res.headers.get('cache-control')]).toEqual([asset, 200, 'gzip', 'public, max-age=31536000, immutable'])
-      expect((await res.text()).length).toBeGreaterThan(1000)
+      // (the landing's entry script is small: it imports its chunks)
+      expect((await res.text()).length).toBeGreaterThan(100)
     }
     const plain = await fetch(`${server.url}/`, { headers: { 'accept-encoding': 'identity' } })
     expect(plain.headers.get('content-encoding')).toBeNull()
     expect((await fetch(`${server.url}/assets/..%2Fbuild-manifest.json`)).status).toBe(404)
+  })
+
+  test("the landing is its own light entry: `/` loads landing.html's script and stylesheet, every other page the SPA's", async () => {
+    const manifest = JSON.parse(readFileSync(join(import.meta.dir, '../../dist/web/build-manifest.json'), 'utf8')) as Record<'entry' | 'landing', { js: string[]; css: string[] }>
+    const assets = async (path: string) => [...(await (await fetch(server.url + path)).text()).matchAll(/(?:src|href)="\/(assets\/[\w.-]+\.(?:js|css))"/g)].map((m) => m[1])
+    const landing = await assets('/')
+    expect(landing).toContain(manifest.landing.js[0])
+    expect(landing).toContain(manifest.landing.css[0])
+    expect(landing).not.toContain(manifest.entry.js[0])
+    expect(landing).not.toContain(manifest.entry.css[0])
+    for (const path of ['/blog', '/models', '/login']) {
+      const spa = await assets(path)
+      expect(spa).toContain(manifest.entry.js[0])
+      expect(spa).not.toContain(manifest.landing.js[0])
+    }
+    expect((await fetch(`${server.url}/landing.html`)).headers.get('content-type')).toContain('text/html')
+    expect(await assets('/landing.html')).toContain(manifest.entry.js[0])
   })
 
   test('unknown paths answer 404 with noindex; files from the build stay private', async () => {

@@ -1,4 +1,5 @@
-import { useHealth } from '../lib/queries'
+import type { Health } from '../../src/wire'
+import { usePublicJson } from '../lib/public-json'
 import { useBanners, useDismissed } from '../stores/banners'
 import { useSession } from '../stores/session'
 import { BannerLine } from './banner-line'
@@ -9,7 +10,8 @@ const ADMIN_HINT = 'Для настоящих моделей задайте OPEN
 
 /** Replies come from the built-in demo upstream and the banner was not closed in this browser. */
 export function useDemoBannerShown(): boolean {
-  const { data } = useHealth()
+  // not SWR's useHealth: the banner is part of the landing's light entry (web/landing.tsx)
+  const { data } = usePublicJson<Health>('/api/health')
   const dismissed = useDismissed('demo')
   return data?.upstream === 'demo' && !dismissed
 }

@@ -1,5 +1,4 @@
 import { type ReactNode, useEffect } from 'react'
-import useSWR from 'swr'
 import { Link } from 'wouter'
 import { AUDIENCE, FEATURES, HERO, PRODUCT_CARDS, type TextCard, USE_CASES } from '../../../src/content/landing'
 import { publicModelHref } from '../../../src/content/models/links'
@@ -8,6 +7,7 @@ import { ButtonLink } from '../../components/button'
 import { ArrowRightIcon, CheckIcon } from '../../components/icons'
 import { PostCard, type PostSummary } from '../../components/post-card'
 import { InlineText } from '../../components/rich-document'
+import { usePublicJson } from '../../lib/public-json'
 import { CardIcon } from './landing-icons'
 
 /** The landing's teaser: the spec asks GET /api/blog/posts with limit 3. */
@@ -166,7 +166,7 @@ const embeddedShowcase: ShowcaseModel[] | null = (() => {
 function ModelsTeaser() {
   // Without the server's list (an old page, a dev server), the catalogue API gives the same pick.
   // (prices come with the server's list only: the catalogue's price code stays out of the landing's bundle)
-  const { data, error, isLoading } = useSWR<{ data: ShowcaseModel[] }>(embeddedShowcase ? null : '/v1/models')
+  const { data, error, isLoading } = usePublicJson<{ data: ShowcaseModel[] }>(embeddedShowcase ? null : '/v1/models')
   const models: ShowcaseModel[] = embeddedShowcase ?? (data?.data ? pickShowcase(data.data).map(({ id, name }) => ({ id, name })) : [])
   return (
     <section id="models" aria-labelledby="models-title" className="scroll-mt-20 mx-auto w-full max-w-6xl px-4 py-16 sm:px-6 sm:py-20">
@@ -281,7 +281,7 @@ function ProductCards() {
 }
 
 function LatestPosts() {
-  const { data } = useSWR<PostSummary[]>(LATEST_POSTS_KEY)
+  const { data } = usePublicJson<PostSummary[]>(LATEST_POSTS_KEY)
   // Shown only when there is something to read.
   if (!data || data.length === 0) return null
   return (
