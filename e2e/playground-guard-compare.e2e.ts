@@ -83,6 +83,8 @@ for (const vp of VIEWPORTS) {
       // GPT-4 at 500 tokens of answer costs more than 1 ₽: refused before sending, with the way out
       const warning = page.getByTestId('balance-warning')
       await expect(warning).toBeVisible({ timeout: 15_000 })
+      // the estimate of the question as typed (one of the model's first, shorter, may show first)
+      await expect(page.getByTestId('cost-estimate')).toHaveAttribute('data-state', 'ready', { timeout: 15_000 })
       const send = page.getByRole('button', { name: 'Отправить' })
       await expect(send).toBeDisabled()
       await expect(warning.getByTestId('send-blocked-reason')).toContainText('Не хватает баланса: запрос может стоить до')
@@ -224,7 +226,8 @@ for (const vp of VIEWPORTS) {
       if (wide) expect(new Set(boxes.map((b) => Math.round(b!.y))).size).toBe(1)
       else for (let i = 1; i < boxes.length; i++) expect(boxes[i]!.y).toBeGreaterThan(boxes[i - 1]!.y + boxes[i - 1]!.height - 1)
 
-      const question = `Сравни: ${'кошки собаки хомяки попугаи рыбки '.repeat(4).trim()}`
+      // a long echo (about 70 tokens each): the three streams overlap even when a busy machine starts them apart
+      const question = `Сравни: ${'кошки собаки хомяки попугаи рыбки '.repeat(14).trim()}`
       await composer(page).fill(question)
       const estimate = page.getByTestId('cost-estimate')
       await expect(estimate).toHaveAttribute('data-state', 'ready')
@@ -233,10 +236,11 @@ for (const vp of VIEWPORTS) {
       await page.evaluate(() => {
         const w = window as unknown as { __together: number }
         w.__together = 0
+        // the whole page: the view may be laid out anew when sending starts (an observer left on a detached node sees nothing)
         new MutationObserver(() => {
           const streaming = document.querySelectorAll('[data-testid=compare-column] [data-testid=assistant-message][data-status=streaming] [data-testid=markdown]').length
           w.__together = Math.max(w.__together, streaming)
-        }).observe(document.querySelector('[data-testid=compare-view]')!, { subtree: true, childList: true, characterData: true, attributes: true })
+        }).observe(document.body, { subtree: true, childList: true, characterData: true, attributes: true })
       })
       const before = (await apiGet<{ balance: number }>(page, '/api/billing/balance')).balance
       await composer(page).press('Enter')
