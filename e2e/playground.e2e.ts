@@ -390,7 +390,10 @@ test.describe('Playground', () => {
     await page.route('**/api/playground/estimate', (route) =>
       route.fulfill({ json: { success: true, data: { maxCost: 1, hold: 1, maxTokens: null, affordable: true, message: null, affordableTokens: null } } }),
     )
-    await composer(page).fill(`${book} `)
+    // a changed question (the estimate is asked again; a trailing space would not change it)
+    await composer(page).fill(`${book}!`)
+    // (the estimate of a whole context's text: slow on a busy machine)
+    await expect(estimateEl).toHaveAttribute('data-state', 'ready', { timeout: 15_000 })
     await expect(page.getByRole('button', { name: 'Отправить' })).toBeEnabled()
     await composer(page).press('Enter')
 
@@ -399,7 +402,7 @@ test.describe('Playground', () => {
     await expect(toastEl).toBeVisible()
     const topUp = toastEl.getByRole('link', { name: 'Пополнить баланс' })
     await expect(topUp).toBeVisible()
-    await expect(composer(page)).toHaveValue(`${book} `)
+    await expect(composer(page)).toHaveValue(`${book}!`)
     await expect(page.getByTestId('user-message')).toHaveCount(0)
     await shoot(page, 'playground-insufficient-1280')
     // Longer than the usual 4 s.
