@@ -1,9 +1,8 @@
-import { sql } from 'drizzle-orm'
 import { Elysia } from 'elysia'
 import pkg from '../../package.json'
 import type { Config } from '../config'
 import type { Db } from '../db/client'
-import { selectRows } from '../db/sql'
+import { checkDatabase, DATABASE_NAME } from '../db/outage'
 import { envelope, errors, ok } from '../lib/http'
 import type { Mailer } from '../mail/service'
 import { Health } from './model'
@@ -12,8 +11,15 @@ export function systemRoutes(config: Config, db: Db, mailer: Mailer) {
   const started = Date.now()
   return new Elysia({ name: 'system', prefix: '/api', detail: { tags: ['Система'] } }).get(
     '/health',
-    async () => {
-      await selectRows(db, sql`select 1 as ok`) // throws (→ 500) if the database is unusable
+    async ({ set }) => {
+      // Within the query deadline: a frozen database must not hang the health check either.
+      try {
+        await checkDatabase(db)
+      } catch {
+        set.status = 503
+        set.headers['retry-after'] = '5'
+        return { success: false as const, error: `База данных (${DATABASE_NAME}) недоступна` }
+      }
       return ok({
         status: 'ok' as const,
         version: pkg.version,
@@ -23,8 +29,9 @@ export function systemRoutes(config: Config, db: Db, mailer: Mailer) {
         payments: config.yookassaShopId ? ('yookassa' as const) : ('test' as const),
         testPaymentsBanner: config.testPaymentsBanner,
         emailVerification: config.requireEmailVerification,
+        database: { kind: DATABASE_NAME, status: 'ok' as const },
       })
     },
-    { response: { 200: envelope(Health), ...errors(500) }, detail: { summary: 'Проверка работоспособности' } },
+    { response: { 200: envelope(Health), ...errors(500, 503) }, detail: { summary: 'Проверка работоспособности', description: '503 — база данных не отвечает (названа в сообщении).' } },
   )
 }
