@@ -3,6 +3,7 @@ import pkg from '../../package.json'
 import type { Config } from '../config'
 import type { Db } from '../db/client'
 import { checkDatabase, DATABASE_NAME } from '../db/outage'
+import { AppError } from '../lib/errors'
 import { envelope, errors, ok } from '../lib/http'
 import type { Mailer } from '../mail/service'
 import { Health } from './model'
@@ -11,14 +12,12 @@ export function systemRoutes(config: Config, db: Db, mailer: Mailer) {
   const started = Date.now()
   return new Elysia({ name: 'system', prefix: '/api', detail: { tags: ['Система'] } }).get(
     '/health',
-    async ({ set }) => {
+    async () => {
       // Within the query deadline: a frozen database must not hang the health check either.
       try {
         await checkDatabase(db)
       } catch {
-        set.status = 503
-        set.headers['retry-after'] = '5'
-        return { success: false as const, error: `База данных (${DATABASE_NAME}) недоступна` }
+        throw new AppError(503, `База данных (${DATABASE_NAME}) недоступна`, { 'retry-after': '5' })
       }
       return ok({
         status: 'ok' as const,
@@ -29,9 +28,12 @@ export function systemRoutes(config: Config, db: Db, mailer: Mailer) {
         payments: config.yookassaShopId ? ('yookassa' as const) : ('test' as const),
         testPaymentsBanner: config.testPaymentsBanner,
         emailVerification: config.requireEmailVerification,
-        database: { kind: DATABASE_NAME, status: 'ok' as const },
+        database: { kind: DATABASE_NAME as 'SQLite' | 'PostgreSQL', status: 'ok' as const },
       })
     },
-    { response: { 200: envelope(Health), ...errors(500, 503) }, detail: { summary: 'Проверка работоспособности', description: '503 — база данных не отвечает (названа в сообщении).' } },
+    {
+      response: { 200: envelope(Health), ...errors(500, 503) },
+      detail: { summary: 'Проверка работоспособности', description: '503 — база данных не отвечает (названа в сообщении).' },
+    },
   )
 }
