@@ -6,6 +6,7 @@ import { sql } from 'drizzle-orm'
 import type { Db } from './client'
 import { onPostgres } from './dialect'
 import { selectRows } from './sql'
+import { write } from './tx'
 
 /** The longest a statement may take (PostgreSQL's statement_timeout and our own deadline; SQLite's busy_timeout). */
 export const QUERY_TIMEOUT_MS = Math.max(100, Number(process.env.DATABASE_TIMEOUT_MS) || 5000)
@@ -97,8 +98,18 @@ function causeOf(e: unknown): string {
   return `${err?.code ? `${err.code}: ` : ''}${err?.message ?? String(e)}`.slice(0, 300)
 }
 
-/** A statement that proves the database answers, within the deadline. */
-export const ping = (db: Db) => withDeadline(Promise.resolve().then(() => selectRows(db, sql`select 1 as ok`)))
+/**
+ * Proves the database answers, within the deadline. On SQLite reads go on while another process
+ * holds the write lock, but no request can reserve anything then: the probe also takes the write
+ * lock (an empty unit: BEGIN IMMEDIATE, COMMIT).
+ */
+export const ping = (db: Db) =>
+  withDeadline(
+    Promise.resolve().then(async () => {
+      await selectRows(db, sql`select 1 as ok`)
+      if (!onPostgres) await write(db, () => undefined)
+    }),
+  )
 
 /**
  * Checks the database (the health check): answers when it does, throws otherwise, and keeps the
