@@ -182,6 +182,9 @@ export async function runMigrations(db: Db): Promise<void> {
   const pool = db.$client as unknown as SQL
   const conn = await pool.reserve()
   try {
+    // Waiting for another instance's migrations, or one rewriting a large table, may take longer than
+    // the pool's statement_timeout: none on this connection meanwhile (RESET restores the pool's).
+    await conn`set statement_timeout = 0`
     await conn`select pg_advisory_lock(${MIGRATION_LOCK})`
     try {
       await migratePg(drizzlePg({ client: conn as unknown as SQL, schema }), { migrationsFolder: PG_MIGRATIONS })
@@ -189,6 +192,7 @@ export async function runMigrations(db: Db): Promise<void> {
       await conn`select pg_advisory_unlock(${MIGRATION_LOCK})`
     }
   } finally {
+    await conn`reset statement_timeout`.catch(() => {})
     conn.release()
   }
 }

@@ -6,7 +6,6 @@ import { sql } from 'drizzle-orm'
 import type { Db } from './client'
 import { onPostgres } from './dialect'
 import { selectRows } from './sql'
-import { write } from './tx'
 
 /** The longest a statement may take (PostgreSQL's statement_timeout and our own deadline; SQLite's busy_timeout). */
 export const QUERY_TIMEOUT_MS = Math.max(100, Number(process.env.DATABASE_TIMEOUT_MS) || 5000)
@@ -100,16 +99,25 @@ function causeOf(e: unknown): string {
 
 /**
  * Proves the database answers, within the deadline. On SQLite reads go on while another process
- * holds the write lock, but no request can reserve anything then: the probe also takes the write
- * lock (an empty unit: BEGIN IMMEDIATE, COMMIT).
+ * holds the write lock, but no request can reserve anything then: the probe takes the write lock
+ * and gives it back at once (BEGIN IMMEDIATE, ROLLBACK), waiting for it at most `waitMs` — the
+ * connection is synchronous, so the outage watch waits briefly and does not stall the process.
  */
-export const ping = (db: Db) =>
-  withDeadline(
-    Promise.resolve().then(async () => {
-      await selectRows(db, sql`select 1 as ok`)
-      if (!onPostgres) await write(db, () => undefined)
-    }),
-  )
+export async function ping(db: Db, waitMs = QUERY_TIMEOUT_MS): Promise<void> {
+  if (onPostgres) {
+    await withDeadline(selectRows(db, sql`select 1 as ok`))
+    return
+  }
+  const sqlite = db.$client
+  if (sqlite.inTransaction) return // the group commit is writing right now: it answers
+  sqlite.exec(`PRAGMA busy_timeout = ${Math.min(waitMs, QUERY_TIMEOUT_MS)}`)
+  try {
+    sqlite.exec('BEGIN IMMEDIATE')
+    sqlite.exec('ROLLBACK')
+  } finally {
+    sqlite.exec(`PRAGMA busy_timeout = ${QUERY_TIMEOUT_MS}`)
+  }
+}
 
 /**
  * Checks the database (the health check): answers when it does, throws otherwise, and keeps the
@@ -127,7 +135,7 @@ export async function checkDatabase(db: Db): Promise<void> {
 
 /** Lets the outage watch probe this database (the process's own, set once at start). */
 export function watchDatabase(db: Db) {
-  probe = () => ping(db)
+  probe = () => ping(db, 100)
 }
 
 /** `work` or a DatabaseTimeout after QUERY_TIMEOUT_MS, whichever comes first (`onTimeout` runs then: cancel what hangs). */
