@@ -56,7 +56,7 @@ function guarded(client: SQL, failUnit?: (e: unknown) => void): SQL {
       if (prop === 'begin' || prop === 'savepoint')
         return (...args: unknown[]) => {
           const fn = args.at(-1) as (tx: SQL) => unknown
-          const run = (value as (...a: unknown[]) => PromiseLike<unknown>).bind(target)
+          const run = (value as (...a: unknown[]) => Promise<unknown>).bind(target)
           if (prop === 'savepoint') return run(...args.slice(0, -1), (tx: SQL) => fn(guarded(tx, failUnit)))
           return new Promise((resolve, reject) => {
             let timer: ReturnType<typeof setTimeout> | undefined
@@ -72,16 +72,9 @@ function guarded(client: SQL, failUnit?: (e: unknown) => void): SQL {
               } finally {
                 arm() // COMMIT or ROLLBACK
               }
-            }).then(
-              (v) => {
-                clearTimeout(timer)
-                resolve(v)
-              },
-              (e) => {
-                clearTimeout(timer)
-                reject(e)
-              },
-            )
+            })
+              .then(resolve, reject)
+              .finally(() => clearTimeout(timer))
           })
         }
       return typeof value === 'function' ? value.bind(target) : value

@@ -147,15 +147,8 @@ export function withDeadline<T>(work: PromiseLike<T>, onTimeout?: () => void, ms
       } catch {}
       reject(new DatabaseTimeout())
     }, ms)
-    work.then(
-      (v) => {
-        clearTimeout(timer)
-        resolve(v)
-      },
-      (e) => {
-        clearTimeout(timer)
-        reject(e)
-      },
-    )
+    Promise.resolve(work)
+      .then(resolve, reject)
+      .finally(() => clearTimeout(timer))
   })
 }
