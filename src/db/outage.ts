@@ -21,12 +21,12 @@ export class DatabaseTimeout extends Error {
   }
 }
 
-// Bun.SQL's own codes for a connection that failed or broke, and the server's SQLSTATEs for a
+// Bun.SQL's own codes for a connection that failed or broke (never a bare ECONNREFUSED: that is
+// the router's or another peer's, not the database's), and the server's SQLSTATEs for a
 // server going away (57P01–57P03), a cancelled statement (57014: our statement_timeout), a
 // connection failure (class 08) and too many connections (53300).
 const PG_CODES = /^ERR_POSTGRES_(CONNECTION_CLOSED|CONNECTION_TIMEOUT|CONNECTION_REFUSED|IDLE_TIMEOUT|LIFETIME_TIMEOUT|QUERY_CANCELLED|TLS_UPGRADE_FAILED)$/
 const PG_STATES = /^(57P0[123]|57014|08\d\d\d|53300)$/
-const NET_CODES = /^(ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|ENOTFOUND|EHOSTUNREACH|ConnectionRefused|ConnectionClosed)$/
 // SQLite: another process holds the lock past busy_timeout, or the file cannot be read or written.
 const SQLITE_CODES = /^SQLITE_(BUSY|LOCKED|IOERR|CANTOPEN|PROTOCOL|FULL|NOTADB)/
 
@@ -35,7 +35,7 @@ export function isDatabaseUnavailable(e: unknown): boolean {
   for (let err = e, depth = 0; err && typeof err === 'object' && depth < 5; err = (err as { cause?: unknown }).cause, depth++) {
     if (err instanceof DatabaseTimeout) return true
     const { code, errno } = err as { code?: unknown; errno?: unknown }
-    if (typeof code === 'string' && (PG_CODES.test(code) || NET_CODES.test(code) || SQLITE_CODES.test(code))) return true
+    if (typeof code === 'string' && (PG_CODES.test(code) || SQLITE_CODES.test(code))) return true
     if (typeof errno === 'string' && PG_STATES.test(errno)) return true
   }
   return false
