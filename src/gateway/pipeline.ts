@@ -80,6 +80,12 @@ export type Prepared = {
   upstream: UpstreamName
 }
 
+/** A settlement has committed: its alerts leave in the background, never on the request's path. */
+function sendAlerts(notify: Notifier, settled: Settled | null) {
+  if (settled?.lowBalance) notify.lowBalance(settled.lowBalance)
+  if (settled?.budgets.length) notify.budgets(settled.budgets)
+}
+
 /** Reconciliation after a client disconnect: the router publishes generation stats with a delay. */
 const GENERATION_RETRY_MS = [500, 1000, 2000, 4000]
 
@@ -290,11 +296,7 @@ export function pipeline(deps: GatewayDeps) {
     return closed.result?.chargedMicros ?? 0
   }
 
-  /** The unit has committed: alerts leave in the background, never on the request's path. */
-  function alert(settled: Settled | null) {
-    if (settled?.lowBalance) deps.notify.lowBalance(settled.lowBalance)
-    if (settled?.budgets.length) deps.notify.budgets(settled.budgets)
-  }
+  const alert = (settled: Settled | null) => sendAlerts(deps.notify, settled)
 
   /** Gives the hold back; when the database is not answering, later (the customer's error stays the upstream's). */
   const release = async (p: Prepared, error: string, upstreamId: string | null = null, status: 'error' | 'cancelled' = 'error', extra?: Partial<UsageFacts>) => {
@@ -429,7 +431,7 @@ export function pipeline(deps: GatewayDeps) {
     await settle(p, undefined, upstreamId, 'cancelled', pieces)
   }
 
-  return { estimate, prepare, body: upstreamBody, forward, post, send, complete, stream, settle, release, known, chargeFor, currentRate, answeredBy }
+  return { estimate, prepare, body: upstreamBody, forward, post, send, complete, stream, settle, release, chargeFor, currentRate, answeredBy }
 }
 
 /**
@@ -465,10 +467,7 @@ export function generationSettler(deps: Pick<GatewayDeps, 'config' | 'rates' | '
         },
       }
     },
-    settled(s) {
-      if (s.lowBalance) deps.notify.lowBalance(s.lowBalance)
-      if (s.budgets.length) deps.notify.budgets(s.budgets)
-    },
+    settled: (s) => sendAlerts(deps.notify, s),
   }
 }
 
