@@ -94,6 +94,30 @@ describe('GET /api/activity', () => {
     expect(again.pages).toBe(3)
   })
 
+  test('120 requests, many in the same millisecond, page through in 50s: newest first, each once', async () => {
+    const busy = await gw.customer()
+    // Ten at a time, so rows share created_at and the id decides their order.
+    for (let i = 0; i < 12; i++) await Promise.all(Array.from({ length: 10 }, (_, j) => chat(busy.key, `пачка ${i}.${j}`)))
+    const { seen, pages } = await walk(busy, '', 50)
+    expect(pages).toBe(3)
+    expect(seen).toHaveLength(120)
+    expect(new Set(seen.map((i) => i.id)).size).toBe(120)
+    const order = seen.map((i) => `${i.at}|${i.id}`)
+    expect(order).toEqual([...order].sort().reverse())
+  })
+
+  test('the filter choices: the keys by name, the models used', async () => {
+    const res = await get(c, '/api/activity/filters')
+    expect(res.status).toBe(200)
+    const f = res.body.data
+    expect(f.keys.map((k: { name: string }) => k.name)).toEqual(expect.arrayContaining(['test', 'второй']))
+    expect(f.keys.find((k: { name: string }) => k.name === 'второй').id).toBe(second.id)
+    expect(f.models).toEqual(expect.arrayContaining(['anthropic/claude-3-haiku', 'openai/gpt-3.5-turbo']))
+    expect(f.models).toEqual([...f.models].sort())
+    expect(f.members).toEqual([])
+    expect((await get(await gw.customer(), '/api/activity/filters')).body.data).toMatchObject({ models: [], members: [] })
+  })
+
   test('filters: key, the web session, model, status, protocol, dates, request id', async () => {
     const ids = async (q: string) => (await get(c, `/api/activity?limit=200${q}`)).body.data.items as Array<Record<string, unknown>>
     expect((await ids(`&keyId=${second.id}`)).map((i) => i.model)).toEqual(['anthropic/claude-3-haiku'])
@@ -252,6 +276,12 @@ describe('in a team', () => {
     // The team's requests are not in the personal log, nor the other way round.
     expect((await get(owner, '/api/activity')).body.data.items).toEqual([])
     expect((await get(owner, `/api/activity/${ownersRequest.id}`)).status).toBe(404)
+    // The filter choices: the whole team's members for the owner, none for a member (only their own).
+    const choices = (await get(owner, '/api/activity/filters', team.id)).body.data
+    expect(choices.members.map((m: { email: string }) => m.email).sort()).toEqual([member.email, owner.email].sort())
+    expect(choices.keys.map((k: { name: string }) => k.name).sort()).toEqual(['владельца', 'участника'].sort())
+    const own = (await get(member, '/api/activity/filters', team.id)).body.data
+    expect(own).toMatchObject({ members: [], keys: [{ id: memberKey.id, name: 'участника' }] })
     // The CSV of the whole team names the member.
     const csv = await (await fetch(`${gw.url}/api/activity/export`, { headers: { authorization: `Bearer ${owner.accessToken}`, 'x-team-id': team.id } })).text()
     expect(csv).toContain(',Участник,')

@@ -2,7 +2,7 @@ import { Elysia, t } from 'elysia'
 import type { AuthGuard } from '../auth/guard'
 import { moscowDay } from '../billing/days'
 import { envelope, errors, ok } from '../lib/http'
-import { ActivityDetail, ActivityExportQuery, ActivityPage, ActivityParams, ActivityQuery } from './model'
+import { ActivityDetail, ActivityExportQuery, ActivityFilters, ActivityPage, ActivityParams, ActivityQuery } from './model'
 import type { ActivityService } from './service'
 
 const FILTERS = 'Фильтры: keyId (web — запросы из Playground), model, status, protocol, from и to (ISO 8601), userId (в команде), requestId.'
@@ -18,6 +18,11 @@ export function activityRoutes(activity: ActivityService, guard: AuthGuard) {
         summary: 'Журнал запросов к /v1: новые сверху, страницами по курсору (nextCursor), без предела глубины',
         description: `${FILTERS} С X-Team-Id — запросы команды: владельцу, администраторам и бухгалтерам — всех участников, остальным — свои.`,
       },
+    })
+    .get('/filters', async ({ acting }) => ok(await activity.filters(acting)), {
+      account: 'usage.own',
+      response: { 200: envelope(ActivityFilters), ...errors(401, 403, 404) },
+      detail: { summary: 'Варианты фильтров журнала: ключи, модели, участники команды' },
     })
     .get(
       '/export',

@@ -103,3 +103,12 @@ export const ActivityDetail = t.Object(
   },
   { title: 'ActivityDetail' },
 )
+
+export const ActivityFilters = t.Object(
+  {
+    keys: t.Array(t.Object({ id: t.String(), name: t.String() }), { description: 'Ключи аккаунта (в команде — видимые роли), по названию' }),
+    models: t.Array(t.String(), { description: 'Модели, к которым были запросы' }),
+    members: t.Array(t.Object({ userId: t.String(), email: t.String() }), { description: 'В команде — участники, делавшие запросы (тем, кто видит запросы всех)' }),
+  },
+  { title: 'ActivityFilters' },
+)

@@ -166,6 +166,17 @@ export function activityService(db: Db) {
       }
     },
 
+    /** The choices of the page's filters: keys, models, and in a whole team its members. */
+    async filters(a: Acting) {
+      const { keys, models, members } = await store.choices(usageScope(a))
+      const byName = (x: string, y: string) => x.localeCompare(y, 'ru')
+      return {
+        keys: keys.sort((x, y) => byName(x.name, y.name)),
+        models,
+        members: members.sort((x, y) => byName(x.email, y.email)).map((m) => ({ userId: m.id, email: m.email })),
+      }
+    },
+
     /** The filtered set as CSV, newest first, read page by page so no export holds it all in memory. */
     csv(a: Acting, q: ActivityQuery): ReadableStream<Uint8Array> {
       const encoder = new TextEncoder()

@@ -1,9 +1,9 @@
 // The activity log's queries: usage_logs of one scope, newest first, paged by a keyset cursor on
 // (created_at, id) — the order of the (user_id | team_id, created_at, id) indexes, so a page is an
 // index walk from the cursor on both stores, however deep, and rows inserted meanwhile never shift it.
-import { and, desc, eq, gte, isNull, lt, type SQL, sql } from 'drizzle-orm'
+import { and, asc, desc, eq, gte, isNull, lt, type SQL, sql } from 'drizzle-orm'
 import { users } from '../auth/schema'
-import { ledgerEntries, usageLogs } from '../billing/schema'
+import { ledgerEntries, usageDaily, usageLogs } from '../billing/schema'
 import type { UsageScope } from '../billing/usage'
 import type { Db } from '../db/client'
 import { apiKeys } from '../keys/schema'
@@ -77,6 +77,24 @@ export function activityStore(db: Db) {
         .where(and(eq(usageLogs.id, id), ...scoped(scope)))
         .limit(1)
       return found
+    },
+
+    /**
+     * What the filters offer: the scope's keys (by name), the models it has used and, for a whole
+     * team, the members who made requests — from the daily rollup, a few rows per day.
+     */
+    async choices(scope: UsageScope) {
+      const daily = and(eq(usageDaily.teamId, scope.teamId ?? ''), scope.userId ? eq(usageDaily.userId, scope.userId) : undefined)
+      const keysOf = scope.teamId
+        ? and(eq(apiKeys.teamId, scope.teamId), scope.userId ? eq(apiKeys.userId, scope.userId) : undefined)
+        : and(eq(apiKeys.userId, scope.userId!), isNull(apiKeys.teamId))
+      const keys = await db.select({ id: apiKeys.id, name: apiKeys.name }).from(apiKeys).where(keysOf)
+      const models = await db.selectDistinct({ model: usageDaily.model }).from(usageDaily).where(daily).orderBy(asc(usageDaily.model))
+      const members =
+        scope.teamId && !scope.userId
+          ? await db.selectDistinct({ id: usageDaily.userId, email: users.email }).from(usageDaily).innerJoin(users, eq(users.id, usageDaily.userId)).where(daily)
+          : []
+      return { keys, models: models.map((m) => m.model), members }
     },
 
     /** The ledger row a settlement wrote (its reference names the hold), if the request was charged. */
