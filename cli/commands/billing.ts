@@ -3,7 +3,7 @@ import { type Command, InvalidArgumentError } from 'commander'
 import type { Balance, Payment, Transaction, Usage } from '../lib/api'
 import { context, positiveInt, print, printJson } from '../lib/context'
 import { CliError, EXIT } from '../lib/errors'
-import { exactRubles, integer, moscowDay, price, rubles, signedPrice, table, when } from '../lib/format'
+import { integer, moscowDay, price, rubles, signedPrice, table, when } from '../lib/format'
 
 const TYPE_LABELS: Record<Transaction['type'], string> = {
   bonus: 'бонус',
@@ -55,7 +55,7 @@ export function billingCommands(program: Command) {
       const data = await api.get<Balance>('/api/billing/balance')
       if (opts.json) return printJson(data)
       const team = api.team()
-      print(team ? `Баланс команды «${team.name}»: ${exactRubles(data.balance)}` : `Баланс: ${exactRubles(data.balance)}`)
+      print(team ? `Баланс команды «${team.name}»: ${rubles(data.balance)}` : `Баланс: ${rubles(data.balance)}`)
       if (data.isLow) print('Баланс заканчивается — пополните: gw topup 500')
     })
 
@@ -71,7 +71,7 @@ export function billingCommands(program: Command) {
       print(
         table(
           ['Дата', 'Тип', 'Сумма', 'Баланс после', 'Описание'],
-          list.map((t) => [when(t.createdAt), TYPE_LABELS[t.type] ?? t.type, signedPrice(t.amount), exactRubles(t.balanceAfter), t.description]),
+          list.map((t) => [when(t.createdAt), TYPE_LABELS[t.type] ?? t.type, signedPrice(t.amount), rubles(t.balanceAfter), t.description]),
           [2, 3],
         ),
       )
@@ -90,7 +90,7 @@ export function billingCommands(program: Command) {
       const usage = await context(cmd).api.get<Usage>(`/api/billing/usage?${query}`)
       if (opts.json) return printJson(usage)
       const label = opts.period === 'all' ? 'за всё время' : `за ${opts.period.slice(0, -1)} дней (с ${moscowDay(start!)})`
-      print(`Расходы ${label}: ${price(usage.totalCost)} · запросов: ${integer(usage.totalRequests)} · токенов: ${integer(usage.totalTokens)}`)
+      print(`Расходы ${label}: ${rubles(usage.totalCost)} · запросов: ${integer(usage.totalRequests)} · токенов: ${integer(usage.totalTokens)}`)
       if (usage.logs.length === 0) return
       print('')
       print(
@@ -111,7 +111,7 @@ export function billingCommands(program: Command) {
 
   program
     .command('topup')
-    .description('пополнить баланс: выдаёт ссылку на оплату картой (и открывает её в браузере)')
+    .description('пополнить баланс: открывает ссылку на оплату картой в браузере, а если браузер открыть нельзя — печатает её')
     .argument('<сумма>', 'сумма в рублях, от 100 до 1 000 000', parseAmount)
     .option('--no-open', 'не открывать ссылку в браузере')
     .option('--json', 'вывести JSON')
@@ -126,6 +126,10 @@ export function billingCommands(program: Command) {
       if (opts.open && open && process.stdout.isTTY) {
         Bun.spawn([...open, payment.confirmationUrl], { stdio: ['ignore', 'ignore', 'ignore'] }).unref()
         print('Ссылка открыта в браузере. Баланс пополнится после оплаты: gw balance')
+      } else {
+        // No browser here (a server, a pipe, --no-open): the printed link is the way to pay.
+        const why = !opts.open ? null : !open ? 'Браузер здесь открыть нельзя' : 'Вывод не в терминал — браузер не открываем'
+        print(`${why ? `${why}: откройте` : 'Откройте'} ссылку выше в браузере. Баланс пополнится после оплаты: gw balance`)
       }
     })
 }
