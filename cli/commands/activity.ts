@@ -6,15 +6,15 @@ import {
   ACTIVITY_STATUSES,
   type ActivityProtocol,
   type ActivityStatus,
-  DELETED_KEY_LABEL,
   PROTOCOL_LABELS,
   STATUS_LABELS,
   UPSTREAM_SHORT_LABELS,
   WEB_SESSION_LABEL,
 } from '../../src/content/activity'
+import { formatMoscowDateTime } from '../../src/content/format'
 import type { ActivityDetail, ActivityItem, ActivityPage, Api } from '../lib/api'
 import { context, oneOf, print, printJson } from '../lib/context'
-import { cut, exactRubles, integer, price, shortWhen, table, when } from '../lib/format'
+import { cut, exactRubles, integer, plainSpaces, price, shortWhen, table } from '../lib/format'
 import { resolveKey } from './keys'
 
 const MAX_PAGE = 200
@@ -51,7 +51,8 @@ export function moscowDayStart(day: string, next = false): string {
 const fromDay = (day: string) => moscowDayStart(day)
 const toDay = (day: string) => moscowDayStart(day, true)
 
-const keyLabel = (i: ActivityItem) => (i.keyId === null ? WEB_SESSION_LABEL : (i.keyName ?? DELETED_KEY_LABEL))
+/** The server names the key (a deleted one marked so); none: the web session. */
+const keyLabel = (i: ActivityItem) => i.keyName ?? WEB_SESSION_LABEL
 
 /** What one request consumed: tokens, pictures, seconds of audio or characters. */
 function amount(i: ActivityItem): string {
@@ -91,7 +92,7 @@ export function activityTable(items: ActivityItem[]): string {
 function printDetail(d: ActivityDetail, team: boolean) {
   const rows: Array<[string, string | null | false]> = [
     ['ID', d.id],
-    ['Время', `${when(d.at)} (${shortWhen(d.at)} МСК)`],
+    ['Время', plainSpaces(formatMoscowDateTime(d.at))],
     ['Ключ', keyLabel(d)],
     ['Участник', team && d.email],
     ['Модель в запросе', d.requestedModel],

@@ -4,7 +4,8 @@ import { formatPrice, formatRubles, formatRublesExact } from '../../src/content/
 
 const LOCALE = 'ru-RU'
 // Intl groups thousands with a narrow no-break space; a plain space copies and aligns better in terminals.
-const plain = (s: string) => s.replace(/[\u00a0\u202f]/g, ' ')
+export const plainSpaces = (s: string) => s.replace(/[\u00a0\u202f]/g, ' ')
+const plain = plainSpaces
 
 /** Balances and totals, always two decimals: '50,00 ₽'. */
 export const rubles = (value: number | string) => plain(formatRubles(value))

@@ -198,6 +198,20 @@ describe('GET /api/activity', () => {
     expect(item).toMatchObject({ requestedModel: 'openai/gpt-3.5-turbo', model: 'anthropic/claude-3-haiku' })
   })
 
+  test("a deleted key's requests keep its name, marked; they are not the web session's", async () => {
+    const gone = await gw.customer()
+    const k = await gone.api.post('/api/auth/api-keys', { name: 'временный' }, gone.accessToken)
+    expect((await chat(k.body.data.key, 'последний запрос')).status).toBe(200)
+    expect((await chat(gone.accessToken, 'из Playground')).status).toBe(200)
+    expect((await call(gw.url, 'DELETE', `/api/auth/api-keys/${k.body.data.id}`, { token: gone.accessToken })).status).toBe(200)
+    const items = (await get(gone, '/api/activity')).body.data.items
+    expect(items.map((i: { keyId: string | null; keyName: string | null }) => [i.keyId, i.keyName])).toEqual([
+      [null, null],
+      [null, 'временный (удалён)'],
+    ])
+    expect((await get(gone, '/api/activity?keyId=web')).body.data.items).toHaveLength(1)
+  })
+
   test('pictures are counted: images drawn instead of tokens', async () => {
     const r = await ask(c.key, { model: 'black-forest-labs/flux.2-pro', prompt: 'маяк', n: 2, response_format: 'b64_json' }, {}, '/v1/images')
     expect(r.status).toBe(200)

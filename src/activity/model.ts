@@ -53,7 +53,7 @@ const ItemFields = {
   costRub: t.Number({ description: 'Списано, рубли' }),
   costMicros: t.Integer({ description: 'Списано, микрорубли (1 ₽ = 1 000 000)' }),
   keyId: Nullable(t.String(), 'null — запрос из веб-сессии (Playground)'),
-  keyName: Nullable(t.String(), 'null — запрос из веб-сессии; «Удалённый ключ» — ключа больше нет'),
+  keyName: Nullable(t.String(), 'null — запрос из веб-сессии (keyId тоже null); ключа больше нет — его название с пометкой «(удалён)», keyId null'),
   userId: t.String({ description: 'Кто сделал запрос (в команде — участник)' }),
   email: Nullable(t.String()),
   promptTokens: t.Integer(),

@@ -3,7 +3,7 @@
 // requests is the usage statistics' rule (billing usageScope): the personal account's; in a team
 // everyone's for the roles with usage.all, the caller's own for the others.
 import { usageScope } from '../billing/service'
-import { DELETED_KEY_LABEL, PROTOCOL_LABELS, STATUS_LABELS, UPSTREAM_SHORT_LABELS, WEB_SESSION_LABEL } from '../content/activity'
+import { deletedKeyLabel, PROTOCOL_LABELS, STATUS_LABELS, UPSTREAM_SHORT_LABELS, WEB_SESSION_LABEL } from '../content/activity'
 import type { Db } from '../db/client'
 import { CSV_BOM, csvLine, csvMoscowTime, csvText } from '../lib/csv'
 import { ceilUnits, dec, mul } from '../lib/decimal'
@@ -53,7 +53,8 @@ export function decodeCursor(text: string): Cursor {
   return { at, id }
 }
 
-const keyNameOf = (r: ActivityRow) => (r.log.apiKeyId ? (r.keyName ?? DELETED_KEY_LABEL) : null)
+/** The key's name now; a deleted one's as it was, marked; null for the web session's requests. */
+const keyNameOf = (r: ActivityRow) => (r.log.apiKeyId ? (r.keyName ?? deletedKeyLabel(r.log.keyName)) : r.log.keyName === null ? null : deletedKeyLabel(r.log.keyName))
 
 function toItem(r: ActivityRow) {
   const l = r.log

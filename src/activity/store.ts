@@ -36,7 +36,8 @@ function scoped(s: UsageScope): SQL[] {
 
 function conditions(scope: UsageScope, f: ActivityFilter): SQL[] {
   const where = scoped(scope)
-  if (f.keyId === null) where.push(isNull(usageLogs.apiKeyId))
+  // the web session's requests: no key then, and none named (a deleted key's rows keep its name)
+  if (f.keyId === null) where.push(isNull(usageLogs.apiKeyId), isNull(usageLogs.keyName))
   else if (f.keyId) where.push(eq(usageLogs.apiKeyId, f.keyId))
   if (f.model) where.push(eq(usageLogs.model, f.model))
   if (f.status) where.push(eq(usageLogs.status, f.status))

@@ -60,7 +60,7 @@ export type HoldRequest = {
 }
 
 /** Facts of the usage row a request may lack (null when absent): voice amounts, pictures, how it was priced and timed. */
-type OptionalFacts = 'audioSeconds' | 'characters' | 'images' | 'requestedModel' | 'usdRubRate' | 'markup' | 'holdId' | 'holdMicros' | 'requestId' | 'ttftMs'
+type OptionalFacts = 'audioSeconds' | 'characters' | 'images' | 'requestedModel' | 'keyName' | 'usdRubRate' | 'markup' | 'holdId' | 'holdMicros' | 'requestId' | 'ttftMs'
 
 /** The usage row's facts; ids, cost and timestamps are filled in here. */
 export type UsageFacts = Omit<UsageLogRow, 'id' | 'userId' | 'teamId' | 'apiKeyId' | 'costMicros' | 'createdAt' | OptionalFacts> & Partial<Pick<UsageLogRow, OptionalFacts>>
@@ -130,6 +130,7 @@ const statements = (db: Db) =>
         characters: p('characters'),
         images: p('images'),
         requestedModel: p('requestedModel'),
+        keyName: p('keyName'),
         costMicros: p('costMicros'),
         upstreamCostUsd: p('upstreamCostUsd'),
         upstreamId: p('upstreamId'),
@@ -332,6 +333,7 @@ async function logUsage(q: Db, hold: OpenHold, facts: UsageFacts, costMicros: nu
     characters: facts.characters ?? null,
     images: facts.images ?? null,
     requestedModel: facts.requestedModel ?? null,
+    keyName: facts.keyName ?? null,
     usdRubRate: facts.usdRubRate ?? null,
     markup: facts.markup ?? null,
     holdId: facts.holdId ?? null,

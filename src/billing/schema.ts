@@ -51,6 +51,8 @@ export const usageLogs = table(
       .notNull()
       .references(() => users.id, { onDelete: 'cascade' }),
     apiKeyId: text('api_key_id').references(() => apiKeys.id, { onDelete: 'set null' }),
+    /** The key's name when the request was made: the log still names a deleted key (its id is then null). */
+    keyName: text('key_name'),
     /** The team that paid; null = the user's personal account (then `userId` is the payer, else the member who asked). */
     teamId: text('team_id'),
     endpoint: text('endpoint', { enum: ENDPOINTS }).notNull(),

@@ -25,5 +25,6 @@ export const UPSTREAM_SHORT_LABELS: Record<'primary' | 'fallback', string> = { p
 
 /** A request made in the Playground (a web session) carries no API key. */
 export const WEB_SESSION_LABEL = 'Веб-сессия'
-/** A key deleted since: its requests stay in the log. */
+/** A key deleted since: its requests stay in the log, under the name it had (older rows: without one). */
 export const DELETED_KEY_LABEL = 'Удалённый ключ'
+export const deletedKeyLabel = (name: string | null) => (name ? `${name} (удалён)` : DELETED_KEY_LABEL)

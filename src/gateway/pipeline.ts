@@ -246,6 +246,7 @@ export function pipeline(deps: GatewayDeps) {
     characters: f.characters ?? null,
     images: f.images ?? null,
     requestedModel: p.modelId,
+    keyName: p.caller.apiKey?.name ?? null,
     upstreamCostUsd: f.upstreamCostUsd ?? null,
     upstreamId: f.upstreamId ?? null,
     responseId: p.responseId,

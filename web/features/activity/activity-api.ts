@@ -1,5 +1,5 @@
 // The activity log's calls: the filters as a query string, the pages by cursor, the CSV.
-import { type ActivityProtocol, type ActivityStatus, DELETED_KEY_LABEL, WEB_SESSION_LABEL } from '../../../src/content/activity'
+import { type ActivityProtocol, type ActivityStatus, WEB_SESSION_LABEL } from '../../../src/content/activity'
 import type { ActivityItem } from '../../../src/wire'
 import { downloadCsv } from '../usage/csv-export'
 
@@ -44,4 +44,4 @@ export const activityPageKey = (p: ActivityParams, cursor: string | null) => {
 export const downloadActivityCsv = (p: ActivityParams) => downloadCsv(`/api/activity/export?${activityQuery(p)}`, 'activity.csv')
 
 /** The key a request was made with, as people know it. */
-export const keyLabel = (i: Pick<ActivityItem, 'keyId' | 'keyName'>) => (i.keyId === null ? WEB_SESSION_LABEL : (i.keyName ?? DELETED_KEY_LABEL))
+export const keyLabel = (i: Pick<ActivityItem, 'keyName'>) => i.keyName ?? WEB_SESSION_LABEL
