@@ -1,5 +1,6 @@
 // Pure helpers: the spec's price rule, balances, usage periods, tables.
 import { describe, expect, test } from 'bun:test'
+import { describeTransaction } from '../src/content/ledger'
 import { activityTable, moscowDayStart } from './commands/activity'
 import { periodStart } from './commands/billing'
 import { findKey, keysTable, shortIdLength } from './commands/keys'
@@ -33,6 +34,12 @@ describe('format', () => {
     expect(exactRubles(49.996751)).toBe('49,996751 ₽')
     expect(cut('очень длинное название', 8)).toBe('очень д…')
     expect(cut('коротко', 8)).toBe('коротко')
+  })
+
+  test('movements read in Russian, as on the web: older English descriptions translated', () => {
+    expect(describeTransaction('Admin adjustment')).toBe('Корректировка администратора')
+    expect(describeTransaction('welcome bonus ')).toBe('Приветственный бонус')
+    expect(describeTransaction('Запрос к модели openai/gpt-4o')).toBe('Запрос к модели openai/gpt-4o')
   })
 
   test('usage periods start at 00:00 Moscow time N−1 days ago', () => {

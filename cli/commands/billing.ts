@@ -1,5 +1,7 @@
 // balance, transactions, usage, topup.
 import { type Command, InvalidArgumentError } from 'commander'
+import { STATUS_LABELS } from '../../src/content/activity'
+import { describeTransaction } from '../../src/content/ledger'
 import type { Balance, Payment, Transaction, Usage } from '../lib/api'
 import { context, positiveInt, print, printJson } from '../lib/context'
 import { CliError, EXIT } from '../lib/errors'
@@ -12,7 +14,6 @@ const TYPE_LABELS: Record<Transaction['type'], string> = {
   admin: 'корректировка',
   refund: 'возврат',
 }
-const STATUS_LABELS: Record<string, string> = { success: 'успешно', error: 'ошибка', cancelled: 'отменён' }
 
 const PERIODS = ['7d', '30d', '90d', 'all'] as const
 type Period = (typeof PERIODS)[number]
@@ -71,7 +72,7 @@ export function billingCommands(program: Command) {
       print(
         table(
           ['Дата', 'Тип', 'Сумма', 'Баланс после', 'Описание'],
-          list.map((t) => [when(t.createdAt), TYPE_LABELS[t.type] ?? t.type, signedPrice(t.amount), rubles(t.balanceAfter), t.description]),
+          list.map((t) => [when(t.createdAt), TYPE_LABELS[t.type] ?? t.type, signedPrice(t.amount), rubles(t.balanceAfter), describeTransaction(t.description)]),
           [2, 3],
         ),
       )
@@ -101,7 +102,7 @@ export function billingCommands(program: Command) {
             l.model,
             integer(l.totalTokens),
             price(l.cost),
-            STATUS_LABELS[l.status] ?? l.status,
+            STATUS_LABELS[l.status].toLowerCase(),
             l.apiKeyName ?? (l.apiKeyId ? l.apiKeyId : 'сессия'),
           ]),
           [2, 3],
