@@ -8,7 +8,7 @@ import { ACTIVITY_PROTOCOLS, ACTIVITY_STATUSES, type ActivityStatus, PROTOCOL_LA
 import { formatInteger, formatMoscowDateTime, formatPrice, voiceAmount } from '../../../src/content/format'
 import { Button } from '../../components/button'
 import { Card } from '../../components/card'
-import { EmptyNote, ListSkeleton, LoadError } from '../../components/list-state'
+import { EmptyNote, ListSkeleton, LoadError, ShowMore } from '../../components/list-state'
 import { PageHeading } from '../../components/page-heading'
 import { useAccount } from '../../lib/account'
 import { errorMessage } from '../../lib/api'
@@ -112,24 +112,11 @@ function Rows({ items, wide, team, onOpen }: { items: ActivityItem[]; wide: bool
         <table className="w-full text-sm" data-testid="activity-log">
           <thead className="border-b border-slate-200">
             <tr>
-              <th scope="col" className={th}>
-                Время (МСК)
-              </th>
-              <th scope="col" className={th}>
-                Модель
-              </th>
-              <th scope="col" className={th}>
-                {team ? 'Ключ · участник' : 'Ключ'}
-              </th>
-              <th scope="col" className={th}>
-                Протокол
-              </th>
-              <th scope="col" className={cn(th, 'text-right')}>
-                Объём
-              </th>
-              <th scope="col" className={cn(th, 'text-right')}>
-                Стоимость
-              </th>
+              {[['Время (МСК)'], ['Модель'], [team ? 'Ключ · участник' : 'Ключ'], ['Протокол'], ['Объём', 'right'], ['Стоимость', 'right']].map(([title, align]) => (
+                <th key={title} scope="col" className={cn(th, align && 'text-right')}>
+                  {title}
+                </th>
+              ))}
             </tr>
           </thead>
           <tbody className="divide-y divide-slate-100">
@@ -233,11 +220,7 @@ export function ActivityPage() {
       />
       <Card className="p-4 sm:p-6">
         {body}
-        {hasMore && (
-          <Button variant="secondary" size="sm" className="mt-3" loading={isValidating && size > (data?.length ?? 0)} onClick={() => void setSize(size + 1)}>
-            Показать ещё
-          </Button>
-        )}
+        {hasMore && <ShowMore loading={isValidating && size > (data?.length ?? 0)} onClick={() => void setSize(size + 1)} />}
         {data && items.length > 0 && (
           <p className="mt-3 text-xs text-slate-500" data-testid="activity-count">
             Показано: {formatInteger(items.length)}
