@@ -1,5 +1,6 @@
 DROP INDEX "usage_user_created_idx";--> statement-breakpoint
 DROP INDEX "usage_team_created_idx";--> statement-breakpoint
+ALTER TABLE "usage_logs" ADD COLUMN "key_name" text;--> statement-breakpoint
 ALTER TABLE "usage_logs" ADD COLUMN "requested_model" text;--> statement-breakpoint
 ALTER TABLE "usage_logs" ADD COLUMN "images" bigint;--> statement-breakpoint
 ALTER TABLE "usage_logs" ADD COLUMN "usd_rub_rate" text;--> statement-breakpoint

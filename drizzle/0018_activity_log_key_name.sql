@@ -1,1 +1,0 @@
-ALTER TABLE `usage_logs` ADD `key_name` text;
