@@ -107,3 +107,39 @@ for (const size of SIZES) {
     consoleWatch.assertClean()
   })
 }
+
+test("in a team at 1280×800: the whole team's requests with their member, the member filter, the detail", async ({ page }) => {
+  const consoleWatch = watchConsole(page)
+  await page.setViewportSize(SIZES[0])
+  const owner = await apiCustomer(page.request, 'activity-team', PASSWORD)
+  const auth = { Authorization: `Bearer ${owner.token}` }
+  const team = (await (await page.request.post('/api/teams', { headers: auth, data: { name: 'Журнал команды' } })).json()).data as { id: string }
+  const inTeam = { ...auth, 'X-Team-Id': team.id }
+  // A card top-up of the team through the built-in test payment page.
+  const payment = (await (await page.request.post('/api/payments/create', { headers: inTeam, data: { amount: 100 } })).json()).data
+  expect((await page.request.post(`/api/payments/test/${new URL(payment.confirmationUrl).pathname.split('/').pop()}/pay`)).status()).toBe(200)
+  const key = (await (await page.request.post('/api/auth/api-keys', { headers: inTeam, data: { name: 'командный' } })).json()).data.key as string
+  for (let i = 0; i < 3; i++) {
+    const res = await page.request.post('/v1/chat/completions', {
+      headers: { Authorization: `Bearer ${key}` },
+      data: { model: 'openai/gpt-3.5-turbo', messages: [{ role: 'user', content: `Команда ${i}` }], max_tokens: 20 },
+    })
+    expect(res.status()).toBe(200)
+  }
+
+  await loginViaUi(page, owner.email, PASSWORD)
+  await page.getByTestId('account-switcher').filter({ visible: true }).selectOption({ label: 'Журнал команды · Владелец' })
+  await page.getByRole('navigation', { name: 'Основное меню' }).getByRole('link', { name: 'Журнал запросов' }).click()
+  await expect(page.getByText('Запросы всех участников команды «Журнал команды».')).toBeVisible()
+  const rows = page.getByTestId('activity-row')
+  await expect(rows).toHaveCount(3)
+  await expect(page.getByRole('columnheader', { name: 'Ключ · участник' })).toBeVisible()
+  await expect(rows.first()).toContainText(owner.email)
+  await expect(page.getByLabel('Участник')).toBeVisible()
+  await rows.first().getByRole('button').first().click()
+  const panel = page.getByRole('dialog', { name: 'Запрос' })
+  await expect(panel).toContainText(`Участник${owner.email}`)
+  await expect(panel.getByTestId('activity-ledger')).toContainText('−')
+  await page.screenshot({ path: `${SHOTS}/activity-team-1280.png` })
+  consoleWatch.assertClean()
+})
