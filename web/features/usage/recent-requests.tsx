@@ -64,7 +64,7 @@ export function RecentRequests({ logs, total }: { logs: UsageLog[]; total: numbe
           <span data-testid="usage-log-count">{shownCountText(logs.length, total)}</span>
           {/* every request with its detail: the activity log */}
           {' · '}
-          <Link href="/app/activity" className="font-medium text-indigo-600 hover:text-indigo-500">
+          <Link href="/app/activity" className="font-medium whitespace-nowrap text-indigo-600 hover:text-indigo-500">
             весь журнал
           </Link>
         </span>
