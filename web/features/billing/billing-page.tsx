@@ -8,6 +8,7 @@ import { useAccount } from '../../lib/account'
 import { useBalance } from '../../lib/queries'
 import { useDocumentTitle } from '../../lib/use-document-title'
 import { useSession } from '../../stores/session'
+import { InvoiceSection } from '../invoices/invoice-section'
 import { BalanceAlert } from './balance-alert'
 import { usePayments } from './billing-api'
 import { PaymentList } from './payment-list'
@@ -79,8 +80,9 @@ export function BillingPage() {
       {paymentId && <PaymentOutcome key={paymentId} paymentId={paymentId} onClose={() => navigate('/app/billing', { replace: true })} />}
       <div className="grid grid-cols-1 gap-6 lg:grid-cols-3">
         <BalanceCard />
-        <div className="lg:col-span-2">
+        <div className="space-y-6 lg:col-span-2">
           <TopUpForm />
+          <InvoiceSection />
         </div>
       </div>
       <div className="mt-6 grid grid-cols-1 items-start gap-6 lg:grid-cols-5">
