@@ -121,7 +121,7 @@ for (const size of SIZES) {
       const res = await fetch(`${baseURL}/v1/chat/completions`, {
         method: 'POST',
         headers: { authorization: `Bearer ${key.key}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ model: 'openai/gpt-4o-mini', max_tokens: 20, messages: [{ role: 'user', content: 'привет' }] }),
+        body: JSON.stringify({ model: 'openai/gpt-4', max_tokens: 20, messages: [{ role: 'user', content: 'привет' }] }),
       })
       expect(res.status).toBe(200)
       await res.text()
@@ -199,7 +199,7 @@ for (const size of SIZES) {
 
     // The member sees the money and the paid invoice; the documents page has the month's act.
     await page.reload()
-    await expect(section.getByTestId('invoice-row').filter({ hasText: number }).getByTestId('invoice-status')).toHaveText('Оплачен')
+    await expect(section.getByTestId('invoice-row').filter({ hasText: number }).getByTestId('invoice-status')).toHaveText('Оплачен', { timeout: 15_000 })
     await expect(page.getByTestId('billing-balance')).not.toHaveText(balanceBefore!)
     const rub = (s: string | null) => Number((s ?? '').replace(/[^\d,]/g, '').replace(',', '.'))
     expect(rub(await page.getByTestId('billing-balance').textContent())).toBeCloseTo(rub(balanceBefore) + 1200, 2)

@@ -17,7 +17,7 @@ import { call, type Person, teamsOn } from '../test-support/teams'
 import { COMPANY_BUYER, NPD_SELLER_ENV, PETROV, SOLE_TRADER_BUYER, type StatementDoc, statementText } from './test-fixtures'
 
 const ADMIN_EMAIL = 'invoices-admin@example.ru'
-const HI = { model: 'openai/gpt-4o-mini', max_tokens: 20, messages: [{ role: 'user', content: 'привет' }] }
+const HI = { model: 'openai/gpt-4', max_tokens: 20, messages: [{ role: 'user', content: 'привет' }] }
 
 type Gateway = Awaited<ReturnType<typeof startGateway>>
 let gw: Gateway

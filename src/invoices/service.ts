@@ -225,8 +225,9 @@ export function invoicesService({ db, config, mailer, teams }: InvoicesDeps) {
       monthBounds(months[0]!).from,
       months.map((m) => monthBounds(m).to),
     )
-    // Usage rows are charges (negative): the act states what was spent.
-    return months.map((period, i) => ({ period, micros: -(sums.get(i) ?? 0) })).filter((m) => m.micros > 0)
+    // Usage rows are charges (negative): the act states what was spent. A month whose spending
+    // rounds to no kopeck has nothing to put on an act.
+    return months.map((period, i) => ({ period, micros: -(sums.get(i) ?? 0) })).filter((m) => m.micros > 0 && kopecksFromMicros(m.micros) > 0)
   }
 
   /** The team's acts: every month with spending, numbered the first time it is seen. */

@@ -80,11 +80,11 @@ export function BillingPage() {
       {paymentId && <PaymentOutcome key={paymentId} paymentId={paymentId} onClose={() => navigate('/app/billing', { replace: true })} />}
       <div className="grid grid-cols-1 gap-6 lg:grid-cols-3">
         <BalanceCard />
-        <div className="space-y-6 lg:col-span-2">
+        <div className="lg:col-span-2">
           <TopUpForm />
-          <InvoiceSection />
         </div>
       </div>
+      <InvoiceSection className="mt-6" />
       <div className="mt-6 grid grid-cols-1 items-start gap-6 lg:grid-cols-5">
         <div className="lg:col-span-3">
           <TransactionList />

@@ -3,7 +3,7 @@
 // for an invoice paid some other way. Every credit happens once, whoever presses what.
 import { type FormEvent, type ReactNode, useId, useRef, useState } from 'react'
 import { formatDate, formatRubles } from '../../../src/content/format'
-import { Button } from '../../components/button'
+import { Button, buttonClasses } from '../../components/button'
 import { Card } from '../../components/card'
 import { ConfirmDialog } from '../../components/dialog'
 import { FormAlert } from '../../components/form-alert'
@@ -23,6 +23,7 @@ function StatementUpload() {
   const [pending, setPending] = useState(false)
   const [error, setError] = useState<string | null>(null)
   const [result, setResult] = useState<StatementResult | null>(null)
+  const [chosen, setChosen] = useState<string | null>(null)
 
   async function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault()
@@ -36,6 +37,7 @@ function StatementUpload() {
     try {
       setResult(await invoicesApi.importStatement(file))
       if (fileRef.current) fileRef.current.value = ''
+      setChosen(null)
     } catch (err) {
       setError(errorMessage(err, 'Не удалось загрузить выписку'))
     } finally {
@@ -55,15 +57,31 @@ function StatementUpload() {
           <label htmlFor={inputId} className="text-sm font-medium text-slate-700">
             Файл выписки
           </label>
-          <input
-            ref={fileRef}
-            id={inputId}
-            name="file"
-            type="file"
-            accept=".txt,text/plain"
-            className={cn(inputClasses, 'py-1.5 file:mr-3 file:rounded-md file:border-0 file:bg-slate-100 file:px-3 file:py-1 file:text-sm file:font-medium')}
-            onChange={() => setError(null)}
-          />
+          {/* The native picker speaks the browser's language: a Russian button stands in for it. */}
+          <div className="flex items-center gap-3">
+            <input
+              ref={fileRef}
+              id={inputId}
+              name="file"
+              type="file"
+              accept=".txt,text/plain"
+              className="peer sr-only"
+              onChange={(e) => {
+                setError(null)
+                setChosen(e.target.files?.[0]?.name ?? null)
+              }}
+            />
+            <label
+              htmlFor={inputId}
+              className={cn(
+                buttonClasses('secondary', 'md'),
+                'cursor-pointer peer-focus-visible:outline-2 peer-focus-visible:outline-offset-2 peer-focus-visible:outline-indigo-500',
+              )}
+            >
+              Выбрать файл
+            </label>
+            <span className="min-w-0 truncate text-sm text-slate-600">{chosen ?? 'Файл не выбран'}</span>
+          </div>
         </div>
         <Button type="submit" loading={pending}>
           Загрузить

@@ -272,7 +272,7 @@ function InvoiceList({ teamId }: { teamId: string }) {
   else body = isLoading ? <ListSkeleton /> : null
 
   return (
-    <div className="mt-6 border-t border-slate-100 pt-4">
+    <div className="min-w-0 border-t border-slate-100 pt-4 lg:border-t-0 lg:border-l lg:pt-0 lg:pl-8">
       <div className="flex items-baseline justify-between gap-3">
         <h3 className="text-sm font-semibold text-slate-900">Счета</h3>
         <Link href="/app/team/documents" className="text-sm font-medium text-indigo-600 hover:text-indigo-500">
@@ -296,11 +296,11 @@ function InvoiceList({ teamId }: { teamId: string }) {
 }
 
 /** Seller details not configured: nobody is offered invoices, and only a site admin is told why. */
-function NotConfigured() {
+function NotConfigured({ className }: { className?: string }) {
   const isSiteAdmin = useSession((s) => s.user?.role === 'admin')
   if (!isSiteAdmin) return null
   return (
-    <Card className="p-4 sm:p-6" data-testid="invoices-disabled">
+    <Card className={cn('p-4 sm:p-6', className)} data-testid="invoices-disabled">
       <h2 className="text-base font-semibold text-slate-900">Пополнить по счёту</h2>
       <p className="mt-2 flex items-start gap-2 text-sm text-slate-600">
         <InfoIcon size={16} className="mt-0.5 shrink-0" />
@@ -314,41 +314,43 @@ function NotConfigured() {
 }
 
 /** The billing page's invoice card, in a team whose role may pay (owner, admin, billing). */
-export function InvoiceSection() {
+export function InvoiceSection({ className }: { className?: string }) {
   const account = useAccount()
   const allowed = account.teamId !== null && account.can('topup') && account.can('company.manage')
   const availability = useAvailability(allowed)
   const company = useCompany(allowed && availability.data?.enabled ? account.teamId : null)
   const [editing, setEditing] = useState(false)
   if (!allowed || !account.teamId || !availability.data) return null
-  if (!availability.data.enabled) return <NotConfigured />
+  if (!availability.data.enabled) return <NotConfigured className={className} />
   const teamId = account.teamId
   const current = company.data?.company ?? null
 
   return (
-    <Card className="p-4 sm:p-6" data-testid="invoice-section">
+    <Card className={cn('p-4 sm:p-6', className)} data-testid="invoice-section">
       <h2 className="text-base font-semibold text-slate-900">Пополнить по счёту</h2>
       <p className="mt-1 text-sm text-slate-500">Для компаний и ИП: счёт на оплату с реквизитами, оплата с расчётного счёта, закрывающие документы за каждый месяц.</p>
-      <div className="mt-4">
-        {!company.data ? (
-          company.error ? (
-            <LoadError message={errorMessage(company.error, 'Не удалось загрузить реквизиты.')} onRetry={() => void company.mutate()} />
+      <div className="mt-4 grid grid-cols-1 gap-6 lg:grid-cols-2 lg:gap-8">
+        <div className="min-w-0">
+          {!company.data ? (
+            company.error ? (
+              <LoadError message={errorMessage(company.error, 'Не удалось загрузить реквизиты.')} onRetry={() => void company.mutate()} />
+            ) : (
+              <ListSkeleton rows={1} />
+            )
+          ) : !current || editing ? (
+            <>
+              {!current && <p className="mb-3 text-sm text-slate-600">Укажите реквизиты компании — они войдут в счета и акты.</p>}
+              <CompanyForm teamId={teamId} company={current} onDone={() => setEditing(false)} />
+            </>
           ) : (
-            <ListSkeleton rows={1} />
-          )
-        ) : !current || editing ? (
-          <>
-            {!current && <p className="mb-3 text-sm text-slate-600">Укажите реквизиты компании — они войдут в счета и акты.</p>}
-            <CompanyForm teamId={teamId} company={current} onDone={() => setEditing(false)} />
-          </>
-        ) : (
-          <>
-            <CompanySummary company={current} onEdit={() => setEditing(true)} />
-            <IssueForm teamId={teamId} email={current.email} />
-          </>
-        )}
+            <>
+              <CompanySummary company={current} onEdit={() => setEditing(true)} />
+              <IssueForm teamId={teamId} email={current.email} />
+            </>
+          )}
+        </div>
+        <InvoiceList teamId={teamId} />
       </div>
-      <InvoiceList teamId={teamId} />
     </Card>
   )
 }
