@@ -5,9 +5,9 @@
 import { eq } from 'drizzle-orm'
 import type { Config } from '../config'
 import type { Db } from '../db/client'
+import { exclusively } from '../db/leases'
 import { write } from '../db/tx'
 import { type Dec, dec } from '../lib/decimal'
-import { exclusively } from './exclusive'
 import { exchangeRates } from './schema'
 
 /** Used only by the demo upstream when no rate was ever fetched (offline newcomer machine). */

@@ -3,10 +3,10 @@
 // re-read the stored catalogue once they see it is newer than their copy (its latest syncedAt).
 import { eq, inArray, max } from 'drizzle-orm'
 import type { Db } from '../db/client'
+import { exclusively } from '../db/leases'
 import { tx } from '../db/tx'
 import type { Dec } from '../lib/decimal'
 import type { UpstreamClient, UpstreamModel, VoiceModality } from '../upstream/client'
-import { exclusively } from './exclusive'
 import { isSpeech, isTranscription, isVariable, rubPricing } from './pricing'
 import { type ModelRow, models } from './schema'
 

@@ -4,6 +4,7 @@
 import { and, eq, gt, inArray, isNull, lt, type SQL, sql } from 'drizzle-orm'
 import type { Db } from '../db/client'
 import { compiled, prepared, rawStatement } from '../db/prepared'
+import { deleteInBatches } from '../db/purge'
 import { tx, write } from '../db/tx'
 import { type StoredResponseRow, storedResponses as t } from './schema'
 
@@ -93,22 +94,7 @@ export const responsesStore = (db: Db) => ({
   },
 
   /** Deletes expired responses in batches, so no transaction runs long; how many went. */
-  async purgeExpired(now: Date, batch = 1000): Promise<number> {
-    let total = 0
-    for (;;) {
-      const old = await db.select({ id: t.id }).from(t).where(lt(t.expiresAt, now)).limit(batch)
-      if (old.length === 0) return total
-      await write(db, (q) =>
-        q.delete(t).where(
-          inArray(
-            t.id,
-            old.map((r) => r.id),
-          ),
-        ),
-      )
-      total += old.length
-    }
-  },
+  purgeExpired: (now: Date, batch = 1000): Promise<number> => deleteInBatches(db, t, lt(t.expiresAt, now), batch),
 })
 
 export type ResponsesStore = ReturnType<typeof responsesStore>

@@ -3,9 +3,10 @@
 // into `input` before the request goes to the stateless router — held and billed on the whole
 // expanded input, like any request that sent that history itself. The same turn serves HTTP (plain
 // or SSE) and the WebSocket mode (ws.ts), whose chains may also live in the connection's memory.
-import { exclusively } from '../catalog/exclusive'
+
 import { RETENTION } from '../content/terms'
 import type { Db } from '../db/client'
+import { exclusively } from '../db/leases'
 import { MB } from '../lib/body'
 import { sha256 } from '../lib/crypto'
 import { invalidRequest, isUniqueViolation, OpenAIError } from '../lib/errors'

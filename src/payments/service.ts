@@ -7,10 +7,10 @@
 
 import { rearmLowBalance } from '../billing/alerts'
 import { postMovement } from '../billing/ledger'
-import { exclusively } from '../catalog/exclusive'
 import type { Config } from '../config'
 import { TOP_UP } from '../content/terms'
 import type { Db } from '../db/client'
+import { exclusively } from '../db/leases'
 import { tx } from '../db/tx'
 import { newId } from '../lib/crypto'
 import { AppError, badRequest, conflict, notFound } from '../lib/errors'

@@ -1,8 +1,9 @@
-import { and, inArray, isNotNull, lt, ne, or } from 'drizzle-orm'
+import { and, isNotNull, lt, ne, or } from 'drizzle-orm'
 import { passwordResets, refreshTokens } from '../auth/schema'
 import { budgetAlerts, usageLogs } from '../billing/schema'
 import { RETENTION } from '../content/terms'
 import type { Db } from '../db/client'
+import { deleteInBatches } from '../db/purge'
 import { write } from '../db/tx'
 import { purgeRateLimits } from '../lib/rate-limit'
 import { teamAudit, webhookDeliveries } from '../teams/schema'
@@ -27,26 +28,9 @@ export async function purgeExpired(db: Db, now = Date.now()) {
   await write(db, (q) => q.delete(webhookDeliveries).where(and(ne(webhookDeliveries.status, 'pending'), lt(webhookDeliveries.createdAt, now - 30 * DAY))))
 }
 
-type LogTable = typeof usageLogs | typeof teamAudit
-
-/** Deletes the rows of a log older than RETENTION.logsYears (the legal texts' log retention), in batches so no transaction runs long. */
-async function purgeOldRows(db: Db, t: LogTable, at: typeof usageLogs.createdAt | typeof teamAudit.at, now: number, batch: number): Promise<number> {
-  const cutoff = new Date(now - RETENTION.logsYears * 365 * DAY)
-  let total = 0
-  for (;;) {
-    const old = await db.select({ id: t.id }).from(t).where(lt(at, cutoff)).limit(batch)
-    if (old.length === 0) return total
-    await write(db, (q) =>
-      q.delete(t).where(
-        inArray(
-          t.id,
-          old.map((r) => r.id),
-        ),
-      ),
-    )
-    total += old.length
-  }
-}
+/** Rows of a log older than RETENTION.logsYears (the legal texts' log retention). */
+const purgeOldRows = (db: Db, t: typeof usageLogs | typeof teamAudit, at: typeof usageLogs.createdAt | typeof teamAudit.at, now: number, batch: number) =>
+  deleteInBatches(db, t, lt(at, new Date(now - RETENTION.logsYears * 365 * DAY)), batch)
 
 /** Request logs past the retention (their sums stay in usage_daily). */
 export const purgeOldUsageLogs = (db: Db, now = Date.now(), batch = 5000) => purgeOldRows(db, usageLogs, usageLogs.createdAt, now, batch)
