@@ -4,18 +4,15 @@
 // (read with pdftotext, its first page rendered with pdftoppm to look at); the site admin imports a
 // Windows-1251 statement that pays it; the team's balance and the invoice's status change; the
 // documents page lists the month's act of the team's usage. axe (WCAG A/AA) on every new screen.
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { createServer } from 'node:net'
-import { tmpdir } from 'node:os'
+import { execFileSync } from 'node:child_process'
+import { mkdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import AxeBuilder from '@axe-core/playwright'
 import { expect, type Page, test } from '@playwright/test'
 import { COMPANY_BUYER, NPD_SELLER_ENV, statementText } from '../src/invoices/test-fixtures'
 import { encode1251 } from '../src/test-support/encodings'
 import { registerUser } from '../src/test-support/server'
 import { teamsOn } from '../src/test-support/teams'
-import { SHOTS, shoot, watchConsole } from './helpers'
+import { axeClean, SHOTS, shoot, startOwnServer, watchConsole } from './helpers'
 
 const SIZES = [
   { name: '1280', width: 1280, height: 800 },
@@ -24,70 +21,25 @@ const SIZES = [
 const ADMIN = 'admin@invoices.e2e.ru'
 const PASSWORD = 'correct-horse-42' // registerUser's
 
-let proc: ChildProcess
+let server: Awaited<ReturnType<typeof startOwnServer>>
 let baseURL = ''
 let dataDir = ''
 
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const probe = createServer()
-    probe.once('error', reject)
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number }
-      probe.close(() => resolve(port))
-    })
-  })
-
 test.beforeAll(async () => {
-  const port = await freePort()
-  baseURL = `http://127.0.0.1:${port}`
-  dataDir = mkdtempSync(join(tmpdir(), 'gateway-e2e-invoices-'))
-  proc = spawn('bun', ['src/index.ts'], {
-    env: {
-      PATH: process.env.PATH,
-      HOME: process.env.HOME,
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      PUBLIC_URL: baseURL,
-      DATA_DIR: dataDir,
-      JWT_SECRET: 'e2e-invoices-secret-0123456789-abcdefghijklm',
-      ADMIN_EMAILS: ADMIN,
-      REQUIRE_EMAIL_VERIFICATION: 'false',
-      // The set-up registers through the API with a client address per account (X-Forwarded-For).
-      TRUST_PROXY: 'true',
-      AUTH_RATE_LIMIT_SCALE: '20',
-      ...NPD_SELLER_ENV,
-    },
-    stdio: 'ignore',
+  server = await startOwnServer('invoices', {
+    JWT_SECRET: 'e2e-invoices-secret-0123456789-abcdefghijklm',
+    ADMIN_EMAILS: ADMIN,
+    REQUIRE_EMAIL_VERIFICATION: 'false',
+    // The set-up registers through the API with a client address per account (X-Forwarded-For).
+    TRUST_PROXY: 'true',
+    AUTH_RATE_LIMIT_SCALE: '20',
+    ...NPD_SELLER_ENV,
   })
-  for (let i = 0; i < 300; i++) {
-    if (
-      await fetch(`${baseURL}/api/health`).then(
-        (r) => r.ok,
-        () => false,
-      )
-    ) {
-      await registerUser(baseURL, ADMIN)
-      return
-    }
-    await new Promise((r) => setTimeout(r, 100))
-  }
-  throw new Error('the invoices server did not start')
+  ;({ baseURL, dataDir } = server)
+  await registerUser(baseURL, ADMIN)
 })
 
-test.afterAll(async () => {
-  proc?.kill('SIGTERM')
-  await new Promise((r) => proc?.once('exit', r))
-  rmSync(dataDir, { recursive: true, force: true })
-})
-
-async function axeClean(page: Page, label: string) {
-  await page.evaluate(() => document.fonts.ready)
-  await page.mouse.move(0, 0)
-  const { violations } = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze()
-  const blocking = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
-  expect(blocking.map((v) => `${label}: ${v.id} — ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([])
-}
+test.afterAll(() => server?.stop())
 
 async function login(page: Page, email: string) {
   await page.goto(`${baseURL}/login`)
