@@ -12,7 +12,7 @@ import { COMPANY_BUYER, NPD_SELLER_ENV, statementText } from '../src/invoices/te
 import { encode1251 } from '../src/test-support/encodings'
 import { registerUser } from '../src/test-support/server'
 import { teamsOn } from '../src/test-support/teams'
-import { axeClean, SHOTS, shoot, startOwnServer, watchConsole } from './helpers'
+import { axeClean, registerViaUi, SHOTS, shoot, signInAsAdmin, startOwnServer, uniqueEmail, watchConsole } from './helpers'
 
 const SIZES = [
   { name: '1280', width: 1280, height: 800 },
@@ -172,3 +172,34 @@ for (const size of SIZES) {
     console.assertClean([/status of 400 \(Bad Request\)/, /status of 403 \(Forbidden\)/])
   })
 }
+
+test('without the seller’s details: no invoices, and only a site admin is told why (the shared server has none)', async ({ page }) => {
+  /** A team of the signed-in account, made from the page, and the billing page in its context. */
+  async function teamBilling(name: string) {
+    const id = await page.evaluate(async (teamName) => {
+      const res = await fetch('/api/teams', {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${localStorage.getItem('accessToken')}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ name: teamName }),
+      })
+      return (await res.json()).data.id as string
+    }, name)
+    await page.reload()
+    await page.getByTestId('account-switcher').filter({ visible: true }).selectOption(id)
+    await page.goto('/app/billing')
+    await expect(page.getByRole('heading', { level: 1, name: `Баланс команды «${name}»` })).toBeVisible()
+  }
+  await page.setViewportSize({ width: 1280, height: 800 })
+  await signInAsAdmin(page)
+  await teamBilling('Команда администратора')
+  await expect(page.getByTestId('invoices-disabled')).toContainText('Оплата по счёту не подключена: не заданы реквизиты продавца')
+  await expect(page.getByTestId('invoice-section')).toHaveCount(0)
+
+  await page.context().clearCookies()
+  await page.evaluate(() => localStorage.clear())
+  await registerViaUi(page, uniqueEmail('owner'), 'invoices-spec-pass-1')
+  await teamBilling('Команда клиента')
+  await expect(page.getByRole('heading', { name: 'Пополнить баланс' })).toBeVisible()
+  await expect(page.getByText('Пополнить по счёту')).toHaveCount(0)
+  await expect(page.getByTestId('invoices-disabled')).toHaveCount(0)
+})
