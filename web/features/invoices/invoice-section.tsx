@@ -1,6 +1,6 @@
 // «Пополнить по счёту» on the team's billing page (owner, admins, billing): the company details the
 // invoices name as the buyer, the amount, and the team's invoices with their status and PDF.
-import { type FormEvent, type ReactNode, useId, useState } from 'react'
+import { type FormEvent, type ReactNode, useState } from 'react'
 import { Link } from 'wouter'
 import { formatDate, formatRubles } from '../../../src/content/format'
 import { Button } from '../../components/button'
@@ -8,13 +8,14 @@ import { Card } from '../../components/card'
 import { ConfirmDialog } from '../../components/dialog'
 import { FormAlert } from '../../components/form-alert'
 import { FileTextIcon, InfoIcon } from '../../components/icons'
-import { Input, MoneyInput } from '../../components/input'
+import { Input } from '../../components/input'
 import { EmptyNote, ListSkeleton, LoadError } from '../../components/list-state'
 import { useAccount } from '../../lib/account'
 import { errorMessage } from '../../lib/api'
 import { cn } from '../../lib/cn'
 import { useSession } from '../../stores/session'
 import { toast } from '../../stores/toasts'
+import { AmountRow } from '../billing/amount-row'
 import { parseRubles } from '../billing/billing-api'
 import {
   type Company,
@@ -150,8 +151,6 @@ function invoiceAmountError(raw: string): string | null {
 }
 
 function IssueForm({ teamId, email }: { teamId: string; email: string }) {
-  const inputId = useId()
-  const hintId = useId()
   const [value, setValue] = useState('')
   const [error, setError] = useState<string | null>(null)
   const [pending, setPending] = useState(false)
@@ -177,36 +176,21 @@ function IssueForm({ teamId, email }: { teamId: string; email: string }) {
   }
 
   return (
-    <form noValidate onSubmit={onSubmit} className="mt-4">
-      <label htmlFor={inputId} className="block text-sm font-medium text-slate-700">
-        Сумма счёта, ₽
-      </label>
-      <div className="mt-1.5 flex flex-col gap-2 sm:flex-row">
-        <MoneyInput
-          id={inputId}
-          name="invoice-amount"
-          placeholder="Например, 10000"
-          value={value}
-          onValueChange={(v) => {
-            setValue(v)
-            if (error) setError(null)
-          }}
-          invalid={!!error}
-          aria-describedby={hintId}
-          className="sm:flex-1"
-        />
-        <Button type="submit" loading={pending} className="sm:w-auto sm:min-w-[11rem]">
-          Выставить счёт
-        </Button>
-      </div>
-      <p id={hintId} className="mt-1.5 text-xs text-slate-500">
-        От 1 000 до 1 000 000 ₽. Деньги зачисляются после поступления оплаты на счёт сервиса.
-      </p>
-      {error && (
-        <div className="mt-3">
-          <FormAlert message={error} />
-        </div>
-      )}
+    <form noValidate onSubmit={onSubmit}>
+      <AmountRow
+        label="Сумма счёта, ₽"
+        name="invoice-amount"
+        placeholder="Например, 10000"
+        value={value}
+        onValueChange={(v) => {
+          setValue(v)
+          if (error) setError(null)
+        }}
+        error={error}
+        hint="От 1 000 до 1 000 000 ₽. Деньги зачисляются после поступления оплаты на счёт сервиса."
+        pending={pending}
+        submitLabel="Выставить счёт"
+      />
     </form>
   )
 }
