@@ -9,12 +9,16 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { SQL } from 'bun'
 import { isPostgresUrl } from '../db/dialect'
+import { createMailer } from '../mail/service'
+import { invoiceLetter } from '../mail/templates'
 import { encode1251 } from '../test-support/encodings'
 import { startGateway } from '../test-support/gateway'
 import { pdfText } from '../test-support/pdf'
 import { freshIp, registerUser, startServer } from '../test-support/server'
+import { startSmtp } from '../test-support/smtp'
 import { call, type Person, teamsOn } from '../test-support/teams'
-import { COMPANY_BUYER, NPD_SELLER_ENV, PETROV, SOLE_TRADER_BUYER, type StatementDoc, statementText } from './test-fixtures'
+import { renderInvoicePdf } from './invoice-pdf'
+import { COMPANY_BUYER, NPD_SELLER, NPD_SELLER_ENV, PETROV, SOLE_TRADER_BUYER, type StatementDoc, statementText } from './test-fixtures'
 
 const ADMIN_EMAIL = 'invoices-admin@example.ru'
 const HI = { model: 'openai/gpt-4', max_tokens: 20, messages: [{ role: 'user', content: 'привет' }] }
@@ -64,6 +68,15 @@ async function teamBalance(teamId: string, who: Person = f.owner) {
 
 const invoiceRows = (reference: string) =>
   gw.read<{ n: number; s: number }>('select count(*) as n, coalesce(sum(amount_micros), 0) as s from ledger_entries where reference = ?', reference)
+
+/** The PDF attached to a raw MIME letter (its base64 part). */
+function attachedPdf(raw: string): Uint8Array {
+  const base64 = raw
+    .split('Content-Type: application/pdf')[1]!
+    .split(/\r?\n\r?\n/)[1]!
+    .split(/\r?\n--/)[0]!
+  return Buffer.from(base64.replace(/\s+/g, ''), 'base64')
+}
 
 /** Writes to the server's database behind its back (re-dating ledger rows across a month boundary). */
 async function execute(sql: string, ...params: (string | number)[]) {
@@ -184,11 +197,7 @@ describe('invoices', () => {
     }
     expect(eml).toContain(`To: ${ROMASHKA_DETAILS.email}`)
     expect(eml).toContain('Content-Type: application/pdf')
-    const base64 = eml
-      .split('Content-Type: application/pdf')[1]!
-      .split(/\r?\n\r?\n/)[1]!
-      .split(/\r?\n--/)[0]!
-    expect(await pdfText(Buffer.from(base64.replace(/\s+/g, ''), 'base64'))).toContain(inv.purpose)
+    expect(await pdfText(attachedPdf(eml))).toContain(inv.purpose)
   })
 
   test('cancel while issued (owner, admin, billing), audited; then nothing more', async () => {
@@ -201,6 +210,39 @@ describe('invoices', () => {
     expect((await api('POST', `/api/admin/invoices/${inv.id}/mark-paid`, admin)).status).toBe(409)
     expect(JSON.stringify((await api('GET', `/api/teams/${f.team.id}/audit`, f.owner)).body.data)).toContain('invoice.cancelled')
   })
+})
+
+test('over SMTP the letter carries the PDF as an attachment', async () => {
+  const smtp = await startSmtp()
+  try {
+    const mailer = createMailer({ smtpUrl: smtp.url, mailFrom: 'AI Gateway <no-reply@example.ru>', dataDir: gw.server.dataDir })
+    const pdf = await renderInvoicePdf({
+      number: '2026-000777',
+      issuedAt: new Date(),
+      seller: NPD_SELLER,
+      buyer: COMPANY_BUYER,
+      account: 'Команда',
+      amountKopecks: 120_000,
+      offerUrl: 'https://example.ru/public-offer',
+    })
+    const to = 'buh@smtp.example.ru'
+    await mailer.send(
+      invoiceLetter(to, {
+        number: '2026-000777',
+        amount: '1 200,00',
+        teamName: 'Команда',
+        purpose: 'Оплата по счёту № 2026-000777',
+        pdf,
+        filename: 'Счёт 2026-000777.pdf',
+        billingLink: 'https://example.ru/app/team/documents',
+      }),
+    )
+    const letter = await smtp.waitFor(to)
+    expect(letter.raw).toContain('Content-Type: application/pdf')
+    expect(await pdfText(attachedPdf(letter.raw))).toContain('Счёт на оплату № 2026-000777')
+  } finally {
+    await smtp.close()
+  }
 })
 
 describe('the bank statement', () => {
