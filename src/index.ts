@@ -6,6 +6,8 @@ import { type Config, ConfigError, loadConfig } from './config'
 import { openDatabase, runMigrations, startCheckpointer } from './db/client'
 import { DIALECT } from './db/dialect'
 import { INSTANCE_ID } from './db/instance'
+import { watchDatabase } from './db/outage'
+import { generationSettler } from './gateway/pipeline'
 import { purgeExpiredResponses } from './gateway/stored-responses'
 import { closeSockets } from './gateway/ws'
 import { createMailer } from './mail/service'
@@ -26,6 +28,7 @@ try {
 const database = openDatabase(config.databaseUrl)
 const { db } = database
 await runMigrations(db)
+watchDatabase(db) // an outage is logged once, and its end when this probe answers again
 const stopCheckpointer = startCheckpointer(db, config.databaseUrl)
 const mailer = createMailer(config)
 
@@ -34,7 +37,9 @@ const { catalog, rates } = services
 
 // Renews the leases of this instance's holds and gives back those of instances that died (a crash
 // of this very process included, once its lease lapses): never a live instance's reservations.
-const stopHoldLeases = startHoldLeases(db)
+// A dead instance's hold whose answer the router had named is charged from the router's record.
+const settler = generationSettler(services)
+const stopHoldLeases = startHoldLeases(db, settler)
 // Team webhooks wait in an outbox table: any instance delivers them (each claims a delivery first).
 const stopWebhooks = startWebhookWorker(db, config.allowPrivateWebhooks)
 
@@ -64,7 +69,8 @@ const app = createApp(services)
     cron({
       name: 'stale-holds',
       pattern: '*/5 * * * *',
-      run: () => void releaseStaleHolds(db, new Date(Date.now() - STALE_HOLD_MS)).catch((e) => console.error(`[billing] stale-hold sweep failed: ${(e as Error).message}`)),
+      run: () =>
+        void releaseStaleHolds(db, new Date(Date.now() - STALE_HOLD_MS), settler).catch((e) => console.error(`[billing] stale-hold sweep failed: ${(e as Error).message}`)),
     }),
   )
   // Every minute: publishes when a schedule slot is due (the slot's unique run row stops double runs).

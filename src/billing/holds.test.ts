@@ -129,3 +129,30 @@ test('holds of an instance whose lease lapsed are released; a live instance’s 
   expect((await db.select({ instance: holds.instanceId }).from(holds).where(eq(holds.id, mine)))[0]?.instance).toBe(INSTANCE_ID)
   expect(await releaseLapsedHolds(db, now)).toBe(0)
 })
+
+test('a dead process’s hold that knows its generation is settled from the router once; unanswered, it is released after a bounded number of sweeps', async () => {
+  const { db, account } = await freshDb(10_000_000)
+  const now = Date.now()
+  await foreignHold(db, 'answered', 700_000, now - 1)
+  await foreignHold(db, 'silent', 200_000, now - 1)
+  const generation = { upstream: 'primary', endpoint: 'chat', model: 'openai/gpt-4o', stream: true, limited: false }
+  for (const [id, gen] of [
+    ['answered', 'gen-1'],
+    ['silent', 'gen-2'],
+  ])
+    await write(db, (q) => q.update(holds).set({ generationId: gen, generation }).where(eq(holds.id, id!)))
+  const lookups: string[] = []
+  const settler = {
+    lookup: async (generationId: string) => {
+      lookups.push(generationId)
+      return generationId === 'gen-1' ? { chargeMicros: 123_456, facts: { ...facts, upstreamId: generationId }, withinHold: false } : null
+    },
+  }
+  expect(await releaseLapsedHolds(db, now, settler)).toBe(1)
+  expect(await account()).toEqual({ balance: 10_000_000 - 123_456, held: 200_000 })
+  // The router keeps silent about gen-2: kept for four more sweeps, then given back without a charge.
+  for (let sweep = 2; sweep <= 4; sweep++) expect(await releaseLapsedHolds(db, now, settler)).toBe(0)
+  expect(await releaseLapsedHolds(db, now, settler)).toBe(1)
+  expect(await account()).toEqual({ balance: 10_000_000 - 123_456, held: 0 })
+  expect(lookups).toEqual(['gen-1', 'gen-2', 'gen-2', 'gen-2', 'gen-2', 'gen-2'])
+})

@@ -10,10 +10,11 @@
 // first. Nobody releases another live instance's holds, not even at start.
 // These run on every /v1 request: their statements are compiled once (db/prepared.ts) and on SQLite
 // the units of concurrent requests share one commit (db/group-commit.ts); each resolves once committed.
-import { and, eq, gte, lt, sql } from 'drizzle-orm'
+import { and, eq, gte, isNotNull, isNull, lt, notInArray, sql } from 'drizzle-orm'
 import { users } from '../auth/schema'
 import type { Db } from '../db/client'
-import { HOLD_LEASE_MS, INSTANCE_ID } from '../db/instance'
+import { HOLD_LEASE_MS, INSTANCE_ID, LEASE_TOKEN } from '../db/instance'
+import { noteDatabaseFailure } from '../db/outage'
 import { compiled, prepared } from '../db/prepared'
 import { tx, write } from '../db/tx'
 import { apiKeys } from '../keys/schema'
@@ -25,7 +26,7 @@ import { addBudgetSpent, type BudgetState, budgetRoom, crossedThresholds, type L
 import { moscowDay } from './days'
 import { InsufficientFundsError, type Posted, postMovement } from './ledger'
 import { now as clockNow } from './periods'
-import { holds, type UsageLogRow, uncoveredCosts, usageDaily, usageLogs } from './schema'
+import { type HoldGeneration, holds, type UsageLogRow, uncoveredCosts, usageDaily, usageLogs } from './schema'
 
 /** The upstream's reported USD cost in nano-dollars (0 when it reported none). */
 const usdToNano = (usd: string | null) => {
@@ -202,6 +203,7 @@ const statements = (db: Db) =>
         keyHeldMicros: p('keyHeld'),
         memberHeldMicros: p('memberHeld'),
         instanceId: p('instance'),
+        leaseToken: p('leaseToken'),
         leaseUntil: p('leaseUntil'),
         createdAt: p('createdAt'),
       }),
@@ -218,7 +220,7 @@ const statements = (db: Db) =>
       db
         .update(holds)
         .set({ leaseUntil: sql`${p('leaseUntil')}` })
-        .where(eq(holds.instanceId, p('instance'))),
+        .where(eq(holds.leaseToken, p('token'))),
     ),
   }))
 
@@ -300,6 +302,7 @@ export async function placeHold(db: Db, req: HoldRequest): Promise<string> {
       keyHeld,
       memberHeld,
       instance: INSTANCE_ID,
+      leaseToken: LEASE_TOKEN,
       leaseUntil: now + HOLD_LEASE_MS,
       createdAt: now,
     })
@@ -485,26 +488,184 @@ function releaseWhere(db: Db, where: ReturnType<typeof and>): Promise<number> {
   })
 }
 
-/** Releases this instance's holds older than `olderThan` whose request never ended (the stale-hold sweep). */
-export const releaseStaleHolds = (db: Db, olderThan: Date): Promise<number> => releaseWhere(db, and(eq(holds.instanceId, INSTANCE_ID), lt(holds.createdAt, olderThan.getTime())))
+/**
+ * Remembers the router's generation id on the hold (the first id wins), with what a settlement from
+ * /generation needs: should this process die before settling, whoever gives the hold back charges
+ * what the router delivered instead. Not awaited on the request path, one write per request.
+ */
+export function noteGeneration(db: Db, holdId: string, generationId: string, info: HoldGeneration): void {
+  void write(db, (q) =>
+    q
+      .update(holds)
+      .set({ generationId, generation: info })
+      .where(and(eq(holds.id, holdId), isNull(holds.generationId))),
+  ).catch((e) => {
+    if (!noteDatabaseFailure(e)) console.error(`[billing] hold ${holdId}: generation id not recorded: ${(e as Error).message}`)
+  })
+}
 
-/** Releases the holds of instances that stopped renewing their lease (died); returns how many. */
-export const releaseLapsedHolds = (db: Db, now = Date.now()): Promise<number> => releaseWhere(db, lt(holds.leaseUntil, now))
+/** Back-off between tries of a closing the database refused (the last one repeats). */
+const CLOSE_RETRY_MS = [250, 500, 1000, 2000, 5000]
+/** Holds whose closing waits for the database (the stale-hold sweep leaves them to it). */
+const waiting = new Set<string>()
+
+export type Closed<T> = { deferred: false; result: T } | { deferred: true }
 
 /**
- * While this instance runs: renews the lease of its open holds and gives back those of dead
- * instances, every third of the lease. Returns a stop function (a graceful stop keeps its holds'
- * leases until they lapse: requests still in flight settle them first).
+ * Runs a closing unit — a settlement or a release. When the database is not answering, the hold
+ * stays as it is (reserved, its lease renewed while this process lives) and the unit is tried again
+ * in the background until it commits; `late` gets its result then. A retry after a commit whose
+ * answer was lost finds the hold closed and changes nothing: never charged twice.
  */
-export function startHoldLeases(db: Db, onError: (e: unknown) => void = (e) => console.error(`[billing] hold lease: ${(e as Error).message}`)): () => void {
+export async function closeDurably<T>(holdId: string, unit: () => Promise<T>, late?: (result: T) => void): Promise<Closed<T>> {
+  try {
+    return { deferred: false, result: await unit() }
+  } catch (e) {
+    if (!noteDatabaseFailure(e)) throw e
+    retryClosing(holdId, unit, late, 0)
+    return { deferred: true }
+  }
+}
+
+function retryClosing<T>(holdId: string, unit: () => Promise<T>, late: ((result: T) => void) | undefined, attempt: number) {
+  waiting.add(holdId)
+  setTimeout(
+    async () => {
+      try {
+        const result = await unit()
+        waiting.delete(holdId)
+        late?.(result)
+      } catch (e) {
+        if (noteDatabaseFailure(e)) return retryClosing(holdId, unit, late, attempt + 1)
+        waiting.delete(holdId)
+        console.error(`[billing] hold ${holdId}: closing failed after the database came back: ${(e as Error).message}`)
+      }
+    },
+    CLOSE_RETRY_MS[Math.min(attempt, CLOSE_RETRY_MS.length - 1)],
+  )
+}
+
+/** A generation's settlement as the gateway prices it (the reported cost at the current rate and markup). */
+export type GenerationCharge = { chargeMicros: number; facts: UsageFacts; withinHold: boolean }
+
+/**
+ * What the router's /generation says a hold's answer cost; null while it has not answered. Given by
+ * the gateway (it knows the routers and the rate); `settled` gets each settlement (its alerts).
+ */
+export type GenerationSettler = {
+  lookup(generationId: string, info: HoldGeneration, createdAt: number): Promise<GenerationCharge | null>
+  settled?(result: Settled): void
+}
+
+/** Lookups of one generation before its hold is given back without a charge (logged). */
+const GENERATION_TRIES = 5
+const generationTries = new Map<string, number>()
+
+/**
+ * The holds matching `where` that know their generation: each is settled from the router's record,
+ * exactly once (settleHold takes the row in its unit, so two sweeping instances cannot both charge).
+ * When the router does not answer GENERATION_TRIES lookups (one per sweep), the hold is released.
+ */
+async function settleFromGenerations(db: Db, where: ReturnType<typeof and>, settler?: GenerationSettler): Promise<{ settled: number; released: number }> {
+  const rows = await db
+    .select({ id: holds.id, generationId: holds.generationId, generation: holds.generation, createdAt: holds.createdAt })
+    .from(holds)
+    .where(and(where, isNotNull(holds.generationId)))
+    .limit(100)
+  let settled = 0
+  let released = 0
+  for (const row of rows) {
+    let charge: GenerationCharge | null = null
+    if (settler && row.generation)
+      try {
+        charge = await settler.lookup(row.generationId!, row.generation, row.createdAt)
+      } catch (e) {
+        console.warn(`[billing] generation ${row.generationId} lookup failed: ${(e as Error).message}`)
+      }
+    if (charge) {
+      generationTries.delete(row.id)
+      const done = await settleHold(db, row.id, charge.chargeMicros, charge.facts, { withinHold: charge.withinHold })
+      if (done) {
+        settled++
+        settler?.settled?.(done)
+      }
+      continue
+    }
+    const tries = (generationTries.get(row.id) ?? 0) + 1
+    if (tries < GENERATION_TRIES) {
+      generationTries.set(row.id, tries)
+      continue
+    }
+    generationTries.delete(row.id)
+    const n = await releaseWhere(db, and(where, eq(holds.id, row.id)))
+    if (n) console.warn(`[billing] hold ${row.id}: the router did not report generation ${row.generationId} in ${tries} lookups; released without a charge`)
+    released += n
+  }
+  if (generationTries.size > 10_000) generationTries.clear()
+  return { settled, released }
+}
+
+/**
+ * Closes this process's holds older than `olderThan` whose request never ended (the stale-hold
+ * sweep): released, or settled from the router when their generation is known. Not those whose
+ * closing is waiting for the database. Answers how many.
+ */
+export async function releaseStaleHolds(db: Db, olderThan: Date, settler?: GenerationSettler): Promise<number> {
+  const stale = and(eq(holds.leaseToken, LEASE_TOKEN), lt(holds.createdAt, olderThan.getTime()), waiting.size ? notInArray(holds.id, [...waiting]) : undefined)
+  const released = await releaseWhere(db, and(stale, isNull(holds.generationId)))
+  const fromRouter = await settleFromGenerations(db, stale, settler)
+  return released + fromRouter.settled + fromRouter.released
+}
+
+/**
+ * Closes the holds of processes that stopped renewing their lease (died, or restarted under the same
+ * INSTANCE_ID): released, or settled from the router when their generation is known. Answers how many.
+ */
+export async function releaseLapsedHolds(db: Db, now = Date.now(), settler?: GenerationSettler): Promise<number> {
+  const lapsed = lt(holds.leaseUntil, now)
+  const released = await releaseWhere(db, and(lapsed, isNull(holds.generationId)))
+  if (released > 0) console.log(`[billing] released ${released} hold(s) of stopped instances`)
+  const fromRouter = await settleFromGenerations(db, lapsed, settler)
+  if (fromRouter.settled > 0) console.log(`[billing] settled ${fromRouter.settled} hold(s) of stopped instances from the router's generation records`)
+  return released + fromRouter.settled + fromRouter.released
+}
+
+/**
+ * While this process runs: renews the lease of its open holds (those of this start only) and closes
+ * those of dead ones, every third of the lease. Returns a stop function (a graceful stop keeps its
+ * holds' leases until they lapse: requests still in flight settle them first).
+ */
+export function startHoldLeases(
+  db: Db,
+  settler?: GenerationSettler,
+  onError: (e: unknown) => void = (e) => {
+    if (!noteDatabaseFailure(e)) console.error(`[billing] hold lease: ${(e as Error).message}`)
+  },
+): () => void {
   const tick = async () => {
     const now = Date.now()
-    await write(db, (q) => statements(q).renewLeases.run(q, { instance: INSTANCE_ID, leaseUntil: now + HOLD_LEASE_MS }))
-    const released = await releaseLapsedHolds(db, now)
-    if (released > 0) console.log(`[billing] released ${released} hold(s) of stopped instances`)
+    await write(db, (q) => statements(q).renewLeases.run(q, { token: LEASE_TOKEN, leaseUntil: now + HOLD_LEASE_MS }))
+    await releaseLapsedHolds(db, now, settler)
   }
-  const timer = setInterval(() => void tick().catch(onError), Math.max(200, Math.floor(HOLD_LEASE_MS / 3)))
+  let running = false
+  const timer = setInterval(
+    () => {
+      if (running) return // a slow sweep (lookups at the router) is not run twice at once
+      running = true
+      void tick()
+        .catch(onError)
+        .finally(() => {
+          running = false
+        })
+    },
+    Math.max(200, Math.floor(HOLD_LEASE_MS / 3)),
+  )
   ;(timer as unknown as { unref(): void }).unref()
-  void tick().catch(onError)
+  running = true
+  void tick()
+    .catch(onError)
+    .finally(() => {
+      running = false
+    })
   return () => clearInterval(timer)
 }

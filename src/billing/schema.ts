@@ -150,6 +150,9 @@ export const uncoveredCosts = table(
  * `leaseUntil` while it lives; when an instance dies (kill -9, a crashed host) the others release
  * its holds once the lease has lapsed, so no instance ever frees what another still holds.
  */
+/** A hold's request, as a settlement after a crash needs it (billing/holds.ts). */
+export type HoldGeneration = { upstream: string; endpoint: string; model: string; stream: boolean; limited: boolean }
+
 export const holds = table(
   'holds',
   {
@@ -166,8 +169,14 @@ export const holds = table(
     /** Reserved in the member's budget (team requests; 0 when the member had none). */
     memberHeldMicros: integer('member_held_micros').notNull().default(0),
     instanceId: text('instance_id').notNull(),
+    /** The start of the process that renews the lease (db/instance.ts): a restart under the same INSTANCE_ID is another. */
+    leaseToken: text('lease_token').notNull().default(''),
     /** Epoch milliseconds until which the owning instance vouches for the hold. */
     leaseUntil: integer('lease_until').notNull(),
+    /** The router's generation id, once its answer named it: a hold whose instance died is settled from /generation. */
+    generationId: text('generation_id'),
+    /** What that settlement needs besides (the router, endpoint, model, stream, a customer's limit). */
+    generation: text('generation', { mode: 'json' }).$type<HoldGeneration>(),
     createdAt: integer('created_at').notNull(),
   },
   (t) => [index('holds_instance_idx').on(t.instanceId), index('holds_lease_idx').on(t.leaseUntil), index('holds_key_idx').on(t.apiKeyId)],

@@ -7,6 +7,7 @@ import { type BunSQLiteDatabase, drizzle } from 'drizzle-orm/bun-sqlite'
 import { migrate } from 'drizzle-orm/bun-sqlite/migrator'
 import { DIALECT, isPostgresUrl } from './dialect'
 import { groupCommit } from './group-commit'
+import { DatabaseTimeout, QUERY_TIMEOUT_MS, withDeadline } from './outage'
 import * as schema from './schema'
 
 /**
@@ -27,18 +28,54 @@ const PG_POOL = Number(process.env.DATABASE_POOL_SIZE) || 20
  * segment `%00`, a model name, a message — would fail the statement ("invalid byte sequence") and
  * the request with a 500. Every parameter on the way to the server has it replaced by U+FFFD, so a
  * lookup by such a value simply finds nothing and stored text keeps its other characters.
+ *
+ * Every statement also has a deadline (outage.ts): the server's statement_timeout does not help
+ * when the server itself is frozen or the connection is lost without a word, and a request must
+ * not wait for it forever. A transaction fails as soon as one of its statements times out, and its
+ * BEGIN (which may wait for a pooled connection) and its COMMIT get the same deadline.
  */
-function withoutNul(client: SQL): SQL {
+function guarded(client: SQL, failUnit?: (e: unknown) => void): SQL {
   const clean = (params: unknown[] | undefined) => params?.map((v) => (typeof v === 'string' && v.includes('\0') ? v.replaceAll('\0', '\uFFFD') : v))
+  type Query = PromiseLike<unknown> & { values(): PromiseLike<unknown[][]>; cancel(): unknown }
+  const timed = (query: Query) => {
+    const onTimeout = () => {
+      query.cancel()
+      failUnit?.(new DatabaseTimeout())
+    }
+    return {
+      // biome-ignore lint/suspicious/noThenProperty: a thenable like the driver's own query
+      then: (ok?: (v: unknown) => unknown, fail?: (e: unknown) => unknown) => withDeadline(query, onTimeout).then(ok, fail),
+      values: () => withDeadline(query.values(), onTimeout),
+    }
+  }
   return new Proxy(client, {
     get(target, prop, receiver) {
       const value = Reflect.get(target, prop, receiver)
-      if (prop === 'unsafe') return (query: string, params?: unknown[]) => target.unsafe(query, clean(params))
-      // Transactions and savepoints hand their own connection to the callback: clean that one too.
+      if (prop === 'unsafe') return (query: string, params?: unknown[]) => timed(target.unsafe(query, clean(params)) as unknown as Query)
+      // Transactions and savepoints hand their own connection to the callback: guard that one too.
       if (prop === 'begin' || prop === 'savepoint')
         return (...args: unknown[]) => {
           const fn = args.at(-1) as (tx: SQL) => unknown
-          return (value as (...a: unknown[]) => unknown).call(target, ...args.slice(0, -1), (tx: SQL) => fn(withoutNul(tx)))
+          const run = (value as (...a: unknown[]) => Promise<unknown>).bind(target)
+          if (prop === 'savepoint') return run(...args.slice(0, -1), (tx: SQL) => fn(guarded(tx, failUnit)))
+          return new Promise((resolve, reject) => {
+            let timer: ReturnType<typeof setTimeout> | undefined
+            const arm = () => {
+              clearTimeout(timer)
+              timer = setTimeout(() => reject(new DatabaseTimeout()), QUERY_TIMEOUT_MS)
+            }
+            arm() // until BEGIN has a connection
+            run(...args.slice(0, -1), async (tx: SQL) => {
+              clearTimeout(timer)
+              try {
+                return await fn(guarded(tx, reject))
+              } finally {
+                arm() // COMMIT or ROLLBACK
+              }
+            })
+              .then(resolve, reject)
+              .finally(() => clearTimeout(timer))
+          })
         }
       return typeof value === 'function' ? value.bind(target) : value
     },
@@ -48,16 +85,23 @@ function withoutNul(client: SQL): SQL {
 export function openDatabase(url: string): { db: Db; close: () => Promise<void> } {
   if (isPostgresUrl(url) !== (DIALECT === 'pg')) throw new Error(`openDatabase(${isPostgresUrl(url) ? 'postgres' : 'sqlite'}) in a process whose DATABASE_URL chose ${DIALECT}`)
   if (DIALECT === 'pg') {
-    const client = new SQL(url, { max: PG_POOL, idleTimeout: 30, connectionTimeout: 10 })
-    const db = drizzlePg({ client: withoutNul(client), schema }) as unknown as Db
+    // statement_timeout: the server gives up on a statement as soon as our deadline would.
+    const client = new SQL(url, {
+      max: PG_POOL,
+      idleTimeout: 30,
+      connectionTimeout: Math.ceil(QUERY_TIMEOUT_MS / 1000),
+      connection: { statement_timeout: QUERY_TIMEOUT_MS },
+    })
+    const db = drizzlePg({ client: guarded(client), schema }) as unknown as Db
     return { db, close: () => client.close({ timeout: 5 }) }
   }
   const sqlite = new Database(url, { create: true, strict: true })
-  // WAL lets readers run beside the single writer; busy_timeout waits instead of failing on a lock.
+  // WAL lets readers run beside the single writer; busy_timeout waits instead of failing on a lock,
+  // up to the query deadline (a lock another process never lets go of is an outage, outage.ts).
   sqlite.exec('PRAGMA journal_mode = WAL')
   sqlite.exec('PRAGMA synchronous = NORMAL')
   sqlite.exec('PRAGMA foreign_keys = ON')
-  sqlite.exec('PRAGMA busy_timeout = 5000')
+  sqlite.exec(`PRAGMA busy_timeout = ${QUERY_TIMEOUT_MS}`)
   sqlite.exec('PRAGMA temp_store = MEMORY')
   const db = drizzle(sqlite, { schema }) as Db
   return { db, close: async () => sqlite.close() }
@@ -131,6 +175,9 @@ export async function runMigrations(db: Db): Promise<void> {
   const pool = db.$client as unknown as SQL
   const conn = await pool.reserve()
   try {
+    // Waiting for another instance's migrations, or one rewriting a large table, may take longer than
+    // the pool's statement_timeout: none on this connection meanwhile (RESET restores the pool's).
+    await conn`set statement_timeout = 0`
     await conn`select pg_advisory_lock(${MIGRATION_LOCK})`
     try {
       await migratePg(drizzlePg({ client: conn as unknown as SQL, schema }), { migrationsFolder: PG_MIGRATIONS })
@@ -138,6 +185,7 @@ export async function runMigrations(db: Db): Promise<void> {
       await conn`select pg_advisory_unlock(${MIGRATION_LOCK})`
     }
   } finally {
+    await conn`reset statement_timeout`.catch(() => {})
     conn.release()
   }
 }

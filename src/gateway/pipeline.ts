@@ -4,7 +4,18 @@
 // (shape.ts and the protocol's file) and its Wire (wire.ts); the protocols' routes are protocols.ts.
 
 import type { Notifier } from '../billing/alerts'
-import { type HoldLevel, HoldRefused, placeHold, releaseHold, settleHold, type UsageFacts } from '../billing/holds'
+import {
+  closeDurably,
+  type GenerationSettler,
+  type HoldLevel,
+  HoldRefused,
+  noteGeneration,
+  placeHold,
+  releaseHold,
+  type Settled,
+  settleHold,
+  type UsageFacts,
+} from '../billing/holds'
 import { now as clockNow } from '../billing/periods'
 import type { Endpoint } from '../billing/schema'
 import { isVariable, usdToMicros } from '../catalog/pricing'
@@ -67,6 +78,12 @@ export type Prepared = {
   headers?: Record<string, string>
   /** The router that answered (or failed last). */
   upstream: UpstreamName
+}
+
+/** A settlement has committed: its alerts leave in the background, never on the request's path. */
+function sendAlerts(notify: Notifier, settled: Settled | null) {
+  if (settled?.lowBalance) notify.lowBalance(settled.lowBalance)
+  if (settled?.budgets.length) notify.budgets(settled.budgets)
 }
 
 /** Reconciliation after a client disconnect: the router publishes generation stats with a delay. */
@@ -261,21 +278,36 @@ export function pipeline(deps: GatewayDeps) {
     const charge = chargeFor(p, usage, fallbackCompletion, by.model)
     const completionTokens = usage?.completion_tokens ?? fallbackCompletion
     const promptTokens = usage?.prompt_tokens ?? (usage ? 0 : p.shape.prompt.tokens)
-    const settled = await settleHold(
-      db,
-      p.holdId,
-      charge.micros,
-      facts(p, { status, model: by.id, promptTokens, completionTokens, totalTokens: usage?.total_tokens, upstreamCostUsd: charge.upstreamCostUsd, upstreamId, ...extra }),
-      { withinHold: p.limited },
-    )
-    // The unit has committed: alerts leave in the background, never on the request's path.
-    if (settled?.lowBalance) deps.notify.lowBalance(settled.lowBalance)
-    if (settled?.budgets.length) deps.notify.budgets(settled.budgets)
-    return settled?.chargedMicros ?? 0
+    const usageFacts = facts(p, {
+      status,
+      model: by.id,
+      promptTokens,
+      completionTokens,
+      totalTokens: usage?.total_tokens,
+      upstreamCostUsd: charge.upstreamCostUsd,
+      upstreamId,
+      ...extra,
+    })
+    // The database not answering does not lose the charge: the hold stays and the settlement is
+    // retried until it commits; the answer the router delivered goes out with the charge it will get.
+    const closed = await closeDurably(p.holdId, () => settleHold(db, p.holdId, charge.micros, usageFacts, { withinHold: p.limited }), alert)
+    if (closed.deferred) return charge.micros
+    alert(closed.result)
+    return closed.result?.chargedMicros ?? 0
   }
 
-  const release = (p: Prepared, error: string, upstreamId: string | null = null, status: 'error' | 'cancelled' = 'error', extra?: Partial<UsageFacts>) =>
-    releaseHold(db, p.holdId, facts(p, { status, error: error.slice(0, 500), upstreamId, ...extra }))
+  const alert = (settled: Settled | null) => sendAlerts(deps.notify, settled)
+
+  /** Gives the hold back; when the database is not answering, later (the customer's error stays the upstream's). */
+  const release = async (p: Prepared, error: string, upstreamId: string | null = null, status: 'error' | 'cancelled' = 'error', extra?: Partial<UsageFacts>) => {
+    const usageFacts = facts(p, { status, error: error.slice(0, 500), upstreamId, ...extra })
+    await closeDurably(p.holdId, () => releaseHold(db, p.holdId, usageFacts))
+  }
+
+  /** The router named the answer's generation: the hold remembers it, so a crash before settling still charges it. */
+  function known(p: Prepared, generationId: string | null) {
+    if (generationId) noteGeneration(db, p.holdId, generationId, { upstream: p.upstream, endpoint: p.endpoint, model: p.modelId, stream: p.stream, limited: p.limited })
+  }
 
   /**
    * The body the router gets, for every protocol: the caller's (the model, variants and fallbacks as
@@ -340,6 +372,7 @@ export function pipeline(deps: GatewayDeps) {
   async function complete(p: Prepared, wire: Wire, body: Record<string, unknown>, clientSignal: AbortSignal) {
     const { res, done, timedOut } = await send(p, wire, body, clientSignal)
     const upstreamId = res.headers.get('x-generation-id')
+    known(p, upstreamId)
     try {
       const json = (await res.json()) as Record<string, unknown>
       const read = wire.answer(json)
@@ -373,7 +406,7 @@ export function pipeline(deps: GatewayDeps) {
       await release(p, message, res.headers.get('x-generation-id'))
       throw upstreamFailed(message)
     }
-    const relay = new Relay(p, wire.reader(), res, ac, { settle, release, reconcile, idleMs: config.upstreamTimeoutMs })
+    const relay = new Relay(p, wire.reader(), res, ac, { settle, release, reconcile, known, idleMs: config.upstreamTimeoutMs })
     clientSignal.addEventListener('abort', () => relay.clientGone(), { once: true })
     return new Response(relay.stream, {
       headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' },
@@ -399,6 +432,43 @@ export function pipeline(deps: GatewayDeps) {
   }
 
   return { estimate, prepare, body: upstreamBody, forward, post, send, complete, stream, settle, release, chargeFor, currentRate, answeredBy }
+}
+
+/**
+ * Settles the hold of a process that died from the router's record of its generation (the hold
+ * sweeps of billing/holds.ts): the reported cost at the current rate and markup, as the request's
+ * own settlement would have charged it, with the same usage row and alerts.
+ */
+export function generationSettler(deps: Pick<GatewayDeps, 'config' | 'rates' | 'upstreams' | 'notify'>): GenerationSettler {
+  const markup = dec(String(deps.config.markup))
+  return {
+    async lookup(generationId, info, createdAt) {
+      const rate = deps.rates.current()
+      if (!rate) return null
+      const stats = await deps.upstreams.byName(info.upstream as UpstreamName).client.generation(generationId)
+      if (!stats) return null
+      return {
+        chargeMicros: usdToMicros(dec(stats.totalCost), rate, markup),
+        withinHold: info.limited,
+        facts: {
+          endpoint: info.endpoint as Endpoint,
+          model: info.model,
+          promptTokens: stats.tokensPrompt,
+          completionTokens: stats.tokensCompletion,
+          totalTokens: stats.tokensPrompt + stats.tokensCompletion,
+          upstreamCostUsd: String(stats.totalCost),
+          upstreamId: generationId,
+          responseId: null,
+          upstream: info.upstream as UpstreamName,
+          status: stats.cancelled ? 'cancelled' : 'success',
+          error: null,
+          durationMs: Math.max(0, Date.now() - createdAt),
+          stream: info.stream,
+        },
+      }
+    },
+    settled: (s) => sendAlerts(deps.notify, s),
+  }
 }
 
 export type Pipeline = ReturnType<typeof pipeline>

@@ -15,6 +15,8 @@ export type RelayBilling<Prepared extends Request> = {
   release(p: Prepared, error: string, upstreamId?: string | null): Promise<void>
   /** After the client left: ask the router what it billed; fall back to what was streamed. */
   reconcile(p: Prepared, upstreamId: string | null, pieces: number): Promise<void>
+  /** The router named the generation (once per stream: the hold remembers it). */
+  known?(p: Prepared, upstreamId: string): void
   /** The longest silence from the router before the stream counts as dead. */
   idleMs: number
 }
@@ -41,6 +43,7 @@ export class Relay<Prepared extends Request> {
     private readonly billing: RelayBilling<Prepared>,
   ) {
     this.upstreamId = res.headers.get('x-generation-id')
+    if (this.upstreamId) billing.known?.(p, this.upstreamId)
     const body = res.body!.getReader()
     this.watch = setInterval(() => this.tick(), 1000)
     this.stream = new ReadableStream<Uint8Array>({
@@ -114,7 +117,10 @@ export class Relay<Prepared extends Request> {
     if (data === undefined) return `${event}\n\n` // comments (keep-alives), [DONE], other fields
     const seen = this.reader.inspect(event, data, !this.upstreamId)
     if (seen === 'drop') return '' // never relay a non-JSON data line: the SDK would throw on it
-    this.upstreamId ??= seen.id ?? null
+    if (!this.upstreamId && seen.id) {
+      this.upstreamId = seen.id
+      this.billing.known?.(this.p, seen.id)
+    }
     if (seen.responseId) this.p.responseId ??= seen.responseId
     if (seen.error !== undefined) {
       // Mid-stream error (reference §1.5): bill nothing, tell the client in the protocol's shape, stop.

@@ -1,5 +1,6 @@
 // The /api wire shapes: `{success:true, data}` and `{success:false, error}`, plus the one error handler.
 import { Elysia, type TSchema, t } from 'elysia'
+import { DATABASE_NAME, noteDatabaseFailure } from '../db/outage'
 import { BodyRejected } from './body'
 import { AppError, anthropicError, OpenAIError } from './errors'
 
@@ -28,6 +29,8 @@ export const errorHandler = new Elysia({ name: 'error-handler' }).onError({ as: 
   // Elysia wraps whatever a parse hook throws in a PARSE error: the body limits' refusals (413, too
   // deep) and /v1's authentication before the body is read are ours, and answer as themselves.
   const cause = code === 'PARSE' ? (thrown as { cause?: unknown }).cause : undefined
+  // The database failing under authentication is an outage, not a malformed body (the 400 invalid_json it used to be).
+  if (noteDatabaseFailure(thrown)) return answer(code, databaseUnavailable(), request)
   if (!(cause instanceof AppError || cause instanceof OpenAIError)) return answer(code, thrown, request)
   const res = answer(code, cause, request)
   // Refused before its body was read (or while it was arriving): the connection closes after the
@@ -36,11 +39,18 @@ export const errorHandler = new Elysia({ name: 'error-handler' }).onError({ as: 
   return res
 })
 
+/** The database is not answering: 503 in every shape, with a hint to retry (outage.ts logs it once). */
+export const databaseUnavailable = () =>
+  new OpenAIError(503, `Сервис временно недоступен: база данных (${DATABASE_NAME}) не отвечает. Повторите запрос чуть позже.`, 'server_error', 'database_unavailable', {
+    retryAfter: '5',
+  })
+
 function answer(code: string | number, error: unknown, request: Request): Response {
   const path = new URL(request.url).pathname
   if (path.startsWith('/v1/messages')) return anthropicError(openAIFailure(code, error, path, request.method))
   if (path.startsWith('/v1/') || path === '/v1') return openAIFailure(code, error, path, request.method).asResponse()
   if (error instanceof AppError) return fail(error.status, error.message, error.headers)
+  if (error instanceof OpenAIError && error.code === 'database_unavailable') return fail(503, error.message, { 'retry-after': '5' })
   switch (code) {
     case 'VALIDATION': {
       const e = error as { customError?: unknown; valueError?: { path?: string } }

@@ -1,9 +1,9 @@
-import { sql } from 'drizzle-orm'
 import { Elysia } from 'elysia'
 import pkg from '../../package.json'
 import type { Config } from '../config'
 import type { Db } from '../db/client'
-import { selectRows } from '../db/sql'
+import { checkDatabase, DATABASE_NAME } from '../db/outage'
+import { AppError } from '../lib/errors'
 import { envelope, errors, ok } from '../lib/http'
 import type { Mailer } from '../mail/service'
 import { Health } from './model'
@@ -13,7 +13,12 @@ export function systemRoutes(config: Config, db: Db, mailer: Mailer) {
   return new Elysia({ name: 'system', prefix: '/api', detail: { tags: ['Система'] } }).get(
     '/health',
     async () => {
-      await selectRows(db, sql`select 1 as ok`) // throws (→ 500) if the database is unusable
+      // Within the query deadline: a frozen database must not hang the health check either.
+      try {
+        await checkDatabase(db)
+      } catch {
+        throw new AppError(503, `База данных (${DATABASE_NAME}) недоступна`, { 'retry-after': '5' })
+      }
       return ok({
         status: 'ok' as const,
         version: pkg.version,
@@ -23,8 +28,12 @@ export function systemRoutes(config: Config, db: Db, mailer: Mailer) {
         payments: config.yookassaShopId ? ('yookassa' as const) : ('test' as const),
         testPaymentsBanner: config.testPaymentsBanner,
         emailVerification: config.requireEmailVerification,
+        database: { kind: DATABASE_NAME as 'SQLite' | 'PostgreSQL', status: 'ok' as const },
       })
     },
-    { response: { 200: envelope(Health), ...errors(500) }, detail: { summary: 'Проверка работоспособности' } },
+    {
+      response: { 200: envelope(Health), ...errors(500, 503) },
+      detail: { summary: 'Проверка работоспособности', description: '503 — база данных не отвечает (названа в сообщении).' },
+    },
   )
 }

@@ -177,7 +177,7 @@ describe.skipIf(!onPostgres)('three instances on one PostgreSQL database', () =>
     expect(uncovered!.n).toBe(0)
   }, 240_000)
 
-  test('an instance killed with SIGKILL while holding reservations: the others release them once its lease lapses', async () => {
+  test('an instance killed with SIGKILL while holding reservations: the others close them once its lease lapses, charging what the router generated', async () => {
     const victim = servers[2]!
     const c = await customer(servers[0]!)
     const start = await books(c.user.id)
@@ -199,8 +199,13 @@ describe.skipIf(!onPostgres)('three instances on one PostgreSQL database', () =>
     await eventually(async () => (await books(c.user.id)).held === 0, LEASE_MS * 3)
     expect(Date.now() - killedAt).toBeLessThan(LEASE_MS + LEASE_MS / 3 + 2000)
     expect(await read('select id from holds where instance_id = ?', 'instance-3')).toEqual([])
+    // The router had named each answer's generation: what it generated before the kill is charged
+    // from its /generation record, once, at the reported cost (issue 26); nothing else moved.
     const after = await books(c.user.id)
-    expect(after).toEqual({ balance: start.balance, held: 0, ledgerSum: start.balance })
+    const usage = await read<{ cost_micros: number; upstream_cost_usd: string | null }>('select cost_micros, upstream_cost_usd from usage_logs where user_id = ?', c.user.id)
+    expect(usage).toHaveLength(3)
+    for (const u of usage) expect(u.cost_micros).toBe(expectedCharge(Number(u.upstream_cost_usd)))
+    expect(after).toEqual({ balance: start.balance - usage.reduce((s, u) => s + u.cost_micros, 0), held: 0, ledgerSum: after.balance })
     // The whole balance is spendable again: a request on a surviving instance is served.
     const res = await chat(servers[1]!, c.key, { messages: [{ role: 'user', content: 'снова' }] })
     expect(res.status).toBe(200)

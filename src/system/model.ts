@@ -10,4 +10,5 @@ export const Health = t.Object({
   payments: t.UnionEnum(['test', 'yookassa']),
   testPaymentsBanner: t.Boolean({ description: 'ALLOW_TEST_PAYMENTS: каждая страница предупреждает, что оплата тестовая' }),
   emailVerification: t.Boolean({ description: 'Приветственный бонус начисляется после подтверждения e-mail' }),
+  database: t.Object({ kind: t.UnionEnum(['SQLite', 'PostgreSQL']), status: t.Literal('ok') }, { description: 'Хранилище; когда оно не отвечает, ответ — 503' }),
 })

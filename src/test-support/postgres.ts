@@ -21,6 +21,29 @@ export type TestPostgres = {
   createDatabase(name?: string): Promise<string>
   /** Stops the server at once (`-m immediate`: nothing to keep) and removes the directory. */
   stop(): Promise<void>
+  /** Stops the server (fast shutdown: connections are closed) and keeps its data: an outage. */
+  halt(): Promise<void>
+  /** Starts the halted server again, on the same port and data. */
+  resume(): Promise<void>
+  /** SIGSTOP to every process of the cluster: connections stay open and nothing answers. */
+  freeze(): void
+  /** SIGCONT: the frozen cluster goes on. */
+  thaw(): void
+}
+
+/** The postmaster (first line of postmaster.pid) and its children: every process of the cluster. */
+function clusterPids(data: string): number[] {
+  const postmaster = Number(readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0])
+  const pids = [postmaster]
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue
+    try {
+      // pid (comm) state ppid …: the command may hold spaces, so the fields are counted after its ')'.
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8')
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === postmaster) pids.push(Number(entry))
+    } catch {}
+  }
+  return pids
 }
 
 const PG_ROOT = '/usr/lib/postgresql'
@@ -220,10 +243,27 @@ export async function startPostgres(): Promise<TestPostgres> {
       const url = `postgres://postgres@127.0.0.1:${port}/postgres`
       await waitReady(url, logFile)
       let stopped = false
+      const startArgv = [join(bin, 'pg_ctl'), 'start', '-D', data, '-l', logFile, '-w', '-t', String(START_TIMEOUT_MS / 1000), '-o', options]
+      const signal = (sig: 'SIGSTOP' | 'SIGCONT') => {
+        for (const pid of clusterPids(data))
+          try {
+            process.kill(pid, sig)
+          } catch {} // a backend that ended meanwhile
+      }
       return {
         url,
         dir,
         createDatabase: (name?: string) => createTestDatabase(url, name),
+        async halt() {
+          await closeAdminPool(url)
+          await run([join(bin, 'pg_ctl'), 'stop', '-D', data, '-m', 'fast', '-w'], dir)
+        },
+        async resume() {
+          await run(startArgv, dir)
+          await waitReady(url, logFile)
+        },
+        freeze: () => signal('SIGSTOP'),
+        thaw: () => signal('SIGCONT'),
         async stop() {
           if (stopped) return
           stopped = true
