@@ -10,6 +10,8 @@ import { ApiKeysPage } from '../features/api-keys/api-keys-page'
 import { BillingPage } from '../features/billing/billing-page'
 import { DashboardPage } from '../features/dashboard/dashboard-page'
 import { DocsPage } from '../features/docs/docs-page'
+import { AdminInvoicesPage } from '../features/invoices/admin-invoices-page'
+import { DocumentsPage } from '../features/invoices/documents-page'
 import { ModelsPage } from '../features/models/models-page'
 import { PlaygroundPage } from '../features/playground/playground-page'
 import { TeamAuditPage } from '../features/teams/team-audit-page'
@@ -60,6 +62,11 @@ function AppRoutes() {
           <TeamAuditPage />
         </RequirePermission>
       </Route>
+      <Route path="/app/team/documents">
+        <RequirePermission team permission="topup">
+          <DocumentsPage />
+        </RequirePermission>
+      </Route>
       <Route path="/app/team/webhook">
         <RequirePermission team permission="webhook.manage">
           <TeamWebhookPage />
@@ -78,6 +85,11 @@ function AppRoutes() {
       <Route path="/app/admin/teams">
         <RequireAdmin>
           <AdminTeamsPage />
+        </RequireAdmin>
+      </Route>
+      <Route path="/app/admin/invoices">
+        <RequireAdmin>
+          <AdminInvoicesPage />
         </RequireAdmin>
       </Route>
       <Route path="/app/admin/blog">
