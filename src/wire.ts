@@ -34,6 +34,17 @@ import type {
 } from './blog/model'
 import type { ChatMessage as ChatMessageSchema, Chat as ChatSchema, ChatSummary as ChatSummarySchema } from './chats/model'
 import type { EstimateResult, ModelObject } from './gateway/model'
+import type {
+  AdminInvoice as AdminInvoiceSchema,
+  BankPayment as BankPaymentSchema,
+  Company as CompanySchema,
+  CompanyState as CompanyStateSchema,
+  CreditedPayment as CreditedPaymentSchema,
+  InvoiceAvailability as InvoiceAvailabilitySchema,
+  Invoice as InvoiceSchema,
+  StatementResult as StatementResultSchema,
+  TeamDocument as TeamDocumentSchema,
+} from './invoices/model'
 import type { ApiKey as ApiKeySchema, CreatedApiKey as CreatedApiKeySchema, PatchKeyBody } from './keys/model'
 import type {
   AdminRefundRequest as AdminRefundRequestSchema,
@@ -144,6 +155,20 @@ export type AdminRefundRequest = typeof AdminRefundRequestSchema.static
 /** The built-in test payment page. */
 export type TestPayment = typeof TestPaymentSchema.static
 export type TestPaymentResult = typeof TestPaymentResultSchema.static
+
+// ─── invoices and documents of teams (/api/teams/{id}/company, …/invoices, …/documents) ───
+
+export type Company = typeof CompanySchema.static
+export type CompanyState = typeof CompanyStateSchema.static
+export type InvoiceAvailability = typeof InvoiceAvailabilitySchema.static
+export type Invoice = typeof InvoiceSchema.static
+export type InvoiceStatus = Invoice['status']
+export type TeamDocument = typeof TeamDocumentSchema.static
+/** POST /api/admin/bank-statements. */
+export type StatementResult = typeof StatementResultSchema.static
+export type BankPayment = typeof BankPaymentSchema.static
+export type CreditedPayment = typeof CreditedPaymentSchema.static
+export type AdminInvoice = typeof AdminInvoiceSchema.static
 
 // ─── blog (/api/blog) ────────────────────────────────────────────────────────
 

@@ -11,6 +11,8 @@ import { ApiKeysPage } from '../features/api-keys/api-keys-page'
 import { BillingPage } from '../features/billing/billing-page'
 import { DashboardPage } from '../features/dashboard/dashboard-page'
 import { DocsPage } from '../features/docs/docs-page'
+import { AdminInvoicesPage } from '../features/invoices/admin-invoices-page'
+import { DocumentsPage } from '../features/invoices/documents-page'
 import { ModelsPage } from '../features/models/models-page'
 import { PlaygroundPage } from '../features/playground/playground-page'
 import { TeamAuditPage } from '../features/teams/team-audit-page'
@@ -66,6 +68,11 @@ function AppRoutes() {
           <TeamAuditPage />
         </RequirePermission>
       </Route>
+      <Route path="/app/team/documents">
+        <RequirePermission team permission="topup">
+          <DocumentsPage />
+        </RequirePermission>
+      </Route>
       <Route path="/app/team/webhook">
         <RequirePermission team permission="webhook.manage">
           <TeamWebhookPage />
@@ -84,6 +91,11 @@ function AppRoutes() {
       <Route path="/app/admin/teams">
         <RequireAdmin>
           <AdminTeamsPage />
+        </RequireAdmin>
+      </Route>
+      <Route path="/app/admin/invoices">
+        <RequireAdmin>
+          <AdminInvoicesPage />
         </RequireAdmin>
       </Route>
       <Route path="/app/admin/blog">

@@ -61,6 +61,7 @@ const mainNav: NavItem[] = [
 const teamNav: NavItem[] = [
   { href: '/app/team', label: 'Команда', icon: BuildingIcon, exact: true },
   { href: '/app/team/analytics', label: 'Аналитика команды', icon: ActivityIcon, permission: 'usage.all' },
+  { href: '/app/team/documents', label: 'Документы', icon: FileTextIcon, permission: 'topup' },
   { href: '/app/team/audit', label: 'Журнал действий', icon: FileTextIcon, permission: 'audit.view' },
   { href: '/app/team/webhook', label: 'Вебхук', icon: ZapIcon, permission: 'webhook.manage' },
 ]
@@ -69,6 +70,7 @@ const adminNav: NavItem[] = [
   { href: '/app/admin', label: 'Дашборд', icon: DashboardIcon, exact: true },
   { href: '/app/admin/users', label: 'Пользователи', icon: UsersIcon },
   { href: '/app/admin/teams', label: 'Команды', icon: BuildingIcon },
+  { href: '/app/admin/invoices', label: 'Счета и выписки', icon: WalletIcon },
   { href: '/app/admin/blog', label: 'Блог', icon: FileTextIcon },
 ]
 

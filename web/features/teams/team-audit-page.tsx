@@ -36,6 +36,10 @@ export const AUDIT_ACTIONS: Record<string, string> = {
   'alerts.changed': 'Порог уведомления о балансе',
   'webhook.updated': 'Вебхук настроен',
   'webhook.deleted': 'Вебхук отключён',
+  'company.updated': 'Реквизиты компании изменены',
+  'invoice.issued': 'Счёт выставлен',
+  'invoice.cancelled': 'Счёт отменён',
+  'invoice.paid': 'Оплата по счёту зачислена',
 }
 
 const role = (r: unknown) => (typeof r === 'string' && r in ROLE_LABELS ? ROLE_LABELS[r as TeamRole] : String(r))
