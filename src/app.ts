@@ -3,6 +3,8 @@
 import { openapi } from '@elysiajs/openapi'
 import { Elysia } from 'elysia'
 import pkg from '../package.json'
+import { activityRoutes } from './activity'
+import { activityService } from './activity/service'
 import { adminRoutes } from './admin'
 import { adminService } from './admin/service'
 import { authRoutes } from './auth'
@@ -146,6 +148,7 @@ export function createApp(s: Services) {
       .use(teamsRoutes(s.config, s.teams, guard))
       .use(keysRoutes(s.keys, guard))
       .use(billingRoutes(s.db, guard))
+      .use(activityRoutes(activityService(s.db), guard))
       .use(paymentsRoutes(s.config, s.payments, s.refunds, guard))
       .use(refundAdminRoutes(s.refunds, guard))
       .use(invoicesRoutes(s.config, s.invoices, guard))

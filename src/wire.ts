@@ -4,6 +4,7 @@
 // SPA (web/) and the terminal client (cli/) import these types with `import type`, so nothing of
 // the server reaches their bundles (src/system/boundaries.test.ts keeps it that way).
 // Names follow what the clients call them; the schema each comes from is named beside it.
+import type { ActivityDetail as ActivityDetailSchema, ActivityFilters as ActivityFiltersSchema, ActivityPage as ActivityPageSchema } from './activity/model'
 import type {
   AdminStats as AdminStatsSchema,
   AdminTeam as AdminTeamSchema,
@@ -105,6 +106,16 @@ export type UsageStatus = UsageLog['status']
 /** One Moscow calendar day of the usage chart. */
 export type UsageDay = UsageStats['daily'][number]
 export type UsageModel = UsageStats['topModels'][number]
+
+// ─── the activity log (/api/activity) ────────────────────────────────────────
+
+/** GET /api/activity: one page of requests, newest first, and the cursor of the next. */
+export type ActivityPage = typeof ActivityPageSchema.static
+export type ActivityItem = ActivityPage['items'][number]
+/** GET /api/activity/{id}: how one request was answered and charged. */
+export type ActivityDetail = typeof ActivityDetailSchema.static
+/** GET /api/activity/filters: the keys, models and (a whole team) members to filter by. */
+export type ActivityFilters = typeof ActivityFiltersSchema.static
 
 /** A budget: a limit in rubles with a Moscow calendar period, this period's spend, what is left, the next reset. */
 export type Budget = typeof BudgetSchema.static

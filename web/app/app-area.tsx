@@ -2,6 +2,7 @@
 // download this code. Add new /app screens here.
 import { Redirect, Route, Switch } from 'wouter'
 import { AccountPage } from '../features/account/account-page'
+import { ActivityPage } from '../features/activity/activity-page'
 import { AdminBlogPage } from '../features/admin/admin-blog-page'
 import { AdminDashboardPage } from '../features/admin/admin-dashboard-page'
 import { AdminTeamsPage } from '../features/admin/admin-teams-page'
@@ -47,6 +48,11 @@ function AppRoutes() {
       <Route path="/app/usage">
         <RequirePermission permission="usage.own">
           <UsagePage />
+        </RequirePermission>
+      </Route>
+      <Route path="/app/activity">
+        <RequirePermission permission="usage.own">
+          <ActivityPage />
         </RequirePermission>
       </Route>
       <Route path="/app/docs" component={DocsPage} />

@@ -11,6 +11,7 @@ import {
   ChartIcon,
   ChatIcon,
   ChevronDownIcon,
+  ClockIcon,
   CloseIcon,
   CubeIcon,
   DashboardIcon,
@@ -52,6 +53,7 @@ const mainNav: NavItem[] = [
   { href: '/app/api-keys', label: 'API ключи', icon: KeyIcon, permission: 'keys.own' },
   { href: '/app/billing', label: 'Баланс', icon: WalletIcon, permission: 'history' },
   { href: '/app/usage', label: 'Статистика', icon: ChartIcon, permission: 'usage.own' },
+  { href: '/app/activity', label: 'Журнал запросов', icon: ClockIcon, permission: 'usage.own' },
   { href: '/app/docs', label: 'Документация', icon: BookIcon },
 ]
 
