@@ -14,6 +14,7 @@ import { teamsOn } from '../src/test-support/teams'
 import { createApi } from './lib/api'
 import { createChatBackend } from './lib/chat-client'
 import { type ConfigData, createConfigStore } from './lib/config'
+import { price } from './lib/format'
 import { ChatView } from './views/chat'
 
 const ENTRY = new URL('./index.ts', import.meta.url).pathname
@@ -86,6 +87,37 @@ function expectOneLineError(r: Run, code: number, ...parts: string[]) {
   for (const p of parts) expect(r.stderr).toContain(p)
 }
 
+/**
+ * The CLI in a pseudo-terminal (util-linux `script`), for what needs one: questions asked only
+ * of a person at a terminal, the sign-in prompt. What is written arrives as typed or pasted.
+ */
+function inTerminal(args: string[], config: string) {
+  const quote = (a: string) => `'${a.replaceAll("'", "'\\''")}'`
+  const proc = Bun.spawn(['script', '-qfec', ['bun', ENTRY, ...args].map(quote).join(' '), '/dev/null'], {
+    env: { PATH: process.env.PATH!, HOME: config, XDG_CONFIG_HOME: config, GW_SERVER: gw.url, NO_COLOR: '1', TERM: 'xterm' },
+    stdin: 'pipe',
+    stdout: 'pipe',
+    stderr: 'pipe',
+  })
+  let out = ''
+  const reading = (async () => {
+    const decoder = new TextDecoder()
+    for await (const chunk of proc.stdout) out += decoder.decode(chunk, { stream: true })
+  })()
+  return {
+    output: () => out,
+    write(text: string) {
+      proc.stdin.write(text)
+      proc.stdin.flush()
+    },
+    waitFor: (text: string) => eventually(() => out.includes(text), 15_000),
+    exited: proc.exited.then(async (code) => {
+      await reading
+      return code
+    }),
+  }
+}
+
 describe('basics', () => {
   test('--version and Russian --help on every level', async () => {
     const dir = freshConfig()
@@ -136,6 +168,21 @@ describe('account', () => {
     expect(who).toContain('1,00 ₽')
     const data = await json(['whoami'], dir)
     expect(data).toMatchObject({ email: user.email, role: 'user', balance: 1, server: gw.url })
+  })
+
+  test('in a terminal: an e-mail pasted with its Enter, then the password', async () => {
+    const user = await registerUser(gw.url)
+    const dir = freshConfig()
+    const term = inTerminal(['login'], dir)
+    await term.waitFor('E-mail:')
+    term.write(`${user.email}\r`) // a paste: the address and its line break in one piece
+    await term.waitFor('Пароль:')
+    term.write(user.password)
+    await Bun.sleep(100)
+    term.write('\r')
+    expect(await term.exited).toBe(0)
+    expect(term.output()).toContain(`Вы вошли как ${user.email}`)
+    expect(readConfig(dir).session?.email).toBe(user.email)
   })
 
   test('a wrong password is refused with exit 3 and nothing is stored', async () => {
@@ -235,16 +282,51 @@ describe('keys', () => {
     })
     expect(v1.status).toBe(200)
 
-    expect(await ok(['keys', 'rename', viaJson.id, 'прод'], config)).toContain('«прод»')
-    expect(await ok(['keys', 'disable', viaJson.id], config)).toContain('отключён')
+    // Addressed by name (any case) or by the beginning of the ID that the list shows.
+    expect(await ok(['keys', 'rename', 'Сервер', 'прод'], config)).toContain('Ключ «сервер» переименован в «прод»')
+    expect(await ok(['keys', 'disable', viaJson.id.slice(0, 13)], config)).toContain('«прод» отключён')
     expect((await json<{ id: string; isActive: boolean }[]>(['keys'], config)).find((k) => k.id === viaJson.id)).toMatchObject({ isActive: false })
     expect(await ok(['keys', 'enable', viaJson.id], config)).toContain('включён')
+    expectOneLineError(await cli(['keys', 'disable', 'планшет'], config), 2, 'Ключ «планшет» не найден', 'gw keys list')
 
-    expect(await ok(['keys', 'delete', viaJson.id], config)).toContain('удалён')
+    // Without a terminal there is nobody to confirm: --yes says it.
+    expectOneLineError(await cli(['keys', 'delete', 'прод'], config), 2, 'Нужно подтверждение', '--yes')
+    expect(await ok(['keys', 'delete', 'прод', '--yes'], config)).toContain('Ключ «прод» удалён')
     expect((await json<{ id: string }[]>(['keys', 'list'], config)).map((k) => k.id)).not.toContain(viaJson.id)
-    const again = await cli(['keys', 'delete', viaJson.id], config)
-    expect(again.code).toBe(1)
-    expect(again.stderr).toStartWith('Ошибка: ')
+    expectOneLineError(await cli(['keys', 'delete', viaJson.id, '-y'], config), 2, 'не найден')
+  })
+
+  test('keys list fits 80 columns with short IDs', async () => {
+    const { config } = await signedIn()
+    await ok(['keys', 'create', 'ключ с очень длинным названием для продакшен-сервера и стенда'], config)
+    await ok(['keys', 'create', 'второй'], config)
+    const [a, b] = await json<{ id: string }[]>(['keys', 'list'], config)
+    const text = await ok(['keys', 'list'], config)
+    for (const line of text.trimEnd().split('\n')) expect([...line].length).toBeLessThanOrEqual(80)
+    // Two keys made a moment apart share the start of their UUIDv7 IDs: as many characters as tell them apart.
+    let n = 8
+    while (a!.id.slice(0, n) === b!.id.slice(0, n)) n++
+    expect(text).toContain(`${a!.id.slice(0, n)}  `)
+    expect(text).not.toContain(a!.id)
+    expect(text).toContain('ключ с очень')
+  })
+
+  test('delete asks in a terminal: «n» keeps the key, «y» deletes it', async () => {
+    const { config } = await signedIn()
+    await ok(['keys', 'create', 'ноутбук'], config)
+    const no = inTerminal(['keys', 'delete', 'ноутбук'], config)
+    await no.waitFor('Удалить ключ «ноутбук» (sk-gw-')
+    no.write('n\r')
+    expect(await no.exited).toBe(1)
+    expect(no.output()).toContain('Ключ не удалён')
+    expect((await json<{ name: string }[]>(['keys', 'list'], config)).map((k) => k.name)).toEqual(['ноутбук'])
+
+    const yes = inTerminal(['keys', 'delete', 'ноутбук'], config)
+    await yes.waitFor('[y/N]')
+    yes.write('y\r')
+    expect(await yes.exited).toBe(0)
+    expect(yes.output()).toContain('Ключ «ноутбук» удалён')
+    expect(await json(['keys', 'list'], config)).toEqual([])
   })
 })
 
@@ -259,12 +341,24 @@ describe('models', () => {
 
     const table = await ok(['models', '--provider', 'openai'], dir)
     const mini = openai.find((m) => m.id === 'openai/gpt-4o-mini')!
-    const per1k = Number(mini.pricing.prompt) * 1000 // 0.01…1 ₽ → four decimals
-    expect(per1k).toBeGreaterThan(0.01)
-    expect(per1k).toBeLessThan(1)
-    expect(table).toContain(`${per1k.toFixed(4).replace('.', ',')} ₽`)
+    const per1M = Number(mini.pricing.prompt) * 1_000_000 // prices per 1M tokens, as on the web
+    expect(table).toContain(price(per1M))
+    expect(table).toContain('в рублях за 1M токенов')
+    expect(table).not.toContain('1K')
     expect(table).toContain('openai/gpt-4 ')
     expect(await ok(['models', 'нет-такой-модели'], dir)).toContain('Ничего не найдено')
+  })
+
+  test('picture prices are labelled by direction: sent to the model or drawn by it', async () => {
+    const dir = freshConfig()
+    const all = await json<{ id: string; pricing: { image: string; image_output?: string } }[]>(['models'], dir)
+    const drawer = all.find((m) => Number(m.pricing.image_output ?? 0) > 0)!
+    const drawn = await ok(['models', drawer.id], dir)
+    expect(drawn).toContain('Сгенерир. изобр.')
+    expect(drawn).toContain('«Сгенерир. изобр.» — за сгенерированное изображение')
+    expect(drawn).toContain(price(Number(drawer.pricing.image_output)))
+    const seer = all.find((m) => Number(m.pricing.image) > 0 && !Number(m.pricing.image_output ?? 0))!
+    expect(await ok(['models', seer.id], dir)).toContain('«Входное изобр.» — за входное изображение')
   })
 })
 
@@ -299,7 +393,7 @@ describe('chat and money', () => {
     expect(cost).toBeGreaterThan(0)
     const after = (await json<{ balance: number }>(['balance'], config)).balance
     expect(Math.round((before - after) * 1e6)).toBe(Math.round(cost * 1e6))
-    expect(r.stderr).toContain(`баланс: ${String(after).replace('.', ',')} ₽`)
+    expect(r.stderr).toContain(`баланс: ${after.toFixed(2).replace('.', ',')} ₽`) // balances with two decimals
 
     const [last] = await json<{ amount: string; type: string }[]>(['transactions'], config)
     expect(last).toMatchObject({ type: 'usage' })
@@ -326,9 +420,42 @@ describe('chat and money', () => {
     expect(frame).toContain('Демо-ответ: вы написали «Привет из терминала».')
     const [, cost, left] = frame.match(/Стоимость: ([\d,]+) ₽ · баланс: ([\d,]+) ₽/)!
     const balance = (await api.get<{ balance: number }>('/api/billing/balance')).balance
-    expect(Number(left!.replace(',', '.'))).toBe(balance)
+    expect(left).toBe(balance.toFixed(2).replace('.', ','))
     expect(Math.round((1 - balance) * 1e6)).toBe(Math.round(Number(cost!.replace(',', '.')) * 1e6))
     ui.unmount()
+  })
+
+  test('a reply stopped midway: its charge, found in the log by our x-request-id, is in the balance after it', async () => {
+    const { config } = await signedIn()
+    const api = createApi(gw.url, createConfigStore(join(config, 'ai-gateway')))
+    const backend = createChatBackend(api)
+    const before = await backend.balance()
+    const ac = new AbortController()
+    let text = ''
+    const { costRub } = await backend.reply(
+      { model: 'openai/gpt-3.5-turbo', maxTokens: 200 },
+      [{ role: 'user', content: 'Расскажи длинную историю про терминалы и их пользователей' }],
+      (d) => {
+        text += d
+        if (text.length > 20) ac.abort()
+      },
+      ac.signal,
+    )
+    expect(ac.signal.aborted).toBe(true)
+    expect(Number(costRub)).toBeGreaterThan(0)
+    const [last] = await api.get<{ amount: string; type: string }[]>('/api/billing/transactions?limit=1')
+    expect(last).toMatchObject({ type: 'usage' })
+    expect(Number(last!.amount)).toBeCloseTo(-Number(costRub), 6)
+    expect(await backend.balance()).toBeCloseTo(before - Number(costRub), 6)
+  })
+
+  test('/model takes a unique fragment of the id or the name', async () => {
+    const { config } = await signedIn()
+    const backend = createChatBackend(createApi(gw.url, createConfigStore(join(config, 'ai-gateway'))))
+    expect(await backend.checkModel('haiku')).toBe('anthropic/claude-3-haiku')
+    expect(await backend.checkModel('openai/gpt-4')).toBe('openai/gpt-4')
+    await expect(backend.checkModel('gpt')).rejects.toThrow(/Под «gpt» подходят \d+ модел/)
+    await expect(backend.checkModel('нет-такой')).rejects.toThrow('Модель «нет-такой» не найдена')
   })
 
   test('insufficient balance: 402 with the top-up hint, exit 4', async () => {
@@ -350,6 +477,10 @@ describe('chat and money', () => {
     const { config } = await signedIn()
     const out = await ok(['topup', '500'], config)
     expect(out).toContain('Платёж на 500,00 ₽ создан')
+    // Not a terminal here: no browser is opened, and it says where the link is.
+    expect(out).toContain('браузер не открываем: откройте ссылку выше в браузере')
+    expect(await ok(['topup', '500', '--no-open'], config)).toContain('\nОткройте ссылку выше в браузере')
+    expect((await ok(['topup', '--help'], config)).replace(/\s+/g, ' ')).toContain('если браузер открыть нельзя — печатает её')
     const url = out.match(/https?:\/\/\S+/)?.[0]
     expect(url).toContain('/pay/test/')
 
@@ -362,6 +493,84 @@ describe('chat and money', () => {
 
     expectOneLineError(await cli(['topup', '50'], config), 1, 'Минимальная сумма пополнения: 100 RUB')
     expectOneLineError(await cli(['topup', 'много'], config), 2, 'сумма — число в рублях')
+  })
+})
+
+describe('activity', () => {
+  test('gw activity: newest first, filters as flags, pages by cursor, --json, one request in full', async () => {
+    const { config } = await signedIn()
+    await ok(['keys', 'create', 'сервер'], config)
+    const server = (await json<{ key: string }>(['keys', 'create', 'ноутбук'], config)).key
+    const ask = (model: string, content: string, key = server) =>
+      fetch(`${gw.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model, messages: [{ role: 'user', content }], max_tokens: 10 }),
+      })
+    for (let i = 0; i < 3; i++) expect((await ask('openai/gpt-3.5-turbo', `вопрос ${i}`)).status).toBe(200)
+    expect((await ask('anthropic/claude-3-haiku', 'другая модель')).status).toBe(200)
+    expect((await ask('openai/gpt-3.5-turbo', 'сломается [[fault:http400]]')).status).toBe(400)
+    await ok(['chat', '-m', 'openai/gpt-3.5-turbo', 'из терминала'], config) // the session: no key
+
+    const text = await ok(['activity'], config)
+    const lines = text.trimEnd().split('\n')
+    for (const line of lines) expect([...line].length).toBeLessThanOrEqual(80)
+    expect(lines[0]).toMatch(/^Время \(МСК\)\s+Модель\s+Ключ\s+Статус\s+Объём\s+Стоимость$/)
+    expect(lines[2]).toContain('Веб-сессия') // the newest: the chat of this terminal
+    expect(lines.filter((l) => l.includes('ноутбук'))).toHaveLength(5)
+    expect(text).toContain('ошибка')
+
+    const page = await json<{ items: { id: string; model: string; status: string; keyName: string | null; costRub: number }[]; nextCursor: string | null }>(
+      ['activity', '-n', '2'],
+      config,
+    )
+    expect(page.items).toHaveLength(2)
+    expect(page.nextCursor).toBeTruthy()
+    const more = await ok(['activity', '-n', '2'], config)
+    expect(more).toContain(`Ещё запросы: gw activity --after ${page.nextCursor}`)
+    const next = await json<{ items: { id: string }[] }>(['activity', '-n', '2', '--after', page.nextCursor!], config)
+    expect(next.items.map((i) => i.id)).not.toContain(page.items[0]!.id)
+    const all = await json<{ id: string }[]>(['activity', '--all'], config)
+    expect(all).toHaveLength(6)
+
+    // Filters: key by name, model, status, Moscow dates.
+    expect(await json<unknown[]>(['activity', '--all', '-k', 'сервер'], config)).toEqual([])
+    expect(await json<unknown[]>(['activity', '--all', '-k', 'Ноутбук'], config)).toHaveLength(5)
+    expect(await json<unknown[]>(['activity', '--all', '-k', 'web'], config)).toHaveLength(1)
+    expect(await json<unknown[]>(['activity', '--all', '-m', 'anthropic/claude-3-haiku'], config)).toHaveLength(1)
+    const failed = await json<{ status: string; costRub: number }[]>(['activity', '--all', '--status', 'error'], config)
+    expect(failed).toMatchObject([{ status: 'error', costRub: 0 }])
+    const tomorrow = new Date(Date.now() + 86_400_000 + 3 * 3_600_000).toISOString().slice(0, 10)
+    expect(await json<unknown[]>(['activity', '--all', '--from', tomorrow], config)).toEqual([])
+    expect(await json<unknown[]>(['activity', '--all', '--to', tomorrow], config)).toHaveLength(6)
+    expect(await ok(['activity', '--from', tomorrow], config)).toContain('По этим фильтрам запросов нет.')
+    expectOneLineError(await cli(['activity', '--status', 'done'], config), 2, 'статус — один из: success, error, cancelled', 'gw activity --help')
+    expectOneLineError(await cli(['activity', '--from', '01.05.2025'], config), 2, 'ГГГГ-ММ-ДД')
+    expectOneLineError(await cli(['activity', '-k', 'планшет'], config), 2, 'Ключ «планшет» не найден')
+
+    // One request in full: its charge equals its ledger row, the formula its factors.
+    const [haiku] = await json<{ id: string }[]>(['activity', '--all', '-m', 'anthropic/claude-3-haiku'], config)
+    const d = await json<{ costMicros: number; formulaMicros: number; ledger: { amountMicros: number }; rate: string; markup: string; upstreamCostUsd: string }>(
+      ['activity', haiku!.id],
+      config,
+    )
+    expect(d.ledger.amountMicros).toBe(-d.costMicros)
+    expect(d.formulaMicros).toBe(d.costMicros)
+    const shown = await ok(['activity', haiku!.id], config)
+    const exact = `${new Intl.NumberFormat('ru-RU', { minimumFractionDigits: 2, maximumFractionDigits: 6 }).format(d.costMicros / 1e6)} ₽`
+    const line = (label: string) =>
+      shown
+        .split('\n')
+        .find((l) => l.startsWith(`${label} `))
+        ?.slice(label.length)
+        .trim()
+    expect(line('Списано')).toBe(exact)
+    expect(line('В истории')).toStartWith(`-${exact} (баланс после: `)
+    expect(line('Расчёт')).toBe(`$${d.upstreamCostUsd} × ${d.rate} ₽/$ × ${d.markup} = ${exact}`)
+    expect(line('Ответила модель')).toBe('anthropic/claude-3-haiku')
+    expect(shown).toMatch(/x-request-id\s+req_/)
+    const stranger = await signedIn()
+    expectOneLineError(await cli(['activity', haiku!.id], stranger.config), 1, 'Запрос не найден')
   })
 })
 

@@ -1,6 +1,7 @@
 // The commander tree. Help, usage errors and the error line are in Russian.
 import { Command, CommanderError, Help } from 'commander'
 import pkg from '../package.json'
+import { activityCommand } from './commands/activity'
 import { authCommands } from './commands/auth'
 import { billingCommands } from './commands/billing'
 import { chatCommand } from './commands/chat'
@@ -55,13 +56,14 @@ export function buildProgram(): Command {
     .helpCommand('help [команда]', 'справка по команде')
     .configureOutput({ outputError: () => {} }) // printed by run() as one Russian line
     .exitOverride()
-    .description('Терминальный клиент AI Gateway: аккаунт, команды, баланс, ключи, модели, чат и голос')
+    .description('Терминальный клиент AI Gateway: аккаунт, команды, баланс, ключи, журнал запросов, модели, чат и голос')
     .version(pkg.version, '-V, --version', 'показать версию')
     .option('-s, --server <URL>', 'адрес сервера (по умолчанию: из настроек, затем GW_SERVER, затем http://localhost:3000)')
 
   authCommands(program)
   billingCommands(program)
   keysCommands(program)
+  activityCommand(program)
   modelsCommand(program)
   chatCommand(program)
   voiceCommands(program)

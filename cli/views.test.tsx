@@ -34,7 +34,7 @@ async function type(stdin: { write(s: string): void }, text: string) {
 }
 
 /** A backend whose reply is released piece by piece by the test, like a slow stream. */
-function scriptedBackend(balances: number[] = [50, 49.996751]) {
+function scriptedBackend(balances: number[] = [50, 49.876751], stoppedCost: string | null = null) {
   const calls: { params: ChatParams; messages: ChatMessage[] }[] = []
   let emit: (d: string) => void = () => {}
   let finish: (cost: string | null) => void = () => {}
@@ -44,7 +44,8 @@ function scriptedBackend(balances: number[] = [50, 49.996751]) {
         calls.push({ params, messages: structuredClone(messages) })
         emit = onDelta
         finish = (costRub) => resolve({ costRub })
-        signal.addEventListener('abort', () => resolve({ costRub: null }))
+        // the real backend answers a stopped reply with its charge once the server has settled it
+        signal.addEventListener('abort', () => resolve({ costRub: stoppedCost }))
       }),
     balance: async () => balances.shift() ?? 0,
     checkModel: async (id) => {
@@ -69,7 +70,7 @@ describe('chat view', () => {
     s.finish('0.003249')
     const frame = await frameWith(ui, 'Стоимость')
     expect(frame).toContain('Здравствуйте, чем помочь?')
-    expect(frame).toContain('Стоимость: 0,003249 ₽ · баланс: 49,996751 ₽')
+    expect(frame).toContain('Стоимость: 0,003249 ₽ · баланс: 49,88 ₽')
     expect(frame).toContain('Ctrl+C — выход')
     expect(s.calls[0]!.messages).toEqual([{ role: 'user', content: 'Привет' }])
   })
@@ -103,8 +104,8 @@ describe('chat view', () => {
     expect(s.calls[2]!.messages).toEqual([{ role: 'user', content: 'Третий' }])
   })
 
-  test('Ctrl+C stops the reply; a second Ctrl+C exits', async () => {
-    const s = scriptedBackend([50, 49.99])
+  test('Ctrl+C stops the reply, which shows its charge and the balance after it; a second Ctrl+C exits', async () => {
+    const s = scriptedBackend([50, 49.99], '0.0123')
     const ui = render(<ChatView backend={s.backend} params={{ model: 'openai/gpt-4' }} />)
     await frameWith(ui, 'баланс: 50,00 ₽')
     await type(ui.stdin, 'Длинная история')
@@ -113,7 +114,7 @@ describe('chat view', () => {
     ui.stdin.write(CTRL_C)
     const frame = await frameWith(ui, 'Ответ остановлен')
     expect(frame).toContain('Жили-были')
-    expect(frame).toContain('Ответ остановлен · баланс: 49,99 ₽')
+    expect(frame).toContain('Ответ остановлен. Стоимость: 0,0123 ₽ · баланс: 49,99 ₽')
     expect(ui.stdin.listenerCount('readable')).toBeGreaterThan(0) // still running
     ui.stdin.write(CTRL_C)
     await tick()
@@ -145,6 +146,20 @@ describe('login form', () => {
     const frame = await frameWith(ui, 'Пароль: *********')
     expect(frame).toContain('E-mail: ivan@example.ru')
     expect(frame).not.toContain('secret-42')
+    await tick()
+    ui.stdin.write(ENTER)
+    await tick()
+    expect(submitted).toEqual({ email: 'ivan@example.ru', password: 'secret-42' })
+  })
+
+  test('a pasted e-mail arrives with its Enter in one piece: it is taken as typed and Enter pressed', async () => {
+    let submitted: Credentials | undefined
+    const ui = render(<LoginForm onSubmit={(c) => (submitted = c)} />)
+    await frameWith(ui, 'E-mail:')
+    ui.stdin.write('ivan@example.ru\r')
+    const frame = await frameWith(ui, 'Пароль:')
+    expect(frame).toContain('E-mail: ivan@example.ru Пароль:')
+    ui.stdin.write('secret-42')
     await tick()
     ui.stdin.write(ENTER)
     await tick()

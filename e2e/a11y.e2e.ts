@@ -304,6 +304,10 @@ for (const size of SIZES) {
       await audit.check('admin users: delete dialog')
       await page.keyboard.press('Escape')
 
+      await open(page, '/app/admin/invoices')
+      await expect(page.getByRole('heading', { level: 1, name: 'Счета и выписки' })).toBeVisible()
+      await checkApp(page, size, audit, 'admin invoices and statements')
+
       await open(page, '/app/admin/blog')
       await expect(page.getByText('Доступность: проверка статьи').first()).toBeVisible()
       await checkApp(page, size, audit, 'admin blog')

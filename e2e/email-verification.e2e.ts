@@ -2,63 +2,26 @@
 // NODE_ENV=production with ALLOW_TEST_PAYMENTS=true and REQUIRE_EMAIL_VERIFICATION=true (the shared
 // e2e server runs with confirmation off, so the other journeys get their bonus at registration).
 
-import { type ChildProcess, spawn } from 'node:child_process'
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
-import { createServer } from 'node:net'
-import { tmpdir } from 'node:os'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { expect, test } from '@playwright/test'
-import { shoot, uniqueEmail, watchConsole } from './helpers'
+import { shoot, startOwnServer, uniqueEmail, watchConsole } from './helpers'
 
-let proc: ChildProcess
+let server: Awaited<ReturnType<typeof startOwnServer>>
 let baseURL = ''
 let dataDir = ''
 
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const probe = createServer()
-    probe.once('error', reject)
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number }
-      probe.close(() => resolve(port))
-    })
-  })
-
 test.beforeAll(async () => {
-  const port = await freePort()
-  baseURL = `http://127.0.0.1:${port}`
-  dataDir = mkdtempSync(join(tmpdir(), 'gateway-e2e-verify-'))
-  proc = spawn('bun', ['src/index.ts'], {
-    env: {
-      PATH: process.env.PATH,
-      HOME: process.env.HOME,
-      NODE_ENV: 'production',
-      ALLOW_TEST_PAYMENTS: 'true',
-      REQUIRE_EMAIL_VERIFICATION: 'true',
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      PUBLIC_URL: baseURL,
-      DATA_DIR: dataDir,
-      JWT_SECRET: 'e2e-verify-secret-0123456789-abcdefghijklmnop',
-    },
-    stdio: 'ignore',
+  server = await startOwnServer('verify', {
+    NODE_ENV: 'production',
+    ALLOW_TEST_PAYMENTS: 'true',
+    REQUIRE_EMAIL_VERIFICATION: 'true',
+    JWT_SECRET: 'e2e-verify-secret-0123456789-abcdefghijklmnop',
   })
-  for (let i = 0; i < 300; i++) {
-    const ok = await fetch(`${baseURL}/api/health`).then(
-      (r) => r.ok,
-      () => false,
-    )
-    if (ok) return
-    await new Promise((r) => setTimeout(r, 100))
-  }
-  throw new Error('the verification server did not start')
+  ;({ baseURL, dataDir } = server)
 })
 
-test.afterAll(async () => {
-  proc?.kill('SIGTERM')
-  await new Promise((r) => proc?.once('exit', r))
-  rmSync(dataDir, { recursive: true, force: true })
-})
+test.afterAll(() => server?.stop())
 
 /** The letters this server wrote to its outbox for `to`, oldest first. */
 async function letters(to: string, count: number): Promise<Array<{ subject: string; text: string }>> {

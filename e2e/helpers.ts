@@ -1,5 +1,9 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { spawn } from 'node:child_process'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import AxeBuilder from '@axe-core/playwright'
 import { type APIRequestContext, expect, type Page } from '@playwright/test'
 import { signJwt } from '../src/test-support/server'
 
@@ -149,4 +153,52 @@ export function serverEstimate<T>(page: Page, body: unknown): Promise<T> {
     })
     return (await response.json()).data
   }, body) as Promise<T>
+}
+
+/** No serious or critical WCAG A/AA violation on what is on screen now. */
+export async function axeClean(page: Page, label: string) {
+  await page.evaluate(() => document.fonts.ready)
+  await page.mouse.move(0, 0)
+  const { violations } = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze()
+  const blocking = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
+  expect(blocking.map((v) => `${label}: ${v.id} — ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([])
+}
+
+const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const probe = createServer()
+    probe.once('error', reject)
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number }
+      probe.close(() => resolve(port))
+    })
+  })
+
+/**
+ * A server of a spec's own (settings the shared e2e server must not have), on a free loopback port
+ * with a fresh DATA_DIR; `stop` ends it and removes its data.
+ */
+export async function startOwnServer(tag: string, env: Record<string, string>) {
+  const port = await freePort()
+  const baseURL = `http://127.0.0.1:${port}`
+  const dataDir = mkdtempSync(join(tmpdir(), `gateway-e2e-${tag}-`))
+  const proc = spawn('bun', ['src/index.ts'], {
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, HOST: '127.0.0.1', PORT: String(port), PUBLIC_URL: baseURL, DATA_DIR: dataDir, ...env },
+    stdio: 'ignore',
+  })
+  const stop = async () => {
+    proc.kill('SIGTERM')
+    if (proc.exitCode === null) await new Promise((r) => proc.once('exit', r))
+    rmSync(dataDir, { recursive: true, force: true })
+  }
+  for (let i = 0; i < 300; i++) {
+    const ok = await fetch(`${baseURL}/api/health`).then(
+      (r) => r.ok,
+      () => false,
+    )
+    if (ok) return { baseURL, dataDir, stop }
+    await new Promise((r) => setTimeout(r, 100))
+  }
+  await stop()
+  throw new Error(`the ${tag} server did not start`)
 }

@@ -3,24 +3,14 @@
 // link in a second browser and accepts; the owner sets the member's budget; the member spends in
 // the Playground until the 402 says which budget and when it resets; the owner sees the usage by
 // member and the audit entries. axe (WCAG A/AA, serious and critical) on every team screen.
-import AxeBuilder from '@axe-core/playwright'
 import { type Browser, expect, type Page, test } from '@playwright/test'
-import { ADMIN_EMAIL, readOutboxLetter, registerViaUi, shoot, signInAsAdmin, uniqueEmail, watchConsole } from './helpers'
+import { ADMIN_EMAIL, axeClean, readOutboxLetter, registerViaUi, shoot, signInAsAdmin, uniqueEmail, watchConsole } from './helpers'
 
 const SIZES = [
   { name: '1280', width: 1280, height: 800 },
   { name: '360', width: 360, height: 740 },
 ] as const
 const PASSWORD = 'teams-spec-pass-1'
-
-/** No serious or critical WCAG A/AA violation on what is on screen now. */
-async function axeClean(page: Page, label: string) {
-  await page.evaluate(() => document.fonts.ready)
-  await page.mouse.move(0, 0)
-  const { violations } = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze()
-  const blocking = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
-  expect(blocking.map((v) => `${label}: ${v.id} — ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([])
-}
 
 /** On a phone the sidebar is a drawer: open it before following a link in it. */
 async function nav(page: Page, narrow: boolean, name: string) {

@@ -3,6 +3,8 @@
 import { openapi } from '@elysiajs/openapi'
 import { Elysia } from 'elysia'
 import pkg from '../package.json'
+import { activityRoutes } from './activity'
+import { activityService } from './activity/service'
 import { adminRoutes } from './admin'
 import { adminService } from './admin/service'
 import { authRoutes } from './auth'
@@ -23,6 +25,9 @@ import { estimateRoutes, gatewayRoutes } from './gateway'
 import { createImageStore } from './gateway/files'
 import { v1Protocol } from './gateway/protocol'
 import { WS_SERVER_OPTIONS } from './gateway/ws'
+import { invoicesAdminRoutes, invoicesRoutes } from './invoices'
+import { invoicesService } from './invoices/service'
+import { MAX_STATEMENT_BYTES } from './invoices/statement'
 import { keysRoutes } from './keys'
 import { keysService } from './keys/service'
 import { type BodyFamily, bodyLimits, docsSeeThroughBodyReaders, KB, MB, V1_BODY_LIMIT } from './lib/body'
@@ -65,12 +70,13 @@ export async function createServices(config: Config, db: Db, mailer: Mailer) {
   const refunds = refundsService(db)
   const teams = teamsService({ db, config, mailer })
   const notify = createNotifier({ db, config, mailer })
+  const invoices = invoicesService({ db, config, mailer, teams })
   const blog = blogService(db)
   const autopost = autopostService({ config, db, upstream, catalog, rates })
   const admin = adminService({ db, auth, upstream, rates, blog, teams, keys })
   const chats = chatsService(db, uploads, images)
   const status = statusService({ db, config, upstreams })
-  return { config, db, mailer, upstream, upstreams, rates, catalog, auth, keys, payments, refunds, teams, notify, blog, autopost, admin, uploads, images, chats, status }
+  return { config, db, mailer, upstream, upstreams, rates, catalog, auth, keys, payments, refunds, teams, notify, invoices, blog, autopost, admin, uploads, images, chats, status }
 }
 
 export type Services = Awaited<ReturnType<typeof createServices>>
@@ -93,6 +99,7 @@ const BODY_FAMILIES: BodyFamily[] = [
   { prefix: '/api/upload', limit: MAX_UPLOAD_BYTES + 64 * KB, message: UPLOAD_MESSAGES.tooLarge, before: signedIn },
   { prefix: '/api/playground/estimate', limit: V1_BODY_LIMIT, before: signedIn },
   { prefix: '/api/chats', limit: 1 * MB, before: signedIn },
+  { prefix: '/api/admin/bank-statements', limit: MAX_STATEMENT_BYTES + 64 * KB, before: signedIn },
 ]
 const DEFAULT_BODY_LIMIT = { limit: 64 * KB }
 /**
@@ -141,8 +148,11 @@ export function createApp(s: Services) {
       .use(teamsRoutes(s.config, s.teams, guard))
       .use(keysRoutes(s.keys, guard))
       .use(billingRoutes(s.db, guard))
+      .use(activityRoutes(activityService(s.db), guard))
       .use(paymentsRoutes(s.config, s.payments, s.refunds, guard))
       .use(refundAdminRoutes(s.refunds, guard))
+      .use(invoicesRoutes(s.config, s.invoices, guard))
+      .use(invoicesAdminRoutes(s.invoices, guard))
       .use(adminRoutes(s.admin, guard))
       .use(blogRoutes(s.config, s.blog))
       .use(blogAdminRoutes(s.blog, s.autopost, guard))

@@ -4,6 +4,7 @@
 // SPA (web/) and the terminal client (cli/) import these types with `import type`, so nothing of
 // the server reaches their bundles (src/system/boundaries.test.ts keeps it that way).
 // Names follow what the clients call them; the schema each comes from is named beside it.
+import type { ActivityDetail as ActivityDetailSchema, ActivityFilters as ActivityFiltersSchema, ActivityPage as ActivityPageSchema } from './activity/model'
 import type {
   AdminStats as AdminStatsSchema,
   AdminTeam as AdminTeamSchema,
@@ -34,6 +35,17 @@ import type {
 } from './blog/model'
 import type { ChatMessage as ChatMessageSchema, Chat as ChatSchema, ChatSummary as ChatSummarySchema } from './chats/model'
 import type { EstimateResult, ModelObject } from './gateway/model'
+import type {
+  AdminInvoice as AdminInvoiceSchema,
+  BankPayment as BankPaymentSchema,
+  Company as CompanySchema,
+  CompanyState as CompanyStateSchema,
+  CreditedPayment as CreditedPaymentSchema,
+  InvoiceAvailability as InvoiceAvailabilitySchema,
+  Invoice as InvoiceSchema,
+  StatementResult as StatementResultSchema,
+  TeamDocument as TeamDocumentSchema,
+} from './invoices/model'
 import type { ApiKey as ApiKeySchema, CreatedApiKey as CreatedApiKeySchema, PatchKeyBody } from './keys/model'
 import type {
   AdminRefundRequest as AdminRefundRequestSchema,
@@ -96,6 +108,16 @@ export type UsageStatus = UsageLog['status']
 export type UsageDay = UsageStats['daily'][number]
 export type UsageModel = UsageStats['topModels'][number]
 
+// ─── the activity log (/api/activity) ────────────────────────────────────────
+
+/** GET /api/activity: one page of requests, newest first, and the cursor of the next. */
+export type ActivityPage = typeof ActivityPageSchema.static
+export type ActivityItem = ActivityPage['items'][number]
+/** GET /api/activity/{id}: how one request was answered and charged. */
+export type ActivityDetail = typeof ActivityDetailSchema.static
+/** GET /api/activity/filters: the keys, models and (a whole team) members to filter by. */
+export type ActivityFilters = typeof ActivityFiltersSchema.static
+
 /** A budget: a limit in rubles with a Moscow calendar period, this period's spend, what is left, the next reset. */
 export type Budget = typeof BudgetSchema.static
 export type BudgetPeriod = Budget['period']
@@ -134,6 +156,20 @@ export type AdminRefundRequest = typeof AdminRefundRequestSchema.static
 /** The built-in test payment page. */
 export type TestPayment = typeof TestPaymentSchema.static
 export type TestPaymentResult = typeof TestPaymentResultSchema.static
+
+// ─── invoices and documents of teams (/api/teams/{id}/company, …/invoices, …/documents) ───
+
+export type Company = typeof CompanySchema.static
+export type CompanyState = typeof CompanyStateSchema.static
+export type InvoiceAvailability = typeof InvoiceAvailabilitySchema.static
+export type Invoice = typeof InvoiceSchema.static
+export type InvoiceStatus = Invoice['status']
+export type TeamDocument = typeof TeamDocumentSchema.static
+/** POST /api/admin/bank-statements. */
+export type StatementResult = typeof StatementResultSchema.static
+export type BankPayment = typeof BankPaymentSchema.static
+export type CreditedPayment = typeof CreditedPaymentSchema.static
+export type AdminInvoice = typeof AdminInvoiceSchema.static
 
 // ─── blog (/api/blog) ────────────────────────────────────────────────────────
 

@@ -5,7 +5,7 @@ import type { Command } from 'commander'
 import type { User } from '../lib/api'
 import { context, print, printJson } from '../lib/context'
 import { CliError, EXIT } from '../lib/errors'
-import { exactRubles } from '../lib/format'
+import { rubles } from '../lib/format'
 
 const tildify = (path: string) => (path.startsWith(`${homedir()}/`) ? `~${path.slice(homedir().length)}` : path)
 
@@ -25,7 +25,7 @@ export function authCommands(program: Command) {
         ;({ email, password } = await promptCredentials(email))
       }
       const user = await api.login(email, password)
-      print(`Вы вошли как ${user.email} на ${server}. Баланс: ${exactRubles(user.balance)}`)
+      print(`Вы вошли как ${user.email} на ${server}. Баланс: ${rubles(user.balance)}`)
       print(`Токены сохранены в ${tildify(store.file)}`)
     })
 
@@ -48,7 +48,7 @@ export function authCommands(program: Command) {
       if (opts.json) return printJson({ ...user, server })
       print(`E-mail:  ${user.email}`)
       print(`Роль:    ${user.role === 'admin' ? 'администратор' : 'пользователь'}`)
-      print(`Баланс:  ${exactRubles(user.balance)}`)
+      print(`Баланс:  ${rubles(user.balance)}`)
       print(`Сервер:  ${server}`)
     })
 }

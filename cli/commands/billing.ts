@@ -1,9 +1,11 @@
 // balance, transactions, usage, topup.
 import { type Command, InvalidArgumentError } from 'commander'
+import { STATUS_LABELS } from '../../src/content/activity'
+import { describeTransaction } from '../../src/content/ledger'
 import type { Balance, Payment, Transaction, Usage } from '../lib/api'
 import { context, positiveInt, print, printJson } from '../lib/context'
 import { CliError, EXIT } from '../lib/errors'
-import { exactRubles, integer, moscowDay, price, rubles, signedPrice, table, when } from '../lib/format'
+import { integer, moscowDay, price, rubles, signedPrice, table, when } from '../lib/format'
 
 const TYPE_LABELS: Record<Transaction['type'], string> = {
   bonus: 'бонус',
@@ -12,7 +14,6 @@ const TYPE_LABELS: Record<Transaction['type'], string> = {
   admin: 'корректировка',
   refund: 'возврат',
 }
-const STATUS_LABELS: Record<string, string> = { success: 'успешно', error: 'ошибка', cancelled: 'отменён' }
 
 const PERIODS = ['7d', '30d', '90d', 'all'] as const
 type Period = (typeof PERIODS)[number]
@@ -55,7 +56,7 @@ export function billingCommands(program: Command) {
       const data = await api.get<Balance>('/api/billing/balance')
       if (opts.json) return printJson(data)
       const team = api.team()
-      print(team ? `Баланс команды «${team.name}»: ${exactRubles(data.balance)}` : `Баланс: ${exactRubles(data.balance)}`)
+      print(team ? `Баланс команды «${team.name}»: ${rubles(data.balance)}` : `Баланс: ${rubles(data.balance)}`)
       if (data.isLow) print('Баланс заканчивается — пополните: gw topup 500')
     })
 
@@ -71,7 +72,7 @@ export function billingCommands(program: Command) {
       print(
         table(
           ['Дата', 'Тип', 'Сумма', 'Баланс после', 'Описание'],
-          list.map((t) => [when(t.createdAt), TYPE_LABELS[t.type] ?? t.type, signedPrice(t.amount), exactRubles(t.balanceAfter), t.description]),
+          list.map((t) => [when(t.createdAt), TYPE_LABELS[t.type] ?? t.type, signedPrice(t.amount), rubles(t.balanceAfter), describeTransaction(t.description)]),
           [2, 3],
         ),
       )
@@ -90,7 +91,7 @@ export function billingCommands(program: Command) {
       const usage = await context(cmd).api.get<Usage>(`/api/billing/usage?${query}`)
       if (opts.json) return printJson(usage)
       const label = opts.period === 'all' ? 'за всё время' : `за ${opts.period.slice(0, -1)} дней (с ${moscowDay(start!)})`
-      print(`Расходы ${label}: ${price(usage.totalCost)} · запросов: ${integer(usage.totalRequests)} · токенов: ${integer(usage.totalTokens)}`)
+      print(`Расходы ${label}: ${rubles(usage.totalCost)} · запросов: ${integer(usage.totalRequests)} · токенов: ${integer(usage.totalTokens)}`)
       if (usage.logs.length === 0) return
       print('')
       print(
@@ -101,7 +102,7 @@ export function billingCommands(program: Command) {
             l.model,
             integer(l.totalTokens),
             price(l.cost),
-            STATUS_LABELS[l.status] ?? l.status,
+            STATUS_LABELS[l.status].toLowerCase(),
             l.apiKeyName ?? (l.apiKeyId ? l.apiKeyId : 'сессия'),
           ]),
           [2, 3],
@@ -111,7 +112,7 @@ export function billingCommands(program: Command) {
 
   program
     .command('topup')
-    .description('пополнить баланс: выдаёт ссылку на оплату картой (и открывает её в браузере)')
+    .description('пополнить баланс: открывает ссылку на оплату картой в браузере, а если браузер открыть нельзя — печатает её')
     .argument('<сумма>', 'сумма в рублях, от 100 до 1 000 000', parseAmount)
     .option('--no-open', 'не открывать ссылку в браузере')
     .option('--json', 'вывести JSON')
@@ -126,6 +127,10 @@ export function billingCommands(program: Command) {
       if (opts.open && open && process.stdout.isTTY) {
         Bun.spawn([...open, payment.confirmationUrl], { stdio: ['ignore', 'ignore', 'ignore'] }).unref()
         print('Ссылка открыта в браузере. Баланс пополнится после оплаты: gw balance')
+      } else {
+        // No browser here (a server, a pipe, --no-open): the printed link is the way to pay.
+        const why = !opts.open ? null : !open ? 'Браузер здесь открыть нельзя' : 'Вывод не в терминал — браузер не открываем'
+        print(`${why ? `${why}: откройте` : 'Откройте'} ссылку выше в браузере. Баланс пополнится после оплаты: gw balance`)
       }
     })
 }

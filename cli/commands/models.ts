@@ -2,7 +2,7 @@
 import type { Command } from 'commander'
 import type { Model } from '../lib/api'
 import { context, print, printJson } from '../lib/context'
-import { integer, price, table } from '../lib/format'
+import { integer, PER_INPUT_IMAGE, PER_MILLION, PER_MILLION_TOKENS, PER_OUTPUT_IMAGE, price, table } from '../lib/format'
 
 export const providerOf = (id: string) => (id.includes('/') ? id.slice(0, id.indexOf('/')) : id)
 
@@ -37,20 +37,26 @@ export function modelsCommand(program: Command) {
       const list = data.filter((m) => matches(m, words.join(' ')) && (!provider || providerOf(m.id).toLowerCase() === provider))
       if (opts.json) return printJson(list)
       if (list.length === 0) return print('Ничего не найдено. Все модели: gw models')
-      const images = list.some((m) => Number(m.pricing.image) !== 0)
+      // Tokens per 1M; pictures by direction: sent to the model (pricing.image) or drawn by it (image_output).
+      const input = list.some((m) => Number(m.pricing.image) !== 0)
+      const output = list.some((m) => Number(m.pricing.image_output ?? 0) !== 0)
+      const picture = (value: string | undefined) => (!value || Number(value) === 0 ? '—' : priceCell(value))
+      const headers = ['Модель', 'Ввод', 'Вывод', ...(input ? ['Входное изобр.'] : []), ...(output ? ['Сгенерир. изобр.'] : []), 'Контекст']
       print(
         table(
-          ['Модель', 'Ввод, 1K токенов', 'Вывод, 1K токенов', ...(images ? ['Изображение'] : []), 'Контекст'],
+          headers,
           list.map((m) => [
             m.id,
-            priceCell(m.pricing.prompt, 1000),
-            priceCell(m.pricing.completion, 1000),
-            ...(images ? [Number(m.pricing.image) === 0 ? '—' : priceCell(m.pricing.image)] : []),
+            priceCell(m.pricing.prompt, PER_MILLION),
+            priceCell(m.pricing.completion, PER_MILLION),
+            ...(input ? [picture(m.pricing.image)] : []),
+            ...(output ? [picture(m.pricing.image_output)] : []),
             m.context_length ? integer(m.context_length) : '—',
           ]),
-          [1, 2, 3, ...(images ? [4] : [])],
+          headers.map((_, i) => i).slice(1), // every column but the model's is a number
         ),
       )
-      print(`\nМоделей: ${list.length}. Цены в рублях за 1000 токенов; «по запросу» — цена зависит от запроса.`)
+      const pictures = [input && `«Входное изобр.» — ${PER_INPUT_IMAGE}`, output && `«Сгенерир. изобр.» — ${PER_OUTPUT_IMAGE}`].filter(Boolean)
+      print(`\nМоделей: ${list.length}. Ввод и вывод — в рублях ${PER_MILLION_TOKENS}${pictures.length ? `; ${pictures.join(', ')}` : ''}; «по запросу» — цена зависит от запроса.`)
     })
 }

@@ -4,7 +4,7 @@ import type { Command } from 'commander'
 import type { TeamSummary } from '../lib/api'
 import { context, print, printJson } from '../lib/context'
 import { CliError, EXIT } from '../lib/errors'
-import { exactRubles, table } from '../lib/format'
+import { rubles, table } from '../lib/format'
 
 const ROLES: Record<TeamSummary['role'], string> = { owner: 'владелец', admin: 'администратор', billing: 'бухгалтер', member: 'участник' }
 const PERSONAL = ['personal', 'личный']
@@ -23,7 +23,7 @@ export function teamCommands(program: Command) {
       if (opts.json) return printJson({ current: current ?? null, teams })
       const rows = [
         [current ? '' : '*', 'Личный аккаунт', '', '', ''],
-        ...teams.map((t) => [t.id === current?.id ? '*' : '', t.name, ROLES[t.role], exactRubles(t.balance), String(t.memberCount ?? '')]),
+        ...teams.map((t) => [t.id === current?.id ? '*' : '', t.name, ROLES[t.role], rubles(t.balance), String(t.memberCount ?? '')]),
       ]
       print(table(['', 'Аккаунт', 'Роль', 'Баланс', 'Участников'], rows, [3, 4]))
       if (teams.length === 0) print('\nВы пока не состоите в командах: создать команду или принять приглашение можно на сайте.')
@@ -55,6 +55,6 @@ export function teamCommands(program: Command) {
       const chosen = matches[0]!
       api.useTeam({ id: chosen.id, name: chosen.name })
       if (opts.json) return printJson({ current: { id: chosen.id, name: chosen.name, role: chosen.role } })
-      print(`Теперь вы работаете в команде «${chosen.name}» (роль: ${ROLES[chosen.role]}). Баланс команды: ${exactRubles(chosen.balance)}`)
+      print(`Теперь вы работаете в команде «${chosen.name}» (роль: ${ROLES[chosen.role]}). Баланс команды: ${rubles(chosen.balance)}`)
     })
 }

@@ -1,8 +1,8 @@
 // transcribe <file>: the recording as text (or subtitles); speak "<text>" -o file: the text as speech.
 import { writeFileSync } from 'node:fs'
 import { extname } from 'node:path'
-import { type Command, InvalidArgumentError } from 'commander'
-import { context, print, printJson } from '../lib/context'
+import type { Command } from 'commander'
+import { context, oneOf, print, printJson } from '../lib/context'
 import { CliError, EXIT } from '../lib/errors'
 import { integer } from '../lib/format'
 import { SPEECH_FORMATS, type SpeechFormat, TRANSCRIPT_FORMATS, type TranscriptFormat } from '../lib/voice-client'
@@ -10,14 +10,6 @@ import { SPEECH_FORMATS, type SpeechFormat, TRANSCRIPT_FORMATS, type TranscriptF
 export const DEFAULT_TRANSCRIPTION_MODEL = 'openai/whisper-1'
 export const DEFAULT_SPEECH_MODEL = 'openai/gpt-4o-mini-tts'
 export const DEFAULT_VOICE = 'alloy'
-
-const oneOf =
-  <T extends string>(values: readonly T[], what: string) =>
-  (value: string): T => {
-    const v = value.toLowerCase() as T
-    if (!values.includes(v)) throw new InvalidArgumentError(`${what}: ${values.join(', ')}`)
-    return v
-  }
 
 /** The format a file name asks for by its extension, if it names one. */
 const formatOfFile = (file: string): SpeechFormat | undefined => {

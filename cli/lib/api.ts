@@ -155,7 +155,7 @@ export type Api = ReturnType<typeof createApi>
 
 // ─── server shapes: the wire types of the route schemas (src/wire.ts), imported as types only ─
 
-export type { ApiKey, Balance, Model, TeamSummary, Transaction, UsageLog, User } from '../../src/wire'
+export type { ActivityDetail, ActivityItem, ActivityPage, ApiKey, Balance, Model, TeamSummary, Transaction, UsageLog, User } from '../../src/wire'
 /** GET /api/billing/usage */
 export type Usage = UsageStats
 /** POST /api/payments/create */

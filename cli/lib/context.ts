@@ -37,3 +37,12 @@ export function temperature(value: string): number {
   if (!Number.isFinite(n) || n < 0 || n > 2) throw new InvalidArgumentError('температура — число от 0 до 2')
   return n
 }
+
+/** One of a few words (any case); the error lists them after `what`. */
+export const oneOf =
+  <T extends string>(values: readonly T[], what: string) =>
+  (value: string): T => {
+    const v = value.toLowerCase() as T
+    if (!values.includes(v)) throw new InvalidArgumentError(`${what}: ${values.join(', ')}`)
+    return v
+  }

@@ -1,31 +1,17 @@
-// Formatting for the Russian interface: rubles, the spec's price rule, dates and plain tables.
+// Formatting for the Russian interface: money by the web's rules (src/content/format.ts, one
+// module for the site, the app and the terminal), dates and plain tables.
+import { formatPrice, formatRubles, formatRublesExact } from '../../src/content/format'
+
 const LOCALE = 'ru-RU'
-const formats = new Map<number, Intl.NumberFormat>()
-const digits = (n: number) => {
-  let f = formats.get(n)
-  if (!f) formats.set(n, (f = new Intl.NumberFormat(LOCALE, { minimumFractionDigits: n, maximumFractionDigits: n })))
-  return f
-}
 // Intl groups thousands with a narrow no-break space; a plain space copies and aligns better in terminals.
-const plain = (s: string) => s.replace(/[\u00a0\u202f]/g, ' ')
+export const plainSpaces = (s: string) => s.replace(/[\u00a0\u202f]/g, ' ')
+const plain = plainSpaces
 
-/** Spec section 9: under 0.01 → 6 decimals, under 1 → 4, otherwise 2. */
-export function priceDigits(value: number): number {
-  const abs = Math.abs(value)
-  if (abs < 0.01) return 6
-  if (abs < 1) return 4
-  return 2
-}
+/** Balances and totals, always two decimals: '50,00 ₽'. */
+export const rubles = (value: number | string) => plain(formatRubles(value))
 
-/** Balances and totals: '50,00 ₽'. */
-export const rubles = (value: number | string) => `${plain(digits(2).format(Number(value)))} ₽`
-
-/** A unit price or a small charge by the price rule: '0,000123 ₽', '0,1234 ₽', '1,50 ₽'. */
-export function price(value: number | string): string {
-  const n = Number(value)
-  if (!Number.isFinite(n)) return '—'
-  return `${plain(digits(n === 0 ? 2 : priceDigits(n)).format(n))} ₽`
-}
+/** A unit price or one request's charge by the price rule: '0,000123 ₽', '0,1234 ₽', '1,50 ₽'. */
+export const price = (value: number | string) => plain(formatPrice(value))
 
 /** A ledger amount such as '+50.00' or '-0.001234', keeping its sign. */
 export function signedPrice(value: string | number): string {
@@ -33,6 +19,14 @@ export function signedPrice(value: string | number): string {
   if (!Number.isFinite(n)) return String(value)
   return `${n > 0 ? '+' : n < 0 ? '-' : ''}${price(Math.abs(n))}`
 }
+
+// Token prices per 1M tokens, pictures priced by direction — the web's words (issue 29). When
+// src/content/format.ts names them (PER_MILLION_TOKENS, PER_INPUT_IMAGE, PER_OUTPUT_IMAGE), these
+// become re-exports of those.
+export const PER_MILLION = 1_000_000
+export const PER_MILLION_TOKENS = 'за 1M токенов'
+export const PER_INPUT_IMAGE = 'за входное изображение'
+export const PER_OUTPUT_IMAGE = 'за сгенерированное изображение'
 
 export const integer = (n: number) => plain(new Intl.NumberFormat(LOCALE).format(n))
 
@@ -57,15 +51,22 @@ export function table(headers: string[], rows: string[][], right: number[] = [])
   return [line(headers), line(widths.map((w) => '─'.repeat(w))), ...rows.map(line)].join('\n')
 }
 
-/**
- * A balance to the micro-ruble the server keeps, trailing zeros after the kopecks dropped:
- * '50,00 ₽', '49,999877 ₽'. A sub-kopeck chat charge must visibly change the balance.
- */
-export const exactRubles = (value: number) => `${plain(new Intl.NumberFormat(LOCALE, { minimumFractionDigits: 2, maximumFractionDigits: 6 }).format(value))} ₽`
+/** To the micro-ruble, where rounding would mislead (a request's charge, hold and ledger row): '49,999877 ₽'. */
+export const exactRubles = (value: number) => plain(formatRublesExact(value))
 
 /** A calendar day in Moscow time, the zone usage periods are counted in: '12.05.2025'. */
 export const moscowDay = (iso: string) => new Intl.DateTimeFormat(LOCALE, { timeZone: 'Europe/Moscow', day: '2-digit', month: '2-digit', year: 'numeric' }).format(new Date(iso))
 
-/** The line under a chat reply: 'Стоимость: 0,003249 ₽ · баланс: 49,856443 ₽'. */
+/** The line under a chat reply: 'Стоимость: 0,003249 ₽ · баланс: 49,86 ₽'. */
 export const costSummary = (costRub: string | null, balance: number | null) =>
-  `Стоимость: ${costRub === null ? '—' : price(costRub)}${balance === null ? '' : ` · баланс: ${exactRubles(balance)}`}`
+  `Стоимость: ${costRub === null ? '—' : price(costRub)}${balance === null ? '' : ` · баланс: ${rubles(balance)}`}`
+
+/** A cell cut to `max` code points with '…': names and models in tables that fit 80 columns. */
+export function cut(text: string, max: number): string {
+  const chars = [...text]
+  return chars.length <= max ? text : `${chars.slice(0, max - 1).join('')}…`
+}
+
+const shortMoscow = new Intl.DateTimeFormat(LOCALE, { timeZone: 'Europe/Moscow', day: '2-digit', month: '2-digit', hour: '2-digit', minute: '2-digit' })
+/** Day, month and Moscow time for narrow tables: '25.11 15:13'. */
+export const shortWhen = (iso: string) => shortMoscow.format(new Date(iso)).replace(', ', ' ')

@@ -6,7 +6,7 @@ import TextInput from 'ink-text-input'
 import { useEffect, useRef, useState } from 'react'
 import type { ChatBackend, ChatMessage, ChatParams } from '../lib/chat-client'
 import { CliError, errorLine } from '../lib/errors'
-import { costSummary, exactRubles } from '../lib/format'
+import { costSummary, rubles } from '../lib/format'
 
 type Entry =
   | { id: number; kind: 'user'; text: string }
@@ -14,12 +14,14 @@ type Entry =
   | { id: number; kind: 'notice' | 'error'; text: string }
 type NewEntry = Entry extends infer E ? (E extends Entry ? Omit<E, 'id'> : never) : never
 
-const HELP = 'Команды: /model ИМЯ — сменить модель, /model — текущая модель, /clear — забыть историю, /exit — выход. ' + 'Ctrl+C останавливает ответ, повторный Ctrl+C — выход.'
+const HELP =
+  'Команды: /model ИМЯ — сменить модель (достаточно части названия, например haiku), /model — текущая модель, /clear — забыть историю, /exit — выход. ' +
+  'Ctrl+C останавливает ответ, повторный Ctrl+C — выход.'
 
 const describe = (e: unknown) => (e instanceof CliError ? errorLine(e) : `Ошибка: ${(e as Error)?.message ?? e}`)
 
-const costLine = (e: Extract<Entry, { kind: 'assistant' }>) =>
-  e.stopped ? `Ответ остановлен${e.balance === null ? '' : ` · баланс: ${exactRubles(e.balance)}`}` : costSummary(e.costRub, e.balance)
+// A stopped reply is charged for what was streamed: its cost and the balance after it, as for any other.
+const costLine = (e: Extract<Entry, { kind: 'assistant' }>) => `${e.stopped ? 'Ответ остановлен. ' : ''}${costSummary(e.costRub, e.balance)}`
 
 function EntryView({ entry: e }: { entry: Entry }) {
   switch (e.kind) {
@@ -65,10 +67,14 @@ export function ChatView({ backend, params: initial }: { backend: ChatBackend; p
     backend.balance().then(setBalance, (e) => push({ kind: 'error', text: describe(e) }))
   }, [backend])
 
+  const [stopping, setStopping] = useState(false) // stopped; its charge not known yet
+
   useInput((ch, key) => {
     if (!(key.ctrl && ch === 'c')) return
-    if (abort.current) abort.current.abort()
-    else exit()
+    if (abort.current && !abort.current.signal.aborted) {
+      abort.current.abort()
+      setStopping(true)
+    } else exit()
   })
 
   function command(line: string) {
@@ -117,6 +123,7 @@ export function ChatView({ backend, params: initial }: { backend: ChatBackend; p
     } finally {
       abort.current = null
       setStreaming(null)
+      setStopping(false)
     }
   }
 
@@ -128,11 +135,10 @@ export function ChatView({ backend, params: initial }: { backend: ChatBackend; p
           <Text color="cyan" bold>
             {params.model}:
           </Text>
-          {streaming ? (
-            <Text>{streaming}</Text>
-          ) : (
+          {streaming && <Text>{streaming}</Text>}
+          {(stopping || !streaming) && (
             <Text>
-              <Spinner type="dots" /> ждём ответ…
+              <Spinner type="dots" /> {stopping ? 'ответ остановлен, узнаём его стоимость…' : 'ждём ответ…'}
             </Text>
           )}
         </Box>
@@ -143,7 +149,7 @@ export function ChatView({ backend, params: initial }: { backend: ChatBackend; p
         </Box>
       )}
       <Text dimColor>
-        {params.model} · баланс: {balance === null ? '…' : exactRubles(balance)} · {streaming !== null ? 'Ctrl+C — остановить ответ' : 'Ctrl+C — выход'}
+        {params.model} · баланс: {balance === null ? '…' : rubles(balance)} · {streaming !== null && !stopping ? 'Ctrl+C — остановить ответ' : 'Ctrl+C — выход'}
       </Text>
     </Box>
   )

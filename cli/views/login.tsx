@@ -10,11 +10,18 @@ export function LoginForm({ initialEmail = '', onSubmit }: { initialEmail?: stri
   const [step, setStep] = useState<'email' | 'password' | 'done'>(initialEmail ? 'password' : 'email')
   const [email, setEmail] = useState(initialEmail)
   const [password, setPassword] = useState('')
+  // A pasted address arrives in one piece with its Enter ('ivan@example.ru\r'), which the input
+  // would keep as text: the line break submits it, as the Enter key does.
+  function typeEmail(value: string) {
+    const [line = '', ...rest] = value.split(/\r\n|\r|\n/)
+    setEmail(line)
+    if (rest.length > 0 && line.trim()) setStep('password')
+  }
   return (
     <Box flexDirection="column">
       <Box>
         <Text>E-mail: </Text>
-        {step === 'email' ? <TextInput value={email} onChange={setEmail} onSubmit={() => email.trim() && setStep('password')} /> : <Text>{email}</Text>}
+        {step === 'email' ? <TextInput value={email} onChange={typeEmail} onSubmit={() => email.trim() && setStep('password')} /> : <Text>{email}</Text>}
       </Box>
       {step !== 'email' && (
         <Box>

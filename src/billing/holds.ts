@@ -60,9 +60,11 @@ export type HoldRequest = {
   memberBudget?: boolean
 }
 
+/** Facts of the usage row a request may lack (null when absent): voice amounts, pictures, how it was priced and timed. */
+type OptionalFacts = 'audioSeconds' | 'characters' | 'images' | 'requestedModel' | 'keyName' | 'usdRubRate' | 'markup' | 'holdId' | 'holdMicros' | 'requestId' | 'ttftMs'
+
 /** The usage row's facts; ids, cost and timestamps are filled in here. */
-export type UsageFacts = Omit<UsageLogRow, 'id' | 'userId' | 'teamId' | 'apiKeyId' | 'costMicros' | 'createdAt' | 'audioSeconds' | 'characters'> &
-  Partial<Pick<UsageLogRow, 'audioSeconds' | 'characters'>>
+export type UsageFacts = Omit<UsageLogRow, 'id' | 'userId' | 'teamId' | 'apiKeyId' | 'costMicros' | 'createdAt' | OptionalFacts> & Partial<Pick<UsageLogRow, OptionalFacts>>
 
 const p = sql.placeholder
 
@@ -127,6 +129,9 @@ const statements = (db: Db) =>
         totalTokens: p('totalTokens'),
         audioSeconds: p('audioSeconds'),
         characters: p('characters'),
+        images: p('images'),
+        requestedModel: p('requestedModel'),
+        keyName: p('keyName'),
         costMicros: p('costMicros'),
         upstreamCostUsd: p('upstreamCostUsd'),
         upstreamId: p('upstreamId'),
@@ -134,7 +139,13 @@ const statements = (db: Db) =>
         upstream: p('upstream'),
         status: p('status'),
         error: p('error'),
+        usdRubRate: p('usdRubRate'),
+        markup: p('markup'),
+        holdId: p('holdId'),
+        holdMicros: p('holdMicros'),
+        requestId: p('requestId'),
         durationMs: p('durationMs'),
+        ttftMs: p('ttftMs'),
         stream: p('stream'),
         createdAt: p('createdAt'),
       }),
@@ -323,6 +334,15 @@ async function logUsage(q: Db, hold: OpenHold, facts: UsageFacts, costMicros: nu
     ...facts,
     audioSeconds: facts.audioSeconds ?? null,
     characters: facts.characters ?? null,
+    images: facts.images ?? null,
+    requestedModel: facts.requestedModel ?? null,
+    keyName: facts.keyName ?? null,
+    usdRubRate: facts.usdRubRate ?? null,
+    markup: facts.markup ?? null,
+    holdId: facts.holdId ?? null,
+    holdMicros: facts.holdMicros ?? null,
+    requestId: facts.requestId ?? null,
+    ttftMs: facts.ttftMs ?? null,
     id,
     userId: hold.userId,
     teamId: hold.teamId,

@@ -51,16 +51,23 @@ export const usageLogs = table(
       .notNull()
       .references(() => users.id, { onDelete: 'cascade' }),
     apiKeyId: text('api_key_id').references(() => apiKeys.id, { onDelete: 'set null' }),
+    /** The key's name when the request was made: the log still names a deleted key (its id is then null). */
+    keyName: text('key_name'),
     /** The team that paid; null = the user's personal account (then `userId` is the payer, else the member who asked). */
     teamId: text('team_id'),
     endpoint: text('endpoint', { enum: ENDPOINTS }).notNull(),
+    /** The model that answered (a fallback or variant the router chose), else the one asked for. */
     model: text('model').notNull(),
+    /** The model the request named; null in rows older than the activity log (then it is `model`). */
+    requestedModel: text('requested_model'),
     promptTokens: integer('prompt_tokens').notNull().default(0),
     completionTokens: integer('completion_tokens').notNull().default(0),
     totalTokens: integer('total_tokens').notNull().default(0),
     /** Voice: seconds of audio transcribed (rounded up), characters voiced; null for every other endpoint. */
     audioSeconds: integer('audio_seconds'),
     characters: integer('characters'),
+    /** Pictures the model drew (images, image output of a chat); null when it drew none. */
+    images: integer('images'),
     /** What the customer paid, micro-rubles (0 for failed requests). */
     costMicros: integer('cost_micros').notNull().default(0),
     /** What the upstream reported, USD decimal string; null when it reported nothing. */
@@ -72,16 +79,30 @@ export const usageLogs = table(
     upstream: text('upstream', { enum: UPSTREAM_NAMES }).notNull().default('primary'),
     status: text('status', { enum: USAGE_STATUSES }).notNull(),
     error: text('error'),
+    // How the charge came about (the activity log's detail); null in rows older than the log.
+    /** The USD/RUB rate the request was priced at, decimal string. */
+    usdRubRate: text('usd_rub_rate'),
+    /** The markup over the upstream cost, decimal string ('1.3'). */
+    markup: text('markup'),
+    /** The request's hold: its id (the ledger row's reference is `usage:<holdId>`) and what it reserved, micro-rubles. */
+    holdId: text('hold_id'),
+    holdMicros: integer('hold_micros'),
+    /** The x-request-id the client saw. */
+    requestId: text('request_id'),
     durationMs: integer('duration_ms').notNull(),
+    /** Streams: from the request to the first relayed event of the answer. */
+    ttftMs: integer('ttft_ms'),
     stream: integer('stream', { mode: 'boolean' }).notNull().default(false),
     createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
   },
   (t) => [
-    index('usage_user_created_idx').on(t.userId, t.createdAt),
+    // (created_at, id) is the lists' order, newest first: the activity log's keyset cursor and the
+    // recent requests walk these backwards with no sort, on both stores.
+    index('usage_user_created_id_idx').on(t.userId, t.createdAt, t.id),
     index('usage_key_created_idx').on(t.apiKeyId, t.createdAt),
     // the usage page's model filter walks this instead of every row of the user
     index('usage_user_model_created_idx').on(t.userId, t.model, t.createdAt),
-    index('usage_team_created_idx').on(t.teamId, t.createdAt),
+    index('usage_team_created_id_idx').on(t.teamId, t.createdAt, t.id),
   ],
 )
 

@@ -4,12 +4,12 @@ import { and, asc, eq, gt, or } from 'drizzle-orm'
 import { users } from '../auth/schema'
 import type { Db } from '../db/client'
 import { apiKeys } from '../keys/schema'
+import { CSV_BOM, csvLine, csvMoscowTime, csvText } from '../lib/csv'
 import { formatMicros } from '../lib/money'
 import { usageLogs } from './schema'
 import { logConditions, type UsageFilter, type UsageScope } from './usage'
 
 const PAGE = 2000
-const MSK_OFFSET_MS = 3 * 3600 * 1000
 
 const HEADER = [
   'Время (МСК)',
@@ -28,26 +28,6 @@ const HEADER = [
 ]
 
 const STATUS_LABELS = { success: 'успешно', error: 'ошибка', cancelled: 'прерван' } as const
-
-/** One RFC 4180 field: quoted when it holds a comma, quote or line break. */
-export function csvField(value: string | number): string {
-  const s = String(value)
-  return /[",\r\n]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s
-}
-
-/**
- * A text cell a spreadsheet must not run: one that starts with =, +, -, @, a tab or a carriage
- * return is a formula to Excel and LibreOffice (OWASP "CSV injection"), so it gets a leading
- * single quote. For text from outside (model names, key names); our own numbers stay numbers.
- */
-export function csvText(value: string): string {
-  return /^[=+\-@\t\r]/.test(value) ? `'${value}` : value
-}
-
-export const csvLine = (fields: (string | number)[]) => `${fields.map(csvField).join(',')}\r\n`
-
-/** '2026-11-21 14:03:05' in Moscow time: a spreadsheet recognises it as a date. */
-const moscowDateTime = (d: Date) => new Date(+d + MSK_OFFSET_MS).toISOString().slice(0, 19).replace('T', ' ')
 
 export function usageCsv(db: Db, scope: UsageScope, since: Date | null, f: UsageFilter): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder()
@@ -73,7 +53,7 @@ export function usageCsv(db: Db, scope: UsageScope, since: Date | null, f: Usage
     async pull(controller) {
       if (!started) {
         started = true
-        controller.enqueue(encoder.encode(`\uFEFF${csvLine(team ? [...HEADER.slice(0, 3), 'Участник', ...HEADER.slice(3)] : HEADER)}`))
+        controller.enqueue(encoder.encode(`${CSV_BOM}${csvLine(team ? [...HEADER.slice(0, 3), 'Участник', ...HEADER.slice(3)] : HEADER)}`))
         return
       }
       const rows = await page()
@@ -81,7 +61,7 @@ export function usageCsv(db: Db, scope: UsageScope, since: Date | null, f: Usage
       let chunk = ''
       for (const { log: r, keyName, email } of rows) {
         chunk += csvLine([
-          moscowDateTime(r.createdAt),
+          csvMoscowTime(r.createdAt),
           csvText(r.model),
           csvText(keyName ?? (r.apiKeyId ? 'Удалённый ключ' : 'Веб-сессия')),
           ...(team ? [csvText(email ?? '')] : []),

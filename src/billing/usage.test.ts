@@ -2,10 +2,10 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { csvField, csvText } from '../lib/csv'
 import { eventually, startGateway } from '../test-support/gateway'
 import { daysBetween, moscowDay, moscowDayStart } from './days'
 import { splitPeriod } from './usage'
-import { csvField, csvText } from './usage-export'
 
 let gw: Awaited<ReturnType<typeof startGateway>>
 beforeAll(async () => {

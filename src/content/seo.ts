@@ -207,6 +207,7 @@ export const STATIC_PAGES: Record<string, StaticPage> = {
   '/app/api-keys': { title: withBrand('API ключи'), description: 'Создание и управление API ключами AI Gateway.', noindex: true },
   '/app/billing': { title: withBrand('Баланс'), description: 'Баланс, пополнение и история операций AI Gateway.', noindex: true },
   '/app/usage': { title: withBrand('Статистика'), description: 'Статистика использования AI-моделей: расходы, токены, запросы.', noindex: true },
+  '/app/activity': { title: withBrand('Журнал запросов'), description: 'Каждый запрос к AI-моделям: модель, ключ, токены, стоимость и её расчёт.', noindex: true },
   '/app/docs': {
     title: withBrand('Документация'),
     description: 'Как подключиться к AI Gateway: API ключи, оплата, запросы через curl и SDK OpenAI, потоковые ответы, генерация изображений, коды ошибок.',

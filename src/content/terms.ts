@@ -10,6 +10,14 @@ export const TOP_UP = {
   maxMessage: 'Максимальная сумма пополнения: 1,000,000 RUB',
 } as const
 
+/** Paying by invoice (a team's company, by bank transfer): larger sums than a card, the same ceiling. */
+export const INVOICE = {
+  minRub: 1000,
+  maxRub: 1_000_000,
+  minMessage: 'Минимальная сумма счёта: 1 000 ₽',
+  maxMessage: 'Максимальная сумма счёта: 1 000 000 ₽',
+} as const
+
 export const REFUND = {
   /** The remainder must exceed this many rubles. */
   minRemainderRub: 100,

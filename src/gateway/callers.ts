@@ -35,6 +35,8 @@ export type Caller = {
   apiKey: CallerKey | null
   /** The acting account's balance minus its open holds when the request arrived, micro-rubles. */
   availableMicros: number
+  /** The x-request-id the client sees for this request (kept on its usage row); absent on WebSocket turns. */
+  requestId?: string
 }
 
 const p = sql.placeholder

@@ -142,7 +142,8 @@ export function gatewayRoutes(deps: GatewayDeps & { images: ImageStore }, guard:
         async transform({ request, accessJwt }) {
           if (!callers.has(request)) callers.set(request, await authenticate(request.headers, accessJwt))
         },
-        resolve: ({ request }): { caller: Caller } => ({ caller: callers.get(request)! }),
+        // The x-request-id the client is answered with (protocol.ts) goes with the request to its usage row.
+        resolve: ({ request, set }): { caller: Caller } => ({ caller: { ...callers.get(request)!, requestId: String(set.headers['x-request-id'] ?? '') || undefined } }),
       },
     })
     .get('/models', () => ({ object: 'list' as const, data: modelsList() }), {

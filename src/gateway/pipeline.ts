@@ -26,7 +26,7 @@ import type { Config } from '../config'
 import type { Db } from '../db/client'
 import type { KeysService } from '../keys/service'
 import { sha256 } from '../lib/crypto'
-import { ceilUnits, type Dec, dec, isNegative, mul, sub } from '../lib/decimal'
+import { ceilUnits, type Dec, dec, isNegative, mul, sub, toDecimalString } from '../lib/decimal'
 import { OpenAIError } from '../lib/errors'
 import { isObject } from '../lib/json'
 import type { UpstreamName, Upstreams } from '../upstream/pool'
@@ -64,6 +64,8 @@ export type Prepared = {
   patch: Record<string, unknown>
   rate: Dec
   holdId: string
+  /** What the hold reserved, micro-rubles (the activity log shows it beside the charge). */
+  holdMicros: number
   maxTokens: number | null
   /** `provider.max_price` to send (a variable-price request under a limit). */
   priceCap: PriceCap | null
@@ -72,6 +74,8 @@ export type Prepared = {
   /** The id the client sees when it is not the generation id (msg_…, resp_…), once the answer names it. */
   responseId: string | null
   started: number
+  /** When the first piece of a streamed answer was relayed (performance.now()); null until then, and for whole answers. */
+  firstByteAt: number | null
   endpoint: Endpoint
   stream: boolean
   /** Headers the router needs besides ours (anthropic-version, anthropic-beta). */
@@ -124,6 +128,7 @@ export function pipeline(deps: GatewayDeps) {
   /** The router that answered `p` (its /generation lookup is asked there). */
   const answeredBy = (p: Prepared) => upstreams.byName(p.upstream).client
   const markup = dec(String(config.markup))
+  const markupText = String(config.markup)
 
   /**
    * What the caller may spend on this request: the least any level leaves — the key's budget, the
@@ -258,11 +263,13 @@ export function pipeline(deps: GatewayDeps) {
       patch: cs.patch,
       rate,
       holdId,
+      holdMicros: plan.holdMicros,
       maxTokens: plan.maxTokens,
       priceCap: plan.priceCap ?? null,
       limited,
       responseId: null,
       started: performance.now(),
+      firstByteAt: null,
       endpoint: opts.endpoint,
       stream: opts.stream,
       headers: opts.headers,
@@ -309,13 +316,23 @@ export function pipeline(deps: GatewayDeps) {
     totalTokens: f.totalTokens ?? (f.promptTokens ?? 0) + (f.completionTokens ?? 0),
     audioSeconds: f.audioSeconds ?? null,
     characters: f.characters ?? null,
+    images: f.images ?? null,
+    requestedModel: p.modelId,
+    keyName: p.caller.apiKey?.name ?? null,
     upstreamCostUsd: f.upstreamCostUsd ?? null,
     upstreamId: f.upstreamId ?? null,
     responseId: p.responseId,
     upstream: p.upstream,
     status: f.status,
     error: f.error ?? null,
+    // How the charge came about, for the activity log: cost × rate × markup, and the hold it settles.
+    usdRubRate: toDecimalString(p.rate),
+    markup: markupText,
+    holdId: p.holdId,
+    holdMicros: p.holdMicros,
+    requestId: p.caller.requestId ?? null,
     durationMs: Math.round(performance.now() - p.started),
+    ttftMs: p.firstByteAt === null ? null : Math.round(p.firstByteAt - p.started),
     stream: p.stream,
   })
 
@@ -339,6 +356,7 @@ export function pipeline(deps: GatewayDeps) {
       promptTokens,
       completionTokens,
       totalTokens: usage?.total_tokens,
+      images: usage?.pictures || null,
       upstreamCostUsd: charge.upstreamCostUsd,
       upstreamId,
       ...extra,

@@ -7,7 +7,7 @@ import type { StreamReader, Usage } from './wire'
 const KEEPALIVE_EVERY_MS = 15_000
 
 /** The request a stream answers, as the relay sees it: the pipeline's Prepared. */
-type Request = { responseId: string | null }
+type Request = { responseId: string | null; firstByteAt: number | null }
 
 /** How a relayed stream ends its request: the pipeline's settle, release and reconcile. */
 export type RelayBilling<Prepared extends Request> = {
@@ -95,7 +95,9 @@ export class Relay<Prepared extends Request> {
   private relayBlock(block: string): string | Promise<string> {
     if (this.finished) return ''
     if (this.upstreamId && this.reader.plain(block)) {
-      this.pieces += this.reader.pieces(block)
+      const pieces = this.reader.pieces(block)
+      if (pieces > 0) this.firstPiece()
+      this.pieces += pieces
       return block
     }
     return this.relayEvents(eventsOf(block))
@@ -137,8 +139,16 @@ export class Relay<Prepared extends Request> {
       // that never ask (AI SDK providers, curl) still get the token counts and the charge.
       return this.billing.settle(this.p, usage, this.upstreamId, 'success', 0, seen.model).then((charged) => seen.render!(usage, charged))
     }
-    if (seen.piece) this.pieces++
+    if (seen.piece) {
+      this.firstPiece()
+      this.pieces++
+    }
     return `${event}\n\n`
+  }
+
+  /** The time to first token: when the first piece of the answer goes to the client. */
+  private firstPiece() {
+    this.p.firstByteAt ??= performance.now()
   }
 
   private finish() {

@@ -47,7 +47,7 @@ export const actTitle = (data: Pick<ActData, 'number' | 'period' | 'seller' | 'i
 
 export async function renderActPdf(data: ActData): Promise<Uint8Array> {
   const title = actTitle(data)
-  const { doc, bytes } = newPdf({ title, author: data.seller.name })
+  const { doc, bytes } = newPdf({ title, author: data.seller.name, createdAt: data.issuedAt ?? lastDayOf(data.period) })
   let y = textAt(doc, title, LEFT, doc.page.margins.top, WIDTH, { font: 'bold', size: 14 })
   if (data.seller.taxRegime !== 'npd') y = textAt(doc, `об оказании услуг за ${formatMonth(data.period)}`, LEFT, y + 2, WIDTH, { size: 10 })
   y = rule(doc, y + 4, 2) + 10
@@ -122,7 +122,11 @@ function receipts(doc: Pdf, y: number, data: ActData): number {
   }
   y = ensureRoom(doc, y, 90)
   const buyerKind = isPerson(data.buyer) ? 'индивидуальному предпринимателю' : 'юридическому лицу'
-  y = textAt(doc, `В чеке укажите покупателя: ${data.buyer.name}, ИНН ${data.buyer.inn} (чек ${buyerKind}).`, LEFT, y + 12, WIDTH)
+  // Without the team's company details there is no INN to put on a receipt: the line says what is missing.
+  const buyerLine = data.buyer.inn
+    ? `В чеке укажите покупателя: ${data.buyer.name}, ИНН ${data.buyer.inn} (чек ${buyerKind}).`
+    : `Реквизиты покупателя «${data.buyer.name}» не указаны: чек юридическому лицу или ИП требует ИНН покупателя.`
+  y = textAt(doc, buyerLine, LEFT, y + 12, WIDTH)
   y = rule(doc, y + 10, 2) + 14
   return signature(doc, y, 'Исполнитель', data.seller)
 }

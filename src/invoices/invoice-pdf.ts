@@ -28,7 +28,7 @@ export type InvoiceData = {
 
 /** «Иванов Иван Иванович, ИНН 500100732259, 141400, …»: a party on one line. */
 export const partyLine = (p: { name: string; inn: string; kpp?: string | null; address: string }) =>
-  [p.name, `ИНН ${p.inn}`, p.kpp ? `КПП ${p.kpp}` : null, p.address].filter(Boolean).join(', ')
+  [p.name, p.inn ? `ИНН ${p.inn}` : null, p.kpp ? `КПП ${p.kpp}` : null, p.address].filter(Boolean).join(', ')
 
 /** The service line of invoices (and of receipts in «Мой налог»). */
 export const topUpLine = (account: string) => `Пополнение баланса аккаунта «${account}» по договору-оферте`
@@ -119,7 +119,7 @@ export function signature(doc: Pdf, y: number, role: string, seller: SellerDetai
 export async function renderInvoicePdf(data: InvoiceData): Promise<Uint8Array> {
   const { seller, buyer } = data
   const title = `Счёт на оплату № ${data.number} от ${formatDocDate(data.issuedAt)}`
-  const { doc, bytes } = newPdf({ title, author: seller.name })
+  const { doc, bytes } = newPdf({ title, author: seller.name, createdAt: data.issuedAt })
   const vat = vatFor(seller.taxRegime, data.amountKopecks, data.issuedAt)
   const sum = formatKopecks(data.amountKopecks)
 

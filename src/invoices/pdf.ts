@@ -18,10 +18,20 @@ export const LEFT = PAGE.margin
 export const WIDTH = PAGE.width - 2 * PAGE.margin
 const BOTTOM = PAGE.height - PAGE.margin
 
-/** A new A4 document and the promise of its bytes once `doc.end()` is called. */
-export function newPdf(meta: { title: string; author: string }): { doc: Pdf; bytes: Promise<Uint8Array> } {
+/**
+ * A new A4 document and the promise of its bytes once `doc.end()` is called. `createdAt` is the
+ * document's own date (the invoice's issue): with it the same data gives the same bytes every time,
+ * so a document rendered on demand never changes after it was issued.
+ */
+export function newPdf(meta: { title: string; author: string; createdAt: Date }): { doc: Pdf; bytes: Promise<Uint8Array> } {
   const { regular, bold } = loadFonts()
-  const doc = new PDFDocument({ size: 'A4', margin: PAGE.margin, info: { Title: meta.title, Author: meta.author, Creator: 'AI Gateway' }, lang: 'ru-RU', displayTitle: true })
+  const doc = new PDFDocument({
+    size: 'A4',
+    margin: PAGE.margin,
+    info: { Title: meta.title, Author: meta.author, Creator: 'AI Gateway', CreationDate: meta.createdAt },
+    lang: 'ru-RU',
+    displayTitle: true,
+  })
   doc.registerFont('regular', regular)
   doc.registerFont('bold', bold)
   doc.font('regular').fontSize(9).lineGap(1)

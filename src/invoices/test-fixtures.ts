@@ -53,3 +53,89 @@ export const SOLE_TRADER_BUYER = {
   kpp: null,
   address: '125009, г. Москва, ул. Тверская, д. 7, кв. 15',
 }
+
+// ─── bank statements (1CClientBankExchange), built line by line as banks export them ───
+
+/** An account of the seller's other than the one invoices name. */
+export const OTHER_ACCOUNT = '40702810638000005678'
+
+/** A payment order of a statement: into the seller's account unless `from` says it is outgoing. */
+export type StatementDoc = {
+  number: string
+  amount: string
+  purpose: string
+  payer?: { name: string; inn: string; kpp: string | null; account: string }
+  to?: string
+  from?: string
+}
+
+export const ROMASHKA = { name: COMPANY_BUYER.name, inn: COMPANY_BUYER.inn, kpp: COMPANY_BUYER.kpp, account: '40702810310000000042' }
+export const PETROV = { name: SOLE_TRADER_BUYER.name, inn: SOLE_TRADER_BUYER.inn, kpp: null, account: '40802810310000000777' }
+
+/** A payment order as a bank exports it: into the seller's account unless `from` says it is outgoing. */
+function statementDocument(d: StatementDoc): string[] {
+  const payer = d.payer ?? ROMASHKA
+  const fromAccount = d.from ?? payer.account
+  const toAccount = d.to ?? NPD_SELLER.account
+  return [
+    'СекцияДокумент=Платежное поручение',
+    `Номер=${d.number}`,
+    'Дата=21.11.2026',
+    `Сумма=${d.amount}`,
+    `ПлательщикСчет=${fromAccount}`,
+    'ДатаСписано=21.11.2026',
+    `Плательщик=ИНН ${payer.inn} ${payer.name}`,
+    `ПлательщикИНН=${payer.inn}`,
+    `Плательщик1=${payer.name}`,
+    `ПлательщикРасчСчет=${fromAccount}`,
+    'ПлательщикБанк1=АО «ТБанк»',
+    'ПлательщикБанк2=г. Москва',
+    'ПлательщикБИК=044525974',
+    'ПлательщикКорсчет=30101810145250000974',
+    `ПолучательСчет=${toAccount}`,
+    d.from ? 'ДатаПоступило=' : 'ДатаПоступило=22.11.2026',
+    `Получатель=ИНН ${NPD_SELLER.inn} ${NPD_SELLER.name}`,
+    `ПолучательИНН=${NPD_SELLER.inn}`,
+    `Получатель1=${NPD_SELLER.name}`,
+    `ПолучательРасчСчет=${toAccount}`,
+    'ПолучательБанк1=ПАО Сбербанк',
+    'ПолучательБИК=044525225',
+    'ПолучательКорсчет=30101810400000000225',
+    'ВидОплаты=01',
+    'Очередность=5',
+    `ПлательщикКПП=${payer.kpp ?? '0'}`,
+    'ПолучательКПП=',
+    `НазначениеПлатежа=${d.purpose}`,
+    'КонецДокумента',
+  ]
+}
+
+/** A whole statement of the seller's account, as text. */
+export function statementText(docs: StatementDoc[], opts: { encodingLine?: string; account?: string; eol?: string } = {}): string {
+  const account = opts.account ?? NPD_SELLER.account
+  return [
+    '1CClientBankExchange',
+    'ВерсияФормата=1.03',
+    `Кодировка=${opts.encodingLine ?? 'Windows'}`,
+    'Отправитель=СберБизнес',
+    'Получатель=Бухгалтерия предприятия, редакция 3.0',
+    'ДатаСоздания=22.11.2026',
+    'ВремяСоздания=09:15:00',
+    'ДатаНачала=21.11.2026',
+    'ДатаКонца=22.11.2026',
+    `РасчСчет=${account}`,
+    'Документ=Платежное поручение',
+    'СекцияРасчСчет',
+    'ДатаНачала=21.11.2026',
+    'ДатаКонца=22.11.2026',
+    `РасчСчет=${account}`,
+    'НачальныйОстаток=0.00',
+    'ВсегоПоступило=3901.50',
+    'ВсегоСписано=100.00',
+    'КонечныйОстаток=3801.50',
+    'КонецРасчСчет',
+    ...docs.flatMap(statementDocument),
+    'КонецФайла',
+    '',
+  ].join(opts.eol ?? '\r\n')
+}

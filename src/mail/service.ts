@@ -7,8 +7,16 @@ import nodemailer from 'nodemailer'
 import type { Config } from '../config'
 import { newId } from '../lib/crypto'
 
-export type Letter = { to: string; subject: string; text: string; html: string }
+/** A file sent with a letter (an invoice's PDF). */
+export type Attachment = { filename: string; content: Uint8Array; contentType: string }
+export type Letter = { to: string; subject: string; text: string; html: string; attachments?: Attachment[] }
 export type Mailer = { send(letter: Letter): Promise<void>; readonly mode: 'smtp' | 'outbox' }
+
+/** nodemailer's form of a letter: attachments as Buffers. */
+const outgoing = ({ attachments, ...letter }: Letter) => ({
+  ...letter,
+  ...(attachments?.length ? { attachments: attachments.map((a) => ({ filename: a.filename, contentType: a.contentType, content: Buffer.from(a.content) })) } : {}),
+})
 
 export function createMailer(config: Pick<Config, 'smtpUrl' | 'mailFrom' | 'dataDir'>): Mailer {
   if (config.smtpUrl) {
@@ -16,7 +24,7 @@ export function createMailer(config: Pick<Config, 'smtpUrl' | 'mailFrom' | 'data
     return {
       mode: 'smtp',
       async send(letter) {
-        await transport.sendMail({ from: config.mailFrom, ...letter })
+        await transport.sendMail({ from: config.mailFrom, ...outgoing(letter) })
       },
     }
   }
@@ -26,10 +34,16 @@ export function createMailer(config: Pick<Config, 'smtpUrl' | 'mailFrom' | 'data
   return {
     mode: 'outbox',
     async send(letter) {
-      const info = await transport.sendMail({ from: config.mailFrom, ...letter })
+      const info = await transport.sendMail({ from: config.mailFrom, ...outgoing(letter) })
       const name = `${new Date().toISOString().replace(/[:.]/g, '-')}-${newId()}`
       await Bun.write(join(outbox, `${name}.eml`), info.message as Buffer)
-      await Bun.write(join(outbox, `${name}.json`), JSON.stringify({ from: config.mailFrom, ...letter, createdAt: new Date().toISOString() }, null, 2))
+      // The twin names the attachments; their bytes are in the .eml.
+      const { attachments, ...rest } = letter
+      const files = attachments?.map((a) => ({ filename: a.filename, contentType: a.contentType, size: a.content.byteLength }))
+      await Bun.write(
+        join(outbox, `${name}.json`),
+        JSON.stringify({ from: config.mailFrom, ...rest, ...(files ? { attachments: files } : {}), createdAt: new Date().toISOString() }, null, 2),
+      )
     },
   }
 }

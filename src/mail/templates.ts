@@ -178,3 +178,35 @@ export function teamLowBalanceLetter(to: string, teamName: string, balanceMicros
 ${button(billingLink, 'Пополнить баланс команды')}`)
   return { to, subject: `Баланс команды «${teamName}» заканчивается — AI Gateway`, text, html }
 }
+
+/** An invoice issued for a team, its PDF attached: to the company's document address. */
+export function invoiceLetter(
+  to: string,
+  a: { number: string; amount: string; teamName: string; purpose: string; pdf: Uint8Array; filename: string; billingLink: string },
+): Letter {
+  const text = [
+    'Здравствуйте!',
+    '',
+    `Выставлен счёт № ${a.number} на ${a.amount} ₽ для пополнения баланса команды «${a.teamName}» в AI Gateway. Счёт — во вложении (PDF).`,
+    'Укажите в платёжном поручении назначение платежа без изменений — так оплата зачислится автоматически:',
+    '',
+    a.purpose,
+    '',
+    `Счета и закрывающие документы: ${a.billingLink}`,
+    '',
+    '— Команда AI Gateway',
+  ].join('\n')
+  const html = page(`
+<p>Здравствуйте!</p>
+<p>Выставлен счёт <b>№ ${escapeHtml(a.number)}</b> на <b>${escapeHtml(a.amount)} ₽</b> для пополнения баланса команды <b>«${escapeHtml(a.teamName)}»</b> в AI Gateway. Счёт — во вложении (PDF).</p>
+<p>Укажите в платёжном поручении назначение платежа без изменений — так оплата зачислится автоматически:</p>
+<p style="padding:10px 14px;border:1px solid #cbd5e1;border-radius:8px;font-family:ui-monospace,monospace">${escapeHtml(a.purpose)}</p>
+${button(a.billingLink, 'Счета и документы')}`)
+  return {
+    to,
+    subject: `Счёт № ${a.number} на ${a.amount} ₽ — AI Gateway`,
+    text,
+    html,
+    attachments: [{ filename: a.filename, content: a.pdf, contentType: 'application/pdf' }],
+  }
+}

@@ -1,5 +1,6 @@
-import { and, count, desc, eq, isNotNull, isNull, lt, max, type SQL, sql, sum } from 'drizzle-orm'
+import { and, count, desc, eq, isNotNull, isNull, like, lt, max, type SQL, sql, sum } from 'drizzle-orm'
 import { users } from '../auth/schema'
+import { ledgerEntries } from '../billing/schema'
 import type { Db } from '../db/client'
 import { write } from '../db/tx'
 import { apiKeys } from '../keys/schema'
@@ -66,12 +67,26 @@ export const paymentsStore = (db: Db) => ({
    * on the built-in test page (provider 'test') moved no money, so they never count towards a
    * refund, whatever the balance says.
    */
-  async topUps(a: PaymentAccount) {
-    const [row] = await db
-      .select({ lastPaidAt: max(payments.paidAt), totalMicros: sum(payments.amountMicros).mapWith(Number) })
-      .from(payments)
-      .where(and(paymentsOf(a), eq(payments.provider, 'yookassa'), eq(payments.status, 'succeeded'), isNotNull(payments.paidAt)))
-    return row ?? { lastPaidAt: null, totalMicros: null }
+  /**
+   * The money the account paid in: card payments, and for a team its paid invoices (issue 24) — the
+   * ledger's `invoice:<id>` top-up rows, which count towards refunds exactly like a card top-up.
+   */
+  async topUps(a: PaymentAccount): Promise<{ lastPaidAt: Date | null; totalMicros: number | null }> {
+    const [[card], [invoice]] = await Promise.all([
+      db
+        .select({ lastPaidAt: max(payments.paidAt), totalMicros: sum(payments.amountMicros).mapWith(Number) })
+        .from(payments)
+        .where(and(paymentsOf(a), eq(payments.provider, 'yookassa'), eq(payments.status, 'succeeded'), isNotNull(payments.paidAt))),
+      a.teamId
+        ? db
+            .select({ lastPaidAt: max(ledgerEntries.createdAt), totalMicros: sum(ledgerEntries.amountMicros).mapWith(Number) })
+            .from(ledgerEntries)
+            .where(and(eq(ledgerEntries.teamId, a.teamId), eq(ledgerEntries.type, 'topup'), like(ledgerEntries.reference, 'invoice:%')))
+        : [undefined],
+    ])
+    const last = [card?.lastPaidAt, invoice?.lastPaidAt].filter((d): d is Date => d instanceof Date)
+    const total = (card?.totalMicros ?? 0) + (invoice?.totalMicros ?? 0)
+    return { lastPaidAt: last.length ? new Date(Math.max(...last.map(Number))) : null, totalMicros: card?.totalMicros == null && invoice?.totalMicros == null ? null : total }
   },
 
   /** Top-ups made on the built-in test page: shown on the refund card as not counting. */

@@ -30,6 +30,8 @@ export const MATRIX = {
   playground: { roles: USERS, what: 'Playground и запросы к API' },
   /** Card top-ups, payments, refunds, documents. */
   topup: { roles: MONEY, what: 'пополнение баланса, платежи и документы' },
+  /** The team's company details for invoices and acts (INN, KPP, name, address, document e-mail). */
+  'company.manage': { roles: MONEY, what: 'реквизиты компании' },
   /** The team's money history (ledger). */
   history: { roles: MONEY, what: 'история операций' },
   /** All members' usage (without it a role sees only its own requests). */

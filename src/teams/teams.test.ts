@@ -91,7 +91,7 @@ describe('the wire contract', () => {
     expect((await api('POST', '/api/teams/invitations/accept', invitee, { token })).status).toBe(400)
     expect((await call(gw.url, 'POST', '/api/teams/invitations/lookup', { body: { token } })).status).toBe(400)
     expect((await api('GET', '/api/teams', invitee)).body.data).toEqual([
-      { id: team.id, name: 'Приглашения', role: 'billing', balance: 0, memberCount: 2, permissions: ['team.view', 'topup', 'history', 'usage.all', 'usage.own'] },
+      { id: team.id, name: 'Приглашения', role: 'billing', balance: 0, memberCount: 2, permissions: ['team.view', 'topup', 'company.manage', 'history', 'usage.all', 'usage.own'] },
     ])
     // Inviting a member again is refused; revoking an open invitation kills its link.
     expect((await api('POST', `/api/teams/${team.id}/invitations`, owner, { email, role: 'member' })).status).toBe(409)

@@ -50,7 +50,8 @@ async function waitFor<T>(check: () => T | undefined, timeoutMs = 5000): Promise
     const v = check()
     if (v !== undefined) return v
     if (Date.now() > deadline) throw new Error('condition not met in time')
-    await Bun.sleep(25)
+    // Not Bun.sleep: Playwright specs (under Node) use these helpers too.
+    await new Promise((r) => setTimeout(r, 25))
   }
 }
 

@@ -2,6 +2,7 @@
 // download this code. Add new /app screens here.
 import { Redirect, Route, Switch } from 'wouter'
 import { AccountPage } from '../features/account/account-page'
+import { ActivityPage } from '../features/activity/activity-page'
 import { AdminBlogPage } from '../features/admin/admin-blog-page'
 import { AdminDashboardPage } from '../features/admin/admin-dashboard-page'
 import { AdminTeamsPage } from '../features/admin/admin-teams-page'
@@ -11,6 +12,8 @@ import { ApiKeysPage } from '../features/api-keys/api-keys-page'
 import { BillingPage } from '../features/billing/billing-page'
 import { DashboardPage } from '../features/dashboard/dashboard-page'
 import { DocsPage } from '../features/docs/docs-page'
+import { AdminInvoicesPage } from '../features/invoices/admin-invoices-page'
+import { DocumentsPage } from '../features/invoices/documents-page'
 import { ModelsPage } from '../features/models/models-page'
 import { PlaygroundPage } from '../features/playground/playground-page'
 import { TeamAuditPage } from '../features/teams/team-audit-page'
@@ -48,6 +51,11 @@ function AppRoutes() {
           <UsagePage />
         </RequirePermission>
       </Route>
+      <Route path="/app/activity">
+        <RequirePermission permission="usage.own">
+          <ActivityPage />
+        </RequirePermission>
+      </Route>
       <Route path="/app/docs" component={DocsPage} />
       <Route path="/app/account" component={AccountPage} />
       <Route path="/app/team" component={TeamPage} />
@@ -59,6 +67,11 @@ function AppRoutes() {
       <Route path="/app/team/audit">
         <RequirePermission team permission="audit.view">
           <TeamAuditPage />
+        </RequirePermission>
+      </Route>
+      <Route path="/app/team/documents">
+        <RequirePermission team permission="topup">
+          <DocumentsPage />
         </RequirePermission>
       </Route>
       <Route path="/app/team/webhook">
@@ -86,6 +99,11 @@ function AppRoutes() {
       <Route path="/app/admin/teams">
         <RequireAdmin>
           <AdminTeamsPage />
+        </RequireAdmin>
+      </Route>
+      <Route path="/app/admin/invoices">
+        <RequireAdmin>
+          <AdminInvoicesPage />
         </RequireAdmin>
       </Route>
       <Route path="/app/admin/blog">

@@ -27,6 +27,15 @@ export function LoadError({ message, retrying, onRetry }: { message: string; ret
   )
 }
 
+/** «Показать ещё» under a list read page by page (useSWRInfinite): `loading` while the next page comes. */
+export function ShowMore({ loading, onClick }: { loading: boolean; onClick: () => void }) {
+  return (
+    <Button variant="secondary" size="sm" className="mt-3" loading={loading} onClick={onClick}>
+      Показать ещё
+    </Button>
+  )
+}
+
 export function EmptyNote({ children }: { children: ReactNode }) {
   return <p className="py-6 text-center text-sm text-slate-500">{children}</p>
 }

@@ -9,6 +9,7 @@ import {
   ChartIcon,
   ChatIcon,
   ChevronDownIcon,
+  ClockIcon,
   CloseIcon,
   CubeIcon,
   DashboardIcon,
@@ -49,6 +50,7 @@ const mainNav: NavItem[] = [
   { href: '/app/api-keys', label: 'API ключи', icon: KeyIcon, permission: 'keys.own' },
   { href: '/app/billing', label: 'Баланс', icon: WalletIcon, permission: 'history' },
   { href: '/app/usage', label: 'Статистика', icon: ChartIcon, permission: 'usage.own' },
+  { href: '/app/activity', label: 'Журнал запросов', icon: ClockIcon, permission: 'usage.own' },
   { href: '/app/docs', label: 'Документация', icon: BookIcon },
 ]
 
@@ -56,6 +58,7 @@ const mainNav: NavItem[] = [
 const teamNav: NavItem[] = [
   { href: '/app/team', label: 'Команда', icon: BuildingIcon, exact: true },
   { href: '/app/team/analytics', label: 'Аналитика команды', icon: ActivityIcon, permission: 'usage.all' },
+  { href: '/app/team/documents', label: 'Документы', icon: FileTextIcon, permission: 'topup' },
   { href: '/app/team/audit', label: 'Журнал действий', icon: FileTextIcon, permission: 'audit.view' },
   { href: '/app/team/webhook', label: 'Вебхук', icon: ZapIcon, permission: 'webhook.manage' },
 ]
@@ -64,6 +67,7 @@ const adminNav: NavItem[] = [
   { href: '/app/admin', label: 'Дашборд', icon: DashboardIcon, exact: true },
   { href: '/app/admin/users', label: 'Пользователи', icon: UsersIcon },
   { href: '/app/admin/teams', label: 'Команды', icon: BuildingIcon },
+  { href: '/app/admin/invoices', label: 'Счета и выписки', icon: WalletIcon },
   { href: '/app/admin/blog', label: 'Блог', icon: FileTextIcon },
 ]
 

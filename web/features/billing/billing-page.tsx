@@ -8,6 +8,7 @@ import { useAccount } from '../../lib/account'
 import { useBalance } from '../../lib/queries'
 import { useDocumentTitle } from '../../lib/use-document-title'
 import { useSession } from '../../stores/session'
+import { InvoiceSection } from '../invoices/invoice-section'
 import { BalanceAlert } from './balance-alert'
 import { usePayments } from './billing-api'
 import { PaymentList } from './payment-list'
@@ -83,6 +84,7 @@ export function BillingPage() {
           <TopUpForm />
         </div>
       </div>
+      <InvoiceSection className="mt-6" />
       <div className="mt-6 grid grid-cols-1 items-start gap-6 lg:grid-cols-5">
         <div className="lg:col-span-3">
           <TransactionList />

@@ -1,14 +1,12 @@
-import { type FormEvent, useEffect, useId, useState } from 'react'
+import { type FormEvent, useEffect, useState } from 'react'
 import { formatInteger } from '../../../src/content/format'
-import { Button } from '../../components/button'
 import { Card } from '../../components/card'
-import { FormAlert } from '../../components/form-alert'
 import { InfoIcon } from '../../components/icons'
-import { MoneyInput } from '../../components/input'
 import { errorMessage } from '../../lib/api'
 import { cn } from '../../lib/cn'
 import { useHealth } from '../../lib/queries'
 import { toast } from '../../stores/toasts'
+import { AmountRow } from './amount-row'
 import { billingApi, CREATE_PAYMENT_FALLBACK, parseRubles, QUICK_AMOUNTS, topUpError } from './billing-api'
 
 /** Tells newcomers that the built-in test page takes the place of a real card payment. */
@@ -27,8 +25,6 @@ function TestModeNote() {
 
 /** Amount → POST /api/payments/create → the provider's confirmation page (a full navigation). */
 export function TopUpForm() {
-  const inputId = useId()
-  const hintId = useId()
   const [value, setValue] = useState('')
   const [error, setError] = useState<string | null>(null)
   const [pending, setPending] = useState(false)
@@ -96,35 +92,20 @@ export function TopUpForm() {
             )
           })}
         </div>
-        <label htmlFor={inputId} className="mt-4 block text-sm font-medium text-slate-700">
-          Сумма пополнения, ₽
-        </label>
-        <div className="mt-1.5 flex flex-col gap-2 sm:flex-row">
-          <MoneyInput
-            id={inputId}
-            name="amount"
-            placeholder="Например, 1000"
-            value={value}
-            onValueChange={(v) => {
-              setValue(v)
-              if (error) setError(null)
-            }}
-            invalid={!!error}
-            aria-describedby={hintId}
-            className="sm:flex-1"
-          />
-          <Button type="submit" loading={pending} className="sm:w-auto sm:min-w-[11rem]">
-            Перейти к оплате
-          </Button>
-        </div>
-        <p id={hintId} className="mt-1.5 text-xs text-slate-500">
-          От 100 до 1 000 000 ₽. Деньги зачисляются сразу после подтверждения оплаты.
-        </p>
-        {error && (
-          <div className="mt-3">
-            <FormAlert message={error} />
-          </div>
-        )}
+        <AmountRow
+          label="Сумма пополнения, ₽"
+          name="amount"
+          placeholder="Например, 1000"
+          value={value}
+          onValueChange={(v) => {
+            setValue(v)
+            if (error) setError(null)
+          }}
+          error={error}
+          hint="От 100 до 1 000 000 ₽. Деньги зачисляются сразу после подтверждения оплаты."
+          pending={pending}
+          submitLabel="Перейти к оплате"
+        />
       </form>
       <TestModeNote />
     </Card>

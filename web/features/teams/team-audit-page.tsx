@@ -4,9 +4,8 @@ import type { ReactNode } from 'react'
 import useSWRInfinite from 'swr/infinite'
 import { formatMoscowDateTime } from '../../../src/content/format'
 import { PERIOD_PHRASES } from '../../components/budget'
-import { Button } from '../../components/button'
 import { Card } from '../../components/card'
-import { EmptyNote, ListSkeleton, LoadError } from '../../components/list-state'
+import { EmptyNote, ListSkeleton, LoadError, ShowMore } from '../../components/list-state'
 import { PageHeading } from '../../components/page-heading'
 import { ROLE_LABELS, useAccount } from '../../lib/account'
 import { useDocumentTitle } from '../../lib/use-document-title'
@@ -37,6 +36,10 @@ export const AUDIT_ACTIONS: Record<string, string> = {
   'alerts.changed': 'Порог уведомления о балансе',
   'webhook.updated': 'Вебхук настроен',
   'webhook.deleted': 'Вебхук отключён',
+  'company.updated': 'Реквизиты компании изменены',
+  'invoice.issued': 'Счёт выставлен',
+  'invoice.cancelled': 'Счёт отменён',
+  'invoice.paid': 'Оплата по счёту зачислена',
 }
 
 const role = (r: unknown) => (typeof r === 'string' && r in ROLE_LABELS ? ROLE_LABELS[r as TeamRole] : String(r))
@@ -135,11 +138,7 @@ export function TeamAuditPage() {
       <PageHeading title="Журнал действий" description="Приглашения, роли, бюджеты, ключи, пополнения и настройки команды. Хранится один год." />
       <Card className="p-4 sm:p-6">
         {body}
-        {hasMore && (
-          <Button variant="secondary" size="sm" className="mt-3" loading={isValidating && size > (data?.length ?? 0)} onClick={() => void setSize(size + 1)}>
-            Показать ещё
-          </Button>
-        )}
+        {hasMore && <ShowMore loading={isValidating && size > (data?.length ?? 0)} onClick={() => void setSize(size + 1)} />}
       </Card>
     </>
   )

@@ -20,13 +20,14 @@ export function filenameFrom(disposition: string | null): string | null {
 }
 
 /** GET /api/billing/usage/export?…&format=csv, saved through a temporary <a download>. */
-export async function downloadUsageCsv(params: UsageParams): Promise<void> {
-  const response = await authorizedFetch(`/api/billing/usage/export?${usageQuery(params, { format: 'csv' })}`, {
-    headers: { Accept: 'text/csv' },
-  })
+export const downloadUsageCsv = (params: UsageParams) => downloadCsv(`/api/billing/usage/export?${usageQuery(params, { format: 'csv' })}`, 'usage.csv')
+
+/** Any CSV export of the API, saved under the server's file name (else `fallbackName`). */
+export async function downloadCsv(path: string, fallbackName: string): Promise<void> {
+  const response = await authorizedFetch(path, { headers: { Accept: 'text/csv' } })
   if (!response.ok) await parseResponse(response, EXPORT_FALLBACK) // throws the server's message
   const blob = await response.blob()
-  const name = filenameFrom(response.headers.get('Content-Disposition')) ?? 'usage.csv'
+  const name = filenameFrom(response.headers.get('Content-Disposition')) ?? fallbackName
   const url = URL.createObjectURL(blob)
   const link = document.createElement('a')
   link.href = url

@@ -1,3 +1,4 @@
+import { Link } from 'wouter'
 import { formatDateTime, formatInteger, formatPrice, pluralRu, voiceAmount } from '../../../src/content/format'
 import { Card } from '../../components/card'
 import { cn } from '../../lib/cn'
@@ -59,8 +60,13 @@ export function RecentRequests({ logs, total }: { logs: UsageLog[]; total: numbe
     <Card className="overflow-hidden">
       <div className="flex items-baseline justify-between gap-3 border-b border-slate-200 px-4 py-4 sm:px-6">
         <h2 className="text-base font-semibold text-slate-900">Последние запросы</h2>
-        <span className="text-sm text-slate-500" data-testid="usage-log-count">
-          {shownCountText(logs.length, total)}
+        <span className="text-sm text-slate-500">
+          <span data-testid="usage-log-count">{shownCountText(logs.length, total)}</span>
+          {/* every request with its detail: the activity log */}
+          {' · '}
+          <Link href="/app/activity" className="font-medium whitespace-nowrap text-indigo-600 hover:text-indigo-500">
+            весь журнал
+          </Link>
         </span>
       </div>
       {wide ? (

@@ -15,6 +15,7 @@ import { cn } from '../../lib/cn'
 import { type UsageParams, useUsage } from '../../lib/queries'
 import type { UsageStats } from '../../lib/types'
 import { useDocumentTitle } from '../../lib/use-document-title'
+import { downloadUsageCsv } from './csv-export'
 import { TopModels } from './top-models'
 import { PeriodSwitch } from './usage-filters'
 import { ExportButton } from './usage-page'
@@ -69,7 +70,7 @@ export function TeamAnalyticsPage() {
       <PageHeading
         title="Аналитика команды"
         description={team ? `Расходы «${team.name}» по участникам, ключам и моделям; история операций баланса.` : undefined}
-        actions={<ExportButton params={params} disabled={!data || data.totalRequests === 0} />}
+        actions={<ExportButton download={() => downloadUsageCsv(params)} disabled={!data || data.totalRequests === 0} />}
       />
       <div className="mb-6">
         <PeriodSwitch value={period} onChange={setPeriod} />

@@ -27,7 +27,7 @@ export function PeriodSwitch({ value, onChange }: { value: Period; onChange: (pe
   )
 }
 
-function FilterSelect({
+export function FilterSelect({
   label,
   value,
   onChange,

@@ -20,12 +20,13 @@ import { UsageChart } from './usage-chart'
 import { PeriodSwitch, UsageFilters } from './usage-filters'
 import { DEFAULT_PERIOD, type Period, periodStart } from './usage-period'
 
-export function ExportButton({ params, disabled }: { params: UsageParams; disabled: boolean }) {
+/** «Скачать CSV»: runs the download, a failure becomes one toast. */
+export function ExportButton({ download, disabled }: { download: () => Promise<void>; disabled: boolean }) {
   const [pending, setPending] = useState(false)
   async function run() {
     setPending(true)
     try {
-      await downloadUsageCsv(params)
+      await download()
     } catch (err) {
       toast.error(errorMessage(err, EXPORT_FALLBACK))
     } finally {
@@ -138,7 +139,7 @@ export function UsagePage() {
               ? `Запросы всей команды «${account.team.name}» по дням; по участникам — в «Аналитике команды».`
               : `Ваши запросы с баланса команды «${account.team.name}» по дням.`
         }
-        actions={<ExportButton params={params} disabled={!data || data.totalRequests === 0} />}
+        actions={<ExportButton download={() => downloadUsageCsv(params)} disabled={!data || data.totalRequests === 0} />}
       />
       <div className="mb-6 flex flex-col gap-3 xl:flex-row xl:items-center xl:justify-between">
         <PeriodSwitch value={period} onChange={setPeriod} />
