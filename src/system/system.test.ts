@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { onPostgres } from '../db/dialect'
 import { databaseReader } from '../test-support/db-reader'
+import { eventually, startGateway } from '../test-support/gateway'
 import { client, registerUser, startServer, type TestServer } from '../test-support/server'
 
 let server: TestServer
@@ -112,16 +113,28 @@ describe('process', () => {
     }
   })
 
-  test('SIGTERM lets an in-flight request finish, then exits 0', async () => {
-    const s = await startServer()
-    const api = client(s.url)
-    await api.get('/api/health') // open the keep-alive connection, so the next request is surely received
-    const inflight = api.post('/api/auth/register', { email: 'slow@example.ru', password: 'argon-takes-time' })
-    await Bun.sleep(25) // the request is now inside Argon2id hashing
-    const exit = s.stop()
-    const res = await inflight
-    expect(res.status).toBe(201)
-    expect(await exit).toBe(0)
+  test('SIGTERM lets an in-flight request finish and settle, then exits 0', async () => {
+    const gw = await startGateway({ DATA_DIR: mkdtempSync(join(tmpdir(), 'gw-sigterm-')) }) // its own: the books are read after the exit
+    try {
+      const c = await gw.customer()
+      // A slow answer (≈ 200 ms a token): SIGTERM comes once its hold shows the server is inside it.
+      const inflight = fetch(`${gw.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${c.key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'openai/gpt-3.5-turbo', messages: [{ role: 'user', content: 'медленно [[fault:slow]]' }], max_tokens: 5 }),
+      })
+      await eventually(async () => (await gw.books(c.user.id)).held > 0)
+      const exit = gw.server.stop()
+      const res = await inflight
+      expect(res.status).toBe(200)
+      expect(await exit).toBe(0)
+      // Settled before the exit: charged once, nothing left held.
+      const books = await gw.books(c.user.id)
+      expect(books).toMatchObject({ held: 0, ledgerSum: books.balance })
+      expect(books.usage).toHaveLength(1)
+    } finally {
+      await gw.upstream.stop()
+    }
   })
 
   test('without SMTP the reset letter is written to DATA_DIR/outbox', async () => {
