@@ -145,10 +145,11 @@ test.describe('estimate before sending = charge after', () => {
     await page.getByTestId('cost-estimate').scrollIntoViewIfNeeded()
     await page.screenshot({ path: 'test-results/screens/estimate-composer-360.png' })
 
-    // More than the balance: the server's 402 message is the tooltip, the figure turns red, sending stays possible.
+    // More than the balance: the server's 402 message is the tooltip, the figure turns red, and sending is
+    // off until the request fits (issue 29), with the one way out — topping up (a picture has no answer to shorten).
     const refusal = 'Недостаточно средств: запрос может стоить до 14,04 ₽ ещё до ответа модели, а доступно 3,00 ₽. Уменьшите n или пополните баланс.'
     await page.route('**/api/playground/estimate', (route) =>
-      route.fulfill({ json: { success: true, data: { maxCost: 14.04, hold: null, maxTokens: null, affordable: false, message: refusal } } }),
+      route.fulfill({ json: { success: true, data: { maxCost: 14.04, hold: null, maxTokens: null, affordable: false, message: refusal, affordableTokens: null } } }),
     )
     await drawerButton.click()
     await page.getByTestId('image-settings').getByLabel('Количество').selectOption('4')
@@ -159,7 +160,9 @@ test.describe('estimate before sending = charge after', () => {
     await expect(page.getByTestId('image-estimate')).toContainText('Больше баланса')
     await page.getByTestId('image-estimate').screenshot({ path: 'test-results/screens/estimate-over-balance-360.png' })
     await page.keyboard.press('Escape')
-    await expect(page.getByRole('button', { name: 'Отправить' })).toBeEnabled()
+    await expect(page.getByRole('button', { name: 'Отправить' })).toBeDisabled()
+    await expect(page.getByTestId('balance-warning').getByRole('link', { name: 'Пополнить баланс' })).toBeVisible()
+    await expect(page.getByTestId('reduce-tokens')).toHaveCount(0)
     await page.unroute('**/api/playground/estimate')
 
     // The server cannot estimate (no exchange rate): «—», and sending is still possible.

@@ -69,6 +69,9 @@ export function price(value: number): string {
   return `${new Intl.NumberFormat('ru-RU', { minimumFractionDigits: digits, maximumFractionDigits: digits }).format(value)} ₽`
 }
 
+/** A balance or a total as the pages show it: two decimals (issue 29). */
+export const rubles = (value: number): string => `${new Intl.NumberFormat('ru-RU', { minimumFractionDigits: 2, maximumFractionDigits: 2 }).format(value)} ₽`
+
 /** A JSON call with the signed-in session's access token, made from the page; answers `data`. */
 export function apiGet<T>(page: Page, path: string): Promise<T> {
   return page.evaluate(async (p) => {

@@ -262,7 +262,7 @@ test.describe('Model catalogue', () => {
     await expect(cards).toHaveCount(models.length)
     await expect(page.getByTestId('models-count')).toContainText(String(models.length))
     for (const card of (await cards.all()).slice(0, 5)) {
-      await expect(card).toContainText(/Ввод|Бесплатно|Цена зависит от запроса|за изображение|за минуту|за 1M символов|Аудио/)
+      await expect(card).toContainText(/Ввод|Бесплатно|Цена зависит от запроса|за сгенерированное изображение|за входное изображение|за минуту|за 1M символов|Аудио/)
     }
     await expect(cards.first()).toContainText(/\d ₽|Бесплатно|Цена зависит от запроса/)
     await shoot(page, 'models-1280')

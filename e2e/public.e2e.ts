@@ -241,7 +241,7 @@ test('all header and footer links resolve', async ({ page, request }) => {
 
   // in-app navigation: a section link from another page lands on the landing at that section
   await page.goto('/blog')
-  await page.getByRole('banner').getByRole('link', { name: 'Главная' }).click()
+  await page.getByRole('banner').getByRole('link', { name: 'AI Gateway' }).click()
   await expect(page).toHaveURL(/\/$/)
   await page.goto('/services')
   await page.getByRole('banner').getByRole('link', { name: 'Применение' }).click()

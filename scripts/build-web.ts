@@ -1,9 +1,13 @@
-// Bundles the SPA (web/index.html → dist/web) with Tailwind, and copies the API reference UI
-// (dist/api-docs, see the end). Run by `bun run build` and before `bun start`.
-// Code splitting: the entry chunk holds the landing and the shell; every other screen (the whole
-// /app area, the blog, legal pages, docs, sign-in) is a chunk loaded by React.lazy when opened.
-// dist/web/build-manifest.json records which file each lazy screen became, so the server can
-// preload the chunk of the page it sends and bench/bundle.ts can measure what the landing loads.
+// Bundles the SPA (web/index.html → dist/web) and the landing (web/landing.html) with Tailwind,
+// and copies the API reference UI (dist/api-docs, see the end). Run by `bun run build` and before
+// `bun start`.
+// The landing is its own light entry (issue 29): React, the public layout and the landing, with a
+// stylesheet of only the classes those files use (web/landing.css); the server sends it for `/`.
+// The SPA's entry chunk holds the shell and the router; every screen (the whole /app area, the
+// blog, legal pages, docs, sign-in, the landing reached from inside the SPA) is a chunk loaded by
+// React.lazy when opened. dist/web/build-manifest.json records which files each entry and each
+// lazy screen became, so the server can preload the chunk of the page it sends and
+// bench/bundle.ts can measure what the landing loads.
 
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
@@ -12,7 +16,7 @@ import tailwind from 'bun-plugin-tailwind'
 const outdir = 'dist/web'
 rmSync(outdir, { recursive: true, force: true })
 const result = await Bun.build({
-  entrypoints: ['web/index.html'],
+  entrypoints: ['web/index.html', 'web/landing.html'],
   outdir,
   minify: true,
   splitting: true,
@@ -45,15 +49,30 @@ function closure(file: string): string[] {
 }
 
 const files = Object.entries(outputs).map(([path, o]) => ({ file: norm(path), ...o }))
-const entryJs = files.find((f) => f.entryPoint === 'web/index.html' && f.file.endsWith('.js'))
-if (!entryJs) throw new Error('no entry chunk in the build output')
+const HTML_ENTRIES = ['web/index.html', 'web/landing.html']
+/** What an HTML entry loads before its page works: its script with what that imports, its stylesheet. */
+function htmlEntry(html: string) {
+  const js = files.find((f) => f.entryPoint === html && f.file.endsWith('.js'))
+  if (!js) throw new Error(`no entry chunk for ${html} in the build output`)
+  return { js: closure(js.file), css: files.filter((f) => f.entryPoint === html && f.file.endsWith('.css')).map((f) => f.file) }
+}
 const manifest = {
-  entry: {
-    js: closure(entryJs.file),
-    css: files.filter((f) => f.file.endsWith('.css')).map((f) => f.file),
-  },
+  /** the SPA (index.html): every path but `/` */
+  entry: htmlEntry('web/index.html'),
+  /** the landing (landing.html): `/` */
+  landing: htmlEntry('web/landing.html'),
   /** source file of a lazily imported module → its chunk and the chunks it imports statically */
-  lazy: Object.fromEntries(files.filter((f) => f.entryPoint && f.entryPoint !== 'web/index.html' && f.file.endsWith('.js')).map((f) => [f.entryPoint!, closure(f.file)])),
+  lazy: Object.fromEntries(files.filter((f) => f.entryPoint && !HTML_ENTRIES.includes(f.entryPoint) && f.file.endsWith('.js')).map((f) => [f.entryPoint!, closure(f.file)])),
+}
+
+// landing.css keeps Tailwind's classes of the files it names only: a file of web/ the landing is
+// built from but landing.css does not name would show unstyled, so the build stops instead.
+const landingSources = [...readFileSync('web/landing.css', 'utf8').matchAll(/@source\s+"\.\/([^"]+)"/g)].map((m) => `web/${m[1]}`)
+const landingInputs = new Set(manifest.landing.js.flatMap((f) => Object.keys((outputs[`./${f}`] as { inputs?: Record<string, unknown> }).inputs ?? {})))
+const unstyled = [...landingInputs].filter((i) => /^web\/.*\.tsx?$/.test(i) && !landingSources.some((s) => i === s || i.startsWith(`${s}/`)))
+if (unstyled.length) {
+  console.error(`web/landing.css has no @source for what the landing imports: ${unstyled.join(', ')}`)
+  process.exit(1)
 }
 writeFileSync(`${outdir}/build-manifest.json`, JSON.stringify(manifest, null, 2))
 

@@ -73,7 +73,7 @@ export async function createServices(config: Config, db: Db, mailer: Mailer) {
   const invoices = invoicesService({ db, config, mailer, teams })
   const blog = blogService(db)
   const autopost = autopostService({ config, db, upstream, catalog, rates })
-  const admin = adminService({ db, auth, upstream, rates, blog, teams })
+  const admin = adminService({ db, auth, upstream, rates, blog, teams, keys })
   const chats = chatsService(db, uploads, images)
   const status = statusService({ db, config, upstreams })
   return { config, db, mailer, upstream, upstreams, rates, catalog, auth, keys, payments, refunds, teams, notify, invoices, blog, autopost, admin, uploads, images, chats, status }

@@ -9,6 +9,7 @@ import type {
   AdminStats as AdminStatsSchema,
   AdminTeam as AdminTeamSchema,
   TeamsPage as AdminTeamsPageSchema,
+  AdminUserDetail as AdminUserDetailSchema,
   AdminUser as AdminUserSchema,
   BalanceResult as BalanceResultSchema,
   Deleted as DeletedSchema,
@@ -189,6 +190,8 @@ export type AdminUsersPage = typeof UsersPageSchema.static
 export type UncoveredResponse = typeof UncoveredPageSchema.static
 /** One request whose cost exceeded what its customer was charged; rubles. */
 export type UncoveredCost = UncoveredResponse['data'][number]
+/** GET /api/admin/users/:id. */
+export type AdminUserDetail = typeof AdminUserDetailSchema.static
 export type BalanceAdjustment = typeof BalanceResultSchema.static
 export type AdminTeam = typeof AdminTeamSchema.static
 /** GET /api/admin/teams: `{success, data, pagination}`. */

@@ -47,6 +47,7 @@ describe('admin API', () => {
       expect.arrayContaining([
         'GET /api/admin/stats',
         'GET /api/admin/users',
+        'GET /api/admin/users/some-id',
         'DELETE /api/admin/users/some-id',
         'POST /api/admin/users/some-id/balance',
         'GET /api/admin/refund-requests',
@@ -131,9 +132,52 @@ describe('admin API', () => {
     expect(books.balance).toBe(200_000_000)
     expect(books.ledgerSum).toBe(books.balance)
 
-    // The customer sees the movement in their own history.
+    // The customer sees the movement in their own history, in Russian.
     const tx = await u.api.get('/api/billing/transactions?limit=50', u.accessToken)
-    expect(tx.body.data[0]).toMatchObject({ type: 'admin', amount: '-0.25', balanceAfter: 200 })
+    expect(tx.body.data[0]).toMatchObject({ type: 'admin', amount: '-0.25', balanceAfter: 200, description: 'Корректировка администратора' })
+  })
+
+  test('the description is the reason: stored with the ledger row, read by the customer as «Корректировка администратора: …» everywhere', async () => {
+    const u = await registerUser(g.url)
+    const reason = '  Компенсация   за сбой 12 мая '
+    const res = await admin.api.post(`/api/admin/users/${u.user.id}/balance`, { amount: 12.5, description: reason }, admin.accessToken)
+    expect(res.status).toBe(200)
+    const [row] = await g.read<{ description: string }>("select description from ledger_entries where user_id = ? and type = 'admin'", u.user.id)
+    expect(row!.description).toBe('Компенсация за сбой 12 мая')
+    const shown = 'Корректировка администратора: Компенсация за сбой 12 мая'
+    const history = await u.api.get('/api/billing/transactions?limit=50', u.accessToken)
+    expect(history.body.data[0]).toMatchObject({ type: 'admin', amount: '+12.50', description: shown })
+    const grouped = await u.api.get('/api/billing/transactions/grouped?limit=20', u.accessToken)
+    expect(grouped.body.data.items.find((i: { type: string }) => i.type === 'admin')).toMatchObject({ description: shown })
+    // the admin's page of the customer reads the same
+    const page = await admin.api.get(`/api/admin/users/${u.user.id}`, admin.accessToken)
+    expect(page.body.data.transactions[0]).toMatchObject({ description: shown })
+  })
+
+  test('the user list shows confirmation and last activity; a user’s page has their ledger, keys and recent requests; another id is 404', async () => {
+    const u = await registerUser(g.url)
+    const key = (await u.api.post('/api/auth/api-keys', { name: 'Сервер' }, u.accessToken)).body.data
+    expect((await chat(g, key.key)).status).toBe(200)
+    const listed = (await admin.api.get(`/api/admin/users?search=${encodeURIComponent(u.user.email)}`, admin.accessToken)).body.data[0]
+    expect(listed).toMatchObject({ id: u.user.id, emailVerified: expect.any(Boolean), apiKeys: 1 })
+    // the newest of the sign-in and the request
+    expect(Date.now() - Date.parse(listed.lastActiveAt)).toBeLessThan(60_000)
+
+    const page = await admin.api.get(`/api/admin/users/${u.user.id}`, admin.accessToken)
+    expect(page.status).toBe(200)
+    expect(page.body.data.user).toMatchObject({ id: u.user.id, email: u.user.email, lastActiveAt: listed.lastActiveAt })
+    expect(page.body.data.keys).toEqual([expect.objectContaining({ id: key.id, name: 'Сервер', keyPrefix: key.keyPrefix, isActive: true })])
+    expect(page.body.data.keys[0].key).toBeUndefined() // never the secret
+    expect(page.body.data.requests).toEqual([expect.objectContaining({ model: 'openai/gpt-4o-mini', status: 'success', apiKeyName: 'Сервер' })])
+    const usage = page.body.data.transactions.find((t: { type: string }) => t.type === 'usage')
+    expect(Number(usage.amount)).toBeCloseTo(-page.body.data.requests[0].cost, 6)
+
+    // a user who has done nothing since registering is active as of the sign-in
+    const quiet = await registerUser(g.url)
+    const quietRow = (await admin.api.get(`/api/admin/users?search=${encodeURIComponent(quiet.user.email)}`, admin.accessToken)).body.data[0]
+    expect(quietRow.lastActiveAt).not.toBeNull()
+    expect((await admin.api.get('/api/admin/users/nobody', admin.accessToken)).status).toBe(404)
+    expect((await u.api.get(`/api/admin/users/${u.user.id}`, u.accessToken)).status).toBe(403)
   })
 
   test('a deduction below zero and bad amounts are refused with Russian messages, and nothing moves', async () => {

@@ -3,6 +3,7 @@ import type { AuthGuard } from '../auth/guard'
 import { envelope, errors, ok } from '../lib/http'
 import {
   AdminStats,
+  AdminUserDetail,
   BalanceBody,
   BalanceResult,
   Deleted,
@@ -38,6 +39,12 @@ export function adminRoutes(admin: AdminService, guard: AuthGuard) {
       query: UsersQuery,
       response: { 200: UsersPage, ...errors(400, 401, 403) },
       detail: { summary: 'Пользователи (поиск по e-mail), новые сверху, с числом ключей и запросов' },
+    })
+    .get('/users/:id', async ({ params }) => ok(await admin.userDetail(params.id)), {
+      admin: true,
+      params: UserParams,
+      response: { 200: envelope(AdminUserDetail), ...errors(401, 403, 404) },
+      detail: { summary: 'Пользователь: подтверждение e-mail, последняя активность, последние движения по балансу, ключи и запросы' },
     })
     .delete('/users/:id', async ({ user, params }) => ok(await admin.deleteUser(user, params.id)), {
       admin: true,

@@ -1,4 +1,5 @@
 import { t } from 'elysia'
+import { Transaction, UsageLog } from '../billing/model'
 
 const numOrNull = (description?: string) => t.Union([t.Number(), t.Null()], description ? { description } : {})
 
@@ -44,8 +45,30 @@ export const AdminUser = t.Object(
     createdAt: t.String({ format: 'date-time' }),
     apiKeys: t.Integer(),
     usageLogs: t.Integer({ description: 'Запросов к API за всё время' }),
+    emailVerified: t.Boolean({ description: 'Адрес подтверждён по ссылке из письма' }),
+    lastActiveAt: t.Union([t.String({ format: 'date-time' }), t.Null()], { description: 'Последний запрос к API или вход (обновление сессии); null — ни разу' }),
   },
   { title: 'AdminUser' },
+)
+
+/** GET /api/admin/users/:id — one customer: the list's line, their ledger, keys and recent requests. */
+export const AdminUserDetail = t.Object(
+  {
+    user: AdminUser,
+    transactions: t.Array(Transaction, { description: 'Последние 50 движений по балансу' }),
+    keys: t.Array(
+      t.Object({
+        id: t.String(),
+        name: t.String(),
+        keyPrefix: t.String(),
+        isActive: t.Boolean(),
+        createdAt: t.String({ format: 'date-time' }),
+        lastUsedAt: t.Union([t.String({ format: 'date-time' }), t.Null()]),
+      }),
+    ),
+    requests: t.Array(UsageLog, { description: 'Последние 20 запросов' }),
+  },
+  { title: 'AdminUserDetail' },
 )
 
 export const UsersQuery = t.Object({
@@ -65,7 +88,13 @@ export const UserParams = t.Object({ id: t.String({ maxLength: 64, error: 'По�
 export const BalanceBody = t.Object(
   {
     amount: t.Any({ description: 'Рубли: положительная — пополнение, отрицательная — списание; по модулю до 1 000 000', examples: [500, -100] }),
-    description: t.Optional(t.Any({ description: 'Описание движения (до 200 символов)', examples: ['Admin adjustment'] })),
+    description: t.Optional(
+      t.Any({
+        description:
+          'Причина корректировки (до 200 символов): клиент видит её в истории операций как «Корректировка администратора: <причина>»; без неё или «Admin adjustment» — «Корректировка администратора»',
+        examples: ['Компенсация за сбой 12 мая', 'Admin adjustment'],
+      }),
+    ),
   },
   { error: 'Сумма должна быть числом' },
 )

@@ -4,10 +4,12 @@ import type { AuthService, PublicUser } from '../auth/service'
 import { rearmLowBalance } from '../billing/alerts'
 import { moscowDay, moscowDayStart } from '../billing/days'
 import { InsufficientFundsError, postMovement } from '../billing/ledger'
+import { billingService } from '../billing/service'
 import type { BlogService } from '../blog/service'
 import type { RateProvider } from '../catalog/rate'
 import type { Db } from '../db/client'
 import { tx } from '../db/tx'
+import type { KeysService } from '../keys/service'
 import { toDecimalString } from '../lib/decimal'
 import { badRequest, notFound } from '../lib/errors'
 import { formatRubRu, formatSignedMicros, microsToRub, rubToMicros } from '../lib/money'
@@ -15,7 +17,7 @@ import { auditIn, type TeamsService } from '../teams/service'
 import type { UpstreamClient } from '../upstream/client'
 import { adminStore } from './store'
 
-export type AdminDeps = { db: Db; auth: AuthService; upstream: UpstreamClient; rates: RateProvider; blog: BlogService; teams: TeamsService }
+export type AdminDeps = { db: Db; auth: AuthService; upstream: UpstreamClient; rates: RateProvider; blog: BlogService; teams: TeamsService; keys: KeysService }
 
 export const ADMIN_MESSAGES = {
   userNotFound: 'Пользователь не найден',
@@ -32,6 +34,8 @@ export const MAX_ADJUSTMENT_RUB = 1_000_000
 /** The spec's threshold: a limit this large means the upstream key has no cap (pay as you go). */
 export const UNLIMITED_LIMIT_USD = 999_999
 const DEFAULT_DESCRIPTION = 'Корректировка баланса администратором'
+const USER_PAGE_TRANSACTIONS = 50
+const USER_PAGE_REQUESTS = 20
 const KEY_STATUS_TTL_MS = 60_000
 const DAY_MS = 86_400_000
 
@@ -47,8 +51,9 @@ type UpstreamKey = {
   error: string | null
 }
 
-export function adminService({ db, auth, upstream, rates, blog, teams }: AdminDeps) {
+export function adminService({ db, auth, upstream, rates, blog, teams, keys }: AdminDeps) {
   const store = adminStore(db)
+  const billing = billingService(db)
   let keyCache: { at: number; value: UpstreamKey } | null = null
 
   /** The upstream key's spend and limit, cached for a minute (the router rate-limits this call). */
@@ -69,7 +74,17 @@ export function adminService({ db, auth, upstream, rates, blog, teams }: AdminDe
 
   function toListed(row: Awaited<ReturnType<typeof store.users>>['rows'][number]) {
     const u = auth.toPublic(row.user)
-    return { id: u.id, email: u.email, role: u.role, balance: u.balance, createdAt: u.createdAt, apiKeys: row.apiKeys, usageLogs: row.usageLogs }
+    return {
+      id: u.id,
+      email: u.email,
+      role: u.role,
+      balance: u.balance,
+      createdAt: u.createdAt,
+      apiKeys: row.apiKeys,
+      usageLogs: row.usageLogs,
+      emailVerified: u.emailVerified,
+      lastActiveAt: row.lastActive > 0 ? new Date(row.lastActive).toISOString() : null,
+    }
   }
 
   function parseAmount(raw: unknown): number {
@@ -80,6 +95,10 @@ export function adminService({ db, auth, upstream, rates, blog, teams }: AdminDe
     return micros
   }
 
+  /**
+   * The route's `description` is the reason, stored with the ledger row as given; the customer's
+   * history reads it as «Корректировка администратора: <причина>» (billing/ledger.ts describeMovement).
+   */
   function parseDescription(raw: unknown): string {
     if (raw === undefined || raw === null) return DEFAULT_DESCRIPTION
     if (typeof raw !== 'string') throw badRequest(ADMIN_MESSAGES.descriptionNotText)
@@ -203,6 +222,25 @@ export function adminService({ db, auth, upstream, rates, blog, teams }: AdminDe
     async users(search: string | undefined, limit: number) {
       const { total, rows } = await store.users(search?.trim() ?? '', limit)
       return { data: rows.map(toListed), pagination: { total, limit } }
+    },
+
+    /** One customer for the admin: the list's line, their latest ledger rows, keys and requests. */
+    async userDetail(userId: string) {
+      const row = await store.userListed(userId)
+      if (!row) throw notFound(ADMIN_MESSAGES.userNotFound)
+      // the customer's personal account, as they see it themselves
+      const personal = { userId, email: row.user.email, teamId: null, teamName: null, role: null, ip: '' }
+      const [transactions, userKeys, requests] = await Promise.all([
+        billing.transactions(personal, USER_PAGE_TRANSACTIONS),
+        keys.list(personal),
+        billing.recentRequests(userId, USER_PAGE_REQUESTS),
+      ])
+      return {
+        user: toListed(row),
+        transactions,
+        keys: userKeys.map((k) => ({ id: k.id, name: k.name, keyPrefix: k.keyPrefix, isActive: k.isActive, createdAt: k.createdAt, lastUsedAt: k.lastUsedAt })),
+        requests,
+      }
     },
 
     /** A ledger row of type 'admin' carrying the admin's id; a deduction may not take the balance below zero. */

@@ -4,6 +4,7 @@ import { and, count, desc, eq, isNull, sql } from 'drizzle-orm'
 import { users } from '../auth/schema'
 import { ledgerEntries, uncoveredCosts, usageDaily } from '../billing/schema'
 import type { Db } from '../db/client'
+import { greatest } from '../db/sql'
 import { apiKeys } from '../keys/schema'
 import { teams } from '../teams/schema'
 
@@ -11,6 +12,18 @@ const alive = isNull(users.deletedAt)
 
 /** `%` and `_` typed into the search box are literal characters, not wildcards. */
 const likePattern = (s: string) => `%${s.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
+
+// Spelled out with table names: drizzle leaves columns unqualified here, and "id" would bind to the subquery's table.
+// The last activity: the newest request (usage_user_created_idx) or session token (a sign-in or a
+// renewal, refresh_tokens_user_idx), epoch milliseconds; 0 — neither yet.
+const lastRequest = sql`coalesce((select max(l."created_at") from "usage_logs" l where l."user_id" = "users"."id"), 0)`
+const lastSession = sql`coalesce((select max(r."created_at") from "refresh_tokens" r where r."user_id" = "users"."id"), 0)`
+const listed = {
+  user: users,
+  apiKeys: sql<number>`(select count(*) from "api_keys" k where k."user_id" = "users"."id")`.mapWith(Number),
+  usageLogs: sql<number>`(select coalesce(sum(d."requests"), 0) from "usage_daily" d where d."user_id" = "users"."id")`.mapWith(Number),
+  lastActive: greatest(lastRequest, lastSession).mapWith(Number),
+}
 
 export const adminStore = (db: Db) => ({
   // Sums come back from PostgreSQL as numeric strings: every aggregate is mapped to a number.
@@ -69,25 +82,25 @@ export const adminStore = (db: Db) => ({
     return { requests: total?.requests ?? 0, micros: total?.micros ?? 0, rows }
   },
 
-  /** Live accounts matching the search, newest first, with key and request counts. */
+  /** Live accounts matching the search, newest first, with key and request counts and the last activity. */
   async users(search: string, limit: number) {
     // `like … escape` is spelled out: drizzle's like() has no escape argument. LIKE is case-sensitive
     // on PostgreSQL: the stored address is lower-cased, and so is the search.
     const filter = search ? and(alive, sql`${users.emailNormalized} like ${likePattern(search.toLowerCase())} escape '\\'`) : alive
     const total = (await db.select({ n: count() }).from(users).where(filter))[0]?.n ?? 0
-    const rows = await db
-      .select({
-        user: users,
-        // Spelled out with table names: drizzle leaves columns unqualified here, and "id" would bind to the subquery's table.
-        apiKeys: sql<number>`(select count(*) from "api_keys" k where k."user_id" = "users"."id")`.mapWith(Number),
-        usageLogs: sql<number>`(select coalesce(sum(d."requests"), 0) from "usage_daily" d where d."user_id" = "users"."id")`.mapWith(Number),
-      })
-      .from(users)
-      .where(filter)
-      .orderBy(desc(users.createdAt), desc(users.id))
-      .limit(limit)
+    const rows = await db.select(listed).from(users).where(filter).orderBy(desc(users.createdAt), desc(users.id)).limit(limit)
     return { total, rows }
   },
+
+  /** One live account as the list shows it. */
+  userListed: async (id: string) =>
+    (
+      await db
+        .select(listed)
+        .from(users)
+        .where(and(eq(users.id, id), alive))
+        .limit(1)
+    )[0],
 
   liveUser: async (id: string) =>
     (

@@ -81,6 +81,25 @@ describe('GET /api/auth/sessions and logout-all', () => {
     expect((await c.api.get('/api/auth/profile', other.accessToken)).status).toBe(401)
     expect((await c.api.post('/api/auth/refresh', { refreshToken: other.refreshToken })).status).toBe(401)
   })
+
+  test('each session shows the device and IP stored at sign-in, kept when its tokens are renewed', async () => {
+    const c = await gw.customer()
+    const ip = '203.0.113.77'
+    const chrome = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36'
+    const signIn = await fetch(`${gw.url}/api/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'user-agent': chrome, 'x-forwarded-for': ip },
+      body: JSON.stringify({ email: c.email, password: c.password }),
+    })
+    const pair = ((await signIn.json()) as { data: { accessToken: string; refreshToken: string } }).data
+    // a renewal from elsewhere does not rewrite where the session began
+    const renewed = (await client(gw.url, '198.51.100.9').post('/api/auth/refresh', { refreshToken: pair.refreshToken })).body.data
+    const list = (await c.api.get('/api/auth/sessions', renewed.accessToken)).body.data as Array<{ current: boolean; device: string | null; ip: string | null }>
+    expect(list).toHaveLength(2)
+    expect(list.find((s) => s.current)).toMatchObject({ device: 'Chrome, Windows', ip })
+    // the registration's session: the test client's address, Bun's own user agent
+    expect(list.find((s) => !s.current)).toMatchObject({ ip: c.api.ip, device: expect.stringMatching(/^Bun\//) })
+  })
 })
 
 describe('DELETE /api/auth/account', () => {

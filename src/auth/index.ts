@@ -27,8 +27,8 @@ export function authRoutes(config: Config, auth: AuthService, guard: AuthGuard) 
     .derive(({ request, server }) => ({ ip: clientIp(request, server, config.trustProxy) }))
     .post(
       '/register',
-      async ({ body, ip, signAccess, status }) => {
-        const { user, refreshToken, sid } = await auth.register(body, ip)
+      async ({ body, ip, headers, signAccess, status }) => {
+        const { user, refreshToken, sid } = await auth.register(body, ip, headers['user-agent'])
         return status(201, ok({ user, refreshToken, accessToken: await signAccess(user.id, sid) }))
       },
       {
@@ -42,8 +42,8 @@ export function authRoutes(config: Config, auth: AuthService, guard: AuthGuard) 
     )
     .post(
       '/login',
-      async ({ body, ip, signAccess }) => {
-        const { user, refreshToken, sid } = await auth.login(body, ip)
+      async ({ body, ip, headers, signAccess }) => {
+        const { user, refreshToken, sid } = await auth.login(body, ip, headers['user-agent'])
         return ok({ user, refreshToken, accessToken: await signAccess(user.id, sid) })
       },
       {

@@ -58,6 +58,8 @@ export const Session = t.Object(
     lastUsedAt: t.String({ format: 'date-time', description: 'Последнее обновление токенов сессии' }),
     expiresAt: t.String({ format: 'date-time' }),
     current: t.Boolean({ description: 'Сессия, из которой сделан запрос («это устройство»)' }),
+    device: t.Union([t.String(), t.Null()], { description: 'Браузер и система по User-Agent входа («Chrome, Windows»); null — неизвестно (сессии до этой версии)' }),
+    ip: t.Union([t.String(), t.Null()], { description: 'IP-адрес, с которого выполнен вход' }),
   },
   { title: 'Session' },
 )

@@ -48,6 +48,9 @@ export const refreshTokens = table(
     expiresAt: timestamp('expires_at').notNull(),
     usedAt: timestamp('used_at'),
     revokedAt: timestamp('revoked_at'),
+    /** The browser or client that signed in (User-Agent, cut to 512 characters) and its IP: the session list shows them. Carried to each successor. */
+    userAgent: text('user_agent'),
+    ip: text('ip'),
   },
   (t) => [index('refresh_tokens_family_idx').on(t.familyId), index('refresh_tokens_user_idx').on(t.userId)],
 )

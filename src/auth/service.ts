@@ -14,6 +14,7 @@ import { oneTimeLinks } from '../lib/one-time-link'
 import { type Backoff, backoffAttempt, backoffClear, backoffUncount, consume, type Rule } from '../lib/rate-limit'
 import type { Mailer } from '../mail/service'
 import { emailVerificationLetter, passwordChangedLetter, passwordResetLetter } from '../mail/templates'
+import { deviceName } from './device'
 import { emailVerifications, passwordResets, type UserRow } from './schema'
 import { authStore } from './store'
 
@@ -86,6 +87,10 @@ export type Deps = {
 
 /** Thrown inside a unit to roll it back when the link turns out to be used already. */
 const LINK_USED = Symbol('link used')
+/** Who opened a session: stored with it at sign-in and registration, shown in the session list. */
+type Client = { ip?: string; userAgent?: string }
+const MAX_USER_AGENT = 512
+
 export type PublicUser = ReturnType<ReturnType<typeof authService>['toPublic']>
 
 /** The two one-time links of an account (lib/one-time-link.ts; team invitations are the third). */
@@ -159,8 +164,11 @@ export function authService({ db, config, mailer, files }: Deps) {
     return removed
   }
 
-  /** Inside a unit: a new refresh token; `familyId` continues an existing session, otherwise one starts. */
-  async function issueRefreshToken(q: Db, userId: string, familyId = newId()) {
+  /**
+   * Inside a unit: a new refresh token; `familyId` continues an existing session, otherwise one
+   * starts. `client`: the device and address that signed in, kept on every token of the session.
+   */
+  async function issueRefreshToken(q: Db, userId: string, familyId = newId(), client: Client = {}) {
     const token = randomToken()
     const now = new Date()
     await store.insertRefreshToken(q, {
@@ -170,6 +178,8 @@ export function authService({ db, config, mailer, files }: Deps) {
       tokenHash: sha256(token),
       createdAt: now,
       expiresAt: new Date(now.getTime() + config.refreshTokenTtlDays * 86_400_000),
+      userAgent: client.userAgent?.slice(0, MAX_USER_AGENT) || null,
+      ip: client.ip?.slice(0, 64) || null,
     })
     return { refreshToken: token, sid: familyId }
   }
@@ -184,7 +194,7 @@ export function authService({ db, config, mailer, files }: Deps) {
       return row && toPublic(row)
     },
 
-    async register(input: { email: string; password: string }, ip: string) {
+    async register(input: { email: string; password: string }, ip: string, userAgent?: string) {
       const email = input.email.trim()
       if (!email || !input.password) throw badRequest(MESSAGES.fillAll)
       const normalized = normalizeEmail(email)
@@ -204,7 +214,7 @@ export function authService({ db, config, mailer, files }: Deps) {
         const session = await tx(db, async (q) => {
           if (!(await store.insertUser(q, { id, email, emailNormalized: normalized, passwordHash, createdAt: now, updatedAt: now }))) throw conflict(MESSAGES.emailTaken)
           if (!config.requireEmailVerification) await creditWelcomeBonus(q, id, now)
-          return issueRefreshToken(q, id)
+          return issueRefreshToken(q, id, undefined, { ip, userAgent })
         })
         if (config.requireEmailVerification) await sendVerification({ id, email })
         return { user: toPublic((await store.userById(id))!), ...session }
@@ -214,7 +224,7 @@ export function authService({ db, config, mailer, files }: Deps) {
       }
     },
 
-    async login(input: { email: string; password: string }, ip: string) {
+    async login(input: { email: string; password: string }, ip: string, userAgent?: string) {
       const email = input.email.trim()
       if (!email || !input.password) throw badRequest(MESSAGES.fillAll)
       const normalized = normalizeEmail(email)
@@ -229,7 +239,7 @@ export function authService({ db, config, mailer, files }: Deps) {
       const valid = await Bun.password.verify(input.password.slice(0, MAX_PASSWORD), user?.passwordHash ?? (await dummyHash))
       if (!user || !valid) throw new AppError(401, MESSAGES.badCredentials)
       await Promise.all([backoffClear(db, pair.key), backoffUncount(db, fromIp.key)])
-      const session = await tx(db, (q) => issueRefreshToken(q, user.id))
+      const session = await tx(db, (q) => issueRefreshToken(q, user.id, undefined, { ip, userAgent }))
       return { user: toPublic(user), ...session }
     },
 
@@ -244,7 +254,9 @@ export function authService({ db, config, mailer, files }: Deps) {
       // A deleted account's tokens are revoked with it; the lookup is the second lock on that door.
       if (row.revokedAt || row.expiresAt <= now || !(await store.userById(row.userId))) throw unauthorized(MESSAGES.sessionExpired)
       // The claim is a conditional UPDATE: of two instances presenting the same token at once, one wins.
-      const next = await tx(db, async (q) => ((await store.claimRefreshToken(q, row.id, now)) ? issueRefreshToken(q, row.userId, row.familyId) : null))
+      const next = await tx(db, async (q) =>
+        (await store.claimRefreshToken(q, row.id, now)) ? issueRefreshToken(q, row.userId, row.familyId, { ip: row.ip ?? undefined, userAgent: row.userAgent ?? undefined }) : null,
+      )
       if (!next) {
         await store.revokeFamily(row.familyId, now)
         console.warn(`[auth] refresh token reuse for user ${row.userId}; session revoked`)
@@ -295,6 +307,8 @@ export function authService({ db, config, mailer, files }: Deps) {
         lastUsedAt: new Date(s.lastUsedAt).toISOString(),
         expiresAt: new Date(s.expiresAt).toISOString(),
         current: s.id === currentSid,
+        device: s.userAgent ? deviceName(s.userAgent) : null,
+        ip: s.ip ?? null,
       }))
     },
 

@@ -122,6 +122,9 @@ export const authStore = (db: Db) => ({
         createdAt: sql<number>`min(${refreshTokens.createdAt})`.mapWith(Number),
         lastUsedAt: sql<number>`max(${refreshTokens.createdAt})`.mapWith(Number),
         expiresAt: sql<number>`max(${refreshTokens.expiresAt})`.mapWith(Number),
+        // Every token of a family carries the sign-in's device and address.
+        userAgent: sql<string | null>`max(${refreshTokens.userAgent})`,
+        ip: sql<string | null>`max(${refreshTokens.ip})`,
       })
       .from(refreshTokens)
       .where(and(eq(refreshTokens.userId, userId), isNull(refreshTokens.revokedAt), gt(refreshTokens.expiresAt, now)))

@@ -26,6 +26,28 @@ export const Transaction = t.Object(
   { title: 'Transaction' },
 )
 
+/** One request as the usage page's recent list (and the admin's user page) show it. */
+export const UsageLog = t.Object(
+  {
+    id: t.String(),
+    model: t.String(),
+    promptTokens: t.Integer(),
+    completionTokens: t.Integer(),
+    totalTokens: t.Integer(),
+    audioSeconds: t.Union([t.Integer(), t.Null()], { description: 'Распознавание речи: секунд записи; null — не голосовой запрос' }),
+    characters: t.Union([t.Integer(), t.Null()], { description: 'Озвучка: символов текста; null — не голосовой запрос' }),
+    cost: t.Number({ description: 'Списано, рубли' }),
+    status: t.UnionEnum([...USAGE_STATUSES]),
+    apiKeyId: t.Union([t.String(), t.Null()]),
+    apiKeyName: t.Union([t.String(), t.Null()], { description: 'null — запрос из веб-сессии (Playground)' }),
+    userId: t.String({ description: 'Кто сделал запрос (в команде — участник)' }),
+    email: t.Union([t.String(), t.Null()]),
+    durationMs: t.Integer(),
+    createdAt: t.String({ format: 'date-time' }),
+  },
+  { title: 'UsageLog' },
+)
+
 export const TransactionsQuery = t.Object({
   limit: t.Optional(t.Integer({ minimum: 1, maximum: 500, default: 50, error: 'limit должен быть целым числом от 1 до 500' })),
 })
@@ -73,25 +95,7 @@ export const UsageStats = t.Object(
       apiKeys: t.Array(t.Object({ id: t.String(), name: t.String() })),
       models: t.Array(t.String()),
     }),
-    logs: t.Array(
-      t.Object({
-        id: t.String(),
-        model: t.String(),
-        promptTokens: t.Integer(),
-        completionTokens: t.Integer(),
-        totalTokens: t.Integer(),
-        audioSeconds: t.Union([t.Integer(), t.Null()], { description: 'Распознавание речи: секунд записи; null — не голосовой запрос' }),
-        characters: t.Union([t.Integer(), t.Null()], { description: 'Озвучка: символов текста; null — не голосовой запрос' }),
-        cost: t.Number({ description: 'Списано, рубли' }),
-        status: t.UnionEnum([...USAGE_STATUSES]),
-        apiKeyId: t.Union([t.String(), t.Null()]),
-        apiKeyName: t.Union([t.String(), t.Null()], { description: 'null — запрос из веб-сессии (Playground)' }),
-        userId: t.String({ description: 'Кто сделал запрос (в команде — участник)' }),
-        email: t.Union([t.String(), t.Null()]),
-        durationMs: t.Integer(),
-        createdAt: t.String({ format: 'date-time' }),
-      }),
-    ),
+    logs: t.Array(UsageLog),
   },
   { title: 'UsageStats' },
 )

@@ -11,11 +11,28 @@ import { type UsageFilter, type UsageScope, usageReader } from './usage'
 const ALERT_MAX_RUB = 1_000_000
 export const USAGE_DAY_DESCRIPTION = 'Оплата запросов к API'
 
+/** What an admin adjustment reads as in the customer's history; the reason stored with the row follows it. */
+export const ADJUSTMENT_LABEL = 'Корректировка администратора'
+/** Stored descriptions that give no reason (the spec's fixed 'Admin adjustment', older wordings). */
+const NO_REASON = new Set(['admin adjustment', 'manual adjustment', 'adjustment', 'корректировка баланса администратором', ADJUSTMENT_LABEL.toLowerCase()])
+
+/**
+ * A movement's description as the customer reads it, in Russian: an admin adjustment as
+ * «Корректировка администратора: <причина>» (the admin route's `description` is the reason,
+ * stored as given), or the label alone when no reason was given.
+ */
+export function describeMovement(type: LedgerType, description: string): string {
+  if (type !== 'admin') return description
+  const reason = description.trim()
+  if (!reason || NO_REASON.has(reason.toLowerCase())) return ADJUSTMENT_LABEL
+  return reason.startsWith(`${ADJUSTMENT_LABEL}:`) ? reason : `${ADJUSTMENT_LABEL}: ${reason}`
+}
+
 const toTransaction = (r: { id: string; amountMicros: number; balanceAfterMicros: number; description: string; type: LedgerType; createdAt: Date }) => ({
   id: r.id,
   amount: formatSignedMicros(r.amountMicros),
   balanceAfter: microsToRub(r.balanceAfterMicros),
-  description: r.description,
+  description: describeMovement(r.type, r.description),
   type: r.type,
   createdAt: r.createdAt.toISOString(),
 })
@@ -55,6 +72,9 @@ export function billingService(db: Db) {
 
     usage: (a: Acting, since: Date | null, filter: UsageFilter, limit = 50) => usage.stats(usageScope(a), since, filter, limit),
 
+    /** The newest requests, whatever the period (the admin's user page). */
+    recentRequests: (userId: string, limit = 20) => usage.recent(userId, limit),
+
     /** Usage charges per Moscow day, everything else line by line; `hasMore` says another page exists. */
     async groupedTransactions(a: Acting, limit = 20, offset = 0) {
       const rows = await store.groupedTransactions(a, limit + 1, offset)
@@ -64,7 +84,7 @@ export function billingService(db: Db) {
         type: r.type as LedgerType,
         amount: formatSignedMicros(r.amount),
         balanceAfter: microsToRub(r.balanceAfter),
-        description: r.kind === 'usage_day' ? USAGE_DAY_DESCRIPTION : r.description,
+        description: r.kind === 'usage_day' ? USAGE_DAY_DESCRIPTION : describeMovement(r.type as LedgerType, r.description),
         createdAt: new Date(r.at).toISOString(),
         day: r.day,
         requests: r.n,

@@ -54,6 +54,24 @@ export function splitPeriod(since: Date | null) {
   return { fullFrom: next, head: { day, since, until: moscowDayStart(next) } }
 }
 
+const toLog = ({ log: r, keyName, email }: { log: typeof usageLogs.$inferSelect; keyName: string | null; email?: string | null }) => ({
+  id: r.id,
+  model: r.model,
+  promptTokens: r.promptTokens,
+  completionTokens: r.completionTokens,
+  totalTokens: r.totalTokens,
+  audioSeconds: r.audioSeconds,
+  characters: r.characters,
+  cost: microsToRub(r.costMicros),
+  status: r.status,
+  apiKeyId: r.apiKeyId,
+  apiKeyName: keyName ?? null,
+  userId: r.userId,
+  email: email ?? null,
+  durationMs: r.durationMs,
+  createdAt: r.createdAt.toISOString(),
+})
+
 export function usageReader(db: Db) {
   const sums = {
     requests: sql<number>`sum(${usageDaily.requests})`.mapWith(Number),
@@ -214,24 +232,11 @@ export function usageReader(db: Db) {
           apiKeys: await scopeKeys(scope),
           models: models.sort(),
         },
-        logs: (await recent(scope, since, f, limit)).map(({ log: r, keyName, email }) => ({
-          id: r.id,
-          model: r.model,
-          promptTokens: r.promptTokens,
-          completionTokens: r.completionTokens,
-          totalTokens: r.totalTokens,
-          audioSeconds: r.audioSeconds,
-          characters: r.characters,
-          cost: microsToRub(r.costMicros),
-          status: r.status,
-          apiKeyId: r.apiKeyId,
-          apiKeyName: keyName ?? null,
-          userId: r.userId,
-          email: email ?? null,
-          durationMs: r.durationMs,
-          createdAt: r.createdAt.toISOString(),
-        })),
+        logs: (await recent(scope, since, f, limit)).map(toLog),
       }
     },
+
+    /** The newest requests of a customer, whatever the period (the admin's user page). */
+    recent: async (userId: string, limit: number) => (await recent({ userId, teamId: null }, null, {}, limit)).map(toLog),
   }
 }

@@ -11,6 +11,7 @@ import type { ModelRow } from '../catalog/schema'
 import type { Catalog } from '../catalog/service'
 import { canOutputImages } from '../catalog/service'
 import type { Config } from '../config'
+import { PER_INPUT_IMAGE, PER_OUTPUT_IMAGE } from '../content/format'
 import { dueSlot, isInterval, nextRunTime, START_TIME_RE } from '../content/schedule'
 import type { Db } from '../db/client'
 import { tx } from '../db/tx'
@@ -121,8 +122,9 @@ export function autopostService({ config, db, upstream, catalog, rates }: Autopo
     const money = (n: number) => n.toLocaleString('ru-RU', { maximumFractionDigits: n < 1 ? 4 : 2 })
     const kind = modelKind(m)
     if (kind === 'image') {
-      const picture = rub(Number(m.imageOutputUsd) > 0 ? m.imageOutputUsd : m.imageUsd)
-      return picture > 0 ? `${money(picture)} ₽ за изображение` : null
+      const drawn = Number(m.imageOutputUsd) > 0
+      const picture = rub(drawn ? m.imageOutputUsd : m.imageUsd)
+      return picture > 0 ? `${money(picture)} ₽ ${drawn ? PER_OUTPUT_IMAGE : PER_INPUT_IMAGE}` : null
     }
     const input = rub(m.promptUsd, 1_000_000)
     if (kind === 'embeddings') return input > 0 ? `${money(input)} ₽ за 1 млн входных токенов` : 'бесплатно'

@@ -88,6 +88,25 @@ describe('creating, listing, reading and deleting chats', () => {
       expect(pick(await call('GET', `/api/chats?limit=${bad}`, { token: u.accessToken }))).toEqual(err(400, 'limit должен быть целым числом от 1 до 100'))
   })
 
+  test('the chat follows the model of its latest reply (a model switch continues the chat); a question or a reply without a model leaves it', async () => {
+    const u = await registerUser(gw.url)
+    const chat = await newChat(u.accessToken, 'Что такое квантовая запутанность', 'openai/gpt-3.5-turbo')
+    expect((await addMessage(u.accessToken, chat.id, { role: 'user', content: 'Вопрос' })).status).toBe(201)
+    expect((await addMessage(u.accessToken, chat.id, { role: 'assistant', content: 'Ответ', metadata: { model: 'openai/gpt-3.5-turbo' } })).status).toBe(201)
+    expect((await addMessage(u.accessToken, chat.id, { role: 'user', content: 'А подробнее?' })).status).toBe(201)
+    expect((await addMessage(u.accessToken, chat.id, { role: 'assistant', content: 'Подробнее', metadata: { model: 'anthropic/claude-3-haiku' } })).status).toBe(201)
+    const read = await getChat(u.accessToken, chat.id)
+    expect(read.model).toBe('anthropic/claude-3-haiku')
+    expect(read.messages.map((m: { metadata: { model?: string } }) => m.metadata.model ?? null)).toEqual([null, 'openai/gpt-3.5-turbo', null, 'anthropic/claude-3-haiku'])
+    expect((await listChats(u.accessToken)).find((c) => c.id === chat.id)!.model).toBe('anthropic/claude-3-haiku')
+    // a picture drawn by another model moves it again; a reply that names no model does not
+    const picture = JSON.stringify({ type: 'image-message', text: '', images: ['https://example.ru/a.png'], metadata: { model: 'black-forest-labs/flux.2-pro' } })
+    expect((await addMessage(u.accessToken, chat.id, { role: 'assistant', content: picture })).status).toBe(201)
+    expect((await getChat(u.accessToken, chat.id)).model).toBe('black-forest-labs/flux.2-pro')
+    expect((await addMessage(u.accessToken, chat.id, { role: 'assistant', content: 'Без модели' })).status).toBe(201)
+    expect((await getChat(u.accessToken, chat.id)).model).toBe('black-forest-labs/flux.2-pro')
+  })
+
   test('messages come back in order, with role, type, content and empty images/files/metadata', async () => {
     const u = await registerUser(gw.url)
     const chat = await newChat(u.accessToken)

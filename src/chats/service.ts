@@ -102,6 +102,12 @@ export function chatPictures(db: Db): ChatPictures {
   }
 }
 
+/** A reply's model as its metadata names it, if it is a plausible catalogue id. */
+const modelOf = (metadata: Record<string, unknown> | null): string | undefined => {
+  const model = metadata?.model
+  return typeof model === 'string' && model.trim() && model.length <= 200 ? model.trim() : undefined
+}
+
 export type NewMessage = { role: string; content: string; files?: unknown; metadata?: unknown }
 
 /** `files` as sent: a list of `{id}` or `{url}` references. */
@@ -240,7 +246,10 @@ export function chatsService(db: Db, uploads: UploadsService, images: ImageStore
       }
       if ((await store.countMessages(chat.id)) >= MAX_MESSAGES_PER_CHAT) throw badRequest(CHAT_MESSAGES.tooManyMessages)
       const row: ChatMessageRow = { id: newId(), chatId: chat.id, role, content, files: files.length ? files : null, metadata, createdAt: new Date() }
-      await store.addMessage(row)
+      // The chat follows the model of its latest reply: the conversation continues across a switch
+      // of model (issue 29), and opening the chat again picks up where it was left.
+      const answeredBy = role === 'assistant' ? modelOf(image ? (parseImageMessage(content)?.metadata ?? null) : metadata) : undefined
+      await store.addMessage(row, answeredBy)
       return toApi(userId, row)
     },
   }

@@ -54,10 +54,13 @@ export const chatsStore = (db: Db) => ({
         .innerJoin(chats, eq(chats.id, chatMessages.chatId))
         .where(and(eq(chats.userId, userId), like(chatMessages.content, `%${fragment}%`)))
     ).map((r) => r.content),
-  /** The message and the chat's new activity time, together. */
-  addMessage: (row: ChatMessageRow) =>
+  /** The message and the chat's new activity time (and, for a reply, the model that gave it), together. */
+  addMessage: (row: ChatMessageRow, model?: string) =>
     tx(db, async (q) => {
       await q.insert(chatMessages).values(row)
-      await q.update(chats).set({ updatedAt: row.createdAt }).where(eq(chats.id, row.chatId))
+      await q
+        .update(chats)
+        .set(model ? { updatedAt: row.createdAt, model } : { updatedAt: row.createdAt })
+        .where(eq(chats.id, row.chatId))
     }),
 })

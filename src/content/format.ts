@@ -1,5 +1,17 @@
 // Display formatting for the ru-RU interface. Amounts come from the API in rubles
 // (numbers for balances, signed numeric strings for transaction amounts and prices).
+//
+// Money on screen, one rule for the SPA, the server-rendered pages and their texts (issue 29):
+// - balances and totals (what a period or an account spent), top-ups, refunds, budgets — two
+//   decimals: formatRubles ('1 234,50 ₽');
+// - what one request or one unit costs (a reply's charge, a ledger movement, a price per picture,
+//   per request or per 1M tokens) — the spec's price rule: under 0.01 six decimals, under 1 four,
+//   otherwise two: formatPrice ('0,001600 ₽', '0,1234 ₽', '1,50 ₽'). A kopeck-rounded «0,00 ₽»
+//   for a request that cost money would be wrong, hence the finer digits only there;
+// - token prices always per 1M tokens (PER_MILLION: formatPerMillion), never per token or per 1K;
+//   a picture's price says its direction: PER_INPUT_IMAGE or PER_OUTPUT_IMAGE;
+// - the exact amount to the micro-ruble only where rounding would mislead (the admin's balance
+//   dialog, the activity log's detail): formatRublesExact.
 
 const LOCALE = 'ru-RU'
 
@@ -37,6 +49,13 @@ export function formatRublesExact(value: number | string | null | undefined): st
   return `${exactRubles.format(n)} ₽`
 }
 
+/** Token prices are quoted for this many tokens everywhere (catalogue, picker, Playground, docs). */
+export const PER_MILLION = 1_000_000
+export const PER_MILLION_TOKENS = 'за 1M токенов'
+/** A price per picture sent to the model (`pricing.image`) and per picture it draws (`pricing.image_output`). */
+export const PER_INPUT_IMAGE = 'за входное изображение'
+export const PER_OUTPUT_IMAGE = 'за сгенерированное изображение'
+
 /** Digits for a unit price by the spec's rule: under 0.01 → 6, under 1 → 4, otherwise 2. */
 export function priceDigits(value: number): number {
   const abs = Math.abs(value)
@@ -50,6 +69,12 @@ export function formatPrice(value: number | string | null | undefined): string {
   const n = toNumber(value)
   if (!Number.isFinite(n)) return '—'
   return `${decimals(n === 0 ? 2 : priceDigits(n)).format(n)} ₽`
+}
+
+/** '0,43 ₽' for 1M tokens from a ruble price per token (add PER_MILLION_TOKENS where the unit is not said around it). */
+export function formatPerMillion(perToken: number | string | null | undefined): string {
+  const n = toNumber(perToken)
+  return Number.isFinite(n) ? formatPrice(n * PER_MILLION) : '—'
 }
 
 /**

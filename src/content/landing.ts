@@ -11,7 +11,7 @@ export const HERO = {
   badge: 'OpenAI-совместимый API · оплата в рублях',
   title: 'Доступ к 300+ AI-моделям в рублях',
   lead: 'GPT, Claude, Gemini, Llama, DeepSeek и модели генерации изображений — через единый API и Playground в браузере. Оплата российскими картами, списание только за использование.',
-  facts: ['Регистрация за 30 секунд', 'Первый запрос за 2 минуты', `${WELCOME_BONUS_RUB} ₽ на баланс после регистрации`],
+  facts: ['Регистрация за 30 секунд', 'Первый запрос за 2 минуты', `${WELCOME_BONUS_RUB} ₽ на баланс после подтверждения e-mail`],
 }
 
 export const FEATURES: TextCard[] = [
@@ -57,8 +57,8 @@ export const PRODUCT_CARDS: Array<TextCard & { href: string; cta: string; points
     points: [
       `стоимость провайдера по курсу ЦБ + ${MARKUP_PERCENT}%`,
       `пополнение от ${TOP_UP.minRub} ₽, без подписки`,
-      `${WELCOME_BONUS_RUB} ₽ бонус после регистрации`,
-      'цены всех моделей — в каталоге',
+      `${WELCOME_BONUS_RUB} ₽ бонус после подтверждения e-mail`,
+      'цены всех моделей за 1M токенов — в каталоге',
     ],
     href: '/models',
     cta: 'Смотреть цены',

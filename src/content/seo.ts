@@ -181,7 +181,7 @@ export const STATIC_PAGES: Record<string, StaticPage> = {
   '/models': {
     title: `Каталог AI-моделей с ценами в рублях | ${BRAND}`,
     description:
-      'Все AI-модели AI Gateway с ценами в рублях за 1M токенов и за изображение: GPT, Claude, Gemini, Llama, DeepSeek, генерация изображений, эмбеддинги. Контекст, возможности и пример запроса для каждой.',
+      'Все AI-модели AI Gateway с ценами в рублях за 1M токенов и за каждое изображение: GPT, Claude, Gemini, Llama, DeepSeek, генерация изображений, эмбеддинги. Контекст, возможности и пример запроса для каждой.',
     keywords: ['каталог AI-моделей', 'цены AI API в рублях', 'GPT API', 'Claude API', 'Gemini API', 'эмбеддинги API'],
     schema: 'CollectionPage',
   },

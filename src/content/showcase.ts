@@ -4,6 +4,8 @@
 export interface ShowcaseModel {
   id: string
   name: string
+  /** What it costs in rubles, as the catalogue compares models ('0,43 ₽ / 1,29 ₽ за 1M токенов'); absent without a rate. */
+  price?: string
 }
 
 export const SHOWCASE_SIZE = 9

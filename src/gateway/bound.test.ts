@@ -227,9 +227,53 @@ describe('POST /api/playground/estimate', () => {
     const dear = await c.api.post('/api/playground/estimate', { chat: { model: 'openai/gpt-4', max_tokens: 100_000, messages: say('x') } }, c.accessToken)
     expect(dear.body.data).toMatchObject({ affordable: false, hold: null })
     expect(dear.body.data.message).toContain('max_tokens')
+    // what the money affords, as a number the Playground can set max_tokens to
+    const n = dear.body.data.affordableTokens
+    expect(Number.isInteger(n)).toBe(true)
+    expect(dear.body.data.message).toContain(`примерно на ${new Intl.NumberFormat('ru-RU').format(n)} токен`)
+    const fits = await c.api.post('/api/playground/estimate', { chat: { model: 'openai/gpt-4', max_tokens: n, messages: say('x') } }, c.accessToken)
+    expect(fits.body.data).toMatchObject({ affordable: true, message: null, affordableTokens: null })
+    const over = await c.api.post('/api/playground/estimate', { chat: { model: 'openai/gpt-4', max_tokens: n + 1, messages: say('x') } }, c.accessToken)
+    expect(over.body.data).toMatchObject({ affordable: false, affordableTokens: n })
+    const sent = await post(c, '/v1/chat/completions', { model: 'openai/gpt-4', max_tokens: n, messages: say('x') })
+    expect(sent.status).toBe(200)
     const unknown = await c.api.post('/api/playground/estimate', { chat: { model: 'no/such', messages: say('x') } }, c.accessToken)
     expect(unknown.status).toBe(404)
     const anonymous = await c.api.post('/api/playground/estimate', { images })
     expect(anonymous.status).toBe(401)
+  })
+
+  test('a comparison (one prompt to several models at once) is estimated as its holds would be placed: the sum, one shared max_tokens that fits them all', async () => {
+    const c = await customerWith(10)
+    const models = ['openai/gpt-4', 'openai/gpt-4o', 'anthropic/claude-3-haiku']
+    const body = (model: string, max_tokens: number) => ({ model, max_tokens, messages: say('Сравни') })
+    const one = async (model: string, max_tokens: number) =>
+      (await c.api.post('/api/playground/estimate', { chat: body(model, max_tokens) }, c.accessToken)).body.data as { maxCost: number; hold: number }
+    const cheap = await c.api.post('/api/playground/estimate', { compare: models.map((m) => body(m, 100)) }, c.accessToken)
+    expect(cheap.body.data).toMatchObject({ affordable: true, message: null, affordableTokens: null })
+    const singles = await Promise.all(models.map((m) => one(m, 100)))
+    expect(cheap.body.data.maxCost).toBeCloseTo(
+      singles.reduce((sum, e) => sum + e.maxCost, 0),
+      6,
+    )
+
+    // Together they do not fit: refused, naming the model, with the shared cap that fits them all.
+    const dear = await c.api.post('/api/playground/estimate', { compare: models.map((m) => body(m, 4000)) }, c.accessToken)
+    expect(dear.body.data).toMatchObject({ affordable: false, hold: null })
+    expect(dear.body.data.message).toMatch(/^openai\/gpt-4(o)?: Недостаточно средств/)
+    const n = dear.body.data.affordableTokens as number
+    expect(n).toBeGreaterThanOrEqual(16)
+    expect(n).toBeLessThan(4000)
+    const fits = await c.api.post('/api/playground/estimate', { compare: models.map((m) => body(m, n)) }, c.accessToken)
+    expect(fits.body.data).toMatchObject({ affordable: true })
+    // and sent at once with that cap, every one is answered
+    const sent = await Promise.all(models.map((m) => post(c, '/v1/chat/completions', body(m, n))))
+    expect(sent.map((r) => r.status)).toEqual([200, 200, 200])
+    const books = await gw.books(c.user.id)
+    expect(books.ledgerSum).toBe(books.balance)
+    expect(books.balance).toBeGreaterThanOrEqual(0)
+
+    const tooMany = await c.api.post('/api/playground/estimate', { compare: [...models, models[0]].map((m) => body(m, 10)) }, c.accessToken)
+    expect(tooMany.status).toBe(400)
   })
 })

@@ -181,10 +181,17 @@ export type Plan =
       /** A variable-price request under a customer's limit: what the router may charge per unit, so the answer fits the hold. */
       priceCap?: PriceCap
     }
-  /** `uncappable`: a limit binds and nothing the router takes can keep this request within it. */
-  | { kind: 'refuse'; message: string; uncappable?: boolean }
+  /**
+   * `uncappable`: a limit binds and nothing the router takes can keep this request within it;
+   * `affordableTokens`: the request names max_tokens and at most this many fit — the same request
+   * with that max_tokens would be held (the Playground's «Уменьшить ответ до N токенов»).
+   */
+  | { kind: 'refuse'; message: string; uncappable?: boolean; affordableTokens?: number }
 
-const rub = (micros: number): string => (micros / 1_000_000).toFixed(2)
+// Numbers in messages read the Russian way: '1 234,50 ₽', '1 234 токенов'.
+const rubFormat = new Intl.NumberFormat('ru-RU', { minimumFractionDigits: 2, maximumFractionDigits: 2 })
+const intFormat = new Intl.NumberFormat('ru-RU', { maximumFractionDigits: 0 })
+const rub = (micros: number): string => rubFormat.format(micros / 1_000_000)
 const NOT_ENOUGH = 'Недостаточно средств на балансе для этого запроса. Пополните баланс.'
 
 /** One candidate's bound: a fixed part, a price per completion token (all choices) and its completion cap. */
@@ -247,8 +254,9 @@ export function planHold(shape: RequestShape, availableMicros: number, rate: Dec
       kind: 'refuse',
       message:
         affordable >= 1
-          ? `Недостаточно средств: баланса хватает примерно на ${affordable} токенов ответа${per}, а запрошено max_tokens=${requested}. Уменьшите max_tokens${shape.choices > 1 ? ' или n' : ''} или пополните баланс.`
+          ? `Недостаточно средств: баланса хватает примерно на ${intFormat.format(affordable)} ${tokensWord(affordable)} ответа${per}, а запрошено max_tokens=${requested}. Уменьшите max_tokens${shape.choices > 1 ? ' или n' : ''} или пополните баланс.`
           : NOT_ENOUGH,
+      ...(affordable >= MIN_AFFORDABLE_TOKENS ? { affordableTokens: affordable } : {}),
     }
   }
 
@@ -260,6 +268,15 @@ export function planHold(shape: RequestShape, availableMicros: number, rate: Dec
   }
   if (affordable < MIN_AFFORDABLE_TOKENS) return { kind: 'refuse', message: NOT_ENOUGH }
   return { kind: 'hold', holdMicros: holdFor(affordable), maxTokens: affordable }
+}
+
+/** 'токен', 'токена', 'токенов' for n. */
+function tokensWord(n: number): string {
+  const mod10 = n % 10
+  const mod100 = n % 100
+  if (mod10 === 1 && mod100 !== 11) return 'токен'
+  if (mod10 >= 2 && mod10 <= 4 && (mod100 < 12 || mod100 > 14)) return 'токена'
+  return 'токенов'
 }
 
 /**

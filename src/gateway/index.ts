@@ -403,6 +403,20 @@ export function estimateRoutes(deps: GatewayDeps, guard: AuthGuard) {
       const caller = await callerForUser(deps.db, acting.userId, acting.teamId)
       if (!caller) throw unauthorized('Сессия недействительна', 'invalid_api_key')
       const get = deps.catalog.get
+      if (body.compare) {
+        const e = await pipe.estimateMany(
+          caller,
+          body.compare.map((b) => chatShape(b, get)),
+        )
+        return ok({
+          maxCost: e.maxCostMicros === null ? null : microsToRub(e.maxCostMicros),
+          hold: e.holdMicros === null ? null : microsToRub(e.holdMicros),
+          maxTokens: null,
+          affordable: e.refusal === null,
+          message: e.refusal,
+          affordableTokens: e.affordableTokens,
+        })
+      }
       const cs = body.chat
         ? chatShape(body.chat, get)
         : body.images
@@ -412,7 +426,7 @@ export function estimateRoutes(deps: GatewayDeps, guard: AuthGuard) {
             : body.transcription
               ? transcriptionShape(body.transcription.model, body.transcription.seconds, get)
               : null
-      if (!cs) throw badRequest('Передайте chat, images, speech или transcription — тело запроса, стоимость которого нужно оценить')
+      if (!cs) throw badRequest('Передайте chat, images, speech, transcription или compare — тело запроса, стоимость которого нужно оценить')
       const e = await pipe.estimate(caller, cs)
       return ok({
         maxCost: e.maxCostMicros === null ? null : microsToRub(e.maxCostMicros),
@@ -420,6 +434,7 @@ export function estimateRoutes(deps: GatewayDeps, guard: AuthGuard) {
         maxTokens: e.maxTokens,
         affordable: e.refusal === null,
         message: e.refusal,
+        affordableTokens: e.affordableTokens,
         limitedBy: e.limitedBy,
       })
     },

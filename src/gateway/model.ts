@@ -169,10 +169,18 @@ export const EstimateRequest = t.Object(
         seconds: t.Number({ exclusiveMinimum: 0, maximum: MAX_AUDIO_SECONDS, error: 'seconds — длительность записи в секундах' }),
       }),
     ),
+    compare: t.Optional(
+      t.Array(ChatRequest, {
+        minItems: 1,
+        maxItems: 3,
+        error: 'compare — от 1 до 3 тел /v1/chat/completions, отправляемых одновременно (сравнение моделей)',
+        description: 'Сравнение: одни и те же сообщения нескольким моделям сразу; оценка — сумма, как будут зарезервированы все запросы вместе',
+      }),
+    ),
   },
   {
     error:
-      'Передайте chat (тело /v1/chat/completions), images (тело /v1/images), speech (тело /v1/audio/speech) или transcription ({model, seconds} — модель и длительность записи)',
+      'Передайте chat (тело /v1/chat/completions), images (тело /v1/images), speech (тело /v1/audio/speech), transcription ({model, seconds} — модель и длительность записи) или compare (до трёх тел /v1/chat/completions)',
   },
 )
 
@@ -183,6 +191,10 @@ export const EstimateResult = t.Object(
     maxTokens: t.Union([t.Number(), t.Null()], { description: 'max_tokens, который получит провайдер, если ответ придётся ограничить балансом' }),
     affordable: t.Boolean(),
     message: t.Union([t.String(), t.Null()], { description: 'Почему запрос будет отклонён (402)' }),
+    affordableTokens: t.Union([t.Integer(), t.Null()], {
+      description:
+        'Запрос отклонён из-за max_tokens: столько токенов ответа хватает на то, что можно потратить (тот же запрос с этим max_tokens пройдёт); null — уменьшение ответа не поможет',
+    }),
     limitedBy: t.Optional(
       t.Union([t.UnionEnum(['key', 'member', 'team', 'personal']), t.Null()], {
         description: 'Какой уровень отклонит запрос: бюджет ключа, бюджет участника, баланс команды или личный',

@@ -32,7 +32,7 @@ import { isObject } from '../lib/json'
 import type { UpstreamName, Upstreams } from '../upstream/pool'
 import type { Caller } from './callers'
 import { fromFetchFailure, unavailable } from './errors'
-import { costUsd, DEFAULT_WEB_RESULTS, hasVariablePrice, type PriceCap, planHold, type RequestShape } from './estimate'
+import { costUsd, DEFAULT_WEB_RESULTS, hasVariablePrice, MIN_AFFORDABLE_TOKENS, type PriceCap, planHold, type RequestShape } from './estimate'
 import { forwarder } from './forward'
 import { binding, exhausted, refusal } from './limits'
 import { Relay } from './relay'
@@ -175,6 +175,61 @@ export function pipeline(deps: GatewayDeps) {
       maxTokens: now.kind === 'hold' ? now.maxTokens : null,
       refusal: now.kind === 'refuse' ? (now.uncappable ? now.message : refusal(caller, bound.level, at, now.message).message) : null,
       limitedBy: now.kind === 'refuse' && !now.uncappable ? bound.level : null,
+      affordableTokens: now.kind === 'refuse' ? (now.affordableTokens ?? null) : null,
+    }
+  }
+
+  /**
+   * Several requests sent at once (the Playground's comparison): each is planned against what the
+   * ones before it leave, as their holds would be placed. The most any may cost is the sum; when
+   * they do not all fit, `affordableTokens` is the largest max_tokens (one for all, as the
+   * comparison sends one) with which they do.
+   */
+  async function estimateMany(caller: Caller, shapes: ChatShape[]) {
+    const rate = currentRate()
+    const at = clockNow()
+    const { bound, limited } = spendable(caller, at)
+    const availableMicros = bound.remainingMicros
+    const variable = shapes.some((cs) => cs.shape.candidates.some((c) => hasVariablePrice(c.model)))
+    const planAll = (available: number, tokens?: number) => {
+      let left = available
+      let held = 0
+      for (const cs of shapes) {
+        const shape = tokens === undefined ? cs.shape : { ...cs.shape, requestedTokens: tokens }
+        const plan = planHold(shape, left, rate, markup, limited)
+        if (plan.kind === 'refuse')
+          return {
+            refusal: `${cs.modelId}: ${plan.uncappable ? plan.message : refusal(caller, bound.level, at, plan.message).message}`,
+            level: plan.uncappable ? null : bound.level,
+            held,
+          }
+        left -= plan.holdMicros
+        held += plan.holdMicros
+      }
+      return { refusal: null, level: null, held }
+    }
+    const worst = planAll(Number.MAX_SAFE_INTEGER)
+    const now = planAll(availableMicros)
+    let affordableTokens: number | null = null
+    const requested = shapes.map((cs) => cs.shape.requestedTokens)
+    if (now.refusal && requested.every((t) => t !== undefined)) {
+      // The largest shared max_tokens that fits, by bisection (planning is cheap and monotonic in it).
+      let lo = MIN_AFFORDABLE_TOKENS - 1
+      let hi = Math.min(...(requested as number[]))
+      while (lo + 1 < hi) {
+        const mid = Math.floor((lo + hi) / 2)
+        if (planAll(availableMicros, mid).refusal) hi = mid
+        else lo = mid
+      }
+      if (lo >= MIN_AFFORDABLE_TOKENS) affordableTokens = lo
+    }
+    return {
+      maxCostMicros: !variable && !worst.refusal ? worst.held : null,
+      holdMicros: now.refusal ? null : now.held,
+      maxTokens: null,
+      refusal: now.refusal,
+      limitedBy: now.level,
+      affordableTokens,
     }
   }
 
@@ -449,7 +504,7 @@ export function pipeline(deps: GatewayDeps) {
     await settle(p, undefined, upstreamId, 'cancelled', pieces)
   }
 
-  return { estimate, prepare, body: upstreamBody, forward, post, send, complete, stream, settle, release, chargeFor, currentRate, answeredBy }
+  return { estimate, estimateMany, prepare, body: upstreamBody, forward, post, send, complete, stream, settle, release, chargeFor, currentRate, answeredBy }
 }
 
 /**

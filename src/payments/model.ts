@@ -59,6 +59,7 @@ export const RefundStatus = t.Object({
   reasons: t.Array(t.String(), { description: 'Почему возврат сейчас невозможен' }),
   lastTopUpAt: t.Union([t.String({ format: 'date-time' }), t.Null()]),
   request: t.Union([RefundRequest, t.Null()]),
+  testTopUps: t.Integer({ description: 'Пополнений на тестовой странице оплаты: деньги не списывались, к возврату они не учитываются' }),
 })
 
 export const RefundRequestBody = t.Object({ reason: t.Optional(t.String({ maxLength: 1000, error: 'Причина — не длиннее 1000 символов' })) })

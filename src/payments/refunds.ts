@@ -48,6 +48,7 @@ export function refundsService(db: Db) {
         reasons: e.reasons,
         lastTopUpAt: e.lastPaidAt?.toISOString() ?? null,
         request: e.latest ? requestToApi(e.latest) : null,
+        testTopUps: await store.testTopUpCount(a),
       }
     },
 

@@ -89,6 +89,15 @@ export const paymentsStore = (db: Db) => ({
     return { lastPaidAt: last.length ? new Date(Math.max(...last.map(Number))) : null, totalMicros: card?.totalMicros == null && invoice?.totalMicros == null ? null : total }
   },
 
+  /** Top-ups made on the built-in test page: shown on the refund card as not counting. */
+  testTopUpCount: async (a: PaymentAccount) =>
+    (
+      await db
+        .select({ n: count() })
+        .from(payments)
+        .where(and(paymentsOf(a), eq(payments.provider, 'test'), eq(payments.status, 'succeeded')))
+    )[0]?.n ?? 0,
+
   activeKeyCount: async (a: PaymentAccount) =>
     (
       await db

@@ -62,7 +62,7 @@ describe('/models without JavaScript', () => {
     }
     expect(page.noscript).toContain('за 1M токенов')
     expect(page.noscript).toMatch(/\d ₽/)
-    expect(page.noscript).toContain('За изображение:')
+    expect(page.noscript).toContain('За сгенерированное изображение:')
     const list = page.jsonLd.find((j) => j['@type'] === 'ItemList')
     expect(list.numberOfItems).toBe(models.length)
     expect(list.itemListElement[0].url).toStartWith(`${PUBLIC_URL}/models/`)
@@ -110,7 +110,7 @@ describe('/models/{id} without JavaScript', () => {
     expect(e.noscript).not.toContain('Попробовать в Playground')
     const i = await crawl(`/models/${image.id}`)
     expect(i.noscript).toContain(`${PUBLIC_URL}/v1/images`)
-    expect(i.noscript).toContain('За изображение:')
+    expect(i.noscript).toContain('За сгенерированное изображение:')
   })
 
   test('an unknown model answers 404 with a not-found page, noindex', async () => {

@@ -1,8 +1,8 @@
 // Serves the built SPA (dist/web, made by `bun run build`): hashed assets with a year of caching
 // (gzip-compressed when the browser accepts it),
-// files copied from public/, sitemap.xml and robots.txt, and index.html for every other non-API
-// path (client-side routing); also the API reference UI at /api/docs (api-docs.ts). Every HTML
-// answer carries the headers of security.ts (CSP, Permissions-Policy, HSTS over https).
+// files copied from public/, sitemap.xml and robots.txt, landing.html for `/` (the landing's own
+// light entry, issue 29) and index.html for every other non-API path (client-side routing); also
+// the API reference UI at /api/docs (api-docs.ts). Every HTML answer carries the headers of security.ts (CSP, Permissions-Policy, HSTS over https).
 // Crawlers do not run JavaScript, so each page's HTML already carries
 // its title, description, canonical link, social tags, JSON-LD and text (see pages.ts).
 
@@ -11,10 +11,9 @@ import { join, normalize } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Elysia } from 'elysia'
 import { jsonForScript } from '../content/seo'
-import { pickShowcase } from '../content/showcase'
 import { apiDocsRoutes } from './api-docs'
 import { builtFileAnswer, htmlAnswer } from './gzip'
-import { type PageDeps, type RenderedPage, resolvePage } from './pages'
+import { type PageDeps, type RenderedPage, resolvePage, showcaseModels } from './pages'
 import { esc, headHtml } from './render'
 import { htmlSecurityHeaders } from './security'
 import { robotsTxt, sitemapXml } from './sitemap'
@@ -39,10 +38,10 @@ interface Shell {
 }
 
 /**
- * index.html split around the places a page fills in; re-read when a new build replaces it
+ * index.html (or landing.html) split around the places a page fills in; re-read when a new build replaces it
  * (`bun run dev` rebuilds under a running server).
  */
-function shellLoader(index: string) {
+function shellLoader(index: string, entryKey: 'entry' | 'landing') {
   let cached: Shell | null = null
   return (): Shell | null => {
     if (!existsSync(index)) return null
@@ -59,7 +58,7 @@ function shellLoader(index: string) {
     try {
       const manifest = JSON.parse(readFileSync(join(DIST, 'build-manifest.json'), 'utf8'))
       lazy = manifest.lazy ?? {}
-      entry = new Set(manifest.entry?.js ?? [])
+      entry = new Set(manifest[entryKey]?.js ?? [])
     } catch {
       /* an older build without a manifest: no preloading */
     }
@@ -97,13 +96,15 @@ function pageHtml(shell: Shell, page: RenderedPage, origin: string, showcase: st
  * every page, because the SPA may reach the landing from any of them.
  */
 function showcaseIsland(deps: PageDeps): string {
-  const models = pickShowcase(deps.catalog.list()).map(({ id, name }) => ({ id, name }))
+  const models = showcaseModels(deps)
   return models.length ? `<script type="application/json" id="showcase-data">${jsonForScript(models)}</script>` : ''
 }
 
 export function spaRoutes(deps: PageDeps) {
   const index = join(DIST, 'index.html')
-  const loadShell = shellLoader(index)
+  const landing = join(DIST, 'landing.html')
+  const loadShell = shellLoader(index, 'entry')
+  const loadLanding = shellLoader(landing, 'landing')
   const origin = deps.config.publicUrl
   return (
     new Elysia({ name: 'spa' })
@@ -160,11 +161,12 @@ export function spaRoutes(deps: PageDeps) {
             decoded = path
           }
           const file = join(DIST, normalize(decoded).replace(/^(\.\.[/\\])+/, ''))
-          if (file.startsWith(`${DIST}/`) && file !== index && !file.endsWith('build-manifest.json') && existsSync(file) && statSync(file).isFile())
+          if (file.startsWith(`${DIST}/`) && file !== index && file !== landing && !file.endsWith('build-manifest.json') && existsSync(file) && statSync(file).isFile())
             return new Response(Bun.file(file), { headers: { 'cache-control': 'public, max-age=3600' } })
           // Reset, confirmation and invitation tokens are in the path: never let them leave in a Referer header.
           const referrer: Record<string, string> = ['/reset-password/', '/verify-email/', '/invite/'].some((p) => path.startsWith(p)) ? { 'referrer-policy': 'no-referrer' } : {}
-          const shell = loadShell()
+          // a build without the landing's entry (older): the SPA shows the landing too
+          const shell = (path === '/' && loadLanding()) || loadShell()
           if (!shell) return new Response('Интерфейс не собран: выполните `bun run build`.', { status: 503, headers: { 'content-type': 'text/plain; charset=utf-8', ...referrer } })
           const page = await resolvePage(path, deps)
           const html = pageHtml(shell, page, origin, showcaseIsland(deps) + (deps.config.testPaymentsBanner ? TEST_PAYMENTS_ISLAND : ''))

@@ -11,6 +11,7 @@ import { LEGAL_DOCUMENTS, type LegalSlug } from '../content/legal'
 import { renderMarkdown } from '../content/markdown'
 import {
   contextText,
+  headlinePrice,
   isEmbeddingModel,
   isSpeechModel,
   isTranscriptionModel,
@@ -27,7 +28,7 @@ import { modelMeta, modelsMeta, NOT_FOUND_MODEL_META } from '../content/models/m
 import { modelSnippets } from '../content/models/snippets'
 import { metaForPath, type PageMeta, postMeta } from '../content/seo'
 import { SERVICES_DOCUMENT } from '../content/services'
-import { pickShowcase, splitModelName } from '../content/showcase'
+import { pickShowcase, type ShowcaseModel, splitModelName } from '../content/showcase'
 import { averageUptime, formatDay, formatDuration, formatMoscow, formatUptime, STATE_LABELS, STATUS_HEADLINES, STATUS_TEXT } from '../content/status'
 import { PROVIDER, SUPPORT } from '../content/terms'
 import type { Db } from '../db/client'
@@ -51,6 +52,19 @@ export function publicModels(deps: PageDeps): Model[] {
   if (!rate) return []
   const markup = dec(String(deps.config.markup))
   return deps.catalog.list().map((m) => deps.catalog.toApi(m, rate, markup) as Model)
+}
+
+/**
+ * The landing's nine models with the price each is compared by, in rubles (headlinePrice: per 1M
+ * tokens, or per picture drawn); no price while the rate is unknown.
+ */
+export function showcaseModels(deps: PageDeps): ShowcaseModel[] {
+  const rate = deps.rates.current()
+  const markup = dec(String(deps.config.markup))
+  return pickShowcase(deps.catalog.list()).map((m) => {
+    const price = rate ? headlinePrice(deps.catalog.toApi(m, rate, markup) as Model) : ''
+    return price ? { id: m.id, name: m.name, price } : { id: m.id, name: m.name }
+  })
 }
 
 export interface RenderedPage {
@@ -145,14 +159,14 @@ function postListHtml(posts: BlogPost[]): string {
 }
 
 function landingHtml(deps: PageDeps, posts: BlogPost[]): string {
-  const models = pickShowcase(deps.catalog.list())
+  const models = showcaseModels(deps)
   return [
     `<h1>${esc(HERO.title)}</h1><p>${esc(HERO.lead)}</p><ul>${HERO.facts.map((f) => `<li>${esc(f)}</li>`).join('')}</ul>`,
     `<p><a href="/register">Попробовать бесплатно</a> · <a href="/app/playground">Открыть Playground</a></p>`,
     `<section id="features"><h2>Возможности</h2>${cards(FEATURES)}</section>`,
     `<section id="audience"><h2>Для кого</h2>${cards(AUDIENCE)}</section>`,
     `<section id="models"><h2>Каталог из 300+ моделей</h2><ul>${models
-      .map((m) => `<li><a href="${esc(publicModelHref(m.id))}">${esc(splitModelName(m.name).model)}</a> (${esc(m.id)})</li>`)
+      .map((m) => `<li><a href="${esc(publicModelHref(m.id))}">${esc(splitModelName(m.name).model)}</a> (${esc(m.id)})${m.price ? ` — ${esc(m.price)}` : ''}</li>`)
       .join('')}</ul><p><a href="/models">Смотреть каталог</a></p></section>`,
     `<section id="use-cases"><h2>Применение</h2>${cards(USE_CASES)}</section>`,
     `<section id="playground"><h2>Playground, цены и аналитика</h2><ul>${PRODUCT_CARDS.map(
@@ -178,7 +192,7 @@ function postHtml(p: BlogPost): string {
 // ─── public catalogue ────────────────────────────────────────────────────────
 
 const modelPricesHtml = (m: Model) =>
-  `<ul>${priceLines(m, 1_000_000)
+  `<ul>${priceLines(m)
     .map((l) => `<li>${esc(priceLineText(l))}</li>`)
     .join('')}</ul>`
 
@@ -193,7 +207,7 @@ function modelTypeText(m: Model): string {
 function modelsListHtml(models: Model[]): string {
   if (!models.length) return '<h1>Каталог AI-моделей</h1><p>Каталог обновляется — загляните чуть позже.</p>'
   return (
-    `<h1>Каталог AI-моделей с ценами в рублях</h1><p>Моделей: ${esc(integer.format(models.length))}. Цены за 1M токенов, за изображение, за 1M символов озвучки и за минуту распознавания, в рублях.</p>` +
+    `<h1>Каталог AI-моделей с ценами в рублях</h1><p>Моделей: ${esc(integer.format(models.length))}. Цены за 1M токенов, за входное и сгенерированное изображение, за 1M символов озвучки и за минуту распознавания, в рублях.</p>` +
     `<ul>${models
       .map(
         (m) =>

@@ -1,10 +1,12 @@
 // What a search engine or a link preview gets without running JavaScript: the real server, plain
 // HTTP fetches (like curl), articles seeded through the blog's store on the server's database.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { seedBlogPost } from '../blog/store'
 import { LEGAL_DOCUMENTS } from '../content/legal'
 import { renderMarkdown, safeUrl } from '../content/markdown'
+import { headlinePrice, type Model } from '../content/models/catalog'
 import { pickShowcase, splitModelName } from '../content/showcase'
 import { AVAILABILITY_PERCENT, LIABILITY_CAP_DAYS, MARKUP_PERCENT, MIN_AGE, REFUND, RETENTION, TOP_UP, WELCOME_BONUS_RUB } from '../content/terms'
 import { openDatabase } from '../db/client'
@@ -116,7 +118,7 @@ describe('landing without JavaScript', () => {
     )
     const page = await crawl('/')
     expect(page.noscript).toContain('<h1>Доступ к 300+ AI-моделям в рублях</h1>')
-    const catalogue = (await (await fetch(`${server.url}/v1/models`)).json()).data as Array<{ id: string; name: string }>
+    const catalogue = (await (await fetch(`${server.url}/v1/models`)).json()).data as Model[]
     const nine = pickShowcase(catalogue)
     expect(nine).toHaveLength(9)
     for (const m of nine) {
@@ -125,7 +127,12 @@ describe('landing without JavaScript', () => {
     }
     // the same nine go inline to the landing's script, so it need not fetch the whole catalogue
     const island = JSON.parse(/<script type="application\/json" id="showcase-data">([^<]*)<\/script>/.exec(page.html)![1]!)
-    expect(island).toEqual(nine.map(({ id, name }) => ({ id, name })))
+    // each with its ruble price as the catalogue compares models (issue 29: the teaser shows ruble prices)
+    expect(island).toEqual(nine.map((m) => ({ id: m.id, name: m.name, price: headlinePrice(m) })))
+    expect(island.every((m: { price: string }) => /₽ (за 1M токенов|за сгенерированное изображение)|₽ за 1M символов|₽ за минуту|Бесплатно|зависит от запроса/.test(m.price))).toBe(
+      true,
+    )
+    expect(page.noscript).toContain(`(${nine[0]!.id}) — ${headlinePrice(nine[0]!)}`)
     expect(page.noscript).toContain('Последние статьи о моделях')
     expect(page.noscript).toContain('Пост номер четыре')
     expect(page.noscript).toContain('Пост номер два')
@@ -283,11 +290,29 @@ describe('other pages without JavaScript', () => {
     for (const asset of html.match(/\/assets\/[\w.-]+\.(?:js|css)/g)!) {
       const res = await fetch(server.url + asset, { headers: { 'accept-encoding': 'gzip' } })
       expect([asset, res.status, res.headers.get('content-encoding'), res.headers.get('cache-control')]).toEqual([asset, 200, 'gzip', 'public, max-age=31536000, immutable'])
-      expect((await res.text()).length).toBeGreaterThan(1000)
+      // (the landing's entry script is small: it imports its chunks)
+      expect((await res.text()).length).toBeGreaterThan(100)
     }
     const plain = await fetch(`${server.url}/`, { headers: { 'accept-encoding': 'identity' } })
     expect(plain.headers.get('content-encoding')).toBeNull()
     expect((await fetch(`${server.url}/assets/..%2Fbuild-manifest.json`)).status).toBe(404)
+  })
+
+  test("the landing is its own light entry: `/` loads landing.html's script and stylesheet, every other page the SPA's", async () => {
+    const manifest = JSON.parse(readFileSync(join(import.meta.dir, '../../dist/web/build-manifest.json'), 'utf8')) as Record<'entry' | 'landing', { js: string[]; css: string[] }>
+    const assets = async (path: string) => [...(await (await fetch(server.url + path)).text()).matchAll(/(?:src|href)="\/(assets\/[\w.-]+\.(?:js|css))"/g)].map((m) => m[1])
+    const landing = await assets('/')
+    expect(landing).toContain(manifest.landing.js[0])
+    expect(landing).toContain(manifest.landing.css[0])
+    expect(landing).not.toContain(manifest.entry.js[0])
+    expect(landing).not.toContain(manifest.entry.css[0])
+    for (const path of ['/blog', '/models', '/login']) {
+      const spa = await assets(path)
+      expect(spa).toContain(manifest.entry.js[0])
+      expect(spa).not.toContain(manifest.landing.js[0])
+    }
+    expect((await fetch(`${server.url}/landing.html`)).headers.get('content-type')).toContain('text/html')
+    expect(await assets('/landing.html')).toContain(manifest.entry.js[0])
   })
 
   test('unknown paths answer 404 with noindex; files from the build stay private', async () => {

@@ -6,6 +6,7 @@ import { ActivityPage } from '../features/activity/activity-page'
 import { AdminBlogPage } from '../features/admin/admin-blog-page'
 import { AdminDashboardPage } from '../features/admin/admin-dashboard-page'
 import { AdminTeamsPage } from '../features/admin/admin-teams-page'
+import { AdminUserPage } from '../features/admin/admin-user-page'
 import { AdminUsersPage } from '../features/admin/admin-users-page'
 import { ApiKeysPage } from '../features/api-keys/api-keys-page'
 import { BillingPage } from '../features/billing/billing-page'
@@ -87,6 +88,13 @@ function AppRoutes() {
         <RequireAdmin>
           <AdminUsersPage />
         </RequireAdmin>
+      </Route>
+      <Route path="/app/admin/users/:id">
+        {(params) => (
+          <RequireAdmin>
+            <AdminUserPage key={params.id} id={params.id} />
+          </RequireAdmin>
+        )}
       </Route>
       <Route path="/app/admin/teams">
         <RequireAdmin>

@@ -1,17 +1,18 @@
 import { lazy, type ReactNode, Suspense, useEffect, useRef } from 'react'
 import { Redirect, Route, Switch, useLocation } from 'wouter'
 import { PageSpinner } from '../components/spinner'
-import { LandingPage } from '../features/landing/landing-page'
 import { applyRouteHead } from '../lib/head'
 import { RequireAuth } from './guards'
 import { AuthLayout } from './layouts/auth-layout'
-import { PublicLayout, type PublicNav } from './layouts/public-layout'
+import { PublicLayout } from './layouts/public-layout'
 
-// Only the landing ships in the first bundle; every other screen is a chunk loaded when opened
-// (the /app area as one chunk, see app-area.tsx).
+// Every screen is a chunk loaded when opened (the /app area as one chunk, see app-area.tsx); a
+// visitor who starts on the landing gets it from its own light entry (web/landing-main.tsx), the
+// router shows it when the SPA comes back to '/'.
 const named = <K extends string, P extends object>(load: () => Promise<Record<K, (props: P) => ReactNode>>, name: K) => lazy(() => load().then((m) => ({ default: m[name] })))
 
 const AppArea = lazy(() => import('./app-area'))
+const LandingPage = named(() => import('../features/landing/landing-page'), 'LandingPage')
 const LoginPage = named(() => import('../features/auth/login-page'), 'LoginPage')
 const RegisterPage = named(() => import('../features/auth/register-page'), 'RegisterPage')
 const ForgotPasswordPage = named(() => import('../features/auth/forgot-password-page'), 'ForgotPasswordPage')
@@ -31,9 +32,9 @@ const PublicModelPage = named(() => import('../features/models/public-catalogue'
 const TestPaymentPage = named(() => import('../features/payments/test-payment-page'), 'TestPaymentPage')
 const InvitePage = named(() => import('../features/teams/invite-page'), 'InvitePage')
 
-function Public({ children, nav }: { children: ReactNode; nav?: PublicNav }) {
+function Public({ children }: { children: ReactNode }) {
   return (
-    <PublicLayout nav={nav}>
+    <PublicLayout>
       <Suspense fallback={<PageSpinner />}>{children}</Suspense>
     </PublicLayout>
   )
@@ -82,9 +83,9 @@ export function AppRouter() {
       <RouteMeta />
       <Switch>
         <Route path="/">
-          <PublicLayout>
+          <Public>
             <LandingPage />
-          </PublicLayout>
+          </Public>
         </Route>
         <Route path="/login">
           <Auth>
@@ -124,24 +125,24 @@ export function AppRouter() {
           )}
         </Route>
         <Route path="/blog">
-          <Public nav="blog">
+          <Public>
             <BlogListPage />
           </Public>
         </Route>
         <Route path="/blog/:slug">
           {(params) => (
-            <Public nav="blog">
+            <Public>
               <BlogPostPage key={params.slug} slug={params.slug} />
             </Public>
           )}
         </Route>
         <Route path="/models">
-          <Public nav="blog">
+          <Public>
             <PublicModelsPage />
           </Public>
         </Route>
         <Route path="/models/*">
-          <Public nav="blog">
+          <Public>
             <PublicModelPage />
           </Public>
         </Route>

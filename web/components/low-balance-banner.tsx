@@ -1,41 +1,51 @@
-import { useState } from 'react'
 import { Link, useLocation } from 'wouter'
 import { formatRubles } from '../../src/content/format'
 import { useBalance } from '../lib/queries'
-import { AlertCircleIcon, CloseIcon } from './icons'
+import { useBanners, useDismissed } from '../stores/banners'
+import { BannerLine } from './banner-line'
+import { AlertCircleIcon } from './icons'
 
 /**
- * A warning, not a wall: shown above every signed-in page while the balance is under the cost
- * of about 100 typical requests. It can be hidden until the next sign-in or page load.
+ * The balance is under the cost of about 100 typical requests and the warning was not hidden. Not
+ * on the admin pages: there the admin manages others' money, their own balance is beside the point.
  */
-export function LowBalanceBanner() {
+export function useLowBalanceBannerShown(): boolean {
   const { data } = useBalance()
   const [location] = useLocation()
-  const [hidden, setHidden] = useState(false)
-  if (!data?.isLow || hidden) return null
+  const dismissed = useDismissed('lowBalance')
+  return !!data?.isLow && !dismissed && !(location === '/app/admin' || location.startsWith('/app/admin/'))
+}
+
+/** A warning, not a wall: one line above every signed-in page; hidden until the next page load. */
+export function LowBalanceBanner() {
+  const shown = useLowBalanceBannerShown()
+  const { data } = useBalance()
+  const [location] = useLocation()
+  const dismiss = useBanners((s) => s.dismiss)
+  if (!shown || !data) return null
   const onBilling = location === '/app/billing'
+  const text = `Баланс заканчивается — осталось ${formatRubles(data.balance)}. Когда он закончится, запросы к моделям перестанут выполняться.`
   return (
-    <div role="status" data-testid="low-balance-banner" className="border-b border-amber-200 bg-amber-50 px-4 py-2.5 text-sm text-amber-900">
-      <div className="mx-auto flex max-w-6xl items-start gap-2.5 sm:items-center">
-        <AlertCircleIcon size={16} className="mt-0.5 shrink-0 text-amber-600 sm:mt-0" />
-        <p className="min-w-0 flex-1">
-          Баланс заканчивается — осталось <span className="font-semibold whitespace-nowrap tabular-nums">{formatRubles(data.balance)}</span>. Когда он закончится, запросы к моделям
-          перестанут выполняться.{' '}
-          {!onBilling && (
-            <Link href="/app/billing" className="font-semibold whitespace-nowrap text-amber-900 underline underline-offset-2 hover:text-amber-700">
-              Пополнить баланс
-            </Link>
-          )}
-        </p>
-        <button
-          type="button"
-          onClick={() => setHidden(true)}
-          aria-label="Скрыть предупреждение"
-          className="-my-1 -mr-1 shrink-0 rounded-md p-1 text-amber-700 transition-colors hover:bg-amber-100 hover:text-amber-900"
-        >
-          <CloseIcon size={16} />
-        </button>
-      </div>
-    </div>
+    <BannerLine
+      tone="amber"
+      testId="low-balance-banner"
+      title={text}
+      lead={<AlertCircleIcon size={16} className="shrink-0 text-amber-600" />}
+      action={
+        !onBilling && (
+          <Link href="/app/billing" className="shrink-0 font-semibold whitespace-nowrap text-amber-900 underline underline-offset-2 hover:text-amber-700">
+            Пополнить баланс
+          </Link>
+        )
+      }
+      dismissLabel="Скрыть предупреждение"
+      onDismiss={() => dismiss('lowBalance')}
+    >
+      {/* a phone has room for the figure and the link only */}
+      <span className="max-sm:hidden">Баланс заканчивается — осталось </span>
+      <span className="sm:hidden">Баланс: </span>
+      <span className="font-semibold whitespace-nowrap tabular-nums">{formatRubles(data.balance)}</span>
+      <span className="max-sm:hidden">. Когда он закончится, запросы к моделям перестанут выполняться</span>.
+    </BannerLine>
   )
 }

@@ -17,6 +17,13 @@ function ToastItem({ item }: { item: Toast }) {
   const remaining = useRef(item.duration)
   const startedAt = useRef(Date.now())
 
+  // The same message shown again restarts the full time.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: shownAt is the trigger
+  useEffect(() => {
+    remaining.current = item.duration
+  }, [item.shownAt, item.duration])
+
+  // biome-ignore lint/correctness/useExhaustiveDependencies: shownAt is a trigger too: the timer restarts with the full time
   useEffect(() => {
     if (paused || item.duration <= 0) return
     startedAt.current = Date.now()
@@ -25,7 +32,7 @@ function ToastItem({ item }: { item: Toast }) {
       clearTimeout(timer)
       remaining.current -= Date.now() - startedAt.current
     }
-  }, [paused, item.id, item.duration, dismiss])
+  }, [paused, item.id, item.duration, item.shownAt, dismiss])
 
   const { icon: Icon, color } = tone[item.type]
   const action = item.action

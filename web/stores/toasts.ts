@@ -15,6 +15,8 @@ export interface Toast {
   /** milliseconds before it disappears by itself */
   duration: number
   action?: ToastAction
+  /** bumped when the same message is shown again: the viewport restarts its timer */
+  shownAt: number
 }
 
 export interface ToastOptions {
@@ -33,18 +35,22 @@ interface ToastState {
 }
 
 let nextId = 1
+let shows = 0
 
-export const useToasts = create<ToastState>()((set) => ({
+export const useToasts = create<ToastState>()((set, get) => ({
   toasts: [],
   show: (type, message, options = {}) => {
-    const id = nextId++
-    const item: Toast = {
-      id,
-      type,
-      message,
-      duration: options.duration ?? DEFAULT_TOAST_DURATION,
-      action: options.action,
+    const duration = options.duration ?? DEFAULT_TOAST_DURATION
+    // The same words while they are on screen: one toast, refreshed (moved on top, its time
+    // restarted), never a stack of identical ones (issue 29: six «Недостаточно средств» at once).
+    const same = get().toasts.find((t) => t.type === type && t.message === message && t.action?.href === options.action?.href)
+    if (same) {
+      const refreshed: Toast = { ...same, duration: Math.max(same.duration, duration), action: options.action ?? same.action, shownAt: ++shows }
+      set((state) => ({ toasts: [refreshed, ...state.toasts.filter((t) => t.id !== same.id)] }))
+      return same.id
     }
+    const id = nextId++
+    const item: Toast = { id, type, message, duration, action: options.action, shownAt: ++shows }
     // Newest on top; the oldest fall off so a burst of errors cannot cover the page.
     set((state) => ({ toasts: [item, ...state.toasts].slice(0, MAX_TOASTS) }))
     return id

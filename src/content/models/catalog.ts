@@ -2,7 +2,7 @@
 // Shared by the SPA and the server-rendered /models pages (src/spa/pages.ts); the fetching hook
 // is the SPA's (web/features/models/use-models.ts).
 import type { Model, ModelList } from '../../wire'
-import { formatInteger, formatPrice } from '../format'
+import { formatInteger, formatPrice, PER_INPUT_IMAGE, PER_MILLION, PER_MILLION_TOKENS, PER_OUTPUT_IMAGE } from '../format'
 
 // A catalogue entry is the wire type of GET /v1/models (src/gateway/model.ts ModelObject): ruble
 // prices as decimal strings (per token, per image, per request, per character or second of audio for
@@ -156,7 +156,7 @@ export function parsePrice(value: string | null | undefined): PriceValue {
   return { kind: 'amount', rubles: n }
 }
 
-/** The display text of a price, optionally scaled (×1000 for "per 1K tokens"). */
+/** The display text of a price, optionally scaled (×1 000 000 for "per 1M tokens"). */
 export function priceText(price: PriceValue, scale = 1): string {
   if (price.kind === 'free') return FREE_TEXT
   if (price.kind === 'variable') return VARIABLE_PRICE_TEXT
@@ -165,7 +165,7 @@ export function priceText(price: PriceValue, scale = 1): string {
 
 /** True when nothing about the model costs money. */
 export function isFreeModel(pricing: ModelPricing): boolean {
-  return (['prompt', 'completion', 'image', 'request'] as const).every((k) => parsePrice(pricing[k]).kind === 'free')
+  return (['prompt', 'completion', 'image', 'request', 'image_output'] as const).every((k) => parsePrice(pricing[k]).kind === 'free')
 }
 
 const millions = new Intl.NumberFormat('ru-RU', { maximumFractionDigits: 2 })
@@ -188,28 +188,27 @@ export function contextText(tokens: number): string | null {
 
 // ─── price rows (one rule for the cards, the public pages and their server-rendered text) ───
 
-/** Tokens a price is quoted for: the app's cards per 1K, the public catalogue per 1M. */
-export type TokenScale = 1000 | 1_000_000
-
 export interface PriceLine {
-  /** 'Ввод', 'Вывод', 'Цена', or for per-unit prices the unit itself ('за изображение'). */
+  /** 'Ввод', 'Вывод', 'Цена', or for per-unit prices the unit itself ('за входное изображение'). */
   label: string
   price: PriceValue
   /** 'за 1M токенов' for token prices; absent for per-unit rows (the label says it). */
   unit?: string
   scale: number
-  /** The label is the unit (per image, per request). */
+  /** The label is the unit (per picture, per request). */
   perUnit?: boolean
 }
 
 /**
- * The prices a model shows, by the spec's rule: embedding models only their input, free models one
- * 'Бесплатно', both token prices variable one 'Цена зависит от запроса', extras (image, request)
- * only when they are a number.
+ * The prices a model shows, by the spec's rule (format.ts says how money reads): token prices per
+ * 1M tokens everywhere; embedding models only their input, free models one 'Бесплатно', both token
+ * prices variable one 'Цена зависит от запроса'; a picture's price says whether it is one sent to
+ * the model or one it draws; extras (pictures, request) only when they are a number.
  */
-export function priceLines(model: Pick<Model, 'pricing' | 'capabilities'>, tokens: TokenScale = 1000): PriceLine[] {
+export function priceLines(model: Pick<Model, 'pricing' | 'capabilities'>): PriceLine[] {
   const { pricing } = model
-  const unit = tokens === 1000 ? 'за 1K токенов' : 'за 1M токенов'
+  const unit = PER_MILLION_TOKENS
+  const tokens = PER_MILLION
   if (isFreeModel(pricing)) return [{ label: 'Цена', price: { kind: 'free' }, scale: 1 }]
   if (model.capabilities?.embeddings === true) return [{ label: 'Ввод', price: parsePrice(pricing.prompt), unit, scale: tokens }]
   // Voice in the unit the router prices it in: characters of text, minutes of audio (or audio tokens).
@@ -218,24 +217,45 @@ export function priceLines(model: Pick<Model, 'pricing' | 'capabilities'>, token
     const perSecond = parsePrice(pricing.audio_second)
     if (perSecond.kind !== 'free') return [{ label: 'Аудио', price: perSecond, unit: 'за минуту', scale: 60 }]
     return [
-      { label: 'Аудио', price: parsePrice(pricing.audio ?? pricing.prompt), unit: 'за 1M токенов', scale: 1_000_000 },
-      { label: 'Текст', price: parsePrice(pricing.completion), unit: 'за 1M токенов', scale: 1_000_000 },
+      { label: 'Аудио', price: parsePrice(pricing.audio ?? pricing.prompt), unit, scale: tokens },
+      { label: 'Текст', price: parsePrice(pricing.completion), unit, scale: tokens },
     ]
   }
   const prompt = parsePrice(pricing.prompt)
   const completion = parsePrice(pricing.completion)
   const image = parsePrice(pricing.image)
+  const drawn = parsePrice(pricing.image_output)
   const request = parsePrice(pricing.request)
-  const lines: PriceLine[] =
-    prompt.kind === 'variable' && completion.kind === 'variable'
+  // A model priced only by the picture it draws (FLUX) has no token prices worth a row.
+  const tokensFree = prompt.kind === 'free' && completion.kind === 'free' && drawn.kind === 'amount'
+  const lines: PriceLine[] = tokensFree
+    ? []
+    : prompt.kind === 'variable' && completion.kind === 'variable'
       ? [{ label: 'Цена', price: { kind: 'variable' }, scale: 1 }]
       : [
           { label: 'Ввод', price: prompt, unit, scale: tokens },
           { label: 'Вывод', price: completion, unit, scale: tokens },
         ]
-  if (image.kind === 'amount') lines.push({ label: 'за изображение', price: image, scale: 1, perUnit: true })
+  if (drawn.kind === 'amount') lines.push({ label: PER_OUTPUT_IMAGE, price: drawn, scale: 1, perUnit: true })
+  if (image.kind === 'amount') lines.push({ label: PER_INPUT_IMAGE, price: image, scale: 1, perUnit: true })
   if (request.kind === 'amount') lines.push({ label: 'за запрос', price: request, scale: 1, perUnit: true })
   return lines
+}
+
+/**
+ * The one price a model is compared by (the landing's teaser, the Playground's picker): a picture
+ * for models priced by what they draw, 1M characters for speech, a minute for transcription, else
+ * input / output per 1M tokens — '0,43 ₽ / 1,29 ₽ за 1M токенов'.
+ */
+export function headlinePrice(model: Pick<Model, 'pricing' | 'capabilities'>): string {
+  const lines = priceLines(model)
+  const first = lines[0]
+  if (!first) return ''
+  if (first.price.kind !== 'amount') return first.label === 'Цена' ? priceText(first.price) : `${first.label}: ${priceText(first.price).toLowerCase()}`
+  if (first.perUnit) return `${priceText(first.price)} ${first.label}`
+  const second = lines[1]
+  if (first.label === 'Ввод' && second?.label === 'Вывод') return `${priceText(first.price, first.scale)} / ${priceText(second.price, second.scale).toLowerCase()} ${first.unit}`
+  return `${priceText(first.price, first.scale)} ${first.unit ?? ''}`.trim()
 }
 
 /** 'Ввод: 0,4300 ₽ за 1M токенов' — a price line as plain text. */
@@ -243,6 +263,52 @@ export function priceLineText(line: PriceLine): string {
   const value = priceText(line.price, line.scale)
   if (line.perUnit) return `${line.label.charAt(0).toUpperCase()}${line.label.slice(1)}: ${value}`
   return `${line.label}: ${value}${line.price.kind === 'amount' && line.unit ? ` ${line.unit}` : ''}`
+}
+
+// ─── comparison (the catalogue's «Сравнить») ────────────────────────────────
+
+/** What a comparison calls «a typical request», said on the page beside the figure. */
+export const TYPICAL_REQUEST = { promptTokens: 1000, completionTokens: 500 } as const
+export const TYPICAL_REQUEST_TEXT =
+  'вопрос с контекстом на 1 000 токенов и ответ на 500 токенов (для моделей изображений — одна картинка, эмбеддингов — 1 000 токенов текста, озвучки — 1 000 символов, распознавания — минута записи)'
+
+/**
+ * What a typical request costs on this model, from its catalogue prices (TYPICAL_REQUEST): the
+ * figure the comparison shows, with what it counts ('1 000 + 500 токенов', '1 картинка').
+ */
+export function typicalCost(model: Pick<Model, 'pricing' | 'capabilities'>): { price: PriceValue; what: string } {
+  const { pricing } = model
+  const sum = (...parts: PriceValue[]): PriceValue =>
+    parts.some((p) => p.kind === 'variable')
+      ? { kind: 'variable' }
+      : parts.every((p) => p.kind === 'free')
+        ? { kind: 'free' }
+        : { kind: 'amount', rubles: parts.reduce((s, p) => s + (p.kind === 'amount' ? p.rubles : 0), 0) }
+  const times = (p: PriceValue, n: number): PriceValue => (p.kind === 'amount' ? { kind: 'amount', rubles: p.rubles * n } : p)
+  const request = parsePrice(pricing.request)
+  if (isEmbeddingModel(model)) return { price: sum(times(parsePrice(pricing.prompt), TYPICAL_REQUEST.promptTokens), request), what: '1 000 токенов текста' }
+  if (isSpeechModel(model)) return { price: sum(times(parsePrice(pricing.character ?? pricing.prompt), 1000), request), what: '1 000 символов' }
+  if (isTranscriptionModel(model)) {
+    const perSecond = parsePrice(pricing.audio_second)
+    if (perSecond.kind !== 'free') return { price: sum(times(perSecond, 60), request), what: 'минута записи' }
+  }
+  const drawn = parsePrice(pricing.image_output)
+  const prompt = parsePrice(pricing.prompt)
+  const completion = parsePrice(pricing.completion)
+  if (drawn.kind === 'amount' && prompt.kind === 'free' && completion.kind === 'free') return { price: sum(drawn, request), what: '1 картинка' }
+  return {
+    price: sum(times(prompt, TYPICAL_REQUEST.promptTokens), times(completion, TYPICAL_REQUEST.completionTokens), request),
+    what: '1 000 + 500 токенов',
+  }
+}
+
+/** What a model takes and gives, in words: 'текст, изображения' → 'текст'. */
+export function modalities(model: Pick<Model, 'pricing' | 'capabilities'>): { input: string; output: string } {
+  const c = model.capabilities ?? {}
+  const input = [c.transcription ? 'аудио' : 'текст', c.vision && 'изображения', c.files && 'PDF'].filter(Boolean).join(', ')
+  const drawsOnly = c.image === true && parsePrice(model.pricing.completion).kind === 'free'
+  const output = c.embeddings ? 'векторы' : c.speech ? 'аудио' : [!drawsOnly && 'текст', c.image && 'изображения'].filter(Boolean).join(', ')
+  return { input, output }
 }
 
 // ─── public catalogue: filters and sorting ───────────────────────────────────

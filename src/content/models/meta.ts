@@ -13,7 +13,7 @@ function clip(text: string, max: number): string {
 }
 
 export function modelDescription(model: Model): string {
-  const prices = priceLines(model, 1_000_000).map(priceLineText).join('; ')
+  const prices = priceLines(model).map(priceLineText).join('; ')
   const context = contextText(model.context_length)
   const head = `${model.name || model.id} (${providerLabel(providerOf(model.id))}) через OpenAI-совместимый API с оплатой в рублях. ${prices}.${context ? ` ${context}.` : ''}`
   return model.description ? clip(`${head} ${model.description}`, 300) : head
@@ -22,7 +22,7 @@ export function modelDescription(model: Model): string {
 /** The lowest ruble amount the model is sold at, for the Offer (free models 0). */
 function offerPrice(model: Model): { price: string; unit: string } | null {
   if (isFreeModel(model.pricing)) return { price: '0', unit: 'бесплатно' }
-  const line = priceLines(model, 1_000_000).find((l) => l.price.kind === 'amount')
+  const line = priceLines(model).find((l) => l.price.kind === 'amount')
   if (line?.price.kind !== 'amount') return null
   return { price: String(Number((line.price.rubles * line.scale).toPrecision(6))), unit: line.unit ?? line.label }
 }

@@ -2,8 +2,6 @@ import { type ComponentType, type ReactNode, useEffect, useState } from 'react'
 import { Link, useLocation } from 'wouter'
 import { formatRubles } from '../../../src/content/format'
 import type { TeamPermission } from '../../../src/wire'
-import { DemoBanner } from '../../components/demo-banner'
-import { EmailVerificationBanner } from '../../components/email-verification-banner'
 import {
   ActivityIcon,
   BookIcon,
@@ -26,15 +24,14 @@ import {
   ZapIcon,
 } from '../../components/icons'
 import { Logo } from '../../components/logo'
-import { LowBalanceBanner } from '../../components/low-balance-banner'
 import { Spinner } from '../../components/spinner'
-import { TestPaymentsBanner } from '../../components/test-payments-banner'
 import { type Account, useAccount } from '../../lib/account'
 import { api } from '../../lib/api'
 import { cn } from '../../lib/cn'
 import { useBalance } from '../../lib/queries'
 import { getSession, type User, useSession } from '../../stores/session'
 import { AccountSwitcher, useStaleTeamReset } from './account-switcher'
+import { AppBanners } from './app-banners'
 
 interface NavItem {
   href: string
@@ -334,10 +331,7 @@ export function AppLayout({ children }: { children: ReactNode }) {
       {menuOpen && <div aria-hidden="true" onClick={() => setMenuOpen(false)} className="fixed inset-0 z-30 bg-slate-900/30 lg:hidden" />}
       <Sidebar user={user} open={menuOpen} onClose={() => setMenuOpen(false)} />
       <main className="lg:pl-64">
-        <TestPaymentsBanner />
-        <DemoBanner />
-        <EmailVerificationBanner />
-        <LowBalanceBanner />
+        <AppBanners />
         <div className="mx-auto w-full max-w-6xl px-4 py-6 sm:px-6 sm:py-8 lg:px-8 lg:py-10">{children}</div>
       </main>
     </div>

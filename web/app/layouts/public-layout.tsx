@@ -11,8 +11,12 @@ import { useSession } from '../../stores/session'
 
 type NavItem = { label: string } & ({ section: string } | { href: string })
 
-/** The landing's header: its own sections (in-page links) and the blog. */
-const SITE_NAV: NavItem[] = [
+/**
+ * One header for every public page — landing, catalogue, docs, blog, legal texts, services, status
+ * (issue 29: the blog and the catalogue had a header of their own): the spec's landing header, whose
+ * sections are reached from any page; the logo is the way home.
+ */
+export const PUBLIC_NAV: NavItem[] = [
   { label: 'Возможности', section: 'features' },
   { label: 'Для кого', section: 'audience' },
   { label: 'Модели', section: 'models' },
@@ -20,15 +24,6 @@ const SITE_NAV: NavItem[] = [
   { label: 'Применение', section: 'use-cases' },
   { label: 'Блог', href: '/blog' },
 ]
-
-/** The blog's header (spec: /, /app/models, /blog, /register). */
-const BLOG_NAV: NavItem[] = [
-  { label: 'Главная', href: '/' },
-  { label: 'Модели', href: '/models' },
-  { label: 'Блог', href: '/blog' },
-]
-
-export type PublicNav = 'site' | 'blog'
 
 /**
  * A link to a section of the landing. On the landing the browser scrolls by itself; elsewhere the
@@ -110,8 +105,8 @@ function HeaderAuth() {
 const desktopLink = 'rounded-md px-1 py-1 text-sm text-slate-600 transition-colors hover:text-slate-900 aria-[current=page]:font-medium aria-[current=page]:text-slate-900'
 const mobileLink = 'block rounded-lg px-3 py-2.5 text-[15px] text-slate-700 hover:bg-slate-100 aria-[current=page]:bg-indigo-50 aria-[current=page]:text-indigo-700'
 
-function Header({ nav }: { nav: PublicNav }) {
-  const items = nav === 'blog' ? BLOG_NAV : SITE_NAV
+function Header() {
+  const items = PUBLIC_NAV
   const [open, setOpen] = useState(false)
   const menuId = useId()
   const [location] = useLocation()
@@ -245,7 +240,7 @@ function Footer() {
 }
 
 /** Landing, blog, docs, legal pages: site header with sign-in links, content, footer. */
-export function PublicLayout({ children, nav = 'site' }: { children: ReactNode; nav?: PublicNav }) {
+export function PublicLayout({ children }: { children: ReactNode }) {
   return (
     <div className="flex min-h-dvh flex-col bg-white">
       <a href="#main" className="sr-only z-50 rounded-lg bg-white px-4 py-2 text-sm font-medium text-indigo-700 shadow focus:not-sr-only focus:fixed focus:top-3 focus:left-3">
@@ -253,7 +248,7 @@ export function PublicLayout({ children, nav = 'site' }: { children: ReactNode; 
       </a>
       <TestPaymentsBanner />
       <DemoBanner />
-      <Header nav={nav} />
+      <Header />
       <main id="main" tabIndex={-1} className="flex flex-1 flex-col outline-none">
         {children}
       </main>

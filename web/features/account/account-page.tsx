@@ -136,12 +136,24 @@ function SessionsSection() {
           <li key={s.id} data-testid="session-row" data-current={s.current} className="flex flex-col gap-1 py-3 sm:flex-row sm:items-center sm:justify-between">
             <div className="min-w-0">
               <p className="text-sm font-medium text-slate-800">
-                Вход {formatDateTime(s.createdAt)}
+                <span data-testid="session-device">{s.device ?? 'Неизвестное устройство'}</span>
                 {s.current && (
                   <span className="ml-2 inline-flex rounded-full bg-emerald-50 px-2 py-0.5 text-xs font-medium text-emerald-700 ring-1 ring-emerald-200">это устройство</span>
                 )}
               </p>
-              <p className="mt-0.5 text-xs text-slate-500">Последняя активность: {formatDateTime(s.lastUsedAt)}</p>
+              <p className="mt-0.5 text-xs text-slate-500">
+                Вход {formatDateTime(s.createdAt)}
+                {s.ip && (
+                  <>
+                    {' '}
+                    с IP{' '}
+                    <span data-testid="session-ip" className="font-mono">
+                      {s.ip}
+                    </span>
+                  </>
+                )}{' '}
+                · последняя активность: {formatDateTime(s.lastUsedAt)}
+              </p>
             </div>
           </li>
         ))}

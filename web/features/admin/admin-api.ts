@@ -8,6 +8,7 @@ import type {
   AdminTeamsPage,
   AdminUpstreams,
   AdminUser,
+  AdminUserDetail,
   AdminUsersPage,
   AutopostSettings,
   AutopostStats,
@@ -21,7 +22,7 @@ import type {
 import { api, authorizedFetch, parseResponse } from '../../lib/api'
 
 // The wire types, declared by the route schemas (src/admin/model.ts, src/blog/model.ts, src/payments/model.ts).
-export type { AdminStats, AdminTeam, AdminUpstreams, AdminUser, AutopostSettings, AutopostStats, UncoveredCost }
+export type { AdminStats, AdminTeam, AdminUpstreams, AdminUser, AdminUserDetail, AutopostSettings, AutopostStats, UncoveredCost }
 export type RefundRequest = AdminRefundRequest
 export type AdminPost = AdminBlogPost
 
@@ -84,11 +85,19 @@ export const useAdminUsers = (search: string) => useSWR<UsersPage>(usersKey(sear
 
 export const useRefundRequests = () => useSWR<RefundRequest[]>('/api/admin/refund-requests', { dedupingInterval: 2000 })
 
-/** The spec fixes the description of a balance change made from the admin screen. */
+/** One customer's page: their ledger, keys and recent requests. */
+export const adminUserKey = (id: string) => `/api/admin/users/${encodeURIComponent(id)}`
+export const useAdminUser = (id: string) => useSWR<AdminUserDetail>(adminUserKey(id), { dedupingInterval: 2000 })
+
+/** The spec's fixed description of a balance change, sent when the admin gives no reason. */
 export const ADJUSTMENT_DESCRIPTION = 'Admin adjustment'
+/** The reason field's limit (the server's). */
+export const REASON_MAX_LENGTH = 200
 
 export const usersApi = {
-  adjustBalance: (id: string, amount: number) => api.post<BalanceAdjustment>(`/api/admin/users/${encodeURIComponent(id)}/balance`, { amount, description: ADJUSTMENT_DESCRIPTION }),
+  /** `reason` is the route's description: the customer reads «Корректировка администратора: <reason>». */
+  adjustBalance: (id: string, amount: number, reason = '') =>
+    api.post<BalanceAdjustment>(`/api/admin/users/${encodeURIComponent(id)}/balance`, { amount, description: reason.trim() || ADJUSTMENT_DESCRIPTION }),
   remove: (id: string) => api.delete<Deleted>(`/api/admin/users/${encodeURIComponent(id)}`),
 }
 
@@ -107,8 +116,8 @@ async function fetchTeams(path: string): Promise<{ teams: AdminTeam[]; total: nu
 export const useAdminTeams = (search: string) => useSWR(teamsAdminKey(search), fetchTeams, { dedupingInterval: 2000, keepPreviousData: true })
 
 export const teamsAdminApi = {
-  adjustBalance: (id: string, amount: number) =>
-    api.post<TeamBalanceAdjustment>(`/api/admin/teams/${encodeURIComponent(id)}/balance`, { amount, description: ADJUSTMENT_DESCRIPTION }),
+  adjustBalance: (id: string, amount: number, reason = '') =>
+    api.post<TeamBalanceAdjustment>(`/api/admin/teams/${encodeURIComponent(id)}/balance`, { amount, description: reason.trim() || ADJUSTMENT_DESCRIPTION }),
 }
 
 // ─── blog ────────────────────────────────────────────────────────────────────

@@ -1,4 +1,5 @@
 import { type ReactNode, useState } from 'react'
+import { Link } from 'wouter'
 import { formatDate, formatDateTime, formatInteger, formatRubles, pluralRu } from '../../../src/content/format'
 import { Button } from '../../components/button'
 import { Card } from '../../components/card'
@@ -16,8 +17,8 @@ import { type AdminUser, type RefundRequest, USERS_PAGE_SIZE, useAdminUsers, use
 import { Badge, RowAction, SearchHeader, useDebounced } from './admin-ui'
 import { BalanceDialog } from './balance-dialog'
 
-/** Wide enough (sidebar included) for the six-column table; narrower screens get cards. */
-const TABLE_QUERY = '(min-width: 1100px)'
+/** Wide enough (sidebar included) for the seven-column table; narrower screens get cards. */
+const TABLE_QUERY = '(min-width: 1180px)'
 const SEARCH_DELAY_MS = 300
 
 /** The spec's confirmation: 'Удалить пользователя' followed by the e-mail. */
@@ -37,14 +38,34 @@ function Actions({ user, isSelf, onBalance, onDelete }: { user: AdminUser; isSel
   )
 }
 
+/** The user's page: their ledger, keys and recent requests. */
+export const adminUserHref = (id: string) => `/app/admin/users/${encodeURIComponent(id)}`
+
+/** The address (a link to the user's page), the admin mark and whether it is confirmed. */
 function Email({ user }: { user: AdminUser }) {
   return (
-    <span className="flex min-w-0 items-center gap-2">
-      <span className="truncate font-medium text-slate-900" title={user.email}>
-        {user.email}
+    <span className="block min-w-0">
+      <span className="flex min-w-0 items-center gap-2">
+        <Link href={adminUserHref(user.id)} className="truncate font-medium text-slate-900 hover:text-indigo-700 hover:underline" title={user.email} data-testid="admin-user-link">
+          {user.email}
+        </Link>
+        {user.role === 'admin' && <Badge tone="indigo">админ</Badge>}
       </span>
-      {user.role === 'admin' && <Badge tone="indigo">админ</Badge>}
+      <span className="mt-0.5 block" data-testid="admin-user-verified">
+        {user.emailVerified ? <Badge tone="emerald">e-mail подтверждён</Badge> : <Badge tone="amber">e-mail не подтверждён</Badge>}
+      </span>
     </span>
+  )
+}
+
+/** '12.05.2026, 14:05' or «не было» — the newest request or sign-in. */
+export function LastActive({ at }: { at: string | null }) {
+  return at ? (
+    <time dateTime={at} className="whitespace-nowrap">
+      {formatDateTime(at)}
+    </time>
+  ) : (
+    <span className="text-slate-500">не было</span>
   )
 }
 
@@ -53,10 +74,11 @@ function UsersTable({ users, selfId, onBalance, onDelete }: { users: AdminUser[]
     <table className="w-full table-fixed text-left text-sm">
       <thead className="border-b border-slate-200 bg-slate-50/70 text-xs font-medium tracking-wide text-slate-500 uppercase">
         <tr>
-          <th className="w-[34%] px-6 py-3 font-medium">Email</th>
+          <th className="w-[30%] px-6 py-3 font-medium">Email</th>
           <th className="px-3 py-3 text-right font-medium">Баланс</th>
           <th className="px-3 py-3 text-right font-medium">API ключи</th>
           <th className="px-3 py-3 text-right font-medium">Запросы</th>
+          <th className="px-3 py-3 font-medium">Активность</th>
           <th className="px-3 py-3 font-medium">Регистрация</th>
           <th className="w-40 px-6 py-3 text-right font-medium">
             <span className="sr-only">Действия</span>
@@ -74,6 +96,9 @@ function UsersTable({ users, selfId, onBalance, onDelete }: { users: AdminUser[]
             </td>
             <td className="px-3 py-3 text-right text-slate-700 tabular-nums">{formatInteger(u.apiKeys)}</td>
             <td className="px-3 py-3 text-right text-slate-700 tabular-nums">{formatInteger(u.usageLogs)}</td>
+            <td className="px-3 py-3 text-slate-600" data-testid="admin-user-active">
+              <LastActive at={u.lastActiveAt} />
+            </td>
             <td className="px-3 py-3 whitespace-nowrap text-slate-600">
               <time dateTime={u.createdAt} title={formatDateTime(u.createdAt)}>
                 {formatDate(u.createdAt)}
@@ -103,6 +128,9 @@ function UserCards({ users, selfId, onBalance, onDelete }: { users: AdminUser[];
               <p className="text-xs text-slate-500">
                 {formatInteger(u.apiKeys)} {pluralRu(u.apiKeys, ['ключ', 'ключа', 'ключей'])} · {formatInteger(u.usageLogs)}{' '}
                 {pluralRu(u.usageLogs, ['запрос', 'запроса', 'запросов'])} · с {formatDate(u.createdAt)}
+              </p>
+              <p className="text-xs text-slate-500" data-testid="admin-user-active">
+                Активность: <LastActive at={u.lastActiveAt} />
               </p>
             </div>
             <Actions user={u} isSelf={u.id === selfId} onBalance={() => onBalance(u)} onDelete={() => onDelete(u)} />
@@ -208,7 +236,7 @@ export function AdminUsersPage() {
 
   return (
     <>
-      <PageHeading title="Пользователи" description="Поиск по e-mail, изменение баланса и удаление аккаунтов." />
+      <PageHeading title="Пользователи" description="Поиск по e-mail, изменение баланса и удаление аккаунтов; адрес открывает страницу пользователя." />
       <div className="space-y-6">
         <Card className="overflow-hidden">
           <SearchHeader

@@ -1,11 +1,11 @@
-import { type FormEvent, useState } from 'react'
+import { type FormEvent, useId, useState } from 'react'
 import { formatRublesExact } from '../../../src/content/format'
 import { Button } from '../../components/button'
 import { Dialog } from '../../components/dialog'
-import { Input } from '../../components/input'
+import { Input, textareaClasses } from '../../components/input'
 import { errorMessage } from '../../lib/api'
 import { toast } from '../../stores/toasts'
-import { teamsAdminApi, usersApi } from './admin-api'
+import { REASON_MAX_LENGTH, teamsAdminApi, usersApi } from './admin-api'
 
 /** Whose balance: a user's (the spec's dialog) or a team's; `label` is the e-mail or the team's name. */
 export type BalanceTarget = { kind: 'user' | 'team'; id: string; label: string; balance: number }
@@ -32,14 +32,21 @@ const toMicros = (rubles: number) => Math.round(rubles * 1_000_000)
 /** The inline reason, worded as the server's refusal so either source reads the same. */
 export const overDeductionMessage = (balance: number) => `Нельзя списать больше, чем есть на балансе: сейчас на нём ${formatRublesExact(balance)}`
 
-/** Spec §2: the user (or a team), the current balance and a signed amount — positive tops up, negative deducts. */
+/**
+ * Spec §2: the user (or a team), the current balance and a signed amount — positive tops up,
+ * negative deducts; issue 29: and the reason, which the customer reads in their history
+ * («Корректировка администратора: …»).
+ */
 export function BalanceDialog({ user, onClose, onDone }: { user: BalanceTarget | null; onClose: () => void; onDone: () => void }) {
   const [value, setValue] = useState('')
+  const [reason, setReason] = useState('')
   const [pending, setPending] = useState(false)
+  const reasonId = useId()
 
   function close() {
     if (pending) return
     setValue('')
+    setReason('')
     onClose()
   }
 
@@ -49,9 +56,10 @@ export function BalanceDialog({ user, onClose, onDone }: { user: BalanceTarget |
     if (!user || pending || !Number.isFinite(amount) || overDeduction) return
     setPending(true)
     try {
-      await (user.kind === 'team' ? teamsAdminApi : usersApi).adjustBalance(user.id, amount)
+      await (user.kind === 'team' ? teamsAdminApi : usersApi).adjustBalance(user.id, amount, reason)
       toast.success('Баланс обновлен')
       setValue('')
+      setReason('')
       onDone()
     } catch (err) {
       // One error, not two: the spec's toast, carrying the server's reason when it gave one
@@ -132,10 +140,29 @@ export function BalanceDialog({ user, onClose, onDone }: { user: BalanceTarget |
                 После изменения: <span className="font-medium text-slate-700">{formatRublesExact(preview)}</span>
               </>
             ) : (
-              `Положительная сумма пополняет баланс, отрицательная — списывает. В истории операций ${user?.kind === 'team' ? 'команды' : 'пользователя'} появится корректировка.`
+              'Положительная сумма пополняет баланс, отрицательная — списывает.'
             )
           }
         />
+        <div className="space-y-1.5">
+          <label htmlFor={reasonId} className="text-sm font-medium text-slate-700">
+            Причина <span className="font-normal text-slate-500">(видна пользователю)</span>
+          </label>
+          <textarea
+            id={reasonId}
+            rows={2}
+            maxLength={REASON_MAX_LENGTH}
+            value={reason}
+            onChange={(e) => setReason(e.target.value)}
+            disabled={pending}
+            placeholder="Например: компенсация за сбой 12 мая"
+            className={textareaClasses}
+            data-testid="balance-reason"
+          />
+          <p className="text-xs text-slate-500">
+            В истории операций {user?.kind === 'team' ? 'команды' : 'пользователя'}: «Корректировка администратора{reason.trim() ? `: ${reason.trim()}` : ''}».
+          </p>
+        </div>
       </form>
     </Dialog>
   )

@@ -1,11 +1,12 @@
 import { type ReactNode, useId, useState } from 'react'
 import { Link } from 'wouter'
-import { formatDate, formatRubles } from '../../../src/content/format'
+import { formatDate, formatInteger, formatRubles } from '../../../src/content/format'
 import { Button } from '../../components/button'
 import { Card } from '../../components/card'
 import { ClockIcon } from '../../components/icons'
 import { textareaClasses } from '../../components/input'
 import { LoadError } from '../../components/list-state'
+import { testPaymentsMode } from '../../components/test-payments-banner'
 import { errorMessage } from '../../lib/api'
 import { toast } from '../../stores/toasts'
 import { billingApi, REFUND_STATUS_LABELS, type RefundRequest, useRefund } from './billing-api'
@@ -104,6 +105,12 @@ export function RefundSection() {
           Условия возврата
         </Link>
       </p>
+      {(testPaymentsMode || (data?.testTopUps ?? 0) > 0) && (
+        <p data-testid="refund-test-note" className="mt-2 text-sm text-slate-500">
+          Тестовые пополнения не учитываются: на тестовой странице оплаты деньги не списываются, поэтому и вернуть их нельзя.
+          {(data?.testTopUps ?? 0) > 0 && ` У вас таких пополнений: ${formatInteger(data!.testTopUps)}.`}
+        </p>
+      )}
       {body}
     </Card>
   )

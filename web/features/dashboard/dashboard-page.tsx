@@ -1,7 +1,7 @@
 import type { ReactNode } from 'react'
 import useSWR from 'swr'
 import { Link } from 'wouter'
-import { formatInteger, formatPrice, formatRubles } from '../../../src/content/format'
+import { formatInteger, formatRubles } from '../../../src/content/format'
 import { Card } from '../../components/card'
 import { CopyButton } from '../../components/copy-button'
 import { ActivityIcon, ArrowRightIcon, BookIcon, CheckIcon, CoinsIcon, HashIcon, KeyIcon, WalletIcon } from '../../components/icons'
@@ -222,7 +222,7 @@ function UsageCards() {
   return (
     <>
       <StatCard label="Всего потрачено" icon={<CoinsIcon size={15} />} testId="dashboard-spent" note={note}>
-        {value((d) => formatPrice(d.totalCost))}
+        {value((d) => formatRubles(d.totalCost))}
       </StatCard>
       <StatCard label="Использовано токенов" icon={<HashIcon size={15} />} testId="dashboard-tokens" note={<span>за всё время</span>}>
         {value((d) => formatInteger(d.totalTokens))}

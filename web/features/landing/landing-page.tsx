@@ -1,5 +1,4 @@
 import { type ReactNode, useEffect } from 'react'
-import useSWR from 'swr'
 import { Link } from 'wouter'
 import { AUDIENCE, FEATURES, HERO, PRODUCT_CARDS, type TextCard, USE_CASES } from '../../../src/content/landing'
 import { publicModelHref } from '../../../src/content/models/links'
@@ -8,6 +7,7 @@ import { ButtonLink } from '../../components/button'
 import { ArrowRightIcon, CheckIcon } from '../../components/icons'
 import { PostCard, type PostSummary } from '../../components/post-card'
 import { InlineText } from '../../components/rich-document'
+import { usePublicJson } from '../../lib/public-json'
 import { CardIcon } from './landing-icons'
 
 /** The landing's teaser: the spec asks GET /api/blog/posts with limit 3. */
@@ -165,8 +165,9 @@ const embeddedShowcase: ShowcaseModel[] | null = (() => {
 
 function ModelsTeaser() {
   // Without the server's list (an old page, a dev server), the catalogue API gives the same pick.
-  const { data, error, isLoading } = useSWR<{ data: ShowcaseModel[] }>(embeddedShowcase ? null : '/v1/models')
-  const models = embeddedShowcase ?? (data?.data ? pickShowcase(data.data) : [])
+  // (prices come with the server's list only: the catalogue's price code stays out of the landing's bundle)
+  const { data, error, isLoading } = usePublicJson<{ data: ShowcaseModel[] }>(embeddedShowcase ? null : '/v1/models')
+  const models: ShowcaseModel[] = embeddedShowcase ?? (data?.data ? pickShowcase(data.data).map(({ id, name }) => ({ id, name })) : [])
   return (
     <section id="models" aria-labelledby="models-title" className="scroll-mt-20 mx-auto w-full max-w-6xl px-4 py-16 sm:px-6 sm:py-20">
       <div className="flex flex-col gap-6 md:flex-row md:items-end md:justify-between">
@@ -184,7 +185,7 @@ function ModelsTeaser() {
       {isLoading ? (
         <ul className="mt-10 grid gap-3 sm:grid-cols-2 lg:grid-cols-3" aria-hidden="true">
           {Array.from({ length: SHOWCASE_SIZE }, (_, i) => (
-            <li key={i} className="h-[74px] animate-pulse rounded-xl border border-slate-200 bg-slate-50" />
+            <li key={i} className="h-[92px] animate-pulse rounded-xl border border-slate-200 bg-slate-50" />
           ))}
         </ul>
       ) : error || models.length === 0 ? (
@@ -208,6 +209,11 @@ function ModelsTeaser() {
                   <span className="min-w-0">
                     <span className="block truncate font-medium text-slate-900">{model}</span>
                     <span className="block truncate text-xs text-slate-500">{provider ? `${provider} · ${m.id}` : m.id}</span>
+                    {m.price && (
+                      <span data-testid="showcase-price" className="mt-0.5 block truncate text-xs font-medium text-slate-700 tabular-nums">
+                        {m.price}
+                      </span>
+                    )}
                   </span>
                   <ArrowRightIcon size={15} className="shrink-0 text-slate-400" />
                 </Link>
@@ -275,7 +281,7 @@ function ProductCards() {
 }
 
 function LatestPosts() {
-  const { data } = useSWR<PostSummary[]>(LATEST_POSTS_KEY)
+  const { data } = usePublicJson<PostSummary[]>(LATEST_POSTS_KEY)
   // Shown only when there is something to read.
   if (!data || data.length === 0) return null
   return (

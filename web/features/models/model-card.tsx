@@ -13,7 +13,6 @@ import {
   priceText,
   providerLabel,
   providerOf,
-  type TokenScale,
 } from '../../../src/content/models/catalog'
 import { ArrowRightIcon } from '../../components/icons'
 import { cn } from '../../lib/cn'
@@ -40,11 +39,12 @@ function PriceRow({ label, price, unit, scale = 1 }: { label: string; price: Pri
   )
 }
 
-/** 'За изображение … 0,1448 ₽': the unit is the label, so the row never wraps on a narrow card. */
+/** 'За сгенерированное изображение … 0,1448 ₽': the unit is the label. */
 function UnitPriceRow({ unit, price }: { unit: string; price: PriceValue }) {
   return (
     <div className="flex items-baseline justify-between gap-3">
-      <dt className="shrink-0 text-slate-500 first-letter:uppercase">{unit}</dt>
+      {/* a long unit («за сгенерированное изображение») wraps on a narrow card, the figure does not */}
+      <dt className="min-w-0 text-slate-500 first-letter:uppercase">{unit}</dt>
       <dd className="font-medium whitespace-nowrap text-slate-900 tabular-nums">{priceText(price)}</dd>
     </div>
   )
@@ -71,9 +71,9 @@ function TypeBadge({ type }: { type: ModelType }) {
 /** The docs section a card of an embedding model points to (it has nothing to try in the Playground). */
 export const EMBEDDINGS_DOCS_HREF = '/app/docs#embeddings'
 
-/** The model's prices (catalog.ts priceLines: the one display rule), tokens per 1K or per 1M. */
-export function Prices({ model, tokens = 1000 }: { model: Model; tokens?: TokenScale }) {
-  const lines = priceLines(model, tokens)
+/** The model's prices (catalog.ts priceLines: the one display rule, tokens per 1M). */
+export function Prices({ model }: { model: Model }) {
+  const lines = priceLines(model)
   return (
     <dl className={cn('text-sm', lines.length > 1 && 'space-y-1.5')}>
       {lines.map((line) =>
@@ -136,8 +136,7 @@ function EmbeddingCard({ model }: { model: Model }) {
       <CardBody model={model} badge={<TypeBadge type="embeddings" />} linked={false} />
       <div className="mt-auto pt-4">
         <div className="border-t border-slate-100 pt-3">
-          {/* Embeddings cost fractions of a kopeck per 1K tokens: quoted per 1M input tokens, the only price they have. */}
-          <Prices model={model} tokens={1_000_000} />
+          <Prices model={model} />
         </div>
         <div className="mt-3 flex items-center justify-between gap-3 text-xs">
           <Context model={model} />
@@ -153,9 +152,9 @@ function EmbeddingCard({ model }: { model: Model }) {
 
 /**
  * One catalogue entry; the whole card opens the model in the Playground (embedding models: the docs).
- * The public catalogue passes `href` (the model's own page) and quotes token prices per 1M.
+ * The public catalogue passes `href` (the model's own page).
  */
-export function ModelCard({ model, href, tokens = 1000 }: { model: Model; href?: string; tokens?: TokenScale }) {
+export function ModelCard({ model, href }: { model: Model; href?: string }) {
   if (isEmbeddingModel(model) && !href) return <EmbeddingCard model={model} />
   const type = modelType(model)
   return (
@@ -169,7 +168,7 @@ export function ModelCard({ model, href, tokens = 1000 }: { model: Model; href?:
       <CardBody model={model} badge={<TypeBadge type={type} />} linked />
       <div className="mt-auto pt-4">
         <div className="border-t border-slate-100 pt-3">
-          <Prices model={model} tokens={tokens} />
+          <Prices model={model} />
         </div>
         <div className="mt-3 flex items-center justify-between gap-3 text-xs">
           <Context model={model} />

@@ -17,6 +17,7 @@ import { Card } from '../../components/card'
 import { AlertCircleIcon, CubeIcon, SearchIcon } from '../../components/icons'
 import { PageHeading } from '../../components/page-heading'
 import { useDocumentTitle } from '../../lib/use-document-title'
+import { CompareDialog, CompareToggle, CompareTray, MAX_COMPARE, useCompareSelection } from './compare'
 import { FilterChip, ModelSearchField } from './filter-bar'
 import { ModelCard } from './model-card'
 import { useModels } from './use-models'
@@ -177,6 +178,8 @@ function SkeletonGrid() {
 
 function Catalogue({ models }: { models: Model[] }) {
   const { query, setQuery, provider, setProvider, type, setType } = useUrlFilters()
+  const compare = useCompareSelection(models)
+  const compared = compare.selected.map((id) => models.find((m) => m.id === id)!)
   const deferredQuery = useDeferredValue(query)
 
   const providers = useMemo(() => countProviders(models), [models])
@@ -249,12 +252,17 @@ function Catalogue({ models }: { models: Model[] }) {
       ) : (
         <ul className="grid grid-cols-1 gap-4 sm:grid-cols-2 xl:grid-cols-3">
           {shown.map((model) => (
-            <li key={model.id} className="min-w-0">
-              <ModelCard model={model} />
+            <li key={model.id} className="flex min-w-0 flex-col">
+              <div className="min-h-0 flex-1">
+                <ModelCard model={model} />
+              </div>
+              <CompareToggle model={model} checked={compare.selected.includes(model.id)} full={compare.selected.length >= MAX_COMPARE} onToggle={() => compare.toggle(model.id)} />
             </li>
           ))}
         </ul>
       )}
+      <CompareTray models={compared} onOpen={() => compare.setOpen(true)} onRemove={compare.toggle} onClear={compare.clear} />
+      <CompareDialog models={compared} open={compare.open} onClose={() => compare.setOpen(false)} signedIn />
     </>
   )
 }
@@ -267,7 +275,7 @@ export function ModelsPage() {
 
   const description =
     models && models.length > 0
-      ? `${formatInteger(models.length)} ${pluralRu(models.length, ['модель', 'модели', 'моделей'])} от ${formatInteger(providerTotal)} ${pluralRu(providerTotal, ['провайдера', 'провайдеров', 'провайдеров'])}. Цены в рублях; нажмите на карточку, чтобы открыть модель в Playground.`
+      ? `${formatInteger(models.length)} ${pluralRu(models.length, ['модель', 'модели', 'моделей'])} от ${formatInteger(providerTotal)} ${pluralRu(providerTotal, ['провайдера', 'провайдеров', 'провайдеров'])}. Цены в рублях за 1M токенов; нажмите на карточку, чтобы открыть модель в Playground, или отметьте 2–4 модели, чтобы сравнить их.`
       : 'Языковые модели, модели для изображений и эмбеддингов с ценами в рублях.'
 
   let body: ReactNode

@@ -33,6 +33,8 @@ import { Select } from '../../components/select'
 import { PageSpinner } from '../../components/spinner'
 import { cn } from '../../lib/cn'
 import { siteOrigin, usePageMeta } from '../../lib/head'
+import { useSession } from '../../stores/session'
+import { CompareDialog, CompareToggle, CompareTray, MAX_COMPARE, useCompareSelection } from './compare'
 import { FilterChip, ModelSearchField } from './filter-bar'
 import { ModelCard, Prices, playgroundHref } from './model-card'
 import { useModels } from './use-models'
@@ -60,6 +62,9 @@ function usePublicFilters() {
 
 function PublicCatalogue({ models }: { models: Model[] }) {
   const { query, setQuery, filter, setFilter, sort, setSort } = usePublicFilters()
+  const compare = useCompareSelection(models)
+  const signedIn = useSession((s) => s.isAuthenticated)
+  const compared = compare.selected.map((id) => models.find((m) => m.id === id)!)
   const deferred = useDeferredValue(query)
   const searched = useMemo(() => models.filter((m) => matchesSearch(m, deferred)), [models, deferred])
   const shown = useMemo(
@@ -109,12 +114,17 @@ function PublicCatalogue({ models }: { models: Model[] }) {
       ) : (
         <ul className="grid grid-cols-1 gap-4 sm:grid-cols-2 xl:grid-cols-3">
           {shown.map((model) => (
-            <li key={model.id} className="min-w-0">
-              <ModelCard model={model} href={publicModelHref(model.id)} tokens={1_000_000} />
+            <li key={model.id} className="flex min-w-0 flex-col">
+              <div className="min-h-0 flex-1">
+                <ModelCard model={model} href={publicModelHref(model.id)} />
+              </div>
+              <CompareToggle model={model} checked={compare.selected.includes(model.id)} full={compare.selected.length >= MAX_COMPARE} onToggle={() => compare.toggle(model.id)} />
             </li>
           ))}
         </ul>
       )}
+      <CompareTray models={compared} onOpen={() => compare.setOpen(true)} onRemove={compare.toggle} onClear={compare.clear} />
+      <CompareDialog models={compared} open={compare.open} onClose={() => compare.setOpen(false)} signedIn={signedIn} />
     </>
   )
 }
@@ -130,7 +140,8 @@ export function PublicModelsPage() {
         <p className="text-sm font-medium text-indigo-700">Каталог</p>
         <h1 className="mt-2 text-2xl leading-tight font-semibold tracking-tight text-slate-900 min-[400px]:text-[28px] sm:text-4xl">AI-модели с ценами в рублях</h1>
         <p className="mt-3 text-[17px] leading-7 text-slate-600">
-          {models ? `${formatInteger(models.length)} моделей` : 'Модели'} через один OpenAI-совместимый API. Цены — за 1M токенов и за изображение, оплата российской картой.
+          {models ? `${formatInteger(models.length)} моделей` : 'Модели'} через один OpenAI-совместимый API. Цены — за 1M токенов и за входное или сгенерированное изображение,
+          оплата российской картой.
         </p>
       </div>
       <div className="mt-8">
@@ -189,7 +200,7 @@ function ModelDetails({ model }: { model: Model }) {
           <div className="rounded-2xl border border-slate-200 bg-white p-5 shadow-xs">
             <h2 className="text-base font-semibold text-slate-900">Цены в рублях</h2>
             <div className="mt-3" data-testid="model-prices">
-              <Prices model={model} tokens={1_000_000} />
+              <Prices model={model} />
             </div>
             <dl className="mt-4 divide-y divide-slate-100 border-t border-slate-100 text-sm">
               <Fact label="Тип">{modelKind(model)}</Fact>

@@ -19,6 +19,9 @@ export interface MessageMetadata {
   /** voiced replies: the voice and the format */
   voice?: string
   format?: string
+  /** how long the reply took from sending to its last token, and to its first one (ms) */
+  elapsedMs?: number
+  firstTokenMs?: number
 }
 
 export type StoredMessage = Omit<ChatMessage, 'metadata'> & { metadata: MessageMetadata }

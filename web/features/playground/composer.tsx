@@ -1,15 +1,15 @@
 // The input: Enter sends, Shift+Enter adds a line; attachments as chips above the text; Stop while
 // a reply is on its way (the field is locked with a spinner until then); the microphone (dictation.tsx)
 // beside the field, its recording bar above it.
-import { type KeyboardEvent, type ReactNode, useEffect, useRef } from 'react'
+import { type KeyboardEvent, type ReactNode, useEffect, useId, useRef } from 'react'
 import { Link } from 'wouter'
-import { formatPrice } from '../../../src/content/format'
+import { formatInteger, formatPrice, pluralRu } from '../../../src/content/format'
 import { AlertCircleIcon, CloseIcon } from '../../components/icons'
 import { Spinner } from '../../components/spinner'
 import { cn } from '../../lib/cn'
 import { formatSize, kindOf } from './attachments'
 import type { UploadedFile } from './chats-api'
-import { type EstimateState, estimateDisplay } from './estimate'
+import { type EstimateState, estimateDisplay, sendGuard } from './estimate'
 import { FileIcon, ImageIcon, PaperclipIcon, SendIcon, StopIcon } from './icons'
 
 export interface Attachment {
@@ -80,6 +80,7 @@ export function Composer({
   estimateHint,
   mic,
   banner,
+  onReduceTokens,
 }: {
   value: string
   onChange: (value: string) => void
@@ -102,16 +103,21 @@ export function Composer({
   mic?: ReactNode
   /** shown above the field (the recording in progress) */
   banner?: ReactNode
+  /** «Уменьшить ответ до N токенов»: sets max tokens to what the money affords (absent: no such setting here) */
+  onReduceTokens?: (tokens: number) => void
 }) {
   const textarea = useRef<HTMLTextAreaElement>(null)
   const picker = useRef<HTMLInputElement>(null)
   const uploading = attachments.some((a) => a.status === 'uploading')
   const ready = attachments.filter((a) => a.status === 'ready')
-  const canSend = !pending && !uploading && (value.trim() !== '' || ready.length > 0)
-  // Over the balance the server will refuse (402, with its message): said here before sending, with
-  // the way to top up. Sending stays possible — the balance may have been topped up in another tab,
-  // and the server's answer is shown as clearly (a toast with the same link).
+  // Over what may be spent the server would refuse (402): «Отправить» is off before that, with the
+  // reason and one way out (issue 29) — a shorter answer that fits, or topping up. The estimate
+  // follows the balance, so a top-up in another tab unlocks it within the balance's refresh.
+  const guard = sendGuard(estimate)
+  const reduceTo = onReduceTokens ? guard.reduceTo : null
+  const canSend = !pending && !uploading && !guard.blocked && (value.trim() !== '' || ready.length > 0)
   const { figure, overBalance, title, state } = estimateDisplay(estimate, estimateHint)
+  const warningId = useId()
   // A budget, not the balance, is what stops this request: topping up would not help.
   const limitedBy = estimate.data?.limitedBy
   const budget = limitedBy === 'key' || limitedBy === 'member' ? limitedBy : null
@@ -147,22 +153,36 @@ export function Composer({
   return (
     <div className="shrink-0 border-t border-slate-200 bg-slate-50/60 p-3 sm:p-4" data-testid="composer">
       {overBalance && !pending && (
-        <div role="alert" data-testid="balance-warning" className="mb-2 rounded-lg bg-red-50 px-3 py-2 text-sm text-red-800 ring-1 ring-red-200 ring-inset">
-          <p className="flex flex-wrap items-baseline justify-between gap-x-3 gap-y-0.5">
+        <div id={warningId} role="alert" data-testid="balance-warning" className="mb-2 rounded-lg bg-red-50 px-3 py-2 text-sm text-red-800 ring-1 ring-red-200 ring-inset">
+          <p className="flex flex-wrap items-center justify-between gap-x-3 gap-y-1.5">
             <span className="flex min-w-0 items-start gap-1.5 font-medium">
               <AlertCircleIcon size={15} className="mt-0.5 shrink-0 text-red-600" />
-              {budget
-                ? budget === 'key'
-                  ? 'Запрос не помещается в бюджет ключа'
-                  : 'Запрос не помещается в ваш бюджет в команде'
-                : typeof figure === 'number'
-                  ? `Не хватает баланса: запрос может стоить до ${formatPrice(figure)}`
-                  : 'Не хватает баланса для этого запроса'}
+              <span data-testid="send-blocked-reason">
+                {budget
+                  ? budget === 'key'
+                    ? 'Запрос не помещается в бюджет ключа'
+                    : 'Запрос не помещается в ваш бюджет в команде'
+                  : typeof figure === 'number'
+                    ? `Не хватает баланса: запрос может стоить до ${formatPrice(figure)}`
+                    : 'Не хватает баланса для этого запроса'}
+              </span>
             </span>
-            {!budget && (
-              <Link href="/app/billing" className="shrink-0 font-semibold text-red-800 underline underline-offset-2 hover:text-red-900">
-                Пополнить баланс
-              </Link>
+            {/* one way out: a shorter answer that fits, else topping up (a budget is not raised by a top-up) */}
+            {reduceTo !== null ? (
+              <button
+                type="button"
+                onClick={() => onReduceTokens?.(reduceTo)}
+                data-testid="reduce-tokens"
+                className="shrink-0 rounded-md bg-white px-2.5 py-1 text-sm font-semibold text-red-800 ring-1 ring-red-300 ring-inset hover:bg-red-100"
+              >
+                Уменьшить ответ до {formatInteger(reduceTo)} {pluralRu(reduceTo, ['токена', 'токенов', 'токенов'])}
+              </button>
+            ) : (
+              !budget && (
+                <Link href="/app/billing" className="shrink-0 font-semibold text-red-800 underline underline-offset-2 hover:text-red-900">
+                  Пополнить баланс
+                </Link>
+              )
             )}
           </p>
           {/* the server's own words (what is available, what to lower; which budget and when it resets), as its 402 will say */}
@@ -240,6 +260,8 @@ export function Composer({
             onClick={onSend}
             disabled={!canSend}
             aria-label="Отправить"
+            aria-describedby={guard.blocked ? warningId : undefined}
+            title={guard.blocked ? 'Отправка недоступна: запрос дороже, чем можно потратить' : undefined}
             className="flex h-9 w-9 shrink-0 items-center justify-center rounded-lg bg-indigo-600 text-white shadow-sm transition-colors hover:bg-indigo-500 disabled:cursor-not-allowed disabled:bg-slate-300 disabled:shadow-none"
           >
             <SendIcon size={18} />

@@ -10,7 +10,13 @@ import type { SpeechBody } from './voice'
 // The wire type, declared by the route schema (src/gateway/model.ts EstimateResult).
 export type { Estimate }
 
-export type EstimateBody = { chat: ChatCompletionBody } | { images: ImagesBody } | { speech: SpeechBody } | { transcription: { model: string; seconds: number } }
+export type EstimateBody =
+  | { chat: ChatCompletionBody }
+  | { images: ImagesBody }
+  | { speech: SpeechBody }
+  | { transcription: { model: string; seconds: number } }
+  /** a comparison: the same prompt to several models at once, estimated as their holds together */
+  | { compare: ChatCompletionBody[] }
 
 export interface EstimateState {
   /** the last answer; kept while a newer one is on its way, so the figure does not flicker */
@@ -70,4 +76,16 @@ export function estimateDisplay(state: EstimateState, hint: string) {
     title: overBalance && data.message ? data.message : (error ?? hint),
     state: state.loading ? 'loading' : error ? 'error' : 'ready',
   } as const
+}
+
+/**
+ * Issue 29: sending is refused before it is tried when the server's own estimate says the money
+ * (or a budget) will not cover the request — with the reason and one way out: a shorter answer
+ * that the money affords (`reduceTo` tokens), or topping up. No estimate (an error): not blocked,
+ * the server decides.
+ */
+export function sendGuard(state: EstimateState): { blocked: boolean; reduceTo: number | null } {
+  const data = state.data
+  if (!data || data.affordable) return { blocked: false, reduceTo: null }
+  return { blocked: true, reduceTo: data.affordableTokens ?? null }
 }

@@ -2,7 +2,7 @@
 // as markdown (token by token while streaming), generated pictures with a download button, and
 // what each reply cost. Under each message: copy; under the last reply: regenerate; under a
 // question: edit and resend (the conversation continues from the edited question).
-import { type KeyboardEvent, type ReactNode, useEffect, useRef, useState } from 'react'
+import { type KeyboardEvent, type ReactNode, type SyntheticEvent, useEffect, useRef, useState } from 'react'
 import { formatInteger, formatPrice, pluralRu } from '../../../src/content/format'
 import { AlertCircleIcon, CheckIcon, CopyIcon, PencilIcon, SparklesIcon } from '../../components/icons'
 import { Spinner } from '../../components/spinner'
@@ -152,16 +152,26 @@ function GeneratedImages({ images, prompt }: { images: string[]; prompt: string 
   )
 }
 
-function ReplyFooter({ message }: { message: UiMessage }) {
-  const { costRub, totalTokens, stopped, size, quantity, voice, format } = message.metadata
+/** '0,8 с', '12 с': how long a reply took. */
+export const secondsLabel = (ms: number) => `${(ms / 1000).toLocaleString('ru-RU', { maximumFractionDigits: ms < 10_000 ? 1 : 0 })} с`
+
+function ReplyFooter({ message, modelName }: { message: UiMessage; modelName?: (id: string) => string }) {
+  const { costRub, totalTokens, stopped, size, quantity, voice, format, model, elapsedMs } = message.metadata
   const parts: string[] = []
   if (size) parts.push(`${size.replace('x', '×')}${quantity && quantity > 1 ? ` × ${quantity}` : ''}`)
   if (voice) parts.push(`Голос ${voice}${format ? `, ${format.toUpperCase()}` : ''}`)
   if (typeof totalTokens === 'number' && totalTokens > 0) parts.push(`${formatInteger(totalTokens)} ${pluralRu(totalTokens, ['токен', 'токена', 'токенов'])}`)
   const stoppedNow = message.status === 'stopped' || stopped
-  if (!costRub && parts.length === 0 && !stoppedNow) return null
+  const done = !message.status || message.status === 'stopped' || message.status === 'failed'
+  if (!model && !costRub && parts.length === 0 && !stoppedNow) return null
   return (
     <div className="mt-1.5 flex flex-wrap items-center gap-x-3 gap-y-1 pl-1 text-xs text-slate-500">
+      {/* each answer says which model gave it: a chat may switch models on the way */}
+      {model && modelName && (
+        <span data-testid="reply-model" data-model-id={model} className="max-w-full truncate rounded-full bg-slate-100 px-2 py-0.5 font-medium text-slate-700" title={model}>
+          {modelName(model)}
+        </span>
+      )}
       {costRub !== undefined && (
         <span data-testid="reply-cost">
           Стоимость: <span className="font-medium text-slate-700 tabular-nums">{formatPrice(Number(costRub))}</span>
@@ -170,6 +180,15 @@ function ReplyFooter({ message }: { message: UiMessage }) {
       {parts.map((p) => (
         <span key={p}>{p}</span>
       ))}
+      {done && typeof elapsedMs === 'number' && (
+        <span
+          data-testid="reply-time"
+          className="tabular-nums"
+          title={typeof message.metadata.firstTokenMs === 'number' ? `Первый токен через ${secondsLabel(message.metadata.firstTokenMs)}` : undefined}
+        >
+          {secondsLabel(elapsedMs)}
+        </span>
+      )}
       {stoppedNow && (
         <span className="rounded-full bg-amber-50 px-2 py-0.5 font-medium text-amber-800 ring-1 ring-amber-200 ring-inset" data-testid="reply-stopped">
           Остановлено: оплачена только сгенерированная часть
@@ -179,13 +198,29 @@ function ReplyFooter({ message }: { message: UiMessage }) {
   )
 }
 
-function AssistantMessage({ message, prompt, actions, last }: { message: UiMessage; prompt: string; actions: MessageActions; last: boolean }) {
+function AssistantMessage({
+  message,
+  prompt,
+  actions,
+  last,
+  modelName,
+  compact,
+}: {
+  message: UiMessage
+  prompt: string
+  actions: MessageActions
+  last: boolean
+  modelName?: (id: string) => string
+  compact?: boolean
+}) {
   const waiting = (message.status === 'streaming' && !message.content && message.images.length === 0) || message.status === 'generating' || message.status === 'speaking'
   return (
-    <div className="flex gap-3" data-testid="assistant-message" data-status={message.status ?? 'done'}>
-      <span aria-hidden="true" className="mt-0.5 flex h-8 w-8 shrink-0 items-center justify-center rounded-full bg-indigo-50 text-indigo-600 ring-1 ring-indigo-100">
-        <SparklesIcon size={16} />
-      </span>
+    <div className="flex gap-3" data-testid="assistant-message" data-status={message.status ?? 'done'} data-last={last}>
+      {!compact && (
+        <span aria-hidden="true" className="mt-0.5 flex h-8 w-8 shrink-0 items-center justify-center rounded-full bg-indigo-50 text-indigo-600 ring-1 ring-indigo-100">
+          <SparklesIcon size={16} />
+        </span>
+      )}
       <div className="min-w-0 flex-1">
         <div className="min-w-0 rounded-2xl rounded-tl-md border border-slate-200 bg-white px-4 py-2.5 shadow-xs">
           {waiting ? (
@@ -212,7 +247,7 @@ function AssistantMessage({ message, prompt, actions, last }: { message: UiMessa
             </p>
           )}
         </div>
-        <ReplyFooter message={message} />
+        <ReplyFooter message={message} modelName={modelName} />
         {!message.status || message.status === 'stopped' || message.status === 'failed' ? (
           <div className="mt-0.5 flex gap-1" data-testid="message-actions">
             {message.content.trim() && <CopyMessageButton text={message.content} />}
@@ -334,15 +369,52 @@ function useStickToBottom(count: number, growth: unknown) {
     const el = ref.current
     if (el) pinned.current = el.scrollHeight - el.scrollTop - el.clientHeight < 80
   }
-  // pictures get their height only when they load
-  const onLoad = () => {
+  // Pictures get their height only when they load: a new generated picture is brought into view
+  // whole (with its download bar), once; other pictures keep the list at the bottom if it was there.
+  const revealed = useRef(new Set<string>())
+  const onLoad = (event: SyntheticEvent) => {
     const el = ref.current
-    if (el && pinned.current) el.scrollTop = el.scrollHeight
+    if (!el) return
+    const img = event.target
+    const figure = img instanceof HTMLImageElement ? img.closest<HTMLElement>('[data-testid="generated-image"]') : null
+    if (figure && img instanceof HTMLImageElement && !revealed.current.has(img.src) && figure.closest('[data-last="true"]')) {
+      revealed.current.add(img.src)
+      const margin = 12
+      const box = el.getBoundingClientRect()
+      // a picture taller than the conversation's visible height (a phone) is shown smaller, to fit whole
+      const room = box.height - 2 * margin - (figure.getBoundingClientRect().height - img.getBoundingClientRect().height)
+      if (img.getBoundingClientRect().height > room) img.style.maxHeight = `${Math.max(120, Math.floor(room))}px`
+      const fig = figure.getBoundingClientRect()
+      if (fig.top < box.top + margin) el.scrollTop -= box.top + margin - fig.top
+      else if (fig.bottom > box.bottom - margin) el.scrollTop += Math.min(fig.bottom - box.bottom + margin, fig.top - box.top - margin)
+      pinned.current = el.scrollHeight - el.scrollTop - el.clientHeight < 80
+      return
+    }
+    if (pinned.current) el.scrollTop = el.scrollHeight
   }
   return { ref, onScroll, onLoad }
 }
 
-export function MessageList({ messages, loading, empty, actions }: { messages: UiMessage[]; loading: boolean; empty: ReactNode; actions: MessageActions }) {
+export function MessageList({
+  messages,
+  loading,
+  empty,
+  actions,
+  modelName,
+  label,
+  compact,
+}: {
+  messages: UiMessage[]
+  loading: boolean
+  empty: ReactNode
+  actions: MessageActions
+  /** a model id as the customer knows it, for the label under each answer */
+  modelName?: (id: string) => string
+  /** the list's accessible name (a comparison has one per model) */
+  label?: string
+  /** a narrow column (a comparison): no avatars, less padding */
+  compact?: boolean
+}) {
   const last = messages.at(-1)
   const { ref, onScroll, onLoad } = useStickToBottom(messages.length, `${last?.content.length}:${last?.images.length}:${last?.status}`)
   return (
@@ -350,10 +422,12 @@ export function MessageList({ messages, loading, empty, actions }: { messages: U
       ref={ref}
       onScroll={onScroll}
       onLoadCapture={onLoad}
-      className="min-h-0 flex-1 overflow-y-auto px-3 py-4 sm:px-5"
+      className={cn('min-h-0 flex-1 overflow-y-auto', compact ? 'px-3 py-3' : 'px-3 py-4 sm:px-5')}
       data-testid="message-list"
       aria-live="polite"
       aria-busy={loading}
+      role="log"
+      aria-label={label ?? 'Сообщения чата'}
     >
       {loading ? (
         <div className="flex h-full items-center justify-center text-slate-400">
@@ -367,7 +441,15 @@ export function MessageList({ messages, loading, empty, actions }: { messages: U
             m.role === 'user' ? (
               <UserMessage key={m.key} message={m} actions={actions} />
             ) : (
-              <AssistantMessage key={m.key} message={m} prompt={messages[i - 1]?.content ?? ''} actions={actions} last={i === messages.length - 1} />
+              <AssistantMessage
+                key={m.key}
+                message={m}
+                prompt={messages[i - 1]?.content ?? ''}
+                actions={actions}
+                last={i === messages.length - 1}
+                modelName={modelName}
+                compact={compact}
+              />
             ),
           )}
         </div>

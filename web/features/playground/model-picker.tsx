@@ -2,17 +2,17 @@
 // plain select that cannot hold hundreds of models. ARIA combobox pattern (an editable input with
 // a listbox popup): arrows move, Enter picks, Escape closes and restores the chosen model's name.
 import { type KeyboardEvent, useEffect, useId, useMemo, useRef, useState } from 'react'
-import { formatPrice } from '../../../src/content/format'
+import { formatPerMillion, formatPrice, PER_MILLION_TOKENS, PER_OUTPUT_IMAGE } from '../../../src/content/format'
 import { providerLabel, providerOf } from '../../../src/content/models/catalog'
 import { ChevronDownIcon } from '../../components/icons'
 import { inputClasses } from '../../components/input'
 import { cn } from '../../lib/cn'
 import { isImageCapable, isSpeechModel, isVariablePrice, type PlaygroundModel, rubles } from './models'
 
-/** The price a customer compares models by: a picture for drawing models, 1M characters for speech models, else 1K prompt tokens. */
+/** The price a customer compares models by: a picture drawn for image models, 1M characters for speech models, else 1M tokens in and out. */
 export function pickerPrice(model: PlaygroundModel): string {
   const drawn = rubles(model.pricing.image_output)
-  if (isImageCapable(model) && drawn !== null && drawn > 0) return `${formatPrice(drawn)} за изображение`
+  if (isImageCapable(model) && drawn !== null && drawn > 0) return `${formatPrice(drawn)} ${PER_OUTPUT_IMAGE}`
   const perChar = rubles(model.pricing.character)
   if (isSpeechModel(model) && perChar) return `${formatPrice(perChar * 1_000_000)} за 1M символов`
   if (isVariablePrice(model.pricing.prompt)) return 'цена зависит от запроса'
@@ -20,7 +20,7 @@ export function pickerPrice(model: PlaygroundModel): string {
   const completion = rubles(model.pricing.completion)
   if (prompt === null) return ''
   if (prompt === 0 && (completion ?? 0) === 0) return 'бесплатно'
-  return `${formatPrice(prompt * 1000)} / ${formatPrice((completion ?? 0) * 1000)} за 1K токенов`
+  return `${formatPerMillion(prompt)} / ${formatPerMillion(completion ?? 0)} ${PER_MILLION_TOKENS}`
 }
 
 const label = (m: PlaygroundModel) => m.name || m.id

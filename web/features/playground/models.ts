@@ -113,6 +113,13 @@ export function attachKinds(model: PlaygroundModel): AttachKinds {
 export const isChatModel = (model: PlaygroundModel) => model.capabilities?.embeddings !== true && model.capabilities?.transcription !== true
 
 export const isSpeechModel = (model: PlaygroundModel) => model.capabilities?.speech === true
+
+/**
+ * What a comparison can put side by side: models that answer a chat with text — not voice models,
+ * and not those that only draw (a picture model with no price for written tokens, like FLUX).
+ */
+export const answersText = (model: PlaygroundModel) =>
+  isChatModel(model) && !isSpeechModel(model) && !(model.capabilities?.image === true && (rubles(model.pricing?.completion) ?? 0) === 0)
 export const isTranscriptionModel = (model: PlaygroundModel) => model.capabilities?.transcription === true
 
 // ─── prices ──────────────────────────────────────────────────────────────────

@@ -1,7 +1,7 @@
 // What the selected model is and costs, and the request settings: the right-hand column on a
 // desktop, the «Модель и настройки» drawer on a phone (playground-page.tsx decides).
 import { type ReactNode, useId, useState } from 'react'
-import { formatPrice } from '../../../src/content/format'
+import { formatPrice, PER_INPUT_IMAGE, PER_MILLION, PER_MILLION_TOKENS, PER_OUTPUT_IMAGE } from '../../../src/content/format'
 import { Card } from '../../components/card'
 import { AlertCircleIcon, ChevronDownIcon, InfoIcon } from '../../components/icons'
 import { inputClasses, textareaClasses } from '../../components/input'
@@ -22,6 +22,8 @@ function PanelHeader({ icon, title, aside }: { icon: ReactNode; title: string; a
     </div>
   )
 }
+
+const capitalise = (s: string) => s.charAt(0).toUpperCase() + s.slice(1)
 
 /** A ruble price by the spec's rule, or what stands in for one. */
 function priceLabel(value: string | undefined, scale = 1): string {
@@ -105,12 +107,15 @@ export function ModelInfoPanel({ model, open, onToggle }: { model: PlaygroundMod
               <PriceRow label="Текст" value={model.pricing.character ?? model.pricing.prompt} unit="за 1M символов" scale={1_000_000} testId="price-character" />
             ) : (
               <>
-                <PriceRow label="Промпт" value={model.pricing.prompt} unit="за 1K токенов" scale={1000} testId="price-prompt" />
-                <PriceRow label="Ответ" value={model.pricing.completion} unit="за 1K токенов" scale={1000} testId="price-completion" />
+                <PriceRow label="Промпт" value={model.pricing.prompt} unit={PER_MILLION_TOKENS} scale={PER_MILLION} testId="price-prompt" />
+                <PriceRow label="Ответ" value={model.pricing.completion} unit={PER_MILLION_TOKENS} scale={PER_MILLION} testId="price-completion" />
               </>
             )}
-            {rubles(model.pricing.image) !== null && rubles(model.pricing.image)! > 0 && <PriceRow label="Картинка на входе" value={model.pricing.image} unit="за шт." />}
-            {(rubles(model.pricing.image_output) ?? 0) > 0 && <PriceRow label="Картинка на выходе" value={model.pricing.image_output} unit="за шт." testId="price-image-output" />}
+            {/* a picture's price: the unit is the label, so it never wraps beside the figure */}
+            {(rubles(model.pricing.image_output) ?? 0) > 0 && <PriceRow label={capitalise(PER_OUTPUT_IMAGE)} value={model.pricing.image_output} testId="price-image-output" />}
+            {rubles(model.pricing.image) !== null && rubles(model.pricing.image)! > 0 && (
+              <PriceRow label={capitalise(PER_INPUT_IMAGE)} value={model.pricing.image} testId="price-image-input" />
+            )}
             {rubles(model.pricing.request) !== null && rubles(model.pricing.request)! > 0 && <PriceRow label="Запрос" value={model.pricing.request} />}
           </dl>
         </div>
@@ -202,6 +207,7 @@ export function SettingsPanel({
   imageEstimate,
   imageEstimateHint,
   speechMode = false,
+  comparing = false,
   onModel,
   onMode,
   onSettings,
@@ -219,6 +225,8 @@ export function SettingsPanel({
   imageEstimateHint: string
   /** the model voices text: it has no chat parameters (voice and format are in the voice panel) */
   speechMode?: boolean
+  /** a comparison: each column picks its model, the panel holds only what they share */
+  comparing?: boolean
   onModel: (id: string) => void
   onMode: (mode: 'chat' | 'image') => void
   onSettings: (patch: Partial<Settings>) => void
@@ -234,20 +242,23 @@ export function SettingsPanel({
   return (
     <Card className="space-y-5 p-4" data-testid="settings-panel">
       <PanelHeader icon={<SlidersIcon size={16} />} title="Настройки" />
-      <div className="space-y-1.5">
-        <label htmlFor={modelSelectId} className="text-sm font-medium text-slate-700">
-          Модель
-        </label>
-        <ModelPicker id={modelSelectId} models={models} value={modelId} loading={loading} disabled={disabled} onChange={onModel} />
-        {failed && (
-          <p role="alert" className="flex gap-1.5 text-xs leading-5 text-red-600">
-            <AlertCircleIcon size={14} className="mt-0.5 shrink-0" />
-            {MODELS_LOAD_ERROR}
-          </p>
-        )}
-      </div>
+      {comparing && <p className="text-sm leading-5 text-slate-600">Общие для всех моделей сравнения; модель выбирается над каждой колонкой.</p>}
+      {!comparing && (
+        <div className="space-y-1.5">
+          <label htmlFor={modelSelectId} className="text-sm font-medium text-slate-700">
+            Модель
+          </label>
+          <ModelPicker id={modelSelectId} models={models} value={modelId} loading={loading} disabled={disabled} onChange={onModel} />
+          {failed && (
+            <p role="alert" className="flex gap-1.5 text-xs leading-5 text-red-600">
+              <AlertCircleIcon size={14} className="mt-0.5 shrink-0" />
+              {MODELS_LOAD_ERROR}
+            </p>
+          )}
+        </div>
+      )}
 
-      {imageCapable && (
+      {imageCapable && !comparing && (
         <div role="radiogroup" aria-label="Режим" className="grid grid-cols-2 gap-1 rounded-lg bg-slate-100 p-1">
           {(
             [
@@ -277,7 +288,7 @@ export function SettingsPanel({
         <p className="text-sm leading-5 text-slate-600" data-testid="speech-mode-note">
           Модель озвучивает текст из поля ввода: ответ — аудио, его можно прослушать и скачать. Голос и формат — в панели «Голос».
         </p>
-      ) : mode === 'image' && imageCapable ? (
+      ) : mode === 'image' && imageCapable && !comparing ? (
         <div className="space-y-4" data-testid="image-settings" id={paramsId}>
           <div className="grid grid-cols-2 gap-3">
             <div className="space-y-1.5">
@@ -350,9 +361,11 @@ export function SettingsPanel({
           <Range
             label="Максимум токенов"
             value={settings.maxTokens}
-            min={100}
+            // «Уменьшить ответ до N токенов» may set a value off the spec's grid of 100: the slider
+            // keeps it (and steps by one) until it is moved back onto the grid
+            min={Math.min(100, settings.maxTokens)}
             max={4000}
-            step={100}
+            step={settings.maxTokens % 100 === 0 ? 100 : 1}
             disabled={disabled}
             format={(v) => v.toLocaleString('ru-RU')}
             onChange={(maxTokens) => onSettings({ maxTokens })}

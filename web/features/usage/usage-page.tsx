@@ -1,5 +1,5 @@
 import { type ReactNode, useState } from 'react'
-import { formatInteger, formatPrice } from '../../../src/content/format'
+import { formatInteger, formatRubles } from '../../../src/content/format'
 import { Button, ButtonLink } from '../../components/button'
 import { Card } from '../../components/card'
 import { ActivityIcon, ChartIcon, CoinsIcon, FileTextIcon, HashIcon } from '../../components/icons'
@@ -95,7 +95,7 @@ export function UsagePage() {
       <div className={cn('space-y-6 transition-opacity', stale && 'opacity-60')} aria-busy={stale || undefined}>
         <section aria-label="Итоги периода" className="grid grid-cols-1 gap-4 sm:grid-cols-3">
           <StatCard label="Потрачено" icon={<CoinsIcon size={15} />} testId="usage-total-cost">
-            {formatPrice(data.totalCost)}
+            {formatRubles(data.totalCost)}
           </StatCard>
           <StatCard label="Токенов" icon={<HashIcon size={15} />} testId="usage-total-tokens">
             {formatInteger(data.totalTokens)}
