@@ -20,13 +20,8 @@ export function signedPrice(value: string | number): string {
   return `${n > 0 ? '+' : n < 0 ? '-' : ''}${price(Math.abs(n))}`
 }
 
-// Token prices per 1M tokens, pictures priced by direction — the web's words (issue 29). When
-// src/content/format.ts names them (PER_MILLION_TOKENS, PER_INPUT_IMAGE, PER_OUTPUT_IMAGE), these
-// become re-exports of those.
-export const PER_MILLION = 1_000_000
-export const PER_MILLION_TOKENS = 'за 1M токенов'
-export const PER_INPUT_IMAGE = 'за входное изображение'
-export const PER_OUTPUT_IMAGE = 'за сгенерированное изображение'
+// Token prices per 1M tokens, pictures priced by direction: the web's words.
+export { PER_INPUT_IMAGE, PER_MILLION, PER_MILLION_TOKENS, PER_OUTPUT_IMAGE } from '../../src/content/format'
 
 export const integer = (n: number) => plain(new Intl.NumberFormat(LOCALE).format(n))
 
