@@ -13,6 +13,11 @@
 //   bun bench/gateway.ts --budgets        # the gateway side through a team key with a key budget and a
 //                                         # member budget in force (issue 23): every request reserves and
 //                                         # settles on three levels; compare with a run without it
+//   bun bench/gateway.ts --store pg --profile  # and, per PostgreSQL scenario, where the time goes
+//                                         # (bench/pg-profile.ts: statements and transactions per request,
+//                                         # pool states and lock waits sampled, WAL, PostgreSQL's CPU)
+//   bun bench/gateway.ts --store pg --durable  # the cluster on disk with fsync and synchronous commit
+//                                         # on, like a production one (default: the tests' cluster, both off)
 //
 // The fake upstream answers instantly (tokenDelayMs 0), so what differs between the two paths is
 // the gateway itself: auth, validation, the hold and settle transactions, the usage row, the relay.
@@ -23,8 +28,9 @@
 // the figures (1 only if the bench itself could not run); each target prints PASS or MISS.
 import { readFileSync } from 'node:fs'
 import { startGateway, TEST_RATE, UPSTREAM_KEY } from '../src/test-support/gateway'
-import { startPostgres } from '../src/test-support/postgres'
+import { startPostgres, type TestPostgres } from '../src/test-support/postgres'
 import { startServer, type TestServer } from '../src/test-support/server'
+import { type PgProfiler, pgProfiler } from './pg-profile'
 
 // ---------------------------------------------------------------- settings
 
@@ -35,7 +41,9 @@ function parseArgs(argv: string[]) {
   let protocols: Protocol[] | undefined
   let store: 'sqlite' | 'pg' = 'sqlite'
   let budgets = false
-  const usage = 'usage: bun bench/gateway.ts [--quick] [--requests N] [--warmup N] [--protocols chat,responses,messages] [--store sqlite|pg] [--budgets]'
+  let profile = false
+  let durable = false
+  const usage = 'usage: bun bench/gateway.ts [--quick] [--requests N] [--warmup N] [--protocols chat,responses,messages] [--store sqlite|pg] [--budgets] [--profile] [--durable]'
   const intArg = (name: string, raw: string | undefined, min: number, max: number) => {
     const n = Number(raw)
     if (!Number.isInteger(n) || n < min || n > max) {
@@ -49,6 +57,8 @@ function parseArgs(argv: string[]) {
     const value = () => (a.includes('=') ? a.slice(a.indexOf('=') + 1) : argv[++i])
     if (a === '--quick') quick = true
     else if (a === '--budgets') budgets = true
+    else if (a === '--profile') profile = true
+    else if (a === '--durable') durable = true
     else if (a === '--requests' || a.startsWith('--requests=')) requests = intArg('requests', value(), 10, 1_000_000)
     else if (a === '--warmup' || a.startsWith('--warmup=')) warmup = intArg('warmup', value(), 0, 1_000_000)
     else if (a === '--protocols' || a.startsWith('--protocols=')) {
@@ -79,6 +89,8 @@ function parseArgs(argv: string[]) {
     quick,
     store,
     budgets,
+    profile,
+    durable,
     // With --store pg three setups run back to back: chat only unless asked otherwise.
     protocols: protocols ?? (store === 'pg' ? (['chat'] as Protocol[]) : [...PROTOCOLS]),
     // Requests per side and mode before anything is measured, so both processes run JIT-compiled code.
@@ -417,7 +429,7 @@ function report(results: ScenarioResult[]) {
 
 // ---------------------------------------------------------------- main
 
-type Setup = { name: string; env: Record<string, string>; instances: number }
+type Setup = { name: string; env: Record<string, string>; instances: number; pg?: TestPostgres }
 
 /** One setup measured: its gateway(s) started, the scenarios run, the books checked, then stopped. */
 async function measure(setup: Setup): Promise<ScenarioResult[]> {
@@ -472,10 +484,22 @@ async function measure(setup: Setup): Promise<ScenarioResult[]> {
     }
 
     const results: ScenarioResult[] = []
-    for (const protocol of SETTINGS.protocols) {
-      const [direct, gateway] = targets(protocol)
-      for (const mode of ['plain', 'stream'] as const) results.push(await scenario(direct, gateway, mode, 1, SETTINGS.c1.requests, SETTINGS.c1.batch))
-      for (const mode of ['plain', 'stream'] as const) results.push(await scenario(direct, gateway, mode, CONCURRENCY_HIGH, SETTINGS.c64.requests, SETTINGS.c64.batch))
+    // --profile: each PostgreSQL scenario's own profile, printed under its line.
+    const profiler: PgProfiler | undefined = SETTINGS.profile && setup.pg ? await pgProfiler(setup.env.DATABASE_URL!, setup.pg.pids) : undefined
+    const run = async (...args: Parameters<typeof scenario>) => {
+      await profiler?.start()
+      const r = await scenario(...args)
+      if (profiler) console.log((await profiler.stop(r.gatewayRequests)).join('\n'))
+      results.push(r)
+    }
+    try {
+      for (const protocol of SETTINGS.protocols) {
+        const [direct, gateway] = targets(protocol)
+        for (const mode of ['plain', 'stream'] as const) await run(direct, gateway, mode, 1, SETTINGS.c1.requests, SETTINGS.c1.batch)
+        for (const mode of ['plain', 'stream'] as const) await run(direct, gateway, mode, CONCURRENCY_HIGH, SETTINGS.c64.requests, SETTINGS.c64.batch)
+      }
+    } finally {
+      await profiler?.close()
     }
     report(results)
     // Tick accounting is coarse (10 ms per process and CPU), so small negative values mean "none".
@@ -588,9 +612,13 @@ async function main() {
     const setups: Setup[] = [{ name: 'SQLite', env: {}, instances: 1 }]
     if (SETTINGS.store === 'pg') {
       // Debian's PostgreSQL in a throwaway cluster (the test harness's), one database per setup.
-      pg = await startPostgres()
-      setups.push({ name: 'PostgreSQL ×1', env: { DATABASE_URL: await pg.createDatabase() }, instances: 1 })
-      setups.push({ name: 'PostgreSQL ×2', env: { DATABASE_URL: await pg.createDatabase() }, instances: 2 })
+      pg = await startPostgres({
+        durable: SETTINGS.durable,
+        settings: SETTINGS.profile ? ['shared_preload_libraries=pg_stat_statements', 'pg_stat_statements.track=all'] : [],
+      })
+      console.log(`PostgreSQL cluster in ${pg.dir}${SETTINGS.durable ? ' (durable: fsync, synchronous commit, full-page writes on)' : ' (fsync and synchronous commit off)'}`)
+      setups.push({ name: 'PostgreSQL ×1', env: { DATABASE_URL: await pg.createDatabase() }, instances: 1, pg })
+      setups.push({ name: 'PostgreSQL ×2', env: { DATABASE_URL: await pg.createDatabase() }, instances: 2, pg })
     }
     const all: Array<{ setup: Setup; results: ScenarioResult[] }> = []
     for (const setup of setups) all.push({ setup, results: await measure(setup) })

@@ -29,6 +29,8 @@ export type TestPostgres = {
   freeze(): void
   /** SIGCONT: the frozen cluster goes on. */
   thaw(): void
+  /** Every process of the cluster now (the postmaster first): a bench reads their CPU from /proc. */
+  pids(): number[]
 }
 
 /** The postmaster (first line of postmaster.pid) and its children: every process of the cluster. */
@@ -206,10 +208,21 @@ function postgresUser(): { uid: number; gid: number } {
   return { uid: Number(uid), gid: Number(gid) }
 }
 
-export async function startPostgres(): Promise<TestPostgres> {
+export type PostgresOptions = {
+  /**
+   * A cluster configured like a production one (bench/gateway.ts): on disk beside the SQLite file
+   * (the temp directory, not memory), with fsync, synchronous commit, full-page writes and the
+   * default WAL level. Tests keep all of that off: nothing of theirs must survive a crash.
+   */
+  durable?: boolean
+  /** Further server settings (`name=value`), e.g. shared_preload_libraries for a profile. */
+  settings?: string[]
+}
+
+export async function startPostgres(opts: PostgresOptions = {}): Promise<TestPostgres> {
   const bin = findPostgresBin()
   const owner = asRoot() ? postgresUser() : undefined
-  const dir = mkdtempSync(join(clusterParent(), 'gateway-pg-'))
+  const dir = mkdtempSync(join(opts.durable ? (process.env.TEST_PG_TMPDIR ?? tmpdir()) : clusterParent(), 'gateway-pg-'))
   const data = join(dir, 'data')
   const logFile = join(dir, 'postgres.log')
   try {
@@ -224,13 +237,18 @@ export async function startPostgres(): Promise<TestPostgres> {
         `-k ${dir}`, // the unix socket lives in our directory, not in /var/run/postgresql
         '-h 127.0.0.1',
         `-p ${port}`,
-        '-F', // fsync off
-        '-c synchronous_commit=off',
-        '-c full_page_writes=off',
+        ...(opts.durable
+          ? []
+          : [
+              '-F', // fsync off
+              '-c synchronous_commit=off',
+              '-c full_page_writes=off',
+              '-c wal_level=minimal', // no replicas: bulk writes and CREATE DATABASE skip most WAL
+              '-c max_wal_senders=0',
+            ]),
         '-c max_connections=300',
-        '-c wal_level=minimal', // no replicas: bulk writes and CREATE DATABASE skip most WAL
-        '-c max_wal_senders=0',
         '-c shared_buffers=64MB',
+        ...(opts.settings ?? []).map((s) => `-c ${s}`),
       ].join(' ')
       try {
         await run([join(bin, 'pg_ctl'), 'start', '-D', data, '-l', logFile, '-w', '-t', String(START_TIMEOUT_MS / 1000), '-o', options], dir)
@@ -264,6 +282,7 @@ export async function startPostgres(): Promise<TestPostgres> {
         },
         freeze: () => signal('SIGSTOP'),
         thaw: () => signal('SIGCONT'),
+        pids: () => clusterPids(data),
         async stop() {
           if (stopped) return
           stopped = true
