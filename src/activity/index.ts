@@ -1,6 +1,7 @@
 import { Elysia, t } from 'elysia'
 import type { AuthGuard } from '../auth/guard'
 import { moscowDay } from '../billing/days'
+import { csvDownload } from '../lib/csv'
 import { envelope, errors, ok } from '../lib/http'
 import { ActivityDetail, ActivityExportQuery, ActivityFilters, ActivityPage, ActivityParams, ActivityQuery } from './model'
 import type { ActivityService } from './service'
@@ -24,23 +25,12 @@ export function activityRoutes(activity: ActivityService, guard: AuthGuard) {
       response: { 200: envelope(ActivityFilters), ...errors(401, 403, 404) },
       detail: { summary: 'Варианты фильтров журнала: ключи, модели, участники команды' },
     })
-    .get(
-      '/export',
-      ({ acting, query }) =>
-        new Response(activity.csv(acting, query), {
-          headers: {
-            'content-type': 'text/csv; charset=utf-8',
-            'content-disposition': `attachment; filename="activity-${moscowDay(new Date())}.csv"`,
-            'cache-control': 'no-store',
-          },
-        }),
-      {
-        account: 'usage.own',
-        query: ActivityExportQuery,
-        response: { 200: t.String({ description: 'CSV (RFC 4180, UTF-8 с BOM)' }), ...errors(400, 401, 403, 404) },
-        detail: { summary: 'Журнал запросов с теми же фильтрами в CSV (RFC 4180, UTF-8 с BOM), новые сверху', description: FILTERS },
-      },
-    )
+    .get('/export', ({ acting, query }) => csvDownload(activity.csv(acting, query), `activity-${moscowDay(new Date())}.csv`), {
+      account: 'usage.own',
+      query: ActivityExportQuery,
+      response: { 200: t.String({ description: 'CSV (RFC 4180, UTF-8 с BOM)' }), ...errors(400, 401, 403, 404) },
+      detail: { summary: 'Журнал запросов с теми же фильтрами в CSV (RFC 4180, UTF-8 с BOM), новые сверху', description: FILTERS },
+    })
     .get('/:id', async ({ acting, params }) => ok(await activity.detail(acting, params.id)), {
       account: 'usage.own',
       params: ActivityParams,

@@ -1,6 +1,7 @@
 import { Elysia, t } from 'elysia'
 import type { AuthGuard } from '../auth/guard'
 import type { Db } from '../db/client'
+import { csvDownload } from '../lib/csv'
 import { envelope, errors, ok } from '../lib/http'
 import { moscowDay } from './days'
 import {
@@ -66,21 +67,10 @@ export function billingRoutes(db: Db, guard: AuthGuard) {
         summary: 'Статистика запросов к /v1 с даты startDate (ISO; без неё — за всё время): итоги, по дням, по моделям, последние запросы',
       },
     })
-    .get(
-      '/usage/export',
-      ({ acting, query }) =>
-        new Response(usageCsv(db, usageScope(acting), sinceOf(query.startDate), query), {
-          headers: {
-            'content-type': 'text/csv; charset=utf-8',
-            'content-disposition': `attachment; filename="usage-${moscowDay(new Date())}.csv"`,
-            'cache-control': 'no-store',
-          },
-        }),
-      {
-        account: 'usage.own',
-        query: ExportQuery,
-        response: { 200: t.String({ description: 'CSV (RFC 4180, UTF-8 с BOM)' }), ...errors(400, 401, 403, 404) },
-        detail: { summary: 'Выгрузка запросов периода в CSV для Excel и Google Таблиц' },
-      },
-    )
+    .get('/usage/export', ({ acting, query }) => csvDownload(usageCsv(db, usageScope(acting), sinceOf(query.startDate), query), `usage-${moscowDay(new Date())}.csv`), {
+      account: 'usage.own',
+      query: ExportQuery,
+      response: { 200: t.String({ description: 'CSV (RFC 4180, UTF-8 с BOM)' }), ...errors(400, 401, 403, 404) },
+      detail: { summary: 'Выгрузка запросов периода в CSV для Excel и Google Таблиц' },
+    })
 }

@@ -24,3 +24,9 @@ export const CSV_BOM = '\uFEFF'
 const MSK_OFFSET_MS = 3 * 3600 * 1000
 /** '2026-11-21 14:03:05' in Moscow time: a spreadsheet recognises it as a date. */
 export const csvMoscowTime = (d: Date) => new Date(+d + MSK_OFFSET_MS).toISOString().slice(0, 19).replace('T', ' ')
+
+/** A CSV answered as a download named `filename` (never cached: it is the account's own data). */
+export const csvDownload = (body: ConstructorParameters<typeof Response>[0], filename: string) =>
+  new Response(body, {
+    headers: { 'content-type': 'text/csv; charset=utf-8', 'content-disposition': `attachment; filename="${filename}"`, 'cache-control': 'no-store' },
+  })
