@@ -6,7 +6,8 @@ import { type BudgetState, remainingMicros, spentNow } from '../billing/budgets'
 import type { HoldLevel } from '../billing/holds'
 import { moscowDateTimeRu, nextReset, PERIOD_PHRASES, periodStart } from '../billing/periods'
 import { insufficientBalance, OpenAIError } from '../lib/errors'
-import { formatMicros, microsToRub } from '../lib/money'
+import { formatPrice } from '../content/format'
+import { microsToRub } from '../lib/money'
 import type { Caller } from './callers'
 
 export type Binding = { level: HoldLevel; remainingMicros: number }
@@ -60,7 +61,9 @@ export function refusal(caller: Caller, level: HoldLevel, at: number, balanceMes
   const left = Math.max(0, b.limitMicros ?? 0) - spentNow(b, at)
   // Exhausted, or not enough left for this request's worst case (what is held until it ends).
   const state = left <= 0 ? 'исчерпан' : 'не покрывает этот запрос'
-  const limit = `лимит ${formatMicros(b.limitMicros ?? 0)} ₽ ${PERIOD_PHRASES[b.period]}${left > 0 ? `, осталось ${formatMicros(left)} ₽` : ''}`
+  // ru-RU numbers by the price rule (issue 29): a small remainder keeps its digits.
+  const rub = (micros: number) => formatPrice(micros / 1e6)
+  const limit = `лимит ${rub(b.limitMicros ?? 0)} ${PERIOD_PHRASES[b.period]}${left > 0 ? `, осталось ${rub(left)}` : ''}`
   const when = reset === null ? 'Бюджет без периода не обновляется.' : `Бюджет обновится ${moscowDateTimeRu(reset)}.`
   const [message, action] =
     level === 'key'

@@ -494,7 +494,7 @@ describe('a key budget on /v1 (the old monthly limit is a month budget)', () => 
     expect(res.body).toEqual({
       error: {
         message: expect.stringMatching(
-          /^Бюджет API-ключа «Дешёвый» не покрывает этот запрос: лимит 0\.01 ₽ в месяц, осталось 0\.01 ₽\. Бюджет обновится 01\.\d\d\.\d{4} 00:00 МСК\. Уменьшите max_tokens или увеличьте бюджет/,
+          /^Бюджет API-ключа «Дешёвый» не покрывает этот запрос: лимит 0,0100 ₽ в месяц, осталось 0,0100 ₽\. Бюджет обновится 01\.\d\d\.\d{4} 00:00 МСК\. Уменьшите max_tokens или увеличьте бюджет/,
         ),
         type: 'budget_exceeded',
         code: 'budget_exceeded',
@@ -543,7 +543,7 @@ describe('a key budget on /v1 (the old monthly limit is a month budget)', () => 
     expect(refusal!.body.error).toMatchObject({
       code: 'budget_exceeded',
       type: 'budget_exceeded',
-      message: expect.stringMatching(/^Бюджет API-ключа «test» (исчерпан|не покрывает этот запрос): лимит 0\.50 ₽ в месяц/),
+      message: expect.stringMatching(/^Бюджет API-ключа «test» (исчерпан|не покрывает этот запрос): лимит 0,5000 ₽ в месяц/),
       metadata: { level: 'key', limit_rub: 0.5, period: 'month' },
     })
 

@@ -119,7 +119,7 @@ describe('the 402 names the level and when it resets', () => {
         // 2028-02-29 is a Tuesday: the week resets on Monday 6 March, 00:00 MSK.
         metadata: { level: 'member', limit_rub: 0.001, period: 'week', spent_rub: 0, resets_at: '2028-03-05T21:00:00.000Z' },
       })
-      expect(res.body.error.message).toStartWith('Ваш бюджет в команде «Отказы» не покрывает этот запрос: лимит 0.001 ₽ в неделю, осталось 0.001 ₽.')
+      expect(res.body.error.message).toStartWith('Ваш бюджет в команде «Отказы» не покрывает этот запрос: лимит 0,001000 ₽ в неделю, осталось 0,001000 ₽.')
       expect(res.body.error.message).toContain('06.03.2028 00:00 МСК')
       expect(res.headers.get('x-should-retry')).toBe('false')
 
