@@ -22,12 +22,17 @@ export function useFillViewport<T extends HTMLElement>() {
       setHeight((h) => (h === next ? h : next))
     }
     measure()
-    // banners appearing or being dismissed move the page down or up
-    const observer = new ResizeObserver(measure)
-    observer.observe(document.body)
+    // Banners appearing or being dismissed move the page down or up. The body's size alone misses
+    // a banner that mounts in the same frame as our own resize (the body is back at the size last
+    // reported, so no notification): watch the layout's children above the page come and go too.
+    const resized = new ResizeObserver(measure)
+    resized.observe(document.body)
+    const mounted = new MutationObserver(measure)
+    for (let node = el.parentElement; node && node !== document.body; node = node.parentElement) mounted.observe(node, { childList: true })
     window.addEventListener('resize', measure)
     return () => {
-      observer.disconnect()
+      resized.disconnect()
+      mounted.disconnect()
       window.removeEventListener('resize', measure)
     }
   }, [])
