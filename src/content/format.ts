@@ -71,6 +71,9 @@ export function formatPrice(value: number | string | null | undefined): string {
   return `${decimals(n === 0 ? 2 : priceDigits(n)).format(n)} ₽`
 }
 
+/** Micro-rubles, the server's unit of money, by the same rule (the API's refusals quote them). */
+export const formatMicros = (micros: number): string => formatPrice(micros / 1_000_000)
+
 /** '0,43 ₽' for 1M tokens from a ruble price per token (add PER_MILLION_TOKENS where the unit is not said around it). */
 export function formatPerMillion(perToken: number | string | null | undefined): string {
   const n = toNumber(perToken)

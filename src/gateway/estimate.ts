@@ -10,6 +10,7 @@
 
 import { isVariable } from '../catalog/pricing'
 import type { ModelRow } from '../catalog/schema'
+import { formatMicros } from '../content/format'
 import { add, ceilUnits, type Dec, dec, floorDiv, isZero, mul, sub, toDecimalString } from '../lib/decimal'
 
 /** Below this many affordable completion tokens a request is refused rather than cut to nothing. */
@@ -188,10 +189,8 @@ export type Plan =
    */
   | { kind: 'refuse'; message: string; uncappable?: boolean; affordableTokens?: number }
 
-// Numbers in messages read the Russian way: '1 234,50 ₽', '1 234 токенов'.
-const rubFormat = new Intl.NumberFormat('ru-RU', { minimumFractionDigits: 2, maximumFractionDigits: 2 })
+// Numbers in messages read the Russian way: '1 234,50 ₽' (the price rule: nothing is '0,00 ₽'), '1 234 токенов'.
 const intFormat = new Intl.NumberFormat('ru-RU', { maximumFractionDigits: 0 })
-const rub = (micros: number): string => rubFormat.format(micros / 1_000_000)
 const NOT_ENOUGH = 'Недостаточно средств на балансе для этого запроса. Пополните баланс.'
 
 /** One candidate's bound: a fixed part, a price per completion token (all choices) and its completion cap. */
@@ -228,7 +227,7 @@ export function planHold(shape: RequestShape, availableMicros: number, rate: Dec
   const calls = shape.calls ?? 1
   if (shape.candidates.some((c) => hasVariablePrice(c.model))) {
     if (availableMicros < VARIABLE_PRICE_MIN_BALANCE_MICROS)
-      return { kind: 'refuse', message: `Недостаточно средств: для моделей с переменной ценой нужно не менее ${rub(VARIABLE_PRICE_MIN_BALANCE_MICROS)} ₽ на балансе.` }
+      return { kind: 'refuse', message: `Недостаточно средств: для моделей с переменной ценой нужно не менее ${formatMicros(VARIABLE_PRICE_MIN_BALANCE_MICROS)} на балансе.` }
     const holdMicros = Math.min(availableMicros, VARIABLE_PRICE_HOLD_MICROS)
     // The balance is charged the reported cost (never silently capped); a limit is never exceeded.
     return limited ? cappedVariable(shape, holdMicros, rate, markup) : { kind: 'hold', holdMicros, maxTokens: null }
@@ -305,7 +304,7 @@ function fixedRefusal(s: RequestShape, fixedMicros: number, availableMicros: num
   if (s.webResults > 0 || s.candidates.some((c) => c.variant === 'online')) lower.push('max_results веб-поиска')
   if (s.candidates.length > 1) lower.push('список запасных моделей (models)')
   lower.push('длину запроса')
-  return `Недостаточно средств: запрос может стоить до ${rub(fixedMicros)} ₽ ещё до ответа модели, а доступно ${rub(availableMicros)} ₽. Уменьшите ${lower.join(', ')} или пополните баланс.`
+  return `Недостаточно средств: запрос может стоить до ${formatMicros(fixedMicros)} ещё до ответа модели, а доступно ${formatMicros(availableMicros)}. Уменьшите ${lower.join(', ')} или пополните баланс.`
 }
 
 /** Under a limit, the completion cap sent with a variable-price request that names none. */
@@ -346,7 +345,7 @@ function cappedVariable(s: RequestShape, holdMicros: number, rate: Dec, markup: 
   const completion = budgetFemto / units
   if (completion < MIN_COMPLETION_CAP_FEMTO)
     return refuse(
-      `Лимита расходов (${rub(holdMicros)} ₽) не хватает на ответ модели с переменной ценой длиной до ${tokens} токенов. Уменьшите ${s.requestedTokens === undefined ? 'длину запроса' : 'max_tokens или длину запроса'} или увеличьте лимит.`,
+      `Лимита расходов (${formatMicros(holdMicros)}) не хватает на ответ модели с переменной ценой длиной до ${tokens} токенов. Уменьшите ${s.requestedTokens === undefined ? 'длину запроса' : 'max_tokens или длину запроса'} или увеличьте лимит.`,
     )
   const prompt = completion / PROMPT_SHARE
   const priceCap: PriceCap = { prompt: capString(prompt, true), completion: capString(completion, true), request: '0' }

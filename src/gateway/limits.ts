@@ -5,7 +5,7 @@ import type { BudgetCrossing } from '../billing/alerts'
 import { type BudgetState, remainingMicros, spentNow } from '../billing/budgets'
 import type { HoldLevel } from '../billing/holds'
 import { moscowDateTimeRu, nextReset, PERIOD_PHRASES, periodStart } from '../billing/periods'
-import { formatPrice } from '../content/format'
+import { formatMicros } from '../content/format'
 import { insufficientBalance, OpenAIError } from '../lib/errors'
 import { microsToRub } from '../lib/money'
 import type { Caller } from './callers'
@@ -62,8 +62,7 @@ export function refusal(caller: Caller, level: HoldLevel, at: number, balanceMes
   // Exhausted, or not enough left for this request's worst case (what is held until it ends).
   const state = left <= 0 ? 'исчерпан' : 'не покрывает этот запрос'
   // ru-RU numbers by the price rule (issue 29): a small remainder keeps its digits.
-  const rub = (micros: number) => formatPrice(microsToRub(micros))
-  const limit = `лимит ${rub(b.limitMicros ?? 0)} ${PERIOD_PHRASES[b.period]}${left > 0 ? `, осталось ${rub(left)}` : ''}`
+  const limit = `лимит ${formatMicros(b.limitMicros ?? 0)} ${PERIOD_PHRASES[b.period]}${left > 0 ? `, осталось ${formatMicros(left)}` : ''}`
   const when = reset === null ? 'Бюджет без периода не обновляется.' : `Бюджет обновится ${moscowDateTimeRu(reset)}.`
   const [message, action] =
     level === 'key'
