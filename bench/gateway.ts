@@ -18,6 +18,8 @@
 //                                         # pool states and lock waits sampled, WAL, PostgreSQL's CPU)
 //   bun bench/gateway.ts --store pg --durable  # the cluster on disk with fsync and synchronous commit
 //                                         # on, like a production one (default: the tests' cluster, both off)
+//   bun bench/gateway.ts --customers 1,64 # one hot customer, then 64 customers taking turns (issue 25):
+//                                         # the default with --store pg; SQLite alone measures one customer
 //
 // The fake upstream answers instantly (tokenDelayMs 0), so what differs between the two paths is
 // the gateway itself: auth, validation, the hold and settle transactions, the usage row, the relay.
@@ -30,9 +32,12 @@ import { readFileSync } from 'node:fs'
 import { startGateway, TEST_RATE, UPSTREAM_KEY } from '../src/test-support/gateway'
 import { startPostgres, type TestPostgres } from '../src/test-support/postgres'
 import { startServer, type TestServer } from '../src/test-support/server'
-import { type PgProfiler, pgProfiler } from './pg-profile'
+import { clusterCpuMs, type PgProfiler, pgProfiler } from './pg-profile'
 
 // ---------------------------------------------------------------- settings
+
+/** The most customers --customers may ask for (each is registered, and with --budgets gets a team). */
+const MAX_CUSTOMERS = 256
 
 function parseArgs(argv: string[]) {
   let quick = false
@@ -43,7 +48,9 @@ function parseArgs(argv: string[]) {
   let budgets = false
   let profile = false
   let durable = false
-  const usage = 'usage: bun bench/gateway.ts [--quick] [--requests N] [--warmup N] [--protocols chat,responses,messages] [--store sqlite|pg] [--budgets] [--profile] [--durable]'
+  let customers: number[] | undefined
+  const usage =
+    'usage: bun bench/gateway.ts [--quick] [--requests N] [--warmup N] [--protocols chat,responses,messages] [--store sqlite|pg] [--budgets] [--profile] [--durable] [--customers 1,64]'
   const intArg = (name: string, raw: string | undefined, min: number, max: number) => {
     const n = Number(raw)
     if (!Number.isInteger(n) || n < min || n > max) {
@@ -61,7 +68,10 @@ function parseArgs(argv: string[]) {
     else if (a === '--durable') durable = true
     else if (a === '--requests' || a.startsWith('--requests=')) requests = intArg('requests', value(), 10, 1_000_000)
     else if (a === '--warmup' || a.startsWith('--warmup=')) warmup = intArg('warmup', value(), 0, 1_000_000)
-    else if (a === '--protocols' || a.startsWith('--protocols=')) {
+    else if (a === '--customers' || a.startsWith('--customers=')) {
+      const v = value() ?? ''
+      customers = [...new Set(v.split(',').map((c) => intArg('customers', c.trim(), 1, MAX_CUSTOMERS)))]
+    } else if (a === '--protocols' || a.startsWith('--protocols=')) {
       const list = (value() ?? '').split(',').map((x) => x.trim())
       if (list.length === 0 || list.some((x) => !(PROTOCOLS as readonly string[]).includes(x))) {
         console.error(`--protocols takes a comma list of ${PROTOCOLS.join(', ')}`)
@@ -91,6 +101,9 @@ function parseArgs(argv: string[]) {
     budgets,
     profile,
     durable,
+    // Who sends: one hot customer (every request on the same balance row), and with --store pg also
+    // 64 customers in turn (the rows spread, as in service): lock waits versus per-request work.
+    customers: customers ?? (store === 'pg' ? [1, 64] : [1]),
     // With --store pg three setups run back to back: chat only unless asked otherwise.
     protocols: protocols ?? (store === 'pg' ? (['chat'] as Protocol[]) : [...PROTOCOLS]),
     // Requests per side and mode before anything is measured, so both processes run JIT-compiled code.
@@ -125,6 +138,8 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1]!
 }
 
+/** Scenario labels line up in the log: 'responses stream c64, 64 customers' is the longest. */
+const LABEL_WIDTH = 34
 const ms = (v: number, digits = 2) => (Number.isFinite(v) ? v.toFixed(digits) : 'n/a')
 const signedMs = (v: number) => (Number.isFinite(v) ? `${v >= 0 ? '+' : ''}${v.toFixed(2)}` : 'n/a')
 
@@ -155,6 +170,10 @@ let GATEWAY_PIDS: number[] = []
 /** CPU of every gateway instance together. */
 const gatewayCpuMs = () => GATEWAY_PIDS.reduce((sum, pid) => sum + cpuMs(pid), 0)
 
+/** PostgreSQL's processes while a PostgreSQL setup runs (its backends come and go: listed each time). */
+let DB_PIDS: (() => number[]) | null = null
+const dbCpuMs = () => (DB_PIDS ? clusterCpuMs(DB_PIDS()) : NaN)
+
 /** The 1-minute load average: other work on the box skews every figure, so the run reports it. */
 function loadAvg(): string {
   try {
@@ -177,8 +196,8 @@ function machineBusyMs(): number {
 
 // ---------------------------------------------------------------- one request
 
-/** Where requests go: one URL, or several instances taken in turn. */
-type Target = { name: 'direct' | 'gateway'; protocol: Protocol; urls: string[]; key: string; next: number }
+/** Where requests go: one URL, or several instances taken in turn; from one key, or several in turn. */
+type Target = { name: 'direct' | 'gateway'; protocol: Protocol; urls: string[]; keys: string[]; next: number }
 type Mode = 'plain' | 'stream'
 
 type Sample = { totalMs: number; ttfbMs: number }
@@ -193,6 +212,8 @@ class SideStats {
   /** CPU spent during this side's batches by the gateway process and by this (client + fake upstream) process. */
   cpuGatewayMs = 0
   cpuBenchMs = 0
+  /** …and by PostgreSQL's server processes (NaN on SQLite: its work is inside the gateway's). */
+  cpuDbMs = 0
 
   record(s: Sample) {
     this.completed++
@@ -218,6 +239,7 @@ class SideStats {
       rps: this.wallMs > 0 ? (this.completed / this.wallMs) * 1000 : NaN,
       cpuGatewayPerReq: this.cpuGatewayMs / (this.completed + this.errors),
       cpuBenchPerReq: this.cpuBenchMs / (this.completed + this.errors),
+      cpuDbPerReq: this.cpuDbMs / (this.completed + this.errors),
     }
   }
 }
@@ -243,10 +265,13 @@ const WELL_FORMED: Record<Protocol, { field: string; end: string[]; failed: stri
 async function once(target: Target, mode: Mode, body: string): Promise<Sample> {
   const shape = WELL_FORMED[target.protocol]
   const started = performance.now()
-  const url = target.urls[target.next++ % target.urls.length]!
+  // instances in turn, and each key on every instance in turn
+  const n = target.next++
+  const url = target.urls[n % target.urls.length]!
+  const key = target.keys[Math.floor(n / target.urls.length) % target.keys.length]!
   const res = await fetch(url, {
     method: 'POST',
-    headers: { authorization: `Bearer ${target.key}`, 'content-type': 'application/json' },
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
     body,
     signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
   })
@@ -303,11 +328,13 @@ async function batch(target: Target, mode: Mode, body: string, concurrency: numb
   const t0 = performance.now()
   const g0 = stats ? gatewayCpuMs() : 0
   const b0 = stats ? cpuMs('self') : 0
+  const db0 = stats ? dbCpuMs() : 0
   await Promise.all(Array.from({ length: Math.min(concurrency, count) }, worker))
   if (stats) {
     stats.wallMs += performance.now() - t0
     stats.cpuGatewayMs += gatewayCpuMs() - g0
     stats.cpuBenchMs += cpuMs('self') - b0
+    stats.cpuDbMs += dbCpuMs() - db0
   }
   return issued
 }
@@ -323,7 +350,8 @@ type ScenarioResult = {
 }
 
 async function scenario(direct: Target, gateway: Target, mode: Mode, concurrency: number, total: number, batchSize: number): Promise<ScenarioResult> {
-  const label = `${gateway.protocol === 'chat' ? '' : `${gateway.protocol} `}${mode} c${concurrency}`
+  const who = gateway.keys.length > 1 ? `, ${gateway.keys.length} customers` : ''
+  const label = `${gateway.protocol === 'chat' ? '' : `${gateway.protocol} `}${mode} c${concurrency}${who}`
   const body = requestBody(gateway.protocol, mode)
   const started = performance.now()
   const deadline = started + SCENARIO_CAP_MS
@@ -358,7 +386,7 @@ async function scenario(direct: Target, gateway: Target, mode: Mode, concurrency
   const result = { label, mode, concurrency, direct: d.summary(), gateway: g.summary(), timedOut, gatewayRequests }
   const errs = [d.firstError, g.firstError].filter(Boolean)
   console.log(
-    `  ${label.padEnd(19)} ${((performance.now() - started) / 1000).toFixed(1)} s, ` +
+    `  ${label.padEnd(LABEL_WIDTH)} ${((performance.now() - started) / 1000).toFixed(1)} s, ` +
       `${result.direct.n}+${result.gateway.n} measured, errors ${result.direct.errors}/${result.gateway.errors}` +
       `${timedOut ? ' — HIT THE 60 s CAP, sample truncated' : ''}${errs.length ? `\n    first error: ${errs.join(' | ')}` : ''}`,
   )
@@ -396,16 +424,18 @@ function report(results: ScenarioResult[]) {
     console.log('\nstreams, time to first body byte (ms):')
     for (const r of streams)
       console.log(
-        `  ${r.label.padEnd(19)} direct ${ms(r.direct.ttfbP50)} / ${ms(r.direct.ttfbP99)}   gateway ${ms(r.gateway.ttfbP50)} / ${ms(r.gateway.ttfbP99)}   added ${signedMs(r.gateway.ttfbP50 - r.direct.ttfbP50)} / ${signedMs(r.gateway.ttfbP99 - r.direct.ttfbP99)}`,
+        `  ${r.label.padEnd(LABEL_WIDTH)} direct ${ms(r.direct.ttfbP50)} / ${ms(r.direct.ttfbP99)}   gateway ${ms(r.gateway.ttfbP50)} / ${ms(r.gateway.ttfbP99)}   added ${signedMs(r.gateway.ttfbP50 - r.direct.ttfbP50)} / ${signedMs(r.gateway.ttfbP99 - r.direct.ttfbP99)}`,
       )
   }
 
   if (results.some((r) => Number.isFinite(r.gateway.cpuGatewayPerReq))) {
-    console.log('\nCPU per request, ms (gateway process | this process = load generator + fake upstream):')
+    const db = results.some((r) => Number.isFinite(r.gateway.cpuDbPerReq))
+    console.log(`\nCPU per request, ms (gateway process | this process = load generator + fake upstream${db ? ' | PostgreSQL' : ''}):`)
+    const dbCell = (v: number) => (db ? ` | ${ms(v, 3)}` : '')
     for (const r of results)
       console.log(
-        `  ${r.label.padEnd(19)} direct: ${ms(r.direct.cpuGatewayPerReq, 3)} | ${ms(r.direct.cpuBenchPerReq, 3)}   ` +
-          `via gateway: ${ms(r.gateway.cpuGatewayPerReq, 3)} | ${ms(r.gateway.cpuBenchPerReq, 3)}`,
+        `  ${r.label.padEnd(LABEL_WIDTH)} direct: ${ms(r.direct.cpuGatewayPerReq, 3)} | ${ms(r.direct.cpuBenchPerReq, 3)}${dbCell(r.direct.cpuDbPerReq)}   ` +
+          `via gateway: ${ms(r.gateway.cpuGatewayPerReq, 3)} | ${ms(r.gateway.cpuBenchPerReq, 3)}${dbCell(r.gateway.cpuDbPerReq)}`,
       )
   }
 
@@ -434,7 +464,9 @@ type Setup = { name: string; env: Record<string, string>; instances: number; pg?
 /** One setup measured: its gateway(s) started, the scenarios run, the books checked, then stopped. */
 async function measure(setup: Setup): Promise<ScenarioResult[]> {
   console.log(`\n=== ${setup.name} ===`)
-  const gw = await startGateway({ WELCOME_BONUS_RUB: String(BONUS_RUB), ...setup.env }, { tokenDelayMs: 0, faults: false })
+  // Registering up to MAX_CUSTOMERS accounts from one address is past the sign-up limit; the bench raises it.
+  const env = { WELCOME_BONUS_RUB: String(BONUS_RUB), AUTH_RATE_LIMIT_SCALE: '100', ...setup.env }
+  const gw = await startGateway(env, { tokenDelayMs: 0, faults: false })
   const extra: TestServer[] = []
   const stop = async () => {
     await Promise.all(extra.map((s) => s.stop()))
@@ -443,23 +475,29 @@ async function measure(setup: Setup): Promise<ScenarioResult[]> {
   try {
     // Further instances on the same database and upstream (PostgreSQL only).
     for (let i = 1; i < setup.instances; i++)
-      extra.push(
-        await startServer({ OPENROUTER_API_KEY: UPSTREAM_KEY, OPENROUTER_BASE_URL: gw.upstream.url, USD_RUB_RATE: TEST_RATE, WELCOME_BONUS_RUB: String(BONUS_RUB), ...setup.env }),
-      )
-    const who = await gw.customer()
-    // --budgets: the requests go through a team key, with the key's and the member's budgets in force.
-    const account = SETTINGS.budgets ? await teamWithBudgets(gw.url, who) : null
+      extra.push(await startServer({ OPENROUTER_API_KEY: UPSTREAM_KEY, OPENROUTER_BASE_URL: gw.upstream.url, USD_RUB_RATE: TEST_RATE, ...env }))
+    // The customers: the first is the hot one. --budgets: each sends through a team key of its own
+    // team, with the key's and the member's budgets in force.
+    const accounts: Account[] = []
+    for (let i = 0; i < Math.max(...SETTINGS.customers); i++) {
+      const who = await gw.customer()
+      const team = SETTINGS.budgets ? await teamWithBudgets(gw.url, who) : null
+      accounts.push({ userId: who.user.id, email: who.email, key: team?.key ?? who.key, teamId: team?.teamId ?? null })
+    }
     GATEWAY_PIDS = gatewayPids()
+    DB_PIDS = setup.pg ? setup.pg.pids : null
     const busy0 = machineBusyMs()
     const ours0 = cpuMs('self') + gatewayCpuMs()
     const wall0 = performance.now()
     const gatewayUrls = [gw.url, ...extra.map((s) => s.url)]
+    const hot = accounts[0]!
     console.log(
-      `fake upstream ${gw.upstream.url}, gateway ${gatewayUrls.join(' + ')} (${GATEWAY_PIDS.length} process(es)), customer ${who.email}${account ? `, team ${account.teamId} (key and member budgets in force)` : ''}\n`,
+      `fake upstream ${gw.upstream.url}, gateway ${gatewayUrls.join(' + ')} (${GATEWAY_PIDS.length} process(es)), ` +
+        `${accounts.length > 1 ? `${accounts.length} customers, the hot one ` : 'customer '}${hot.email}${hot.teamId ? `, team ${hot.teamId} (key and member budgets in force)` : ''}\n`,
     )
-    const targets = (protocol: Protocol): [Target, Target] => [
-      { name: 'direct', protocol, urls: [`${gw.upstream.url}${PATHS[protocol]}`], key: UPSTREAM_KEY, next: 0 },
-      { name: 'gateway', protocol, urls: gatewayUrls.map((u) => `${u}/v1${PATHS[protocol]}`), key: account?.key ?? who.key, next: 0 },
+    const targets = (protocol: Protocol, customers = 1): [Target, Target] => [
+      { name: 'direct', protocol, urls: [`${gw.upstream.url}${PATHS[protocol]}`], keys: [UPSTREAM_KEY], next: 0 },
+      { name: 'gateway', protocol, urls: gatewayUrls.map((u) => `${u}/v1${PATHS[protocol]}`), keys: accounts.slice(0, customers).map((a) => a.key), next: 0 },
     ]
 
     // JIT warm-up: a fresh process runs interpreted and baseline-compiled code for its first thousands
@@ -493,11 +531,12 @@ async function measure(setup: Setup): Promise<ScenarioResult[]> {
       results.push(r)
     }
     try {
-      for (const protocol of SETTINGS.protocols) {
-        const [direct, gateway] = targets(protocol)
-        for (const mode of ['plain', 'stream'] as const) await run(direct, gateway, mode, 1, SETTINGS.c1.requests, SETTINGS.c1.batch)
-        for (const mode of ['plain', 'stream'] as const) await run(direct, gateway, mode, CONCURRENCY_HIGH, SETTINGS.c64.requests, SETTINGS.c64.batch)
-      }
+      for (const customers of SETTINGS.customers)
+        for (const protocol of SETTINGS.protocols) {
+          const [direct, gateway] = targets(protocol, customers)
+          for (const mode of ['plain', 'stream'] as const) await run(direct, gateway, mode, 1, SETTINGS.c1.requests, SETTINGS.c1.batch)
+          for (const mode of ['plain', 'stream'] as const) await run(direct, gateway, mode, CONCURRENCY_HIGH, SETTINGS.c64.requests, SETTINGS.c64.batch)
+        }
     } finally {
       await profiler?.close()
     }
@@ -510,24 +549,30 @@ async function measure(setup: Setup): Promise<ScenarioResult[]> {
           `(${((others / (performance.now() - wall0)) * 100).toFixed(0)}% of one core on average; near 0% means a quiet machine)`,
       )
 
-    // The books: every request settled, nothing held, balance = bonus (or the team's top-up) − Σ usage costs = ledger sum.
-    const readBooks = () => (account ? teamBooks(gw.read, account.teamId) : gw.books(who.user.id))
-    let books = await readBooks()
+    // The books, per account: every request settled, nothing held, balance = bonus (or the team's
+    // top-up) − Σ its usage costs = its ledger sum; and one usage row per gateway request sent.
+    const readBooks = (a: Account) => (a.teamId ? teamBooks(gw.read, a.teamId) : gw.books(a.userId))
+    const held = async () => (await Promise.all(accounts.map(readBooks))).reduce((s, b) => s + b.held, 0)
     // A client-side timeout leaves the gateway reconciling with the upstream for up to ~8 s.
-    for (let i = 0; i < 200 && books.held !== 0; i++) {
-      await Bun.sleep(50)
-      books = await readBooks()
-    }
-    const bonusMicros = account ? TEAM_TOP_UP_RUB * 1_000_000 : BONUS_RUB * 1_000_000
-    const usageSum = books.usage.reduce((s, u) => s + u.cost_micros, 0)
-    const succeeded = books.usage.filter((u) => u.status === 'success').length
+    for (let i = 0; i < 200 && (await held()) !== 0; i++) await Bun.sleep(50)
+    const books = await Promise.all(accounts.map(readBooks))
+    const startMicros = (SETTINGS.budgets ? TEAM_TOP_UP_RUB : BONUS_RUB) * 1_000_000
+    const spent = (b: (typeof books)[number]) => b.usage.reduce((s, u) => s + u.cost_micros, 0)
+    const usage = books.flatMap((b) => b.usage)
+    const succeeded = usage.filter((u) => u.status === 'success').length
     const sent = warmupRequests + results.reduce((s, r) => s + r.gatewayRequests, 0)
+    const all = (ok: (b: (typeof books)[number]) => boolean) => `${books.filter(ok).length} of ${books.length}`
+    const each = (ok: (b: (typeof books)[number]) => boolean) => books.every(ok)
+    const first = books[0]!
     const checks: Array<[string, boolean]> = [
-      [`balance ${books.balance} µ₽ = bonus ${bonusMicros} − usage ${usageSum}`, books.balance === bonusMicros - usageSum],
-      [`ledger sum ${books.ledgerSum} µ₽ = balance`, books.ledgerSum === books.balance],
-      [`held by open holds ${books.held} µ₽`, books.held === 0],
-      [`usage rows ${books.usage.length} = gateway requests sent ${sent} (${succeeded} success)`, books.usage.length === sent],
-      [`every successful request charged, failed ones not`, books.usage.every((u) => (u.status === 'success' ? u.cost_micros > 0 : u.cost_micros === 0))],
+      [
+        `balance = ${SETTINGS.budgets ? 'top-up' : 'bonus'} ${startMicros} µ₽ − usage: ${all((b) => b.balance === startMicros - spent(b))} accounts (the hot one ${first.balance} = ${startMicros} − ${spent(first)})`,
+        each((b) => b.balance === startMicros - spent(b)),
+      ],
+      [`ledger sum = balance: ${all((b) => b.ledgerSum === b.balance)} accounts`, each((b) => b.ledgerSum === b.balance)],
+      [`held by open holds ${books.reduce((s, b) => s + b.held, 0)} µ₽`, each((b) => b.held === 0)],
+      [`usage rows ${usage.length} = gateway requests sent ${sent} (${succeeded} success)`, usage.length === sent],
+      [`every successful request charged, failed ones not`, usage.every((u) => (u.status === 'success' ? u.cost_micros > 0 : u.cost_micros === 0))],
     ]
     console.log('\nbooks after the run:')
     for (const [text, ok] of checks) console.log(`  ${ok ? 'OK   ' : 'WRONG'} ${text}`)
@@ -539,6 +584,9 @@ async function measure(setup: Setup): Promise<ScenarioResult[]> {
     await stop()
   }
 }
+
+/** Who sends a share of the gateway's requests: a personal account, or (--budgets) its team's key. */
+type Account = { userId: string; email: string; key: string; teamId: string | null }
 
 /** The team top-up of a --budgets run: the most one card payment may be. */
 const TEAM_TOP_UP_RUB = 1_000_000
@@ -579,15 +627,15 @@ async function teamBooks(read: Awaited<ReturnType<typeof startGateway>>['read'],
 
 /** The setups side by side: throughput ratio, added latency and gateway CPU per request. */
 function compare(all: Array<{ setup: Setup; results: ScenarioResult[] }>) {
-  console.log('\n=== stores compared (same run; CPU = the gateway processes only: PostgreSQL\'s own server processes show under "other processes") ===')
+  console.log("\n=== stores compared (same run; CPU = the gateway processes, DB = PostgreSQL's server processes, per request) ===")
   const head = ['scenario', ...all.map((a) => a.setup.name)]
   const labels = all[0]!.results.map((r) => r.label)
   const cell = (r: ScenarioResult | undefined) => {
     if (!r) return 'n/a'
-    const cpu = ms(r.gateway.cpuGatewayPerReq, 3)
+    const cpu = `${ms(r.gateway.cpuGatewayPerReq, 3)} ms${Number.isFinite(r.gateway.cpuDbPerReq) ? `, DB ${ms(r.gateway.cpuDbPerReq, 3)} ms` : ''}`
     return r.concurrency === 1
-      ? `added p50 ${signedMs(r.gateway.p50 - r.direct.p50)} ms, p99 ${signedMs(r.gateway.p99 - r.direct.p99)} ms, CPU ${cpu} ms`
-      : `ratio ${(r.gateway.rps / r.direct.rps).toFixed(2)} (${r.gateway.rps.toFixed(0)} req/s), CPU ${cpu} ms`
+      ? `added p50 ${signedMs(r.gateway.p50 - r.direct.p50)} ms, p99 ${signedMs(r.gateway.p99 - r.direct.p99)} ms, CPU ${cpu}`
+      : `ratio ${(r.gateway.rps / r.direct.rps).toFixed(2)} (${r.gateway.rps.toFixed(0)} req/s), CPU ${cpu}`
   }
   const rows = labels.map((label) => [label, ...all.map((a) => cell(a.results.find((r) => r.label === label)))])
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)))

@@ -22,7 +22,7 @@ function cpuMs(pid: number, children = false): number {
 }
 
 /** The cluster's CPU so far: live processes, and the postmaster's reaped children. */
-const clusterCpuMs = (pids: number[]) => pids.reduce((s, pid, i) => s + cpuMs(pid, i === 0), 0)
+export const clusterCpuMs = (pids: number[]) => pids.reduce((s, pid, i) => s + cpuMs(pid, i === 0), 0)
 
 type Counters = { xid: number; walRecords: number; walBytes: number; walSyncs: number; commits: number; rollbacks: number }
 
