@@ -5,6 +5,7 @@
 // so no job has to reset anything at midnight and every instance agrees on the period.
 import { and, eq, type SQL, sql } from 'drizzle-orm'
 import type { Db } from '../db/client'
+import type { LevelAfter } from '../db/pg-money'
 import { compiled, prepared } from '../db/prepared'
 import { greatest } from '../db/sql'
 import { write } from '../db/tx'
@@ -70,6 +71,9 @@ export function budgetFromRow(limit: unknown, period: unknown, start: unknown, s
     heldMicros: Number(held),
   }
 }
+
+/** A level's row after a one-statement settlement (db/pg-money.ts) → a BudgetState. */
+export const budgetFromLevel = (l: LevelAfter | undefined): BudgetState | undefined => l && { ...l, period: l.period as Period }
 
 const p = sql.placeholder
 

@@ -13,19 +13,21 @@
 import { and, eq, gte, isNotNull, isNull, lt, notInArray, sql } from 'drizzle-orm'
 import { users } from '../auth/schema'
 import type { Db } from '../db/client'
+import { onPostgres } from '../db/dialect'
 import { HOLD_LEASE_MS, INSTANCE_ID, LEASE_TOKEN } from '../db/instance'
 import { noteDatabaseFailure } from '../db/outage'
+import { holdInOneStatement, settleInOneStatement, type UsageBindings } from '../db/pg-money'
 import { compiled, prepared } from '../db/prepared'
-import { tx, write } from '../db/tx'
+import { inUnit, tx, write } from '../db/tx'
 import { apiKeys } from '../keys/schema'
 import { newId } from '../lib/crypto'
 import { ceilUnits, dec } from '../lib/decimal'
 import { teams } from '../teams/schema'
 import { type BudgetCrossing, checkLowBalance, type LowBalance } from './alerts'
-import { addBudgetSpent, type BudgetState, budgetRoom, crossedThresholds, type Level, releaseBudget, reserveBudget, settleBudget } from './budgets'
+import { addBudgetSpent, type BudgetState, budgetFromLevel, budgetRoom, crossedThresholds, type Level, releaseBudget, reserveBudget, settleBudget } from './budgets'
 import { moscowDay } from './days'
 import { InsufficientFundsError, type Posted, postMovement } from './ledger'
-import { now as clockNow } from './periods'
+import { now as clockNow, periodStarts } from './periods'
 import { type HoldGeneration, holds, type UsageLogRow, uncoveredCosts, usageDaily, usageLogs } from './schema'
 
 /** The upstream's reported USD cost in nano-dollars (0 when it reported none). */
@@ -293,33 +295,52 @@ export async function placeHold(db: Db, req: HoldRequest): Promise<string> {
   if (!Number.isSafeInteger(req.amountMicros) || req.amountMicros < 0) throw new RangeError('hold must be a non-negative integer')
   const id = newId()
   const amount = req.amountMicros
+  const keyHeld = req.keyBudget && req.apiKeyId ? amount : 0
+  const memberHeld = req.memberBudget && req.teamId ? amount : 0
+  const now = Date.now()
+  const row = {
+    id,
+    userId: req.userId,
+    teamId: req.teamId,
+    apiKeyId: req.apiKeyId,
+    amount,
+    keyHeld,
+    memberHeld,
+    instance: INSTANCE_ID,
+    leaseToken: LEASE_TOKEN,
+    leaseUntil: now + HOLD_LEASE_MS,
+    createdAt: now,
+  }
+  // PostgreSQL: one statement and one round trip (db/pg-money.ts); a refusal runs the unit below, which names the level.
+  if (onPostgres && !inUnit(db) && (await holdInOneStatement(db, { ...row, ...periodStarts(clockNow()) }))) return id
   return tx(db, async (q) => {
     const s = statements(q)
     const at = clockNow()
-    const keyHeld = req.keyBudget && req.apiKeyId ? amount : 0
-    const memberHeld = req.memberBudget && req.teamId ? amount : 0
     if (keyHeld && !(await reserveBudget(q, { kind: 'key', keyId: req.apiKeyId! }, amount, at))) throw new HoldRefused('key')
     if (memberHeld && !(await reserveBudget(q, { kind: 'member', teamId: req.teamId!, userId: req.userId }, amount, at))) throw new HoldRefused('member')
     if (req.teamId) {
       if ((await s.reserveTeam.values(q, { teamId: req.teamId, amount })).length === 0) throw new HoldRefused('team')
     } else if ((await s.reserve.values(q, { userId: req.userId, amount })).length === 0) throw new HoldRefused('personal')
-    const now = Date.now()
-    await s.insertHold.run(q, {
-      id,
-      userId: req.userId,
-      teamId: req.teamId,
-      apiKeyId: req.apiKeyId,
-      amount,
-      keyHeld,
-      memberHeld,
-      instance: INSTANCE_ID,
-      leaseToken: LEASE_TOKEN,
-      leaseUntil: now + HOLD_LEASE_MS,
-      createdAt: now,
-    })
+    await s.insertHold.run(q, row)
     return id
   })
 }
+
+/** The usage row's facts as the statements bind them (the optional ones null when absent). */
+const usageValues = (facts: UsageFacts): UsageBindings => ({
+  ...facts,
+  audioSeconds: facts.audioSeconds ?? null,
+  characters: facts.characters ?? null,
+  images: facts.images ?? null,
+  requestedModel: facts.requestedModel ?? null,
+  keyName: facts.keyName ?? null,
+  usdRubRate: facts.usdRubRate ?? null,
+  markup: facts.markup ?? null,
+  holdId: facts.holdId ?? null,
+  holdMicros: facts.holdMicros ?? null,
+  requestId: facts.requestId ?? null,
+  ttftMs: facts.ttftMs ?? null,
+})
 
 // The lastUsedAt each key was last given, per database: concurrent settlements in the same
 // millisecond would write the same value again.
@@ -338,18 +359,7 @@ async function logUsage(q: Db, hold: OpenHold, facts: UsageFacts, costMicros: nu
   const writes: Array<Promise<void> | void> = []
   writes.push(
     s.insertUsage.run(q, {
-      ...facts,
-      audioSeconds: facts.audioSeconds ?? null,
-      characters: facts.characters ?? null,
-      images: facts.images ?? null,
-      requestedModel: facts.requestedModel ?? null,
-      keyName: facts.keyName ?? null,
-      usdRubRate: facts.usdRubRate ?? null,
-      markup: facts.markup ?? null,
-      holdId: facts.holdId ?? null,
-      holdMicros: facts.holdMicros ?? null,
-      requestId: facts.requestId ?? null,
-      ttftMs: facts.ttftMs ?? null,
+      ...usageValues(facts),
       id,
       userId: hold.userId,
       teamId: hold.teamId,
@@ -395,7 +405,52 @@ export type Settled = { chargedMicros: number; lowBalance?: LowBalance; budgets:
  * already closed. `withinHold`: a limit the customer set applies, so the charge never exceeds the
  * hold (reserved against that limit); the rest is recorded as uncovered, like what a balance cannot pay.
  */
-export function settleHold(db: Db, holdId: string, chargeMicros: number, facts: UsageFacts, opts: { withinHold?: boolean } = {}): Promise<Settled | null> {
+export async function settleHold(db: Db, holdId: string, chargeMicros: number, facts: UsageFacts, opts: { withinHold?: boolean } = {}): Promise<Settled | null> {
+  if (onPostgres && !inUnit(db)) {
+    const usual = await settleUsual(db, holdId, chargeMicros, facts, opts.withinHold === true)
+    if (usual !== 'general') return usual
+  }
+  return settleGeneral(db, holdId, chargeMicros, facts, opts)
+}
+
+/**
+ * PostgreSQL, the usual case (every level and the balance take the whole charge): the unit below as
+ * one statement and one round trip (db/pg-money.ts); 'general' when it does not apply.
+ */
+async function settleUsual(db: Db, holdId: string, chargeMicros: number, facts: UsageFacts, withinHold: boolean): Promise<Settled | null | 'general'> {
+  const now = new Date()
+  const at = now.getTime()
+  const done = await settleInOneStatement(db, {
+    holdId,
+    chargeMicros,
+    withinHold,
+    ...periodStarts(clockNow()),
+    now: at,
+    ledgerId: newId(),
+    description: `Запрос к модели ${facts.model}`,
+    reference: `usage:${holdId}`,
+    usageId: newId(),
+    usageDay: moscowDay(at),
+    upstreamNano: usdToNano(facts.upstreamCostUsd),
+    usage: usageValues(facts),
+  })
+  if (done === null || done === 'general') return done
+  const { hold, chargedMicros: charged } = done
+  if (chargeMicros > hold.amountMicros) console.warn(`[billing] request ${holdId} (${facts.model}): cost ${chargeMicros} µ₽ exceeds its hold ${hold.amountMicros} µ₽`)
+  const account = { userId: hold.userId, teamId: hold.teamId }
+  const mayAlert = charged > 0 && done.alertLevelMicros != null && !done.alerted && done.balanceAfterMicros < done.alertLevelMicros
+  const open: OpenHold = { ...hold, keyHeldMicros: 0, memberHeldMicros: 0 }
+  const levels = levelsOf(open)
+  const after = levels.map(({ level }) => budgetFromLevel(level.kind === 'key' ? done.key : done.member))
+  return {
+    chargedMicros: charged,
+    lowBalance: mayAlert ? await write(db, (q) => checkLowBalance(q, account)) : undefined,
+    budgets: crossings(open, levels, after, charged),
+  }
+}
+
+/** The general settling unit: every rule, statement by statement (SQLite always; PostgreSQL when the usual case does not apply). */
+function settleGeneral(db: Db, holdId: string, chargeMicros: number, facts: UsageFacts, opts: { withinHold?: boolean }): Promise<Settled | null> {
   return closing(db, holdId, async (q, hold) => {
     const now = new Date()
     const at = clockNow()

@@ -40,6 +40,9 @@ export function groupCommit(db: Db): GroupCommit {
   return queue
 }
 
+/** Whether the caller runs inside a unit of `db` (its statements would join that transaction). */
+export const insideUnit = (db: Db) => current.getStore()?.root === db
+
 /**
  * A unit started from inside another unit (a store function that writes, called within a
  * transaction) joins the running one instead of queueing behind it, which would never finish.

@@ -4,10 +4,13 @@
 // `tx` is a transaction on a pooled connection and `write` a plain statement.
 // Bodies await database statements only (never the network: on SQLite every writer waits for them).
 import type { Db } from './client'
-import { groupCommit, type Work } from './group-commit'
+import { groupCommit, insideUnit, type Work } from './group-commit'
 
 /** Runs `work` in one transaction; if it throws, nothing of it is written. */
 export const tx = <T>(db: Db, work: Work<T>): Promise<T> => groupCommit(db)(work)
 
 /** Runs one writing statement (its `returning` rows, if any, are the answer). */
 export const write = <T>(db: Db, work: Work<T>): Promise<T> => groupCommit(db)(work, { single: true })
+
+/** Whether the caller already runs inside a unit of `db` (a statement sent now would join its transaction). */
+export const inUnit = (db: Db): boolean => insideUnit(db)
