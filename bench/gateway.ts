@@ -662,7 +662,7 @@ async function main() {
       // Debian's PostgreSQL in a throwaway cluster (the test harness's), one database per setup.
       pg = await startPostgres({
         durable: SETTINGS.durable,
-        settings: SETTINGS.profile ? ['shared_preload_libraries=pg_stat_statements', 'pg_stat_statements.track=all'] : [],
+        settings: SETTINGS.profile ? ['shared_preload_libraries=pg_stat_statements', 'pg_stat_statements.track=all', 'pg_stat_statements.track_planning=on'] : [],
       })
       console.log(`PostgreSQL cluster in ${pg.dir}${SETTINGS.durable ? ' (durable: fsync, synchronous commit, full-page writes on)' : ' (fsync and synchronous commit off)'}`)
       setups.push({ name: 'PostgreSQL ×1', env: { DATABASE_URL: await pg.createDatabase() }, instances: 1, pg })

@@ -101,10 +101,10 @@ export async function pgProfiler(url: string, pids: () => number[]): Promise<PgP
       const cpu = clusterCpuMs(pids()) - cpu0
       const c1 = await counters(sql)
       const stmts = (await sql`
-        select calls::int, total_exec_time as total, mean_exec_time as mean, rows::int, query
+        select calls::int, plans::int, total_exec_time as total, mean_exec_time as mean, mean_plan_time as plan, rows::int, query
         from pg_stat_statements where dbid = (select oid from pg_database where datname = current_database())
           and query not like '%pg_stat%' and query not like '%txid_current%'
-        order by calls desc`) as Array<{ calls: number; total: number; mean: number; rows: number; query: string }>
+        order by calls desc`) as Array<{ calls: number; plans: number; total: number; mean: number; plan: number; rows: number; query: string }>
       const per = (n: number) => (requests > 0 ? n / requests : 0)
       const calls = stmts.reduce((s, r) => s + r.calls, 0)
       const exec = stmts.reduce((s, r) => s + r.total, 0)
@@ -117,13 +117,13 @@ export async function pgProfiler(url: string, pids: () => number[]): Promise<PgP
         `    pool, average of ${samples} samples every ${SAMPLE_EVERY_MS} ms: ${avg(sum.active)} running a statement (${avg(sum.lockWait)} of them waiting for a lock${
           lockKinds.size > 0 ? `: ${[...lockKinds].map(([k, n]) => `${k} ${avg(n)}`).join(', ')}` : ''
         }), ${avg(sum.idleInTx)} idle inside a transaction, ${avg(sum.idle)} idle`,
-        '    statements by calls (calls/request, mean ms, total s):',
+        '    statements by calls (calls/request, mean exec ms, plans per call, mean plan ms, total exec s):',
         ...stmts
           .filter((r) => per(r.calls) >= 0.01)
           .slice(0, 24)
           .map(
             (r) =>
-              `      ${per(r.calls).toFixed(2).padStart(5)}  ${r.mean.toFixed(3).padStart(7)}  ${(r.total / 1000).toFixed(2).padStart(6)}  ${r.query.replace(/\s+/g, ' ').slice(0, 150)}`,
+              `      ${per(r.calls).toFixed(2).padStart(5)}  ${r.mean.toFixed(3).padStart(7)}  ${(r.calls > 0 ? r.plans / r.calls : 0).toFixed(2).padStart(4)}  ${r.plan.toFixed(3).padStart(7)}  ${(r.total / 1000).toFixed(2).padStart(6)}  ${r.query.replace(/\s+/g, ' ').slice(0, 150)}`,
           ),
       ]
       return lines

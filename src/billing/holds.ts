@@ -577,18 +577,35 @@ function releaseWhere(db: Db, where: ReturnType<typeof and>): Promise<number> {
 /**
  * Remembers the router's generation id on the hold (the first id wins), with what a settlement from
  * /generation needs: should this process die before settling, whoever gives the hold back charges
- * what the router delivered instead. Not awaited on the request path, one write per request.
+ * what the router delivered instead. Not awaited on the request path. The write goes out on the
+ * next turn of the event loop, and not at all when the hold's closing has begun by then and commits
+ * (a whole answer settled at once): the hold is gone, so there is nothing left to recover, and the
+ * note would only wait behind the settlement for the hold's row (bench/README.md, issue 25). When
+ * that closing fails or is deferred, the note goes out then, as before.
  */
 export function noteGeneration(db: Db, holdId: string, generationId: string, info: HoldGeneration): void {
-  void write(db, (q) =>
-    q
-      .update(holds)
-      .set({ generationId, generation: info })
-      .where(and(eq(holds.id, holdId), isNull(holds.generationId))),
-  ).catch((e) => {
-    if (!noteDatabaseFailure(e)) console.error(`[billing] hold ${holdId}: generation id not recorded: ${(e as Error).message}`)
+  if (unnoted.has(holdId)) return
+  const send = () => {
+    unnoted.delete(holdId)
+    void write(db, (q) =>
+      q
+        .update(holds)
+        .set({ generationId, generation: info })
+        .where(and(eq(holds.id, holdId), isNull(holds.generationId))),
+    ).catch((e) => {
+      if (!noteDatabaseFailure(e)) console.error(`[billing] hold ${holdId}: generation id not recorded: ${(e as Error).message}`)
+    })
+  }
+  unnoted.set(holdId, send)
+  setImmediate(() => {
+    if (unnoted.get(holdId) === send && !closingHere.has(holdId)) send()
   })
 }
+
+/** Generation ids waiting for the next turn of the event loop (or for their hold's closing), by hold. */
+const unnoted = new Map<string, () => void>()
+/** Holds whose closing unit (closeDurably) is running in this process. */
+const closingHere = new Set<string>()
 
 /** Back-off between tries of a closing the database refused (the last one repeats). */
 const CLOSE_RETRY_MS = [250, 500, 1000, 2000, 5000]
@@ -604,12 +621,20 @@ export type Closed<T> = { deferred: false; result: T } | { deferred: true }
  * answer was lost finds the hold closed and changes nothing: never charged twice.
  */
 export async function closeDurably<T>(holdId: string, unit: () => Promise<T>, late?: (result: T) => void): Promise<Closed<T>> {
+  closingHere.add(holdId)
   try {
-    return { deferred: false, result: await unit() }
+    const result = await unit()
+    // Closed: a generation id not yet written has nothing left to protect.
+    unnoted.delete(holdId)
+    return { deferred: false, result }
   } catch (e) {
+    // Not closed: the hold keeps waiting, so it must know its generation (noteGeneration).
+    unnoted.get(holdId)?.()
     if (!noteDatabaseFailure(e)) throw e
     retryClosing(holdId, unit, late, 0)
     return { deferred: true }
+  } finally {
+    closingHere.delete(holdId)
   }
 }
 
