@@ -72,8 +72,11 @@ export function budgetFromRow(limit: unknown, period: unknown, start: unknown, s
   }
 }
 
-/** A level's row after a one-statement settlement (db/pg-money.ts) → a BudgetState. */
-export const budgetFromLevel = (l: LevelAfter | undefined): BudgetState | undefined => l && { ...l, period: l.period as Period }
+/** A level's spend as a settlement left it: what its alerts are decided on (billing/holds.ts crossings). */
+export type SpendAfter = Omit<BudgetState, 'heldMicros'>
+
+/** A level's row after a batched settlement (db/pg-money.ts) → a SpendAfter. */
+export const spendFromLevel = (l: LevelAfter | undefined): SpendAfter | undefined => l && { ...l, period: l.period as Period }
 
 const p = sql.placeholder
 

@@ -12,11 +12,12 @@
 // the units of concurrent requests share one commit (db/group-commit.ts); each resolves once committed.
 import { and, eq, gte, isNotNull, isNull, lt, notInArray, sql } from 'drizzle-orm'
 import { users } from '../auth/schema'
-import type { Db } from '../db/client'
+import { batched } from '../db/batch'
+import { type Db, moneyDb } from '../db/client'
 import { onPostgres } from '../db/dialect'
 import { HOLD_LEASE_MS, INSTANCE_ID, LEASE_TOKEN } from '../db/instance'
 import { noteDatabaseFailure } from '../db/outage'
-import { holdInOneStatement, settleInOneStatement, type UsageBindings } from '../db/pg-money'
+import { holdBatch, type PgHeld, type PgHoldItem, type PgSettleItem, type PgSettleOutcome, settleBatch, type UsageBindings } from '../db/pg-money'
 import { compiled, prepared } from '../db/prepared'
 import { inUnit, tx, write } from '../db/tx'
 import { apiKeys } from '../keys/schema'
@@ -24,7 +25,7 @@ import { newId } from '../lib/crypto'
 import { ceilUnits, dec } from '../lib/decimal'
 import { teams } from '../teams/schema'
 import { type BudgetCrossing, checkLowBalance, type LowBalance } from './alerts'
-import { addBudgetSpent, type BudgetState, budgetFromLevel, budgetRoom, crossedThresholds, type Level, releaseBudget, reserveBudget, settleBudget } from './budgets'
+import { addBudgetSpent, budgetRoom, crossedThresholds, type Level, releaseBudget, reserveBudget, type SpendAfter, settleBudget, spendFromLevel } from './budgets'
 import { moscowDay } from './days'
 import { InsufficientFundsError, type Posted, postMovement } from './ledger'
 import { now as clockNow, periodStarts } from './periods'
@@ -49,6 +50,17 @@ export class HoldRefused extends Error {
   }
 }
 
+/**
+ * A hold planned from a cached read of the caller was not taken: the key, the membership or the
+ * balance may have changed since (a key disabled or given a budget, a member removed or given
+ * another role, the balance spent elsewhere). Nothing was reserved: read the caller again, plan anew.
+ */
+export class CallerChanged extends Error {
+  constructor() {
+    super('the caller may have changed since it was read')
+  }
+}
+
 export type HoldRequest = {
   /** The personal account, or the member acting in `teamId`. */
   userId: string
@@ -60,6 +72,10 @@ export type HoldRequest = {
   keyBudget?: boolean
   /** Reserve in the member's budget (a team request by a member with a limit). */
   memberBudget?: boolean
+  /** The member's role the request was planned with (team requests); checked with the hold on PostgreSQL. */
+  role?: string | null
+  /** Planned from a cached read of the caller: when the hold is not taken, CallerChanged (read it again) rather than a refusal. */
+  cached?: boolean
 }
 
 /** Facts of the usage row a request may lack (null when absent): voice amounts, pictures, how it was priced and timed. */
@@ -311,8 +327,23 @@ export async function placeHold(db: Db, req: HoldRequest): Promise<string> {
     leaseUntil: now + HOLD_LEASE_MS,
     createdAt: now,
   }
-  // PostgreSQL: one statement and one round trip (db/pg-money.ts); a refusal runs the unit below, which names the level.
-  if (onPostgres && !inUnit(db) && (await holdInOneStatement(db, { ...row, ...periodStarts(clockNow()) }))) return id
+  // PostgreSQL: with the holds of concurrent requests, one statement (db/pg-money.ts). One that a
+  // level refused (or that is not as planned) runs the unit below, which names the refusing level.
+  if (onPostgres && !inUnit(db)) {
+    const held = await pgBatches(db).hold({
+      id,
+      userId: req.userId,
+      teamId: req.teamId,
+      apiKeyId: req.apiKeyId,
+      amount,
+      keyHeld,
+      memberHeld,
+      role: req.role ?? null,
+      createdAt: now,
+    })
+    if (held === 'placed') return id
+    if (req.cached) throw new CallerChanged()
+  }
   return tx(db, async (q) => {
     const s = statements(q)
     const at = clockNow()
@@ -395,6 +426,13 @@ async function logUsage(q: Db, hold: OpenHold, facts: UsageFacts, costMicros: nu
   return id
 }
 
+export type SettleOptions = {
+  /** A limit the customer set applies: the charge never exceeds the hold (the rest is recorded as uncovered). */
+  withinHold?: boolean
+  /** Whose the hold is, when the caller knows (the request that placed it); saves PostgreSQL the other levels' work. */
+  account?: { teamId: string | null; apiKeyId: string | null }
+}
+
 /** What settling did: the charge, and the alerts it may trigger (sent after the unit commits). */
 export type Settled = { chargedMicros: number; lowBalance?: LowBalance; budgets: BudgetCrossing[] }
 
@@ -405,26 +443,25 @@ export type Settled = { chargedMicros: number; lowBalance?: LowBalance; budgets:
  * already closed. `withinHold`: a limit the customer set applies, so the charge never exceeds the
  * hold (reserved against that limit); the rest is recorded as uncovered, like what a balance cannot pay.
  */
-export async function settleHold(db: Db, holdId: string, chargeMicros: number, facts: UsageFacts, opts: { withinHold?: boolean } = {}): Promise<Settled | null> {
+export async function settleHold(db: Db, holdId: string, chargeMicros: number, facts: UsageFacts, opts: SettleOptions = {}): Promise<Settled | null> {
   if (onPostgres && !inUnit(db)) {
-    const usual = await settleUsual(db, holdId, chargeMicros, facts, opts.withinHold === true)
+    const usual = await settleBatched(db, holdId, chargeMicros, facts, opts)
     if (usual !== 'general') return usual
   }
   return settleGeneral(db, holdId, chargeMicros, facts, opts)
 }
 
 /**
- * PostgreSQL, the usual case (every level and the balance take the whole charge): the unit below as
- * one statement and one round trip (db/pg-money.ts); 'general' when it does not apply.
+ * PostgreSQL: the settlement goes to the database with those of concurrent requests, in one
+ * statement (db/pg-money.ts); 'general' when its account could not take the batch as it is.
  */
-async function settleUsual(db: Db, holdId: string, chargeMicros: number, facts: UsageFacts, withinHold: boolean): Promise<Settled | null | 'general'> {
-  const now = new Date()
-  const at = now.getTime()
-  const done = await settleInOneStatement(db, {
+async function settleBatched(db: Db, holdId: string, chargeMicros: number, facts: UsageFacts, opts: SettleOptions): Promise<Settled | null | 'general'> {
+  const at = Date.now()
+  const done = await pgBatches(db).settle({
     holdId,
     chargeMicros,
-    withinHold,
-    ...periodStarts(clockNow()),
+    withinHold: opts.withinHold === true,
+    account: opts.account,
     now: at,
     ledgerId: newId(),
     description: `Запрос к модели ${facts.model}`,
@@ -434,14 +471,15 @@ async function settleUsual(db: Db, holdId: string, chargeMicros: number, facts: 
     upstreamNano: usdToNano(facts.upstreamCostUsd),
     usage: usageValues(facts),
   })
-  if (done === null || done === 'general') return done
+  if (done === 'closed') return null
+  if (done === 'general') return done
   const { hold, chargedMicros: charged } = done
   if (chargeMicros > hold.amountMicros) console.warn(`[billing] request ${holdId} (${facts.model}): cost ${chargeMicros} µ₽ exceeds its hold ${hold.amountMicros} µ₽`)
   const account = { userId: hold.userId, teamId: hold.teamId }
   const mayAlert = charged > 0 && done.alertLevelMicros != null && !done.alerted && done.balanceAfterMicros < done.alertLevelMicros
   const open: OpenHold = { ...hold, keyHeldMicros: 0, memberHeldMicros: 0 }
   const levels = levelsOf(open)
-  const after = levels.map(({ level }) => budgetFromLevel(level.kind === 'key' ? done.key : done.member))
+  const after = levels.map(({ level }) => spendFromLevel(level.kind === 'key' ? done.key : done.member))
   return {
     chargedMicros: charged,
     lowBalance: mayAlert ? await write(db, (q) => checkLowBalance(q, account)) : undefined,
@@ -449,8 +487,25 @@ async function settleUsual(db: Db, holdId: string, chargeMicros: number, facts: 
   }
 }
 
+/** The batch queues of a PostgreSQL database (db/batch.ts): holds, and settlements. */
+function pgBatches(db: Db) {
+  let queues = batches.get(db)
+  if (!queues) {
+    const money = moneyDb(db)
+    queues = {
+      hold: batched<PgHoldItem, PgHeld>((items) =>
+        holdBatch(money, items, { ...periodStarts(clockNow()), instance: INSTANCE_ID, leaseToken: LEASE_TOKEN, leaseUntil: Date.now() + HOLD_LEASE_MS }),
+      ),
+      settle: batched<PgSettleItem, PgSettleOutcome>((items) => settleBatch(money, items, periodStarts(clockNow()))),
+    }
+    batches.set(db, queues)
+  }
+  return queues
+}
+const batches = new WeakMap<Db, { hold: (item: PgHoldItem) => Promise<PgHeld>; settle: (item: PgSettleItem) => Promise<PgSettleOutcome> }>()
+
 /** The general settling unit: every rule, statement by statement (SQLite always; PostgreSQL when the usual case does not apply). */
-function settleGeneral(db: Db, holdId: string, chargeMicros: number, facts: UsageFacts, opts: { withinHold?: boolean }): Promise<Settled | null> {
+function settleGeneral(db: Db, holdId: string, chargeMicros: number, facts: UsageFacts, opts: SettleOptions): Promise<Settled | null> {
   return closing(db, holdId, async (q, hold) => {
     const now = new Date()
     const at = clockNow()
@@ -459,7 +514,7 @@ function settleGeneral(db: Db, holdId: string, chargeMicros: number, facts: Usag
     const levels = levelsOf(hold)
     let charged = opts.withinHold ? Math.min(chargeMicros, hold.amountMicros) : chargeMicros
     const counted: number[] = []
-    const after: Array<BudgetState | undefined> = []
+    const after: Array<SpendAfter | undefined> = []
     for (const { level, reserved } of levels) {
       const row = await settleBudget(q, level, reserved, charged, at)
       if (row) {
@@ -529,7 +584,7 @@ function settleGeneral(db: Db, holdId: string, chargeMicros: number, facts: Usag
 }
 
 /** The budget thresholds this charge carried a level across (the alerts are claimed and sent later). */
-function crossings(hold: OpenHold, levels: Array<{ level: Level }>, after: Array<BudgetState | undefined>, charged: number): BudgetCrossing[] {
+function crossings(hold: OpenHold, levels: Array<{ level: Level }>, after: Array<SpendAfter | undefined>, charged: number): BudgetCrossing[] {
   const out: BudgetCrossing[] = []
   if (charged <= 0) return out
   for (const [i, { level }] of levels.entries()) {

@@ -24,6 +24,19 @@ const PG_MIGRATIONS = fileURLToPath(new URL('../../drizzle/pg', import.meta.url)
 const PG_POOL = Number(process.env.DATABASE_POOL_SIZE) || 20
 
 /**
+ * The connections of the batched money statements (db/pg-money.ts): one batch of holds and one of
+ * settlements at a time (db/batch.ts), and the lone retries of a refused batch. Their plans must
+ * find every row by its key however small a table looks to the planner (a fresh database, the holds
+ * table between vacuums): sequential scans are off on them, and so is JIT, which the cost of an
+ * unavoidable one would otherwise start.
+ */
+const PG_MONEY_POOL = 4
+const moneyDbs = new WeakMap<Db, Db>()
+
+/** The database the batched money statements run on: PostgreSQL's own connections for them (above); on SQLite the database itself. */
+export const moneyDb = (db: Db): Db => moneyDbs.get(db) ?? db
+
+/**
  * PostgreSQL's text cannot hold U+0000 (SQLite's can): a NUL in any string parameter — a path
  * segment `%00`, a model name, a message — would fail the statement ("invalid byte sequence") and
  * the request with a 500. Every parameter on the way to the server has it replaced by U+FFFD, so a
@@ -93,7 +106,14 @@ export function openDatabase(url: string): { db: Db; close: () => Promise<void> 
       connection: { statement_timeout: QUERY_TIMEOUT_MS },
     })
     const db = drizzlePg({ client: guarded(client), schema }) as unknown as Db
-    return { db, close: () => client.close({ timeout: 5 }) }
+    const money = new SQL(url, {
+      max: PG_MONEY_POOL,
+      idleTimeout: 30,
+      connectionTimeout: Math.ceil(QUERY_TIMEOUT_MS / 1000),
+      connection: { statement_timeout: QUERY_TIMEOUT_MS, enable_seqscan: 'off', jit: 'off' },
+    })
+    moneyDbs.set(db, drizzlePg({ client: guarded(money), schema }) as unknown as Db)
+    return { db, close: async () => void (await Promise.all([client.close({ timeout: 5 }), money.close({ timeout: 5 })])) }
   }
   const sqlite = new Database(url, { create: true, strict: true })
   // WAL lets readers run beside the single writer; busy_timeout waits instead of failing on a lock,

@@ -1,55 +1,28 @@
-// PostgreSQL's spelling of the per-request money units of billing/holds.ts, each one statement (a
-// data-modifying CTE) sent in one round trip and committed on its own: the hot rows (the key's,
-// the member's, the balance) stay locked for the statement and its commit only, instead of through
-// a transaction's round trips (bench/README.md, issue 25). They cover the usual case; whenever one
-// of its conditions fails (a budget or the balance that cannot take the charge, a level's row gone,
-// a charge capped by the hold) the statement divides by zero, PostgreSQL undoes all of it, and the
-// caller runs its general unit instead, which knows every rule for the rare cases. The same rules
-// as billing/budgets.ts and billing/ledger.ts, in the same lock order: key, member, account.
-// Rows come back decoded here (PostgreSQL answers bigints as strings).
+// PostgreSQL's spelling of the per-request money units of billing/holds.ts, for many requests at
+// once: the holds of every request that arrived while the previous batch was at the database go
+// out as one statement (a data-modifying CTE), and so do their settlements (db/batch.ts). One
+// statement is one round trip, one plan started and one commit for the whole batch, and a hot
+// customer's rows are locked once per batch instead of once per request (bench/README.md, issue 25).
+//
+// The rules are billing/budgets.ts's and billing/ledger.ts's: the same conditional period rollover,
+// fit checks and "never below zero", applied to the sum of a batch's requests on each row. A paying
+// account takes all of its requests in the batch or none of them: when the sum does not fit one of
+// its levels (a budget, the balance), or a level's row is gone, or a charge is capped at its hold,
+// none of that account's rows are touched and billing/holds.ts runs those requests one by one
+// through its general unit, which names the refusing level and records what is uncovered.
+//
+// Rows are locked in one global order — holds, keys, members, users, teams, each sorted — before
+// anything is written (each lock CTE waits for the one before it), the same order as every other
+// unit that touches several of them, so concurrent batches of this and other instances never
+// deadlock. Rows come back decoded here (PostgreSQL answers bigints as strings).
 import { sql } from 'drizzle-orm'
 import type { Db } from './client'
 import { compiled, prepared, rawStatement } from './prepared'
 
-const p = sql.placeholder
-
-/** A budget level's columns after a settlement (billing/budgets.ts BudgetState before decoding the period). */
-export type LevelAfter = { limitMicros: number | null; period: string; periodStart: number; spentMicros: number; heldMicros: number }
-
-/** The usual-case settlement's result: the hold it closed, the charge, the account and levels after. */
-export type PgSettled = {
-  hold: { userId: string; teamId: string | null; apiKeyId: string | null; amountMicros: number }
-  chargedMicros: number
-  balanceAfterMicros: number
-  alertLevelMicros: number | null
-  alerted: boolean
-  key: LevelAfter | undefined
-  member: LevelAfter | undefined
-}
+/** A budget level's columns after a request's settlement (billing/budgets.ts BudgetState before decoding the period, without what holds reserve). */
+export type LevelAfter = { limitMicros: number | null; period: string; periodStart: number; spentMicros: number }
 
 type Binding = string | number | boolean | null
-
-/** What the statement needs besides the hold's id: the charge and the ledger and usage rows' facts. */
-export type PgSettleInput = {
-  holdId: string
-  chargeMicros: number
-  /** Cap the charge at the hold (a customer's limit applies); the statement refuses when that would cut it. */
-  withinHold: boolean
-  /** Period starts (billing/periods.ts periodStarts) for the budget rollover. */
-  day: number
-  week: number
-  month: number
-  now: number
-  ledgerId: string
-  description: string
-  reference: string
-  usageId: string
-  /** Moscow day of the rollup row. */
-  usageDay: string
-  upstreamNano: number
-  /** The usage row's own columns, as billing/holds.ts writes them. */
-  usage: UsageBindings
-}
 
 /** The usage row's facts as bound (billing/holds.ts usageValues). */
 export type UsageBindings = Record<(typeof USAGE_COLUMNS)[number][1], Binding>
@@ -94,195 +67,279 @@ const USAGE_TYPES: Record<string, string> = {
   stream: 'boolean',
 }
 
-/** A level's period columns over table `t` (billing/budgets.ts levelStatements): the current start and the rolled spend. */
+/** The current period start of a level row `t` and its spend rolled over to it (billing/budgets.ts levelStatements). */
 function levelPeriod(t: string) {
   const current = `(case ${t}.budget_period when 'day' then cast($day as bigint) when 'week' then cast($week as bigint) when 'month' then cast($month as bigint) else 0 end)`
   const rolled = `(case when ${t}.budget_period_start < ${current} then 0 else ${t}.budget_spent_micros end)`
   return { current, rolled }
 }
 
-/**
- * A level's settling SET and fit check (levelStatements' `settle`) over table `t`, with what the
- * hold reserved on it in `reserved` (a column of the hold CTE `c`).
- */
-function levelSettle(t: string, reserved: string) {
+/** A budget row's SET after its requests: period rolled over; `spent` ($rolled = the rolled spend) and `held` the new values, over the row `t`. */
+function levelSet(t: string, spent: string, held: string) {
   const { current, rolled } = levelPeriod(t)
-  const back = `greatest(${t}.budget_held_micros - c.${reserved}, 0)`
-  return {
-    set: `budget_spent_micros = ${rolled} + c.charge, budget_period_start = greatest(${t}.budget_period_start, ${current}), budget_held_micros = ${back}`,
-    fits: `(${t}.budget_limit_micros is null or ${t}.budget_limit_micros - ${rolled} - ${back} >= c.charge)`,
-    state: `${t}.budget_limit_micros, ${t}.budget_period, ${t}.budget_period_start, ${t}.budget_spent_micros, ${t}.budget_held_micros`,
-  }
+  return `budget_spent_micros = ${spent.replaceAll('$rolled', rolled)}, budget_period_start = greatest(${t}.budget_period_start, ${current}), budget_held_micros = ${held}`
 }
 
-/** A level's reserving SET and fit check (levelStatements' `reserve`) for `$amount`. */
-function levelReserve(t: string) {
-  const { current, rolled } = levelPeriod(t)
-  return {
-    set: `budget_spent_micros = ${rolled}, budget_period_start = greatest(${t}.budget_period_start, ${current}), budget_held_micros = ${t}.budget_held_micros + cast($amount as bigint)`,
-    fits: `(${t}.budget_limit_micros is null or ${t}.budget_limit_micros - ${rolled} - ${t}.budget_held_micros >= cast($amount as bigint))`,
-  }
+/** The fit check of a budget row `t` taking `amount` more, with `held` what holds will still reserve. */
+function levelFits(t: string, held: string, amount: string) {
+  const { rolled } = levelPeriod(t)
+  return `(${t}.budget_limit_micros is null or ${t}.budget_limit_micros - ${rolled} - ${held} >= ${amount})`
 }
 
 /**
- * The hold as one statement (billing/holds.ts placeHold): the reservation on every level that
- * limits the request, in the lock order, and the hold's row. `usual` divides by zero when a level
- * refused, which undoes the levels that had taken it.
+ * What a batch holds, so its statement names only the tables it needs (a plan started for nothing
+ * costs as much as the work at a batch of one): budgets reserved or counted on keys, on members
+ * (team requests), and personal and team accounts. One statement is prepared per shape.
  */
-function holdSql(): string {
-  const key = levelReserve('api_keys')
-  const member = levelReserve('team_members')
-  const account = (t: 'users' | 'teams', which: string) =>
-    `update ${t} set held_micros = ${t}.held_micros + cast($amount as bigint) from kk, mm
-     where ${which} and ${t}.balance_micros - ${t}.held_micros >= cast($amount as bigint) returning 1`
+export type Shape = { keys: boolean; members: boolean; personal: boolean; teams: boolean }
+const shapeName = (s: Shape) => `${s.keys ? 'k' : ''}${s.members ? 'm' : ''}${s.personal ? 'p' : ''}${s.teams ? 't' : ''}`
+
+/** Joins the parts of a statement that apply (false and '' are left out). */
+const parts = (sep: string, ...list: Array<string | false>) => list.filter(Boolean).join(sep)
+
+/**
+ * The batch's UPDATEs of its levels, as CTEs in the global lock order: each one's WHERE waits for
+ * the one before it to finish (a count computed before its scan starts), and each updates its rows
+ * in key order (its input sorted, the rows found by index). Each UPDATE is conditional: a row that
+ * cannot take its requests is left as it is, its requests drop out of what follows, and the
+ * statement's final check fails it. `level(kind, gate)` gives each CTE's UPDATE.
+ */
+function levelUpdates(shape: Shape, level: (kind: 'k' | 'm' | 'u' | 't', gate: string) => string): { ctes: string; last: string } {
+  const names: string[] = []
+  const ctes: string[] = []
+  const add = (kind: 'k' | 'm' | 'u' | 't') => {
+    const gate = names.length ? `(select count(*) from ${names.at(-1)}) >= 0` : 'true'
+    ctes.push(`${kind} as (\n  ${level(kind, gate)}\n)`)
+    names.push(kind)
+  }
+  if (shape.keys) add('k')
+  if (shape.members) add('m')
+  if (shape.personal) add('u')
+  if (shape.teams) add('t')
+  return { ctes: ctes.join(', '), last: names.at(-1)! }
+}
+
+/** The paying account of a row of `r`: (team, '') for a team, ('', user) for a person. */
+const accountOf = (r: string) => `coalesce(${r}.team_id, '') as acct_team, case when ${r}.team_id is null then ${r}.user_id else '' end as acct_user`
+
+/** The condition that a row of `r` had every level of this shape take it (the UPDATEs' RETURNING). */
+function tookAll(shape: Shape, r: string, key: string, member: string) {
+  return parts(
+    ' and ',
+    `(${r}.acct_team, ${r}.acct_user) in (select acct_team, acct_user from a)`,
+    shape.keys ? `(not ${key} or ${r}.api_key_id in (select id from k))` : `not ${key}`,
+    shape.members ? `(not ${member} or (${r}.team_id, ${r}.user_id) in (select team_id, user_id from m))` : `not ${member}`,
+  )
+}
+
+/** The accounts the UPDATEs took, as (acct_team, acct_user, …their RETURNING). */
+const accountsTaken = (shape: Shape) => parts(' union all ', shape.personal && 'select * from u', shape.teams && 'select * from t')
+
+/**
+ * The holds of a batch (billing/holds.ts placeHold), all or none: each request as it was planned —
+ * its key active and without a budget it was not planned with, the member still in the team with
+ * the same role, the account not deleted (a request planned from a cached caller may be out of
+ * date) — reserved on every level and its row inserted. When any request is not as planned or a
+ * level cannot take its requests, the statement divides by zero and nothing is written
+ * (billing/holds.ts then holds them one by one).
+ */
+function holdSql(shape: Shape): string {
+  const levels = levelUpdates(shape, (kind, gate) => {
+    if (kind === 'k')
+      return `update api_keys set ${levelSet('api_keys', '$rolled', 'api_keys.budget_held_micros + s.amount')}
+  from (select api_key_id as id, sum(key_held) as amount from v where key_held > 0 group by 1 order by 1) s
+  where api_keys.id = s.id and api_keys.id = any(array(select api_key_id from v where key_held > 0)) and ${levelFits('api_keys', 'api_keys.budget_held_micros', 's.amount')} and ${gate}
+  returning api_keys.id`
+    if (kind === 'm')
+      return `update team_members set ${levelSet('team_members', '$rolled', 'team_members.budget_held_micros + s.amount')}
+  from (select team_id, user_id, sum(member_held) as amount from v where member_held > 0 group by 1, 2 order by 1, 2) s
+  where team_members.team_id = s.team_id and team_members.user_id = s.user_id and team_members.team_id = any(array(select team_id from v where member_held > 0))
+    and ${levelFits('team_members', 'team_members.budget_held_micros', 's.amount')} and ${gate}
+  returning team_members.team_id, team_members.user_id`
+    const [t, which, live, acct] =
+      kind === 'u'
+        ? ['users', 'user_id', 'team_id is null', `'' as acct_team, users.id as acct_user`]
+        : ['teams', 'team_id', 'team_id is not null', `teams.id as acct_team, '' as acct_user`]
+    return `update ${t} set held_micros = ${t}.held_micros + s.amount
+  from (select ${which} as id, sum(amount) as amount from v where ${live} group by 1 order by 1) s
+  where ${t}.id = s.id and ${t}.id = any(array(select ${which} from v where ${live})) and ${t}.deleted_at is null and ${t}.balance_micros - ${t}.held_micros >= s.amount and ${gate}
+  returning ${acct}`
+  })
   return `
-with k as (
-  update api_keys set ${key.set}
-  where cast($keyHeld as bigint) > 0 and api_keys.id = cast($apiKeyId as text) and ${key.fits}
-  returning 1
-), kk as (
-  select count(*) as n from k
-), m as (
-  update team_members set ${member.set} from kk
-  where cast($memberHeld as bigint) > 0 and team_members.team_id = cast($teamId as text) and team_members.user_id = cast($userId as text) and ${member.fits}
-  returning 1
-), mm as (
-  select count(*) as n from m
-), pu as (
-  ${account('users', 'cast($teamId as text) is null and users.id = cast($userId as text)')}
-), pt as (
-  ${account('teams', 'cast($teamId as text) is not null and teams.id = cast($teamId as text) and teams.deleted_at is null')}
+with x as materialized (
+  select * from json_to_recordset(cast(cast($items as text) as json)) as x(i int, id text, user_id text, team_id text, api_key_id text,
+    amount bigint, key_held bigint, member_held bigint, role text, created_at bigint)
+), v as materialized (
+  select x.*, ${accountOf('x')} from x
+  left join api_keys k on k.id = x.api_key_id${shape.teams ? '\n  left join team_members tm on tm.team_id = x.team_id and tm.user_id = x.user_id' : ''}
+  where (x.api_key_id is null or (k.is_active and (x.key_held > 0 or k.budget_limit_micros is null)))${
+    shape.teams
+      ? '\n    and (x.team_id is null or (tm.user_id is not null and (x.role is null or tm.role = x.role) and (x.member_held > 0 or tm.budget_limit_micros is null)))'
+      : ''
+  }
+), ${levels.ctes}, a as (
+  ${accountsTaken(shape)}
 ), h as (
   insert into holds (id, user_id, team_id, api_key_id, amount_micros, key_held_micros, member_held_micros, instance_id, lease_token, lease_until, created_at)
-  values (cast($id as text), cast($userId as text), cast($teamId as text), cast($apiKeyId as text), cast($amount as bigint), cast($keyHeld as bigint),
-    cast($memberHeld as bigint), cast($instance as text), cast($leaseToken as text), cast($leaseUntil as bigint), cast($createdAt as bigint))
+  select id, user_id, team_id, api_key_id, amount, key_held, member_held, cast($instance as text), cast($leaseToken as text), cast($leaseUntil as bigint), created_at
+  from v where ${tookAll(shape, 'v', 'v.key_held > 0', 'v.member_held > 0')}
+  returning 1
 )
-select 1 / (case when kk.n = (case when cast($keyHeld as bigint) > 0 then 1 else 0 end) and mm.n = (case when cast($memberHeld as bigint) > 0 then 1 else 0 end)
-  and (select count(*) from pu) + (select count(*) from pt) = 1 then 1 else 0 end) as usual
-from kk, mm`
+select 1 / (case when (select count(*) from h) = (select count(*) from x) then 1 else 0 end) as checked`
 }
 
-/** The account's balance UPDATE (billing/ledger.ts applyIfFunded, with the hold's reservation given back). */
-const account = (t: 'users' | 'teams', which: string) =>
-  `update ${t} set balance_micros = ${t}.balance_micros - c.charge, held_micros = ${t}.held_micros - c.amount_micros
-     from c, kk, mm
-     where ${which} and (c.charge = 0 or ${t}.balance_micros >= c.charge)
-     returning ${t}.balance_micros, ${t}.low_balance_alert_micros, ${t}.low_balance_alerted`
+/** The settlement's input columns besides the usage row's (json_to_recordset's record). */
+const SETTLE_INPUT = `i int, hold text, charge bigint, within_hold boolean, ledger_id text, description text, reference text,
+  usage_id text, usage_day text, upstream_nano bigint, now bigint`
 
-/** The settlement as one statement; `$name` marks a named value (sql.placeholder). */
-function settleSql(): string {
-  const key = levelSettle('api_keys', 'key_held_micros')
-  const member = levelSettle('team_members', 'member_held_micros')
+/**
+ * The settlements of a batch (billing/holds.ts settleHold), all or none: each hold deleted, each
+ * budget level counting its requests' charges and giving their reservations back, each account
+ * charged with its reservations given back, a ledger row per charge (its balance after, in the
+ * batch's order), a usage row per request and the daily rollup. One row per request: whether its
+ * hold was found (not: settled or released before), with what billing/holds.ts needs for the
+ * alerts. When a level cannot take its requests' charges, or a charge is capped at its hold, or a
+ * hold names a level this shape left out, the statement divides by zero and nothing is written
+ * (billing/holds.ts then settles them one by one). Members come with teams: a team request
+ * counts on its member.
+ */
+function settleSql(shape: Shape): string {
+  const usageInput = USAGE_COLUMNS.map(([c, f]) => `"${f}" ${USAGE_TYPES[c] ?? 'text'}`).join(', ')
   const usageCols = USAGE_COLUMNS.map(([c]) => c).join(', ')
-  const usageVals = USAGE_COLUMNS.map(([c, f]) => `cast($${f} as ${USAGE_TYPES[c] ?? 'text'})`).join(', ')
+  // usage_logs.hold_id is the hold settled (the facts' own may be absent: a dead instance's hold settled from /generation).
+  const usageVals = USAGE_COLUMNS.map(([c, f]) => (c === 'hold_id' ? 'o.hold' : `o."${f}"`)).join(', ')
+  const state = (t: string) => `${t}.budget_limit_micros as lim, ${t}.budget_period as period, ${t}.budget_period_start as start, ${t}.budget_spent_micros as spent`
+  const levels = levelUpdates(shape, (kind, gate) => {
+    if (kind === 'k')
+      return `update api_keys set ${levelSet('api_keys', '$rolled + s.charge', 'greatest(api_keys.budget_held_micros - s.reserved, 0)')}, last_used_at = s.now
+  from (select api_key_id as id, sum(charged) as charge, sum(key_held_micros) as reserved, max(now) as now from c where api_key_id is not null group by 1 order by 1) s
+  where api_keys.id = s.id and api_keys.id = any(array(select api_key_id from c)) and ${levelFits('api_keys', 'greatest(api_keys.budget_held_micros - s.reserved, 0)', 's.charge')} and ${gate}
+  returning api_keys.id, ${state('api_keys')}`
+    if (kind === 'm')
+      return `update team_members set ${levelSet('team_members', '$rolled + s.charge', 'greatest(team_members.budget_held_micros - s.reserved, 0)')}
+  from (select team_id, user_id, sum(charged) as charge, sum(member_held_micros) as reserved from c where team_id is not null group by 1, 2 order by 1, 2) s
+  where team_members.team_id = s.team_id and team_members.user_id = s.user_id and team_members.team_id = any(array(select team_id from c))
+    and ${levelFits('team_members', 'greatest(team_members.budget_held_micros - s.reserved, 0)', 's.charge')} and ${gate}
+  returning team_members.team_id, team_members.user_id, ${state('team_members')}`
+    const [t, which, live, acct] =
+      kind === 'u'
+        ? ['users', 'user_id', 'team_id is null', `'' as acct_team, users.id as acct_user`]
+        : ['teams', 'team_id', 'team_id is not null', `teams.id as acct_team, '' as acct_user`]
+    return `update ${t} set balance_micros = ${t}.balance_micros - s.charge, held_micros = ${t}.held_micros - s.amount
+  from (select ${which} as id, sum(charged) as charge, sum(amount_micros) as amount from c where ${live} group by 1 order by 1) s
+  where ${t}.id = s.id and ${t}.id = any(array(select ${which} from c where ${live})) and ${t}.balance_micros >= s.charge and ${gate}
+  returning ${acct}, ${t}.balance_micros as balance, ${t}.low_balance_alert_micros as alert, ${t}.low_balance_alerted as alerted`
+  })
+  // What a level shows after this request: its spend after the batch, less what later requests of the batch added.
+  const levelAfter = (l: 'k' | 'm', on: boolean) => (on ? `${l}.lim, ${l}.period, ${l}.start, ${l}.spent - o.${l}_later` : 'null, null, null, null')
+  const later = (partition: string) => `sum(c.charged) over (partition by ${partition}) - sum(c.charged) over (partition by ${partition} order by c.i)`
   return `
-with h as (
-  delete from holds where id = $holdId
-  returning user_id, team_id, api_key_id, amount_micros, key_held_micros, member_held_micros
-), c as (
-  select h.*, case when cast($withinHold as integer) = 1 then least(cast($charge as bigint), h.amount_micros) else cast($charge as bigint) end as charge from h
-), k as (
-  update api_keys set ${key.set}, last_used_at = cast($now as bigint)
-  from c where api_keys.id = c.api_key_id and ${key.fits}
-  returning ${key.state}
-), kk as (
-  select count(*) as n from k
-), m as (
-  update team_members set ${member.set}
-  from c, kk where team_members.team_id = c.team_id and team_members.user_id = c.user_id and ${member.fits}
-  returning ${member.state}
-), mm as (
-  select count(*) as n from m
-), pu as (
-  ${account('users', 'c.team_id is null and users.id = c.user_id')}
-), pt as (
-  ${account('teams', 'c.team_id is not null and teams.id = c.team_id')}
-), a as (
-  select * from pu union all select * from pt
+with x as materialized (
+  select * from json_to_recordset(cast(cast($items as text) as json)) as x(${SETTLE_INPUT}, ${usageInput})
+), h as (
+  delete from holds where id = any(array(select hold from x))
+  returning id, user_id, team_id, api_key_id, amount_micros, key_held_micros, member_held_micros
+), c as materialized (
+  select x.*, h.user_id, h.team_id, h.api_key_id, h.amount_micros, h.key_held_micros, h.member_held_micros,
+    case when x.within_hold then least(x.charge, h.amount_micros) else x.charge end as charged, ${accountOf('h')}
+  from x join h on h.id = x.hold
+), ${levels.ctes}, a as (
+  ${accountsTaken(shape)}
+), o as materialized (
+  select c.*, ${later('c.acct_team, c.acct_user')} as later${shape.keys ? `, ${later('c.api_key_id')} as k_later` : ''}${
+    shape.members ? `, ${later('c.team_id, c.user_id')} as m_later` : ''
+  }
+  from c where c.charged = c.charge and ${tookAll(shape, 'c', 'c.api_key_id is not null', 'c.team_id is not null')}
 ), l as (
   insert into ledger_entries (id, user_id, type, amount_micros, balance_after_micros, description, reference, actor_id, team_id, created_at)
-  select cast($ledgerId as text), c.user_id, 'usage', -c.charge, a.balance_micros, cast($description as text), cast($reference as text), null, c.team_id, cast($now as bigint)
-  from c, a where c.charge > 0
-), u as (
+  select o.ledger_id, o.user_id, 'usage', -o.charged, a.balance + o.later, o.description, o.reference, null, o.team_id, o.now
+  from o join a on a.acct_team = o.acct_team and a.acct_user = o.acct_user where o.charged > 0
+  returning 1
+), us as (
   insert into usage_logs (id, user_id, api_key_id, team_id, cost_micros, created_at, ${usageCols})
-  select cast($usageId as text), c.user_id, c.api_key_id, c.team_id, c.charge, cast($now as bigint), ${usageVals}
-  from c, a
+  select o.usage_id, o.user_id, o.api_key_id, o.team_id, o.charged, o.now, ${usageVals} from o
+  returning 1
 ), r as (
   insert into usage_daily (user_id, team_id, day, api_key_id, model, requests, tokens, audio_seconds, characters, cost_micros, upstream_cost_nano_usd)
-  select c.user_id, coalesce(c.team_id, ''), cast($usageDay as text), coalesce(c.api_key_id, ''), cast($model as text), 1,
-    cast($totalTokens as bigint), coalesce(cast($audioSeconds as bigint), 0), coalesce(cast($characters as bigint), 0), c.charge, cast($upstreamNano as bigint)
-  from c, a
+  select o.user_id, coalesce(o.team_id, ''), o.usage_day, coalesce(o.api_key_id, ''), o.model, count(*), sum(o."totalTokens"),
+    sum(coalesce(o."audioSeconds", 0)), sum(coalesce(o.characters, 0)), sum(o.charged), sum(o.upstream_nano)
+  from o group by o.user_id, o.team_id, o.usage_day, o.api_key_id, o.model
+  order by 1, 2, 3, 4, 5
   on conflict (user_id, team_id, day, api_key_id, model) do update set
-    requests = usage_daily.requests + 1,
+    requests = usage_daily.requests + excluded.requests,
     tokens = usage_daily.tokens + excluded.tokens,
     audio_seconds = usage_daily.audio_seconds + excluded.audio_seconds,
     characters = usage_daily.characters + excluded.characters,
     cost_micros = usage_daily.cost_micros + excluded.cost_micros,
     upstream_cost_nano_usd = usage_daily.upstream_cost_nano_usd + excluded.upstream_cost_nano_usd
 )
-select c.user_id, c.team_id, c.api_key_id, c.amount_micros, c.charge, a.balance_micros, a.low_balance_alert_micros, a.low_balance_alerted,
-  k.budget_limit_micros, k.budget_period, k.budget_period_start, k.budget_spent_micros, k.budget_held_micros,
-  m.budget_limit_micros, m.budget_period, m.budget_period_start, m.budget_spent_micros, m.budget_held_micros,
-  1 / (case when a.balance_micros is not null and (c.api_key_id is null or k.budget_period is not null)
-    and (c.team_id is null or m.budget_period is not null) and c.charge = cast($charge as bigint) then 1 else 0 end) as usual
-from c left join a on true left join k on true left join m on true`
+select x.i, o.i is not null as settled,
+  o.user_id, o.team_id, o.api_key_id, o.amount_micros, o.charged, a.balance + o.later as balance_after, a.alert, a.alerted,
+  ${levelAfter('k', shape.keys)},
+  ${levelAfter('m', shape.members)},
+  1 / (case when (select count(*) from o) = (select count(*) from c) then 1 else 0 end) as checked
+from x
+left join o on o.i = x.i
+left join a on a.acct_team = o.acct_team and a.acct_user = o.acct_user${shape.keys ? '\nleft join k on k.id = o.api_key_id' : ''}${shape.members ? '\nleft join m on m.team_id = o.team_id and m.user_id = o.user_id' : ''}
+order by x.i`
 }
 
 /** `$name` → sql.placeholder(name), so compiled() binds the values by name. */
 function withPlaceholders(text: string) {
   const parts = text.split(/\$([A-Za-z]+)/)
   const chunks = [sql.raw(parts[0]!)]
-  for (let i = 1; i < parts.length; i += 2) chunks.push(sql`${p(parts[i]!)}`, sql.raw(parts[i + 1]!))
+  for (let i = 1; i < parts.length; i += 2) chunks.push(sql`${sql.placeholder(parts[i]!)}`, sql.raw(parts[i + 1]!))
   return sql.join(chunks)
 }
 
-const statements = (db: Db) =>
-  prepared(db, 'pg-money', () => ({
-    hold: compiled(db, rawStatement(db, withPlaceholders(holdSql()))),
-    settle: compiled(db, rawStatement(db, withPlaceholders(settleSql()))),
-  }))
+/** The batch statement of a kind and shape, compiled on first use. */
+const statement = (db: Db, kind: 'hold' | 'settle', shape: Shape) =>
+  prepared(db, `pg-money:${kind}:${shapeName(shape)}`, () => compiled(db, rawStatement(db, withPlaceholders(kind === 'hold' ? holdSql(shape) : settleSql(shape)))))
 
-/** PostgreSQL's division_by_zero: the statements' way of saying "not the usual case". */
+/**
+ * A batch's items as one JSON text. PostgreSQL's text holds neither U+0000 nor a lone surrogate
+ * (db/client.ts replaces them in plain parameters; inside JSON they arrive as escapes it refuses):
+ * the rare string that has one is cleaned the same way, so one such request does not fail its batch.
+ */
+function itemsJson(items: object[]): string {
+  const json = JSON.stringify(items)
+  if (!json.includes('\\u0000') && !/\\ud[89a-f]/i.test(json)) return json
+  return JSON.stringify(items, (_k, v) => (typeof v === 'string' ? v.toWellFormed().replaceAll('\0', '\uFFFD') : v))
+}
+
+/** PostgreSQL's division_by_zero: the statements' way of saying "a level could not take the batch". */
 const NOT_USUAL = '22012'
 const notUsual = (e: unknown) => {
   const { errno, code } = (e ?? {}) as { errno?: unknown; code?: unknown }
   return errno === NOT_USUAL || code === NOT_USUAL
 }
 
-const num = (v: unknown) => Number(v)
-const numOrNull = (v: unknown) => (v == null ? null : Number(v))
-const level = (r: unknown[], at: number): LevelAfter | undefined =>
-  r[at + 1] == null ? undefined : { limitMicros: numOrNull(r[at]), period: String(r[at + 1]), periodStart: num(r[at + 2]), spentMicros: num(r[at + 3]), heldMicros: num(r[at + 4]) }
-
-/**
- * Settles a hold in one statement when nothing out of the ordinary applies: null when the hold is
- * already closed, 'general' when the caller must run its general unit (nothing was written).
- * `db` is the pool, never an open transaction (a refusal would abort it).
- */
-export async function settleInOneStatement(db: Db, input: PgSettleInput): Promise<PgSettled | null | 'general'> {
-  const { usage, chargeMicros, withinHold, ...rest } = input
-  let rows: unknown[][]
-  try {
-    rows = await statements(db).settle.values(db, { ...usage, ...rest, charge: chargeMicros, withinHold: withinHold ? 1 : 0 })
-  } catch (e) {
-    if (notUsual(e)) return 'general'
-    throw e
-  }
-  const r = rows[0]
-  if (!r) return null
-  return {
-    hold: { userId: String(r[0]), teamId: r[1] == null ? null : String(r[1]), apiKeyId: r[2] == null ? null : String(r[2]), amountMicros: num(r[3]) },
-    chargedMicros: num(r[4]),
-    balanceAfterMicros: num(r[5]),
-    alertLevelMicros: numOrNull(r[6]),
-    alerted: r[7] === true,
-    key: level(r, 8),
-    member: level(r, 13),
+/** A batch of several that a level could not take as a whole: db/batch.ts runs its items one by one. */
+export class BatchRefused extends Error {
+  constructor() {
+    super('a level could not take the whole batch; its items run one by one')
   }
 }
 
-/** The hold's row and what it reserves on each level (billing/holds.ts placeHold). */
-export type PgHoldInput = {
+/** Runs a batch statement: undefined when a lone item is not the usual case; several that are not, BatchRefused. */
+async function run(db: Db, kind: 'hold' | 'settle', shape: Shape, values: Record<string, string | number>, lone: boolean): Promise<unknown[][] | undefined> {
+  try {
+    return await statement(db, kind, shape).values(db, values)
+  } catch (e) {
+    if (!notUsual(e)) throw e
+    if (lone) return undefined
+    throw new BatchRefused()
+  }
+}
+
+const num = (v: unknown) => Number(v)
+const numOrNull = (v: unknown) => (v == null ? null : Number(v))
+const textOrNull = (v: unknown) => (v == null ? null : String(v))
+const levelAt = (r: unknown[], at: number): LevelAfter | undefined =>
+  r[at + 1] == null ? undefined : { limitMicros: numOrNull(r[at]), period: String(r[at + 1]), periodStart: num(r[at + 2]), spentMicros: num(r[at + 3]) }
+
+/** A request's hold as the batch places it (billing/holds.ts placeHold). */
+export type PgHoldItem = {
   id: string
   userId: string
   teamId: string | null
@@ -290,25 +347,109 @@ export type PgHoldInput = {
   amount: number
   keyHeld: number
   memberHeld: number
-  day: number
-  week: number
-  month: number
-  instance: string
-  leaseToken: string
-  leaseUntil: number
+  /** The member's role the request was planned with (a team request from a cached caller); null: any. */
+  role: string | null
   createdAt: number
 }
 
-/**
- * Places a hold in one statement: true when every level took it, false when one refused (nothing
- * was written; the caller's general unit names the level). `db` is the pool, never an open transaction.
- */
-export async function holdInOneStatement(db: Db, input: PgHoldInput): Promise<boolean> {
-  try {
-    await statements(db).hold.run(db, input)
-    return true
-  } catch (e) {
-    if (notUsual(e)) return false
-    throw e
+/** A hold: placed, or 'general' (a lone item that a level refused or that is not as it was planned: nothing written). */
+export type PgHeld = 'placed' | 'general'
+
+/** The batch's values besides the items: the period starts (billing/periods.ts) and this instance's lease. */
+export type PgHoldContext = { day: number; week: number; month: number; instance: string; leaseToken: string; leaseUntil: number }
+
+/** Places a batch of holds in one statement; one answer per item, in order. `db` is the pool, never an open transaction. */
+export async function holdBatch(db: Db, items: PgHoldItem[], context: PgHoldContext): Promise<PgHeld[]> {
+  const json = itemsJson(
+    items.map((h, i) => ({
+      i,
+      id: h.id,
+      user_id: h.userId,
+      team_id: h.teamId,
+      api_key_id: h.apiKeyId,
+      amount: h.amount,
+      key_held: h.keyHeld,
+      member_held: h.memberHeld,
+      role: h.role,
+      created_at: h.createdAt,
+    })),
+  )
+  const shape = {
+    keys: items.some((h) => h.keyHeld > 0),
+    members: items.some((h) => h.memberHeld > 0),
+    personal: items.some((h) => h.teamId === null),
+    teams: items.some((h) => h.teamId !== null),
   }
+  const placed = await run(db, 'hold', shape, { ...context, items: json }, items.length === 1)
+  return items.map(() => (placed ? 'placed' : 'general'))
+}
+/** A request's settlement as the batch takes it (billing/holds.ts settleHold). */
+export type PgSettleItem = {
+  holdId: string
+  chargeMicros: number
+  /** Cap the charge at the hold (a customer's limit applies); a capped charge runs alone (its uncovered rest is recorded). */
+  withinHold: boolean
+  now: number
+  ledgerId: string
+  description: string
+  reference: string
+  usageId: string
+  /** Moscow day of the rollup row. */
+  usageDay: string
+  upstreamNano: number
+  /** The usage row's own columns, as billing/holds.ts writes them. */
+  usage: UsageBindings
+  /** Whose the hold is, when the caller knows (the request that placed it): its statement leaves out the other levels. */
+  account?: { teamId: string | null; apiKeyId: string | null }
+}
+
+/** A settlement the batch made: the hold it closed, the charge, the account and the levels after this request. */
+export type PgSettled = {
+  hold: { userId: string; teamId: string | null; apiKeyId: string | null; amountMicros: number }
+  chargedMicros: number
+  balanceAfterMicros: number
+  alertLevelMicros: number | null
+  alerted: boolean
+  key: LevelAfter | undefined
+  member: LevelAfter | undefined
+}
+
+/** Per item: settled, 'closed' (the hold is gone: settled or released before), or 'general' (a lone item the usual case does not cover: nothing written). */
+export type PgSettleOutcome = PgSettled | 'closed' | 'general'
+
+/** Settles a batch in one statement; one answer per item, in order. `db` is the pool, never an open transaction. */
+export async function settleBatch(db: Db, items: PgSettleItem[], periods: { day: number; week: number; month: number }): Promise<PgSettleOutcome[]> {
+  const json = itemsJson(
+    items.map((s, i) => ({
+      ...s.usage,
+      i,
+      hold: s.holdId,
+      charge: s.chargeMicros,
+      within_hold: s.withinHold,
+      ledger_id: s.ledgerId,
+      description: s.description,
+      reference: s.reference,
+      usage_id: s.usageId,
+      usage_day: s.usageDay,
+      upstream_nano: s.upstreamNano,
+      now: s.now,
+    })),
+  )
+  // The hold's row says which levels a settlement counts on; the batch names every level its items may have.
+  const team = items.some((s) => s.account?.teamId !== null)
+  const shape = { keys: items.some((s) => s.account?.apiKeyId !== null), members: team, personal: items.some((s) => !s.account || s.account.teamId === null), teams: team }
+  const rows = await run(db, 'settle', shape, { ...periods, items: json }, items.length === 1)
+  if (!rows) return ['general']
+  return rows.map((r): PgSettleOutcome => {
+    if (r[1] !== true) return 'closed'
+    return {
+      hold: { userId: String(r[2]), teamId: textOrNull(r[3]), apiKeyId: textOrNull(r[4]), amountMicros: num(r[5]) },
+      chargedMicros: num(r[6]),
+      balanceAfterMicros: num(r[7]),
+      alertLevelMicros: numOrNull(r[8]),
+      alerted: r[9] === true,
+      key: levelAt(r, 10),
+      member: levelAt(r, 14),
+    }
+  })
 }

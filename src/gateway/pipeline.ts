@@ -250,6 +250,7 @@ export function pipeline(deps: GatewayDeps) {
         amountMicros: plan.holdMicros,
         keyBudget: key?.budget.limitMicros != null,
         memberBudget: caller.team?.memberBudget.limitMicros != null,
+        role: caller.team?.role ?? null,
       })
     } catch (e) {
       if (!(e instanceof HoldRefused)) throw e
@@ -363,7 +364,8 @@ export function pipeline(deps: GatewayDeps) {
     })
     // The database not answering does not lose the charge: the hold stays and the settlement is
     // retried until it commits; the answer the router delivered goes out with the charge it will get.
-    const closed = await closeDurably(p.holdId, () => settleHold(db, p.holdId, charge.micros, usageFacts, { withinHold: p.limited }), alert)
+    const account = { teamId: p.caller.teamId, apiKeyId: p.caller.apiKey?.id ?? null }
+    const closed = await closeDurably(p.holdId, () => settleHold(db, p.holdId, charge.micros, usageFacts, { withinHold: p.limited, account }), alert)
     if (closed.deferred) return charge.micros
     alert(closed.result)
     return closed.result?.chargedMicros ?? 0

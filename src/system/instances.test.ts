@@ -186,9 +186,11 @@ describe.skipIf(!onPostgres)('three instances on one PostgreSQL database', () =>
     const inFlight = aborts.map((a) =>
       chat(victim, c.key, { messages: [{ role: 'user', content: 'долгий ответ [[fault:slow]]' }], stream: true, max_tokens: 30 }, a.signal).catch(() => null),
     )
+    // Killed once each answer has begun and its hold knows the router's generation (noteGeneration).
     const held = await eventually(async () => {
       const b = await books(c.user.id)
-      return b.held > 0 && (await read<{ n: number }>('select count(*) as n from holds where instance_id = ?', 'instance-3'))[0]!.n === 3 ? b.held : 0
+      const [noted] = await read<{ n: number }>('select count(*) as n from holds where instance_id = ? and generation_id is not null', 'instance-3')
+      return b.held > 0 && noted!.n === 3 ? b.held : 0
     }, 10_000)
     expect(held).toBeGreaterThan(0)
     await victim.kill()
