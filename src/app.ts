@@ -22,6 +22,7 @@ import { chatPictures, chatsService } from './chats/service'
 import type { Config } from './config'
 import type { Db } from './db/client'
 import { estimateRoutes, gatewayRoutes } from './gateway'
+import { forgetCallers } from './gateway/callers'
 import { createImageStore } from './gateway/files'
 import { v1Protocol } from './gateway/protocol'
 import { WS_SERVER_OPTIONS } from './gateway/ws'
@@ -108,6 +109,11 @@ const DEFAULT_BODY_LIMIT = { limit: 64 * KB }
  */
 export const MAX_REQUEST_BODY = 2 * V1_BODY_LIMIT
 
+/** After a request that may change state through /api, every caller this instance cached is forgotten. */
+function forgetAfterChange(request: Request) {
+  if (request.method !== 'GET' && request.method !== 'HEAD' && request.method !== 'OPTIONS' && new URL(request.url).pathname.startsWith('/api/')) forgetCallers()
+}
+
 export function createApp(s: Services) {
   const guard = authGuard(s.config, s.auth, s.teams.acting)
   return (
@@ -121,6 +127,8 @@ export function createApp(s: Services) {
         set.headers['referrer-policy'] = 'strict-origin-when-cross-origin'
         set.headers['x-frame-options'] = 'DENY'
       })
+      // A key, a membership or an account may have changed: /v1 reads its callers afresh (gateway/callers.ts).
+      .onAfterHandle({ as: 'global' }, ({ request }) => forgetAfterChange(request))
       .use(
         // The routes' body readers (lib/body.ts) are transparent to the document: request bodies stay listed.
         docsSeeThroughBodyReaders(

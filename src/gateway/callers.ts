@@ -5,10 +5,12 @@
 // are what enforce them.
 // The read joins the group commit (db/group-commit.ts) rather than running alone: inside the shared
 // transaction it costs about 2 µs, where a read transaction of its own cost about 14 µs under load.
+// On PostgreSQL it is a round trip, so the instance keeps what it read for a moment (see `cache`).
 import { and, eq, isNull, sql } from 'drizzle-orm'
 import { users } from '../auth/schema'
 import { type BudgetState, budgetFromRow } from '../billing/budgets'
 import type { Db } from '../db/client'
+import { onPostgres } from '../db/dialect'
 import { groupCommit } from '../db/group-commit'
 import { compiled, prepared } from '../db/prepared'
 import { apiKeys } from '../keys/schema'
@@ -37,6 +39,39 @@ export type Caller = {
   availableMicros: number
   /** The x-request-id the client sees for this request (kept on its usage row); absent on WebSocket turns. */
   requestId?: string
+  /** Read earlier by this instance (PostgreSQL): a plan's input, not its proof (see `cache`). */
+  cached?: boolean
+  /** Reads this caller afresh, with every check of a first read (set on cached callers by gateway/index.ts). */
+  reread?: () => Promise<Caller>
+}
+
+/**
+ * How long an instance on PostgreSQL reuses a caller it read: the read is a round trip on every /v1
+ * request otherwise (bench/README.md, issue 25). A cached caller is never trusted with money: its
+ * hold checks the key, the membership and the account as they are now and is refused when they
+ * changed (billing/holds.ts CallerChanged), and a plan the cached balance or budgets could have
+ * limited reads the caller afresh first (gateway/pipeline.ts). Any change made through this
+ * instance's /api forgets every cached caller (app.ts); another instance's is seen within this.
+ */
+export const CALLER_CACHE_MS = 1000
+const CACHE_SIZE = 10_000
+const cache = new Map<string, { at: number; caller: Caller | undefined }>()
+
+/** Forgets every cached caller of this process (a key, a membership or an account may have changed). */
+export function forgetCallers(): void {
+  cache.clear()
+}
+
+/** `read`, or what it gave within CALLER_CACHE_MS (PostgreSQL only; `fresh` reads anyway). */
+async function cachedRead(key: string, fresh: boolean, read: () => Promise<Caller | undefined>): Promise<Caller | undefined> {
+  if (!onPostgres) return read()
+  const now = Date.now()
+  const hit = fresh ? undefined : cache.get(key)
+  if (hit && now - hit.at < CALLER_CACHE_MS) return hit.caller && { ...hit.caller, cached: true }
+  const caller = await read()
+  if (cache.size >= CACHE_SIZE) cache.clear()
+  cache.set(key, { at: now, caller })
+  return caller
 }
 
 const p = sql.placeholder
@@ -108,8 +143,12 @@ async function membership(q: Db, teamId: string, userId: string): Promise<{ team
  * The key presented as `secret` with its (not deleted) owner, acting in the key's account; undefined
  * for an unknown key — and for a team key whose owner has left the team or whose team was deleted.
  */
-export function callerForKey(db: Db, secret: string): Promise<Caller | undefined> {
+export function callerForKey(db: Db, secret: string, fresh = false): Promise<Caller | undefined> {
   const hash = sha256(secret)
+  return cachedRead(`key:${hash}`, fresh, () => readKeyCaller(db, hash))
+}
+
+function readKeyCaller(db: Db, hash: string): Promise<Caller | undefined> {
   return groupCommit(db)(async (q) => {
     const [row] = await statements(q).byKeyHash.values(q, { hash })
     if (!row || row[4] === null) return undefined
@@ -123,7 +162,11 @@ export function callerForKey(db: Db, secret: string): Promise<Caller | undefined
 }
 
 /** The account behind a web session's access token — its team's when `teamId` is given; undefined when it is gone or not a member. */
-export function callerForUser(db: Db, userId: string, teamId: string | null = null): Promise<Caller | undefined> {
+export function callerForUser(db: Db, userId: string, teamId: string | null = null, fresh = false): Promise<Caller | undefined> {
+  return cachedRead(`user:${userId}:${teamId ?? ''}`, fresh, () => readUserCaller(db, userId, teamId))
+}
+
+function readUserCaller(db: Db, userId: string, teamId: string | null): Promise<Caller | undefined> {
   return groupCommit(db)(async (q) => {
     const [row] = await statements(q).byUserId.values(q, { id: userId })
     if (!row) return undefined

@@ -99,13 +99,20 @@ export function gatewayRoutes(deps: GatewayDeps & { images: ImageStore }, guard:
 
   const callers = new WeakMap<Request, Caller>()
   type Verifier = { verify(t: string): Promise<false | { sub?: string }> }
-  async function authenticate(headers: Headers, jwt: Verifier): Promise<Caller> {
+  /** The caller of a /v1 request; `fresh` reads past this instance's cache (callers.ts). A cached one can read itself again. */
+  async function authenticate(headers: Headers, jwt: Verifier, fresh = false): Promise<Caller> {
+    const caller = await authenticateOnce(headers, jwt, fresh)
+    if (caller.cached) caller.reread = () => authenticate(headers, jwt, true)
+    return caller
+  }
+
+  async function authenticateOnce(headers: Headers, jwt: Verifier, fresh: boolean): Promise<Caller> {
     // Bearer for OpenAI clients; x-api-key for Anthropic's (Claude Code sends its key there).
     const token = bearer(headers.get('authorization') ?? undefined) ?? headers.get('x-api-key')?.trim()
     if (!token) throw unauthorized('Передайте API-ключ в заголовке Authorization: Bearer <ключ> (или x-api-key)', 'missing_api_key')
     if (token.startsWith(KEY_PREFIX)) {
       // A team key always acts in its team: no header is needed, none is consulted.
-      const caller = await callerForKey(deps.db, token)
+      const caller = await callerForKey(deps.db, token, fresh)
       if (!caller) throw unauthorized('Неверный API-ключ', 'invalid_api_key')
       if (!caller.apiKey!.isActive) throw unauthorized(`API-ключ «${caller.apiKey!.name}» отключён. Включите его на странице API ключей.`, 'api_key_disabled')
       return checkRole(caller)
@@ -115,9 +122,9 @@ export function gatewayRoutes(deps: GatewayDeps & { images: ImageStore }, guard:
     // The web session acts in the team its X-Team-Id names (the Playground in team context).
     const header = headers.get('x-team-id')?.trim()
     const teamId = header && header !== 'personal' ? header.slice(0, 64) : null
-    const caller = await callerForUser(deps.db, payload.sub, teamId)
+    const caller = await callerForUser(deps.db, payload.sub, teamId, fresh)
     if (!caller) {
-      if (teamId && (await callerForUser(deps.db, payload.sub))) throw TEAM_NOT_FOUND()
+      if (teamId && (await callerForUser(deps.db, payload.sub, null, fresh))) throw TEAM_NOT_FOUND()
       throw unauthorized('Неверный API-ключ или истёкшая сессия', 'invalid_api_key')
     }
     return checkRole(caller)
@@ -359,7 +366,7 @@ export function gatewayRoutes(deps: GatewayDeps & { images: ImageStore }, guard:
         detail: { summary: 'Стоимость и токены одного своего запроса по id из ответа (gen-…, msg_…, resp_…)', security: [{ bearerAuth: [] }] },
       },
     )
-    .get('/key', async ({ caller }) => ({ data: await lookup.key(caller) }), {
+    .get('/key', async ({ caller }) => ({ data: await lookup.key(caller.cached && caller.reread ? await caller.reread() : caller) }), {
       caller: true,
       response: {
         200: t.Object({ data: t.Any({ description: 'Как /key у маршрутизатора: label, usage, usage_monthly, limit, limit_remaining (рубли), balance' }) }),
@@ -400,7 +407,8 @@ export function estimateRoutes(deps: GatewayDeps, guard: AuthGuard) {
   return new Elysia({ name: 'gateway-estimate', prefix: '/api/playground', detail: { tags: ['Чаты Playground'], security: [{ bearerAuth: [] }] } }).use(guard).post(
     '/estimate',
     async ({ acting, body }) => {
-      const caller = await callerForUser(deps.db, acting.userId, acting.teamId)
+      // Read afresh: the Playground shows what the balance and budgets allow now.
+      const caller = await callerForUser(deps.db, acting.userId, acting.teamId, true)
       if (!caller) throw unauthorized('Сессия недействительна', 'invalid_api_key')
       const get = deps.catalog.get
       if (body.compare) {

@@ -5,6 +5,7 @@
 
 import type { Notifier } from '../billing/alerts'
 import {
+  CallerChanged,
   closeDurably,
   type GenerationSettler,
   type HoldLevel,
@@ -233,13 +234,37 @@ export function pipeline(deps: GatewayDeps) {
     }
   }
 
-  async function prepare(caller: Caller, cs: ChatShape, opts: { endpoint: Endpoint; stream: boolean; headers?: Record<string, string> }): Promise<Prepared> {
+  type PrepareOptions = { endpoint: Endpoint; stream: boolean; headers?: Record<string, string> }
+
+  /**
+   * Prices the request and holds its worst case. A caller this instance cached (callers.ts) is tried
+   * first when its snapshot could not have limited the plan; its hold is checked against the key,
+   * the membership and the account as they are now, and when anything is unsure the caller is read
+   * afresh and the request planned again.
+   */
+  async function prepare(caller: Caller, cs: ChatShape, opts: PrepareOptions): Promise<Prepared> {
+    if (caller.cached && caller.reread) {
+      try {
+        const prepared = await hold(caller, cs, opts, true)
+        if (prepared) return prepared
+      } catch (e) {
+        if (!(e instanceof CallerChanged)) throw e
+      }
+      caller = await caller.reread()
+    }
+    return (await hold(caller, cs, opts, false))!
+  }
+
+  /** Plans and places the hold; from a cached caller (`cached`), undefined when its balance or budgets could have limited the plan. */
+  async function hold(caller: Caller, cs: ChatShape, opts: PrepareOptions, cached: boolean): Promise<Prepared | undefined> {
     const rate = currentRate()
     const key = caller.apiKey
     const at = clockNow()
     const { bound, limited } = spendable(caller, at)
-    // Without max_tokens the answer is capped to what may be spent, exactly as to a small balance.
-    const plan = planHold(cs.shape, bound.remainingMicros, rate, markup, limited)
+    // Without max_tokens the answer is capped to what may be spent, exactly as to a small balance. A
+    // plan from a cached snapshot is the one nothing would limit, taken only when the snapshot has room for it.
+    const plan = planHold(cs.shape, cached ? Number.MAX_SAFE_INTEGER : bound.remainingMicros, rate, markup, limited)
+    if (cached && (plan.kind === 'refuse' || plan.holdMicros > bound.remainingMicros)) return undefined
     if (plan.kind === 'refuse') throw plan.uncappable ? uncappable(caller, plan.message) : refuse(caller, bound.level, at, plan.message)
     let holdId: string
     try {
@@ -251,6 +276,7 @@ export function pipeline(deps: GatewayDeps) {
         keyBudget: key?.budget.limitMicros != null,
         memberBudget: caller.team?.memberBudget.limitMicros != null,
         role: caller.team?.role ?? null,
+        cached,
       })
     } catch (e) {
       if (!(e instanceof HoldRefused)) throw e
