@@ -543,7 +543,8 @@ async function measure(setup: Setup): Promise<ScenarioResult[]> {
       const w0 = performance.now()
       for (const protocol of SETTINGS.protocols) {
         const [direct, gateway] = targets(protocol)
-        const count = protocol === 'chat' ? SETTINGS.jitWarmup : Math.ceil(SETTINGS.jitWarmup / 3)
+        // Per instance: with several, each gets the warm-up one instance alone would (requests go round-robin).
+        const count = (protocol === 'chat' ? SETTINGS.jitWarmup : Math.ceil(SETTINGS.jitWarmup / 3)) * gatewayUrls.length
         for (const mode of ['plain', 'stream'] as const) {
           const body = requestBody(protocol, mode)
           await batch(direct, mode, body, CONCURRENCY_HIGH, count, Infinity)
@@ -551,7 +552,7 @@ async function measure(setup: Setup): Promise<ScenarioResult[]> {
         }
       }
       console.log(
-        `  JIT warm-up: ${SETTINGS.jitWarmup} plain + ${SETTINGS.jitWarmup} streamed chat requests per side (a third of that per other protocol) in ${((performance.now() - w0) / 1000).toFixed(1)} s (not measured)`,
+        `  JIT warm-up: ${SETTINGS.jitWarmup} plain + ${SETTINGS.jitWarmup} streamed chat requests per side and instance (a third of that per other protocol) in ${((performance.now() - w0) / 1000).toFixed(1)} s (not measured)`,
       )
     }
 

@@ -11,6 +11,7 @@ import { authRoutes } from './auth'
 import { authGuard, bearer } from './auth/guard'
 import { authService, type StoredFiles } from './auth/service'
 import { billingRoutes } from './billing'
+import { chargesApplied } from './billing/holds'
 import { setClockFile } from './billing/periods'
 import { blogAdminRoutes, blogImageRoutes, blogRoutes } from './blog'
 import { autopostService } from './blog/autopost'
@@ -109,6 +110,9 @@ const DEFAULT_BODY_LIMIT = { limit: 64 * KB }
  */
 export const MAX_REQUEST_BODY = 2 * V1_BODY_LIMIT
 
+/** The reads that may show a balance, a charge or a usage row: /api's, and /v1's lookups of a generation and of the key. */
+const showsMoney = (path: string) => path.startsWith('/api/') || path === '/v1/generation' || path === '/v1/key'
+
 /** After a request that may change state through /api, every caller this instance cached is forgotten. */
 function forgetAfterChange(request: Request) {
   if (request.method !== 'GET' && request.method !== 'HEAD' && request.method !== 'OPTIONS' && new URL(request.url).pathname.startsWith('/api/')) forgetCallers()
@@ -129,6 +133,10 @@ export function createApp(s: Services) {
       })
       // A key, a membership or an account may have changed: /v1 reads its callers afresh (gateway/callers.ts).
       .onAfterHandle({ as: 'global' }, ({ request }) => forgetAfterChange(request))
+      // Reads that show money see the charges of answers this instance already sent (billing/reserves.ts).
+      .onBeforeHandle({ as: 'global' }, async ({ request }) => {
+        if (request.method === 'GET' && showsMoney(new URL(request.url).pathname)) await chargesApplied(s.db)
+      })
       .use(
         // The routes' body readers (lib/body.ts) are transparent to the document: request bodies stay listed.
         docsSeeThroughBodyReaders(

@@ -1,7 +1,7 @@
 // Entry: config → database + migrations → app → listen → cron; stops gracefully on SIGTERM/SIGINT.
 import { cron, Patterns } from '@elysiajs/cron'
 import { createApp, createServices } from './app'
-import { releaseStaleHolds, startHoldLeases } from './billing/holds'
+import { releaseStaleHolds, startHoldLeases, stopReserves } from './billing/holds'
 import { type Config, ConfigError, loadConfig } from './config'
 import { openDatabase, runMigrations, startCheckpointer } from './db/client'
 import { DIALECT } from './db/dialect'
@@ -112,6 +112,8 @@ async function shutdown(signal: string) {
   clearTimeout(force)
   for (const job of Object.values(app.store.cron ?? {})) (job as { stop(): void }).stop()
   stopCheckpointer()
+  // The charges written for answers already sent are applied, and this instance's reserves given back.
+  await stopReserves(db).catch((e) => console.error(`[billing] reserves not closed at stop: ${(e as Error).message}; the others apply and release them once the lease lapses`))
   stopHoldLeases()
   stopWebhooks()
   await database.close()

@@ -17,7 +17,17 @@ import { type Db, moneyDb } from '../db/client'
 import { onPostgres } from '../db/dialect'
 import { HOLD_LEASE_MS, INSTANCE_ID, LEASE_TOKEN } from '../db/instance'
 import { noteDatabaseFailure } from '../db/outage'
-import { holdBatch, type PgHeld, type PgHoldItem, type PgSettleItem, type PgSettleOutcome, settleBatch, type UsageBindings } from '../db/pg-money'
+import {
+  holdBatch,
+  type PgHeld,
+  type PgHoldItem,
+  type PgPendingItem,
+  type PgSettled,
+  type PgSettleItem,
+  type PgSettleOutcome,
+  settleBatch,
+  type UsageBindings,
+} from '../db/pg-money'
 import { compiled, prepared } from '../db/prepared'
 import { inUnit, tx, write } from '../db/tx'
 import { apiKeys } from '../keys/schema'
@@ -29,7 +39,8 @@ import { addBudgetSpent, budgetRoom, crossedThresholds, type Level, releaseBudge
 import { moscowDay } from './days'
 import { InsufficientFundsError, type Posted, postMovement } from './ledger'
 import { now as clockNow, periodStarts } from './periods'
-import { type HoldGeneration, holds, type UsageLogRow, uncoveredCosts, usageDaily, usageLogs } from './schema'
+import { existingReserves, reserves } from './reserves'
+import { type HoldGeneration, holds, pendingCharges, type UsageLogRow, uncoveredCosts, usageDaily, usageLogs } from './schema'
 
 /** The upstream's reported USD cost in nano-dollars (0 when it reported none). */
 const usdToNano = (usd: string | null) => {
@@ -76,6 +87,8 @@ export type HoldRequest = {
   role?: string | null
   /** Planned from a cached read of the caller: when the hold is not taken, CallerChanged (read it again) rather than a refusal. */
   cached?: boolean
+  /** The account's available balance as the caller was read: a well-funded one is held from a reserve (billing/reserves.ts). */
+  available?: number
 }
 
 /** Facts of the usage row a request may lack (null when absent): voice amounts, pictures, how it was priced and timed. */
@@ -330,6 +343,9 @@ export async function placeHold(db: Db, req: HoldRequest): Promise<string> {
   // PostgreSQL: with the holds of concurrent requests, one statement (db/pg-money.ts). One that a
   // level refused (or that is not as planned) runs the unit below, which names the refusing level.
   if (onPostgres && !inUnit(db)) {
+    // No budget limits the request: a well-funded account's hold comes from this instance's reserve, in memory.
+    const account = { userId: req.userId, teamId: req.teamId, role: req.role ?? null }
+    if (!keyHeld && !memberHeld && req.available !== undefined && (await pgReserves(db).take(id, account, req.apiKeyId, amount, req.available))) return id
     const held = await pgBatches(db).hold({
       id,
       userId: req.userId,
@@ -431,6 +447,8 @@ export type SettleOptions = {
   withinHold?: boolean
   /** Whose the hold is, when the caller knows (the request that placed it); saves PostgreSQL the other levels' work. */
   account?: { teamId: string | null; apiKeyId: string | null }
+  /** Hears a charge applied after settleHold answered (a reserve-backed request, billing/reserves.ts): its alerts. */
+  onApplied?: (settled: Settled) => void
 }
 
 /** What settling did: the charge, and the alerts it may trigger (sent after the unit commits). */
@@ -445,19 +463,20 @@ export type Settled = { chargedMicros: number; lowBalance?: LowBalance; budgets:
  */
 export async function settleHold(db: Db, holdId: string, chargeMicros: number, facts: UsageFacts, opts: SettleOptions = {}): Promise<Settled | null> {
   if (onPostgres && !inUnit(db)) {
+    await carving.get(holdId)
+    // Served from a reserve: the charge is written now and applied right after (its alerts to onApplied).
+    const r = reservesIfAny(db)
+    if (r?.has(holdId) && (await r.settle(holdId, settleItem(holdId, chargeMicros, facts, opts), opts.onApplied)) === 'written') return { chargedMicros: chargeMicros, budgets: [] }
     const usual = await settleBatched(db, holdId, chargeMicros, facts, opts)
     if (usual !== 'general') return usual
   }
   return settleGeneral(db, holdId, chargeMicros, facts, opts)
 }
 
-/**
- * PostgreSQL: the settlement goes to the database with those of concurrent requests, in one
- * statement (db/pg-money.ts); 'general' when its account could not take the batch as it is.
- */
-async function settleBatched(db: Db, holdId: string, chargeMicros: number, facts: UsageFacts, opts: SettleOptions): Promise<Settled | null | 'general'> {
+/** A settlement as the batched statements take it. */
+function settleItem(holdId: string, chargeMicros: number, facts: UsageFacts, opts: SettleOptions): PgSettleItem {
   const at = Date.now()
-  const done = await pgBatches(db).settle({
+  return {
     holdId,
     chargeMicros,
     withinHold: opts.withinHold === true,
@@ -470,11 +489,26 @@ async function settleBatched(db: Db, holdId: string, chargeMicros: number, facts
     usageDay: moscowDay(at),
     upstreamNano: usdToNano(facts.upstreamCostUsd),
     usage: usageValues(facts),
-  })
+  }
+}
+
+/**
+ * PostgreSQL: the settlement goes to the database with those of concurrent requests, in one
+ * statement (db/pg-money.ts); 'general' when its account could not take the batch as it is.
+ */
+async function settleBatched(db: Db, holdId: string, chargeMicros: number, facts: UsageFacts, opts: SettleOptions): Promise<Settled | null | 'general'> {
+  const item = settleItem(holdId, chargeMicros, facts, opts)
+  const done = await pgBatches(db).settle(item)
   if (done === 'closed') return null
   if (done === 'general') return done
+  return batchSettled(db, item, done)
+}
+
+/** What a batched settlement of `item` means for its alerts: a balance below its level, budget thresholds crossed. */
+async function batchSettled(db: Db, item: PgSettleItem, done: PgSettled): Promise<Settled> {
   const { hold, chargedMicros: charged } = done
-  if (chargeMicros > hold.amountMicros) console.warn(`[billing] request ${holdId} (${facts.model}): cost ${chargeMicros} µ₽ exceeds its hold ${hold.amountMicros} µ₽`)
+  if (item.chargeMicros > hold.amountMicros)
+    console.warn(`[billing] request ${item.holdId} (${String(item.usage.model)}): cost ${item.chargeMicros} µ₽ exceeds its hold ${hold.amountMicros} µ₽`)
   const account = { userId: hold.userId, teamId: hold.teamId }
   const mayAlert = charged > 0 && done.alertLevelMicros != null && !done.alerted && done.balanceAfterMicros < done.alertLevelMicros
   const open: OpenHold = { ...hold, keyHeldMicros: 0, memberHeldMicros: 0 }
@@ -504,83 +538,118 @@ function pgBatches(db: Db) {
 }
 const batches = new WeakMap<Db, { hold: (item: PgHoldItem) => Promise<PgHeld>; settle: (item: PgSettleItem) => Promise<PgSettleOutcome> }>()
 
+/** The reserves this process made on `db`, if any (PostgreSQL). */
+const reservesIfAny = (db: Db) => (onPostgres ? existingReserves(moneyDb(db)) : undefined)
+
+/** The reserves of a PostgreSQL database (billing/reserves.ts), with what they need of this file. */
+const pgReserves = (db: Db) =>
+  reserves(moneyDb(db), {
+    hold: (item) => pgBatches(db).hold(item),
+    release: (reserveId) => releaseWhere(db, eq(holds.id, reserveId)),
+    applyAlone: (item) => applyPendingAlone(db, item),
+    settled: (item, done) => batchSettled(db, item, done),
+  })
+
+/**
+ * A pending charge through the general unit: the pending row deleted (once, whoever runs it), the
+ * charge taken off its reserve and off the account's held sum while the reserve still holds it,
+ * then settled as a hold of that amount — never below zero, the rest recorded as uncovered.
+ */
+function applyPendingAlone(db: Db, e: PgPendingItem): Promise<Settled | null> {
+  return tx(db, async (q) => {
+    const gone = await q.delete(pendingCharges).where(eq(pendingCharges.id, e.holdId)).returning({ id: pendingCharges.id })
+    if (gone.length === 0) return null
+    const off = await q
+      .update(holds)
+      .set({ amountMicros: sql`${holds.amountMicros} - ${e.chargeMicros}` })
+      .where(and(eq(holds.id, e.reserveId), eq(holds.reserve, true), gte(holds.amountMicros, e.chargeMicros)))
+      .returning({ id: holds.id })
+    const hold: OpenHold = { userId: e.userId, teamId: e.teamId, apiKeyId: e.apiKeyId, amountMicros: off.length ? e.chargeMicros : 0, keyHeldMicros: 0, memberHeldMicros: 0 }
+    // The usage facts were stored as the statements bind them: the same fields, absent ones null.
+    return settleOpen(q, e.holdId, hold, e.chargeMicros, e.usage as unknown as UsageFacts, {})
+  })
+}
+
 /** The general settling unit: every rule, statement by statement (SQLite always; PostgreSQL when the usual case does not apply). */
 function settleGeneral(db: Db, holdId: string, chargeMicros: number, facts: UsageFacts, opts: SettleOptions): Promise<Settled | null> {
-  return closing(db, holdId, async (q, hold) => {
-    const now = new Date()
-    const at = clockNow()
-    // Every budget counts the charge — capped, when the reported cost exceeds what a budget has
-    // left, so that a limit the customer set is never exceeded (the rest is uncovered, below).
-    const levels = levelsOf(hold)
-    let charged = opts.withinHold ? Math.min(chargeMicros, hold.amountMicros) : chargeMicros
-    const counted: number[] = []
-    const after: Array<SpendAfter | undefined> = []
-    for (const { level, reserved } of levels) {
-      const row = await settleBudget(q, level, reserved, charged, at)
-      if (row) {
-        counted.push(charged)
-        after.push(row)
-      } else {
-        charged = Math.min(charged, await budgetRoom(q, level, reserved, at))
-        counted.push(0)
-        after.push(undefined)
-      }
+  return closing(db, holdId, (q, hold) => settleOpen(q, holdId, hold, chargeMicros, facts, opts))
+}
+
+/** Inside a closing unit (`q`): settles `hold`, taken from its row (or its pending charge's), to the charge. */
+async function settleOpen(q: Db, holdId: string, hold: OpenHold, chargeMicros: number, facts: UsageFacts, opts: SettleOptions): Promise<Settled> {
+  const now = new Date()
+  const at = clockNow()
+  // Every budget counts the charge — capped, when the reported cost exceeds what a budget has
+  // left, so that a limit the customer set is never exceeded (the rest is uncovered, below).
+  const levels = levelsOf(hold)
+  let charged = opts.withinHold ? Math.min(chargeMicros, hold.amountMicros) : chargeMicros
+  const counted: number[] = []
+  const after: Array<SpendAfter | undefined> = []
+  for (const { level, reserved } of levels) {
+    const row = await settleBudget(q, level, reserved, charged, at)
+    if (row) {
+      counted.push(charged)
+      after.push(row)
+    } else {
+      charged = Math.min(charged, await budgetRoom(q, level, reserved, at))
+      counted.push(0)
+      after.push(undefined)
     }
-    const account = { userId: hold.userId, teamId: hold.teamId }
-    const charge = (amountMicros: number, releaseHeldMicros: number) =>
-      postMovement(q, {
-        ...account,
-        type: 'usage',
-        amountMicros: -amountMicros,
-        releaseHeldMicros,
-        description: `Запрос к модели ${facts.model}`,
-        reference: `usage:${holdId}`,
-        now,
-      })
-    const wanted = charged
-    let posted: Posted | undefined
-    if (charged > 0) {
-      try {
-        // The usual case: one UPDATE gives the reservation back and takes the charge.
-        posted = await charge(charged, hold.amountMicros)
-      } catch (e) {
-        if (!(e instanceof InsufficientFundsError)) throw e
-        // The reported cost exceeds the whole balance: charge what is there, never below zero.
-        const balance = await unreserve(q, hold)
-        charged = Math.max(0, Math.min(wanted, balance))
-        if (charged > 0) posted = await charge(charged, 0)
-      }
-    } else await unreserve(q, hold)
-    // A level that counted more than the final charge (a later level or the balance capped it) gives the difference back.
-    for (const [i, { level }] of levels.entries()) {
-      if (counted[i] !== charged) after[i] = (await addBudgetSpent(q, level, charged - counted[i]!)) ?? after[i]
+  }
+  const account = { userId: hold.userId, teamId: hold.teamId }
+  const charge = (amountMicros: number, releaseHeldMicros: number) =>
+    postMovement(q, {
+      ...account,
+      type: 'usage',
+      amountMicros: -amountMicros,
+      releaseHeldMicros,
+      description: `Запрос к модели ${facts.model}`,
+      reference: `usage:${holdId}`,
+      now,
+    })
+  const wanted = charged
+  let posted: Posted | undefined
+  if (charged > 0) {
+    try {
+      // The usual case: one UPDATE gives the reservation back and takes the charge.
+      posted = await charge(charged, hold.amountMicros)
+    } catch (e) {
+      if (!(e instanceof InsufficientFundsError)) throw e
+      // The reported cost exceeds the whole balance: charge what is there, never below zero.
+      const balance = await unreserve(q, hold)
+      charged = Math.max(0, Math.min(wanted, balance))
+      if (charged > 0) posted = await charge(charged, 0)
     }
-    if (chargeMicros > hold.amountMicros) console.warn(`[billing] request ${holdId} (${facts.model}): cost ${chargeMicros} µ₽ exceeds its hold ${hold.amountMicros} µ₽`)
-    const usageId = await logUsage(q, hold, facts, charged, now)
-    if (charged < chargeMicros) {
-      // Never a silent cap: what the balance or a budget could not take is the platform's loss, recorded per request.
-      const uncovered = chargeMicros - charged
-      await statements(q).insertUncovered.run(q, {
-        id: newId(),
-        userId: hold.userId,
-        teamId: hold.teamId,
-        usageId,
-        model: facts.model,
-        upstreamId: facts.upstreamId,
-        held: hold.amountMicros,
-        cost: chargeMicros,
-        charged,
-        uncovered,
-        createdAt: now.getTime(),
-      })
-      console.error(
-        `[billing] ALERT uncovered cost: request ${usageId} of ${hold.teamId ? `team ${hold.teamId} (member ${hold.userId})` : `user ${hold.userId}`} (${facts.model}, upstream ${facts.upstreamId ?? '—'}) cost ${chargeMicros} µ₽, held ${hold.amountMicros} µ₽, charged ${charged} µ₽; ${uncovered} µ₽ not covered`,
-      )
-    }
-    // The alert's UPDATE only runs when this charge can have crossed the account's level.
-    const mayAlert = posted && posted.alertLevelMicros != null && !posted.alerted && posted.balanceAfterMicros < posted.alertLevelMicros
-    return { chargedMicros: charged, lowBalance: mayAlert ? await checkLowBalance(q, account) : undefined, budgets: crossings(hold, levels, after, charged) }
-  })
+  } else await unreserve(q, hold)
+  // A level that counted more than the final charge (a later level or the balance capped it) gives the difference back.
+  for (const [i, { level }] of levels.entries()) {
+    if (counted[i] !== charged) after[i] = (await addBudgetSpent(q, level, charged - counted[i]!)) ?? after[i]
+  }
+  if (chargeMicros > hold.amountMicros) console.warn(`[billing] request ${holdId} (${facts.model}): cost ${chargeMicros} µ₽ exceeds its hold ${hold.amountMicros} µ₽`)
+  const usageId = await logUsage(q, hold, facts, charged, now)
+  if (charged < chargeMicros) {
+    // Never a silent cap: what the balance or a budget could not take is the platform's loss, recorded per request.
+    const uncovered = chargeMicros - charged
+    await statements(q).insertUncovered.run(q, {
+      id: newId(),
+      userId: hold.userId,
+      teamId: hold.teamId,
+      usageId,
+      model: facts.model,
+      upstreamId: facts.upstreamId,
+      held: hold.amountMicros,
+      cost: chargeMicros,
+      charged,
+      uncovered,
+      createdAt: now.getTime(),
+    })
+    console.error(
+      `[billing] ALERT uncovered cost: request ${usageId} of ${hold.teamId ? `team ${hold.teamId} (member ${hold.userId})` : `user ${hold.userId}`} (${facts.model}, upstream ${facts.upstreamId ?? '—'}) cost ${chargeMicros} µ₽, held ${hold.amountMicros} µ₽, charged ${charged} µ₽; ${uncovered} µ₽ not covered`,
+    )
+  }
+  // The alert's UPDATE only runs when this charge can have crossed the account's level.
+  const mayAlert = posted && posted.alertLevelMicros != null && !posted.alerted && posted.balanceAfterMicros < posted.alertLevelMicros
+  return { chargedMicros: charged, lowBalance: mayAlert ? await checkLowBalance(q, account) : undefined, budgets: crossings(hold, levels, after, charged) }
 }
 
 /** The budget thresholds this charge carried a level across (the alerts are claimed and sent later). */
@@ -608,6 +677,12 @@ function crossings(hold: OpenHold, levels: Array<{ level: Level }>, after: Array
 
 /** Releases a hold without charging (failed request) and logs the attempt. */
 export async function releaseHold(db: Db, holdId: string, facts: UsageFacts): Promise<void> {
+  if (onPostgres && !inUnit(db)) {
+    await carving.get(holdId)
+    // Served from a reserve: nothing to charge; the usage row goes the way of a charge.
+    const r = reservesIfAny(db)
+    if (r?.has(holdId) && (await r.settle(holdId, settleItem(holdId, 0, facts, {}))) === 'written') return
+  }
   await closing(db, holdId, async (q, hold) => {
     await releaseAll(q, hold)
     await logUsage(q, hold, facts, 0, new Date())
@@ -632,33 +707,54 @@ function releaseWhere(db: Db, where: ReturnType<typeof and>): Promise<number> {
 /**
  * Remembers the router's generation id on the hold (the first id wins), with what a settlement from
  * /generation needs: should this process die before settling, whoever gives the hold back charges
- * what the router delivered instead. Not awaited on the request path. The write goes out on the
- * next turn of the event loop, and not at all when the hold's closing has begun by then and commits
- * (a whole answer settled at once): the hold is gone, so there is nothing left to recover, and the
- * note would only wait behind the settlement for the hold's row (bench/README.md, issue 25). When
- * that closing fails or is deferred, the note goes out then, as before.
+ * what the router delivered instead. Not awaited on the request path. The write goes out once the
+ * answer has run NOTE_AFTER_MS, and not at all when the hold's closing has begun by then and commits
+ * (an answer that ends sooner, settled at once): the hold is gone, so there is nothing left to
+ * recover, and the note would only wait behind the settlement for the hold's row — on PostgreSQL a
+ * request served from a reserve would even have to move to a hold row of its own first
+ * (bench/README.md, issue 25). When that closing fails or is deferred, the note goes out then.
  */
 export function noteGeneration(db: Db, holdId: string, generationId: string, info: HoldGeneration): void {
   if (unnoted.has(holdId)) return
   const send = () => {
     unnoted.delete(holdId)
+    const failed = (e: unknown) => {
+      if (!noteDatabaseFailure(e)) console.error(`[billing] hold ${holdId}: generation id not recorded: ${(e as Error).message}`)
+    }
+    // A request served from a reserve has no row to note it on: it moves to a hold row of its own, with the note.
+    const r = reservesIfAny(db)
+    if (r?.has(holdId)) {
+      const moved = r
+        .carveOut(holdId, generationId, info)
+        .catch(failed)
+        .finally(() => carving.delete(holdId))
+      carving.set(holdId, moved)
+      return
+    }
     void write(db, (q) =>
       q
         .update(holds)
         .set({ generationId, generation: info })
         .where(and(eq(holds.id, holdId), isNull(holds.generationId))),
-    ).catch((e) => {
-      if (!noteDatabaseFailure(e)) console.error(`[billing] hold ${holdId}: generation id not recorded: ${(e as Error).message}`)
-    })
+    ).catch(failed)
   }
   unnoted.set(holdId, send)
-  setImmediate(() => {
+  setTimeout(() => {
     if (unnoted.get(holdId) === send && !closingHere.has(holdId)) send()
-  })
+  }, NOTE_AFTER_MS)
 }
+
+/**
+ * How long an answer runs before its generation is noted. What a crash can then lose is the router's
+ * charge for answers in their first tenth of a second (they were never delivered whole); a quicker
+ * note costs every short answer a write, and on PostgreSQL a reserve-backed one a move to a hold row.
+ */
+const NOTE_AFTER_MS = 100
 
 /** Generation ids waiting for the next turn of the event loop (or for their hold's closing), by hold. */
 const unnoted = new Map<string, () => void>()
+/** Reserve-backed requests being moved to hold rows of their own (noteGeneration): their closing waits for it. */
+const carving = new Map<string, Promise<unknown>>()
 /** Holds whose closing unit (closeDurably) is running in this process. */
 const closingHere = new Set<string>()
 
@@ -777,7 +873,13 @@ async function settleFromGenerations(db: Db, where: ReturnType<typeof and>, sett
  * closing is waiting for the database. Answers how many.
  */
 export async function releaseStaleHolds(db: Db, olderThan: Date, settler?: GenerationSettler): Promise<number> {
-  const stale = and(eq(holds.leaseToken, LEASE_TOKEN), lt(holds.createdAt, olderThan.getTime()), waiting.size ? notInArray(holds.id, [...waiting]) : undefined)
+  // Reserves outlive requests: they are given back when idle (billing/reserves.ts).
+  const stale = and(
+    eq(holds.leaseToken, LEASE_TOKEN),
+    eq(holds.reserve, false),
+    lt(holds.createdAt, olderThan.getTime()),
+    waiting.size ? notInArray(holds.id, [...waiting]) : undefined,
+  )
   const released = await releaseWhere(db, and(stale, isNull(holds.generationId)))
   const fromRouter = await settleFromGenerations(db, stale, settler)
   return released + fromRouter.settled + fromRouter.released
@@ -789,11 +891,43 @@ export async function releaseStaleHolds(db: Db, olderThan: Date, settler?: Gener
  */
 export async function releaseLapsedHolds(db: Db, now = Date.now(), settler?: GenerationSettler): Promise<number> {
   const lapsed = lt(holds.leaseUntil, now)
+  // A dead instance's reserves: the charges it had written are applied before what is left is given back.
+  const applied = onPostgres ? await applyOrphanCharges(db, now) : 0
+  if (applied > 0) console.log(`[billing] applied ${applied} pending charge(s) of stopped instances`)
   const released = await releaseWhere(db, and(lapsed, isNull(holds.generationId)))
   if (released > 0) console.log(`[billing] released ${released} hold(s) of stopped instances`)
   const fromRouter = await settleFromGenerations(db, lapsed, settler)
   if (fromRouter.settled > 0) console.log(`[billing] settled ${fromRouter.settled} hold(s) of stopped instances from the router's generation records`)
   return released + fromRouter.settled + fromRouter.released
+}
+
+/**
+ * Applies the pending charges of reserves whose lease lapsed (their instance died), and those left
+ * behind by a reserve that is gone (applied charges take nothing from it then): each once, by the
+ * general unit. Answers how many.
+ */
+async function applyOrphanCharges(db: Db, now: number): Promise<number> {
+  const rows = await db
+    .select({ entry: pendingCharges.entry })
+    .from(pendingCharges)
+    .where(
+      sql`exists (select 1 from ${holds} where ${holds.id} = ${pendingCharges.reserveId} and ${holds.leaseUntil} < ${now})
+        or (${pendingCharges.createdAt} < ${now - HOLD_LEASE_MS} and not exists (select 1 from ${holds} where ${holds.id} = ${pendingCharges.reserveId}))`,
+    )
+    .limit(1000)
+  let applied = 0
+  for (const { entry } of rows) if (await applyPendingAlone(db, entry as unknown as PgPendingItem)) applied++
+  return applied
+}
+
+/** Resolves once the charges this process has applying (reserves, PostgreSQL) are in the books: reads that show money wait for it. */
+export function chargesApplied(db: Db): Promise<unknown> {
+  return reservesIfAny(db)?.applied() ?? Promise.resolve()
+}
+
+/** At a graceful stop: the pending charges applied, the reserves given back. */
+export async function stopReserves(db: Db): Promise<void> {
+  await reservesIfAny(db)?.stop()
 }
 
 /**

@@ -198,10 +198,31 @@ export const holds = table(
     generationId: text('generation_id'),
     /** What that settlement needs besides (the router, endpoint, model, stream, a customer's limit). */
     generation: text('generation', { mode: 'json' }).$type<HoldGeneration>(),
+    /**
+     * An instance's reserve on a well-funded account (billing/reserves.ts, PostgreSQL): the requests it
+     * serves take their holds from it in memory, and their charges come off it as they are applied.
+     */
+    reserve: integer('reserve', { mode: 'boolean' }).notNull().default(false),
     createdAt: integer('created_at').notNull(),
   },
   (t) => [index('holds_instance_idx').on(t.instanceId), index('holds_lease_idx').on(t.leaseUntil), index('holds_key_idx').on(t.apiKeyId)],
 )
+
+/**
+ * The charge of a request served from a reserve, written before its answer goes out and applied to
+ * the books right after (billing/reserves.ts): one row per request until its settlement commits,
+ * deleted by that settlement, so a settlement runs once whoever runs it. When its instance dies
+ * the others apply what is left here before they give the reserve back.
+ */
+export const pendingCharges = table('pending_charges', {
+  /** The request's hold id (its usage row's hold_id, its ledger row's reference). */
+  id: text('id').primaryKey(),
+  /** The reserve (holds row) the request was served from. */
+  reserveId: text('reserve_id').notNull(),
+  /** Everything the settlement writes (db/pg-money.ts PgApplyItem). */
+  entry: text('entry', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
+  createdAt: integer('created_at').notNull(),
+})
 
 /**
  * Budget alerts already sent: one row per budget, threshold (50, 80, 100 %) and period, inserted

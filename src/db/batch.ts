@@ -14,11 +14,14 @@ type Waiting<I, O> = { item: I; resolve: (o: O) => void; reject: (e: unknown) =>
  * A queue that runs `run` over the items of concurrent callers, one batch at a time; each caller
  * gets the answer for its own item. When a batch fails for another reason than the database not
  * answering (a deadlock, a value one item got wrong), its items are tried again one by one, so a
- * single bad item never fails the others.
+ * single bad item never fails the others. `lingerMs`: an item that finds the queue idle waits that
+ * long for company — for work nobody waits on (charges applied after their answers went out), where
+ * a batch of several costs the database little more than a batch of one.
  */
-export function batched<I, O>(run: (items: I[]) => Promise<O[]>): (item: I) => Promise<O> {
+export function batched<I, O>(run: (items: I[]) => Promise<O[]>, opts: { lingerMs?: number } = {}): (item: I) => Promise<O> {
   let waiting: Waiting<I, O>[] = []
   let busy = false
+  let lingering = false
 
   const send = async (batch: Waiting<I, O>[]) => {
     try {
@@ -46,9 +49,19 @@ export function batched<I, O>(run: (items: I[]) => Promise<O[]>): (item: I) => P
     })
   }
 
+  const arrive = () => {
+    if (!opts.lingerMs || busy || waiting.length >= MAX_BATCH) return next()
+    if (lingering) return
+    lingering = true
+    setTimeout(() => {
+      lingering = false
+      next()
+    }, opts.lingerMs)
+  }
+
   return (item) =>
     new Promise<O>((resolve, reject) => {
       waiting.push({ item, resolve, reject })
-      next()
+      arrive()
     })
 }

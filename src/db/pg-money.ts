@@ -104,20 +104,25 @@ const parts = (sep: string, ...list: Array<string | false>) => list.filter(Boole
  * cannot take its requests is left as it is, its requests drop out of what follows, and the
  * statement's final check fails it. `level(kind, gate)` gives each CTE's UPDATE.
  */
-function levelUpdates(shape: Shape, level: (kind: 'k' | 'm' | 'u' | 't', gate: string) => string): { ctes: string; last: string } {
+function levelUpdates(shape: Shape, level: (kind: Level, gate: string) => string, reserves = false): { ctes: string; last: string } {
   const names: string[] = []
   const ctes: string[] = []
-  const add = (kind: 'k' | 'm' | 'u' | 't') => {
+  const add = (kind: Level) => {
     const gate = names.length ? `(select count(*) from ${names.at(-1)}) >= 0` : 'true'
     ctes.push(`${kind} as (\n  ${level(kind, gate)}\n)`)
     names.push(kind)
   }
+  // Reserves are holds rows: first in the order, as every hold is.
+  if (reserves) add('rs')
   if (shape.keys) add('k')
   if (shape.members) add('m')
   if (shape.personal) add('u')
   if (shape.teams) add('t')
   return { ctes: ctes.join(', '), last: names.at(-1)! }
 }
+
+/** The levels a batch updates: an instance's reserves (holds rows), keys, members, personal and team accounts. */
+type Level = 'rs' | 'k' | 'm' | 'u' | 't'
 
 /** The paying account of a row of `r`: (team, '') for a team, ('', user) for a person. */
 const accountOf = (r: string) => `coalesce(${r}.team_id, '') as acct_team, case when ${r}.team_id is null then ${r}.user_id else '' end as acct_user`
@@ -168,7 +173,7 @@ function holdSql(shape: Shape): string {
   return `
 with x as materialized (
   select * from json_to_recordset(cast(cast($items as text) as json)) as x(i int, id text, user_id text, team_id text, api_key_id text,
-    amount bigint, key_held bigint, member_held bigint, role text, created_at bigint)
+    amount bigint, key_held bigint, member_held bigint, role text, reserve boolean, created_at bigint)
 ), v as materialized (
   select x.*, ${accountOf('x')} from x
   left join api_keys k on k.id = x.api_key_id${shape.teams ? '\n  left join team_members tm on tm.team_id = x.team_id and tm.user_id = x.user_id' : ''}
@@ -180,8 +185,8 @@ with x as materialized (
 ), ${levels.ctes}, a as (
   ${accountsTaken(shape)}
 ), h as (
-  insert into holds (id, user_id, team_id, api_key_id, amount_micros, key_held_micros, member_held_micros, instance_id, lease_token, lease_until, created_at)
-  select id, user_id, team_id, api_key_id, amount, key_held, member_held, cast($instance as text), cast($leaseToken as text), cast($leaseUntil as bigint), created_at
+  insert into holds (id, user_id, team_id, api_key_id, amount_micros, key_held_micros, member_held_micros, instance_id, lease_token, lease_until, reserve, created_at)
+  select id, user_id, team_id, api_key_id, amount, key_held, member_held, cast($instance as text), cast($leaseToken as text), cast($leaseUntil as bigint), reserve, created_at
   from v where ${tookAll(shape, 'v', 'v.key_held > 0', 'v.member_held > 0')}
   returning 1
 )
@@ -191,6 +196,8 @@ select 1 / (case when (select count(*) from h) = (select count(*) from x) then 1
 /** The settlement's input columns besides the usage row's (json_to_recordset's record). */
 const SETTLE_INPUT = `i int, hold text, charge bigint, within_hold boolean, ledger_id text, description text, reference text,
   usage_id text, usage_day text, upstream_nano bigint, now bigint`
+/** A pending charge's own columns: what its hold row would have said (billing/reserves.ts). */
+const PENDING_INPUT = 'reserve text, user_id text, team_id text, api_key_id text, amount_micros bigint'
 
 /**
  * The settlements of a batch (billing/holds.ts settleHold), all or none: each hold deleted, each
@@ -202,54 +209,80 @@ const SETTLE_INPUT = `i int, hold text, charge bigint, within_hold boolean, ledg
  * hold names a level this shape left out, the statement divides by zero and nothing is written
  * (billing/holds.ts then settles them one by one). Members come with teams: a team request
  * counts on its member.
+ *
+ * `from: 'pending'` applies the charges of requests served from reserves instead (billing/reserves.ts):
+ * their pending_charges rows are deleted in place of holds, each charge comes off its reserve and
+ * off the account's held sum (what was not charged stays in the reserve), and the levels count the
+ * charges without a check — the answers were served within what the reserve held, no budget limits them.
  */
-function settleSql(shape: Shape): string {
+function settleSql(shape: Shape, from: 'holds' | 'pending'): string {
+  const pending = from === 'pending'
+  const fits = (check: string) => (pending ? 'true' : check)
   const usageInput = USAGE_COLUMNS.map(([c, f]) => `"${f}" ${USAGE_TYPES[c] ?? 'text'}`).join(', ')
   const usageCols = USAGE_COLUMNS.map(([c]) => c).join(', ')
   // usage_logs.hold_id is the hold settled (the facts' own may be absent: a dead instance's hold settled from /generation).
   const usageVals = USAGE_COLUMNS.map(([c, f]) => (c === 'hold_id' ? 'o.hold' : `o."${f}"`)).join(', ')
   const state = (t: string) => `${t}.budget_limit_micros as lim, ${t}.budget_period as period, ${t}.budget_period_start as start, ${t}.budget_spent_micros as spent`
-  const levels = levelUpdates(shape, (kind, gate) => {
-    if (kind === 'k')
-      return `update api_keys set ${levelSet('api_keys', '$rolled + s.charge', 'greatest(api_keys.budget_held_micros - s.reserved, 0)')}, last_used_at = s.now
+  const levels = levelUpdates(
+    shape,
+    (kind, gate) => {
+      if (kind === 'k')
+        return `update api_keys set ${levelSet('api_keys', '$rolled + s.charge', 'greatest(api_keys.budget_held_micros - s.reserved, 0)')}, last_used_at = s.now
   from (select api_key_id as id, sum(charged) as charge, sum(key_held_micros) as reserved, max(now) as now from c where api_key_id is not null group by 1 order by 1) s
-  where api_keys.id = s.id and api_keys.id = any(array(select api_key_id from c)) and ${levelFits('api_keys', 'greatest(api_keys.budget_held_micros - s.reserved, 0)', 's.charge')} and ${gate}
+  where api_keys.id = s.id and api_keys.id = any(array(select api_key_id from c)) and ${fits(levelFits('api_keys', 'greatest(api_keys.budget_held_micros - s.reserved, 0)', 's.charge'))} and ${gate}
   returning api_keys.id, ${state('api_keys')}`
-    if (kind === 'm')
-      return `update team_members set ${levelSet('team_members', '$rolled + s.charge', 'greatest(team_members.budget_held_micros - s.reserved, 0)')}
+      if (kind === 'm')
+        return `update team_members set ${levelSet('team_members', '$rolled + s.charge', 'greatest(team_members.budget_held_micros - s.reserved, 0)')}
   from (select team_id, user_id, sum(charged) as charge, sum(member_held_micros) as reserved from c where team_id is not null group by 1, 2 order by 1, 2) s
   where team_members.team_id = s.team_id and team_members.user_id = s.user_id and team_members.team_id = any(array(select team_id from c))
-    and ${levelFits('team_members', 'greatest(team_members.budget_held_micros - s.reserved, 0)', 's.charge')} and ${gate}
+    and ${fits(levelFits('team_members', 'greatest(team_members.budget_held_micros - s.reserved, 0)', 's.charge'))} and ${gate}
   returning team_members.team_id, team_members.user_id, ${state('team_members')}`
-    const [t, which, live, acct] =
-      kind === 'u'
-        ? ['users', 'user_id', 'team_id is null', `'' as acct_team, users.id as acct_user`]
-        : ['teams', 'team_id', 'team_id is not null', `teams.id as acct_team, '' as acct_user`]
-    return `update ${t} set balance_micros = ${t}.balance_micros - s.charge, held_micros = ${t}.held_micros - s.amount
+      if (kind === 'rs')
+        return `update holds set amount_micros = holds.amount_micros - s.charge
+  from (select reserve as id, sum(charged) as charge from c group by 1 order by 1) s
+  where holds.id = s.id and holds.id = any(array(select reserve from c)) and holds.reserve and holds.amount_micros >= s.charge and ${gate}
+  returning holds.id`
+      const [t, which, live, acct] =
+        kind === 'u'
+          ? ['users', 'user_id', 'team_id is null', `'' as acct_team, users.id as acct_user`]
+          : ['teams', 'team_id', 'team_id is not null', `teams.id as acct_team, '' as acct_user`]
+      // A hold gives its whole reservation back; a reserve gives back what was charged (the rest stays reserved).
+      return `update ${t} set balance_micros = ${t}.balance_micros - s.charge, held_micros = ${t}.held_micros - s.${pending ? 'charge' : 'amount'}
   from (select ${which} as id, sum(charged) as charge, sum(amount_micros) as amount from c where ${live} group by 1 order by 1) s
   where ${t}.id = s.id and ${t}.id = any(array(select ${which} from c where ${live})) and ${t}.balance_micros >= s.charge and ${gate}
   returning ${acct}, ${t}.balance_micros as balance, ${t}.low_balance_alert_micros as alert, ${t}.low_balance_alerted as alerted`
-  })
+    },
+    pending,
+  )
   // What a level shows after this request: its spend after the batch, less what later requests of the batch added.
   const levelAfter = (l: 'k' | 'm', on: boolean) => (on ? `${l}.lim, ${l}.period, ${l}.start, ${l}.spent - o.${l}_later` : 'null, null, null, null')
   const later = (partition: string) => `sum(c.charged) over (partition by ${partition}) - sum(c.charged) over (partition by ${partition} order by c.i)`
   return `
 with x as materialized (
-  select * from json_to_recordset(cast(cast($items as text) as json)) as x(${SETTLE_INPUT}, ${usageInput})
-), h as (
+  select * from json_to_recordset(cast(cast($items as text) as json)) as x(${SETTLE_INPUT}, ${usageInput}${pending ? `, ${PENDING_INPUT}` : ''})
+), ${
+    pending
+      ? `h as (
+  delete from pending_charges where id = any(array(select hold from x)) returning id
+), c as materialized (
+  select x.*, 0 as key_held_micros, 0 as member_held_micros, x.charge as charged, ${accountOf('x')}
+  from x join h on h.id = x.hold
+)`
+      : `h as (
   delete from holds where id = any(array(select hold from x))
   returning id, user_id, team_id, api_key_id, amount_micros, key_held_micros, member_held_micros
 ), c as materialized (
   select x.*, h.user_id, h.team_id, h.api_key_id, h.amount_micros, h.key_held_micros, h.member_held_micros,
     case when x.within_hold then least(x.charge, h.amount_micros) else x.charge end as charged, ${accountOf('h')}
   from x join h on h.id = x.hold
-), ${levels.ctes}, a as (
+)`
+  }, ${levels.ctes}, a as (
   ${accountsTaken(shape)}
 ), o as materialized (
   select c.*, ${later('c.acct_team, c.acct_user')} as later${shape.keys ? `, ${later('c.api_key_id')} as k_later` : ''}${
     shape.members ? `, ${later('c.team_id, c.user_id')} as m_later` : ''
   }
-  from c where c.charged = c.charge and ${tookAll(shape, 'c', 'c.api_key_id is not null', 'c.team_id is not null')}
+  from c where c.charged = c.charge and ${tookAll(shape, 'c', 'c.api_key_id is not null', 'c.team_id is not null')}${pending ? ' and c.reserve in (select id from rs)' : ''}
 ), l as (
   insert into ledger_entries (id, user_id, type, amount_micros, balance_after_micros, description, reference, actor_id, team_id, created_at)
   select o.ledger_id, o.user_id, 'usage', -o.charged, a.balance + o.later, o.description, o.reference, null, o.team_id, o.now
@@ -292,9 +325,14 @@ function withPlaceholders(text: string) {
   return sql.join(chunks)
 }
 
+/** The batch statements: holds, settlements of holds, and settlements of pending charges (`apply`). */
+type Kind = 'hold' | 'settle' | 'apply'
+
 /** The batch statement of a kind and shape, compiled on first use. */
-const statement = (db: Db, kind: 'hold' | 'settle', shape: Shape) =>
-  prepared(db, `pg-money:${kind}:${shapeName(shape)}`, () => compiled(db, rawStatement(db, withPlaceholders(kind === 'hold' ? holdSql(shape) : settleSql(shape)))))
+const statement = (db: Db, kind: Kind, shape: Shape) =>
+  prepared(db, `pg-money:${kind}:${shapeName(shape)}`, () =>
+    compiled(db, rawStatement(db, withPlaceholders(kind === 'hold' ? holdSql(shape) : settleSql(shape, kind === 'settle' ? 'holds' : 'pending')))),
+  )
 
 /**
  * A batch's items as one JSON text. PostgreSQL's text holds neither U+0000 nor a lone surrogate
@@ -322,7 +360,7 @@ export class BatchRefused extends Error {
 }
 
 /** Runs a batch statement: undefined when a lone item is not the usual case; several that are not, BatchRefused. */
-async function run(db: Db, kind: 'hold' | 'settle', shape: Shape, values: Record<string, string | number>, lone: boolean): Promise<unknown[][] | undefined> {
+async function run(db: Db, kind: Kind, shape: Shape, values: Record<string, string | number>, lone: boolean): Promise<unknown[][] | undefined> {
   try {
     return await statement(db, kind, shape).values(db, values)
   } catch (e) {
@@ -349,6 +387,8 @@ export type PgHoldItem = {
   memberHeld: number
   /** The member's role the request was planned with (a team request from a cached caller); null: any. */
   role: string | null
+  /** An instance's reserve (billing/reserves.ts) rather than one request's hold. */
+  reserve?: boolean
   createdAt: number
 }
 
@@ -371,6 +411,7 @@ export async function holdBatch(db: Db, items: PgHoldItem[], context: PgHoldCont
       key_held: h.keyHeld,
       member_held: h.memberHeld,
       role: h.role,
+      reserve: h.reserve === true,
       created_at: h.createdAt,
     })),
   )
@@ -417,30 +458,25 @@ export type PgSettled = {
 /** Per item: settled, 'closed' (the hold is gone: settled or released before), or 'general' (a lone item the usual case does not cover: nothing written). */
 export type PgSettleOutcome = PgSettled | 'closed' | 'general'
 
-/** Settles a batch in one statement; one answer per item, in order. `db` is the pool, never an open transaction. */
-export async function settleBatch(db: Db, items: PgSettleItem[], periods: { day: number; week: number; month: number }): Promise<PgSettleOutcome[]> {
-  const json = itemsJson(
-    items.map((s, i) => ({
-      ...s.usage,
-      i,
-      hold: s.holdId,
-      charge: s.chargeMicros,
-      within_hold: s.withinHold,
-      ledger_id: s.ledgerId,
-      description: s.description,
-      reference: s.reference,
-      usage_id: s.usageId,
-      usage_day: s.usageDay,
-      upstream_nano: s.upstreamNano,
-      now: s.now,
-    })),
-  )
-  // The hold's row says which levels a settlement counts on; the batch names every level its items may have.
-  const team = items.some((s) => s.account?.teamId !== null)
-  const shape = { keys: items.some((s) => s.account?.apiKeyId !== null), members: team, personal: items.some((s) => !s.account || s.account.teamId === null), teams: team }
-  const rows = await run(db, 'settle', shape, { ...periods, items: json }, items.length === 1)
-  if (!rows) return ['general']
-  return rows.map((r): PgSettleOutcome => {
+/** A settle item as its statement's JSON record. */
+const settleRecord = (s: PgSettleItem, i: number) => ({
+  ...s.usage,
+  i,
+  hold: s.holdId,
+  charge: s.chargeMicros,
+  within_hold: s.withinHold,
+  ledger_id: s.ledgerId,
+  description: s.description,
+  reference: s.reference,
+  usage_id: s.usageId,
+  usage_day: s.usageDay,
+  upstream_nano: s.upstreamNano,
+  now: s.now,
+})
+
+/** A settlement statement's rows, one per item: settled (with the account and levels after it) or not found. */
+const settledRows = (rows: unknown[][]) =>
+  rows.map((r): PgSettled | 'closed' => {
     if (r[1] !== true) return 'closed'
     return {
       hold: { userId: String(r[2]), teamId: textOrNull(r[3]), apiKeyId: textOrNull(r[4]), amountMicros: num(r[5]) },
@@ -452,4 +488,98 @@ export async function settleBatch(db: Db, items: PgSettleItem[], periods: { day:
       member: levelAt(r, 14),
     }
   })
+
+/** The levels a batch whose items say whose they are counts on (an item that does not say may be anyone's). */
+function shapeOf(accounts: Array<{ teamId: string | null; apiKeyId: string | null } | undefined>): Shape {
+  const team = accounts.some((a) => a?.teamId !== null)
+  return { keys: accounts.some((a) => a?.apiKeyId !== null), members: team, personal: accounts.some((a) => !a || a.teamId === null), teams: team }
 }
+
+/** Settles a batch in one statement; one answer per item, in order. `db` is the pool, never an open transaction. */
+export async function settleBatch(db: Db, items: PgSettleItem[], periods: { day: number; week: number; month: number }): Promise<PgSettleOutcome[]> {
+  // The hold's row says which levels a settlement counts on; the batch names every level its items may have.
+  const rows = await run(db, 'settle', shapeOf(items.map((s) => s.account)), { ...periods, items: itemsJson(items.map(settleRecord)) }, items.length === 1)
+  return rows ? settledRows(rows) : ['general']
+}
+
+/**
+ * A charge of a request served from a reserve (billing/reserves.ts): its settlement, with what its
+ * hold row would have said — whose it is, and what it took from which reserve.
+ */
+export type PgPendingItem = PgSettleItem & { reserveId: string; userId: string; teamId: string | null; apiKeyId: string | null; amountMicros: number }
+
+/** Writes a batch's pending charges (one statement): once this commits, their answers may go out. */
+export async function pendingBatch(db: Db, items: PgPendingItem[]): Promise<void> {
+  const now = Date.now()
+  await pendingStatement(db).run(db, { items: itemsJson(items.map((e) => ({ id: e.holdId, reserve_id: e.reserveId, entry: e, created_at: now }))) })
+}
+
+const pendingStatement = (db: Db) =>
+  prepared(db, 'pg-money:pending', () =>
+    compiled(
+      db,
+      rawStatement(
+        db,
+        withPlaceholders(`insert into pending_charges (id, reserve_id, entry, created_at)
+select x.id, x.reserve_id, x.entry, x.created_at from json_to_recordset(cast(cast($items as text) as json)) as x(id text, reserve_id text, entry json, created_at bigint)`),
+      ),
+    ),
+  )
+
+/**
+ * Applies a batch of pending charges to the books (one statement): per item settled, 'closed' (its
+ * pending row is gone: applied before) or, for a lone item the statement does not cover, 'general'.
+ */
+export async function applyBatch(db: Db, items: PgPendingItem[], periods: { day: number; week: number; month: number }): Promise<PgSettleOutcome[]> {
+  const json = itemsJson(
+    items.map((e, i) => ({ ...settleRecord(e, i), reserve: e.reserveId, user_id: e.userId, team_id: e.teamId, api_key_id: e.apiKeyId, amount_micros: e.amountMicros })),
+  )
+  const rows = await run(db, 'apply', shapeOf(items), { ...periods, items: json }, items.length === 1)
+  return rows ? settledRows(rows) : ['general']
+}
+
+/**
+ * Moves a request's reservation out of its reserve into a hold row of its own (users.held_micros
+ * does not change: the amount only changes rows), with the router's generation when it is known:
+ * from then on the request is an ordinary hold, which a crash settles from /generation. False when
+ * the reserve no longer has the amount (a sweep gave it back).
+ */
+export async function carve(
+  db: Db,
+  c: {
+    id: string
+    reserveId: string
+    userId: string
+    teamId: string | null
+    apiKeyId: string | null
+    amount: number
+    generationId: string | null
+    generation: unknown
+    leaseToken: string
+    leaseUntil: number
+    instance: string
+  },
+): Promise<boolean> {
+  const rows = await carveStatement(db).values(db, { ...c, generation: c.generation === null ? null : JSON.stringify(c.generation), createdAt: Date.now() })
+  return rows.length > 0
+}
+
+const carveStatement = (db: Db) =>
+  prepared(db, 'pg-money:carve', () =>
+    compiled(
+      db,
+      rawStatement(
+        db,
+        withPlaceholders(`with r as (
+  update holds set amount_micros = holds.amount_micros - cast($amount as bigint)
+  where holds.id = cast($reserveId as text) and holds.reserve and holds.amount_micros >= cast($amount as bigint)
+  returning 1
+)
+insert into holds (id, user_id, team_id, api_key_id, amount_micros, key_held_micros, member_held_micros, instance_id, lease_token, lease_until, generation_id, generation, created_at)
+select cast($id as text), cast($userId as text), cast($teamId as text), cast($apiKeyId as text), cast($amount as bigint), 0, 0, cast($instance as text),
+  cast($leaseToken as text), cast($leaseUntil as bigint), cast($generationId as text), cast(cast($generation as text) as json), cast($createdAt as bigint)
+from r
+returning 1`),
+      ),
+    ),
+  )

@@ -12,7 +12,7 @@ import { isPostgresUrl } from '../db/dialect'
 import { createMailer } from '../mail/service'
 import { invoiceLetter } from '../mail/templates'
 import { encode1251 } from '../test-support/encodings'
-import { startGateway } from '../test-support/gateway'
+import { eventually, startGateway } from '../test-support/gateway'
 import { pdfText } from '../test-support/pdf'
 import { freshIp, registerUser, startServer } from '../test-support/server'
 import { startSmtp } from '../test-support/smtp'
@@ -375,11 +375,14 @@ describe('closing documents', () => {
       expect(res.status).toBe(200)
       await res.text()
     }
-    const rows = await gw.read<{ id: string; amount_micros: number }>(
-      "select id, amount_micros from ledger_entries where team_id = ? and type = 'usage' order by created_at",
-      team.id,
-    )
-    expect(rows).toHaveLength(4)
+    // A well-funded account's charges are applied right after their answers (billing/reserves.ts, PostgreSQL).
+    const rows = await eventually(async () => {
+      const found = await gw.read<{ id: string; amount_micros: number }>(
+        "select id, amount_micros from ledger_entries where team_id = ? and type = 'usage' order by created_at",
+        team.id,
+      )
+      return found.length === 4 ? found : undefined
+    })
     // Two rows on either side of midnight, Moscow, between October and November 2026: 23:59:59.999 and 00:00:00.000.
     await execute('update ledger_entries set created_at = ? where id = ?', Date.parse('2026-10-31T20:59:59.999Z'), rows[0]!.id)
     await execute('update ledger_entries set created_at = ? where id = ?', Date.parse('2026-10-31T21:00:00.000Z'), rows[1]!.id)
