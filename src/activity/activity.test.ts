@@ -2,9 +2,9 @@
 // down to the ledger row, team roles, the CSV; and the query plan that serves a page on each store.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { sql } from 'drizzle-orm'
-import type { Db } from '../db/client'
 import { onPostgres } from '../db/dialect'
 import { selectRows } from '../db/sql'
+import type { Db } from '../db/types'
 import { openTestDatabase } from '../test-support/database'
 import { expectedCharge, startGateway, TEST_RATE } from '../test-support/gateway'
 import { call, teamsOn } from '../test-support/teams'

@@ -4,7 +4,7 @@
 // everyone's for the roles with usage.all, the caller's own for the others.
 import { usageScope } from '../billing/service'
 import { deletedKeyLabel, PROTOCOL_LABELS, STATUS_LABELS, UPSTREAM_SHORT_LABELS, WEB_SESSION_LABEL } from '../content/activity'
-import type { Db } from '../db/client'
+import type { Db } from '../db/types'
 import { CSV_BOM, csvLine, csvMoscowTime, csvText } from '../lib/csv'
 import { ceilUnits, dec, mul } from '../lib/decimal'
 import { badRequest, notFound } from '../lib/errors'

@@ -5,7 +5,7 @@ import { and, asc, desc, eq, gte, isNull, lt, type SQL, sql } from 'drizzle-orm'
 import { users } from '../auth/schema'
 import { ledgerEntries, usageDaily, usageLogs } from '../billing/schema'
 import type { UsageScope } from '../billing/usage'
-import type { Db } from '../db/client'
+import type { Db } from '../db/types'
 import { apiKeys } from '../keys/schema'
 
 /** The filters of the list and the CSV; `keyId: null` means the web session's requests (no key). */

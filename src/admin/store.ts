@@ -3,8 +3,8 @@
 import { and, count, desc, eq, isNull, sql } from 'drizzle-orm'
 import { users } from '../auth/schema'
 import { ledgerEntries, uncoveredCosts, usageDaily } from '../billing/schema'
-import type { Db } from '../db/client'
 import { greatest } from '../db/sql'
+import type { Db } from '../db/types'
 import { apiKeys } from '../keys/schema'
 import { teams } from '../teams/schema'
 

@@ -3,8 +3,8 @@
 // account; letters to the owners and admins and the webhook for a team (teams/notify.ts sends them).
 import { and, eq, gte, sql } from 'drizzle-orm'
 import { users } from '../auth/schema'
-import type { Db } from '../db/client'
 import { compiled, prepared } from '../db/prepared'
+import type { Db } from '../db/types'
 import { teams } from '../teams/schema'
 import { moscowDay } from './days'
 import type { Period } from './periods'
@@ -51,8 +51,9 @@ export type LowBalance = { account: AccountRef; label: string; balanceMicros: nu
 /** After a charge (inside its unit, `q`): the alert to send if this charge took the balance below the account's level. */
 export async function checkLowBalance(q: Db, account: AccountRef): Promise<LowBalance | undefined> {
   const s = account.teamId ? statements(q).team : statements(q).personal
-  const [row] = await s.markLow.values(q, { id: account.teamId ?? account.userId })
-  return row ? { account, label: String(row[0]), balanceMicros: Number(row[1]), thresholdMicros: Number(row[2]) } : undefined
+  const [row] = await s.markLow.rows(q, { id: account.teamId ?? account.userId })
+  // The WHERE holds only when a level is set: the row's threshold is never null here.
+  return row ? { account, label: row.label, balanceMicros: row.balanceMicros, thresholdMicros: row.thresholdMicros! } : undefined
 }
 
 /** After a credit (inside its unit, `q`): once the balance is back at or above the level, the next drop alerts again. */

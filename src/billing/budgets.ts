@@ -4,11 +4,11 @@
 // period start older than the current one) reads and writes the spend as 0 in the same statement,
 // so no job has to reset anything at midnight and every instance agrees on the period.
 import { and, eq, type SQL, sql } from 'drizzle-orm'
-import type { Db } from '../db/client'
 import type { LevelAfter } from '../db/pg-money'
 import { compiled, prepared } from '../db/prepared'
 import { greatest } from '../db/sql'
 import { write } from '../db/tx'
+import type { Db } from '../db/types'
 import { apiKeys } from '../keys/schema'
 import { badRequest } from '../lib/errors'
 import { microsToRub, rubToMicros } from '../lib/money'
@@ -72,6 +72,26 @@ export function budgetFromRow(limit: unknown, period: unknown, start: unknown, s
   }
 }
 
+type BudgetTable = typeof apiKeys | typeof teamMembers
+
+/** A key's or a member's budget columns, selected under BudgetState's names: a compiled statement's row then holds a BudgetState. */
+export const budgetSelection = (t: BudgetTable) => ({
+  limitMicros: t.budgetLimitMicros,
+  period: t.budgetPeriod,
+  periodStart: t.budgetPeriodStart,
+  spentMicros: t.budgetSpentMicros,
+  heldMicros: t.budgetHeldMicros,
+})
+
+/** The BudgetState in a row that selected budgetSelection. */
+export const budgetIn = (r: BudgetState): BudgetState => ({
+  limitMicros: r.limitMicros,
+  period: r.period,
+  periodStart: r.periodStart,
+  spentMicros: r.spentMicros,
+  heldMicros: r.heldMicros,
+})
+
 /** A level's spend as a settlement left it: what its alerts are decided on (billing/holds.ts crossings). */
 export type SpendAfter = Omit<BudgetState, 'heldMicros'>
 
@@ -80,8 +100,6 @@ export const spendFromLevel = (l: LevelAfter | undefined): SpendAfter | undefine
 
 const p = sql.placeholder
 
-type BudgetTable = typeof apiKeys | typeof teamMembers
-
 /** The statements of one level, over its table: `where` names the row. */
 function levelStatements(db: Db, t: BudgetTable, where: SQL) {
   // The current period start of this row's period, from the starts the caller computed with the clock.
@@ -89,7 +107,7 @@ function levelStatements(db: Db, t: BudgetTable, where: SQL) {
   const rolled = sql`(case when ${t.budgetPeriodStart} < ${current} then 0 else ${t.budgetSpentMicros} end)`
   const unlimited = sql`${t.budgetLimitMicros} is null`
   const back = sql`${greatest(sql`${t.budgetHeldMicros} - ${p('reserved')}`, 0)}`
-  const state = { limit: t.budgetLimitMicros, period: t.budgetPeriod, start: t.budgetPeriodStart, spent: t.budgetSpentMicros, held: t.budgetHeldMicros }
+  const state = budgetSelection(t)
   return {
     // One conditional UPDATE: two concurrent holds can never both take the budget's last micro-ruble.
     reserve: compiled(
@@ -152,7 +170,7 @@ const stmtsOf = (q: Db, level: Level) => statements(q)[level.kind]
 
 /** Inside the hold unit: reserves `amount` on the level; false when its budget cannot take it. */
 export async function reserveBudget(q: Db, level: Level, amount: number, at: number): Promise<boolean> {
-  return (await stmtsOf(q, level).reserve.values(q, { ...rowOf(level), ...periodStarts(at), amount })).length > 0
+  return (await stmtsOf(q, level).reserve.rows(q, { ...rowOf(level), ...periodStarts(at), amount })).length > 0
 }
 
 /** Inside a closing unit: gives the level's reservation back without a charge; `lock` runs it even with nothing reserved (to take the row in order). */
@@ -165,28 +183,27 @@ export async function releaseBudget(q: Db, level: Level, reserved: number, lock 
  * budget. The row after (undefined when it does not fit — or the row is gone).
  */
 export async function settleBudget(q: Db, level: Level, reserved: number, charge: number, at: number): Promise<BudgetState | undefined> {
-  const [row] = await stmtsOf(q, level).settle.values(q, { ...rowOf(level), ...periodStarts(at), reserved, charge })
-  return row && budgetFromRow(...(row as [unknown, unknown, unknown, unknown, unknown]))
+  const [row] = await stmtsOf(q, level).settle.rows(q, { ...rowOf(level), ...periodStarts(at), reserved, charge })
+  return row && budgetIn(row)
 }
 
 /** The slow path: gives `reserved` back and answers how much of a charge the budget can still take (Infinity without a limit). */
 export async function budgetRoom(q: Db, level: Level, reserved: number, at: number): Promise<number> {
-  const [row] = await stmtsOf(q, level).unreserve.values(q, { ...rowOf(level), ...periodStarts(at), reserved })
-  if (!row) return Number.POSITIVE_INFINITY // the row is gone (a removed member): nothing left to limit
-  const b = budgetFromRow(...(row as [unknown, unknown, unknown, unknown, unknown]))
+  const [b] = await stmtsOf(q, level).unreserve.rows(q, { ...rowOf(level), ...periodStarts(at), reserved })
+  if (!b) return Number.POSITIVE_INFINITY // the row is gone (a removed member): nothing left to limit
   return b.limitMicros === null ? Number.POSITIVE_INFINITY : Math.max(0, b.limitMicros - b.spentMicros - b.heldMicros)
 }
 
 /** The slow path's second half (and the fast path's correction): adds a signed amount to the period's spend. */
 export async function addBudgetSpent(q: Db, level: Level, charge: number): Promise<BudgetState | undefined> {
   if (charge === 0) return undefined
-  const [row] = await stmtsOf(q, level).addSpent.values(q, { ...rowOf(level), charge })
-  return row && budgetFromRow(...(row as [unknown, unknown, unknown, unknown, unknown]))
+  const [row] = await stmtsOf(q, level).addSpent.rows(q, { ...rowOf(level), charge })
+  return row && budgetIn(row)
 }
 
 /** Records that an alert for (target, threshold, period) went out; true only for the first caller on any instance. */
 export async function claimAlert(db: Db, target: string, threshold: number, periodStartMs: number): Promise<boolean> {
-  const rows = await write(db, (q) => statements(q).claimAlert.values(q, { target, threshold, periodStart: periodStartMs, now: Date.now() }))
+  const rows = await write(db, (q) => statements(q).claimAlert.rows(q, { target, threshold, periodStart: periodStartMs, now: Date.now() }))
   return rows.length > 0
 }
 
@@ -227,6 +244,6 @@ export async function setBudget(q: Db, level: Level, budget: { limitMicros: numb
     .update(t as typeof apiKeys)
     .set({ budgetSpentMicros: sql`(select coalesce(sum(${usageDaily.costMicros}), 0) from ${usageDaily} where ${spent})` })
     .where(where)
-    .returning({ limit: t.budgetLimitMicros, period: t.budgetPeriod, start: t.budgetPeriodStart, spent: t.budgetSpentMicros, held: t.budgetHeldMicros })
-  return row && budgetFromRow(row.limit, row.period, row.start, row.spent, row.held)
+    .returning(budgetSelection(t))
+  return row && budgetIn(row)
 }

@@ -8,12 +8,14 @@
 // the instance serving the request and a lease that instance renews while it lives (startHoldLeases);
 // holds whose lease lapsed belong to a dead instance and are given back by whichever instance sweeps
 // first. Nobody releases another live instance's holds, not even at start.
-// These run on every /v1 request: their statements are compiled once (db/prepared.ts) and on SQLite
-// the units of concurrent requests share one commit (db/group-commit.ts); each resolves once committed.
+// These run on every /v1 request: their statements are compiled once (db/prepared.ts). On SQLite the
+// units of concurrent requests share one commit (db/writer.ts); on PostgreSQL they go to the database
+// as one statement per batch (db/batch.ts, db/pg-money.ts), and a well-funded account's holds come
+// from the instance's reserve (billing/reserves.ts). Each resolves once committed.
 import { and, eq, gte, isNotNull, isNull, lt, notInArray, sql } from 'drizzle-orm'
 import { users } from '../auth/schema'
 import { batched } from '../db/batch'
-import { type Db, moneyDb } from '../db/client'
+import { moneyDb } from '../db/client'
 import { onPostgres } from '../db/dialect'
 import { HOLD_LEASE_MS, INSTANCE_ID, LEASE_TOKEN } from '../db/instance'
 import { noteDatabaseFailure } from '../db/outage'
@@ -30,6 +32,7 @@ import {
 } from '../db/pg-money'
 import { compiled, prepared } from '../db/prepared'
 import { inUnit, tx, write } from '../db/tx'
+import type { Db } from '../db/types'
 import { apiKeys } from '../keys/schema'
 import { newId } from '../lib/crypto'
 import { ceilUnits, dec } from '../lib/decimal'
@@ -266,17 +269,8 @@ const statements = (db: Db) =>
     ),
   }))
 
+/** A hold taken from its row: whose it is and what it reserved on each level. */
 type OpenHold = { userId: string; teamId: string | null; apiKeyId: string | null; amountMicros: number; keyHeldMicros: number; memberHeldMicros: number }
-
-/** A hold row as the statements answer it (raw values: PostgreSQL answers bigints as strings). */
-const openHold = (row: unknown[]): OpenHold => ({
-  userId: String(row[0]),
-  teamId: row[1] == null ? null : String(row[1]),
-  apiKeyId: row[2] == null ? null : String(row[2]),
-  amountMicros: Number(row[3]),
-  keyHeldMicros: Number(row[4]),
-  memberHeldMicros: Number(row[5]),
-})
 
 /** The budget levels a hold was checked against, with what it reserved on each. */
 function levelsOf(hold: OpenHold): Array<{ level: Level; reserved: number }> {
@@ -290,9 +284,9 @@ function levelsOf(hold: OpenHold): Array<{ level: Level; reserved: number }> {
 async function unreserve(q: Db, hold: OpenHold): Promise<number> {
   const s = statements(q)
   const [row] = hold.teamId
-    ? await s.unreserveTeam.values(q, { teamId: hold.teamId, amount: hold.amountMicros })
-    : await s.unreserve.values(q, { userId: hold.userId, amount: hold.amountMicros })
-  return Number(row?.[0] ?? 0)
+    ? await s.unreserveTeam.rows(q, { teamId: hold.teamId, amount: hold.amountMicros })
+    : await s.unreserve.rows(q, { userId: hold.userId, amount: hold.amountMicros })
+  return row?.balance ?? 0
 }
 
 /**
@@ -309,9 +303,8 @@ async function releaseAll(q: Db, hold: OpenHold): Promise<void> {
 /** Runs a unit that takes the hold's row; null when it is already closed (settling twice finds nothing). */
 function closing<T>(db: Db, holdId: string, work: (q: Db, hold: OpenHold) => Promise<T>): Promise<T | null> {
   return tx(db, async (q) => {
-    const [row] = await statements(q).takeHold.values(q, { id: holdId })
-    if (!row) return null
-    return work(q, openHold(row))
+    const [hold] = await statements(q).takeHold.rows(q, { id: holdId })
+    return hold ? work(q, hold) : null
   })
 }
 
@@ -366,8 +359,8 @@ export async function placeHold(db: Db, req: HoldRequest): Promise<string> {
     if (keyHeld && !(await reserveBudget(q, { kind: 'key', keyId: req.apiKeyId! }, amount, at))) throw new HoldRefused('key')
     if (memberHeld && !(await reserveBudget(q, { kind: 'member', teamId: req.teamId!, userId: req.userId }, amount, at))) throw new HoldRefused('member')
     if (req.teamId) {
-      if ((await s.reserveTeam.values(q, { teamId: req.teamId, amount })).length === 0) throw new HoldRefused('team')
-    } else if ((await s.reserve.values(q, { userId: req.userId, amount })).length === 0) throw new HoldRefused('personal')
+      if ((await s.reserveTeam.rows(q, { teamId: req.teamId, amount })).length === 0) throw new HoldRefused('team')
+    } else if ((await s.reserve.rows(q, { userId: req.userId, amount })).length === 0) throw new HoldRefused('personal')
     await s.insertHold.run(q, row)
     return id
   })

@@ -1,6 +1,6 @@
 import { Elysia, t } from 'elysia'
 import type { AuthGuard } from '../auth/guard'
-import type { Db } from '../db/client'
+import type { Db } from '../db/types'
 import { csvDownload } from '../lib/csv'
 import { envelope, errors, ok } from '../lib/http'
 import { moscowDay } from './days'

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, test } from 'bun:test'
 import { users } from '../auth/schema'
-import type { Db } from '../db/client'
 import { tx, write } from '../db/tx'
+import type { Db } from '../db/types'
 import { formatMicros, formatSignedMicros, rubToMicros } from '../lib/money'
 import { openTestDatabase } from '../test-support/database'
 import { InsufficientFundsError, postMovement } from './ledger'

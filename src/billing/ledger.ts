@@ -2,8 +2,8 @@
 // (db/tx.ts) with the unit's `q`.
 import { and, eq, gte, sql } from 'drizzle-orm'
 import { users } from '../auth/schema'
-import type { Db } from '../db/client'
 import { compiled, prepared } from '../db/prepared'
+import type { Db } from '../db/types'
 import { newId } from '../lib/crypto'
 import { teams } from '../teams/schema'
 import { type LedgerType, ledgerEntries } from './schema'
@@ -95,12 +95,9 @@ export async function postMovement(q: Db, m: Movement): Promise<Posted> {
   const teamId = m.teamId ?? null
   const account = teamId ? s.team : s.personal
   const guard = m.amountMicros < 0 && m.requireFunds !== false
-  const [row] = await (guard ? account.applyIfFunded : account.apply).values(q, { amount: m.amountMicros, release, accountId: teamId ?? m.userId })
+  const [row] = await (guard ? account.applyIfFunded : account.apply).rows(q, { amount: m.amountMicros, release, accountId: teamId ?? m.userId })
   if (!row) throw new InsufficientFundsError(`insufficient funds or unknown account ${teamId ?? m.userId}`)
-  // Raw rows: PostgreSQL answers bigints as strings and booleans as booleans, SQLite numbers and 0/1.
-  const balance = Number(row[0])
-  const alertLevel = row[1] == null ? null : Number(row[1])
-  const alerted = row[2] === true || row[2] === 1
+  const { balance, alertLevel, alerted } = row
   const id = newId()
   await s.insert.run(q, {
     id,

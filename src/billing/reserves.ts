@@ -22,10 +22,10 @@
 // reads see it once applied, within milliseconds.
 
 import { batched } from '../db/batch'
-import type { Db } from '../db/client'
 import { HOLD_LEASE_MS, INSTANCE_ID, LEASE_TOKEN } from '../db/instance'
 import { noteDatabaseFailure } from '../db/outage'
 import { applyBatch, carve, type PgHeld, type PgHoldItem, type PgPendingItem, type PgSettled, type PgSettleOutcome, pendingBatch } from '../db/pg-money'
+import type { Db } from '../db/types'
 import { newId } from '../lib/crypto'
 import type { BudgetCrossing, LowBalance } from './alerts'
 import { now as clockNow, periodStarts } from './periods'

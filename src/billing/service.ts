@@ -1,4 +1,4 @@
-import type { Db } from '../db/client'
+import type { Db } from '../db/types'
 import { badRequest, notFound } from '../lib/errors'
 import { formatSignedMicros, microsToRub, rubToMicros } from '../lib/money'
 import { type Acting, auditIn, can } from '../teams/service'

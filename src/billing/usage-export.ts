@@ -2,7 +2,7 @@
 // RFC 4180 (comma, CRLF, quotes doubled) with a UTF-8 BOM so Excel reads the Cyrillic correctly.
 import { and, asc, eq, gt, or } from 'drizzle-orm'
 import { users } from '../auth/schema'
-import type { Db } from '../db/client'
+import type { Db } from '../db/types'
 import { apiKeys } from '../keys/schema'
 import { CSV_BOM, csvLine, csvMoscowTime, csvText } from '../lib/csv'
 import { formatMicros } from '../lib/money'

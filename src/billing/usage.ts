@@ -4,7 +4,7 @@
 // through the (user, created_at) or (team, created_at) index.
 import { and, desc, eq, gte, inArray, isNull, lt, type SQL, sql } from 'drizzle-orm'
 import { users } from '../auth/schema'
-import type { Db } from '../db/client'
+import type { Db } from '../db/types'
 import { apiKeys } from '../keys/schema'
 import { microsToRub } from '../lib/money'
 import { daysBetween, moscowDay, moscowDayStart, nextDay } from './days'

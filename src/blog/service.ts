@@ -1,5 +1,5 @@
 // The public blog (read API for the /blog pages) and the admin's article list.
-import type { Db } from '../db/client'
+import type { Db } from '../db/types'
 import { AppError, notFound } from '../lib/errors'
 import { consume, type Rule } from '../lib/rate-limit'
 import { blogStore, postToApi } from './store'

@@ -1,8 +1,8 @@
 // Queries of the blog and the autopost job. `seedBlogPost` is also the way tests and other
 // features put an article into a database without running the job.
 import { and, count, desc, eq, gte, inArray, isNotNull, isNull, like, lt, sql } from 'drizzle-orm'
-import type { Db } from '../db/client'
 import { tx, write } from '../db/tx'
+import type { Db } from '../db/types'
 import { newId } from '../lib/crypto'
 import { SLUG_MAX } from './article'
 import { coverUrl } from './covers'

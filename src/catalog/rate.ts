@@ -4,9 +4,9 @@
 // wait for it and take the stored rate when it is newer than theirs.
 import { eq } from 'drizzle-orm'
 import type { Config } from '../config'
-import type { Db } from '../db/client'
 import { exclusively } from '../db/leases'
 import { write } from '../db/tx'
+import type { Db } from '../db/types'
 import { type Dec, dec } from '../lib/decimal'
 import { exchangeRates } from './schema'
 

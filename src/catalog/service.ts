@@ -2,9 +2,9 @@
 // With several instances on one database one of them syncs (a lease, exclusive.ts) and the others
 // re-read the stored catalogue once they see it is newer than their copy (its latest syncedAt).
 import { eq, inArray, max } from 'drizzle-orm'
-import type { Db } from '../db/client'
 import { exclusively } from '../db/leases'
 import { tx } from '../db/tx'
+import type { Db } from '../db/types'
 import type { Dec } from '../lib/decimal'
 import type { UpstreamClient, UpstreamModel, VoiceModality } from '../upstream/client'
 import { isSpeech, isTranscription, isVariable, rubPricing } from './pricing'

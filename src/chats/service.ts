@@ -1,6 +1,6 @@
 // Playground chats: a customer's conversations, their messages and attachments. Only the owner
 // ever sees a chat (anyone else gets 404, as if it did not exist).
-import type { Db } from '../db/client'
+import type { Db } from '../db/types'
 import type { ChatPictures, ImageStore } from '../gateway/files'
 import { newId } from '../lib/crypto'
 import { badRequest, notFound } from '../lib/errors'

@@ -1,6 +1,6 @@
 import { and, asc, count, desc, eq, inArray, isNull, like, type SQL } from 'drizzle-orm'
-import type { Db } from '../db/client'
 import { tx, write } from '../db/tx'
+import type { Db } from '../db/types'
 import { type ChatMessageRow, type ChatRow, chatMessages, chats } from './schema'
 
 /** Whose chats: a person's in one account (personal, or a team's — a member sees only their own chats there). */

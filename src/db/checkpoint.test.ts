@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { openDatabase, startCheckpointer } from './client'
 import { onPostgres } from './dialect'
-import { groupCommit } from './group-commit'
+import { writer } from './writer'
 
 /** The WAL header's checkpoint sequence number: SQLite bumps it each time the WAL restarts from its start. */
 function walRestarts(walPath: string): number {
@@ -26,7 +26,7 @@ test.skipIf(onPostgres)('under writes that never stop, the WAL is still checkpoi
   const sqlite = db.$client
   sqlite.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT NOT NULL)')
   const stop = startCheckpointer(db, url)
-  const write = groupCommit(db)
+  const write = writer(db)
   const insert = sqlite.prepare('INSERT INTO t (v) VALUES (?)')
   const payload = 'x'.repeat(500)
   const restartsBefore = walRestarts(`${url}-wal`)

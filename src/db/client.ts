@@ -3,19 +3,12 @@ import { fileURLToPath } from 'node:url'
 import { SQL } from 'bun'
 import { drizzle as drizzlePg } from 'drizzle-orm/bun-sql'
 import { migrate as migratePg } from 'drizzle-orm/bun-sql/migrator'
-import { type BunSQLiteDatabase, drizzle } from 'drizzle-orm/bun-sqlite'
+import { drizzle } from 'drizzle-orm/bun-sqlite'
 import { migrate } from 'drizzle-orm/bun-sqlite/migrator'
 import { DIALECT, isPostgresUrl } from './dialect'
-import { groupCommit } from './group-commit'
 import { DatabaseTimeout, QUERY_TIMEOUT_MS, withDeadline } from './outage'
-import * as schema from './schema'
-
-/**
- * The drizzle database. Its type is the bun:sqlite one on both stores (see dialect.ts): code awaits
- * queries and never uses the sqlite-only .get/.all/.run. `$client` is the bun:sqlite connection on
- * SQLite and the Bun.SQL pool on PostgreSQL; only src/db touches it.
- */
-export type Db = BunSQLiteDatabase<typeof schema> & { $client: Database }
+import type { Db } from './types'
+import { writer } from './writer'
 
 const MIGRATIONS = fileURLToPath(new URL('../../drizzle', import.meta.url))
 const PG_MIGRATIONS = fileURLToPath(new URL('../../drizzle/pg', import.meta.url))
@@ -105,14 +98,14 @@ export function openDatabase(url: string): { db: Db; close: () => Promise<void> 
       connectionTimeout: Math.ceil(QUERY_TIMEOUT_MS / 1000),
       connection: { statement_timeout: QUERY_TIMEOUT_MS },
     })
-    const db = drizzlePg({ client: guarded(client), schema }) as unknown as Db
+    const db = drizzlePg({ client: guarded(client) }) as unknown as Db
     const money = new SQL(url, {
       max: PG_MONEY_POOL,
       idleTimeout: 30,
       connectionTimeout: Math.ceil(QUERY_TIMEOUT_MS / 1000),
       connection: { statement_timeout: QUERY_TIMEOUT_MS, enable_seqscan: 'off', jit: 'off' },
     })
-    moneyDbs.set(db, drizzlePg({ client: guarded(money), schema }) as unknown as Db)
+    moneyDbs.set(db, drizzlePg({ client: guarded(money) }) as unknown as Db)
     return { db, close: async () => void (await Promise.all([client.close({ timeout: 5 }), money.close({ timeout: 5 })])) }
   }
   const sqlite = new Database(url, { create: true, strict: true })
@@ -123,7 +116,7 @@ export function openDatabase(url: string): { db: Db; close: () => Promise<void> 
   sqlite.exec('PRAGMA foreign_keys = ON')
   sqlite.exec(`PRAGMA busy_timeout = ${QUERY_TIMEOUT_MS}`)
   sqlite.exec('PRAGMA temp_store = MEMORY')
-  const db = drizzle(sqlite, { schema }) as Db
+  const db = drizzle(sqlite) as Db
   return { db, close: async () => sqlite.close() }
 }
 
@@ -164,7 +157,7 @@ export function startCheckpointer(db: Db, url: string): () => void {
     if (running?.seq !== event.data.checkpoint) return
     if (running.resume) return done()
     // The bulk is copied: now the short pass, with the writers held back.
-    running.resume = groupCommit(db).pause()
+    running.resume = writer(db).pause()
     running.timer = setTimeout(done, CHECKPOINT_PAUSE_MAX_MS)
     worker.postMessage({ checkpoint: running.seq })
   }
@@ -200,7 +193,7 @@ export async function runMigrations(db: Db): Promise<void> {
     await conn`set statement_timeout = 0`
     await conn`select pg_advisory_lock(${MIGRATION_LOCK})`
     try {
-      await migratePg(drizzlePg({ client: conn as unknown as SQL, schema }), { migrationsFolder: PG_MIGRATIONS })
+      await migratePg(drizzlePg({ client: conn as unknown as SQL }), { migrationsFolder: PG_MIGRATIONS })
     } finally {
       await conn`select pg_advisory_unlock(${MIGRATION_LOCK})`
     }

@@ -4,10 +4,10 @@
 // instance that claims it does the job and gives the lease back when done, the others wait for it
 // and then read its result from the database instead of asking the outside world again.
 import { and, eq, sql } from 'drizzle-orm'
-import type { Db } from './client'
 import { integer, table, text } from './dialect'
 import { INSTANCE_ID } from './instance'
 import { write } from './tx'
+import type { Db } from './types'
 
 export const leases = table('leases', {
   name: text('name').primaryKey(),

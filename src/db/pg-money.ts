@@ -16,8 +16,8 @@
 // unit that touches several of them, so concurrent batches of this and other instances never
 // deadlock. Rows come back decoded here (PostgreSQL answers bigints as strings).
 import { sql } from 'drizzle-orm'
-import type { Db } from './client'
-import { compiled, prepared, rawStatement } from './prepared'
+import { column, compiled, prepared, rawStatement } from './prepared'
+import type { Db } from './types'
 
 /** A budget level's columns after a request's settlement (billing/budgets.ts BudgetState before decoding the period, without what holds reserve). */
 export type LevelAfter = { limitMicros: number | null; period: string; periodStart: number; spentMicros: number }
@@ -328,10 +328,47 @@ function withPlaceholders(text: string) {
 /** The batch statements: holds, settlements of holds, and settlements of pending charges (`apply`). */
 type Kind = 'hold' | 'settle' | 'apply'
 
+const number = column.number
+const text = column.text
+const maybe = column.nullable
+
+/** A settlement statement's row per item (settleSql's last SELECT, in its order). */
+const SETTLED_COLUMNS = {
+  i: number,
+  settled: column.boolean,
+  userId: maybe(text),
+  teamId: maybe(text),
+  apiKeyId: maybe(text),
+  amountMicros: maybe(number),
+  chargedMicros: maybe(number),
+  balanceAfterMicros: maybe(number),
+  alertLevelMicros: maybe(number),
+  alerted: maybe(column.boolean),
+  keyLimit: maybe(number),
+  keyPeriod: maybe(text),
+  keyStart: maybe(number),
+  keySpent: maybe(number),
+  memberLimit: maybe(number),
+  memberPeriod: maybe(text),
+  memberStart: maybe(number),
+  memberSpent: maybe(number),
+  checked: number,
+}
+
+/** The hold statement's one row: its check. */
+const HOLD_COLUMNS = { checked: number }
+
 /** The batch statement of a kind and shape, compiled on first use. */
 const statement = (db: Db, kind: Kind, shape: Shape) =>
   prepared(db, `pg-money:${kind}:${shapeName(shape)}`, () =>
-    compiled(db, rawStatement(db, withPlaceholders(kind === 'hold' ? holdSql(shape) : settleSql(shape, kind === 'settle' ? 'holds' : 'pending')))),
+    compiled(
+      db,
+      rawStatement(
+        db,
+        withPlaceholders(kind === 'hold' ? holdSql(shape) : settleSql(shape, kind === 'settle' ? 'holds' : 'pending')),
+        kind === 'hold' ? HOLD_COLUMNS : SETTLED_COLUMNS,
+      ),
+    ),
   )
 
 /**
@@ -360,21 +397,15 @@ export class BatchRefused extends Error {
 }
 
 /** Runs a batch statement: undefined when a lone item is not the usual case; several that are not, BatchRefused. */
-async function run(db: Db, kind: Kind, shape: Shape, values: Record<string, string | number>, lone: boolean): Promise<unknown[][] | undefined> {
+async function run(db: Db, kind: Kind, shape: Shape, values: Record<string, string | number>, lone: boolean) {
   try {
-    return await statement(db, kind, shape).values(db, values)
+    return (await statement(db, kind, shape).rows(db, values)) as Array<Record<keyof typeof SETTLED_COLUMNS, unknown>>
   } catch (e) {
     if (!notUsual(e)) throw e
     if (lone) return undefined
     throw new BatchRefused()
   }
 }
-
-const num = (v: unknown) => Number(v)
-const numOrNull = (v: unknown) => (v == null ? null : Number(v))
-const textOrNull = (v: unknown) => (v == null ? null : String(v))
-const levelAt = (r: unknown[], at: number): LevelAfter | undefined =>
-  r[at + 1] == null ? undefined : { limitMicros: numOrNull(r[at]), period: String(r[at + 1]), periodStart: num(r[at + 2]), spentMicros: num(r[at + 3]) }
 
 /** A request's hold as the batch places it (billing/holds.ts placeHold). */
 export type PgHoldItem = {
@@ -474,18 +505,22 @@ const settleRecord = (s: PgSettleItem, i: number) => ({
   now: s.now,
 })
 
+/** A budget level after this request, out of a settled row (null when the row did not count on it). */
+const levelAfter = (limit: unknown, period: unknown, start: unknown, spent: unknown): LevelAfter | undefined =>
+  period === null ? undefined : { limitMicros: limit as number | null, period: period as string, periodStart: start as number, spentMicros: spent as number }
+
 /** A settlement statement's rows, one per item: settled (with the account and levels after it) or not found. */
-const settledRows = (rows: unknown[][]) =>
+const settledRows = (rows: Array<Record<keyof typeof SETTLED_COLUMNS, unknown>>) =>
   rows.map((r): PgSettled | 'closed' => {
-    if (r[1] !== true) return 'closed'
+    if (r.settled !== true) return 'closed'
     return {
-      hold: { userId: String(r[2]), teamId: textOrNull(r[3]), apiKeyId: textOrNull(r[4]), amountMicros: num(r[5]) },
-      chargedMicros: num(r[6]),
-      balanceAfterMicros: num(r[7]),
-      alertLevelMicros: numOrNull(r[8]),
-      alerted: r[9] === true,
-      key: levelAt(r, 10),
-      member: levelAt(r, 14),
+      hold: { userId: r.userId as string, teamId: r.teamId as string | null, apiKeyId: r.apiKeyId as string | null, amountMicros: r.amountMicros as number },
+      chargedMicros: r.chargedMicros as number,
+      balanceAfterMicros: r.balanceAfterMicros as number,
+      alertLevelMicros: r.alertLevelMicros as number | null,
+      alerted: r.alerted === true,
+      key: levelAfter(r.keyLimit, r.keyPeriod, r.keyStart, r.keySpent),
+      member: levelAfter(r.memberLimit, r.memberPeriod, r.memberStart, r.memberSpent),
     }
   })
 
@@ -560,7 +595,7 @@ export async function carve(
     instance: string
   },
 ): Promise<boolean> {
-  const rows = await carveStatement(db).values(db, { ...c, generation: c.generation === null ? null : JSON.stringify(c.generation), createdAt: Date.now() })
+  const rows = await carveStatement(db).rows(db, { ...c, generation: c.generation === null ? null : JSON.stringify(c.generation), createdAt: Date.now() })
   return rows.length > 0
 }
 
@@ -579,7 +614,8 @@ insert into holds (id, user_id, team_id, api_key_id, amount_micros, key_held_mic
 select cast($id as text), cast($userId as text), cast($teamId as text), cast($apiKeyId as text), cast($amount as bigint), 0, 0, cast($instance as text),
   cast($leaseToken as text), cast($leaseUntil as bigint), cast($generationId as text), cast(cast($generation as text) as json), cast($createdAt as bigint)
 from r
-returning 1`),
+returning 1 as carved`),
+        { carved: number },
       ),
     ),
   )

@@ -1,7 +1,7 @@
 import { inArray, type SQL } from 'drizzle-orm'
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core'
-import type { Db } from './client'
 import { write } from './tx'
+import type { Db } from './types'
 
 /** A table keyed by a text `id` (every table is typed as SQLite's; see dialect.ts). */
 type Keyed = SQLiteTable & { id: SQLiteColumn }

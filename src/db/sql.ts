@@ -1,8 +1,8 @@
 // The few SQL functions whose spelling differs between SQLite and PostgreSQL. Everything else the
 // stores write is portable SQL through drizzle's builders.
 import { type SQL, type SQLWrapper, sql } from 'drizzle-orm'
-import type { Db } from './client'
 import { onPostgres } from './dialect'
+import type { Db } from './types'
 
 /** The larger of two values (SQLite's two-argument max(), PostgreSQL's greatest()). */
 export const greatest = (a: SQLWrapper | number, b: SQLWrapper | number): SQL<number> => (onPostgres ? sql<number>`greatest(${a}, ${b})` : sql<number>`max(${a}, ${b})`)

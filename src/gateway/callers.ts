@@ -3,16 +3,16 @@
 // (a team key always acts in its team; a session in the team its X-Team-Id names). The spendable
 // amount and the budgets are a snapshot for planning the hold; the hold's own conditional UPDATEs
 // are what enforce them.
-// The read joins the group commit (db/group-commit.ts) rather than running alone: inside the shared
+// The read joins the group commit (db/writer.ts) rather than running alone: inside the shared
 // transaction it costs about 2 µs, where a read transaction of its own cost about 14 µs under load.
 // On PostgreSQL it is a round trip, so the instance keeps what it read for a moment (see `cache`).
 import { and, eq, isNull, sql } from 'drizzle-orm'
 import { users } from '../auth/schema'
-import { type BudgetState, budgetFromRow } from '../billing/budgets'
-import type { Db } from '../db/client'
+import { type BudgetState, budgetIn, budgetSelection } from '../billing/budgets'
 import { onPostgres } from '../db/dialect'
-import { groupCommit } from '../db/group-commit'
 import { compiled, prepared } from '../db/prepared'
+import type { Db } from '../db/types'
+import { writer } from '../db/writer'
 import { apiKeys } from '../keys/schema'
 import { sha256 } from '../lib/crypto'
 import { type TeamRole, teamMembers, teams } from '../teams/schema'
@@ -76,9 +76,9 @@ async function cachedRead(key: string, fresh: boolean, read: () => Promise<Calle
 
 const p = sql.placeholder
 const READ = { single: true } // a read needs no savepoint of its own
-const available = sql<number>`${users.balanceMicros} - ${users.heldMicros}`
+const available = sql<number>`${users.balanceMicros} - ${users.heldMicros}`.mapWith(Number)
 // A scalar subquery, not a JOIN: SQLite ran the join about four times slower (16 vs 4 µs here).
-const ownersAvailable = sql<number | null>`(select ${available} from ${users} where ${users.id} = ${apiKeys.userId} and ${users.deletedAt} is null)`
+const ownersAvailable = sql<number | null>`(select ${available} from ${users} where ${users.id} = ${apiKeys.userId} and ${users.deletedAt} is null)`.mapWith(Number)
 
 const statements = (db: Db) =>
   prepared(db, 'gateway-callers', () => ({
@@ -92,11 +92,7 @@ const statements = (db: Db) =>
           isActive: apiKeys.isActive,
           available: ownersAvailable,
           teamId: apiKeys.teamId,
-          limit: apiKeys.budgetLimitMicros,
-          period: apiKeys.budgetPeriod,
-          start: apiKeys.budgetPeriodStart,
-          spent: apiKeys.budgetSpentMicros,
-          held: apiKeys.budgetHeldMicros,
+          ...budgetSelection(apiKeys),
         })
         .from(apiKeys)
         .where(eq(apiKeys.keyHash, p('hash'))),
@@ -114,13 +110,9 @@ const statements = (db: Db) =>
       db
         .select({
           name: teams.name,
-          available: sql<number>`${teams.balanceMicros} - ${teams.heldMicros}`,
+          available: sql<number>`${teams.balanceMicros} - ${teams.heldMicros}`.mapWith(Number),
           role: teamMembers.role,
-          limit: teamMembers.budgetLimitMicros,
-          period: teamMembers.budgetPeriod,
-          start: teamMembers.budgetPeriodStart,
-          spent: teamMembers.budgetSpentMicros,
-          held: teamMembers.budgetHeldMicros,
+          ...budgetSelection(teamMembers),
         })
         .from(teamMembers)
         .innerJoin(teams, eq(teams.id, teamMembers.teamId))
@@ -130,13 +122,9 @@ const statements = (db: Db) =>
 
 /** The team part of a caller; undefined when the user is not (or no longer) a member of a live team. */
 async function membership(q: Db, teamId: string, userId: string): Promise<{ team: CallerTeam; availableMicros: number } | undefined> {
-  const [row] = await statements(q).member.values(q, { teamId, userId })
+  const [row] = await statements(q).member.rows(q, { teamId, userId })
   if (!row) return undefined
-  const [name, avail, role, ...budget] = row
-  return {
-    team: { id: teamId, name: String(name), role: role as TeamRole, memberBudget: budgetFromRow(...(budget as [unknown, unknown, unknown, unknown, unknown])) },
-    availableMicros: Number(avail),
-  }
+  return { team: { id: teamId, name: row.name, role: row.role, memberBudget: budgetIn(row) }, availableMicros: row.available }
 }
 
 /**
@@ -149,13 +137,13 @@ export function callerForKey(db: Db, secret: string, fresh = false): Promise<Cal
 }
 
 function readKeyCaller(db: Db, hash: string): Promise<Caller | undefined> {
-  return groupCommit(db)(async (q) => {
-    const [row] = await statements(q).byKeyHash.values(q, { hash })
-    if (!row || row[4] === null) return undefined
-    // Raw rows: PostgreSQL answers bigints as strings and booleans as booleans, SQLite numbers and 0/1.
-    const [id, userId, name, isActive, ownAvailable, teamId, ...budget] = row as [string, string, string, number | boolean, number | string, string | null, ...unknown[]]
-    const apiKey = { id, name, isActive: isActive === 1 || isActive === true, budget: budgetFromRow(...(budget as [unknown, unknown, unknown, unknown, unknown])) }
-    if (teamId === null) return { userId, teamId: null, team: null, apiKey, availableMicros: Number(ownAvailable) }
+  return writer(db)(async (q) => {
+    const [row] = await statements(q).byKeyHash.rows(q, { hash })
+    // No owner's balance: the owner is deleted.
+    if (!row || row.available === null) return undefined
+    const { userId, teamId } = row
+    const apiKey = { id: row.id, name: row.name, isActive: row.isActive, budget: budgetIn(row) }
+    if (teamId === null) return { userId, teamId: null, team: null, apiKey, availableMicros: row.available }
     const member = await membership(q, teamId, userId)
     return member && { userId, teamId, apiKey, ...member }
   }, READ)
@@ -167,10 +155,10 @@ export function callerForUser(db: Db, userId: string, teamId: string | null = nu
 }
 
 function readUserCaller(db: Db, userId: string, teamId: string | null): Promise<Caller | undefined> {
-  return groupCommit(db)(async (q) => {
-    const [row] = await statements(q).byUserId.values(q, { id: userId })
+  return writer(db)(async (q) => {
+    const [row] = await statements(q).byUserId.rows(q, { id: userId })
     if (!row) return undefined
-    if (teamId === null) return { userId, teamId: null, team: null, apiKey: null, availableMicros: Number(row[0]) }
+    if (teamId === null) return { userId, teamId: null, team: null, apiKey: null, availableMicros: row.available }
     const member = await membership(q, teamId, userId)
     return member && { userId, teamId, apiKey: null, ...member }
   }, READ)

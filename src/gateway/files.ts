@@ -12,7 +12,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto'
 import { mkdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Config } from '../config'
-import type { Db } from '../db/client'
+import type { Db } from '../db/types'
 import { randomToken } from '../lib/crypto'
 import { gatewayStore } from './store'
 

@@ -2,10 +2,10 @@
 // recursive query, a response stored with its ancestors' lifetime renewed in the same unit, the
 // retention purge in batches.
 import { and, eq, gt, inArray, isNull, lt, type SQL, sql } from 'drizzle-orm'
-import type { Db } from '../db/client'
-import { compiled, prepared, rawStatement } from '../db/prepared'
+import { column, compiled, prepared, rawStatement } from '../db/prepared'
 import { deleteInBatches } from '../db/purge'
 import { tx, write } from '../db/tx'
+import type { Db } from '../db/types'
 import { type StoredResponseRow, storedResponses as t } from './schema'
 
 /** A response as a link of its chain. */
@@ -30,7 +30,18 @@ const chainStatement = (db: Db, team: boolean) =>
          where ${own} and s.expires_at > ${p('now')} and c.steps < ${p('max')}
       )
       select r.id, r.parent_id, r.input, r.output, r.chain_bytes, r.depth, r.expires_at from chain join stored_responses r on r.id = chain.id`
-    return compiled(db, rawStatement(db, query))
+    return compiled(
+      db,
+      rawStatement(db, query, {
+        id: column.text,
+        parentId: column.nullable(column.text),
+        input: column.json,
+        output: column.json,
+        chainBytes: column.number,
+        depth: column.number,
+        expiresAt: column.date,
+      }),
+    )
   })
 
 export const responsesStore = (db: Db) => ({
@@ -51,20 +62,8 @@ export const responsesStore = (db: Db) => ({
    * rows it found (a chained request runs it before its hold).
    */
   async chain(id: string, owner: Owner, now: Date, maxDepth: number): Promise<ChainRow[]> {
-    const rows = await chainStatement(db, owner.teamId !== null).values(db, { id, owner: owner.teamId ?? owner.userId, now: now.getTime(), max: maxDepth })
-    // Raw rows: SQLite gives JSON as text and integers as numbers, PostgreSQL parsed JSON and bigints as strings.
-    const json = (v: unknown) => (typeof v === 'string' ? JSON.parse(v) : v) as unknown[]
-    return rows
-      .map(([rowId, parentId, input, output, chainBytes, depth, expiresAt]) => ({
-        id: rowId as string,
-        parentId: parentId as string | null,
-        input: json(input),
-        output: json(output),
-        chainBytes: Number(chainBytes),
-        depth: Number(depth),
-        expiresAt: new Date(Number(expiresAt)),
-      }))
-      .sort((a, b) => a.depth - b.depth)
+    const rows = await chainStatement(db, owner.teamId !== null).rows(db, { id, owner: owner.teamId ?? owner.userId, now: now.getTime(), max: maxDepth })
+    return rows.map((r) => ({ ...r, input: r.input as unknown[], output: r.output as unknown[] })).sort((a, b) => a.depth - b.depth)
   },
 
   /**

@@ -1,8 +1,8 @@
 // The gateway's own rows: the generated pictures and their owners.
 import { eq } from 'drizzle-orm'
 import { users } from '../auth/schema'
-import type { Db } from '../db/client'
 import { write } from '../db/tx'
+import type { Db } from '../db/types'
 import { type GeneratedImageRow, generatedImages } from './schema'
 
 export const gatewayStore = (db: Db) => ({

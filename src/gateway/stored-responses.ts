@@ -5,8 +5,8 @@
 // or SSE) and the WebSocket mode (ws.ts), whose chains may also live in the connection's memory.
 
 import { RETENTION } from '../content/terms'
-import type { Db } from '../db/client'
 import { exclusively } from '../db/leases'
+import type { Db } from '../db/types'
 import { MB } from '../lib/body'
 import { sha256 } from '../lib/crypto'
 import { invalidRequest, isUniqueViolation, OpenAIError } from '../lib/errors'

@@ -1,7 +1,7 @@
 import { and, desc, eq, inArray, max, min, type SQL, sql, sum } from 'drizzle-orm'
 import { ledgerEntries } from '../billing/schema'
-import type { Db } from '../db/client'
 import { write } from '../db/tx'
+import type { Db } from '../db/types'
 import { teams } from '../teams/schema'
 import { formatInvoiceNumber } from './numbering'
 import {

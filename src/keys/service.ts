@@ -4,8 +4,8 @@
 // with period month.
 import { type BudgetState, budgetFromRow, budgetToApi, parseBudget, setBudget, spentNow } from '../billing/budgets'
 import { now as clockNow, periodStart } from '../billing/periods'
-import type { Db } from '../db/client'
 import { tx } from '../db/tx'
+import type { Db } from '../db/types'
 import { newId, randomToken, sha256 } from '../lib/crypto'
 import { badRequest, notFound } from '../lib/errors'
 import { microsToRub } from '../lib/money'

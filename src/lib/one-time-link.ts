@@ -3,7 +3,7 @@
 // at once exactly one claims it). One helper over each link's table; the tables share these columns.
 import { and, eq, isNull, type SQL } from 'drizzle-orm'
 import type { SQLiteColumn, SQLiteTableWithColumns } from 'drizzle-orm/sqlite-core'
-import type { Db } from '../db/client'
+import type { Db } from '../db/types'
 import { newId, randomToken, sha256 } from './crypto'
 
 type LinkColumns = { id: SQLiteColumn; tokenHash: SQLiteColumn; createdAt: SQLiteColumn; expiresAt: SQLiteColumn; usedAt: SQLiteColumn }

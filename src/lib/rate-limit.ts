@@ -1,9 +1,9 @@
 // Fixed-window counters kept in the database, so several instances share one budget per key.
 import { eq, lt, sql } from 'drizzle-orm'
-import type { Db } from '../db/client'
 import { integer, table, text } from '../db/dialect'
 import { greatest } from '../db/sql'
 import { tx, write } from '../db/tx'
+import type { Db } from '../db/types'
 import { tooManyRequests } from './errors'
 
 export const rateLimits = table('rate_limits', {

@@ -2,8 +2,8 @@
 // top-up, no active API keys. A request is only recorded for an admin; no money moves here.
 
 import { REFUND } from '../content/terms'
-import type { Db } from '../db/client'
 import { tx } from '../db/tx'
+import type { Db } from '../db/types'
 import { newId } from '../lib/crypto'
 import { badRequest, conflict } from '../lib/errors'
 import { MICROS_PER_RUB, microsToRub } from '../lib/money'

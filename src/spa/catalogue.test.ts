@@ -2,7 +2,7 @@
 // the real server (demo catalogue), the sitemap, and the escaping of hostile catalogue text.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import type { ModelRow } from '../catalog/schema'
-import type { Db } from '../db/client'
+import type { Db } from '../db/types'
 import { dec } from '../lib/decimal'
 import { startServer, type TestServer } from '../test-support/server'
 import { type PageDeps, resolvePage } from './pages'

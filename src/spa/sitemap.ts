@@ -2,7 +2,7 @@
 import { desc, isNotNull } from 'drizzle-orm'
 import { blogPosts } from '../blog/schema'
 import { publicModelHref } from '../content/models/catalog'
-import type { Db } from '../db/client'
+import type { Db } from '../db/types'
 import { esc } from './render'
 
 /** Public pages worth indexing, with their weight in the sitemap. */

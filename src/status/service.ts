@@ -2,8 +2,8 @@
 // breakers of this instance say now, and the incidents every instance recorded over 90 days.
 import type { Config } from '../config'
 import type { ComponentState } from '../content/status'
-import type { Db } from '../db/client'
 import { INSTANCE_ID } from '../db/instance'
+import type { Db } from '../db/types'
 import type { Transition } from '../upstream/breaker'
 import { UPSTREAM_LABELS, type UpstreamName } from '../upstream/names'
 import type { Upstreams } from '../upstream/pool'

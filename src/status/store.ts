@@ -1,6 +1,6 @@
 // The incidents' rows: written by the instance whose breaker saw them, read by every instance.
 import { eq, gte, isNull, or } from 'drizzle-orm'
-import type { Db } from '../db/client'
+import type { Db } from '../db/types'
 import { newId } from '../lib/crypto'
 import type { UpstreamName } from '../upstream/names'
 import { upstreamIncidents } from './schema'

@@ -1,7 +1,8 @@
 // A fresh, migrated database for tests that work on the store directly: an in-memory SQLite one,
 // or, in the PostgreSQL run (scripts/test-pg.ts sets TEST_PG_ADMIN_URL), a new PostgreSQL database.
-import { type Db, openDatabase, runMigrations } from '../db/client'
+import { openDatabase, runMigrations } from '../db/client'
 import { onPostgres } from '../db/dialect'
+import type { Db } from '../db/types'
 import { createTestDatabase } from './postgres'
 
 /** A new empty database's URL: `:memory:` on SQLite, a created database on PostgreSQL. */

@@ -1,7 +1,7 @@
 import { and, eq, inArray, isNull, sql } from 'drizzle-orm'
 import { users } from '../auth/schema'
-import type { Db } from '../db/client'
 import { write } from '../db/tx'
+import type { Db } from '../db/types'
 import { type UploadRow, uploads } from './schema'
 
 export const uploadsStore = (db: Db) => ({

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { onPostgres } from './dialect'
-import { createGroupCommit } from './group-commit'
+import { createGroupCommit } from './writer'
 
 // The SQLite queue (on PostgreSQL each unit is its own transaction).
 const test = onPostgres ? bunTest.skip : bunTest

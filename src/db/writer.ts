@@ -1,23 +1,25 @@
-// Group commit: the small write transactions of many concurrent requests (holds, settlements) share
-// one SQLite commit. Under load a commit (WAL frames for every touched page) cost more CPU than
-// the statements themselves; one commit per event-loop turn instead of two per request is what lets
-// the gateway keep up with the upstream at concurrency 64 (bench/README.md).
+// The write path, one name on both stores: `writer(db)` runs a unit of writes (db/tx.ts wraps it as
+// `tx` and `write`), and a unit opened inside another joins it.
 //
-// On SQLite this queue is also the one writer: every write of the process goes through it (tx.ts),
-// so a unit whose body awaits its statements never has someone else's write land in its transaction.
-// Unit bodies await database statements only — never the network — so the queue never stalls.
-// Each queued unit runs inside its own SAVEPOINT, so a unit that throws (a refused hold) rolls back
-// alone and its caller gets the error; the others still commit. A unit that writes with a single
-// statement can skip the savepoint (`{ single: true }`): SQLite already undoes a failed statement on
-// its own. Callers are answered only after the COMMIT, so nobody sees a result that is not in the
-// database yet.
+// On SQLite it is the process's one writer and a group commit: the small write transactions of many
+// concurrent requests (holds, settlements) share one commit. Under load a commit (WAL frames for
+// every touched page) cost more CPU than the statements themselves; one commit per event-loop turn
+// instead of two per request is what lets the gateway keep up with the upstream at concurrency 64
+// (bench/README.md). Every write of the process goes through it, so a unit whose body awaits its
+// statements never has someone else's write land in its transaction. Unit bodies await database
+// statements only — never the network — so the queue never stalls. Each queued unit runs inside
+// its own SAVEPOINT, so a unit that throws (a refused hold) rolls back alone and its caller gets the
+// error; the others still commit. A unit that writes with a single statement can skip the savepoint
+// (`{ single: true }`): SQLite already undoes a failed statement on its own. Callers are answered
+// only after the COMMIT, so nobody sees a result that is not in the database yet.
 //
-// On PostgreSQL there is no single writer to batch for: each unit is its own transaction on a pooled
-// connection (a single statement runs on its own), and row locks order concurrent units.
+// On PostgreSQL there is no single writer: each unit is its own transaction on a pooled connection
+// (a single statement runs on its own), and row locks order concurrent units. The per-request money
+// units are grouped there instead, into one statement per batch (db/batch.ts, db/pg-money.ts).
 import type { Database } from 'bun:sqlite'
 import { AsyncLocalStorage } from 'node:async_hooks'
-import type { Db } from './client'
 import { DIALECT } from './dialect'
+import type { Db } from './types'
 
 /** The unit running right now (per async context): a unit that opens another runs it inline. */
 const current = new AsyncLocalStorage<{ root: Db; q: Db }>()
@@ -26,15 +28,15 @@ const current = new AsyncLocalStorage<{ root: Db; q: Db }>()
 export type Work<T> = (q: Db) => T | Promise<T>
 type Unit = { work: Work<unknown>; single: boolean; resolve: (v: unknown) => void; reject: (e: unknown) => void }
 
-export type GroupCommit = (<T>(work: Work<T>, opts?: { single?: boolean }) => Promise<T>) & {
+export type Writer = (<T>(work: Work<T>, opts?: { single?: boolean }) => Promise<T>) & {
   /** Holds queued units back (their callers wait) until the returned function is called. */
   pause(): () => void
 }
 
-const byDb = new WeakMap<Db, GroupCommit>()
+const byDb = new WeakMap<Db, Writer>()
 
-/** The group-commit queue of this database (one per connection, created on first use). */
-export function groupCommit(db: Db): GroupCommit {
+/** The writer of this database (one per connection, created on first use). */
+export function writer(db: Db): Writer {
   let queue = byDb.get(db)
   if (!queue) byDb.set(db, (queue = inlineWhenNested(db, DIALECT === 'pg' ? perUnitTransactions(db) : createGroupCommit(db.$client, db))))
   return queue
@@ -47,7 +49,7 @@ export const insideUnit = (db: Db) => current.getStore()?.root === db
  * A unit started from inside another unit (a store function that writes, called within a
  * transaction) joins the running one instead of queueing behind it, which would never finish.
  */
-function inlineWhenNested(db: Db, queue: GroupCommit): GroupCommit {
+function inlineWhenNested(db: Db, queue: Writer): Writer {
   const run = <T>(work: Work<T>, opts?: { single?: boolean }): Promise<T> => {
     const outer = current.getStore()
     if (outer?.root === db) return Promise.resolve().then(() => work(outer.q))
@@ -56,7 +58,7 @@ function inlineWhenNested(db: Db, queue: GroupCommit): GroupCommit {
   return Object.assign(run, { pause: queue.pause })
 }
 
-function perUnitTransactions(db: Db): GroupCommit {
+function perUnitTransactions(db: Db): Writer {
   const run = <T>(work: Work<T>, opts?: { single?: boolean }): Promise<T> =>
     opts?.single
       ? Promise.resolve().then(() => work(db))
@@ -67,7 +69,7 @@ function perUnitTransactions(db: Db): GroupCommit {
 const isThenable = (v: unknown): v is PromiseLike<unknown> => typeof (v as PromiseLike<unknown> | null)?.then === 'function'
 
 /** The SQLite queue on `sqlite`; units get `db` (the drizzle database over that connection) as their `q`. */
-export function createGroupCommit(sqlite: Database, db = undefined as unknown as Db): GroupCommit {
+export function createGroupCommit(sqlite: Database, db = undefined as unknown as Db): Writer {
   let pending: Unit[] = []
   let paused = 0
   let flushing = false
