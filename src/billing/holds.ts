@@ -546,12 +546,17 @@ const pgReserves = (db: Db) =>
 /**
  * A pending charge through the general unit: the pending row deleted (once, whoever runs it), the
  * charge taken off its reserve and off the account's held sum while the reserve still holds it,
- * then settled as a hold of that amount — never below zero, the rest recorded as uncovered.
+ * then settled as a hold of that amount — never below zero, the rest recorded as uncovered. Null
+ * when it was applied before, or its account was deleted since (its books are gone with it).
  */
-function applyPendingAlone(db: Db, e: PgPendingItem): Promise<Settled | null> {
+function applyPendingAlone(db: Db, e: PgPendingItem): Promise<(Settled & { fromReserve: boolean }) | null> {
   return tx(db, async (q) => {
     const gone = await q.delete(pendingCharges).where(eq(pendingCharges.id, e.holdId)).returning({ id: pendingCharges.id })
     if (gone.length === 0) return null
+    const account = e.teamId
+      ? await q.select({ id: teams.id }).from(teams).where(eq(teams.id, e.teamId))
+      : await q.select({ id: users.id }).from(users).where(eq(users.id, e.userId))
+    if (account.length === 0) return null
     const off = await q
       .update(holds)
       .set({ amountMicros: sql`${holds.amountMicros} - ${e.chargeMicros}` })
@@ -559,7 +564,8 @@ function applyPendingAlone(db: Db, e: PgPendingItem): Promise<Settled | null> {
       .returning({ id: holds.id })
     const hold: OpenHold = { userId: e.userId, teamId: e.teamId, apiKeyId: e.apiKeyId, amountMicros: off.length ? e.chargeMicros : 0, keyHeldMicros: 0, memberHeldMicros: 0 }
     // The usage facts were stored as the statements bind them: the same fields, absent ones null.
-    return settleOpen(q, e.holdId, hold, e.chargeMicros, e.usage as unknown as UsageFacts, {})
+    const settled = await settleOpen(q, e.holdId, hold, e.chargeMicros, e.usage as unknown as UsageFacts, {})
+    return { ...settled, fromReserve: off.length > 0 }
   })
 }
 

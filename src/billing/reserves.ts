@@ -42,6 +42,8 @@ const RESERVE_IDLE_MS = 1000
 const SWEEP_EVERY_MS = 250
 /** How long a pending charge waits for others to be applied with. */
 const APPLY_LINGER_MS = 20
+/** How often a charge the general unit could not apply either is tried again (a fault to look into: logged each time). */
+const STUCK_RETRY_MS = 30_000
 /** Back-off between tries of an apply the database refused (the last one repeats). */
 const APPLY_RETRY_MS = [250, 500, 1000, 2000, 5000]
 
@@ -59,8 +61,8 @@ export type ReserveDeps = {
   hold(item: PgHoldItem): Promise<PgHeld>
   /** Gives a reserve's row back (its remaining amount to the account's held sum); how many rows it closed. */
   release(reserveId: string): Promise<number>
-  /** Applies one pending charge through the general unit (what a batch did not cover); null when already applied. */
-  applyAlone(item: PgPendingItem): Promise<Applied | null>
+  /** Applies one pending charge through the general unit (what a batch did not cover); null when already applied (or its account is gone). */
+  applyAlone(item: PgPendingItem): Promise<(Applied & { fromReserve: boolean }) | null>
   /** What a batch's settlement of `item` means for its alerts (the same as a hold's, billing/holds.ts). */
   settled(item: PgPendingItem, done: PgSettled): Promise<Applied>
 }
@@ -184,19 +186,26 @@ function reservesOf(db: Db, deps: ReserveDeps) {
     void p.finally(() => applying.delete(p))
   }
 
-  async function applyNow(item: PgPendingItem, t: Taken, onApplied: ((a: Applied) => void) | undefined, attempt: number): Promise<void> {
+  async function applyNow(item: PgPendingItem, t: Taken, onApplied: ((a: Applied) => void) | undefined, attempt: number, alone = false): Promise<void> {
     let result: Applied | null
     try {
-      const out = await apply(item)
-      result = out === 'general' ? await deps.applyAlone(item) : out === 'closed' ? null : await deps.settled(item, out)
+      const out = alone ? 'general' : await apply(item)
+      if (out === 'general') {
+        const applied = await deps.applyAlone(item)
+        // Its reserve no longer held the charge: a sweep gave it back (this instance's lease lapsed). No more from it.
+        if (applied && !applied.fromReserve) t.reserve.closing = true
+        result = applied
+      } else result = out === 'closed' ? null : await deps.settled(item, out)
     } catch (e) {
       if (noteDatabaseFailure(e)) {
         // The pending row keeps the charge: tried again until the database takes it.
         await Bun.sleep(APPLY_RETRY_MS[Math.min(attempt, APPLY_RETRY_MS.length - 1)]!)
-        return applyNow(item, t, onApplied, attempt + 1)
+        return applyNow(item, t, onApplied, attempt + 1, alone)
       }
-      console.error(`[billing] request ${item.holdId}: its charge could not be applied (${(e as Error).message}); it stays pending for the reserves' sweep`)
-      return
+      // Not the database: the general unit, with every rule, then again every while (the row keeps the charge).
+      console.error(`[billing] request ${item.holdId}: its charge could not be applied${alone ? ' by the general unit' : ''} (${(e as Error).message}); tried again`)
+      if (alone) await Bun.sleep(STUCK_RETRY_MS)
+      return applyNow(item, t, onApplied, attempt, true)
     }
     done(t, result?.chargedMicros ?? item.chargeMicros)
     if (result) onApplied?.(result)

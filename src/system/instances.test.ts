@@ -29,6 +29,8 @@ let databaseUrl: string
 let read: Reader
 /** The upload folder the instances share (UPLOADS_DIR), as several instances must. */
 let sharedUploads: string
+/** What every instance is started with. */
+let env: Record<string, string>
 
 beforeAll(async () => {
   if (!onPostgres) return
@@ -37,7 +39,7 @@ beforeAll(async () => {
   sharedUploads = mkdtempSync(join(tmpdir(), 'gateway-shared-uploads-'))
   upstream = await startFakeUpstream({ faults: true, tokenDelayMs: 1, apiKey: UPSTREAM_KEY })
   yookassa = startFakeYooKassa({ shopId: SHOP_ID, secretKey: SHOP_SECRET })
-  const env = {
+  env = {
     DATABASE_URL: databaseUrl,
     OPENROUTER_API_KEY: UPSTREAM_KEY,
     OPENROUTER_BASE_URL: upstream.url,
@@ -212,6 +214,41 @@ describe.skipIf(!onPostgres)('three instances on one PostgreSQL database', () =>
     const res = await chat(servers[1]!, c.key, { messages: [{ role: 'user', content: 'снова' }] })
     expect(res.status).toBe(200)
     servers = servers.slice(0, 2) // the dead one is not stopped again
+  }, 60_000)
+
+  test('a well-funded account served from an instance’s reserve: killed with SIGKILL right after its answers, each is charged once and the reserve comes back', async () => {
+    const victim = await startServer({ ...env, INSTANCE_ID: 'instance-4' })
+    const c = await customer(servers[0]!)
+    // 20 000 ₽: well above the floor, so the instance takes a reserve (billing/reserves.ts).
+    const FUND = 20_000_000_000
+    const [u] = await read<{ balance_micros: number }>('update users set balance_micros = balance_micros + ? where id = ? returning balance_micros', FUND, c.user.id)
+    await read(
+      "insert into ledger_entries (id, user_id, type, amount_micros, balance_after_micros, description, created_at) values (?, ?, 'admin', ?, ?, 'тест', ?)",
+      `fund-${c.user.id}`,
+      c.user.id,
+      FUND,
+      u!.balance_micros,
+      Date.now(),
+    )
+    const start = await books(c.user.id)
+    const answers = await Promise.all(
+      Array.from({ length: 30 }, async () => {
+        const res = await chat(victim, c.key, { messages: [{ role: 'user', content: 'быстро' }] })
+        return { status: res.status, cost: ((await res.json()) as { usage: { cost: number } }).usage.cost }
+      }),
+    )
+    // Killed as soon as the last answer is in: the last charges were written, maybe not yet applied.
+    await victim.kill()
+    expect(answers.map((a) => a.status)).toEqual(answers.map(() => 200))
+    // The survivors apply what it left pending, then give its reserve back, once its lease lapsed.
+    await eventually(async () => (await books(c.user.id)).held === 0 && (await read<{ n: number }>('select count(*) as n from pending_charges'))[0]!.n === 0, LEASE_MS * 3)
+    expect(await read('select id from holds where instance_id = ?', 'instance-4')).toEqual([])
+    const usage = await read<{ cost_micros: number; status: string }>('select cost_micros, status from usage_logs where user_id = ?', c.user.id)
+    expect(usage.map((r) => r.status)).toEqual(answers.map(() => 'success'))
+    // Every answer is charged exactly what it said it cost, once.
+    const charged = usage.reduce((n, r) => n + r.cost_micros, 0)
+    expect(charged).toBe(answers.reduce((n, a) => n + Math.round(a.cost * 1e6), 0))
+    expect(await books(c.user.id)).toEqual({ balance: start.balance - charged, held: 0, ledgerSum: start.balance - charged })
   }, 60_000)
 
   test('a payment notification delivered to every instance at once credits once', async () => {
