@@ -14,6 +14,8 @@
 //   bun bench/chaos.ts                               # 10 000 requests (≈ 1 min here)
 //   bun bench/chaos.ts --scenario failover           # 10 000 requests, the primary failing
 //   bun bench/chaos.ts --requests 2000               # a shorter run
+//   bun bench/chaos.ts --store pg --bonus 2000       # on a throwaway PostgreSQL, accounts well funded enough
+//                                                    # to be served from reserves (billing/reserves.ts, issue 25)
 //
 // Only loopback addresses are used; the run is bounded in requests and time and stops by itself.
 // Exit code 0 when the books check passes, 1 when it does not (or the run could not be made).
@@ -21,7 +23,8 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { databaseReader } from '../src/test-support/db-reader'
+import { closeReader, databaseReader } from '../src/test-support/db-reader'
+import { startPostgres } from '../src/test-support/postgres'
 import { expectedCharge, FALLBACK_KEY, TEST_RATE, UPSTREAM_KEY } from '../src/test-support/gateway'
 import { registerUser, startServer, type TestServer } from '../src/test-support/server'
 import { startFakeUpstream } from '../src/upstream/demo'
@@ -48,10 +51,31 @@ const SCENARIO = (() => {
   return raw
 })()
 const FAILOVER = SCENARIO === 'failover'
+/** `--name value` or `--name=value` of the command line, or undefined. */
+function option(name: string): string | undefined {
+  const i = args.findIndex((a) => a === `--${name}` || a.startsWith(`--${name}=`))
+  if (i < 0) return undefined
+  return args[i]!.includes('=') ? args[i]!.split('=')[1] : args[i + 1]
+}
+const STORE = option('store') ?? 'sqlite'
+if (STORE !== 'sqlite' && STORE !== 'pg') {
+  console.error('--store must be sqlite or pg')
+  process.exit(2)
+}
+const BONUS_OPTION = option('bonus') === undefined ? undefined : Number(option('bonus'))
+if (BONUS_OPTION !== undefined && (!Number.isInteger(BONUS_OPTION) || BONUS_OPTION < 1 || BONUS_OPTION > 1_000_000)) {
+  console.error('--bonus must be a whole number of rubles between 1 and 1000000')
+  process.exit(2)
+}
+/**
+ * The restarted process gives its predecessor's holds (and on PostgreSQL its reserves) back once their
+ * lease lapsed: short, so that it lapses within the run (the default 30 s outlasted a fast machine's run).
+ */
+const LEASE_MS = 3000
 const ACCOUNTS = 80
 // crash: small, accounts run dry half-way and get 402s; failover: enough for every request, so the
 // success rate is the routers' alone
-const BONUS_RUB = FAILOVER ? 500 : 5
+const BONUS_RUB = BONUS_OPTION ?? (FAILOVER ? 500 : 5)
 const CONCURRENCY = 48
 const FAULT_SHARE = 0.2
 const ABORT_SHARE = 0.05 // of streamed requests: the client leaves after the first chunk
@@ -162,8 +186,12 @@ async function main() {
   const upstream = await startFakeUpstream({ faults: true, tokenDelayMs: 1, apiKey: UPSTREAM_KEY })
   const fallback = FAILOVER ? await startFakeUpstream({ faults: true, tokenDelayMs: 1, apiKey: FALLBACK_KEY }) : null
   const dataDir = mkdtempSync(join(tmpdir(), 'gateway-chaos-'))
+  const pg = STORE === 'pg' ? await startPostgres() : null
+  const databaseUrl = pg ? await pg.createDatabase() : join(dataDir, 'gateway.db')
   const env: Record<string, string> = {
     DATA_DIR: dataDir,
+    HOLD_LEASE_MS: String(LEASE_MS),
+    ...(pg ? { DATABASE_URL: databaseUrl } : {}),
     OPENROUTER_API_KEY: UPSTREAM_KEY,
     OPENROUTER_BASE_URL: upstream.url,
     USD_RUB_RATE: TEST_RATE,
@@ -177,7 +205,7 @@ async function main() {
     console.log(
       FAILOVER
         ? `chaos (failover): ${REQUESTS} requests, ${ACCOUNTS} accounts with ${BONUS_RUB} ₽, concurrency ${CONCURRENCY}, the primary failing ${PRIMARY_FAILING * 100}% (${PRIMARY_FAULTS.join(', ')} in turns of ${FAULT_TURN}) and refusing connections from request ${REQUESTS * DOWN_FROM} to ${REQUESTS * DOWN_TO}; a second router configured; ${ABORT_SHARE * 100}% of streams aborted`
-        : `chaos: ${REQUESTS} requests, ${ACCOUNTS} accounts with ${BONUS_RUB} ₽, concurrency ${CONCURRENCY}, ${FAULT_SHARE * 100}% faults, ${ABORT_SHARE * 100}% of streams aborted, kill -9 at ${REQUESTS / 2}`,
+        : `chaos: ${REQUESTS} requests, ${ACCOUNTS} accounts with ${BONUS_RUB} ₽, concurrency ${CONCURRENCY}, ${FAULT_SHARE * 100}% faults, ${ABORT_SHARE * 100}% of streams aborted, kill -9 at ${REQUESTS / 2}, on ${pg ? 'PostgreSQL' : 'SQLite'}`,
     )
     // The second router's catalogue is read at start: requests go to it only once it is.
     if (fallback) while (!fallback.log.some((r) => r.path.endsWith('/embeddings/models'))) await Bun.sleep(50)
@@ -223,7 +251,8 @@ async function main() {
     const wall = (performance.now() - t0) / 1000
 
     // Reconciliations after client aborts ask the upstream for up to ~8 s; the books are read after.
-    const read = databaseReader(join(dataDir, 'gateway.db'))
+    const read = databaseReader(databaseUrl)
+    // So does giving back the dead process's holds (and reserves), once their lease lapsed.
     for (let i = 0; i < 300; i++) {
       const [h] = await read<{ h: number }>('select coalesce(sum(held_micros), 0) as h from users')
       if (h!.h === 0) break
@@ -313,6 +342,10 @@ async function main() {
     await server.stop().catch(() => {})
     await upstream.stop()
     await fallback?.stop()
+    if (pg) {
+      await closeReader(databaseUrl)
+      await pg.stop()
+    }
     rmSync(dataDir, { recursive: true, force: true })
   }
 }
