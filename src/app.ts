@@ -110,8 +110,9 @@ const DEFAULT_BODY_LIMIT = { limit: 64 * KB }
  */
 export const MAX_REQUEST_BODY = 2 * V1_BODY_LIMIT
 
-/** The reads that may show a balance, a charge or a usage row: /api's, and /v1's lookups of a generation and of the key. */
-const showsMoney = (path: string) => path.startsWith('/api/') || path === '/v1/generation' || path === '/v1/key'
+/** The routes that read a balance, a charge or a usage row: /api's of accounts, money and teams, and /v1's lookups of a generation and of the key. */
+const MONEY_READS = ['/api/billing', '/api/activity', '/api/auth', '/api/teams', '/api/admin', '/api/payments', '/api/playground', '/v1/generation', '/v1/key']
+const showsMoney = (path: string) => MONEY_READS.some((prefix) => path === prefix || path.startsWith(`${prefix}/`))
 
 /** After a request that may change state through /api, every caller this instance cached is forgotten. */
 function forgetAfterChange(request: Request) {

@@ -104,9 +104,9 @@ function reservesOf(db: Db, deps: ReserveDeps) {
   const apply = batched<PgPendingItem, PgSettleOutcome>((items) => applyBatch(db, items, periodStarts(clockNow())), { lingerMs: APPLY_LINGER_MS })
 
   /**
-   * A hold for `amount` of `account`'s request from a reserve, opening one when none has room and the
-   * account is well funded (`available`, the caller's snapshot); undefined when the request is to be
-   * held on its own.
+   * Takes the hold `id` for `amount` of `account`'s request from a reserve, opening one when none has
+   * room and the account is well funded (`available`, the caller's snapshot); false when the request
+   * is to be held on its own.
    */
   async function take(id: string, account: Account & { role: string | null }, apiKeyId: string | null, amount: number, available: number): Promise<boolean> {
     const key = accountKey(account)
@@ -122,7 +122,7 @@ function reservesOf(db: Db, deps: ReserveDeps) {
       const size = Math.floor(available / RESERVE_SHARE)
       if (available < RESERVE_FLOOR_MICROS || size < RESERVE_REQUESTS * amount) {
         // Not (or no longer) well funded: what this instance reserved idle goes back first.
-        await releaseIdle(key, 0)
+        if (byAccount.has(key)) await releaseIdle(key, 0)
         return false
       }
       // One reserve opens at a time per account; the requests that arrive meanwhile wait for it.
@@ -186,6 +186,11 @@ function reservesOf(db: Db, deps: ReserveDeps) {
     void p.finally(() => applying.delete(p))
   }
 
+  /**
+   * Applies a written charge: its first try is what the reads of money wait for (applied()); when
+   * that fails, the tries after it go on in the background, so that a database outage or a charge in
+   * trouble never holds the reads up.
+   */
   async function applyNow(item: PgPendingItem, t: Taken, onApplied: ((a: Applied) => void) | undefined, attempt: number, alone = false): Promise<void> {
     let result: Applied | null
     try {
@@ -199,13 +204,14 @@ function reservesOf(db: Db, deps: ReserveDeps) {
     } catch (e) {
       if (noteDatabaseFailure(e)) {
         // The pending row keeps the charge: tried again until the database takes it.
-        await Bun.sleep(APPLY_RETRY_MS[Math.min(attempt, APPLY_RETRY_MS.length - 1)]!)
-        return applyNow(item, t, onApplied, attempt + 1, alone)
+        const wait = APPLY_RETRY_MS[Math.min(attempt, APPLY_RETRY_MS.length - 1)]!
+        setTimeout(() => void applyNow(item, t, onApplied, attempt + 1, alone), wait)
+        return
       }
       // Not the database: the general unit, with every rule, then again every while (the row keeps the charge).
       console.error(`[billing] request ${item.holdId}: its charge could not be applied${alone ? ' by the general unit' : ''} (${(e as Error).message}); tried again`)
-      if (alone) await Bun.sleep(STUCK_RETRY_MS)
-      return applyNow(item, t, onApplied, attempt, true)
+      setTimeout(() => void applyNow(item, t, onApplied, attempt, true), alone ? STUCK_RETRY_MS : 0)
+      return
     }
     done(t, result?.chargedMicros ?? item.chargeMicros)
     if (result) onApplied?.(result)
