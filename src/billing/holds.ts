@@ -716,7 +716,7 @@ function releaseWhere(db: Db, where: ReturnType<typeof and>): Promise<number> {
 export function noteGeneration(db: Db, holdId: string, generationId: string, info: HoldGeneration): void {
   if (unnoted.has(holdId)) return
   const send = () => {
-    unnoted.delete(holdId)
+    forgetNote(holdId)
     const failed = (e: unknown) => {
       if (!noteDatabaseFailure(e)) console.error(`[billing] hold ${holdId}: generation id not recorded: ${(e as Error).message}`)
     }
@@ -737,10 +737,18 @@ export function noteGeneration(db: Db, holdId: string, generationId: string, inf
         .where(and(eq(holds.id, holdId), isNull(holds.generationId))),
     ).catch(failed)
   }
-  unnoted.set(holdId, send)
-  setTimeout(() => {
-    if (unnoted.get(holdId) === send && !closingHere.has(holdId)) send()
+  const timer = setTimeout(() => {
+    if (unnoted.get(holdId)?.send === send && !closingHere.has(holdId)) send()
   }, NOTE_AFTER_MS)
+  unnoted.set(holdId, { send, timer })
+}
+
+/** The hold closed: its generation, not yet noted, has nothing left to protect (its timer goes too: one wake-up fewer per answer). */
+function forgetNote(holdId: string) {
+  const note = unnoted.get(holdId)
+  if (!note) return
+  clearTimeout(note.timer)
+  unnoted.delete(holdId)
 }
 
 /**
@@ -750,8 +758,8 @@ export function noteGeneration(db: Db, holdId: string, generationId: string, inf
  */
 const NOTE_AFTER_MS = 100
 
-/** Generation ids waiting for the next turn of the event loop (or for their hold's closing), by hold. */
-const unnoted = new Map<string, () => void>()
+/** Generation ids waiting for NOTE_AFTER_MS to pass (or for their hold's closing), by hold. */
+const unnoted = new Map<string, { send: () => void; timer: ReturnType<typeof setTimeout> }>()
 /** Reserve-backed requests being moved to hold rows of their own (noteGeneration): their closing waits for it. */
 const carving = new Map<string, Promise<unknown>>()
 /** Holds whose closing unit (closeDurably) is running in this process. */
@@ -774,12 +782,11 @@ export async function closeDurably<T>(holdId: string, unit: () => Promise<T>, la
   closingHere.add(holdId)
   try {
     const result = await unit()
-    // Closed: a generation id not yet written has nothing left to protect.
-    unnoted.delete(holdId)
+    forgetNote(holdId)
     return { deferred: false, result }
   } catch (e) {
     // Not closed: the hold keeps waiting, so it must know its generation (noteGeneration).
-    unnoted.get(holdId)?.()
+    unnoted.get(holdId)?.send()
     if (!noteDatabaseFailure(e)) throw e
     retryClosing(holdId, unit, late, 0)
     return { deferred: true }
