@@ -11,7 +11,8 @@ import { write } from '../db/tx'
 import type { Db } from '../db/types'
 import { apiKeys } from '../keys/schema'
 import { openTestDatabase } from '../test-support/database'
-import { HoldRefused, placeHold, settleHold, type UsageFacts } from './holds'
+import { usageFacts } from '../test-support/usage'
+import { HoldRefused, placeHold, settleHold } from './holds'
 import { postMovement } from './ledger'
 import { holds, ledgerEntries, uncoveredCosts, usageDaily, usageLogs } from './schema'
 
@@ -20,21 +21,7 @@ afterEach(async () => {
   for (const close of opened.splice(0)) await close()
 })
 
-const facts: UsageFacts = {
-  endpoint: 'chat',
-  model: 'openai/gpt-4o',
-  promptTokens: 10,
-  completionTokens: 5,
-  totalTokens: 15,
-  upstreamCostUsd: null,
-  upstreamId: null,
-  responseId: null,
-  upstream: 'primary',
-  status: 'success',
-  error: null,
-  durationMs: 1,
-  stream: false,
-}
+const facts = usageFacts
 
 /** A database with `accounts` users (u0, u1, …), each with `balance` µ₽. */
 async function withAccounts(accounts: number, balance: number) {

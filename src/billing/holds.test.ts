@@ -6,7 +6,8 @@ import { write } from '../db/tx'
 import type { Db } from '../db/types'
 import { apiKeys } from '../keys/schema'
 import { openTestDatabase } from '../test-support/database'
-import { HoldRefused, placeHold, releaseLapsedHolds, releaseStaleHolds, settleHold, type UsageFacts } from './holds'
+import { usageFacts } from '../test-support/usage'
+import { HoldRefused, placeHold, releaseLapsedHolds, releaseStaleHolds, settleHold } from './holds'
 import { postMovement } from './ledger'
 import { holds, uncoveredCosts } from './schema'
 
@@ -25,21 +26,7 @@ async function freshDb(balanceMicros: number) {
   return { db, account }
 }
 
-const facts: UsageFacts = {
-  endpoint: 'chat',
-  model: 'openai/gpt-4o',
-  promptTokens: 10,
-  completionTokens: 5,
-  totalTokens: 15,
-  upstreamCostUsd: null,
-  upstreamId: null,
-  responseId: null,
-  upstream: 'primary',
-  status: 'success',
-  error: null,
-  durationMs: 1,
-  stream: false,
-}
+const facts = usageFacts
 
 test('holds reserve against the balance; the stale-hold sweep gives back only old ones, once', async () => {
   const { db, account } = await freshDb(1_000_000)

@@ -339,17 +339,7 @@ export async function placeHold(db: Db, req: HoldRequest): Promise<string> {
     // No budget limits the request: a well-funded account's hold comes from this instance's reserve, in memory.
     const account = { userId: req.userId, teamId: req.teamId, role: req.role ?? null }
     if (!keyHeld && !memberHeld && req.available !== undefined && (await pgReserves(db).take(id, account, req.apiKeyId, amount, req.available))) return id
-    const held = await pgBatches(db).hold({
-      id,
-      userId: req.userId,
-      teamId: req.teamId,
-      apiKeyId: req.apiKeyId,
-      amount,
-      keyHeld,
-      memberHeld,
-      role: req.role ?? null,
-      createdAt: now,
-    })
+    const held = await pgBatches(db).hold({ ...row, role: req.role ?? null })
     if (held === 'placed') return id
     if (req.cached) throw new CallerChanged()
   }

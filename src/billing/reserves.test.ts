@@ -9,7 +9,8 @@ import { onPostgres } from '../db/dialect'
 import { write } from '../db/tx'
 import type { Db } from '../db/types'
 import { openTestDatabase } from '../test-support/database'
-import { chargesApplied, noteGeneration, placeHold, releaseHold, releaseLapsedHolds, type Settled, settleHold, stopReserves, type UsageFacts } from './holds'
+import { usageFacts } from '../test-support/usage'
+import { chargesApplied, noteGeneration, placeHold, releaseHold, releaseLapsedHolds, type Settled, settleHold, stopReserves } from './holds'
 import { postMovement } from './ledger'
 import { holds, ledgerEntries, pendingCharges, uncoveredCosts, usageDaily, usageLogs } from './schema'
 
@@ -18,21 +19,7 @@ afterEach(async () => {
   for (const close of opened.splice(0)) await close()
 })
 
-const facts: UsageFacts = {
-  endpoint: 'chat',
-  model: 'openai/gpt-4o',
-  promptTokens: 10,
-  completionTokens: 5,
-  totalTokens: 15,
-  upstreamCostUsd: null,
-  upstreamId: null,
-  responseId: null,
-  upstream: 'primary',
-  status: 'success',
-  error: null,
-  durationMs: 1,
-  stream: false,
-}
+const facts = usageFacts
 
 const RICH = 10_000_000_000 // 10 000 ₽: well above the reserves' floor
 
