@@ -250,7 +250,7 @@ export function pipeline(deps: GatewayDeps) {
       } catch (e) {
         if (!(e instanceof CallerChanged)) throw e
       }
-      caller = await caller.reread()
+      caller = { ...(await caller.reread()), requestId: caller.requestId }
     }
     return (await hold(caller, cs, opts, false))!
   }
