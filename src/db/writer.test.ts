@@ -25,9 +25,8 @@ function fileDb() {
   }
 }
 
-test('units queued in one turn share one commit; a unit that throws is rolled back alone', async () => {
-  const { sqlite, path, cleanup } = fileDb()
-  // Count the transaction statements the queue runs.
+/** A queue over `sqlite` that records the transaction statements it runs. */
+function countingQueue(sqlite: Database) {
   const ran: string[] = []
   const spy = {
     prepare: (sql: string) => ({
@@ -37,7 +36,12 @@ test('units queued in one turn share one commit; a unit that throws is rolled ba
       },
     }),
   } as unknown as Database
-  const run = createGroupCommit(spy)
+  return { ran, run: createGroupCommit(spy) }
+}
+
+test('units queued in one turn share one commit; a unit that throws is rolled back alone', async () => {
+  const { sqlite, path, cleanup } = fileDb()
+  const { ran, run } = countingQueue(sqlite)
   const insert = sqlite.prepare('INSERT INTO t (v) VALUES (?) RETURNING id')
   const results = await Promise.allSettled([
     run(() => (insert.get('a') as { id: number }).id),
@@ -62,16 +66,7 @@ test('units queued in one turn share one commit; a unit that throws is rolled ba
 
 test('a single-statement unit runs without a savepoint; its failed statement is undone by SQLite alone', async () => {
   const { sqlite, path, cleanup } = fileDb()
-  const ran: string[] = []
-  const spy = {
-    prepare: (sql: string) => ({
-      run: () => {
-        ran.push(sql)
-        return sqlite.prepare(sql).run()
-      },
-    }),
-  } as unknown as Database
-  const run = createGroupCommit(spy)
+  const { ran, run } = countingQueue(sqlite)
   sqlite.exec("CREATE UNIQUE INDEX t_v ON t (v); INSERT INTO t (v) VALUES ('taken')")
   // One multi-row INSERT whose second row violates the unique index: nothing of it may remain.
   const results = await Promise.allSettled([
