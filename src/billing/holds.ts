@@ -446,11 +446,11 @@ export type Settled = { chargedMicros: number; lowBalance?: LowBalance; budgets:
  */
 export async function settleHold(db: Db, holdId: string, chargeMicros: number, facts: UsageFacts, opts: SettleOptions = {}): Promise<Settled | null> {
   if (onPostgres && !inUnit(db)) {
-    await carving.get(holdId)
+    const item = settleItem(holdId, chargeMicros, facts, opts)
     // Served from a reserve: the charge is written now and applied right after (its alerts to onApplied).
-    const r = reservesIfAny(db)
-    if (r?.has(holdId) && (await r.settle(holdId, settleItem(holdId, chargeMicros, facts, opts), opts.onApplied)) === 'written') return { chargedMicros: chargeMicros, budgets: [] }
-    const usual = await settleBatched(db, holdId, chargeMicros, facts, opts)
+    const r = await servedFromReserve(db, holdId)
+    if (r && (await r.settle(holdId, item, opts.onApplied)) === 'written') return { chargedMicros: chargeMicros, budgets: [] }
+    const usual = await settleBatched(db, item)
     if (usual !== 'general') return usual
   }
   return settleGeneral(db, holdId, chargeMicros, facts, opts)
@@ -479,8 +479,7 @@ function settleItem(holdId: string, chargeMicros: number, facts: UsageFacts, opt
  * PostgreSQL: the settlement goes to the database with those of concurrent requests, in one
  * statement (db/pg-money.ts); 'general' when its account could not take the batch as it is.
  */
-async function settleBatched(db: Db, holdId: string, chargeMicros: number, facts: UsageFacts, opts: SettleOptions): Promise<Settled | null | 'general'> {
-  const item = settleItem(holdId, chargeMicros, facts, opts)
+async function settleBatched(db: Db, item: PgSettleItem): Promise<Settled | null | 'general'> {
   const done = await pgBatches(db).settle(item)
   if (done === 'closed') return null
   if (done === 'general') return done
@@ -523,6 +522,13 @@ const batches = new WeakMap<Db, { hold: (item: PgHoldItem) => Promise<PgHeld>; s
 
 /** The reserves this process made on `db`, if any (PostgreSQL). */
 const reservesIfAny = (db: Db) => (onPostgres ? existingReserves(moneyDb(db)) : undefined)
+
+/** This process's reserves when request `holdId` is served from one (once a move of it to a hold row of its own, if under way, is done). */
+async function servedFromReserve(db: Db, holdId: string) {
+  await carving.get(holdId)
+  const r = reservesIfAny(db)
+  return r?.has(holdId) ? r : undefined
+}
 
 /** The reserves of a PostgreSQL database (billing/reserves.ts), with what they need of this file. */
 const pgReserves = (db: Db) =>
@@ -667,10 +673,9 @@ function crossings(hold: OpenHold, levels: Array<{ level: Level }>, after: Array
 /** Releases a hold without charging (failed request) and logs the attempt. */
 export async function releaseHold(db: Db, holdId: string, facts: UsageFacts): Promise<void> {
   if (onPostgres && !inUnit(db)) {
-    await carving.get(holdId)
     // Served from a reserve: nothing to charge; the usage row goes the way of a charge.
-    const r = reservesIfAny(db)
-    if (r?.has(holdId) && (await r.settle(holdId, settleItem(holdId, 0, facts, {}))) === 'written') return
+    const r = await servedFromReserve(db, holdId)
+    if (r && (await r.settle(holdId, settleItem(holdId, 0, facts, {}))) === 'written') return
   }
   await closing(db, holdId, async (q, hold) => {
     await releaseAll(q, hold)

@@ -219,7 +219,7 @@ export const pendingCharges = table('pending_charges', {
   id: text('id').primaryKey(),
   /** The reserve (holds row) the request was served from. */
   reserveId: text('reserve_id').notNull(),
-  /** Everything the settlement writes (db/pg-money.ts PgApplyItem). */
+  /** Everything the settlement writes (db/pg-money.ts PgPendingItem). */
   entry: text('entry', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
   createdAt: integer('created_at').notNull(),
 })

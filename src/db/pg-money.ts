@@ -104,7 +104,7 @@ const parts = (sep: string, ...list: Array<string | false>) => list.filter(Boole
  * cannot take its requests is left as it is, its requests drop out of what follows, and the
  * statement's final check fails it. `level(kind, gate)` gives each CTE's UPDATE.
  */
-function levelUpdates(shape: Shape, level: (kind: Level, gate: string) => string, reserves = false): { ctes: string; last: string } {
+function levelUpdates(shape: Shape, level: (kind: Level, gate: string) => string, reserves = false): string {
   const names: string[] = []
   const ctes: string[] = []
   const add = (kind: Level) => {
@@ -118,11 +118,17 @@ function levelUpdates(shape: Shape, level: (kind: Level, gate: string) => string
   if (shape.members) add('m')
   if (shape.personal) add('u')
   if (shape.teams) add('t')
-  return { ctes: ctes.join(', '), last: names.at(-1)! }
+  return ctes.join(', ')
 }
 
 /** The levels a batch updates: an instance's reserves (holds rows), keys, members, personal and team accounts. */
 type Level = 'rs' | 'k' | 'm' | 'u' | 't'
+
+/** The paying accounts' tables: [table, its id's column in a batch's rows, the rows that pay into it, its (acct_team, acct_user)]. */
+const ACCOUNT_TABLES = {
+  u: ['users', 'user_id', 'team_id is null', `'' as acct_team, users.id as acct_user`],
+  t: ['teams', 'team_id', 'team_id is not null', `teams.id as acct_team, '' as acct_user`],
+} as const
 
 /** The paying account of a row of `r`: (team, '') for a team, ('', user) for a person. */
 const accountOf = (r: string) => `coalesce(${r}.team_id, '') as acct_team, case when ${r}.team_id is null then ${r}.user_id else '' end as acct_user`
@@ -161,10 +167,8 @@ function holdSql(shape: Shape): string {
   where team_members.team_id = s.team_id and team_members.user_id = s.user_id and team_members.team_id = any(array(select team_id from v where member_held > 0))
     and ${levelFits('team_members', 'team_members.budget_held_micros', 's.amount')} and ${gate}
   returning team_members.team_id, team_members.user_id`
-    const [t, which, live, acct] =
-      kind === 'u'
-        ? ['users', 'user_id', 'team_id is null', `'' as acct_team, users.id as acct_user`]
-        : ['teams', 'team_id', 'team_id is not null', `teams.id as acct_team, '' as acct_user`]
+    // The accounts (a batch of holds has no reserve level).
+    const [t, which, live, acct] = ACCOUNT_TABLES[kind as 'u' | 't']
     return `update ${t} set held_micros = ${t}.held_micros + s.amount
   from (select ${which} as id, sum(amount) as amount from v where ${live} group by 1 order by 1) s
   where ${t}.id = s.id and ${t}.id = any(array(select ${which} from v where ${live})) and ${t}.deleted_at is null and ${t}.balance_micros - ${t}.held_micros >= s.amount and ${gate}
@@ -182,7 +186,7 @@ with x as materialized (
       ? '\n    and (x.team_id is null or (tm.user_id is not null and (x.role is null or tm.role = x.role) and (x.member_held > 0 or tm.budget_limit_micros is null)))'
       : ''
   }
-), ${levels.ctes}, a as (
+), ${levels}, a as (
   ${accountsTaken(shape)}
 ), h as (
   insert into holds (id, user_id, team_id, api_key_id, amount_micros, key_held_micros, member_held_micros, instance_id, lease_token, lease_until, reserve, created_at)
@@ -242,10 +246,7 @@ function settleSql(shape: Shape, from: 'holds' | 'pending'): string {
   from (select reserve as id, sum(charged) as charge from c group by 1 order by 1) s
   where holds.id = s.id and holds.id = any(array(select reserve from c)) and holds.reserve and holds.amount_micros >= s.charge and ${gate}
   returning holds.id`
-      const [t, which, live, acct] =
-        kind === 'u'
-          ? ['users', 'user_id', 'team_id is null', `'' as acct_team, users.id as acct_user`]
-          : ['teams', 'team_id', 'team_id is not null', `teams.id as acct_team, '' as acct_user`]
+      const [t, which, live, acct] = ACCOUNT_TABLES[kind]
       // A hold gives its whole reservation back; a reserve gives back what was charged (the rest stays reserved).
       return `update ${t} set balance_micros = ${t}.balance_micros - s.charge, held_micros = ${t}.held_micros - s.${pending ? 'charge' : 'amount'}
   from (select ${which} as id, sum(charged) as charge, sum(amount_micros) as amount from c where ${live} group by 1 order by 1) s
@@ -276,7 +277,7 @@ with x as materialized (
     case when x.within_hold then least(x.charge, h.amount_micros) else x.charge end as charged, ${accountOf('h')}
   from x join h on h.id = x.hold
 )`
-  }, ${levels.ctes}, a as (
+  }, ${levels}, a as (
   ${accountsTaken(shape)}
 ), o as materialized (
   select c.*, ${later('c.acct_team, c.acct_user')} as later${shape.keys ? `, ${later('c.api_key_id')} as k_later` : ''}${
