@@ -3,17 +3,16 @@
 // one request after another — nothing held or charged twice, no balance below zero, a ledger row
 // per charge whose balance-after is a step of its account's own sequence, a usage row per request.
 import { afterEach, expect, test } from 'bun:test'
-import { eq, inArray, sql } from 'drizzle-orm'
+import { inArray, sql } from 'drizzle-orm'
 import { users } from '../auth/schema'
 import { openDatabase } from '../db/client'
 import { onPostgres } from '../db/dialect'
 import { write } from '../db/tx'
 import type { Db } from '../db/types'
 import { apiKeys } from '../keys/schema'
+import { moneyOf as account, addAccount, usageFacts as facts } from '../test-support/billing'
 import { openTestDatabase } from '../test-support/database'
-import { usageFacts } from '../test-support/usage'
 import { HoldRefused, placeHold, settleHold } from './holds'
-import { postMovement } from './ledger'
 import { holds, ledgerEntries, uncoveredCosts, usageDaily, usageLogs } from './schema'
 
 const opened: Array<() => Promise<void>> = []
@@ -21,22 +20,15 @@ afterEach(async () => {
   for (const close of opened.splice(0)) await close()
 })
 
-const facts = usageFacts
-
 /** A database with `accounts` users (u0, u1, …), each with `balance` µ₽. */
 async function withAccounts(accounts: number, balance: number) {
   const opened_ = await openTestDatabase()
   opened.push(opened_.close)
   const { db } = opened_
-  const now = new Date()
-  for (let i = 0; i < accounts; i++) {
-    await write(db, (q) => q.insert(users).values({ id: `u${i}`, email: `u${i}@b.ru`, emailNormalized: `u${i}@b.ru`, passwordHash: 'x', createdAt: now, updatedAt: now }))
-    await write(db, (q) => postMovement(q, { userId: `u${i}`, type: 'bonus', amountMicros: balance, description: 'bonus' }))
-  }
+  for (let i = 0; i < accounts; i++) await addAccount(db, `u${i}`, balance)
   return opened_
 }
 
-const account = async (db: Db, id: string) => (await db.select({ balance: users.balanceMicros, held: users.heldMicros }).from(users).where(eq(users.id, id)))[0]!
 const hold = (db: Db, userId: string, amountMicros: number, apiKeyId: string | null = null, keyBudget = false) =>
   placeHold(db, { userId, teamId: null, apiKeyId, amountMicros, keyBudget })
 
@@ -88,7 +80,7 @@ test('concurrent settlements of many accounts: each ledger row is a step of its 
   expect(first.map((s) => s?.chargedMicros)).toEqual(placed.slice(0, 45).map((p) => p.charge))
   // …then the last five with an account whose settlement is dearer than its hold and its whole
   // balance: it is charged what is there (the rest recorded as uncovered), the others as reported.
-  const poor = await withAccountsInto(db, 'poor', 200_000)
+  const poor = await addAccount(db, 'poor', 200_000)
   const poorHold = await hold(db, poor, 100_000)
   const last = await Promise.all([
     settleHold(db, poorHold, 900_000, facts),
@@ -128,14 +120,6 @@ test('concurrent settlements of many accounts: each ledger row is a step of its 
   expect(await Promise.all(placed.slice(0, 5).map((p) => settleHold(db, p.id, p.charge, facts)))).toEqual([null, null, null, null, null])
   expect(await db.select({ n: sql<number>`count(*)`.mapWith(Number) }).from(holds)).toEqual([{ n: 0 }])
 })
-
-/** One more account in an open database. */
-async function withAccountsInto(db: Db, id: string, balance: number) {
-  const now = new Date()
-  await write(db, (q) => q.insert(users).values({ id, email: `${id}@b.ru`, emailNormalized: `${id}@b.ru`, passwordHash: 'x', createdAt: now, updatedAt: now }))
-  await write(db, (q) => postMovement(q, { userId: id, type: 'bonus', amountMicros: balance, description: 'bonus' }))
-  return id
-}
 
 test.if(onPostgres)('two processes’ batches on the same rows keep the books exact', async () => {
   const start = 50_000_000

@@ -5,10 +5,9 @@ import { INSTANCE_ID } from '../db/instance'
 import { write } from '../db/tx'
 import type { Db } from '../db/types'
 import { apiKeys } from '../keys/schema'
+import { addAccount, usageFacts as facts, moneyOf } from '../test-support/billing'
 import { openTestDatabase } from '../test-support/database'
-import { usageFacts } from '../test-support/usage'
 import { HoldRefused, placeHold, releaseLapsedHolds, releaseStaleHolds, settleHold } from './holds'
-import { postMovement } from './ledger'
 import { holds, uncoveredCosts } from './schema'
 
 const opened: Array<() => Promise<void>> = []
@@ -19,14 +18,9 @@ afterEach(async () => {
 async function freshDb(balanceMicros: number) {
   const { db, close } = await openTestDatabase()
   opened.push(close)
-  const now = new Date()
-  await write(db, (q) => q.insert(users).values({ id: 'u1', email: 'a@b.ru', emailNormalized: 'a@b.ru', passwordHash: 'x', createdAt: now, updatedAt: now }))
-  await write(db, (q) => postMovement(q, { userId: 'u1', type: 'bonus', amountMicros: balanceMicros, description: 'bonus' }))
-  const account = async () => (await db.select({ balance: users.balanceMicros, held: users.heldMicros }).from(users).where(eq(users.id, 'u1')))[0]!
-  return { db, account }
+  await addAccount(db, 'u1', balanceMicros)
+  return { db, account: () => moneyOf(db, 'u1') }
 }
-
-const facts = usageFacts
 
 test('holds reserve against the balance; the stale-hold sweep gives back only old ones, once', async () => {
   const { db, account } = await freshDb(1_000_000)

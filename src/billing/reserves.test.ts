@@ -3,15 +3,13 @@
 // come out as if each had been held and settled on its own.
 import { afterEach, describe, expect, test } from 'bun:test'
 import { eq, sql } from 'drizzle-orm'
-import { users } from '../auth/schema'
 import { openDatabase } from '../db/client'
 import { onPostgres } from '../db/dialect'
 import { write } from '../db/tx'
 import type { Db } from '../db/types'
+import { addAccount, usageFacts as facts, moneyOf } from '../test-support/billing'
 import { openTestDatabase } from '../test-support/database'
-import { usageFacts } from '../test-support/usage'
 import { chargesApplied, noteGeneration, placeHold, releaseHold, releaseLapsedHolds, type Settled, settleHold, stopReserves } from './holds'
-import { postMovement } from './ledger'
 import { holds, ledgerEntries, pendingCharges, uncoveredCosts, usageDaily, usageLogs } from './schema'
 
 const opened: Array<() => Promise<void>> = []
@@ -19,20 +17,16 @@ afterEach(async () => {
   for (const close of opened.splice(0)) await close()
 })
 
-const facts = usageFacts
-
 const RICH = 10_000_000_000 // 10 000 ₽: well above the reserves' floor
 
 async function rich(balance = RICH) {
   const o = await openTestDatabase()
   opened.push(o.close)
-  const now = new Date()
-  await write(o.db, (q) => q.insert(users).values({ id: 'u1', email: 'a@b.ru', emailNormalized: 'a@b.ru', passwordHash: 'x', createdAt: now, updatedAt: now }))
-  await write(o.db, (q) => postMovement(q, { userId: 'u1', type: 'bonus', amountMicros: balance, description: 'bonus' }))
+  await addAccount(o.db, 'u1', balance)
   return o
 }
 
-const account = async (db: Db) => (await db.select({ balance: users.balanceMicros, held: users.heldMicros }).from(users).where(eq(users.id, 'u1')))[0]!
+const account = (db: Db) => moneyOf(db, 'u1')
 const count = async (db: Db, t: typeof holds | typeof pendingCharges | typeof usageLogs | typeof ledgerEntries) =>
   (await db.select({ n: sql<number>`count(*)`.mapWith(Number) }).from(t))[0]!.n
 const reserveRows = (db: Db) => db.select({ amount: holds.amountMicros }).from(holds).where(eq(holds.reserve, true))
