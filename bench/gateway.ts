@@ -62,6 +62,15 @@ function parseArgs(argv: string[]) {
     }
     return n
   }
+  /** A comma list of `allowed` names. */
+  const listArg = <T extends string>(name: string, raw: string | undefined, allowed: readonly T[]): T[] => {
+    const list = (raw ?? '').split(',').map((x) => x.trim())
+    if (list.length === 0 || list.some((x) => !(allowed as readonly string[]).includes(x))) {
+      console.error(`--${name} takes a comma list of ${allowed.join(', ')}`)
+      process.exit(2)
+    }
+    return list as T[]
+  }
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!
     const value = () => (a.includes('=') ? a.slice(a.indexOf('=') + 1) : argv[++i])
@@ -74,21 +83,9 @@ function parseArgs(argv: string[]) {
     else if (a === '--customers' || a.startsWith('--customers=')) {
       const v = value() ?? ''
       customers = [...new Set(v.split(',').map((c) => intArg('customers', c.trim(), 1, MAX_CUSTOMERS)))]
-    } else if (a === '--protocols' || a.startsWith('--protocols=')) {
-      const list = (value() ?? '').split(',').map((x) => x.trim())
-      if (list.length === 0 || list.some((x) => !(PROTOCOLS as readonly string[]).includes(x))) {
-        console.error(`--protocols takes a comma list of ${PROTOCOLS.join(', ')}`)
-        process.exit(2)
-      }
-      protocols = list as Protocol[]
-    } else if (a === '--setups' || a.startsWith('--setups=')) {
-      const list = (value() ?? '').split(',').map((x) => x.trim())
-      if (list.length === 0 || list.some((x) => !(SETUPS as readonly string[]).includes(x))) {
-        console.error(`--setups takes a comma list of ${SETUPS.join(', ')}`)
-        process.exit(2)
-      }
-      setups = list as SetupName[]
-    } else if (a === '--concurrency' || a.startsWith('--concurrency=')) {
+    } else if (a === '--protocols' || a.startsWith('--protocols=')) protocols = listArg('protocols', value(), PROTOCOLS)
+    else if (a === '--setups' || a.startsWith('--setups=')) setups = listArg('setups', value(), SETUPS)
+    else if (a === '--concurrency' || a.startsWith('--concurrency=')) {
       const list = (value() ?? '').split(',').map((x) => Number(x.trim()))
       if (list.length === 0 || list.some((x) => x !== 1 && x !== CONCURRENCY_HIGH)) {
         console.error(`--concurrency takes 1, ${CONCURRENCY_HIGH} or both`)
