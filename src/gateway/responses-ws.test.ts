@@ -149,9 +149,9 @@ describe('one connection, many turns', () => {
           async () => (await gw.read<{ cost_micros: number; status: string }>('select cost_micros, status from usage_logs where upstream_id = ?', generationIdOf(response.id)))[0],
         )
         expect(row.status).toBe('success')
-        expect(row!.cost_micros).toBe(expectedCharge(gw.upstream.generations.get(generationIdOf(response.id))!.total_cost))
-        expect((response.usage as Json).cost).toBe(row!.cost_micros / 1e6)
-        charged += row!.cost_micros
+        expect(row.cost_micros).toBe(expectedCharge(gw.upstream.generations.get(generationIdOf(response.id))!.total_cost))
+        expect((response.usage as Json).cost).toBe(row.cost_micros / 1e6)
+        charged += row.cost_micros
         previous = response.id
         last = response
         const item = response.output[0]!
