@@ -326,6 +326,10 @@ function withPlaceholders(text: string) {
   return sql.join(chunks)
 }
 
+/** A statement of this file (`$name` placeholders, columns read by `columns`), compiled on first use under `name`. */
+const pgStatement = <C extends Record<string, (v: unknown) => unknown>>(db: Db, name: string, text: () => string, columns?: C) =>
+  prepared(db, `pg-money:${name}`, () => compiled(db, rawStatement(db, withPlaceholders(text()), columns)))
+
 /** The batch statements: holds, settlements of holds, and settlements of pending charges (`apply`). */
 type Kind = 'hold' | 'settle' | 'apply'
 
@@ -361,15 +365,11 @@ const HOLD_COLUMNS = { checked: number }
 
 /** The batch statement of a kind and shape, compiled on first use. */
 const statement = (db: Db, kind: Kind, shape: Shape) =>
-  prepared(db, `pg-money:${kind}:${shapeName(shape)}`, () =>
-    compiled(
-      db,
-      rawStatement(
-        db,
-        withPlaceholders(kind === 'hold' ? holdSql(shape) : settleSql(shape, kind === 'settle' ? 'holds' : 'pending')),
-        kind === 'hold' ? HOLD_COLUMNS : SETTLED_COLUMNS,
-      ),
-    ),
+  pgStatement(
+    db,
+    `${kind}:${shapeName(shape)}`,
+    () => (kind === 'hold' ? holdSql(shape) : settleSql(shape, kind === 'settle' ? 'holds' : 'pending')),
+    kind === 'hold' ? HOLD_COLUMNS : SETTLED_COLUMNS,
   )
 
 /**
@@ -551,15 +551,11 @@ export async function pendingBatch(db: Db, items: PgPendingItem[]): Promise<void
 }
 
 const pendingStatement = (db: Db) =>
-  prepared(db, 'pg-money:pending', () =>
-    compiled(
-      db,
-      rawStatement(
-        db,
-        withPlaceholders(`insert into pending_charges (id, reserve_id, entry, created_at)
-select x.id, x.reserve_id, x.entry, x.created_at from json_to_recordset(cast(cast($items as text) as json)) as x(id text, reserve_id text, entry json, created_at bigint)`),
-      ),
-    ),
+  pgStatement(
+    db,
+    'pending',
+    () => `insert into pending_charges (id, reserve_id, entry, created_at)
+select x.id, x.reserve_id, x.entry, x.created_at from json_to_recordset(cast(cast($items as text) as json)) as x(id text, reserve_id text, entry json, created_at bigint)`,
   )
 
 /**
@@ -601,12 +597,10 @@ export async function carve(
 }
 
 const carveStatement = (db: Db) =>
-  prepared(db, 'pg-money:carve', () =>
-    compiled(
-      db,
-      rawStatement(
-        db,
-        withPlaceholders(`with r as (
+  pgStatement(
+    db,
+    'carve',
+    () => `with r as (
   update holds set amount_micros = holds.amount_micros - cast($amount as bigint)
   where holds.id = cast($reserveId as text) and holds.reserve and holds.amount_micros >= cast($amount as bigint)
   returning 1
@@ -615,8 +609,6 @@ insert into holds (id, user_id, team_id, api_key_id, amount_micros, key_held_mic
 select cast($id as text), cast($userId as text), cast($teamId as text), cast($apiKeyId as text), cast($amount as bigint), 0, 0, cast($instance as text),
   cast($leaseToken as text), cast($leaseUntil as bigint), cast($generationId as text), cast(cast($generation as text) as json), cast($createdAt as bigint)
 from r
-returning 1 as carved`),
-        { carved: number },
-      ),
-    ),
+returning 1 as carved`,
+    { carved: number },
   )
