@@ -191,16 +191,23 @@ test('the docs have the sections for Claude Code, Codex CLI, AI SDK, LangChain, 
   await embeddings.getByRole('figure').first().getByRole('button', { name: 'Копировать' }).click()
   expect(await page.evaluate(() => navigator.clipboard.readText())).toContain('client.embeddings.create(')
 
-  // Whole sections, without the sticky site header repeated over them (CSSOM: the CSP forbids injected styles).
-  const headerVisibility = (value: string) =>
-    page.evaluate((v) => {
-      for (const h of document.querySelectorAll('header')) h.style.visibility = v
-    }, value)
-  await headerVisibility('hidden')
-  for (const id of ['responses-api', 'responses-websocket', 'codex-cli', 'vercel-ai-sdk', 'langchain', 'embeddings', 'request-cost', 'cors']) {
-    await page.locator(`section#${id}`).screenshot({ path: `${SHOTS}/docs-${id}-1280.png` })
+  // What each new section looks like: viewport shots from its start. Not element shots of whole sections:
+  // on CI the stability wait before one of them got no animation frame for three minutes and timed out.
+  const shootSections = async (ids: string[], width: number, screens: number) => {
+    for (const id of ids) {
+      for (let screen = 1; screen <= screens; screen++) {
+        await page.evaluate(
+          ({ id, scroll }) => {
+            document.getElementById(id)!.scrollIntoView()
+            window.scrollBy(0, scroll)
+          },
+          { id, scroll: (screen - 1) * 640 },
+        )
+        await page.screenshot({ path: `${SHOTS}/docs-${id}-${width}${screens > 1 ? `-${screen}` : ''}.png` })
+      }
+    }
   }
-  await headerVisibility('')
+  await shootSections(['responses-api', 'responses-websocket', 'codex-cli', 'vercel-ai-sdk', 'langchain', 'embeddings', 'request-cost', 'cors'], 1280, 1)
 
   // A phone: nothing sticks out sideways, long code scrolls inside its block.
   await page.setViewportSize({ width: 360, height: 740 })
@@ -209,18 +216,7 @@ test('the docs have the sections for Claude Code, Codex CLI, AI SDK, LangChain, 
   await expectNoHorizontalScroll(page)
   await page.screenshot({ path: `${SHOTS}/docs-claude-code-360.png` })
   // What a phone shows: two screens from the start of each new section.
-  for (const id of ['responses-api', 'responses-websocket', 'claude-code', 'codex-cli', 'vercel-ai-sdk', 'langchain', 'embeddings', 'request-cost', 'cors']) {
-    for (const screen of [1, 2]) {
-      await page.evaluate(
-        ({ id, screen }) => {
-          document.getElementById(id)!.scrollIntoView()
-          window.scrollBy(0, (screen - 1) * 640)
-        },
-        { id, screen },
-      )
-      await page.screenshot({ path: `${SHOTS}/docs-${id}-360-${screen}.png` })
-    }
-  }
+  await shootSections(['responses-api', 'responses-websocket', 'claude-code', 'codex-cli', 'vercel-ai-sdk', 'langchain', 'embeddings', 'request-cost', 'cors'], 360, 2)
   await page.goto('/docs')
   await expect(page.getByRole('navigation', { name: 'Разделы документации' })).toBeVisible()
   await page.screenshot({ path: `${SHOTS}/docs-top-360.png` })
