@@ -10,7 +10,7 @@ import { accessSync, chownSync, constants, existsSync, mkdtempSync, readdirSync,
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { SQL } from 'bun'
-import { freePort } from './server'
+import { freePort } from './ports'
 
 export type TestPostgres = {
   /** Admin URL (user postgres, database postgres): for CREATE/DROP DATABASE. */

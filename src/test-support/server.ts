@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Subprocess } from 'bun'
+import { freePort } from './ports'
 
 export const TEST_JWT_SECRET = 'test-secret-0123456789-abcdefghijklmnopqrstuvwxyz'
 const ENTRY = new URL('../index.ts', import.meta.url).pathname
@@ -18,14 +19,6 @@ export type TestServer = {
   stop: () => Promise<number>
   /** SIGKILL: a crash, with no graceful shutdown (the data directory is kept). */
   kill: () => Promise<void>
-}
-
-/** A loopback port nothing listens on right now (the server binds it a moment later). */
-export function freePort(): number {
-  const probe = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } })
-  const port = probe.port
-  probe.stop(true)
-  return port
 }
 
 export async function startServer(env: Record<string, string> = {}): Promise<TestServer> {
