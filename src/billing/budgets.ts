@@ -61,17 +61,6 @@ export function parseBudget(input: { limitRub?: unknown; period?: unknown }): { 
   return { limitMicros: micros, period: period as Period }
 }
 
-/** Raw row values (PostgreSQL answers bigints as strings) → a BudgetState. */
-export function budgetFromRow(limit: unknown, period: unknown, start: unknown, spent: unknown, held: unknown): BudgetState {
-  return {
-    limitMicros: limit === null || limit === undefined ? null : Number(limit),
-    period: String(period) as Period,
-    periodStart: Number(start),
-    spentMicros: Number(spent),
-    heldMicros: Number(held),
-  }
-}
-
 type BudgetTable = typeof apiKeys | typeof teamMembers
 
 /** A key's or a member's budget columns, selected under BudgetState's names: a compiled statement's row then holds a BudgetState. */

@@ -2,7 +2,7 @@
 // member who made it; owners and admins see and manage every key of the team). A key's budget is
 // a limit with a Moscow calendar period (billing/budgets.ts); the old monthly limit is a budget
 // with period month.
-import { type BudgetState, budgetFromRow, budgetToApi, parseBudget, setBudget, spentNow } from '../billing/budgets'
+import { type BudgetState, budgetToApi, parseBudget, setBudget, spentNow } from '../billing/budgets'
 import { now as clockNow, periodStart } from '../billing/periods'
 import { tx } from '../db/tx'
 import type { Db } from '../db/types'
@@ -33,7 +33,13 @@ function cleanName(name: string) {
   return trimmed
 }
 
-const budgetOf = (k: ApiKeyRow): BudgetState => budgetFromRow(k.budgetLimitMicros, k.budgetPeriod, k.budgetPeriodStart, k.budgetSpentMicros, k.budgetHeldMicros)
+const budgetOf = (k: ApiKeyRow): BudgetState => ({
+  limitMicros: k.budgetLimitMicros,
+  period: k.budgetPeriod,
+  periodStart: k.budgetPeriodStart,
+  spentMicros: k.budgetSpentMicros,
+  heldMicros: k.budgetHeldMicros,
+})
 const scopeOf = (a: Acting): KeyScope => ({ userId: a.userId, teamId: a.teamId, all: a.teamId !== null && can(a.role, 'keys.all') })
 const shown = (k: { name: string; keyPrefix: string }) => `${k.name} (${k.keyPrefix}…)`
 

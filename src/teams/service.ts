@@ -2,7 +2,7 @@
 // webhook. `acting` is the one place that answers "who is acting, in which account, with which
 // role" for every /api route (the auth guard's `account` macro calls it): a non-member gets 404
 // (a team's existence and name never leak), a role without the permission 403 (roles.ts).
-import { type BudgetState, budgetFromRow, budgetToApi, parseBudget, setBudget } from '../billing/budgets'
+import { type BudgetState, budgetIn, budgetToApi, parseBudget, setBudget } from '../billing/budgets'
 import { now as clockNow } from '../billing/periods'
 import type { Config } from '../config'
 import { tx, write } from '../db/tx'
@@ -61,7 +61,7 @@ const normalizeEmail = (e: string) => e.trim().toLowerCase()
 const invitationLinks = oneTimeLinks(teamInvitations, INVITATION_TTL_DAYS * DAY_MS)
 
 type MemberRow = Awaited<ReturnType<ReturnType<typeof teamsStore>['members']>>[number]
-const memberBudget = (m: MemberRow): BudgetState => budgetFromRow(m.limit, m.period, m.start, m.spent, m.held)
+const memberBudget = (m: MemberRow): BudgetState => budgetIn(m)
 
 export type TeamsDeps = { db: Db; config: Config; mailer: Mailer }
 

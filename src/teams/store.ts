@@ -2,6 +2,7 @@
 // share its transaction; writes outside a unit go through `write`.
 import { and, asc, count, desc, eq, gt, inArray, isNull, lt, sql } from 'drizzle-orm'
 import { users } from '../auth/schema'
+import { budgetSelection } from '../billing/budgets'
 import { usageDaily } from '../billing/schema'
 import { write } from '../db/tx'
 import type { Db } from '../db/types'
@@ -29,11 +30,7 @@ const memberColumns = {
   email: users.email,
   role: teamMembers.role,
   joinedAt: teamMembers.joinedAt,
-  limit: teamMembers.budgetLimitMicros,
-  period: teamMembers.budgetPeriod,
-  start: teamMembers.budgetPeriodStart,
-  spent: teamMembers.budgetSpentMicros,
-  held: teamMembers.budgetHeldMicros,
+  ...budgetSelection(teamMembers),
 }
 
 export const teamsStore = (db: Db) => ({
