@@ -240,8 +240,10 @@ function machineBusyMs(): number {
 
 // ---------------------------------------------------------------- one request
 
-/** Where requests go: one URL, or several instances taken in turn; from one key, or several in turn. */
-/** `name`: 'direct' (the fake upstream itself), 'gateway', or with pg1v2 '×1' and '×2' (both through the gateway). */
+/**
+ * Where requests go: one URL, or several instances taken in turn; from one key, or several in turn.
+ * `name`: 'direct' (the fake upstream itself), 'gateway', or with pg1v2 '×1' and '×2' (both through the gateway).
+ */
 type Target = { name: string; protocol: Protocol; urls: string[]; keys: string[]; next: number }
 /** Whether a target's requests go through the gateway (and so count in its books). */
 const viaGateway = (t: Target) => t.name !== 'direct'
