@@ -60,8 +60,8 @@ export const column = {
  */
 function columnsOf(query: object): Columns {
   const config = (query as { config?: { returning?: Array<{ path: string[]; field: unknown }>; fields?: Record<string, unknown> } }).config
-  const fields = config?.returning?.map(({ path, field }) => [path.join('.'), field] as const) ?? Object.entries(config?.fields ?? {})
   if (!config || (!config.returning && !config.fields)) return [] // a statement without rows (an insert, an update without returning)
+  const fields = config.returning?.map(({ path, field }) => [path.join('.'), field] as const) ?? Object.entries(config.fields ?? {})
   return fields.map(([key, field]) => {
     if (key.includes('.') || (!is(field, Column) && !is(field, SQL) && !is(field, SQL.Aliased))) throw new TypeError(`compiled statements select flat columns; ${key} is not one`)
     // A column decodes as its type does; an expression by its mapWith (drizzle keeps it as `decoder`).

@@ -2,7 +2,7 @@
 // webhook. `acting` is the one place that answers "who is acting, in which account, with which
 // role" for every /api route (the auth guard's `account` macro calls it): a non-member gets 404
 // (a team's existence and name never leak), a role without the permission 403 (roles.ts).
-import { type BudgetState, budgetIn, budgetToApi, parseBudget, setBudget } from '../billing/budgets'
+import { budgetToApi, parseBudget, setBudget } from '../billing/budgets'
 import { now as clockNow } from '../billing/periods'
 import type { Config } from '../config'
 import { tx, write } from '../db/tx'
@@ -61,7 +61,6 @@ const normalizeEmail = (e: string) => e.trim().toLowerCase()
 const invitationLinks = oneTimeLinks(teamInvitations, INVITATION_TTL_DAYS * DAY_MS)
 
 type MemberRow = Awaited<ReturnType<ReturnType<typeof teamsStore>['members']>>[number]
-const memberBudget = (m: MemberRow): BudgetState => budgetIn(m)
 
 export type TeamsDeps = { db: Db; config: Config; mailer: Mailer }
 
@@ -105,7 +104,7 @@ export function teamsService({ db, config, mailer }: TeamsDeps) {
     userId: m.userId,
     email: m.email,
     role: m.role,
-    budget: budgetToApi(memberBudget(m), at),
+    budget: budgetToApi(m, at),
     joinedAt: m.joinedAt.toISOString(),
   })
 
