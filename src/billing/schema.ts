@@ -1,5 +1,5 @@
 import { users } from '../auth/schema'
-import { index, integer, primaryKey, table, text } from '../db/dialect'
+import { index, integer, primaryKey, table, text, uniqueIndex } from '../db/dialect'
 import { apiKeys } from '../keys/schema'
 import { teams } from '../teams/schema'
 import { UPSTREAM_NAMES } from '../upstream/names'
@@ -103,6 +103,9 @@ export const usageLogs = table(
     // the usage page's model filter walks this instead of every row of the user
     index('usage_user_model_created_idx').on(t.userId, t.model, t.createdAt),
     index('usage_team_created_id_idx').on(t.teamId, t.createdAt, t.id),
+    // One usage row per hold: a settlement that finds its hold gone (given back by another instance)
+    // looks here whether it was closed already, and can never write a second row (billing/holds.ts).
+    uniqueIndex('usage_hold_idx').on(t.holdId),
   ],
 )
 
