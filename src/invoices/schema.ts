@@ -16,22 +16,54 @@ export const invoiceCounters = table('invoice_counters', {
 })
 
 /**
+ * Whether a team may bill in the name of the INN it registered (issue 33): `not_needed` — the first
+ * team to register that INN; `pending` — another team registered it first, so invoices wait for the
+ * site admin; `confirmed` / `rejected` — the site admin's decision. Only `not_needed` and `confirmed`
+ * may issue invoices or be credited by a statement payment from that INN.
+ */
+export const INN_CONFIRMATIONS = ['not_needed', 'pending', 'confirmed', 'rejected'] as const
+export type InnConfirmation = (typeof INN_CONFIRMATIONS)[number]
+
+/**
  * A team's company details (реквизиты), one row per team: the buyer on its invoices and acts, and
  * where documents are e-mailed. Checked with requisites.ts before they are stored.
  */
-export const teamCompanies = table('team_companies', {
+export const teamCompanies = table(
+  'team_companies',
+  {
+    teamId: text('team_id')
+      .primaryKey()
+      .references(() => teams.id),
+    inn: text('inn').notNull(),
+    /** Organisations only (a 10-digit INN). */
+    kpp: text('kpp'),
+    name: text('name').notNull(),
+    address: text('address').notNull(),
+    /** The document address: invoices are sent here as PDF attachments. */
+    email: text('email').notNull(),
+    updatedAt: timestamp('updated_at').notNull(),
+    updatedBy: text('updated_by').references(() => users.id),
+    /** Set again whenever the INN changes (service.ts saveCompany); kept while it stays the same. */
+    innConfirmation: text('inn_confirmation', { enum: INN_CONFIRMATIONS }).notNull().default('not_needed'),
+    /** The site admin who confirmed or rejected this INN, and when. */
+    innReviewedAt: timestamp('inn_reviewed_at'),
+    innReviewedBy: text('inn_reviewed_by'),
+  },
+  (t) => [index('team_companies_inn_idx').on(t.inn)],
+)
+
+/**
+ * The first team to register each INN: the one that needs no confirmation. A row is inserted once and
+ * never moves (a team that changes its INN keeps its first registration), so a second team can never
+ * become «first» by waiting; inserting on the primary key orders two teams registering at once, on
+ * either store and across instances.
+ */
+export const innFirstRegistrations = table('inn_first_registrations', {
+  inn: text('inn').primaryKey(),
   teamId: text('team_id')
-    .primaryKey()
+    .notNull()
     .references(() => teams.id),
-  inn: text('inn').notNull(),
-  /** Organisations only (a 10-digit INN). */
-  kpp: text('kpp'),
-  name: text('name').notNull(),
-  address: text('address').notNull(),
-  /** The document address: invoices are sent here as PDF attachments. */
-  email: text('email').notNull(),
-  updatedAt: timestamp('updated_at').notNull(),
-  updatedBy: text('updated_by').references(() => users.id),
+  registeredAt: timestamp('registered_at').notNull(),
 })
 
 export type TeamCompanyRow = typeof teamCompanies.$inferSelect
