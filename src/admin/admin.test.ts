@@ -207,6 +207,43 @@ describe('admin API', () => {
     expect((await admin.api.post('/api/admin/users/nobody/balance', { amount: 5 }, admin.accessToken)).status).toBe(404)
   })
 
+  test('a deduction never takes held money: only the balance less what running requests hold, and the answer they pay for is charged in full', async () => {
+    const u = await g.customer()
+    const adjust = (amount: number) => admin.api.post(`/api/admin/users/${u.user.id}/balance`, { amount }, admin.accessToken)
+    // A slow streamed answer holds its worst case for the seconds it runs.
+    const res = await fetch(`${g.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${u.key}`, 'content-type': 'application/json', 'x-forwarded-for': freshIp() },
+      body: JSON.stringify({ model: 'openai/gpt-4', stream: true, max_tokens: 12, messages: [{ role: 'user', content: `${'слово '.repeat(800)}[[fault:slow]]` }] }),
+    })
+    expect(res.status).toBe(200)
+    const { held, balance } = (await g.books(u.user.id)) as { held: number; balance: number }
+    expect(held).toBeGreaterThan(1_000_000)
+    const listed = (await admin.api.get(`/api/admin/users?search=${encodeURIComponent(u.user.email)}`, admin.accessToken)).body.data[0]
+    expect(listed).toMatchObject({ balance: balance / 1e6, held: held / 1e6 })
+
+    // The whole balance: refused, naming what is held and what may be taken.
+    const all = await adjust(-balance / 1e6)
+    expect(all.status).toBe(400)
+    const rub = (micros: number) => `${new Intl.NumberFormat('ru-RU', { minimumFractionDigits: 2, maximumFractionDigits: 6 }).format(micros / 1e6)} ₽`
+    expect(all.body.error).toBe(
+      `Нельзя списать больше, чем доступно: на балансе ${rub(balance)}, из них ${rub(held)} зарезервировано под выполняющиеся запросы — списать можно не больше ${rub(balance - held)}`,
+    )
+    // Everything available: taken, the hold untouched.
+    const available = await adjust(-(balance - held) / 1e6)
+    expect(available.status).toBe(200)
+    expect(await g.books(u.user.id)).toMatchObject({ balance: held, held })
+
+    // The answer ends and is charged from what was held; nothing is left uncovered.
+    await res.text()
+    const books = await g.books(u.user.id)
+    expect(books.held).toBe(0)
+    expect(books.usage).toHaveLength(1)
+    expect(books.balance).toBe(held - books.usage[0]!.cost_micros)
+    expect(books.ledgerSum).toBe(books.balance)
+    expect(n(await g.read<{ n: number }>('select count(*) as n from uncovered_costs where user_id = ?', u.user.id))).toBe(0)
+  })
+
   test('deleting a user ends access at once (access token, refresh token, API key, password) and keeps ledger and usage rows, anonymised', async () => {
     const email = uniqueEmail('gone')
     const u = await g.customer(email)

@@ -79,6 +79,8 @@ export function adminService({ db, auth, upstream, rates, blog, teams, keys }: A
       email: u.email,
       role: u.role,
       balance: u.balance,
+      /** What running requests hold of the balance (a deduction may take only the rest). */
+      held: microsToRub(row.user.heldMicros),
       createdAt: u.createdAt,
       apiKeys: row.apiKeys,
       usageLogs: row.usageLogs,
@@ -107,15 +109,23 @@ export function adminService({ db, auth, upstream, rates, blog, teams, keys }: A
     return text || DEFAULT_DESCRIPTION
   }
 
+  /** Why a deduction was refused, with what is held when that is the reason (the dialog words it the same way). */
+  function overDeduction({ balanceMicros, heldMicros }: { balanceMicros: number; heldMicros: number }): string {
+    if (heldMicros <= 0) return `Нельзя списать больше, чем есть на балансе: сейчас на нём ${formatRubRu(balanceMicros)}`
+    const available = Math.max(0, balanceMicros - heldMicros)
+    return `Нельзя списать больше, чем доступно: на балансе ${formatRubRu(balanceMicros)}, из них ${formatRubRu(heldMicros)} зарезервировано под выполняющиеся запросы — списать можно не больше ${formatRubRu(available)}`
+  }
+
   /**
    * Posts an admin adjustment to an account — personal, or a team's (then the admin is the row's
-   * user and actor); a deduction may not take the balance below zero.
+   * user and actor); a deduction takes at most what is available: the balance less what running
+   * requests hold (their answers are paid from it).
    */
   async function adjust(
     admin: PublicUser,
     account: { userId: string; teamId: string | null },
     input: { amount?: unknown; description?: unknown },
-    balanceNow: () => Promise<number>,
+    moneyNow: () => Promise<{ balanceMicros: number; heldMicros: number } | undefined>,
   ) {
     const amountMicros = parseAmount(input.amount)
     const description = parseDescription(input.description)
@@ -123,7 +133,7 @@ export function adminService({ db, auth, upstream, rates, blog, teams, keys }: A
     let movement: { id: string; balanceAfterMicros: number }
     try {
       movement = await tx(db, async (q) => {
-        const posted = await postMovement(q, { ...account, type: 'admin', amountMicros, description, actorId: admin.id, requireFunds: true, now })
+        const posted = await postMovement(q, { ...account, type: 'admin', amountMicros, description, actorId: admin.id, requireAvailable: true, now })
         // A credit may lift the balance back over the account's low-balance level: the next drop alerts again.
         if (amountMicros > 0) await rearmLowBalance(q, account)
         if (account.teamId)
@@ -139,7 +149,7 @@ export function adminService({ db, auth, upstream, rates, blog, teams, keys }: A
       })
     } catch (e) {
       if (!(e instanceof InsufficientFundsError)) throw e
-      throw badRequest(`Нельзя списать больше, чем есть на балансе: сейчас на нём ${formatRubRu(await balanceNow())}`)
+      throw badRequest(overDeduction((await moneyNow()) ?? { balanceMicros: 0, heldMicros: 0 }))
     }
     return {
       balance: microsToRub(movement.balanceAfterMicros),
@@ -243,11 +253,11 @@ export function adminService({ db, auth, upstream, rates, blog, teams, keys }: A
       }
     },
 
-    /** A ledger row of type 'admin' carrying the admin's id; a deduction may not take the balance below zero. */
+    /** A ledger row of type 'admin' carrying the admin's id; a deduction may not take held money. */
     async adjustBalance(admin: PublicUser, userId: string, input: { amount?: unknown; description?: unknown }) {
       const target = await store.liveUser(userId)
       if (!target) throw notFound(ADMIN_MESSAGES.userNotFound)
-      const done = await adjust(admin, { userId, teamId: null }, input, async () => (await store.liveUser(userId))?.balanceMicros ?? 0)
+      const done = await adjust(admin, { userId, teamId: null }, input, () => store.liveUser(userId))
       console.log(`[admin] ${admin.email} adjusted the balance of user ${userId} by ${done.transaction.amount} ₽ (now ${done.balance} ₽)`)
       return { userId, ...done }
     },
@@ -258,7 +268,7 @@ export function adminService({ db, auth, upstream, rates, blog, teams, keys }: A
     /** A team's balance, like a user's: the ledger row (team's, with the admin as actor) and an audit entry the team's owners see. */
     async adjustTeamBalance(admin: PublicUser, teamId: string, input: { amount?: unknown; description?: unknown }) {
       if (!(await teams.adminTeam(teamId))) throw notFound(ADMIN_MESSAGES.teamNotFound)
-      const done = await adjust(admin, { userId: admin.id, teamId }, input, async () => (await teams.adminTeam(teamId))?.balanceMicros ?? 0)
+      const done = await adjust(admin, { userId: admin.id, teamId }, input, () => teams.adminTeam(teamId))
       console.log(`[admin] ${admin.email} adjusted the balance of team ${teamId} by ${done.transaction.amount} ₽ (now ${done.balance} ₽)`)
       return { teamId, ...done }
     },

@@ -23,6 +23,12 @@ export type Movement = {
   reference?: string
   /** Refuse a debit that would take the balance below zero (default true for debits). */
   requireFunds?: boolean
+  /**
+   * Refuse a debit that would take what is held under running requests (holds, reserves): the
+   * balance less the held sum must cover it (admin deductions; the answers those holds pay for
+   * would otherwise go uncovered).
+   */
+  requireAvailable?: boolean
   /** The admin who made the movement (admin adjustments); null for the customer's own and system movements. */
   actorId?: string
   /** A request's reservation to give back in the same UPDATE (settling a hold, billing/holds.ts). */
@@ -57,6 +63,14 @@ function accountStatements(db: Db, t: typeof users | typeof teams) {
         .update(t)
         .set(balanceAndRelease)
         .where(and(eq(t.id, p('accountId')), gte(t.balanceMicros, sql`-${p('amount')}`)))
+        .returning(account),
+    ),
+    applyIfAvailable: compiled(
+      db,
+      db
+        .update(t)
+        .set(balanceAndRelease)
+        .where(and(eq(t.id, p('accountId')), gte(sql`${t.balanceMicros} - ${t.heldMicros}`, sql`-${p('amount')}`)))
         .returning(account),
     ),
   }
@@ -94,8 +108,9 @@ export async function postMovement(q: Db, m: Movement): Promise<Posted> {
   const s = statements(q)
   const teamId = m.teamId ?? null
   const account = teamId ? s.team : s.personal
-  const guard = m.amountMicros < 0 && m.requireFunds !== false
-  const [row] = await (guard ? account.applyIfFunded : account.apply).rows(q, { amount: m.amountMicros, release, accountId: teamId ?? m.userId })
+  const debit = m.amountMicros < 0
+  const statement = debit && m.requireAvailable ? account.applyIfAvailable : debit && m.requireFunds !== false ? account.applyIfFunded : account.apply
+  const [row] = await statement.rows(q, { amount: m.amountMicros, release, accountId: teamId ?? m.userId })
   if (!row) throw new InsufficientFundsError(`insufficient funds or unknown account ${teamId ?? m.userId}`)
   const { balance, alertLevel, alerted } = row
   const id = newId()

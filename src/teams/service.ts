@@ -410,6 +410,7 @@ export function teamsService({ db, config, mailer }: TeamsDeps) {
           id: r.team.id,
           name: r.team.name,
           balance: microsToRub(r.team.balanceMicros),
+          held: microsToRub(r.team.heldMicros),
           members: r.members,
           owner: r.owner,
           spent: microsToRub(r.spentMicros),

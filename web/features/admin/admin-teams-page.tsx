@@ -66,7 +66,7 @@ export function AdminTeamsPage() {
         <div className={cn('transition-opacity', isValidating && data && 'opacity-70')}>{list}</div>
       </Card>
       <BalanceDialog
-        user={balanceFor && { kind: 'team', id: balanceFor.id, label: balanceFor.name, balance: balanceFor.balance }}
+        user={balanceFor && { kind: 'team', id: balanceFor.id, label: balanceFor.name, balance: balanceFor.balance, held: balanceFor.held }}
         onClose={() => setBalanceFor(null)}
         onDone={() => {
           setBalanceFor(null)

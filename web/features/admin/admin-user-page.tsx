@@ -180,7 +180,7 @@ export function AdminUserPage({ id }: { id: string }) {
         </div>
       </div>
       <BalanceDialog
-        user={adjusting ? { kind: 'user', id: user.id, label: user.email, balance: user.balance } : null}
+        user={adjusting ? { kind: 'user', id: user.id, label: user.email, balance: user.balance, held: user.held } : null}
         onClose={() => setAdjusting(false)}
         onDone={() => {
           setAdjusting(false)

@@ -254,7 +254,7 @@ export function AdminUsersPage() {
         <RefundRequests />
       </div>
       <BalanceDialog
-        user={balanceFor && { kind: 'user', id: balanceFor.id, label: balanceFor.email, balance: balanceFor.balance }}
+        user={balanceFor && { kind: 'user', id: balanceFor.id, label: balanceFor.email, balance: balanceFor.balance, held: balanceFor.held }}
         onClose={() => setBalanceFor(null)}
         onDone={() => {
           setBalanceFor(null)

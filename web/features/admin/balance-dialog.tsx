@@ -7,8 +7,11 @@ import { errorMessage } from '../../lib/api'
 import { toast } from '../../stores/toasts'
 import { REASON_MAX_LENGTH, teamsAdminApi, usersApi } from './admin-api'
 
-/** Whose balance: a user's (the spec's dialog) or a team's; `label` is the e-mail or the team's name. */
-export type BalanceTarget = { kind: 'user' | 'team'; id: string; label: string; balance: number }
+/**
+ * Whose balance: a user's (the spec's dialog) or a team's; `label` is the e-mail or the team's name;
+ * `held` what running requests hold of it (a deduction may take only the rest).
+ */
+export type BalanceTarget = { kind: 'user' | 'team'; id: string; label: string; balance: number; held: number }
 
 /**
  * The amount as a Russian admin types it: «30,5» and «30.5» are 30.5, «-30,5» (or «−30,5») is −30.5,
@@ -30,7 +33,13 @@ export const AMOUNT_INVALID = 'Введите сумму числом: напр�
 const toMicros = (rubles: number) => Math.round(rubles * 1_000_000)
 
 /** The inline reason, worded as the server's refusal so either source reads the same. */
-export const overDeductionMessage = (balance: number) => `Нельзя списать больше, чем есть на балансе: сейчас на нём ${formatRublesExact(balance)}`
+export const overDeductionMessage = (balance: number, held = 0) =>
+  held > 0
+    ? `Нельзя списать больше, чем доступно: на балансе ${formatRublesExact(balance)}, из них ${formatRublesExact(held)} зарезервировано под выполняющиеся запросы — списать можно не больше ${formatRublesExact(available(balance, held))}`
+    : `Нельзя списать больше, чем есть на балансе: сейчас на нём ${formatRublesExact(balance)}`
+
+/** What a deduction may take: the balance less what is held, in rubles (integers underneath). */
+const available = (balance: number, held: number) => Math.max(0, toMicros(balance) - toMicros(held)) / 1_000_000
 
 /**
  * Spec §2: the user (or a team), the current balance and a signed amount — positive tops up,
@@ -77,8 +86,9 @@ export function BalanceDialog({ user, onClose, onDone }: { user: BalanceTarget |
   const typing = /^[+\-\u2212]?([\d \u00a0\u202f]*\d[.,])?$/.test(value.trim())
   const unreadable = value.trim() !== '' && Number.isNaN(amount) && !typing
   const preview = user && Number.isFinite(amount) && amount !== 0 ? user.balance + amount : null
-  // Deducting more than there is: refused before it is sent, so «Применить» stays off.
-  const overDeduction = user !== null && Number.isFinite(amount) && toMicros(user.balance) + toMicros(amount) < 0
+  // Deducting more than is available (held money pays for running requests): refused before it is
+  // sent, so «Применить» stays off.
+  const overDeduction = user !== null && Number.isFinite(amount) && toMicros(available(user.balance, user.held)) + toMicros(amount) < 0
 
   return (
     <Dialog
@@ -102,6 +112,13 @@ export function BalanceDialog({ user, onClose, onDone }: { user: BalanceTarget |
             <span className="mt-1 block">
               Текущий баланс: <span className="font-medium whitespace-nowrap text-slate-900 tabular-nums">{formatRublesExact(user.balance)}</span>
             </span>
+            {user.held > 0 && (
+              <span className="mt-1 block" data-testid="balance-held">
+                Зарезервировано под выполняющиеся запросы:{' '}
+                <span className="font-medium whitespace-nowrap text-slate-900 tabular-nums">{formatRublesExact(user.held)}</span> — списать можно не больше{' '}
+                <span className="font-medium whitespace-nowrap text-slate-900 tabular-nums">{formatRublesExact(available(user.balance, user.held))}</span>
+              </span>
+            )}
           </>
         )
       }
@@ -126,13 +143,13 @@ export function BalanceDialog({ user, onClose, onDone }: { user: BalanceTarget |
               </span>
             ) : overDeduction && user ? (
               <span role="alert" data-testid="balance-over-deduction" className="block text-sm text-red-600">
-                {overDeductionMessage(user.balance)}.{' '}
+                {overDeductionMessage(user.balance, user.held)}.{' '}
                 <button
                   type="button"
-                  onClick={() => setValue(String(-user.balance))}
+                  onClick={() => setValue(String(-available(user.balance, user.held)))}
                   className="font-medium whitespace-nowrap text-red-700 underline underline-offset-2 hover:text-red-800"
                 >
-                  Списать весь остаток
+                  {user.held > 0 ? 'Списать всё доступное' : 'Списать весь остаток'}
                 </button>
               </span>
             ) : preview !== null ? (
