@@ -137,3 +137,44 @@ test('a dead process’s hold that knows its generation is settled from the rout
   expect(await account()).toEqual({ balance: 10_000_000 - 123_456, held: 0 })
   expect(lookups).toEqual(['gen-1', 'gen-2', 'gen-2', 'gen-2', 'gen-2', 'gen-2'])
 })
+
+test('an answer whose hold another instance gave back (its lease lapsed) is still charged — once, never below zero, the rest uncovered', async () => {
+  const { db, account } = await freshDb(1_000_000)
+  const owner = { account: { userId: 'u1', teamId: null, apiKeyId: null } }
+  /** Places a hold, then lets it lapse and another instance sweep it, as after an outage longer than the lease. */
+  async function sweptHold(amountMicros: number) {
+    const id = await placeHold(db, { userId: 'u1', teamId: null, apiKeyId: null, amountMicros })
+    await write(db, (q) => q.update(holds).set({ leaseToken: 'a lapsed start', leaseUntil: Date.now() - 1 }).where(eq(holds.id, id)))
+    expect(await releaseLapsedHolds(db)).toBe(1)
+    return id
+  }
+  const first = await sweptHold(300_000)
+  expect(await account()).toEqual({ balance: 1_000_000, held: 0 })
+  const logged: string[] = []
+  const warn = console.warn
+  console.warn = (m: string) => void logged.push(m)
+  try {
+    expect(await settleHold(db, first, 250_000, { ...facts, holdId: first, holdMicros: 300_000 }, owner)).toMatchObject({ chargedMicros: 250_000 })
+  } finally {
+    console.warn = warn
+  }
+  expect(logged).toEqual([expect.stringContaining('its hold was given back by another instance')])
+  expect(await account()).toEqual({ balance: 750_000, held: 0 })
+  // A retry of the same settlement (its commit's answer lost) finds it closed: never charged twice.
+  expect(await settleHold(db, first, 250_000, { ...facts, holdId: first, holdMicros: 300_000 }, owner)).toBeNull()
+  expect(await account()).toEqual({ balance: 750_000, held: 0 })
+
+  // More than the balance has: charged down to zero, the rest recorded as uncovered; under a limit, never above the hold it had.
+  const second = await sweptHold(100_000)
+  expect(await settleHold(db, second, 900_000, { ...facts, holdId: second, holdMicros: 100_000 }, { ...owner, withinHold: true })).toMatchObject({ chargedMicros: 100_000 })
+  const third = await sweptHold(100_000)
+  expect(await settleHold(db, third, 900_000, { ...facts, holdId: third, holdMicros: 100_000 }, owner)).toMatchObject({ chargedMicros: 650_000 })
+  expect(await account()).toEqual({ balance: 0, held: 0 })
+  const uncovered = await db.select({ charged: uncoveredCosts.chargedMicros, uncovered: uncoveredCosts.uncoveredMicros }).from(uncoveredCosts)
+  expect(uncovered).toEqual([
+    { charged: 100_000, uncovered: 800_000 },
+    { charged: 650_000, uncovered: 250_000 },
+  ])
+  // A sweep settling a hold someone else closed knows no owner: nothing is charged.
+  expect(await settleHold(db, await sweptHold(0), 1, { ...facts, holdId: 'x' })).toBeNull()
+})

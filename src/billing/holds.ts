@@ -12,12 +12,12 @@
 // units of concurrent requests share one commit (db/writer.ts); on PostgreSQL they go to the database
 // as one statement per batch (db/batch.ts, db/pg-money.ts), and a well-funded account's holds come
 // from the instance's reserve (billing/reserves.ts). Each resolves once committed.
-import { and, eq, gte, isNotNull, isNull, lt, notInArray, sql } from 'drizzle-orm'
+import { and, eq, gte, isNotNull, isNull, lt, ne, notInArray, sql } from 'drizzle-orm'
 import { users } from '../auth/schema'
 import { batched } from '../db/batch'
 import { moneyDb } from '../db/client'
 import { onPostgres } from '../db/dialect'
-import { HOLD_LEASE_MS, INSTANCE_ID, LEASE_TOKEN } from '../db/instance'
+import { HOLD_LEASE_MS, INSTANCE_ID, LEASE_RENEW_MS, LEASE_TOKEN, leaseHeld, leaseRenewed } from '../db/instance'
 import { noteDatabaseFailure } from '../db/outage'
 import {
   holdBatch,
@@ -36,6 +36,7 @@ import type { Db } from '../db/types'
 import { apiKeys } from '../keys/schema'
 import { newId } from '../lib/crypto'
 import { ceilUnits, dec } from '../lib/decimal'
+import { isUniqueViolation } from '../lib/errors'
 import { teams } from '../teams/schema'
 import { type BudgetCrossing, checkLowBalance, type LowBalance } from './alerts'
 import { addBudgetSpent, budgetRoom, crossedThresholds, type Level, releaseBudget, reserveBudget, type SpendAfter, settleBudget, spendFromLevel } from './budgets'
@@ -428,8 +429,11 @@ async function logUsage(q: Db, hold: OpenHold, facts: UsageFacts, costMicros: nu
 export type SettleOptions = {
   /** A limit the customer set applies: the charge never exceeds the hold (the rest is recorded as uncovered). */
   withinHold?: boolean
-  /** Whose the hold is, when the caller knows (the request that placed it); saves PostgreSQL the other levels' work. */
-  account?: { teamId: string | null; apiKeyId: string | null }
+  /**
+   * Whose the hold is, when the caller knows (the request that placed it); saves PostgreSQL the other
+   * levels' work. With `userId`, an answer whose hold another instance gave back is still charged.
+   */
+  account?: { userId?: string; teamId: string | null; apiKeyId: string | null }
   /** Hears a charge applied after settleHold answered (a reserve-backed request, billing/reserves.ts): its alerts. */
   onApplied?: (settled: Settled) => void
 }
@@ -451,9 +455,38 @@ export async function settleHold(db: Db, holdId: string, chargeMicros: number, f
     const r = await servedFromReserve(db, holdId)
     if (r && (await r.settle(holdId, item, opts.onApplied)) === 'written') return { chargedMicros: chargeMicros, budgets: [] }
     const usual = await settleBatched(db, item)
-    if (usual !== 'general') return usual
+    if (usual !== 'general') return usual ?? settleWithoutHold(db, holdId, chargeMicros, facts, opts)
   }
-  return settleGeneral(db, holdId, chargeMicros, facts, opts)
+  return (await settleGeneral(db, holdId, chargeMicros, facts, opts)) ?? settleWithoutHold(db, holdId, chargeMicros, facts, opts)
+}
+
+/**
+ * The hold is gone, yet the answer was delivered: another instance gave the hold back because this
+ * one's lease lapsed (a database outage longer than the lease, a paused process). The answer is
+ * charged all the same, from the balance as it is (never below zero, within a customer's limits and
+ * the hold it had; what cannot be taken is recorded as uncovered), and the log says so once. Null when
+ * the hold was closed by a settlement or release of its own (its usage row exists: a retry after a
+ * commit whose answer was lost, or a sweep that settled it from the router's record) — never twice.
+ */
+async function settleWithoutHold(db: Db, holdId: string, chargeMicros: number, facts: UsageFacts, opts: SettleOptions): Promise<Settled | null> {
+  const owner = opts.account
+  if (!owner?.userId) return null // a sweep settling a hold someone else closed: nothing of its own to charge
+  const hold: OpenHold = { userId: owner.userId, teamId: owner.teamId, apiKeyId: owner.apiKeyId, amountMicros: 0, keyHeldMicros: 0, memberHeldMicros: 0 }
+  try {
+    const settled = await tx(db, async (q) => {
+      const [closed] = await q.select({ id: usageLogs.id }).from(usageLogs).where(eq(usageLogs.holdId, holdId)).limit(1)
+      if (closed) return null
+      return settleOpen(q, holdId, hold, chargeMicros, facts, { ...opts, capMicros: facts.holdMicros ?? 0 })
+    })
+    if (settled)
+      console.warn(
+        `[billing] request ${holdId} (${facts.model}): its hold was given back by another instance (this instance's lease lapsed); the answer is charged without it: ${settled.chargedMicros} of ${chargeMicros} µ₽`,
+      )
+    return settled
+  } catch (e) {
+    if (isUniqueViolation(e)) return null // closed meanwhile by its own settlement: its usage row is there
+    throw e
+  }
 }
 
 /** A settlement as the batched statements take it. */
@@ -571,13 +604,15 @@ function settleGeneral(db: Db, holdId: string, chargeMicros: number, facts: Usag
 }
 
 /** Inside a closing unit (`q`): settles `hold`, taken from its row (or its pending charge's), to the charge. */
-async function settleOpen(q: Db, holdId: string, hold: OpenHold, chargeMicros: number, facts: UsageFacts, opts: SettleOptions): Promise<Settled> {
+async function settleOpen(q: Db, holdId: string, hold: OpenHold, chargeMicros: number, facts: UsageFacts, opts: SettleOptions & { capMicros?: number }): Promise<Settled> {
   const now = new Date()
   const at = clockNow()
   // Every budget counts the charge — capped, when the reported cost exceeds what a budget has
   // left, so that a limit the customer set is never exceeded (the rest is uncovered, below).
   const levels = levelsOf(hold)
-  let charged = opts.withinHold ? Math.min(chargeMicros, hold.amountMicros) : chargeMicros
+  // What the request was held for: its row's amount, or, when the row was given back before, what it had.
+  const heldFor = opts.capMicros ?? hold.amountMicros
+  let charged = opts.withinHold ? Math.min(chargeMicros, heldFor) : chargeMicros
   const counted: number[] = []
   const after: Array<SpendAfter | undefined> = []
   for (const { level, reserved } of levels) {
@@ -620,7 +655,7 @@ async function settleOpen(q: Db, holdId: string, hold: OpenHold, chargeMicros: n
   for (const [i, { level }] of levels.entries()) {
     if (counted[i] !== charged) after[i] = (await addBudgetSpent(q, level, charged - counted[i]!)) ?? after[i]
   }
-  if (chargeMicros > hold.amountMicros) console.warn(`[billing] request ${holdId} (${facts.model}): cost ${chargeMicros} µ₽ exceeds its hold ${hold.amountMicros} µ₽`)
+  if (chargeMicros > heldFor) console.warn(`[billing] request ${holdId} (${facts.model}): cost ${chargeMicros} µ₽ exceeds its hold ${heldFor} µ₽`)
   const usageId = await logUsage(q, hold, facts, charged, now)
   if (charged < chargeMicros) {
     // Never a silent cap: what the balance or a budget could not take is the platform's loss, recorded per request.
@@ -632,14 +667,14 @@ async function settleOpen(q: Db, holdId: string, hold: OpenHold, chargeMicros: n
       usageId,
       model: facts.model,
       upstreamId: facts.upstreamId,
-      held: hold.amountMicros,
+      held: heldFor,
       cost: chargeMicros,
       charged,
       uncovered,
       createdAt: now.getTime(),
     })
     console.error(
-      `[billing] ALERT uncovered cost: request ${usageId} of ${hold.teamId ? `team ${hold.teamId} (member ${hold.userId})` : `user ${hold.userId}`} (${facts.model}, upstream ${facts.upstreamId ?? '—'}) cost ${chargeMicros} µ₽, held ${hold.amountMicros} µ₽, charged ${charged} µ₽; ${uncovered} µ₽ not covered`,
+      `[billing] ALERT uncovered cost: request ${usageId} of ${hold.teamId ? `team ${hold.teamId} (member ${hold.userId})` : `user ${hold.userId}`} (${facts.model}, upstream ${facts.upstreamId ?? '—'}) cost ${chargeMicros} µ₽, held ${heldFor} µ₽, charged ${charged} µ₽; ${uncovered} µ₽ not covered`,
     )
   }
   // The alert's UPDATE only runs when this charge can have crossed the account's level.
@@ -847,7 +882,7 @@ async function settleFromGenerations(db: Db, where: ReturnType<typeof and>, sett
       }
     if (charge) {
       generationTries.delete(row.id)
-      const done = await settleHold(db, row.id, charge.chargeMicros, charge.facts, { withinHold: charge.withinHold })
+      const done = await settleHold(db, row.id, charge.chargeMicros, { ...charge.facts, holdId: row.id }, { withinHold: charge.withinHold })
       if (done) {
         settled++
         settler?.settled?.(done)
@@ -891,7 +926,8 @@ export async function releaseStaleHolds(db: Db, olderThan: Date, settler?: Gener
  * INSTANCE_ID): released, or settled from the router when their generation is known. Answers how many.
  */
 export async function releaseLapsedHolds(db: Db, now = Date.now(), settler?: GenerationSettler): Promise<number> {
-  const lapsed = lt(holds.leaseUntil, now)
+  // Not this process's own: its renewal keeps them (a lag of its own is no death), its requests close them.
+  const lapsed = and(lt(holds.leaseUntil, now), ne(holds.leaseToken, LEASE_TOKEN))
   // A dead instance's reserves: the charges it had written are applied before what is left is given back.
   const applied = onPostgres ? await applyOrphanCharges(db, now) : 0
   if (applied > 0) console.log(`[billing] applied ${applied} pending charge(s) of stopped instances`)
@@ -932,9 +968,14 @@ export async function stopReserves(db: Db): Promise<void> {
 }
 
 /**
- * While this process runs: renews the lease of its open holds (those of this start only) and closes
- * those of dead ones, every third of the lease. Returns a stop function (a graceful stop keeps its
- * holds' leases until they lapse: requests still in flight settle them first).
+ * While this process runs: renews the lease of its open holds (those of this start only) every third
+ * of the lease, and closes those of dead ones. The renewal runs on its own timer, so a slow sweep
+ * (lookups at the router) never lets this process's lease lapse. A renewal that finds the lease lost
+ * (the process was paused, or the database away, for longer than it) fences the reserves — nothing is
+ * served from them until this renewal commits — and holds the sweep back for two renewals, so that
+ * the other instances, cut off as well, renew theirs before their holds count as lapsed. Returns a
+ * stop function (a graceful stop keeps its holds' leases until they lapse: requests still in flight
+ * settle them first).
  */
 export function startHoldLeases(
   db: Db,
@@ -943,30 +984,49 @@ export function startHoldLeases(
     if (!noteDatabaseFailure(e)) console.error(`[billing] hold lease: ${(e as Error).message}`)
   },
 ): () => void {
-  const tick = async () => {
+  let sweepFrom = 0
+  /** The start of the last renewal that committed. */
+  let renewed = Date.now()
+  /** Whether the lease was found lost (the reserves fenced, the log told once) and not yet renewed. */
+  let lost = false
+  const renew = async () => {
     const now = Date.now()
+    if (!lost && !leaseHeld(now)) {
+      lost = true
+      const fenced = reservesIfAny(db)?.fence() ?? 0
+      console.warn(`[billing] ${INSTANCE_ID}: no lease renewal for ${now - renewed} ms (lease ${HOLD_LEASE_MS} ms): other instances may give its holds back; ${fenced} reserve(s) fenced`)
+    }
     await write(db, (q) => statements(q).renewLeases.run(q, { token: LEASE_TOKEN, leaseUntil: now + HOLD_LEASE_MS }))
-    await releaseLapsedHolds(db, now, settler)
+    leaseRenewed(now)
+    if (lost) {
+      // The others were likely cut off too: their holds are not swept before they had two renewals.
+      sweepFrom = Date.now() + 2 * LEASE_RENEW_MS
+      console.log(`[billing] ${INSTANCE_ID}: lease renewed after ${now - renewed} ms; requests are held from reserves again`)
+      lost = false
+    }
+    renewed = now
   }
-  let running = false
-  const timer = setInterval(
-    () => {
-      if (running) return // a slow sweep (lookups at the router) is not run twice at once
+  const sweep = () => releaseLapsedHolds(db, Date.now(), settler)
+  const guarded = (job: () => Promise<unknown>) => {
+    let running = false
+    return () => {
+      if (running) return // a slow run is not run twice at once
       running = true
-      void tick()
+      void job()
         .catch(onError)
         .finally(() => {
           running = false
         })
-    },
-    Math.max(200, Math.floor(HOLD_LEASE_MS / 3)),
-  )
+    }
+  }
+  const renewing = guarded(renew)
+  const sweeping = guarded(sweep)
+  const tick = () => {
+    renewing()
+    if (Date.now() >= sweepFrom) sweeping()
+  }
+  const timer = setInterval(tick, LEASE_RENEW_MS)
   ;(timer as unknown as { unref(): void }).unref()
-  running = true
-  void tick()
-    .catch(onError)
-    .finally(() => {
-      running = false
-    })
+  tick()
   return () => clearInterval(timer)
 }

@@ -22,7 +22,7 @@
 // reads see it once applied, within milliseconds.
 
 import { batched } from '../db/batch'
-import { HOLD_LEASE_MS, INSTANCE_ID, LEASE_TOKEN } from '../db/instance'
+import { HOLD_LEASE_MS, INSTANCE_ID, LEASE_TOKEN, leaseHeld } from '../db/instance'
 import { noteDatabaseFailure } from '../db/outage'
 import { applyBatch, carve, type PgHeld, type PgHoldItem, type PgPendingItem, type PgSettled, type PgSettleOutcome, pendingBatch } from '../db/pg-money'
 import type { Db } from '../db/types'
@@ -53,8 +53,12 @@ const APPLY_RETRY_MS = [250, 500, 1000, 2000, 5000]
 
 type Account = { userId: string; teamId: string | null }
 
-/** One reserve of this instance: its holds row, what the row holds now, and what requests took of it and have not yet been applied. */
-type Reserve = Account & { id: string; amount: number; used: number; requests: number; idleSince: number; closing: boolean }
+/**
+ * One reserve of this instance: its holds row, what the row holds now, and what requests took of it
+ * and have not yet been applied. `fenced`: opened under a lease this instance has lost since — never
+ * taken from again, given back once its requests are applied.
+ */
+type Reserve = Account & { id: string; amount: number; used: number; requests: number; idleSince: number; closing: boolean; fenced: boolean }
 
 /** A request served from a reserve, until its charge is applied. */
 type Taken = { reserve: Reserve; amount: number; apiKeyId: string | null }
@@ -113,9 +117,15 @@ function reservesOf(db: Db, deps: ReserveDeps) {
    * is to be held on its own.
    */
   async function take(id: string, account: Account & { role: string | null }, apiKeyId: string | null, amount: number, available: number): Promise<boolean> {
+    // The fence: a process that missed its lease renewals (paused, cut off) may find its reserves
+    // given back by the others; until a renewal succeeds, every request is held on its own.
+    if (!leaseHeld()) {
+      fence()
+      return false
+    }
     const key = accountKey(account)
     for (let attempt = 0; attempt < 2; attempt++) {
-      const room = byAccount.get(key)?.find((r) => !r.closing && r.amount - r.used >= amount)
+      const room = byAccount.get(key)?.find((r) => !r.closing && !r.fenced && r.amount - r.used >= amount)
       if (room) {
         room.used += amount
         room.requests++
@@ -155,7 +165,7 @@ function reservesOf(db: Db, deps: ReserveDeps) {
       createdAt: Date.now(),
     })
     if (placed !== 'placed') return undefined
-    const reserve: Reserve = { id, userId: account.userId, teamId: account.teamId, amount: size, used: 0, requests: 0, idleSince: Date.now(), closing: false }
+    const reserve: Reserve = { id, userId: account.userId, teamId: account.teamId, amount: size, used: 0, requests: 0, idleSince: Date.now(), closing: false, fenced: false }
     const key = accountKey(account)
     byAccount.set(key, [...(byAccount.get(key) ?? []), reserve])
     return reserve
@@ -255,13 +265,25 @@ function reservesOf(db: Db, deps: ReserveDeps) {
     return true
   }
 
-  /** Gives back the reserves of `key` (all accounts without) that no request uses and that idled `idleMs`. */
+  /** Fences every reserve (the lease was lost): none is taken from again; answers how many. */
+  function fence(): number {
+    let n = 0
+    for (const list of byAccount.values())
+      for (const r of list)
+        if (!r.fenced) {
+          r.fenced = true
+          n++
+        }
+    return n
+  }
+
+  /** Gives back the reserves of `key` (all accounts without) that no request uses and that idled `idleMs` (fenced ones at once). */
   async function releaseIdle(key: string | null, idleMs: number) {
     const now = Date.now()
     for (const [k, list] of byAccount) {
       if (key !== null && k !== key) continue
       for (const r of list) {
-        if (r.closing || r.requests > 0 || now - r.idleSince < idleMs) continue
+        if (r.closing || r.requests > 0 || (!r.fenced && now - r.idleSince < idleMs)) continue
         r.closing = true
         try {
           await deps.release(r.id)
@@ -291,6 +313,7 @@ function reservesOf(db: Db, deps: ReserveDeps) {
     take,
     settle,
     carveOut,
+    fence,
     /** Whether `id` is a request served from a reserve here (not yet settled or carved). */
     has: (id: string) => taken.has(id),
     /** Resolves once every charge this instance had applying when called is applied. */

@@ -391,7 +391,7 @@ export function pipeline(deps: GatewayDeps) {
     })
     // The database not answering does not lose the charge: the hold stays and the settlement is
     // retried until it commits; the answer the router delivered goes out with the charge it will get.
-    const account = { teamId: p.caller.teamId, apiKeyId: p.caller.apiKey?.id ?? null }
+    const account = { userId: p.caller.userId, teamId: p.caller.teamId, apiKeyId: p.caller.apiKey?.id ?? null }
     const closed = await closeDurably(p.holdId, () => settleHold(db, p.holdId, charge.micros, usageFacts, { withinHold: p.limited, account, onApplied: alert }), alert)
     if (closed.deferred) return charge.micros
     alert(closed.result)

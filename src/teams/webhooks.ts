@@ -9,6 +9,7 @@ import { lookup } from 'node:dns/promises'
 import { BlockList, isIP } from 'node:net'
 import { and, asc, eq, isNull, lt, lte, or, sql } from 'drizzle-orm'
 import { INSTANCE_ID } from '../db/instance'
+import { noteDatabaseFailure } from '../db/outage'
 import { write } from '../db/tx'
 import type { Db } from '../db/types'
 import { newId } from '../lib/crypto'
@@ -199,11 +200,18 @@ export function startWebhookWorker(db: Db, allowPrivate: boolean, log = (m: stri
       do {
         again = false
         const batch = await claim(Date.now())
-        await Promise.all(batch.map((d) => deliver(d).catch((e) => log(`[webhooks] delivery ${d.id} failed: ${(e as Error).message}`))))
+        await Promise.all(
+          batch.map((d) =>
+            deliver(d).catch((e) => {
+              if (!noteDatabaseFailure(e)) log(`[webhooks] delivery ${d.id} failed: ${(e as Error).message}`)
+            }),
+          ),
+        )
         if (batch.length === BATCH) again = true
       } while (again)
     } catch (e) {
-      log(`[webhooks] ${INSTANCE_ID}: ${(e as Error).message}`)
+      // The database not answering is logged once for the whole outage (db/outage.ts), not every poll with its SQL.
+      if (!noteDatabaseFailure(e)) log(`[webhooks] ${INSTANCE_ID}: ${(e as Error).message}`)
     } finally {
       running = false
     }

@@ -19,6 +19,10 @@ export type TestServer = {
   stop: () => Promise<number>
   /** SIGKILL: a crash, with no graceful shutdown (the data directory is kept). */
   kill: () => Promise<void>
+  /** SIGSTOP: the process stands still (a long GC pause, a frozen VM); connections queue. */
+  pause: () => void
+  /** SIGCONT after pause(). */
+  resume: () => void
 }
 
 export async function startServer(env: Record<string, string> = {}): Promise<TestServer> {
@@ -97,6 +101,8 @@ async function startOnce(env: Record<string, string>): Promise<TestServer> {
       proc.kill('SIGKILL')
       await proc.exited
     },
+    pause: () => proc.kill('SIGSTOP'),
+    resume: () => proc.kill('SIGCONT'),
   }
 }
 
