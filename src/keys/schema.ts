@@ -1,7 +1,7 @@
 import { users } from '../auth/schema'
 import { budgetColumns } from '../billing/budget-columns'
 import { index, integer, table, text } from '../db/dialect'
-import { teams } from '../teams/schema'
+import { TEAM_ROLES, teams } from '../teams/schema'
 
 export const apiKeys = table(
   'api_keys',
@@ -16,10 +16,16 @@ export const apiKeys = table(
     /** SHA-256 of the full key; the key itself is shown once and never stored. */
     keyHash: text('key_hash').notNull().unique(),
     isActive: integer('is_active', { mode: 'boolean' }).notNull().default(true),
+    /** A team key's: who disabled it and their role then (teams/roles.ts restrictionLock); null while active or personal. */
+    disabledBy: text('disabled_by'),
+    disabledByRole: text('disabled_by_role', { enum: TEAM_ROLES }),
     /** The team whose balance the key spends (made in team context); null = the owner's personal account. */
     teamId: text('team_id').references(() => teams.id),
     /** The key's budget; its spend is counted whether or not a limit is set (for month: "spent this month"). */
     ...budgetColumns(),
+    /** A team key's: who set its budget's limit and their role then; null without a limit or personal. */
+    budgetSetBy: text('budget_set_by'),
+    budgetSetByRole: text('budget_set_by_role', { enum: TEAM_ROLES }),
     createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
     lastUsedAt: integer('last_used_at', { mode: 'timestamp_ms' }),
   },

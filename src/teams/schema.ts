@@ -45,6 +45,9 @@ export const teamMembers = table(
       .references(() => users.id, { onDelete: 'cascade' }),
     role: text('role', { enum: TEAM_ROLES }).notNull(),
     ...budgetColumns(),
+    /** Who set the budget's limit and their role then (roles.ts restrictionLock); null without a limit. */
+    budgetSetBy: text('budget_set_by'),
+    budgetSetByRole: text('budget_set_by_role', { enum: TEAM_ROLES }),
     joinedAt: timestamp('joined_at').notNull(),
   },
   (t) => [primaryKey({ columns: [t.teamId, t.userId] }), index('team_members_user_idx').on(t.userId)],
