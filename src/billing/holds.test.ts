@@ -144,7 +144,12 @@ test('an answer whose hold another instance gave back (its lease lapsed) is stil
   /** Places a hold, then lets it lapse and another instance sweep it, as after an outage longer than the lease. */
   async function sweptHold(amountMicros: number) {
     const id = await placeHold(db, { userId: 'u1', teamId: null, apiKeyId: null, amountMicros })
-    await write(db, (q) => q.update(holds).set({ leaseToken: 'a lapsed start', leaseUntil: Date.now() - 1 }).where(eq(holds.id, id)))
+    await write(db, (q) =>
+      q
+        .update(holds)
+        .set({ leaseToken: 'a lapsed start', leaseUntil: Date.now() - 1 })
+        .where(eq(holds.id, id)),
+    )
     expect(await releaseLapsedHolds(db)).toBe(1)
     return id
   }

@@ -994,7 +994,9 @@ export function startHoldLeases(
     if (!lost && !leaseHeld(now)) {
       lost = true
       const fenced = reservesIfAny(db)?.fence() ?? 0
-      console.warn(`[billing] ${INSTANCE_ID}: no lease renewal for ${now - renewed} ms (lease ${HOLD_LEASE_MS} ms): other instances may give its holds back; ${fenced} reserve(s) fenced`)
+      console.warn(
+        `[billing] ${INSTANCE_ID}: no lease renewal for ${now - renewed} ms (lease ${HOLD_LEASE_MS} ms): other instances may give its holds back; ${fenced} reserve(s) fenced`,
+      )
     }
     await write(db, (q) => statements(q).renewLeases.run(q, { token: LEASE_TOKEN, leaseUntil: now + HOLD_LEASE_MS }))
     leaseRenewed(now)
