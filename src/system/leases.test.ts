@@ -196,7 +196,12 @@ describe.skipIf(!onPostgres)('leases across three instances on one PostgreSQL', 
       const b = await books(c.user.id)
       expect((await admin.api.post(`/api/admin/users/${c.user.id}/balance`, { amount: -(b.balance - b.held - LEFT) / 1e6 }, admin.accessToken)).status).toBe(200)
       // Requests reach the stopped instance and wait in its queue.
-      answers = Array.from({ length: 30 }, () => chat(victim, c.key, {}).then(async (r) => (await r.text(), r.status)))
+      answers = Array.from({ length: 30 }, () =>
+        chat(victim, c.key, {}).then(async (r) => {
+          await r.text()
+          return r.status
+        }),
+      )
       await Bun.sleep(300)
     } finally {
       victim.resume()
