@@ -41,6 +41,7 @@ import type {
   Company as CompanySchema,
   CompanyState as CompanyStateSchema,
   CreditedPayment as CreditedPaymentSchema,
+  InnConflict as InnConflictSchema,
   InvoiceAvailability as InvoiceAvailabilitySchema,
   Invoice as InvoiceSchema,
   StatementResult as StatementResultSchema,
@@ -170,6 +171,10 @@ export type StatementResult = typeof StatementResultSchema.static
 export type BankPayment = typeof BankPaymentSchema.static
 export type CreditedPayment = typeof CreditedPaymentSchema.static
 export type AdminInvoice = typeof AdminInvoiceSchema.static
+/** GET /api/admin/inn-conflicts item: one INN and the teams that registered it. */
+export type InnConflict = typeof InnConflictSchema.static
+export type InnRegistration = InnConflict['registrations'][number]
+export type InnConfirmation = Company['innConfirmation']
 
 // ─── blog (/api/blog) ────────────────────────────────────────────────────────
 

@@ -13,13 +13,20 @@
 // whole answer, which the router may have made and billed), 408 and 524 (timeouts after the router
 // took the request), and the router's verdicts on the request (400, 403, 404, 413, 422).
 // 401, 402 and the other 5xx are not retried on the same router (they do not pass in a second) but
-// move the request to the second router.
+// move the request to the second router. A 5xx the provider gave because of the request's content
+// (errors.ts failureCause) is final: the same body fails the same way anywhere.
+//
+// The breakers (upstream/breaker.ts) count only failures that say an upstream is down, and whose:
+// no connection, no head in time and a 5xx naming nobody go to the router's breaker; a 5xx the
+// router puts on one model's provider goes to that model's breaker at that router (the router and
+// its other models keep serving). A refusal of the request's content counts as an answer. Each
+// failure carries the caller's account: one account alone never opens a breaker.
 
 import { OpenAIError } from '../lib/errors'
-import type { Pass } from '../upstream/breaker'
+import type { CircuitBreaker, Pass } from '../upstream/breaker'
 import { type UpstreamError, upstreamErrorFrom } from '../upstream/client'
 import type { Upstream, UpstreamName, Upstreams } from '../upstream/pool'
-import { fromFetchFailure, fromUpstream } from './errors'
+import { type FailureCause, failureCause, fromFetchFailure, fromUpstream } from './errors'
 
 export const MAX_RETRIES = 2
 /** The first retry waits 100–200 ms, the second 200–400 ms ("equal jitter": never two clients in step). */
@@ -36,9 +43,14 @@ export type ForwardRequest = {
   body: Record<string, unknown>
   headers?: Record<string, string>
   stream: boolean
-  /** The catalogue ids the request may be answered by (variants stripped): the second router must list them all. */
+  /** The catalogue ids the request may be answered by (variants stripped): the second router must list them all. The first is the one asked for. */
   models: readonly string[]
+  /** Whose request it is (callerAccount): a breaker opens only on failures of several accounts. */
+  account: string
 }
+
+/** The account a request is counted for by the breakers: the team that pays, or the person. */
+export const callerAccount = (c: { userId: string; teamId: string | null }) => (c.teamId ? `team:${c.teamId}` : `user:${c.userId}`)
 
 /** The head of an answer, from the router that gave it. */
 export type Forwarded = {
@@ -70,10 +82,23 @@ export function upstreamUnavailable(retryAfterMs: number): OpenAIError {
   )
 }
 
+/** 503 `model_unavailable`: the router is up, but the one model asked for keeps failing at its provider. */
+export function modelUnavailable(model: string, retryAfterMs: number): OpenAIError {
+  const sec = Math.max(1, Math.ceil(retryAfterMs / 1000))
+  return new OpenAIError(
+    503,
+    `Модель ${model} сейчас не отвечает у провайдера: мы не отправляем ей запросы, пока она не восстановится. Повторите запрос через ${sec} с или выберите другую модель.`,
+    'server_error',
+    'model_unavailable',
+    { retryAfter: String(sec), shouldRetry: true },
+  )
+}
+
 /** How an outcome counts: retried here, moved to the next router, or the end. */
-function verdict(o: Exclude<Outcome, { kind: 'ok' | 'cancelled' }>, stream: boolean): 'retry' | 'next' | 'final' {
+function verdict(o: Exclude<Outcome, { kind: 'ok' | 'cancelled' }>, stream: boolean, cause: FailureCause | null): 'retry' | 'next' | 'final' {
   if (o.kind === 'connect') return 'retry'
   if (o.kind === 'timeout') return stream ? 'retry' : 'final'
+  if (cause?.kind === 'content') return 'final'
   const s = o.error.status
   if (s === 429 || s === 502 || s === 503 || s === 504) return 'retry'
   if (s === 408 || s === 524) return 'final'
@@ -81,16 +106,31 @@ function verdict(o: Exclude<Outcome, { kind: 'ok' | 'cancelled' }>, stream: bool
   return 'final'
 }
 
-/** What the breaker counts: the router's failures only (a 429 means it is up, only busy; a 400 is its verdict on the request). */
-function count(u: Upstream, pass: Pass, o: Outcome) {
-  if (o.kind === 'ok') return u.breaker.success(pass)
-  if (o.kind === 'cancelled') return u.breaker.neutral(pass)
-  if (o.kind === 'connect') return u.breaker.failure(pass, 'нет соединения')
-  if (o.kind === 'timeout') return u.breaker.failure(pass, 'нет ответа вовремя')
-  const s = o.error.status
-  if (s === 429) return u.breaker.neutral(pass)
-  if (s === 401 || s === 402 || s === 408 || s >= 500) return u.breaker.failure(pass, `HTTP ${s}`)
-  u.breaker.success(pass)
+/** The passes one try holds: the router's, and its model's (null when the request goes without one). */
+type Passes = { router: Pass; model: { breaker: CircuitBreaker; pass: Pass } | null }
+
+/**
+ * What the breakers count (a 429 means up, only busy; the request refused for its content is an
+ * answer): the router's own failures on its breaker, a failure the router puts on the model's
+ * provider on the model's breaker, each with the caller's account.
+ */
+function count(u: Upstream, p: Passes, o: Outcome, cause: FailureCause | null, account: string) {
+  const model = p.model
+  if (o.kind === 'ok' || cause?.kind === 'content') {
+    u.breaker.success(p.router)
+    return model?.breaker.success(model.pass)
+  }
+  if (o.kind === 'cancelled' || (o.kind === 'http' && o.error.status === 429)) {
+    u.breaker.neutral(p.router)
+    return model?.breaker.neutral(model.pass)
+  }
+  if (cause?.kind === 'model' && o.kind === 'http') {
+    u.breaker.success(p.router) // the router answered: it is up
+    return model?.breaker.failure(model.pass, `HTTP ${o.error.status}${cause.provider ? `, провайдер ${cause.provider}` : ''}`, account)
+  }
+  // The router's own failure: not the model's.
+  model?.breaker.neutral(model.pass)
+  u.breaker.failure(p.router, o.kind === 'connect' ? 'нет соединения' : o.kind === 'timeout' ? 'нет ответа вовремя' : `HTTP ${o.error.status}`, account)
 }
 
 /** Retry-After in milliseconds (seconds or an HTTP date); undefined when absent or unreadable. */
@@ -163,21 +203,35 @@ export function forwarder(upstreams: Upstreams, deadlineMs: number) {
   async function forward(req: ForwardRequest, clientSignal: AbortSignal): Promise<Forwarded> {
     const deadlineAt = Date.now() + deadlineMs
     let last: Exclude<Outcome, { kind: 'ok' }> | undefined
-    let refusedFor = 0 // the shortest wait until an open breaker lets requests through
+    // The shortest wait until an open breaker lets requests through: a router's, or only the model's.
+    let routerRefusedFor: number | null = null
+    let modelRefusedFor: number | null = null
+    const sooner = (a: number | null, b: number) => (a === null ? b : Math.min(a, b))
+    const asked = req.models[0]
     for (const u of upstreams.list()) {
       if (u.name !== 'primary' && !u.serves(req.models)) continue
+      const modelBreaker = asked === undefined ? null : u.model(asked)
       for (let retry = 0; retry <= MAX_RETRIES; retry++) {
+        // The asked-for model's breaker holds back a request that nothing else could answer; one
+        // with fallback models goes (the router tries the others) and is counted when a pass is free.
+        const modelPass = modelBreaker?.admit() ?? null
+        if (modelBreaker && !modelPass && req.models.length === 1) {
+          modelRefusedFor = sooner(modelRefusedFor, modelBreaker.retryAfterMs())
+          break
+        }
         const pass = u.breaker.admit()
         if (!pass) {
-          refusedFor = refusedFor ? Math.min(refusedFor, u.breaker.retryAfterMs()) : u.breaker.retryAfterMs()
+          if (modelPass) modelBreaker?.neutral(modelPass)
+          routerRefusedFor = sooner(routerRefusedFor, u.breaker.retryAfterMs())
           break
         }
         const o = await attempt(u, req, clientSignal, deadlineAt)
-        count(u, pass, o)
+        const cause = o.kind === 'http' && o.error.status !== 429 ? failureCause(o.error) : null
+        count(u, { router: pass, model: modelBreaker && modelPass ? { breaker: modelBreaker, pass: modelPass } : null }, o, cause, req.account)
         if (o.kind === 'ok') return o.sent
         last = o
         if (o.kind === 'cancelled') throw fromFetchFailure(o.error, false)
-        const next = verdict(o, req.stream)
+        const next = verdict(o, req.stream, cause)
         if (next === 'final') throw failure(o)
         if (next === 'next' || retry === MAX_RETRIES) break
         // Back off, honouring the router's Retry-After when it asks for a wait we can give.
@@ -190,8 +244,9 @@ export function forwarder(upstreams: Upstreams, deadlineMs: number) {
       }
       if (Date.now() + MIN_TRY_MS > deadlineAt) break
     }
-    if (!last) throw upstreamUnavailable(refusedFor)
-    throw failure(last)
+    if (last) throw failure(last)
+    if (routerRefusedFor === null && modelRefusedFor !== null && asked !== undefined) throw modelUnavailable(asked, modelRefusedFor)
+    throw upstreamUnavailable(routerRefusedFor ?? 0)
   }
 
   return { forward }

@@ -285,8 +285,8 @@ export function gatewayRoutes(deps: GatewayDeps & { images: ImageStore }, guard:
     })
     .post(
       '/messages/count_tokens',
-      async ({ body, headers, request, set }) => {
-        const { input_tokens, estimated } = await protocols.countTokens(body, headers, request.signal)
+      async ({ caller, body, headers, request, set }) => {
+        const { input_tokens, estimated } = await protocols.countTokens(caller, body, headers, request.signal)
         if (estimated) set.headers[TOKEN_COUNT_ESTIMATED] = 'true'
         return { input_tokens }
       },

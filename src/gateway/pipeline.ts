@@ -34,7 +34,7 @@ import type { UpstreamName, Upstreams } from '../upstream/pool'
 import type { Caller } from './callers'
 import { fromFetchFailure, unavailable } from './errors'
 import { costUsd, DEFAULT_WEB_RESULTS, hasVariablePrice, MIN_AFFORDABLE_TOKENS, type PriceCap, planHold, type RequestShape } from './estimate'
-import { forwarder } from './forward'
+import { callerAccount, forwarder } from './forward'
 import { binding, exhausted, refusal } from './limits'
 import { Relay } from './relay'
 import { type ChatShape, isPrice } from './shape'
@@ -452,7 +452,7 @@ export function pipeline(deps: GatewayDeps) {
    */
   async function post(p: Prepared, path: string, body: Record<string, unknown>, clientSignal: AbortSignal) {
     const models = p.shape.candidates.map((c) => c.model.id)
-    const sent = await forward({ path, body, headers: p.headers, stream: p.stream, models }, clientSignal)
+    const sent = await forward({ path, body, headers: p.headers, stream: p.stream, models, account: callerAccount(p.caller) }, clientSignal)
     p.upstream = sent.upstream
     return sent
   }

@@ -4,6 +4,7 @@ import { OpenAIError } from '../lib/errors'
 import type { Caller } from './callers'
 import { type ChatBody, chatWire } from './chat'
 import { type EmbeddingsBody, embeddingsShape, embeddingsWire } from './embeddings'
+import { callerAccount } from './forward'
 import { type MessagesBody, messagesShape, messagesWire, resolveAnthropicModel } from './messages'
 import type { GatewayDeps, Pipeline } from './pipeline'
 import { type ResponsesBody, responsesShape, responsesWire } from './responses'
@@ -65,7 +66,12 @@ export function protocolsService(deps: GatewayDeps, pipe: Pipeline) {
      * (404, 405), cannot be reached or is down, our own estimate — the one the hold uses — marked
      * `estimated`. Claude Code asks before every request: it must always get an answer. Nothing is held.
      */
-    async countTokens(body: Record<string, unknown>, headers: Record<string, string | undefined>, signal: AbortSignal): Promise<{ input_tokens: number; estimated: boolean }> {
+    async countTokens(
+      caller: Caller,
+      body: Record<string, unknown>,
+      headers: Record<string, string | undefined>,
+      signal: AbortSignal,
+    ): Promise<{ input_tokens: number; estimated: boolean }> {
       const model = typeof body.model === 'string' ? resolveAnthropicModel(body.model, get) : String(body.model)
       // Our catalogue first: an unknown model is a 404 whatever the router would say.
       const cs = messagesShape({ ...(body as MessagesBody), model, max_tokens: 1 }, get)
@@ -73,7 +79,14 @@ export function protocolsService(deps: GatewayDeps, pipe: Pipeline) {
       let sent: Awaited<ReturnType<typeof pipe.forward>>
       try {
         sent = await pipe.forward(
-          { path: '/messages/count_tokens', body: { ...body, model }, headers: anthropicHeaders(headers), stream: false, models: cs.shape.candidates.map((c) => c.model.id) },
+          {
+            path: '/messages/count_tokens',
+            body: { ...body, model },
+            headers: anthropicHeaders(headers),
+            stream: false,
+            models: cs.shape.candidates.map((c) => c.model.id),
+            account: callerAccount(caller),
+          },
           signal,
         )
       } catch (e) {

@@ -204,15 +204,18 @@ describe('retries before the first byte', () => {
 describe('the circuit breaker', () => {
   let gw: Gateway
   let c: Customer
+  let c2: Customer
   beforeAll(async () => {
     gw = await startGateway({ UPSTREAM_BREAKER_MIN_REQUESTS: '4', UPSTREAM_BREAKER_FAILURE_PERCENT: '50', UPSTREAM_BREAKER_COOLDOWN_MS: '1500' })
     c = await gw.customer()
+    c2 = await gw.customer()
   })
   afterAll(() => gw.stop())
 
   test('opens after the threshold: then every protocol fails fast with 503 upstream_unavailable and Retry-After, sending nothing', async () => {
     gw.upstream.outage({ fault: 'http500' }) // not retried: one try per request
-    for (let i = 0; i < 4; i++) expect((await chat(gw, c.key, { messages: say(`сбой ${i}`) })).status).toBe(502)
+    // Two customers meet the outage: one account's failures alone never open it (breaker-scope.test.ts).
+    for (let i = 0; i < 4; i++) expect((await chat(gw, (i % 2 ? c2 : c).key, { messages: say(`сбой ${i}`) })).status).toBe(502)
     const sent = gw.upstream.log.length
 
     const started = Date.now()
@@ -305,9 +308,11 @@ describe('the circuit breaker', () => {
 describe('a second upstream', () => {
   let gw: Gateway
   let c: Customer
+  let c2: Customer
   let admin: Awaited<ReturnType<typeof registerUser>>
   beforeAll(async () => {
     ;({ gw, c, admin } = await withAdmin({ UPSTREAM_BREAKER_MIN_REQUESTS: '4', UPSTREAM_BREAKER_COOLDOWN_MS: '60000' }, {}, { lacks: ['openai/gpt-4'] }))
+    c2 = await gw.customer()
     // The second router's catalogue is read at start.
     await eventually(() => gw.fallback!.log.some((r) => r.path.endsWith('/embeddings/models')))
   })
@@ -330,7 +335,8 @@ describe('a second upstream', () => {
   })
 
   test('with the primary’s breaker open, requests go straight to the second one: streamed, Messages, embeddings, images, voice, a WebSocket turn', async () => {
-    expect((await chat(gw, c.key, { messages: say('открываем') })).status).toBe(200) // the 4th+ failures open the primary's breaker
+    // Another customer's failures at the primary (the 4th and on) open its breaker: two accounts met the outage.
+    expect((await chat(gw, c2.key, { messages: say('открываем') })).status).toBe(200)
     await eventually(() => gw.server.logs().includes('[upstream] primary: circuit opened'))
     const sent = gw.upstream.log.length
 
@@ -364,9 +370,10 @@ describe('a second upstream', () => {
     expect(socketRow!.upstream).toBe('fallback')
     expect(completed.response.usage.cost).toBe(socketRow!.cost_micros / 1e6)
     expect(gw.upstream.log.length).toBe(sent) // the primary is left alone
-    const rows = await gw.read<{ upstream: string; n: number }>('select upstream, count(*) as n from usage_logs where user_id = ? group by upstream', c.user.id)
+    const rows = await gw.read<{ upstream: string; n: number }>('select upstream, count(*) as n from usage_logs where user_id in (?, ?) group by upstream', c.user.id, c2.user.id)
     expect(rows.find((r) => r.upstream === 'fallback')!.n).toBeGreaterThanOrEqual(9)
     await booksBalanced(gw, c)
+    await booksBalanced(gw, c2)
   })
 
   test('a model the second router lacks is never sent to it: fast 503 while the primary is down', async () => {

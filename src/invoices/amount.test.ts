@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { amountInWords, formatKopecks, kopecksFromMicros, numberInWords } from './amount'
+import { amountInWords, formatKopecks, kopecksFromMicros, kopecksFromText, numberInWords } from './amount'
 
 const rub = (rubles: number, kopecks = 0) => rubles * 100 + kopecks
 
@@ -87,5 +87,36 @@ describe('amount in figures', () => {
     expect(kopecksFromMicros(1_234_567)).toBe(123)
     expect(kopecksFromMicros(1_235_000)).toBe(124)
     expect(() => kopecksFromMicros(-1)).toThrow(RangeError)
+  })
+})
+
+describe('amount from text (issue 33)', () => {
+  test.each([
+    ['1200', 120_000],
+    ['1 200,50', 120_050],
+    ['1\u00a0200.5', 120_050],
+    ['1200.500', 120_050],
+    ['0001000', 100_000],
+    ['0.01', 1],
+  ])('%s → %d kopecks', (text, kopecks) => {
+    expect(kopecksFromText(text)).toEqual({ kopecks })
+  })
+
+  test.each([
+    ['0x3E8', 'not_number'],
+    ['1e3', 'not_number'],
+    ['0b1111101000', 'not_number'],
+    ['0o1750', 'not_number'],
+    ['Infinity', 'not_number'],
+    ['NaN', 'not_number'],
+    ['+1000', 'not_number'],
+    ['-1000', 'not_number'],
+    ['1_000', 'not_number'],
+    ['١٠٠٠', 'not_number'],
+    ['', 'not_number'],
+    ['1000.001', 'sub_kopeck'],
+    ['99999999999999', 'too_large'],
+  ] as const)('%s is refused: %s', (text, error) => {
+    expect(kopecksFromText(text)).toEqual({ error })
   })
 })

@@ -15,6 +15,27 @@ export function kopecksFromMicros(micros: number): number {
 /** Micro-rubles of a kopeck amount (exact). */
 export const microsFromKopecks = (kopecks: number) => kopecks * MICROS_PER_KOPECK
 
+export type RubleTextError = 'not_number' | 'sub_kopeck' | 'too_large'
+
+/**
+ * Rubles written in decimal — «1200», «1 200,50», «1200.5», «1200.500» — to whole kopecks, exactly
+ * (no float on the way). Only digits, spaces and one «.» or «,»: «0x3E8», «1e3», «Infinity», «+1000»
+ * are not amounts, though JavaScript's Number() reads the first two as 1 000. Every amount string the
+ * invoices read (the API's `amountRub`, a statement's `Сумма`) goes through here.
+ */
+export function kopecksFromText(text: string): { kopecks: number } | { error: RubleTextError } {
+  const m = /^(\d+)(?:[.,](\d+))?$/.exec(text.replace(/\s+/g, ''))
+  if (!m) return { error: 'not_number' }
+  const whole = m[1]!.replace(/^0+(?=\d)/, '')
+  const fraction = m[2] ?? ''
+  if (/[1-9]/.test(fraction.slice(2))) return { error: 'sub_kopeck' }
+  if (whole.length > 13) return { error: 'too_large' }
+  const kopecks = Number(whole) * 100 + Number(fraction.slice(0, 2).padEnd(2, '0'))
+  // Micro-rubles must stay exact integers too (the ledger's unit): about 9 billion rubles at most.
+  if (!Number.isSafeInteger(microsFromKopecks(kopecks))) return { error: 'too_large' }
+  return { kopecks }
+}
+
 function checkKopecks(kopecks: number) {
   if (!Number.isSafeInteger(kopecks) || kopecks < 0) throw new RangeError(`not a non-negative integer amount of kopecks: ${kopecks}`)
 }

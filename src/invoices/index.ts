@@ -16,6 +16,11 @@ import {
   CompanyState,
   CreateInvoiceBody,
   CreditedPayment,
+  InnConflict,
+  InnConflictsQuery,
+  InnRegistration,
+  InnReviewBody,
+  InnReviewParams,
   Invoice,
   InvoiceAvailability,
   InvoiceParams,
@@ -71,8 +76,12 @@ export function invoicesRoutes(config: Config, invoices: InvoicesService, guard:
       auth: true,
       params: TeamParams,
       body: CreateInvoiceBody,
-      response: { 201: envelope(Invoice), ...errors(400, 401, 403, 404, 429) },
-      detail: { summary: 'Выставить счёт на пополнение баланса команды; PDF уходит на e-mail для документов', security },
+      response: { 201: envelope(Invoice), ...errors(400, 401, 403, 404, 409, 429) },
+      detail: {
+        summary: 'Выставить счёт на пополнение баланса команды; PDF уходит на e-mail для документов',
+        description: 'ИНН, уже указанный другой командой, ждёт подтверждения администратора сервиса: до него счета не выставляются (409).',
+        security,
+      },
     })
     .get('/api/teams/:id/invoices', async ({ user, params, ip }) => ok(await invoices.list(user, params.id, ip)), {
       auth: true,
@@ -155,5 +164,25 @@ export function invoicesAdminRoutes(invoices: InvoicesService, guard: AuthGuard)
       params: AdminInvoiceParams,
       response: { 200: envelope(AdminInvoice), ...errors(401, 403, 404, 409) },
       detail: { summary: '«Отметить оплаченным»: зачислить сумму счёта на баланс команды (один раз)' },
+    })
+    .get('/inn-conflicts', async ({ query }) => ok(await invoices.innConflicts(query.status !== 'all')), {
+      admin: true,
+      query: InnConflictsQuery,
+      response: { 200: envelope(t.Array(InnConflict)), ...errors(400, 401, 403) },
+      detail: { summary: 'Один ИНН у нескольких команд: по умолчанию только те, где регистрация ждёт подтверждения' },
+    })
+    .post('/inn-registrations/:teamId/confirm', async ({ user, params, body }) => ok(await invoices.reviewInn(user, params.teamId, body.inn, 'confirmed')), {
+      admin: true,
+      params: InnReviewParams,
+      body: InnReviewBody,
+      response: { 200: envelope(InnRegistration), ...errors(400, 401, 403, 404, 409) },
+      detail: { summary: 'Подтвердить ИНН команды: она сможет выставлять счета на эту компанию и получать её платежи из выписок' },
+    })
+    .post('/inn-registrations/:teamId/reject', async ({ user, params, body }) => ok(await invoices.reviewInn(user, params.teamId, body.inn, 'rejected')), {
+      admin: true,
+      params: InnReviewParams,
+      body: InnReviewBody,
+      response: { 200: envelope(InnRegistration), ...errors(400, 401, 403, 404, 409) },
+      detail: { summary: 'Отклонить ИНН команды: счета на эту компанию не выставляются, её платежи команде не зачисляются' },
     })
 }

@@ -18,7 +18,7 @@ import { freshIp, registerUser, startServer } from '../test-support/server'
 import { startSmtp } from '../test-support/smtp'
 import { call, type Person, teamsOn } from '../test-support/teams'
 import { renderInvoicePdf } from './invoice-pdf'
-import { COMPANY_BUYER, NPD_SELLER, NPD_SELLER_ENV, PETROV, SOLE_TRADER_BUYER, type StatementDoc, statementText } from './test-fixtures'
+import { COMPANY_BUYER, freshCompanyInn, NPD_SELLER, NPD_SELLER_ENV, PETROV, SOLE_TRADER_BUYER, type StatementDoc, statementText } from './test-fixtures'
 
 const ADMIN_EMAIL = 'invoices-admin@example.ru'
 const HI = { model: 'openai/gpt-4', max_tokens: 20, messages: [{ role: 'user', content: 'привет' }] }
@@ -129,7 +129,8 @@ describe('company details', () => {
 
     const saved = await api('PUT', path, f.billing, { ...ROMASHKA_DETAILS, inn: ' 7707 083893 ', name: ' ООО   «Ромашка» ' })
     expect(saved.status).toBe(200)
-    expect(saved.body.data).toEqual({ ...ROMASHKA_DETAILS, updatedAt: expect.any(String) })
+    // The first team to name this INN: no confirmation needed.
+    expect(saved.body.data).toEqual({ ...ROMASHKA_DETAILS, updatedAt: expect.any(String), innConfirmation: 'not_needed' })
     expect((await api('GET', path, f.owner)).body.data.company).toEqual(saved.body.data)
     const audit = (await api('GET', `/api/teams/${f.team.id}/audit`, f.owner)).body.data
     expect(JSON.stringify(audit)).toContain('company.updated')
@@ -348,7 +349,8 @@ describe('the bank statement', () => {
     expect((await api('GET', '/api/payments/refund-request', owner, undefined)).status).toBe(200)
     const status = async () => (await call(gw.url, 'GET', '/api/payments/refund-request', { token: owner.accessToken, team: team.id })).body.data
     expect((await status()).reasons).toContain('Возвращаются только средства, внесённые картой, а пополнений картой не было')
-    await api('PUT', `/api/teams/${team.id}/company`, owner, ROMASHKA_DETAILS)
+    // A company of its own: a second team naming Romashka's INN would wait for the site admin.
+    await api('PUT', `/api/teams/${team.id}/company`, owner, { ...ROMASHKA_DETAILS, inn: freshCompanyInn() })
     const inv = (await api('POST', `/api/teams/${team.id}/invoices`, owner, { amountRub: 1500 })).body.data
     await api('POST', `/api/admin/invoices/${inv.id}/mark-paid`, admin)
     const after = await status()
@@ -359,7 +361,8 @@ describe('the bank statement', () => {
 describe('closing documents', () => {
   test('an act per Moscow month with spending, equal to Σ that month’s usage ledger rows; numbers stable; listed with the invoices', async () => {
     const { owner, team } = await teams.create('Акты')
-    await api('PUT', `/api/teams/${team.id}/company`, owner, ROMASHKA_DETAILS)
+    const company = { ...ROMASHKA_DETAILS, inn: freshCompanyInn() }
+    await api('PUT', `/api/teams/${team.id}/company`, owner, company)
     const inv = (await api('POST', `/api/teams/${team.id}/invoices`, owner, { amountRub: 1000 })).body.data
     await api('POST', `/api/admin/invoices/${inv.id}/mark-paid`, admin)
     expect((await api('GET', `/api/teams/${team.id}/documents`, owner)).body.data).toEqual([
@@ -403,7 +406,7 @@ describe('closing documents', () => {
     expect(act.type).toBe('application/pdf')
     const text = await pdfText(act.bytes)
     expect(text).toContain(acts[1].number)
-    expect(text).toContain(COMPANY_BUYER.inn)
+    expect(text).toContain(company.inn)
     expect((await download(acts[1].pdfUrl, await registerUser(gw.url))).status).toBe(404)
     expect((await download(`${gw.url}/api/teams/${team.id}/acts/2026-09/pdf`, owner)).status).toBe(404)
     expect((await download(`${gw.url}/api/teams/${team.id}/acts/сентябрь/pdf`, owner)).status).toBe(400)

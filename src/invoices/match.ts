@@ -12,7 +12,16 @@ export type InvoiceToMatch = { number: string; amountKopecks: number; buyerInn: 
 /** What a payment needs for matching (statement.ts IncomingPayment has it). */
 export type PaymentToMatch = { purpose: string; amountKopecks: number; payerInn: string }
 
-export type UnmatchedReason = 'unknown_number' | 'amount_differs' | 'inn_differs' | 'already_paid' | 'cancelled' | 'several_numbers'
+export type UnmatchedReason =
+  | 'unknown_number'
+  | 'bad_number'
+  | 'amount_differs'
+  | 'inn_differs'
+  | 'already_paid'
+  | 'cancelled'
+  | 'several_numbers'
+  | 'inn_unconfirmed'
+  | 'inn_rejected'
 
 export type MatchResult<P extends PaymentToMatch, I extends InvoiceToMatch> =
   | { status: 'matched'; payment: P; invoice: I }
@@ -22,11 +31,15 @@ export type MatchResult<P extends PaymentToMatch, I extends InvoiceToMatch> =
 /** For the admin's list of what did not match. */
 export const UNMATCHED_REASONS_RU: Record<UnmatchedReason, string> = {
   unknown_number: 'Номер счёта не найден в назначении платежа',
+  bad_number: 'Номер счёта в назначении платежа указан с ошибкой: счетов с номером 0 не бывает',
   amount_differs: 'Сумма не совпадает с суммой счёта',
   inn_differs: 'ИНН плательщика не совпадает с ИНН покупателя в счёте',
   already_paid: 'Счёт уже оплачен',
   cancelled: 'Счёт отменён',
   several_numbers: 'В назначении платежа несколько номеров счетов',
+  // Set by the import (service.ts), not here: they depend on the team's INN registration, not on the file.
+  inn_unconfirmed: 'ИНН плательщика ждёт подтверждения администратора у команды, выставившей счёт',
+  inn_rejected: 'ИНН плательщика отклонён администратором у команды, выставившей счёт',
 }
 
 // Every dash a keyboard, a bank's software or an autocorrect may put between the year and the number.
@@ -43,14 +56,27 @@ const MARK = /(?:№|\bN[°ºo]?\.?|(?<![а-яё])сч(?:[её]т[а-я]*|\.)?)\
  * number, but may still be the invoice's).
  */
 export function invoiceNumbersIn(purpose: string): string[] {
+  return scan(purpose).numbers
+}
+
+/** Year-dash-number shapes in a purpose that no invoice can have: «2026-0», «2026-000000» (numbering starts at 1). */
+export const malformedNumbersIn = (purpose: string): string[] => scan(purpose).malformed
+
+function scan(purpose: string): { numbers: string[]; malformed: string[] } {
   const marked: string[] = []
   const bare: string[] = []
+  const malformed: string[] = []
   for (const m of purpose.matchAll(NUMBER)) {
+    // A zero number is a typo, not an invoice: skipped here, so it can never reach formatInvoiceNumber's throw.
+    if (Number(m[2]) < 1) {
+      malformed.push(`${m[1]}-${m[2]}`)
+      continue
+    }
     const number = formatInvoiceNumber(Number(m[1]), Number(m[2]))
     const before = purpose.slice(Math.max(0, m.index - 12), m.index)
     ;(MARK.test(before) ? marked : bare).push(number)
   }
-  return [...new Set([...marked, ...bare])]
+  return { numbers: [...new Set([...marked, ...bare])], malformed }
 }
 
 /**
@@ -64,7 +90,10 @@ export function matchPayments<P extends PaymentToMatch, I extends InvoiceToMatch
     const found = invoiceNumbersIn(payment.purpose)
     const known = found.filter((n) => byNumber.has(n))
     if (known.length > 1) return { status: 'unmatched', payment, reason: 'several_numbers', number: known.join(', ') }
-    if (!known.length) return { status: 'unmatched', payment, reason: 'unknown_number', number: found[0] ?? null }
+    if (!known.length) {
+      if (!found.length && malformedNumbersIn(payment.purpose).length) return { status: 'unmatched', payment, reason: 'bad_number', number: null }
+      return { status: 'unmatched', payment, reason: 'unknown_number', number: found[0] ?? null }
+    }
     const invoice = byNumber.get(known[0]!)!
     const unmatched = (reason: UnmatchedReason) => ({ status: 'unmatched' as const, payment, reason, number: invoice.number, invoice })
     if (invoice.status === 'paid' || paidNow.has(invoice.number)) return unmatched('already_paid')

@@ -1,7 +1,7 @@
 import { t } from 'elysia'
 import { INVOICE } from '../content/terms'
 import { UNMATCHED_REASONS_RU } from './match'
-import { INVOICE_STATUSES } from './schema'
+import { INN_CONFIRMATIONS, INVOICE_STATUSES } from './schema'
 
 export const TeamParams = t.Object({ id: t.String() })
 export const InvoiceParams = t.Object({ id: t.String(), invoiceId: t.String() })
@@ -23,6 +23,10 @@ export const Company = t.Object(
     address: t.String(),
     email: t.String(),
     updatedAt: t.String({ format: 'date-time' }),
+    innConfirmation: t.UnionEnum([...INN_CONFIRMATIONS], {
+      description:
+        'not_needed — команда первой указала этот ИНН; pending — ИНН уже указан другой командой, счета ждут подтверждения администратора сервиса; confirmed — подтверждён; rejected — отклонён (счета выставлять нельзя)',
+    }),
   },
   { title: 'Company' },
 )
@@ -133,7 +137,39 @@ export const BankPaymentsQuery = t.Object({
   status: t.Optional(t.UnionEnum(['unmatched', 'credited', 'dismissed'], { error: 'status: unmatched, credited или dismissed' })),
   limit: t.Optional(t.Integer({ minimum: 1, maximum: 500, error: 'limit — число от 1 до 500' })),
 })
-export const AssignBody = t.Object({ invoice: t.String({ error: 'Укажите номер счёта', description: 'Номер счёта, например 2026-000123' }) })
+export const AssignBody = t.Object({
+  invoice: t.String({ maxLength: 40, error: 'Укажите номер счёта, например 2026-000123', description: 'Номер счёта, например 2026-000123' }),
+})
+
+export const InnRegistration = t.Composite(
+  [
+    Company,
+    t.Object({
+      teamId: t.String(),
+      teamName: t.String(),
+      first: t.Boolean({ description: 'Команда первой указала этот ИНН' }),
+      innReviewedAt: nullableDate,
+    }),
+  ],
+  { title: 'InnRegistration' },
+)
+
+export const InnConflict = t.Object(
+  { inn: t.String(), registrations: t.Array(InnRegistration, { description: 'Команды с этим ИНН: первая указавшая — первой' }) },
+  { title: 'InnConflict' },
+)
+
+export const InnConflictsQuery = t.Object({
+  status: t.Optional(t.UnionEnum(['pending', 'all'], { error: 'status: pending или all', description: 'pending (по умолчанию) — только ждущие решения' })),
+})
+export const InnReviewParams = t.Object({ teamId: t.String() })
+export const InnReviewBody = t.Object({
+  inn: t.String({
+    maxLength: 20,
+    error: 'Укажите ИНН, по которому принимается решение',
+    description: 'ИНН, который видел администратор: если команда его сменила, решение не принимается',
+  }),
+})
 
 export const AdminInvoiceParams = t.Object({ id: t.String() })
 export const AdminInvoicesQuery = t.Object({

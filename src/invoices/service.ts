@@ -20,13 +20,13 @@ import type { Mailer } from '../mail/service'
 import { invoiceLetter } from '../mail/templates'
 import { type Acting, auditIn, TEAM_MESSAGES, type TeamsService } from '../teams/service'
 import { type ReceivedPayment, renderActPdf } from './act-pdf'
-import { formatKopecks, kopecksFromMicros, MICROS_PER_KOPECK } from './amount'
+import { formatKopecks, kopecksFromMicros, kopecksFromText, microsFromKopecks } from './amount'
 import { type Month, monthBounds, monthOf } from './dates'
 import { invoicePurpose, renderInvoicePdf } from './invoice-pdf'
-import { invoiceNumbersIn, matchPayments, UNMATCHED_REASONS_RU, type UnmatchedReason } from './match'
+import { invoiceNumbersIn, malformedNumbersIn, matchPayments, UNMATCHED_REASONS_RU, type UnmatchedReason } from './match'
 import { invoiceYear } from './numbering'
 import { innKppError, normalizeKpp } from './requisites'
-import type { BankPaymentRow, InvoiceRow, InvoiceStatus } from './schema'
+import type { BankPaymentRow, InnConfirmation, InvoiceRow, InvoiceStatus, TeamCompanyRow } from './schema'
 import { type IncomingPayment, readIncomingPayments, StatementError } from './statement'
 import { allocateInvoiceNumber, invoicesStore } from './store'
 
@@ -49,7 +49,22 @@ export const INVOICE_MESSAGES = {
   paymentNotFound: 'Платёж не найден',
   paymentResolved: 'Платёж уже зачислен или скрыт',
   assignNumber: 'Укажите номер счёта, например 2026-000123',
+  zeroNumber: (raw: string) => `Счёта с номером «${raw}» не бывает: нумерация начинается с 1, например 2026-000001`,
+  innPending: (inn: string) => `ИНН ${inn} уже указан в реквизитах другой команды. Счета на эту компанию можно будет выставлять после подтверждения администратором сервиса`,
+  innRejected: (inn: string) => `Администратор сервиса не подтвердил ИНН ${inn} для этой команды: счета на эту компанию выставлять нельзя`,
+  innHeld: (inn: string, state: 'pending' | 'rejected') =>
+    state === 'pending'
+      ? `ИНН ${inn} у команды, выставившей счёт, ждёт подтверждения: сначала подтвердите его в разделе «Один ИНН у нескольких команд»`
+      : `ИНН ${inn} у команды, выставившей счёт, отклонён администратором: зачислить ей эти деньги нельзя`,
+  innReviewGone: 'Команда уже изменила реквизиты: обновите список',
+  innAlready: (to: 'confirmed' | 'rejected') => (to === 'confirmed' ? 'ИНН этой команды уже подтверждён' : 'ИНН этой команды уже отклонён'),
 } as const
+
+/** Which registrations the site admin may move where: a first registrant may be rejected too (a spoofer who came first). */
+const INN_REVIEW: Record<'confirmed' | 'rejected', InnConfirmation[]> = {
+  confirmed: ['pending', 'rejected'],
+  rejected: ['pending', 'confirmed', 'not_needed'],
+}
 
 /** Invoices a team may issue per hour: each takes a number for good (numbers never return). */
 const ISSUE_RULE = { limit: 30, windowSec: 3600 }
@@ -67,15 +82,29 @@ function parsePeriod(raw: string): Month | null {
   return m && month >= 1 && month <= 12 ? { year: Number(m[1]), month } : null
 }
 
-/** Rubles as the API takes them (a number, or a string people type: «1 200,50») → micro-rubles of whole kopecks. */
+/**
+ * Rubles as the API takes them (a number, or a string people type: «1 200,50») → micro-rubles of
+ * whole kopecks. A string is read as a decimal only (never by Number(), which takes «0x3E8» and «1e3»
+ * for 1 000); a number through its decimal text, by the same exact reader.
+ */
 function parseAmount(raw: unknown): number {
-  const value = typeof raw === 'string' && raw.trim() ? Number(raw.replace(/[\s\u00a0]/g, '').replace(',', '.')) : raw
-  if (typeof value !== 'number' || !Number.isFinite(value)) throw badRequest(INVOICE_MESSAGES.amountNotNumber)
-  if (value < INVOICE.minRub) throw badRequest(INVOICE.minMessage)
-  if (value > INVOICE.maxRub) throw badRequest(INVOICE.maxMessage)
-  const kopecks = Math.round(value * 100)
-  if (Math.abs(kopecks - value * 100) > 1e-6) throw badRequest(INVOICE_MESSAGES.kopecks)
-  return kopecks * MICROS_PER_KOPECK
+  let text: string
+  if (typeof raw === 'number') {
+    if (!Number.isFinite(raw)) throw badRequest(INVOICE_MESSAGES.amountNotNumber)
+    // Bounds first: outside them String() may write an exponent, which is no reason to call it «not a number».
+    if (raw < INVOICE.minRub) throw badRequest(INVOICE.minMessage)
+    if (raw > INVOICE.maxRub) throw badRequest(INVOICE.maxMessage)
+    text = String(raw)
+  } else if (typeof raw === 'string') text = raw
+  else throw badRequest(INVOICE_MESSAGES.amountNotNumber)
+  const read = kopecksFromText(text)
+  if ('error' in read) {
+    if (read.error === 'sub_kopeck') throw badRequest(INVOICE_MESSAGES.kopecks)
+    throw badRequest(read.error === 'too_large' ? INVOICE.maxMessage : INVOICE_MESSAGES.amountNotNumber)
+  }
+  if (read.kopecks < INVOICE.minRub * 100) throw badRequest(INVOICE.minMessage)
+  if (read.kopecks > INVOICE.maxRub * 100) throw badRequest(INVOICE.maxMessage)
+  return microsFromKopecks(read.kopecks)
 }
 
 function cleanText(raw: unknown, max: number, empty: string, tooLong: string): string {
@@ -137,9 +166,31 @@ export function invoicesService({ db, config, mailer, teams }: InvoicesDeps) {
     disposition: disposition(`Счёт ${row.number}.pdf`, `invoice-${row.number}.pdf`),
   })
 
-  function companyToApi(c: Awaited<ReturnType<typeof store.company>>) {
+  function companyToApi(c: TeamCompanyRow | undefined) {
     if (!c) return null
-    return { inn: c.inn, kpp: c.kpp, name: c.name, address: c.address, email: c.email, updatedAt: c.updatedAt.toISOString() }
+    return {
+      inn: c.inn,
+      kpp: c.kpp,
+      name: c.name,
+      address: c.address,
+      email: c.email,
+      updatedAt: c.updatedAt.toISOString(),
+      innConfirmation: c.innConfirmation,
+    }
+  }
+
+  const registrationToApi = (c: TeamCompanyRow, teamName: string, first: boolean) => ({
+    ...companyToApi(c)!,
+    teamId: c.teamId,
+    teamName,
+    first,
+    innReviewedAt: c.innReviewedAt?.toISOString() ?? null,
+  })
+
+  /** Refuses to credit an invoice of a team whose registration of `inns` awaits or failed the site admin's confirmation. */
+  async function refuseHeldInn(q: Db, teamId: string, inns: string[]) {
+    const held = await invoicesStore(q).innHold(q, teamId, inns)
+    if (held) throw conflict(INVOICE_MESSAGES.innHeld(held.inn, held.state))
   }
 
   /**
@@ -273,10 +324,32 @@ export function invoicesService({ db, config, mailer, teams }: InvoicesDeps) {
       if (!email) throw badRequest(INVOICE_MESSAGES.email)
       if (email.length > 254 || !EMAIL_RE.test(email)) throw badRequest(INVOICE_MESSAGES.badEmail)
       const now = new Date()
-      const row = { teamId, inn, kpp: kppGiven || null, name, address, email, updatedAt: now, updatedBy: a.userId }
-      await tx(db, async (q) => {
-        await invoicesStore(q).saveCompany(q, row)
-        await auditIn(q, { teamId, actorId: a.userId, action: 'company.updated', target: `${name}, ИНН ${inn}`, ip, details: { kpp: row.kpp, email }, at: now })
+      const row = await tx(db, async (q) => {
+        const s = invoicesStore(q)
+        const before = await s.company(teamId)
+        // The same INN keeps its standing (a new address is no reason to ask the admin again, nor a way
+        // out of a rejection); a new one is checked against the INN's first registrant.
+        let review: Pick<TeamCompanyRow, 'innConfirmation' | 'innReviewedAt' | 'innReviewedBy'>
+        let firstTeamId: string | null = null
+        if (before?.inn === inn) review = { innConfirmation: before.innConfirmation, innReviewedAt: before.innReviewedAt, innReviewedBy: before.innReviewedBy }
+        else {
+          firstTeamId = await s.firstRegistrant(q, inn, teamId, now)
+          review = { innConfirmation: firstTeamId === teamId ? 'not_needed' : 'pending', innReviewedAt: null, innReviewedBy: null }
+        }
+        const row: TeamCompanyRow = { teamId, inn, kpp: kppGiven || null, name, address, email, updatedAt: now, updatedBy: a.userId, ...review }
+        await s.saveCompany(q, row)
+        await auditIn(q, {
+          teamId,
+          actorId: a.userId,
+          action: 'company.updated',
+          target: `${name}, ИНН ${inn}`,
+          ip,
+          details: { kpp: row.kpp, email, innConfirmation: row.innConfirmation },
+          at: now,
+        })
+        if (review.innConfirmation === 'pending' && firstTeamId)
+          console.log(`[invoices] team ${teamId} registered INN ${inn}, first registered by team ${firstTeamId}: invoices wait for the site admin's confirmation`)
+        return row
       })
       return companyToApi(row)!
     },
@@ -288,6 +361,9 @@ export function invoicesService({ db, config, mailer, teams }: InvoicesDeps) {
       const amountMicros = parseAmount(rawAmount)
       const company = await store.company(teamId)
       if (!company) throw badRequest(INVOICE_MESSAGES.noCompany)
+      // Another team's INN: no invoice in that company's name until the site admin confirms it.
+      if (company.innConfirmation === 'pending') throw conflict(INVOICE_MESSAGES.innPending(company.inn))
+      if (company.innConfirmation === 'rejected') throw conflict(INVOICE_MESSAGES.innRejected(company.inn))
       await consume(db, `invoice-issue:${teamId}`, ISSUE_RULE)
       const now = new Date()
       const document = {
@@ -500,6 +576,13 @@ export function invoicesService({ db, config, mailer, teams }: InvoicesDeps) {
           })
           if (!inserted) return { kind: 'known' as const }
           if (m.status === 'unmatched') return { kind: 'unmatched' as const }
+          // The payer's INN registered by this team without the admin's confirmation: the money may be
+          // another company's, so it waits for the admin like any unmatched payment.
+          const held = await s.innHold(q, m.invoice.teamId, [p.payerInn])
+          if (held) {
+            await s.resolveBankPayment(q, id, 'unmatched', { reason: held.state === 'pending' ? 'inn_unconfirmed' : 'inn_rejected' })
+            return { kind: 'unmatched' as const }
+          }
           const row = await credit(q, m.invoice.id, { amountMicros: p.amountMicros, receivedAt, bankPaymentId: id, adminId: admin.id, how: 'statement' })
           // Paid in the meantime (another import, an assignment, the manual mark): this payment waits for the admin.
           if (!row) {
@@ -527,8 +610,9 @@ export function invoicesService({ db, config, mailer, teams }: InvoicesDeps) {
 
     /** An unmatched payment credited to the invoice the admin names, with the amount that came in. */
     async assign(admin: User, paymentId: string, rawInvoice: string) {
-      const number = invoiceNumbersIn(`№ ${rawInvoice.trim()}`)[0]
-      if (!number) throw badRequest(INVOICE_MESSAGES.assignNumber)
+      const typed = `№ ${rawInvoice.trim()}`
+      const number = invoiceNumbersIn(typed)[0]
+      if (!number) throw badRequest(malformedNumbersIn(typed).length ? INVOICE_MESSAGES.zeroNumber(rawInvoice.trim()) : INVOICE_MESSAGES.assignNumber)
       const invoice = await store.byNumber(number)
       if (!invoice) throw notFound(`Счёт № ${number} не найден`)
       if (!(await store.bankPayment(paymentId))) throw notFound(INVOICE_MESSAGES.paymentNotFound)
@@ -536,6 +620,7 @@ export function invoicesService({ db, config, mailer, teams }: InvoicesDeps) {
       const done = await tx(db, async (q) => {
         const p = await invoicesStore(q).resolveBankPayment(q, paymentId, 'unmatched', { status: 'credited', invoiceId: invoice.id, resolvedAt: now, resolvedBy: admin.id })
         if (!p) throw conflict(INVOICE_MESSAGES.paymentResolved)
+        await refuseHeldInn(q, invoice.teamId, [p.payerInn, invoice.buyerInn])
         const row = await credit(q, invoice.id, {
           amountMicros: p.amountMicros,
           receivedAt: moscowNoon(p.receivedDate ?? p.orderDate),
@@ -567,10 +652,54 @@ export function invoicesService({ db, config, mailer, teams }: InvoicesDeps) {
       const existing = await store.invoice(invoiceId)
       if (!existing) throw notFound(INVOICE_MESSAGES.notFound)
       const now = new Date()
-      const row = await tx(db, (q) => credit(q, invoiceId, { amountMicros: existing.amountMicros, receivedAt: now, bankPaymentId: null, adminId: admin.id, how: 'manual' }))
+      const row = await tx(db, async (q) => {
+        await refuseHeldInn(q, existing.teamId, [existing.buyerInn])
+        return credit(q, invoiceId, { amountMicros: existing.amountMicros, receivedAt: now, bankPaymentId: null, adminId: admin.id, how: 'manual' })
+      })
       if (!row) throw conflict(INVOICE_MESSAGES.notIssued)
       console.log(`[invoices] ${row.number} marked paid by ${admin.email}`)
       return { ...invoiceToApi(row), teamId: row.teamId, teamName: (await teams.teamName(row.teamId)) ?? '' }
+    },
+
+    /** INNs registered by more than one team, each with its teams (the first registrant first); by default only those awaiting a decision. */
+    async innConflicts(pendingOnly: boolean) {
+      const rows = await store.innConflicts(pendingOnly, MAX_LISTED * 5)
+      const byInn = new Map<string, ReturnType<typeof registrationToApi>[]>()
+      for (const r of rows) {
+        const list = byInn.get(r.company.inn) ?? []
+        list.push(registrationToApi(r.company, r.teamName, r.firstTeamId === r.company.teamId))
+        byInn.set(r.company.inn, list)
+      }
+      return [...byInn].map(([inn, registrations]) => ({ inn, registrations: registrations.sort((x, y) => Number(y.first) - Number(x.first)) })).slice(0, MAX_LISTED)
+    },
+
+    /**
+     * The site admin confirms (the team may issue invoices on the INN and be credited by its payments)
+     * or rejects a team's registration of `inn`. `inn` is the one the admin saw: if the team changed
+     * its details in the meantime, nothing is decided.
+     */
+    async reviewInn(admin: User, teamId: string, inn: string, to: 'confirmed' | 'rejected') {
+      const now = new Date()
+      const row = await tx(db, async (q) => {
+        const s = invoicesStore(q)
+        const row = await s.reviewInn(q, teamId, inn.trim(), INN_REVIEW[to], to, now, admin.id)
+        if (!row) {
+          const current = await s.company(teamId)
+          if (!current) throw notFound(TEAM_MESSAGES.notFound)
+          throw conflict(current.inn === inn.trim() ? INVOICE_MESSAGES.innAlready(to) : INVOICE_MESSAGES.innReviewGone)
+        }
+        await auditIn(q, {
+          teamId,
+          actorId: admin.id,
+          action: to === 'confirmed' ? 'company.inn_confirmed' : 'company.inn_rejected',
+          target: `${row.name}, ИНН ${row.inn}`,
+          details: { byPlatformAdmin: true },
+          at: now,
+        })
+        return row
+      })
+      console.log(`[invoices] INN ${row.inn} of team ${teamId} ${to} by ${admin.email}`)
+      return registrationToApi(row, (await teams.teamName(teamId)) ?? '', (await store.firstTeamOf(row.inn)) === teamId)
     },
   }
 }

@@ -3,7 +3,7 @@
 // file refused with a Russian message, and the matcher's verdicts.
 import { describe, expect, test } from 'bun:test'
 import { encodeSingleByte } from '../test-support/encodings'
-import { type InvoiceToMatch, invoiceNumbersIn, matchPayments, UNMATCHED_REASONS_RU } from './match'
+import { type InvoiceToMatch, invoiceNumbersIn, malformedNumbersIn, matchPayments, UNMATCHED_REASONS_RU } from './match'
 import { MAX_STATEMENT_BYTES, parseStatement, readIncomingPayments, StatementError } from './statement'
 import { COMPANY_BUYER, type StatementDoc as Doc, NPD_SELLER, OTHER_ACCOUNT, PETROV, ROMASHKA, SOLE_TRADER_BUYER, statementText as statement } from './test-fixtures'
 
@@ -126,6 +126,12 @@ describe('1C statement', () => {
     expect(refused(utf8(good.replace('Сумма=1200.00', 'Сумма=-1200.00')))).toContain('— не число')
     expect(refused(utf8(good.replace('Сумма=1200.00', 'Сумма=')))).toContain('нет суммы')
     expect(refused(utf8(good.replace('Сумма=1200.00', 'Сумма=9999999999999.00')))).toContain('сумма «9999999999999.00» слишком велика')
+    // What Number() would read as 1 000 is no amount (issue 33).
+    for (const amount of ['0x3E8', '1e3', '1E3', 'Infinity', '0b1111101000', '+1000'])
+      expect(refused(utf8(good.replace('Сумма=1200.00', `Сумма=${amount}`)))).toMatch(
+        new RegExp(`^Документ № 512 \\(строка \\d+\\): сумма «${amount.replace('+', '\\+')}» — не число$`),
+      )
+    expect(refused(utf8(good.replace('Сумма=1200.00', 'Сумма=1200.005')))).toContain('сумма «1200.005» точнее копейки')
     expect(refused(utf8(good.replace('Дата=21.11.2026\r\nСумма=1200.00', 'Дата=31.11.2026\r\nСумма=1200.00')))).toContain('дата «31.11.2026» — не дата ДД.ММ.ГГГГ')
     expect(refused(utf8(good.replace('Очередность=5', 'какой-то мусор')))).toMatch(/^Строка \d+: ожидалось «Ключ=Значение», а в файле «какой-то мусор»$/)
     expect(refused(utf8(good), OTHER_ACCOUNT)).toBe(`Это выписка по счёту ${SELLER}, а счета на оплату выставляются на счёт ${OTHER_ACCOUNT}`)
@@ -160,8 +166,15 @@ describe('matching payments to invoices', () => {
     ['ИНН 7707083893, оплата за услуги', []],
     ['Оплата по счетам № 2026-000123 и № 2026-000124', ['2026-000123', '2026-000124']],
     ['Договор 2025-17, оплата по счету № 2026-000123', ['2026-000123', '2025-000017']], // marked ones first
+    ['Оплата по счету № 2026-0', []], // no invoice has number 0 (issue 33: it threw, a 500)
+    ['Оплата по счету № 2026-000000 и № 2026-000123', ['2026-000123']],
   ])('%s', (purpose, numbers) => {
     expect(invoiceNumbersIn(purpose)).toEqual(numbers)
+  })
+
+  test('a zero number is malformed, not an invoice', () => {
+    expect(malformedNumbersIn('Оплата по счету № 2026-0 и 2026 – 0000000')).toEqual(['2026-0', '2026-0000000'])
+    expect(malformedNumbersIn('Оплата по счету № 2026-000123')).toEqual([])
   })
 
   const pay = (purpose: string, amountKopecks = 120_000, payerInn = COMPANY_BUYER.inn) => ({ purpose, amountKopecks, payerInn })
@@ -175,12 +188,14 @@ describe('matching payments to invoices', () => {
         pay('Оплата по счету № 2026-000125', 99_000),
         pay('Оплата без номера'),
         pay('Оплата по счетам № 2026-000123 и 2026-000124'),
+        pay('Оплата по счету № 2026-0'),
       ]),
-    ).toEqual(['matched', 'inn_differs', 'already_paid', 'unknown_number', 'several_numbers'])
+    ).toEqual(['matched', 'inn_differs', 'already_paid', 'unknown_number', 'several_numbers', 'bad_number'])
     const cancelled = matchPayments([pay('№ 2026-000123')], [{ ...INVOICES[0]!, status: 'cancelled' }])
     expect(cancelled[0]).toMatchObject({ status: 'unmatched', reason: 'cancelled', number: '2026-000123' })
     expect(UNMATCHED_REASONS_RU.amount_differs).toBe('Сумма не совпадает с суммой счёта')
-    expect(Object.keys(UNMATCHED_REASONS_RU)).toHaveLength(6)
+    // Six from the file, three more set by the import: a zero number, the payer's INN unconfirmed or rejected for the team.
+    expect(Object.keys(UNMATCHED_REASONS_RU)).toHaveLength(9)
   })
 
   test('the same invoice paid twice in one statement: the first is matched, the second is already paid', () => {

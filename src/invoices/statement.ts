@@ -5,7 +5,7 @@
 // and `КонецФайла`. Amounts are read as exact decimal strings into kopecks: no float on the way.
 // A file that is not a statement, or is cut short, is a StatementError with a Russian message.
 
-import { microsFromKopecks } from './amount'
+import { kopecksFromText, microsFromKopecks } from './amount'
 
 /** A statement this big is not a statement (a year of a busy account is a few MB). */
 export const MAX_STATEMENT_BYTES = 10 * 1024 * 1024
@@ -138,14 +138,13 @@ export function parseStatement(bytes: Uint8Array): Statement {
   return { encoding, header, accounts: [...accounts], accountSections, documents }
 }
 
-/** `1200.00`, `1200`, `1200.5` (and a comma some banks write) → kopecks, exactly. */
+/** `1200.00`, `1200`, `1200.5` (and a comma some banks write) → kopecks, exactly; `0x3E8`, `1e3` are refused. */
 function kopecks(value: string, where: string): number {
-  const m = value.replace(/\s+/g, '').match(/^(\d{1,13})(?:[.,](\d{1,2}))?$/)
-  if (!m) throw new StatementError(`${where}: сумма «${clip(value)}» — не число`)
-  const result = Number(m[1]) * 100 + Number((m[2] ?? '').padEnd(2, '0'))
-  // Micro-rubles must stay exact integers too (the ledger's unit): about 9 billion rubles at most.
-  if (!Number.isSafeInteger(microsFromKopecks(result))) throw new StatementError(`${where}: сумма «${clip(value)}» слишком велика`)
-  return result
+  const read = kopecksFromText(value)
+  if ('kopecks' in read) return read.kopecks
+  if (read.error === 'too_large') throw new StatementError(`${where}: сумма «${clip(value)}» слишком велика`)
+  if (read.error === 'sub_kopeck') throw new StatementError(`${where}: сумма «${clip(value)}» точнее копейки`)
+  throw new StatementError(`${where}: сумма «${clip(value)}» — не число`)
 }
 
 /** `21.11.2026` → `2026-11-21`, a real calendar day. */

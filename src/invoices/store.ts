@@ -1,4 +1,4 @@
-import { and, desc, eq, inArray, max, min, type SQL, sql, sum } from 'drizzle-orm'
+import { and, asc, count, desc, eq, inArray, max, min, type SQL, sql, sum } from 'drizzle-orm'
 import { ledgerEntries } from '../billing/schema'
 import { write } from '../db/tx'
 import type { Db } from '../db/types'
@@ -9,8 +9,10 @@ import {
   type BankPaymentRow,
   type BankPaymentStatus,
   bankPayments,
+  type InnConfirmation,
   type InvoiceRow,
   type InvoiceStatus,
+  innFirstRegistrations,
   invoiceCounters,
   invoices,
   teamActs,
@@ -54,6 +56,63 @@ export const invoicesStore = (db: Db) => ({
   async saveCompany(q: Db, row: typeof teamCompanies.$inferInsert) {
     const { teamId, ...fields } = row
     await q.insert(teamCompanies).values(row).onConflictDoUpdate({ target: teamCompanies.teamId, set: fields })
+  },
+
+  /**
+   * Records `teamId` as the first to register `inn` unless a team already is, and answers the first
+   * team. On PostgreSQL a second unit inserting the same INN waits for the first to commit and then
+   * reads its row, so of two teams registering at once exactly one is first.
+   */
+  async firstRegistrant(q: Db, inn: string, teamId: string, at: Date): Promise<string> {
+    const [mine] = await q.insert(innFirstRegistrations).values({ inn, teamId, registeredAt: at }).onConflictDoNothing().returning({ teamId: innFirstRegistrations.teamId })
+    if (mine) return mine.teamId
+    const [first] = await q.select({ teamId: innFirstRegistrations.teamId }).from(innFirstRegistrations).where(eq(innFirstRegistrations.inn, inn)).limit(1)
+    return first!.teamId
+  },
+
+  firstTeamOf: async (inn: string) =>
+    (await db.select({ teamId: innFirstRegistrations.teamId }).from(innFirstRegistrations).where(eq(innFirstRegistrations.inn, inn)).limit(1))[0]?.teamId ?? null,
+
+  /**
+   * Every team's registration of an INN that more than one team registered, with the team's name and
+   * whether it was the first; with `pendingOnly`, only INNs where one of them awaits the site admin.
+   */
+  innConflicts(pendingOnly: boolean, limit: number) {
+    const shared = db.select({ inn: teamCompanies.inn }).from(teamCompanies).groupBy(teamCompanies.inn).having(sql`${count()} > 1`)
+    const waiting = db.select({ inn: teamCompanies.inn }).from(teamCompanies).where(eq(teamCompanies.innConfirmation, 'pending'))
+    return db
+      .select({ company: teamCompanies, teamName: teams.name, firstTeamId: innFirstRegistrations.teamId })
+      .from(teamCompanies)
+      .innerJoin(teams, eq(teams.id, teamCompanies.teamId))
+      .leftJoin(innFirstRegistrations, eq(innFirstRegistrations.inn, teamCompanies.inn))
+      .where(and(inArray(teamCompanies.inn, shared), pendingOnly ? inArray(teamCompanies.inn, waiting) : undefined))
+      .orderBy(asc(teamCompanies.inn), asc(teamCompanies.updatedAt))
+      .limit(limit)
+  },
+
+  /** The site admin's decision on a team's INN, if it is still `inn` and in one of the `from` states; undefined otherwise. */
+  async reviewInn(q: Db, teamId: string, inn: string, from: InnConfirmation[], to: InnConfirmation, at: Date, by: string) {
+    const [row] = await q
+      .update(teamCompanies)
+      .set({ innConfirmation: to, innReviewedAt: at, innReviewedBy: by })
+      .where(and(eq(teamCompanies.teamId, teamId), eq(teamCompanies.inn, inn), inArray(teamCompanies.innConfirmation, from)))
+      .returning()
+    return row
+  },
+
+  /**
+   * The team's registration of one of `inns` when it awaits (`pending`) or failed (`rejected`) the
+   * site admin's confirmation: money from that INN is not the team's to receive; null otherwise.
+   */
+  async innHold(q: Db, teamId: string, inns: string[]): Promise<{ inn: string; state: 'pending' | 'rejected' } | null> {
+    const wanted = inns.filter(Boolean)
+    if (!wanted.length) return null
+    const [row] = await q
+      .select({ inn: teamCompanies.inn, state: teamCompanies.innConfirmation })
+      .from(teamCompanies)
+      .where(and(eq(teamCompanies.teamId, teamId), inArray(teamCompanies.inn, wanted), inArray(teamCompanies.innConfirmation, ['pending', 'rejected'])))
+      .limit(1)
+    return row ? { inn: row.inn, state: row.state as 'pending' | 'rejected' } : null
   },
 
   insertInvoice: (q: Db, row: typeof invoices.$inferInsert) => q.insert(invoices).values(row),

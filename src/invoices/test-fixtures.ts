@@ -54,6 +54,18 @@ export const SOLE_TRADER_BUYER = {
   address: '125009, г. Москва, ул. Тверская, д. 7, кв. 15',
 }
 
+let innSerial = Math.floor(Math.random() * 1_000_000)
+
+/**
+ * A fresh valid organisation INN (10 digits, the checksum of protocols.md §6). One server's tests give
+ * each team its own company: a second team naming an INN waits for the site admin's confirmation.
+ */
+export function freshCompanyInn(): string {
+  const first9 = `77${String(++innSerial % 10_000_000).padStart(7, '0')}`
+  const sum = [2, 4, 10, 3, 5, 9, 4, 6, 8].reduce((acc, w, i) => acc + w * Number(first9[i]), 0)
+  return `${first9}${(sum % 11) % 10}`
+}
+
 // ─── bank statements (1CClientBankExchange), built line by line as banks export them ───
 
 /** An account of the seller's other than the one invoices name. */

@@ -1,6 +1,6 @@
 // The circuit breaker on its own, on a clock the test moves.
 import { expect, test } from 'bun:test'
-import { CircuitBreaker, PROBES, type Transition } from './breaker'
+import { CircuitBreaker, MIN_CALLERS, PROBES, type Transition } from './breaker'
 
 function breaker(opts: Partial<ConstructorParameters<typeof CircuitBreaker>[1]> = {}) {
   let now = 1_000_000
@@ -11,11 +11,13 @@ function breaker(opts: Partial<ConstructorParameters<typeof CircuitBreaker>[1]> 
     (t) => transitions.push(t),
     () => now,
   )
-  const run = (outcome: 'ok' | 'fail' | 'neutral', reason = 'HTTP 503') => {
+  let n = 0
+  /** `caller`: whose request it is (by default each a different account's, as in an outage). */
+  const run = (outcome: 'ok' | 'fail' | 'neutral', reason = 'HTTP 503', caller = `account-${n++}`) => {
     const pass = b.admit()
     if (!pass) return false
     if (outcome === 'ok') b.success(pass)
-    else if (outcome === 'fail') b.failure(pass, reason)
+    else if (outcome === 'fail') b.failure(pass, reason, caller)
     else b.neutral(pass)
     return true
   }
@@ -67,7 +69,7 @@ test('a failing probe opens it again for another cool-down; a neutral one gives 
   const probe = b.admit()!
   b.neutral(probe) // the client left: not an answer either way
   const again = b.admit()!
-  b.failure(again, 'нет ответа вовремя')
+  b.failure(again, 'нет ответа вовремя', 'account-x')
   expect(b.state).toBe('open')
   expect(transitions.at(-1)).toMatchObject({ from: 'half-open', to: 'open', reason: 'нет ответа вовремя' })
   expect(b.admit()).toBeNull()
@@ -79,7 +81,28 @@ test('an outcome is counted once, however often it is reported', () => {
   const { b } = breaker({ minRequests: 1 })
   const pass = b.admit()!
   b.success(pass)
-  b.failure(pass, 'HTTP 500')
+  b.failure(pass, 'HTTP 500', 'account-x')
   expect(b.state).toBe('closed')
   expect(b.snapshot()).toMatchObject({ requests: 1, failures: 0, recentErrors: [] })
+})
+
+test('one account’s failures never open it, however many; a second account’s failure does', () => {
+  const { b, run } = breaker()
+  for (let i = 0; i < 50; i++) run('fail', 'HTTP 502', 'one-customer')
+  expect(b.state).toBe('closed') // 50 of 50 failed, all of them one account's requests
+  expect(b.snapshot()).toMatchObject({ requests: 50, failures: 50 })
+  run('fail', 'HTTP 502', 'another-customer')
+  expect(b.state).toBe('open')
+  expect(MIN_CALLERS).toBe(2)
+})
+
+test('the accounts are counted over the window: one that failed long ago no longer counts', () => {
+  const { b, run, tick } = breaker()
+  run('fail', 'HTTP 502', 'early')
+  tick(11_000) // out of the 10 s window
+  for (let i = 0; i < 5; i++) run('fail', 'HTTP 502', 'late')
+  expect(b.state).toBe('closed')
+  tick(500)
+  run('fail', 'HTTP 502', 'later') // a second account within the window, in another bucket
+  expect(b.state).toBe('open')
 })

@@ -10,6 +10,11 @@
 // must not cut everyone off; an outage of the router fails nearly every request and trips it within
 // seconds at any real traffic. A 30 s cool-down is about what a client's own retry waits, and finds
 // the router back within a minute of its return.
+//
+// Only failures that say the upstream is down reach `failure()` (gateway/forward.ts sorts them: a
+// request the provider refused for its content is the router answering), and the failures must come
+// from at least MIN_CALLERS accounts: one customer's requests, whatever they are, never cut off the
+// others. A real outage fails everyone's requests and still opens it at once.
 
 /** Requests let through while half-open; each must succeed before the breaker closes. */
 export const PROBES = 3
@@ -17,6 +22,8 @@ export const PROBES = 3
 const BUCKETS = 10
 /** Failures kept for the admin's dashboard. */
 const RECENT_ERRORS = 20
+/** Distinct accounts whose failures it takes to open the breaker. */
+export const MIN_CALLERS = 2
 
 export type BreakerState = 'closed' | 'open' | 'half-open'
 
@@ -36,7 +43,8 @@ export type Transition = {
 /** A request the breaker let through: a probe or an ordinary one. Its outcome must be reported once. */
 export type Pass = { probe: boolean; settled: boolean }
 
-type Bucket = { start: number; ok: number; failed: number; reasons: Map<string, number> }
+/** `callers`: accounts whose requests failed, at most MIN_CALLERS per bucket (enough to tell whether the window has that many). */
+type Bucket = { start: number; ok: number; failed: number; reasons: Map<string, number>; callers: Set<string> }
 
 export class CircuitBreaker {
   private buckets: Bucket[] = []
@@ -89,8 +97,8 @@ export class CircuitBreaker {
     this.bucket().ok++
   }
 
-  /** The upstream failed: no connection, no answer in time, a 5xx, or our key refused. */
-  failure(pass: Pass, reason: string) {
+  /** The upstream failed: no connection, no answer in time, a 5xx not tied to the request, or our key refused; `caller`: the account whose request it was. */
+  failure(pass: Pass, reason: string, caller: string) {
     if (this.settle(pass)) return
     const at = this.now()
     this.recent.push({ at, reason })
@@ -102,9 +110,10 @@ export class CircuitBreaker {
     const bucket = this.bucket()
     bucket.failed++
     bucket.reasons.set(reason, (bucket.reasons.get(reason) ?? 0) + 1)
+    if (bucket.callers.size < MIN_CALLERS) bucket.callers.add(caller)
     if (this.current !== 'closed') return
     const { ok, failed } = this.counts()
-    if (ok + failed >= this.opts.minRequests && failed * 100 > (ok + failed) * this.opts.failurePercent) this.open(this.lastReason())
+    if (ok + failed >= this.opts.minRequests && failed * 100 > (ok + failed) * this.opts.failurePercent && this.failingCallers() >= MIN_CALLERS) this.open(this.lastReason())
   }
 
   /** Neither: the client left, or a 429 (the router is up, only busy). A probe's turn goes to the next request. */
@@ -152,6 +161,13 @@ export class CircuitBreaker {
     this.onTransition({ from, to, at: this.since, reason, failures: failures ?? counts.failed, requests: requests ?? counts.ok + counts.failed })
   }
 
+  /** Accounts with failures in the window, counted up to MIN_CALLERS. */
+  private failingCallers(): number {
+    const seen = new Set<string>()
+    for (const b of this.buckets) for (const c of b.callers) if (seen.add(c).size >= MIN_CALLERS) return seen.size
+    return seen.size
+  }
+
   /** The most frequent failure in the window. */
   private lastReason(): string {
     const all = new Map<string, number>()
@@ -171,7 +187,7 @@ export class CircuitBreaker {
     const start = Math.floor(this.now() / size) * size
     let last = this.buckets.at(-1)
     if (!last || last.start !== start) {
-      last = { start, ok: 0, failed: 0, reasons: new Map() }
+      last = { start, ok: 0, failed: 0, reasons: new Map(), callers: new Set() }
       this.buckets.push(last)
     }
     this.prune()

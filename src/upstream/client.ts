@@ -30,21 +30,27 @@ export class UpstreamError extends Error {
     message: string,
     readonly errorType?: string,
     readonly retryAfter?: string,
+    /** The error's `metadata` and `availability` as the router sent them: whose failure it was (gateway/errors.ts failureCause). */
+    readonly details: { metadata?: Record<string, unknown>; availability?: Record<string, unknown> } = {},
   ) {
     super(message)
   }
 }
 
+const objectOrUndefined = (v: unknown) => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined)
+
 export async function upstreamErrorFrom(res: Response): Promise<UpstreamError> {
   const text = await res.text().catch(() => '')
   let message = text.slice(0, 500) || res.statusText
   let errorType: string | undefined
+  let details: UpstreamError['details'] = {}
   try {
     const err = JSON.parse(text)?.error
     if (typeof err?.message === 'string') message = err.message
     errorType = err?.metadata?.error_type
+    details = { metadata: objectOrUndefined(err?.metadata), availability: objectOrUndefined(err?.availability) }
   } catch {}
-  return new UpstreamError(res.status, message, errorType, res.headers.get('retry-after') ?? undefined)
+  return new UpstreamError(res.status, message, errorType, res.headers.get('retry-after') ?? undefined, details)
 }
 
 export type KeyStatus = { usage: number; limit: number | null; limitRemaining: number | null }

@@ -1,6 +1,8 @@
 // The routers the gateway may send a request to: the primary (OPENROUTER_*) and, when configured, a
 // second one speaking the same protocol (FALLBACK_UPSTREAM_*), each with its own circuit breaker. The
 // second one's catalogue is read too: a request naming a model it does not list is never sent to it.
+// Each router also has a breaker per model, for failures the router puts on one model's provider:
+// that model is kept away from it while the router and its other models still serve.
 import type { Config } from '../config'
 import { type BreakerState, CircuitBreaker, type Transition } from './breaker'
 import { createUpstreamClient, type UpstreamClient } from './client'
@@ -12,6 +14,8 @@ export type Upstream = {
   name: UpstreamName
   client: UpstreamClient
   breaker: CircuitBreaker
+  /** The breaker of one model at this router (a catalogue id without variant), made on first use. */
+  model(id: string): CircuitBreaker
   /** Whether this router lists every one of these models (ids without variants); the primary's list is our catalogue. */
   serves(modelIds: readonly string[]): boolean
 }
@@ -24,20 +28,32 @@ const verb: Record<BreakerState, string> = { open: 'opened', 'half-open': 'half-
 
 export function createUpstreams(config: Config, primaryClient: UpstreamClient) {
   const listeners: Array<(name: UpstreamName, t: Transition) => void> = []
+  // Each transition once, as it happens: the operator's timeline of an outage.
+  const log = (who: string, t: Transition) => {
+    const detail =
+      t.to === 'open'
+        ? ` — ${t.failures} of ${t.requests} requests failed (${t.reason}); not used for ${Math.round(config.breaker.cooldownMs / 1000)} s`
+        : t.to === 'closed'
+          ? ' — the probes succeeded'
+          : ''
+    console.warn(`[upstream] ${who}: circuit ${t.from === 'half-open' && t.to === 'open' ? 're-opened (a probe failed)' : verb[t.to]}${detail}`)
+  }
   const breaker = (name: UpstreamName) =>
     new CircuitBreaker(name, config.breaker, (t) => {
-      // Each transition once, as it happens: the operator's timeline of an outage.
-      const detail =
-        t.to === 'open'
-          ? ` — ${t.failures} of ${t.requests} requests failed (${t.reason}); not used for ${Math.round(config.breaker.cooldownMs / 1000)} s`
-          : t.to === 'closed'
-            ? ' — the probes succeeded'
-            : ''
-      console.warn(`[upstream] ${name}: circuit ${t.from === 'half-open' && t.to === 'open' ? 're-opened (a probe failed)' : verb[t.to]}${detail}`)
+      log(name, t)
       for (const l of listeners) l(name, t)
     })
+  /** A model's breakers are logged, not recorded as incidents: the router itself is up. Bounded by the catalogue. */
+  const modelBreakers = (name: UpstreamName) => {
+    const made = new Map<string, CircuitBreaker>()
+    return (id: string) => {
+      let b = made.get(id)
+      if (!b) made.set(id, (b = new CircuitBreaker(`${name} ${id}`, config.breaker, (t) => log(`${name}, model ${id}`, t))))
+      return b
+    }
+  }
 
-  const primary: Upstream = { name: 'primary', client: primaryClient, breaker: breaker('primary'), serves: () => true }
+  const primary: Upstream = { name: 'primary', client: primaryClient, breaker: breaker('primary'), model: modelBreakers('primary'), serves: () => true }
 
   let fallback: Upstream | null = null
   let fallbackCatalogue: { models: Set<string>; readAt: number } | null = null
@@ -69,6 +85,7 @@ export function createUpstreams(config: Config, primaryClient: UpstreamClient) {
       name: 'fallback',
       client,
       breaker: breaker('fallback'),
+      model: modelBreakers('fallback'),
       serves(ids) {
         const now = Date.now()
         const stale = !fallbackCatalogue || now - fallbackCatalogue.readAt > FALLBACK_CATALOGUE_TTL_MS

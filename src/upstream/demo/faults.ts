@@ -9,6 +9,11 @@
 //   http500 / http502 / http503   5xx error body before any generation (503 with Retry-After: 1)
 //   http429                       429 rate_limit_exceeded, Retry-After: 1
 //   http400                       400 invalid_request
+//   rejected502                   502 "Provider returned error" whose metadata names the provider and
+//                                 carries its raw 400 (context length exceeded): the request's
+//                                 content failed, not the router nor the provider
+//   provider502                   502 "Provider returned error" naming the provider (OpenAI), its raw
+//                                 error a connection reset: that model's provider is down
 //   credits402                    402 "Insufficient credits…", metadata.error_type payment_required
 //   timeout                       never answers; on client abort the generation is recorded as cancelled
 //   error200                      JSON: 200 + partial content, finish_reason "error", choices[0].error;
@@ -38,6 +43,8 @@ export const FAULTS = [
   'http503',
   'http429',
   'http400',
+  'rejected502',
+  'provider502',
   'credits402',
   'timeout',
   'error200',
@@ -93,6 +100,24 @@ const HTTP_FAULTS: Partial<Record<Fault, () => Response>> = {
       },
     ),
   http400: () => openRouterError(400, 'Invalid request: demo fault', { error_type: 'invalid_request' }),
+  // As OpenRouter relays a provider's refusal it does not map to a 4xx (metadata.raw: the provider's body).
+  rejected502: () =>
+    openRouterError(502, 'Provider returned error', {
+      provider_name: 'OpenAI',
+      raw: JSON.stringify({
+        error: {
+          message: "This model's maximum context length is 128000 tokens. However, your messages resulted in 391402 tokens.",
+          type: 'invalid_request_error',
+          param: 'messages',
+          code: 'context_length_exceeded',
+        },
+      }),
+    }),
+  provider502: () =>
+    openRouterError(502, 'Provider returned error', {
+      provider_name: 'OpenAI',
+      raw: 'upstream connect error or disconnect/reset before headers. reset reason: connection termination',
+    }),
   credits402: () =>
     openRouterError(402, 'Insufficient credits. Add more using https://openrouter.ai/credits', {
       error_type: 'payment_required',
