@@ -76,6 +76,7 @@ const key = (id: string, name: string, extra: Partial<ApiKey> = {}): ApiKey => (
   name,
   keyPrefix: 'sk-gw-1a2b3c4d',
   isActive: true,
+  locked: { isActive: null, budget: null },
   teamId: null,
   owner: null,
   budget: { limitRub: null, period: 'month', spent: 0, remaining: null, resetsAt: null } as unknown as ApiKey['budget'],

@@ -7,6 +7,13 @@ export const ApiKey = t.Object(
     name: t.String(),
     keyPrefix: t.String({ description: 'Начало ключа, по которому его можно узнать' }),
     isActive: t.Boolean(),
+    locked: t.Object(
+      {
+        isActive: t.Union([t.String(), t.Null()], { description: 'Почему вызывающий не может включить ключ (его отключил администратор или владелец команды); null — может' }),
+        budget: t.Union([t.String(), t.Null()], { description: 'Почему вызывающий не может изменить или снять бюджет ключа; null — может' }),
+      },
+      { description: 'Что в ключе команды решил администратор или владелец и вызывающему не изменить' },
+    ),
     teamId: t.Union([t.String(), t.Null()], { description: 'Команда, с баланса которой платит ключ; null — личный ключ' }),
     owner: t.Union([t.Object({ id: t.String(), email: t.String() }), t.Null()], { description: 'Участник команды, создавший ключ; null для личного' }),
     budget: Budget,

@@ -1,14 +1,16 @@
 // API keys of an account: the personal one, or a team's (a team key belongs to the team and to the
 // member who made it; owners and admins see and manage every key of the team). A key's budget is
 // a limit with a Moscow calendar period (billing/budgets.ts); the old monthly limit is a budget
-// with period month.
+// with period month. Who disabled a team key or set its budget is kept with it: the member it
+// belongs to cannot undo what an admin or the owner decided (teams/roles.ts restrictionLock).
 import { type BudgetState, budgetToApi, parseBudget, setBudget, spentNow } from '../billing/budgets'
 import { now as clockNow, periodStart } from '../billing/periods'
 import { tx } from '../db/tx'
 import type { Db } from '../db/types'
 import { newId, randomToken, sha256 } from '../lib/crypto'
-import { badRequest, notFound } from '../lib/errors'
+import { badRequest, forbidden, notFound } from '../lib/errors'
 import { microsToRub } from '../lib/money'
+import { lockDenial, restrictionLock, type SetBy } from '../teams/roles'
 import { type Acting, auditIn, can } from '../teams/service'
 import type { ApiKeyRow } from './schema'
 import { type KeyScope, keysStore } from './store'
@@ -40,6 +42,14 @@ const budgetOf = (k: ApiKeyRow): BudgetState => ({
   spentMicros: k.budgetSpentMicros,
   heldMicros: k.budgetHeldMicros,
 })
+/** Who disabled the key (null while it is active), and who set its budget's limit (null without one). */
+const disabledBy = (k: ApiKeyRow): SetBy | null => (k.isActive ? null : { userId: k.disabledBy, role: k.disabledByRole })
+const budgetSetBy = (k: ApiKeyRow): SetBy | null => (k.budgetLimitMicros === null ? null : { userId: k.budgetSetBy, role: k.budgetSetByRole })
+/** What the caller cannot change on the key, and why (null: they can). */
+const locksOf = (a: Acting, k: ApiKeyRow) => ({
+  isActive: restrictionLock(a, 'key.disabled', disabledBy(k), k.userId),
+  budget: restrictionLock(a, 'key.budget', budgetSetBy(k), k.userId),
+})
 const scopeOf = (a: Acting): KeyScope => ({ userId: a.userId, teamId: a.teamId, all: a.teamId !== null && can(a.role, 'keys.all') })
 const shown = (k: { name: string; keyPrefix: string }) => `${k.name} (${k.keyPrefix}…)`
 
@@ -49,13 +59,14 @@ export function keysService(db: Db) {
   const store = keysStore(db)
 
   /** `monthSpent`: the budget's own count when its period is the month, else the usage since the Moscow month began. */
-  const toApi = (k: ApiKeyRow, ownerEmail: string | null, monthSpentMicros: number, at: number) => {
+  const toApi = (a: Acting, k: ApiKeyRow, ownerEmail: string | null, monthSpentMicros: number, at: number) => {
     const budget = budgetOf(k)
     return {
       id: k.id,
       name: k.name,
       keyPrefix: k.keyPrefix,
       isActive: k.isActive,
+      locked: locksOf(a, k),
       teamId: k.teamId,
       owner: k.teamId ? { id: k.userId, email: ownerEmail ?? '' } : null,
       budget: budgetToApi(budget, at),
@@ -66,14 +77,14 @@ export function keysService(db: Db) {
     }
   }
 
-  async function present(rows: { key: ApiKeyRow; ownerEmail: string | null }[]) {
+  async function present(a: Acting, rows: { key: ApiKeyRow; ownerEmail: string | null }[]) {
     const at = clockNow()
     const monthStart = new Date(periodStart('month', at))
     const others = await store.spentSince(
       rows.filter((r) => r.key.budgetPeriod !== 'month').map((r) => r.key.id),
       monthStart,
     )
-    return rows.map(({ key, ownerEmail }) => toApi(key, ownerEmail, key.budgetPeriod === 'month' ? spentNow(budgetOf(key), at) : (others.get(key.id) ?? 0), at))
+    return rows.map(({ key, ownerEmail }) => toApi(a, key, ownerEmail, key.budgetPeriod === 'month' ? spentNow(budgetOf(key), at) : (others.get(key.id) ?? 0), at))
   }
 
   async function owned(a: Acting, id: string) {
@@ -83,7 +94,7 @@ export function keysService(db: Db) {
   }
 
   return {
-    list: async (a: Acting) => present(await store.listFor(scopeOf(a))),
+    list: async (a: Acting) => present(a, await store.listFor(scopeOf(a))),
 
     async create(a: Acting, rawName: string) {
       const name = cleanName(rawName)
@@ -107,8 +118,19 @@ export function keysService(db: Db) {
         await store.insert(q, row)
         if (a.teamId) await auditIn(q, { teamId: a.teamId, actorId: a.userId, action: 'key.created', target: shown(row), ip: a.ip, at: now })
       })
-      const full: ApiKeyRow = { ...row, budgetLimitMicros: null, budgetPeriod: 'month', budgetSpentMicros: 0, budgetHeldMicros: 0, lastUsedAt: null }
-      return { ...toApi(full, a.email, 0, at), key }
+      const full: ApiKeyRow = {
+        ...row,
+        disabledBy: null,
+        disabledByRole: null,
+        budgetLimitMicros: null,
+        budgetPeriod: 'month',
+        budgetSpentMicros: 0,
+        budgetHeldMicros: 0,
+        budgetSetBy: null,
+        budgetSetByRole: null,
+        lastUsedAt: null,
+      }
+      return { ...toApi(a, full, a.email, 0, at), key }
     },
 
     async update(a: Acting, id: string, patch: KeyPatch) {
@@ -117,23 +139,38 @@ export function keysService(db: Db) {
       // The monthly limit of older clients is a budget with period month; `budget` wins when both come.
       const budgetInput = patch.budget ?? (patch.monthlyLimit !== undefined ? { limitRub: patch.monthlyLimit, period: 'month' } : undefined)
       const budget = budgetInput === undefined ? undefined : parseBudget(budgetInput)
-      const set = { ...(name === undefined ? {} : { name }), ...(patch.isActive === undefined ? {} : { isActive: patch.isActive }) }
       const at = clockNow()
+      // A team key records who disabled it or set its limit, with their role then; a personal key needs neither.
+      const by = a.teamId ? { userId: a.userId, role: a.role } : { userId: null, role: null }
       await tx(db, async (q) => {
+        // Decided on the row as it is in this unit: an admin's disable racing the member's enable is never lost.
+        const now = await store.lock(q, id)
+        if (!now) throw notFound(KEY_MESSAGES.notFound)
+        const locks = locksOf(a, now)
+        const toggled = patch.isActive !== undefined && patch.isActive !== now.isActive
+        if (toggled && patch.isActive && locks.isActive) throw forbidden(lockDenial(locks.isActive))
+        const rebudgeted = budget !== undefined && (budget.limitMicros !== now.budgetLimitMicros || budget.period !== now.budgetPeriod)
+        if (rebudgeted && locks.budget) throw forbidden(lockDenial(locks.budget))
+        const set = {
+          ...(name === undefined ? {} : { name }),
+          ...(toggled ? { isActive: patch.isActive, disabledBy: patch.isActive ? null : by.userId, disabledByRole: patch.isActive ? null : by.role } : {}),
+          ...(rebudgeted ? { budgetSetBy: budget.limitMicros === null ? null : by.userId, budgetSetByRole: budget.limitMicros === null ? null : by.role } : {}),
+        }
         await store.update(q, id, set)
         if (budget) await setBudget(q, { kind: 'key', keyId: id }, budget, at)
-        if (a.teamId && (budget || Object.keys(set).length))
+        const changed = { ...(name === undefined ? {} : { name }), ...(patch.isActive === undefined ? {} : { isActive: patch.isActive }) }
+        if (a.teamId && (budget || Object.keys(changed).length))
           await auditIn(q, {
             teamId: a.teamId,
             actorId: a.userId,
             action: budget ? 'key.budget_changed' : 'key.updated',
             target: shown(key),
             ip: a.ip,
-            details: { ...set, ...(budget ? { limitRub: budget.limitMicros === null ? null : microsToRub(budget.limitMicros), period: budget.period } : {}) },
+            details: { ...changed, ...(budget ? { limitRub: budget.limitMicros === null ? null : microsToRub(budget.limitMicros), period: budget.period } : {}) },
           })
       })
       // Deleted meanwhile (another tab, another instance): the same 404 as a key that never was.
-      const [fresh] = await present([await owned(a, id)])
+      const [fresh] = await present(a, [await owned(a, id)])
       return fresh!
     },
 

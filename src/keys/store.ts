@@ -41,7 +41,19 @@ export const keysStore = (db: Db) => ({
   insert: async (q: Db, row: typeof apiKeys.$inferInsert) => {
     await q.insert(apiKeys).values(row)
   },
-  update: async (q: Db, id: string, set: Partial<Pick<ApiKeyRow, 'name' | 'isActive'>>) => {
+  /**
+   * Inside a unit: the key as it is now, its row taken first (a no-op write: on PostgreSQL that locks it),
+   * so a concurrent change — an admin disabling it — is either seen here or waits for this unit.
+   */
+  lock: async (q: Db, id: string): Promise<ApiKeyRow | undefined> =>
+    (
+      await q
+        .update(apiKeys)
+        .set({ isActive: sql`${apiKeys.isActive}` })
+        .where(eq(apiKeys.id, id))
+        .returning()
+    )[0],
+  update: async (q: Db, id: string, set: Partial<Pick<ApiKeyRow, 'name' | 'isActive' | 'disabledBy' | 'disabledByRole' | 'budgetSetBy' | 'budgetSetByRole'>>) => {
     if (Object.keys(set).length) await q.update(apiKeys).set(set).where(eq(apiKeys.id, id))
   },
   delete: async (q: Db, id: string) => (await q.delete(apiKeys).where(eq(apiKeys.id, id)).returning({ id: apiKeys.id })).length > 0,

@@ -99,8 +99,8 @@ export function teamsRoutes(config: Config, teams: TeamsService, guard: AuthGuar
     .delete('/:id/invitations/:invitationId', async ({ user, params, ip }) => ok(await teams.revokeInvitation(user, params.id, params.invitationId, ip)), {
       auth: true,
       params: InvitationParams,
-      response: { 200: envelope(Ok), ...errors(401, 403, 404) },
-      detail: { summary: 'Отозвать приглашение', security },
+      response: { 200: envelope(Ok), ...errors(401, 403, 404, 409) },
+      detail: { summary: 'Отозвать приглашение (409, если его уже приняли)', security },
     })
     .patch('/:id/members/:userId', async ({ user, params, body, ip }) => ok(await teams.updateMember(user, params.id, params.userId, body, ip)), {
       auth: true,

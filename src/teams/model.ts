@@ -23,6 +23,14 @@ export const TeamMember = t.Object(
     email: t.String(),
     role: Role,
     budget: Budget,
+    access: t.Object(
+      {
+        manage: t.Boolean({ description: 'Вызывающий может сменить роль участника и исключить его' }),
+        budget: t.Boolean({ description: 'Вызывающий управляет бюджетом участника' }),
+        budgetLock: t.Union([t.String(), t.Null()], { description: 'Почему вызывающему не изменить этот бюджет (его задал владелец или другой администратор); null — может' }),
+      },
+      { description: 'Что вызывающий может сделать с участником (решает сервер)' },
+    ),
     joinedAt: t.String({ format: 'date-time' }),
   },
   { title: 'TeamMember' },

@@ -14,12 +14,12 @@ import { oneTimeLinks } from '../lib/one-time-link'
 import { consume } from '../lib/rate-limit'
 import type { Mailer } from '../mail/service'
 import { teamInvitationLetter } from '../mail/templates'
-import { can, denial, type Permission, permissionsOf, ROLE_LABELS } from './roles'
+import { can, denial, lockDenial, memberDenial, OWNER_ONLY, type Permission, permissionsOf, ROLE_LABELS, restrictionLock, type SetBy } from './roles'
 import { TEAM_ROLES, type TeamRole, teamInvitations } from './schema'
 import { type AuditEntry, teamsStore } from './store'
 import { checkWebhookUrl, webhookDeliveries as outbox } from './webhooks'
 
-export { can, denial, type Permission, permissionsOf, ROLE_LABELS } from './roles'
+export { can, denial, type Permission, permissionsOf, ROLE_LABELS, type SetBy } from './roles'
 export type { TeamRole } from './schema'
 
 /** Who acts, in which account: `teamId` null is the personal account (then `role` is null too). */
@@ -48,8 +48,10 @@ export const TEAM_MESSAGES = {
   youAreMember: 'Вы уже состоите в этой команде',
   invitationInvalid: 'Приглашение недействительно, устарело или отозвано',
   invitationNotFound: 'Приглашение не найдено',
+  invitationRevoked: 'Приглашение отозвано: попросите администратора команды прислать новое',
+  invitationAccepted: 'Приглашение уже принято: участник в команде. Если доступ ему не нужен, исключите его',
   memberNotFound: 'Участник не найден',
-  ownerOnly: 'Изменить владельца может только владелец команды',
+  ownerOnly: OWNER_ONLY,
   lastOwner: 'Нельзя покинуть команду или сменить роль единственному владельцу: сначала передайте владение',
   transferSelf: 'Вы уже владелец команды',
   notEmpty: 'На балансе команды есть средства или идут запросы: израсходуйте остаток или оформите возврат, затем удалите команду',
@@ -61,6 +63,10 @@ const normalizeEmail = (e: string) => e.trim().toLowerCase()
 const invitationLinks = oneTimeLinks(teamInvitations, INVITATION_TTL_DAYS * DAY_MS)
 
 type MemberRow = Awaited<ReturnType<ReturnType<typeof teamsStore>['members']>>[number]
+
+/** Who set a member's budget limit (null: there is none to lift). */
+const budgetSetBy = (m: { limitMicros: number | null; budgetSetBy: string | null; budgetSetByRole: TeamRole | null }): SetBy | null =>
+  m.limitMicros === null ? null : { userId: m.budgetSetBy, role: m.budgetSetByRole }
 
 export type TeamsDeps = { db: Db; config: Config; mailer: Mailer }
 
@@ -100,18 +106,22 @@ export function teamsService({ db, config, mailer }: TeamsDeps) {
     ...(memberCount === undefined ? {} : { memberCount }),
   })
 
-  const memberToApi = (m: MemberRow, at: number) => ({
-    userId: m.userId,
-    email: m.email,
-    role: m.role,
-    budget: budgetToApi(m, at),
-    joinedAt: m.joinedAt.toISOString(),
-  })
-
-  /** Members that may manage `target`: an admin never acts on an owner (nor on another admin's role). */
-  function mayManage(a: Acting & { role: TeamRole }, target: { role: TeamRole }) {
-    if (a.role === 'owner') return
-    if (target.role === 'owner') throw forbidden(TEAM_MESSAGES.ownerOnly)
+  /** A member as `viewer` sees them, with what the viewer may do to them (roles.ts decides; the SPA shows it). */
+  const memberToApi = (m: MemberRow, at: number, viewer: Acting & { role: TeamRole }) => {
+    const manage = can(viewer.role, 'members.manage')
+    const budget = manage && memberDenial(viewer, m, 'budget') === null
+    return {
+      userId: m.userId,
+      email: m.email,
+      role: m.role,
+      budget: budgetToApi(m, at),
+      access: {
+        manage: manage && m.userId !== viewer.userId && m.role !== 'owner' && memberDenial(viewer, m, 'role') === null,
+        budget,
+        budgetLock: budget ? restrictionLock(viewer, 'member.budget', budgetSetBy(m), m.userId) : null,
+      },
+      joinedAt: m.joinedAt.toISOString(),
+    }
   }
 
   function parseRole(raw: unknown): TeamRole {
@@ -156,7 +166,7 @@ export function teamsService({ db, config, mailer }: TeamsDeps) {
         alertThreshold: team.lowBalanceAlertMicros === null ? null : microsToRub(team.lowBalanceAlertMicros),
         webhookConfigured: team.webhookUrl !== null,
         spent: microsToRub(await store.spentByTeam(teamId)),
-        members: members.map((m) => memberToApi(m, at)),
+        members: members.map((m) => memberToApi(m, at, a)),
       }
     },
 
@@ -240,7 +250,12 @@ export function teamsService({ db, config, mailer }: TeamsDeps) {
         if (rows[0]) await store.audit(q, { teamId, actorId: a.userId, action: 'invitation.revoked', target: rows[0].email, ip, at: now })
         return rows.length > 0
       })
-      if (!gone) throw notFound(TEAM_MESSAGES.invitationNotFound)
+      if (!gone) {
+        // Used and revoked are final: read after the UPDATE, the state says who won a race with an accept.
+        const state = await store.invitationState(invitationId)
+        if (state?.teamId === teamId && state.usedAt) throw conflict(TEAM_MESSAGES.invitationAccepted)
+        throw notFound(TEAM_MESSAGES.invitationNotFound)
+      }
       return { ok: true as const }
     },
 
@@ -257,18 +272,20 @@ export function teamsService({ db, config, mailer }: TeamsDeps) {
       const row = await invitationLinks.find(db, token)
       const now = new Date()
       const team = row && (await store.team(row.teamId))
-      if (!row || !team || row.revokedAt || !invitationLinks.usable(row, now)) throw badRequest(TEAM_MESSAGES.invitationInvalid)
+      if (row?.revokedAt) throw badRequest(TEAM_MESSAGES.invitationRevoked)
+      if (!row || !team || !invitationLinks.usable(row, now)) throw badRequest(TEAM_MESSAGES.invitationInvalid)
       if (normalizeEmail(user.email) !== row.emailNormalized) throw forbidden(`Приглашение отправлено на адрес ${row.email}: войдите в аккаунт с этим адресом, чтобы принять его`)
       if (await store.membership(team.id, user.id)) throw conflict(TEAM_MESSAGES.youAreMember)
       if ((await store.countTeamsOf(user.id)) >= MAX_TEAMS_PER_USER) throw badRequest(TEAM_MESSAGES.tooManyTeams)
       if ((await store.countMembers(team.id)) >= MAX_MEMBERS) throw badRequest(TEAM_MESSAGES.tooManyMembers)
       const joined = await tx(db, async (q) => {
-        if (!(await invitationLinks.claim(q, row.id, now))) return false
+        // Claimed only while still open: a revoke at the same instant wins or loses as a whole.
+        if (!(await store.claimInvitation(q, row.id, now))) return false
         await store.insertMember(q, { teamId: team.id, userId: user.id, role: row.role, joinedAt: now })
         await store.audit(q, { teamId: team.id, actorId: user.id, action: 'member.joined', target: user.email, ip, details: { role: row.role }, at: now })
         return true
       })
-      if (!joined) throw badRequest(TEAM_MESSAGES.invitationInvalid)
+      if (!joined) throw badRequest((await store.invitationState(row.id))?.revokedAt ? TEAM_MESSAGES.invitationRevoked : TEAM_MESSAGES.invitationInvalid)
       return { team: summary(team, row.role) }
     },
 
@@ -283,18 +300,30 @@ export function teamsService({ db, config, mailer }: TeamsDeps) {
       const a = await inTeam(user, teamId, 'members.manage', ip)
       const target = await store.member(teamId, userId)
       if (!target) throw notFound(TEAM_MESSAGES.memberNotFound)
-      mayManage(a, target)
+      // Refused before the body is read (an admin learns nothing more about an owner's row); checked again in the unit.
+      const early = memberDenial(a, target, input.role !== undefined && input.role !== target.role ? 'role' : 'budget')
+      if (early) throw forbidden(early)
       const role = input.role === undefined ? undefined : parseRole(input.role)
       const budget = input.budget === undefined ? undefined : parseBudget(input.budget ?? {})
       if (role && target.role === 'owner' && (await owners(teamId)) <= 1) throw badRequest(TEAM_MESSAGES.lastOwner)
       const at = clockNow()
       await tx(db, async (q) => {
-        if (role && role !== target.role) {
+        // Decided on the member as they are in this unit (a concurrent role or budget change waits or is seen).
+        const now = await store.lockMember(q, teamId, userId)
+        if (!now) throw notFound(TEAM_MESSAGES.memberNotFound)
+        const refused = memberDenial(a, now, role && role !== now.role ? 'role' : 'budget')
+        if (refused) throw forbidden(refused)
+        const rebudgeted = budget !== undefined && (budget.limitMicros !== now.limitMicros || budget.period !== now.period)
+        const lock = rebudgeted ? restrictionLock(a, 'member.budget', budgetSetBy(now), userId) : null
+        if (lock) throw forbidden(lockDenial(lock))
+        if (role && role !== now.role) {
           await store.setRole(q, teamId, userId, role)
-          await store.audit(q, { teamId, actorId: a.userId, action: 'member.role_changed', target: target.email, ip, details: { from: target.role, to: role } })
+          await store.audit(q, { teamId, actorId: a.userId, action: 'member.role_changed', target: target.email, ip, details: { from: now.role, to: role } })
         }
         if (budget) {
           await setBudget(q, { kind: 'member', teamId, userId }, budget, at)
+          // The limit is its setter's: the member it restricts cannot lift it (roles.ts restrictionLock).
+          if (rebudgeted) await store.setBudgetSetter(q, teamId, userId, budget.limitMicros === null ? null : { userId: a.userId, role: a.role })
           await store.audit(q, {
             teamId,
             actorId: a.userId,
@@ -305,7 +334,7 @@ export function teamsService({ db, config, mailer }: TeamsDeps) {
           })
         }
       })
-      return memberToApi((await store.member(teamId, userId))!, clockNow())
+      return memberToApi((await store.member(teamId, userId))!, clockNow(), a)
     },
 
     /** Removes a member (or the member leaves): their keys of the team stop working at once. */
@@ -314,7 +343,8 @@ export function teamsService({ db, config, mailer }: TeamsDeps) {
       const a = await inTeam(user, teamId, self ? 'team.view' : 'members.manage', ip)
       const target = await store.member(teamId, userId)
       if (!target) throw notFound(TEAM_MESSAGES.memberNotFound)
-      if (!self) mayManage(a, target)
+      const refused = self ? null : memberDenial(a, target, 'remove')
+      if (refused) throw forbidden(refused)
       if (target.role === 'owner' && (await owners(teamId)) <= 1) throw badRequest(TEAM_MESSAGES.lastOwner)
       const keys = await tx(db, async (q) => {
         const revoked = await store.removeMember(q, teamId, userId)

@@ -31,6 +31,8 @@ const memberColumns = {
   role: teamMembers.role,
   joinedAt: teamMembers.joinedAt,
   ...budgetSelection(teamMembers),
+  budgetSetBy: teamMembers.budgetSetBy,
+  budgetSetByRole: teamMembers.budgetSetByRole,
 }
 
 export const teamsStore = (db: Db) => ({
@@ -104,6 +106,33 @@ export const teamsStore = (db: Db) => ({
         .where(and(eq(teamMembers.teamId, teamId), eq(teamMembers.userId, userId)))
         .limit(1)
     )[0],
+
+  /**
+   * Inside a unit: a member as they are now, their row taken first (a no-op write: on PostgreSQL that
+   * locks it), so a role or budget decided on it cannot be changed underneath by a concurrent change.
+   */
+  lockMember: async (q: Db, teamId: string, userId: string) =>
+    (
+      await q
+        .update(teamMembers)
+        .set({ role: sql`${teamMembers.role}` })
+        .where(and(eq(teamMembers.teamId, teamId), eq(teamMembers.userId, userId)))
+        .returning({
+          userId: teamMembers.userId,
+          role: teamMembers.role,
+          ...budgetSelection(teamMembers),
+          budgetSetBy: teamMembers.budgetSetBy,
+          budgetSetByRole: teamMembers.budgetSetByRole,
+        })
+    )[0],
+
+  /** Who set a member's budget limit, with their role then (null: no limit). */
+  async setBudgetSetter(q: Db, teamId: string, userId: string, by: { userId: string; role: TeamRole } | null) {
+    await q
+      .update(teamMembers)
+      .set({ budgetSetBy: by?.userId ?? null, budgetSetByRole: by?.role ?? null })
+      .where(and(eq(teamMembers.teamId, teamId), eq(teamMembers.userId, userId)))
+  },
 
   memberByEmail: async (teamId: string, emailNormalized: string) =>
     (
@@ -194,6 +223,30 @@ export const teamsStore = (db: Db) => ({
         .from(teamInvitations)
         .where(and(eq(teamInvitations.teamId, teamId), isNull(teamInvitations.usedAt), isNull(teamInvitations.revokedAt), gt(teamInvitations.expiresAt, now)))
     )[0]?.n ?? 0,
+
+  /**
+   * Accepting: marks the invitation used only while it is open — not used, not revoked, not expired —
+   * in one conditional UPDATE. A revoke is the same kind of statement on the same row (revokeInvitations),
+   * so of an accept and a revoke at once exactly one changes it; the other finds it closed.
+   */
+  async claimInvitation(q: Db, id: string, now: Date): Promise<boolean> {
+    const rows = await q
+      .update(teamInvitations)
+      .set({ usedAt: now })
+      .where(and(eq(teamInvitations.id, id), isNull(teamInvitations.usedAt), isNull(teamInvitations.revokedAt), gt(teamInvitations.expiresAt, now)))
+      .returning({ id: teamInvitations.id })
+    return rows.length === 1
+  },
+
+  /** An invitation's state (used, revoked), to tell the loser of a race what happened. */
+  invitationState: async (id: string) =>
+    (
+      await db
+        .select({ teamId: teamInvitations.teamId, usedAt: teamInvitations.usedAt, revokedAt: teamInvitations.revokedAt })
+        .from(teamInvitations)
+        .where(eq(teamInvitations.id, id))
+        .limit(1)
+    )[0],
 
   /** Revokes the open invitations matching: one by id, or every one to an address (a new one replaces them). */
   async revokeInvitations(q: Db, teamId: string, by: { id: string } | { emailNormalized: string }, now: Date) {

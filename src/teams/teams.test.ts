@@ -101,7 +101,7 @@ describe('the wire contract', () => {
     const late = await registerUser(gw.url, second.email)
     expect((await api('POST', '/api/teams/invitations/accept', late, { token: second.token })).body).toEqual({
       success: false,
-      error: 'Приглашение недействительно, устарело или отозвано',
+      error: 'Приглашение отозвано: попросите администратора команды прислать новое',
     })
     for (const [body, message] of [
       [{ email: 'нет', role: 'member' }, 'Некорректный email'],
