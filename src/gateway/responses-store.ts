@@ -11,17 +11,31 @@ import { type StoredResponseRow, storedResponses as t } from './schema'
 /** A response as a link of its chain. */
 export type ChainRow = Pick<StoredResponseRow, 'id' | 'parentId' | 'input' | 'output' | 'chainBytes' | 'depth' | 'expiresAt'>
 
-/** Whose responses: a team's (when acting for one), else the person's own. */
-export type Owner = { userId: string; teamId: string | null }
+/**
+ * Whose responses: the person's own in their personal account; in a team, the member's own, or (`all`:
+ * owners and admins, teams/roles.ts responses.all) every member's of the team.
+ */
+export type Owner = { userId: string; teamId: string | null; all: boolean }
 
-const ownedBy = (o: Owner): SQL => (o.teamId ? eq(t.teamId, o.teamId) : and(eq(t.userId, o.userId), isNull(t.teamId))!)
+/** The three scopes an Owner names, each with its own prepared walk. */
+type Scope = 'personal' | 'member' | 'team'
+const scopeOf = (o: Owner): Scope => (o.teamId === null ? 'personal' : o.all ? 'team' : 'member')
+
+const ownedBy = (o: Owner): SQL => {
+  if (o.teamId === null) return and(eq(t.userId, o.userId), isNull(t.teamId))!
+  return o.all ? eq(t.teamId, o.teamId) : and(eq(t.teamId, o.teamId), eq(t.userId, o.userId))!
+}
 
 const p = sql.placeholder
 
-/** The walk along parent_id and the rows it found, for a person's or (`team`) a team's responses. */
-const chainStatement = (db: Db, team: boolean) =>
-  prepared(db, team ? 'stored-responses-chain-team' : 'stored-responses-chain', () => {
-    const own = team ? sql`team_id = ${p('owner')}` : sql`user_id = ${p('owner')} and team_id is null`
+/** The walk along parent_id and the rows it found, within one scope: every link must be the owner's. */
+const chainStatement = (db: Db, scope: Scope) =>
+  prepared(db, `stored-responses-chain-${scope}`, () => {
+    const own = {
+      personal: sql`user_id = ${p('user')} and team_id is null`,
+      member: sql`team_id = ${p('team')} and user_id = ${p('user')}`,
+      team: sql`team_id = ${p('team')}`,
+    }[scope]
     const query = sql`
       with recursive chain(id, parent_id, steps) as (
         select id, parent_id, 0 from stored_responses where id = ${p('id')} and ${own} and expires_at > ${p('now')}
@@ -62,7 +76,9 @@ export const responsesStore = (db: Db) => ({
    * rows it found (a chained request runs it before its hold).
    */
   async chain(id: string, owner: Owner, now: Date, maxDepth: number): Promise<ChainRow[]> {
-    const rows = await chainStatement(db, owner.teamId !== null).rows(db, { id, owner: owner.teamId ?? owner.userId, now: now.getTime(), max: maxDepth })
+    const scope = scopeOf(owner)
+    const who: Record<string, string> = scope === 'personal' ? { user: owner.userId } : scope === 'member' ? { user: owner.userId, team: owner.teamId! } : { team: owner.teamId! }
+    const rows = await chainStatement(db, scope).rows(db, { id, ...who, now: now.getTime(), max: maxDepth })
     return rows.map((r) => ({ ...r, input: r.input as unknown[], output: r.output as unknown[] })).sort((a, b) => a.depth - b.depth)
   },
 

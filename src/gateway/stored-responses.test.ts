@@ -183,7 +183,7 @@ describe('the store itself', () => {
       })
       await write(db, (q) => q.insert(storedResponses).values([row('old', null, 0, now - 1000), row('a', null, 0, now + 2 * day), row('b', 'a', 1, now + 3 * day)]))
       expect(await purgeExpiredResponses(db, new Date(now))).toBe(1)
-      const owner = { userId: 'u', teamId: null }
+      const owner = { userId: 'u', teamId: null, all: false }
       const service = storedResponsesService(db, () => Promise.reject(new Error('not called')))
       const ctx = await service.load({ userId: 'u', teamId: null, team: null, apiKey: null, availableMicros: 0 }, 'b')
       expect(ctx.items).toEqual([

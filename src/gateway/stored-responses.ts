@@ -12,6 +12,7 @@ import { sha256 } from '../lib/crypto'
 import { invalidRequest, isUniqueViolation, OpenAIError } from '../lib/errors'
 import { isObject } from '../lib/json'
 import { dataOf, eventsOf, SseSplitter } from '../lib/sse'
+import { can } from '../teams/roles'
 import type { Caller } from './callers'
 import type { ResponsesBody } from './responses'
 import { type Owner, responsesStore } from './responses-store'
@@ -45,8 +46,13 @@ type Json = Record<string, unknown>
 
 const byteSize = (v: unknown) => Buffer.byteLength(JSON.stringify(v))
 
-/** Whose responses a caller reads and writes: the acting team's (any of its members continues a chain), else the person's own. */
-export const ownerOf = (caller: Caller): Owner => ({ userId: caller.userId, teamId: caller.teamId })
+/**
+ * Whose responses a caller reads, continues and deletes: the person's own — in a team too, where a
+ * member's responses are theirs (another member gets the 404 of a response that is not there) and
+ * owners and admins reach every member's, as the activity log does (teams/roles.ts responses.all).
+ * Every path goes through here: GET, input_items, DELETE and previous_response_id, over HTTP and the WebSocket.
+ */
+export const ownerOf = (caller: Caller): Owner => ({ userId: caller.userId, teamId: caller.teamId, all: caller.team !== null && can(caller.team.role, 'responses.all') })
 
 export const previousNotFound = (id: string, why = 'не существует, удалён, истёк (ответы хранятся 30 дней) или создан другим аккаунтом') =>
   new OpenAIError(404, `Ответ ${id} не найден: он ${why}.`, 'invalid_request_error', 'previous_response_not_found', { param: 'previous_response_id' })
