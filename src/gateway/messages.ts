@@ -1,8 +1,11 @@
 // POST /v1/messages: the Anthropic Messages API at the path the Anthropic SDK builds from a bare
 // origin, for Claude Code (ANTHROPIC_BASE_URL) and @anthropic-ai/sdk. Held, forwarded with the
 // anthropic-* headers, relayed event by event and settled exactly like chat; errors in Anthropic's shape.
+// Mid-conversation system messages (`role: "system"` inside `messages`) are checked against
+// Anthropic's placement rules and forwarded as they are: the router speaks the same protocol.
 
 import type { ModelRow } from '../catalog/schema'
+import { invalidRequest } from '../lib/errors'
 import { isObject } from '../lib/json'
 import { sseData } from '../lib/sse'
 import { estimatePrompt } from './estimate'
@@ -12,6 +15,7 @@ import { chargedUsage, parseEvent, type Usage, type Wire } from './wire'
 export type MessagesBody = {
   model: string
   max_tokens: number
+  /** user and assistant turns, and mid-conversation system messages where systemPlacementProblem allows them. */
   messages: Array<{ role: string; content: unknown }>
   system?: unknown
   tools?: unknown[]
@@ -45,8 +49,36 @@ function chatParts(content: unknown): unknown {
   })
 }
 
+/** An assistant turn whose last block is a server tool's call (web search…): the server may resume after a system message. */
+const endsInServerToolUse = (m: { role: string; content: unknown }) =>
+  m.role === 'assistant' && Array.isArray(m.content) && isObject(m.content.at(-1)) && (m.content.at(-1) as { type?: unknown }).type === 'server_tool_use'
+
+/**
+ * Why the mid-conversation system messages of `messages` stand where Anthropic does not allow them
+ * (protocols.md 1.12), or null: never the first entry; only after a user turn or an assistant turn
+ * that ends in a server tool use; the last entry or followed by an assistant turn; never two in a
+ * row. Refused before anything is held, as Anthropic would refuse it.
+ */
+export function systemPlacementProblem(messages: ReadonlyArray<{ role: string; content: unknown }>): string | null {
+  for (const [i, m] of messages.entries()) {
+    if (m.role !== 'system') continue
+    if (i === 0) return 'messages.0: системное сообщение (role: system) не может быть первым — общие инструкции передайте в поле system'
+    const before = messages[i - 1]!
+    const after = messages[i + 1]
+    if (before.role === 'system' || after?.role === 'system')
+      return `messages.${before.role === 'system' ? i : i + 1}: два системных сообщения подряд недопустимы — объедините их в одно`
+    if (before.role !== 'user' && !endsInServerToolUse(before))
+      return `messages.${i}: системное сообщение может стоять только после сообщения пользователя или после ответа ассистента, который заканчивается вызовом серверного инструмента (server_tool_use)`
+    if (after && after.role !== 'assistant') return `messages.${i}: после системного сообщения может идти только ответ ассистента, или оно должно быть последним`
+  }
+  return null
+}
+
 /** The routing fields (fallbacks, plugins, provider, search tools…) are read as for chat; only the prompt is Anthropic's. */
 export function messagesShape(body: MessagesBody, get: (id: string) => ModelRow | undefined): ChatShape {
+  const misplaced = systemPlacementProblem(body.messages)
+  if (misplaced) throw invalidRequest(misplaced, 'messages')
+  // Mid-conversation system messages are prompt like any turn: the hold counts them.
   const messages = body.messages.map((m) => ({ role: m.role, content: chatParts(m.content) }))
   if (body.system !== undefined) messages.unshift({ role: 'system', content: chatParts(body.system) })
   // max_tokens is required and covers the thinking budget too (Anthropic's rule).

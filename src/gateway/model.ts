@@ -230,7 +230,11 @@ export const MessagesRequest = t.Object(
     model: t.String({ minLength: 1, error: 'Укажите model — идентификатор модели из /v1/models (например anthropic/claude-sonnet-4.5)' }),
     max_tokens: int({ minimum: 1, maximum: 1_000_000, error: 'max_tokens: обязательное целое число не меньше 1' }),
     messages: t.Array(
-      t.Object({ role: t.UnionEnum(['user', 'assistant'], { error: 'role должен быть user или assistant' }), content: anthropicContent }, { additionalProperties: true }),
+      // system: a mid-conversation system message (Claude Code 2.1.x); where it may stand is checked in messages.ts.
+      t.Object(
+        { role: t.UnionEnum(['user', 'assistant', 'system'], { error: 'role должен быть user, assistant или system' }), content: anthropicContent },
+        { additionalProperties: true },
+      ),
       {
         minItems: 1,
         error: 'messages должен быть непустым массивом сообщений',

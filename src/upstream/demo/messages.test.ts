@@ -439,6 +439,67 @@ describe('faults and errors', () => {
   })
 })
 
+// ---------------------------------------------------------------- mid-conversation system messages
+
+describe('mid-conversation system messages (role "system" inside messages)', () => {
+  test('accepted where Anthropic accepts them, and billed as entries with their text', async () => {
+    const accepted: Json[][] = [
+      [
+        { role: 'user', content: 'Привет' },
+        { role: 'system', content: 'Отвечай кратко' },
+      ],
+      [
+        { role: 'user', content: 'Привет' },
+        { role: 'system', content: [{ type: 'text', text: 'Отвечай кратко' }] },
+        { role: 'assistant', content: 'Хорошо' },
+        { role: 'user', content: 'Ещё' },
+      ],
+      [
+        { role: 'user', content: 'Найди' },
+        { role: 'assistant', content: [{ type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_search', input: { q: 'x' } }] },
+        { role: 'system', content: 'Только по-русски' },
+      ],
+    ]
+    for (const conversation of accepted) expect((await messages({ messages: conversation })).status).toBe(200)
+    const body = { model: MODEL, messages: accepted[0] }
+    const expected = inputTokens(['Привет', 'Отвечай кратко'], 2)
+    expect(await (await post('/messages/count_tokens', body)).json()).toEqual({ input_tokens: expected })
+    expect((await message({ messages: accepted[0] })).usage.input_tokens).toBe(expected)
+  })
+
+  test('refused elsewhere with 400 invalid_request_error: first, after a plain assistant turn, before a user turn, two in a row, non-text content', async () => {
+    const refused: Json[][] = [
+      [
+        { role: 'system', content: 'Первое' },
+        { role: 'user', content: 'x' },
+      ],
+      [
+        { role: 'user', content: 'x' },
+        { role: 'assistant', content: 'y' },
+        { role: 'system', content: 'z' },
+      ],
+      [
+        { role: 'user', content: 'x' },
+        { role: 'system', content: 'z' },
+        { role: 'user', content: 'x' },
+      ],
+      [
+        { role: 'user', content: 'x' },
+        { role: 'system', content: 'z' },
+        { role: 'system', content: 'z' },
+      ],
+      [
+        { role: 'user', content: 'x' },
+        { role: 'system', content: [{ type: 'image', source: { type: 'url', url: 'https://example.ru/a.png' } }] },
+      ],
+    ]
+    for (const conversation of refused) {
+      await expectAnthropicError(await messages({ messages: conversation }), 400, 'invalid_request_error')
+      await expectAnthropicError(await post('/messages/count_tokens', { model: MODEL, messages: conversation }), 400, 'invalid_request_error')
+    }
+  })
+})
+
 // ---------------------------------------------------------------- count_tokens
 
 describe('POST /messages/count_tokens', () => {

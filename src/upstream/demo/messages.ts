@@ -3,10 +3,11 @@
 // the request in and the answer out, in Anthropic's shapes.
 //
 // Accounting (the gateway's hold relies on it):
-//   input_tokens  = ceil(code points of all text / 4) + 4 per entry of `messages`
+//   input_tokens  = ceil(code points of all text / 4) + 4 per entry of `messages` (mid-conversation
+//                   system messages included)
 //                   + ceil(code points of JSON.stringify(tools) / 4) when `tools` is present,
 //                   where "all text" = `system` (string or text blocks) + text blocks + tool_result
-//                   contents (a string or its text blocks) + tool_use inputs as compact JSON; thinking,
+//                   contents (a string or its text blocks) + (server_)tool_use inputs as compact JSON; thinking,
 //                   redacted_thinking, image and document blocks add no tokens (replies.ts formula,
 //                   with `system` counted with the text but not as a message)
 //   images        = image blocks, also inside tool_result contents: pricing.image each
@@ -14,6 +15,11 @@
 //                   chunks of TOOL_JSON_CHUNK code points
 //   cost          = computeCost (pricing.ts) on those, plus web results for a `:online` model
 // `count_tokens` answers the same input_tokens and is free (no generation recorded).
+//
+// Mid-conversation system messages (`role: "system"` in `messages`, string or text blocks) are
+// accepted where Anthropic accepts them (protocols.md 1.12): not first; after a user turn or an
+// assistant turn ending in a server_tool_use block; last or followed by an assistant turn; never two
+// in a row. Elsewhere: 400 invalid_request_error.
 //
 // Tool use: when `tools` is non-empty, the last user message has no tool_result block,
 // tool_choice.type is not "none", and (tool_choice.type is "any" or "tool", or the last user text
@@ -56,14 +62,14 @@ export const DEMO_TOOL_ARGUMENT = 'демо'
 const PING = { type: 'ping' }
 const PING_FRAME = `event: ping\ndata: ${JSON.stringify(PING)}\n\n`
 const PROVIDER_ERROR_MESSAGE = 'Upstream provider error'
-const BLOCK_TYPES = new Set(['text', 'image', 'document', 'tool_use', 'tool_result', 'thinking', 'redacted_thinking'])
+const BLOCK_TYPES = new Set(['text', 'image', 'document', 'tool_use', 'server_tool_use', 'tool_result', 'thinking', 'redacted_thinking'])
 const TOOL_RESULT_BLOCK_TYPES = new Set(['text', 'image', 'document'])
 const TOOL_CHOICES = new Set(['auto', 'any', 'tool', 'none'])
 const THINKING_TYPES = new Set(['enabled', 'disabled', 'adaptive'])
 
 type Json = Record<string, unknown>
 type Block = Json & { type: string }
-type Message = { role: 'user' | 'assistant'; content: string | Block[] }
+type Message = { role: 'user' | 'assistant' | 'system'; content: string | Block[] }
 type Tool = Json & { name: string; input_schema?: unknown }
 type ToolChoice = { type: 'auto' | 'any' | 'tool' | 'none'; name?: string }
 type StopReason = 'end_turn' | 'max_tokens' | 'tool_use'
@@ -170,8 +176,9 @@ function blockProblem(b: unknown, where: string, role: string, inToolResult = fa
     case 'document':
       return isObject(b.source) ? null : `${where}.source: Field required`
     case 'tool_use':
-      if (role !== 'assistant') return `${where}: tool_use blocks belong to assistant messages`
-      return typeof b.id === 'string' && typeof b.name === 'string' && isObject(b.input) ? null : `${where}: tool_use needs id, name and an input object`
+    case 'server_tool_use': // a server tool's call (web search…), passed back after a pause_turn
+      if (role !== 'assistant') return `${where}: ${b.type} blocks belong to assistant messages`
+      return typeof b.id === 'string' && typeof b.name === 'string' && isObject(b.input) ? null : `${where}: ${b.type} needs id, name and an input object`
     case 'tool_result': {
       if (role !== 'user') return `${where}: tool_result blocks belong to user messages`
       if (typeof b.tool_use_id !== 'string') return `${where}.tool_use_id: Field required`
@@ -191,11 +198,35 @@ function blockProblem(b: unknown, where: string, role: string, inToolResult = fa
   }
 }
 
+const endsInServerToolUse = (m: Json) => m.role === 'assistant' && Array.isArray(m.content) && isObject(m.content.at(-1)) && m.content.at(-1).type === 'server_tool_use'
+
+/** Where a system message may stand (the rules at the top of this file), or the problem. */
+function systemProblem(raw: Json[], i: number): string | null {
+  const m = raw[i]!
+  if (typeof m.content !== 'string' && !(Array.isArray(m.content) && m.content.every((b) => isObject(b) && b.type === 'text' && typeof b.text === 'string'))) {
+    return `messages.${i}.content: system messages take a string or text blocks`
+  }
+  if (i === 0) return 'messages.0: the first message cannot be a system message; use the top-level `system` parameter'
+  const before = raw[i - 1]!
+  const after = raw[i + 1]
+  if (before.role === 'system' || after?.role === 'system') return `messages.${i}: system messages cannot be consecutive`
+  if (before.role !== 'user' && !endsInServerToolUse(before)) {
+    return `messages.${i}: a system message must follow a user message or an assistant message ending in a server tool use`
+  }
+  if (after && after.role !== 'assistant') return `messages.${i}: a system message must be the last message or be followed by an assistant message`
+  return null
+}
+
 function parseMessages(raw: unknown): Message[] | Response {
   if (!Array.isArray(raw) || raw.length === 0) return invalid('messages: at least one message is required')
   for (const [i, m] of raw.entries()) {
-    if (!isObject(m) || (m.role !== 'user' && m.role !== 'assistant')) {
-      return invalid(`messages.${i}.role: Input should be 'user' or 'assistant'`)
+    if (!isObject(m) || (m.role !== 'user' && m.role !== 'assistant' && m.role !== 'system')) {
+      return invalid(`messages.${i}.role: Input should be 'user', 'assistant' or 'system'`)
+    }
+    if (m.role === 'system') {
+      const problem = systemProblem(raw, i)
+      if (problem) return invalid(problem)
+      continue
     }
     if (typeof m.content === 'string') continue
     if (!Array.isArray(m.content)) return invalid(`messages.${i}.content: expected a string or an array of blocks`)
@@ -336,6 +367,7 @@ function chatParts(b: Block): unknown[] {
     case 'text':
       return [{ type: 'text', text: b.text }]
     case 'tool_use':
+    case 'server_tool_use':
       return [{ type: 'text', text: JSON.stringify(b.input) }]
     case 'tool_result':
       return typeof b.content === 'string' ? [{ type: 'text', text: b.content }] : Array.isArray(b.content) ? (b.content as Block[]).flatMap(chatParts) : []
