@@ -4,9 +4,10 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { createHmac } from 'node:crypto'
 import { eventually, startGateway } from '../test-support/gateway'
+import { startServer } from '../test-support/server'
 import { startSmtp } from '../test-support/smtp'
 import { call, teamsOn } from '../test-support/teams'
-import { checkWebhookUrl, isPrivateAddress } from './webhooks'
+import { checkWebhookUrl, isPrivateAddress, refusal } from './webhooks'
 
 type Delivery = { id: string; event: string; body: any; signatureOk: boolean; status: number }
 
@@ -204,5 +205,59 @@ describe('webhook addresses', () => {
     expect(await checkWebhookUrl('http://127.0.0.1:9/hook', true)).toBe('http://127.0.0.1:9/hook')
     expect(isPrivateAddress('8.8.8.8')).toBe(false)
     expect(isPrivateAddress('2a00:1450:4010::64')).toBe(false)
+  })
+})
+
+/** Addresses that lead back inside, or nowhere, in the forms that dodge a plain list (issue 33, point 15). */
+const DISGUISED = [
+  'http://[::7f00:1]/hook', // IPv4-compatible ::127.0.0.1
+  'http://[::ffff:0:7f00:1]/hook', // IPv4-translated 127.0.0.1
+  'http://[::ffff:127.0.0.1]/hook',
+  'http://[2002:7f00:1::]/hook', // 6to4 of 127.0.0.1
+  'http://[2002:a00:1::1]/hook', // 6to4 of 10.0.0.1
+  'http://[2002:c0a8:1::1]/hook', // 6to4 of 192.168.0.1
+  'http://[64:ff9b::7f00:1]/hook', // NAT64 of 127.0.0.1
+  'http://[64:ff9b::a9fe:a9fe]/latest/meta-data', // NAT64 of 169.254.169.254
+  'http://[64:ff9b::192.168.1.1]/hook',
+  'http://[64:ff9b:1::a00:1]/hook', // local-use NAT64
+  'http://[64:ff9b:1:ab::808:808]/hook',
+  'http://[fec0::1]/hook', // site-local
+  'http://192.0.2.10/hook', // documentation
+  'http://198.51.100.7/hook',
+  'http://203.0.113.200/hook',
+  'http://[2001:db8::1]/hook',
+  'http://[3fff::1]/hook',
+  'http://[3fff:fff:ffff::1]/hook',
+]
+const PRIVATE_MESSAGE = 'Адрес вебхука ведёт в частную, локальную или служебную сеть: такие адреса запрещены'
+
+describe('webhook addresses in disguise (ALLOW_PRIVATE_WEBHOOKS=false)', () => {
+  let server: Awaited<ReturnType<typeof startServer>>
+  beforeAll(async () => {
+    server = await startServer({ ALLOW_PRIVATE_WEBHOOKS: 'false' })
+  })
+  afterAll(() => server.stop())
+
+  test('each is refused when saved, with the same message as the forms already blocked; public ones in the same forms pass', async () => {
+    const { owner, team } = await teamsOn(server.url, server.dataDir).create('Вебхуки')
+    for (const url of DISGUISED) {
+      const res = await call(server.url, 'PUT', `/api/teams/${team.id}/webhook`, { token: owner.accessToken, body: { url } })
+      expect({ url, status: res.status, body: res.body }).toEqual({ url, status: 400, body: { success: false, error: PRIVATE_MESSAGE } })
+    }
+    const state = await call(server.url, 'GET', `/api/teams/${team.id}/webhook`, { token: owner.accessToken })
+    expect(state.body.data.url ?? null).toBeNull() // none of them was kept
+    // The same forms of public addresses are not refused: 6to4 and NAT64 of 8.8.8.8, a public IPv6.
+    for (const ip of ['2002:808:808::1', '64:ff9b::808:808', '2a00:1450:4010::64', '3fff:1000::1']) expect({ ip, refused: isPrivateAddress(ip) }).toEqual({ ip, refused: false })
+  })
+
+  test('a name that resolves to any of them is refused too (the same check runs before every delivery)', async () => {
+    for (const url of DISGUISED) {
+      const address = new URL(url).hostname.replace(/^\[|\]$/g, '')
+      // One public and one disguised address: a single inside address is enough to refuse.
+      const resolve = async () => [{ address: '93.184.216.34' }, { address }]
+      expect({ address, why: await refusal(new URL('https://hooks.example.ru/x'), false, resolve) }).toEqual({ address, why: PRIVATE_MESSAGE })
+      expect(await refusal(new URL('https://hooks.example.ru/x'), true, resolve)).toBeNull() // ALLOW_PRIVATE_WEBHOOKS=true lets it through
+    }
+    expect(await refusal(new URL('https://hooks.example.ru/x'), false, async () => [{ address: '93.184.216.34' }, { address: '2002:808:808::1' }])).toBeNull()
   })
 })

@@ -24,7 +24,7 @@ const TIMEOUT_MS = 10_000
 const POLL_MS = 1_000
 const BATCH = 10
 
-const PRIVATE = new BlockList()
+const PRIVATE_V4 = new BlockList()
 for (const [net, bits] of [
   ['0.0.0.0', 8],
   ['10.0.0.0', 8],
@@ -33,27 +33,79 @@ for (const [net, bits] of [
   ['169.254.0.0', 16],
   ['172.16.0.0', 12],
   ['192.0.0.0', 24],
+  ['192.0.2.0', 24], // documentation (TEST-NET-1..3): never a real receiver
   ['192.168.0.0', 16],
   ['198.18.0.0', 15],
+  ['198.51.100.0', 24],
+  ['203.0.113.0', 24],
   ['224.0.0.0', 4],
   ['240.0.0.0', 4],
 ] as const)
-  PRIVATE.addSubnet(net, bits, 'ipv4')
+  PRIVATE_V4.addSubnet(net, bits, 'ipv4')
+// Refused whole. ::/96 holds ::, ::1 and the deprecated IPv4-compatible form (::7f00:1 is ::127.0.0.1);
+// ::ffff:0:0:0/96 is the IPv4-translated form (SIIT), never a public address; 64:ff9b:1::/48 is the
+// local-use NAT64 prefix, whose IPv4 sits where the local network puts it, so it cannot be read here.
+const PRIVATE_V6 = new BlockList()
 for (const [net, bits] of [
-  ['::', 128],
-  ['::1', 128],
+  ['::', 96],
+  ['::ffff:0:0:0', 96],
+  ['64:ff9b:1::', 48],
   ['fc00::', 7],
   ['fe80::', 10],
+  ['fec0::', 10], // site-local (deprecated, still routed inside some networks)
   ['ff00::', 8],
-  ['64:ff9b::', 96],
+  ['2001:db8::', 32], // documentation
+  ['3fff::', 20], // documentation (RFC 9637)
 ] as const)
-  PRIVATE.addSubnet(net, bits, 'ipv6')
+  PRIVATE_V6.addSubnet(net, bits, 'ipv6')
 
-/** Loopback, private, link-local, CGNAT, multicast and reserved addresses (IPv4-mapped IPv6 included). */
+/** An IPv6 address as its eight 16-bit groups (a trailing dotted IPv4 and a zone allowed), or null. */
+function ipv6Groups(ip: string): number[] | null {
+  let text = ip.replace(/%.*$/, '')
+  const dotted = text.match(/^(.*:)(\d+\.\d+\.\d+\.\d+)$/)
+  if (dotted) {
+    const [a, b, c, d] = dotted[2]!.split('.').map(Number) as [number, number, number, number]
+    text = `${dotted[1]}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`
+  }
+  const [head, tail, extra] = text.split('::')
+  if (extra !== undefined) return null
+  const part = (s: string | undefined) => (s ? s.split(':').map((g) => Number.parseInt(g, 16)) : [])
+  const left = part(head)
+  const right = part(tail)
+  const groups = tail === undefined ? left : [...left, ...Array(8 - left.length - right.length).fill(0), ...right]
+  return groups.length === 8 && groups.every((g) => Number.isInteger(g) && g >= 0 && g <= 0xffff) ? groups : null
+}
+
+/**
+ * The IPv4 address an IPv6 one carries where the carrier is a way to reach it: IPv4-mapped
+ * (::ffff:a.b.c.d), NAT64's well-known prefix (64:ff9b::/96) and 6to4 (2002::/16, the IPv4 in bits
+ * 16–47). These are judged by their IPv4 rather than refused whole: a DNS64 resolver answers every
+ * IPv4-only host with a 64:ff9b:: address, and public 6to4 hosts exist.
+ */
+function embeddedIPv4(ip: string): string | null {
+  const g = ipv6Groups(ip)
+  if (!g) return null
+  const v4 = (hi: number, lo: number) => `${hi >> 8}.${hi & 0xff}.${lo >> 8}.${lo & 0xff}`
+  const zeros = (from: number, to: number) => g.slice(from, to).every((x) => x === 0)
+  if (zeros(0, 5) && g[5] === 0xffff) return v4(g[6]!, g[7]!)
+  if (g[0] === 0x64 && g[1] === 0xff9b && zeros(2, 6)) return v4(g[6]!, g[7]!)
+  if (g[0] === 0x2002) return v4(g[1]!, g[2]!)
+  return null
+}
+
+/**
+ * Loopback, private, link-local, site-local, CGNAT, multicast, documentation and reserved addresses,
+ * and IPv6 forms that carry one of them (IPv4-mapped, -compatible, -translated, NAT64, 6to4).
+ */
 export const isPrivateAddress = (ip: string) => {
   const family = isIP(ip)
   if (family === 0) return true
-  return PRIVATE.check(ip, family === 4 ? 'ipv4' : 'ipv6')
+  if (family === 4) return PRIVATE_V4.check(ip, 'ipv4')
+  const bare = ip.replace(/%.*$/, '')
+  if (PRIVATE_V6.check(bare, 'ipv6')) return true
+  const carried = embeddedIPv4(bare)
+  // An address whose carried IPv4 cannot be read is refused: we cannot tell where it leads.
+  return carried === null ? ipv6Groups(bare) === null : PRIVATE_V4.check(carried, 'ipv4')
 }
 
 const WEBHOOK_MESSAGES = {
@@ -62,15 +114,22 @@ const WEBHOOK_MESSAGES = {
   unresolved: 'Не удалось найти адрес вебхука в DNS',
 } as const
 
-/** Why the address may not receive webhooks, or null; resolves the name (every address must be public). */
-async function refusal(url: URL, allowPrivate: boolean): Promise<string | null> {
+type Resolve = (host: string) => Promise<{ address: string }[]>
+const resolveAll: Resolve = (host) => lookup(host, { all: true })
+
+/**
+ * Why the address may not receive webhooks, or null; resolves the name (every address must be
+ * public). Asked when the address is saved and again before every delivery; `resolve` is DNS
+ * (tests give their own answers).
+ */
+export async function refusal(url: URL, allowPrivate: boolean, resolve: Resolve = resolveAll): Promise<string | null> {
   if (allowPrivate) return null
   const host = url.hostname.replace(/^\[|\]$/g, '')
   if (isIP(host)) return isPrivateAddress(host) ? WEBHOOK_MESSAGES.private : null
   if (host === 'localhost' || host.endsWith('.localhost')) return WEBHOOK_MESSAGES.private
   let found: { address: string }[]
   try {
-    found = await lookup(host, { all: true })
+    found = await resolve(host)
   } catch {
     return WEBHOOK_MESSAGES.unresolved
   }
