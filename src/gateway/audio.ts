@@ -9,13 +9,14 @@
 //
 // A transcription comes as OpenAI's multipart (`file`, what the SDKs send) or as the router's JSON
 // (`input_audio: {data, format}`), is forwarded as the router's JSON and answered in the format asked
-// for (json, text, srt, verbose_json, vtt). It is held from the recording's duration, read from the
-// file itself (lib/audio-duration.ts), at the model's price per second — or, for a model priced per
-// token, a generous estimate of a second's tokens — and settled from the reported usage.cost.
+// for (json, text, srt, verbose_json, vtt). It is held from the recording's duration, measured from
+// the audio data itself — frames, samples, packets; never a header's claim, which the sender writes
+// (lib/audio-duration.ts) — at the model's price per second — or, for a model priced per token, a
+// generous estimate of a second's tokens — and settled from the reported usage.cost.
 import { transcriptionSecondUsd } from '../catalog/pricing'
 import type { ModelRow } from '../catalog/schema'
 import { isSpeech, isTranscription } from '../catalog/service'
-import { type AudioFormat, audioInfo, formatHint } from '../lib/audio-duration'
+import { type AudioFormat, audioInfo, formatHint, MAX_AUDIO_SECONDS } from '../lib/audio-duration'
 import { MB } from '../lib/body'
 import { OpenAIError } from '../lib/errors'
 import { formatMicros, microsToRub } from '../lib/money'
@@ -304,6 +305,8 @@ export function audioService(deps: GatewayDeps, pipe: Pipeline) {
           'file',
           'invalid_audio',
         )
+      if (info.seconds > MAX_AUDIO_SECONDS)
+        throw invalid(`Запись длиннее ${MAX_AUDIO_SECONDS / 3600} часов (по её данным — ${Math.ceil(info.seconds / 60)} мин): разрежьте её на части`, 'file', 'audio_too_long')
       const p = await pipe.prepare(caller, transcriptionShape(body.model, info.seconds, get), { endpoint: 'transcription', stream: false })
       const out: Record<string, unknown> = {
         model: body.model,

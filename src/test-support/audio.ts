@@ -1,7 +1,10 @@
 // Recordings made in code for the voice tests: WAV through src/lib/wav.ts, and an Ogg Opus stream
 // as a messenger's voice message is stored — OpusHead and OpusTags pages, then audio pages whose
 // granule positions say how long it plays (RFC 7845). The audio packets are silent CELT frames:
-// enough for any duration reader and for the fake router, which does not decode them.
+// enough for any duration reader and for the fake router, which does not decode them. And the
+// hostile ones (issue 33): an MP3 whose Xing header, a WAV whose data size, lies about the length.
+import { toneWav } from '../lib/wav'
+
 export { toneWav, wavFile } from '../lib/wav'
 
 const OGG_CRC = (() => {
@@ -74,4 +77,35 @@ export function oggOpus(seconds: number): Uint8Array {
     )
   }
   return Buffer.concat(pages)
+}
+
+/**
+ * An MP3 (MPEG-1 Layer III, 32 kbit/s, 44.1 kHz, mono) of silent frames playing `seconds`, whose
+ * first frame is a Xing header claiming `claimedFrames` frames in all — what music-metadata and
+ * every player that trusts it report, however many frames follow.
+ */
+export function mp3WithXing(seconds: number, claimedFrames = 1): Uint8Array {
+  const FRAME = 104 // 144 × 32 000 / 44 100, unpadded
+  const frames = Math.max(2, Math.round((seconds * 44_100) / 1152))
+  const out = new Uint8Array(frames * FRAME)
+  for (let i = 0; i < frames; i++) out.set([0xff, 0xfb, 0x10, 0xc0], i * FRAME)
+  const xing = new DataView(out.buffer, 4 + 17) // after the header and mono side info
+  out.set([0x58, 0x69, 0x6e, 0x67], 4 + 17) // "Xing"
+  xing.setUint32(4, 0x3) // frames and bytes fields present
+  xing.setUint32(8, claimedFrames)
+  xing.setUint32(12, claimedFrames * FRAME)
+  return out
+}
+
+/** Seconds the frames of mp3WithXing(seconds) really play. */
+export const mp3WithXingSeconds = (seconds: number) => (Math.max(2, Math.round((seconds * 44_100) / 1152)) * 1152) / 44_100
+
+/** toneWav(`seconds`) whose RIFF and data sizes claim `claimedSeconds` (16 kHz, 16-bit mono). */
+export function wavClaiming(seconds: number, claimedSeconds: number): Uint8Array {
+  const wav = toneWav(seconds)
+  const view = new DataView(wav.buffer, wav.byteOffset, wav.byteLength)
+  const claimed = Math.round(claimedSeconds * 16_000) * 2
+  view.setUint32(4, 36 + claimed, true)
+  view.setUint32(40, claimed, true)
+  return wav
 }

@@ -5,14 +5,16 @@
 //                  (`audio/pcm;rate=24000;channels=1`), streamed in chunks; `X-Generation-Id:
 //                  gen-tts-…`; no usage in the body: cost = characters × pricing.prompt + request,
 //                  published to GET /generation when the last byte is out.
-//   transcription  the router's JSON (base64 `input_audio`), never multipart: the duration is read
-//                  from the audio itself and the transcript names it; usage {seconds, cost} for a
-//                  per-second model (billed to the whole second), {input_tokens (10 a second),
-//                  output_tokens, total_tokens, cost} for a token-priced one.
+//   transcription  the router's JSON (base64 `input_audio`), never multipart: billed on what a
+//                  decoder plays — the duration measured from the audio's frames, samples or packets
+//                  (lib/audio-duration.ts), never a header's claim — and the transcript names it; over
+//                  10 hours is refused; usage {seconds, cost} for a per-second model (billed to the
+//                  whole second), {input_tokens (10 a second), output_tokens, total_tokens, cost} for
+//                  a token-priced one.
 // Faults: `[[fault:NAME]]` in the speech input (or failNext for either): http*/credits402 answer the
 // HTTP error; `nostats` never publishes the generation; `break` cuts the audio after its first chunk;
 // `slow` paces the chunks 200 ms apart; `nocost` (transcription) drops usage.cost.
-import { AUDIO_FORMATS, type AudioFormat, audioInfo } from '../../lib/audio-duration'
+import { AUDIO_FORMATS, type AudioFormat, audioInfo, MAX_AUDIO_SECONDS } from '../../lib/audio-duration'
 import { toneSamples, wavFile } from '../../lib/wav'
 import { findVoiceModel, type Model } from './catalogue'
 import { type RequestContext, requestFaults } from './chat'
@@ -148,6 +150,7 @@ export async function handleTranscription(body: unknown, state: DemoState): Prom
   if (refused) return refused
   const info = await audioInfo(Buffer.from(audio.data, 'base64'), audio.format as AudioFormat)
   if (!info) return invalid('Could not decode the audio: unsupported or corrupt file')
+  if (info.seconds > MAX_AUDIO_SECONDS) return invalid(`Audio longer than ${MAX_AUDIO_SECONDS / 3600} hours`)
 
   const ru = typeof body.language !== 'string' || body.language === '' || body.language.toLowerCase().startsWith('ru')
   const text = ru
