@@ -170,7 +170,7 @@ test.describe('API keys', () => {
     await limitDialog.getByRole('button', { name: 'Сохранить' }).click()
     await expect(limitDialog).toBeHidden()
     await expect(renamed).toContainText(/\d,\d+\s₽ из 500\s₽ в месяц/)
-    await expect(renamed).toContainText(/обновится 01\.\d\d\.\d{4}, 00:00 МСК/)
+    await expect(renamed).toContainText(/обновится 01\.\d\d\.\d{4}, 00:00\sМСК/)
     await expect(page.getByText('Бюджет сохранён')).toBeVisible()
     // At 1280 px the whole table fits: no sideways scrolling to reach the actions.
     const table = page.getByRole('table')

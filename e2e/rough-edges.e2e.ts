@@ -168,7 +168,7 @@ for (const vp of VIEWPORTS) {
           const slots = dailySlots(schedule.startTime, schedule.intervalHours)
           const sentence = spaced(await page.getByTestId('autopost-next').textContent())
           const next = spaced(await page.getByTestId('autopost-next-run').textContent())
-          const nextTime = /(\d\d:\d\d)\.$/.exec(next)?.[1]
+          const nextTime = /(\d\d:\d\d) МСК\.$/.exec(next)?.[1]
           expect(nextTime, next).toBeTruthy()
           // The nearest publication is one of the times the sentence states, never «в 10:00» next to «01:00».
           expect(slots).toContain(nextTime)

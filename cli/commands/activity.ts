@@ -11,10 +11,9 @@ import {
   UPSTREAM_SHORT_LABELS,
   WEB_SESSION_LABEL,
 } from '../../src/content/activity'
-import { formatMoscowDateTime } from '../../src/content/format'
 import type { ActivityDetail, ActivityItem, ActivityPage, Api } from '../lib/api'
 import { context, oneOf, print, printJson } from '../lib/context'
-import { cut, exactRubles, integer, plainSpaces, price, shortWhen, table } from '../lib/format'
+import { cut, exactRubles, integer, moscowTime, mskColumn, price, shortWhen, table } from '../lib/format'
 import { resolveKey } from './keys'
 
 const MAX_PAGE = 200
@@ -77,7 +76,7 @@ async function query(api: Api, o: Options): Promise<URLSearchParams> {
 
 /** The list as a table of at most 80 columns: the model's name gets what the others leave. */
 export function activityTable(items: ActivityItem[]): string {
-  const headers = ['Время (МСК)', 'Модель', 'Ключ', 'Статус', 'Объём', 'Стоимость']
+  const headers = [mskColumn('Время'), 'Модель', 'Ключ', 'Статус', 'Объём', 'Стоимость']
   const rows = items.map((i) => [shortWhen(i.at), i.model, cut(keyLabel(i), 10), STATUS_LABELS[i.status].toLowerCase(), amount(i), price(i.costRub)])
   const width = (c: number) => Math.max([...headers[c]!].length, ...rows.map((r) => [...r[c]!].length))
   const others = [0, 2, 3, 4, 5].reduce((sum, c) => sum + width(c), 0) + 2 * (headers.length - 1)
@@ -92,7 +91,7 @@ export function activityTable(items: ActivityItem[]): string {
 function printDetail(d: ActivityDetail, team: boolean) {
   const rows: Array<[string, string | null | false]> = [
     ['ID', d.id],
-    ['Время', plainSpaces(formatMoscowDateTime(d.at))],
+    ['Время', moscowTime(d.at)],
     ['Ключ', keyLabel(d)],
     ['Участник', team && d.email],
     ['Модель в запросе', d.requestedModel],

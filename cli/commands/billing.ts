@@ -5,7 +5,7 @@ import { describeTransaction } from '../../src/content/ledger'
 import type { Balance, Payment, Transaction, Usage } from '../lib/api'
 import { context, positiveInt, print, printJson } from '../lib/context'
 import { CliError, EXIT } from '../lib/errors'
-import { integer, moscowDay, price, rubles, signedPrice, table, when } from '../lib/format'
+import { integer, moscowDay, mskColumn, price, rubles, signedPrice, table, when } from '../lib/format'
 
 const TYPE_LABELS: Record<Transaction['type'], string> = {
   bonus: 'бонус',
@@ -71,7 +71,7 @@ export function billingCommands(program: Command) {
       if (list.length === 0) return print('Движений по балансу пока нет.')
       print(
         table(
-          ['Дата', 'Тип', 'Сумма', 'Баланс после', 'Описание'],
+          [mskColumn('Дата'), 'Тип', 'Сумма', 'Баланс после', 'Описание'],
           list.map((t) => [when(t.createdAt), TYPE_LABELS[t.type] ?? t.type, signedPrice(t.amount), rubles(t.balanceAfter), describeTransaction(t.description)]),
           [2, 3],
         ),
@@ -96,7 +96,7 @@ export function billingCommands(program: Command) {
       print('')
       print(
         table(
-          ['Время', 'Модель', 'Токены', 'Стоимость', 'Статус', 'Ключ'],
+          [mskColumn('Время'), 'Модель', 'Токены', 'Стоимость', 'Статус', 'Ключ'],
           usage.logs.map((l) => [
             when(l.createdAt),
             l.model,

@@ -1,6 +1,7 @@
 // Formatting for the Russian interface: money by the web's rules (src/content/format.ts, one
-// module for the site, the app and the terminal), dates and plain tables.
-import { formatPrice, formatRubles, formatRublesExact } from '../../src/content/format'
+// module for the site, the app and the terminal), dates and plain tables. Every date and time here
+// is Moscow's, whatever the machine's zone, as on the web (issue 33).
+import { formatPrice, formatRubles, formatRublesExact, moscowFormat } from '../../src/content/format'
 
 const LOCALE = 'ru-RU'
 // Intl groups thousands with a narrow no-break space; a plain space copies and aligns better in terminals.
@@ -25,8 +26,13 @@ export { PER_INPUT_IMAGE, PER_MILLION, PER_MILLION_TOKENS, PER_OUTPUT_IMAGE } fr
 
 export const integer = (n: number) => plain(new Intl.NumberFormat(LOCALE).format(n))
 
-const dateTime = new Intl.DateTimeFormat(LOCALE, { day: '2-digit', month: '2-digit', year: 'numeric', hour: '2-digit', minute: '2-digit' })
-export const when = (iso: string | null | undefined) => (iso ? dateTime.format(new Date(iso)) : '—')
+const MOSCOW = 'Europe/Moscow'
+/** A table column of Moscow times says so once, in its header: 'Время (МСК)'. */
+export const mskColumn = (name: string) => `${name} (МСК)`
+/** Date and time in Moscow for a table column headed by mskColumn: '25.11.2026, 15:13'. */
+export const when = (iso: string | null | undefined) => (iso ? moscowFormat.format(new Date(iso)) : '—')
+/** Date and time in Moscow on their own, labelled: '25.11.2026, 15:13 МСК'. */
+export const moscowTime = (iso: string | null | undefined) => (iso ? `${when(iso)} МСК` : '—')
 
 /**
  * A plain aligned table; columns listed in `right` are right-aligned (numbers). Widths count
@@ -50,7 +56,8 @@ export function table(headers: string[], rows: string[][], right: number[] = [])
 export const exactRubles = (value: number) => plain(formatRublesExact(value))
 
 /** A calendar day in Moscow time, the zone usage periods are counted in: '12.05.2025'. */
-export const moscowDay = (iso: string) => new Intl.DateTimeFormat(LOCALE, { timeZone: 'Europe/Moscow', day: '2-digit', month: '2-digit', year: 'numeric' }).format(new Date(iso))
+const moscowDate = new Intl.DateTimeFormat(LOCALE, { timeZone: MOSCOW, day: '2-digit', month: '2-digit', year: 'numeric' })
+export const moscowDay = (iso: string) => moscowDate.format(new Date(iso))
 
 /** The line under a chat reply: 'Стоимость: 0,003249 ₽ · баланс: 49,86 ₽'. */
 export const costSummary = (costRub: string | null, balance: number | null) =>
@@ -62,6 +69,6 @@ export function cut(text: string, max: number): string {
   return chars.length <= max ? text : `${chars.slice(0, max - 1).join('')}…`
 }
 
-const shortMoscow = new Intl.DateTimeFormat(LOCALE, { timeZone: 'Europe/Moscow', day: '2-digit', month: '2-digit', hour: '2-digit', minute: '2-digit' })
-/** Day, month and Moscow time for narrow tables: '25.11 15:13'. */
+const shortMoscow = new Intl.DateTimeFormat(LOCALE, { timeZone: MOSCOW, day: '2-digit', month: '2-digit', hour: '2-digit', minute: '2-digit' })
+/** Day, month and Moscow time for narrow tables headed by mskColumn: '25.11 15:13'. */
 export const shortWhen = (iso: string) => shortMoscow.format(new Date(iso)).replace(', ', ' ')

@@ -106,32 +106,56 @@ function toDate(value: string | number | Date | null | undefined): Date | null {
   return Number.isNaN(date.getTime()) ? null : date
 }
 
-const dateFormat = new Intl.DateTimeFormat(LOCALE, { day: '2-digit', month: '2-digit', year: 'numeric' })
-const longDateFormat = new Intl.DateTimeFormat(LOCALE, { day: 'numeric', month: 'long', year: 'numeric' })
-const dateTimeFormat = new Intl.DateTimeFormat(LOCALE, {
+// Every time a person reads is Moscow time, whatever the reader's or the server's zone (issue 33):
+// the day boundaries of budgets, usage periods and documents are Moscow's too. A time says so
+// («МСК», after a no-break space so it never wraps away from the time); a date alone needs no label.
+const MOSCOW = 'Europe/Moscow'
+const MSK = '\u00a0МСК'
+const dateFormat = new Intl.DateTimeFormat(LOCALE, { day: '2-digit', month: '2-digit', year: 'numeric', timeZone: MOSCOW })
+const longDateFormat = new Intl.DateTimeFormat(LOCALE, { day: 'numeric', month: 'long', year: 'numeric', timeZone: MOSCOW })
+/** '01.03.2028, 00:00': a date and time in Moscow, whatever the reader's zone (no label: add МСК where it is read). */
+export const moscowFormat = new Intl.DateTimeFormat(LOCALE, {
   day: '2-digit',
   month: '2-digit',
   year: 'numeric',
   hour: '2-digit',
   minute: '2-digit',
+  timeZone: MOSCOW,
 })
+const dayTimeFormat = new Intl.DateTimeFormat(LOCALE, { day: 'numeric', month: 'long', hour: '2-digit', minute: '2-digit', timeZone: MOSCOW })
+const shortTimeFormat = new Intl.DateTimeFormat(LOCALE, { day: '2-digit', month: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit', timeZone: MOSCOW })
 
-/** '21.11.2025' */
+/** '21.11.2025' (the Moscow day) */
 export function formatDate(value: string | number | Date | null | undefined): string {
   const date = toDate(value)
   return date ? dateFormat.format(date) : '—'
 }
 
-/** '21 ноября 2025 г.' */
+/** '21 ноября 2025 г.' (the Moscow day) */
 export function formatLongDate(value: string | number | Date | null | undefined): string {
   const date = toDate(value)
   return date ? longDateFormat.format(date) : '—'
 }
 
-/** '21.11.2025, 14:05' */
+/** '21.11.2025, 14:05 МСК' */
 export function formatDateTime(value: string | number | Date | null | undefined): string {
   const date = toDate(value)
-  return date ? dateTimeFormat.format(date) : '—'
+  return date ? `${moscowFormat.format(date)}${MSK}` : '—'
+}
+
+/** '01.03.2028, 00:00 МСК' — the same as formatDateTime (budget resets, the audit log call it so). */
+export const formatMoscowDateTime = formatDateTime
+
+/** '25 ноября, 09:00 МСК': a moment of the coming days (the next autopost). */
+export function formatDayTime(value: string | number | Date | null | undefined): string {
+  const date = toDate(value)
+  return date ? `${dayTimeFormat.format(date)}${MSK}` : '—'
+}
+
+/** '24.11, 14:05:09 МСК': to the second, for event logs that list several a minute. */
+export function formatTimeSeconds(value: string | number | Date | null | undefined): string {
+  const date = toDate(value)
+  return date ? `${shortTimeFormat.format(date)}${MSK}` : '—'
 }
 
 /**
@@ -145,22 +169,6 @@ export function pluralRu(n: number, forms: readonly [one: string, few: string, m
   if (mod10 === 1 && mod100 !== 11) return forms[0]
   if (mod10 >= 2 && mod10 <= 4 && (mod100 < 12 || mod100 > 14)) return forms[1]
   return forms[2]
-}
-
-/** '01.03.2028, 00:00': a date and time in Moscow, whatever the reader's zone. */
-export const moscowFormat = new Intl.DateTimeFormat('ru-RU', {
-  day: '2-digit',
-  month: '2-digit',
-  year: 'numeric',
-  hour: '2-digit',
-  minute: '2-digit',
-  timeZone: 'Europe/Moscow',
-})
-
-/** '01.03.2028, 00:00 МСК': Moscow time whatever the reader's zone (budget resets, the audit log). */
-export function formatMoscowDateTime(value: string | number | Date | null | undefined): string {
-  const date = toDate(value)
-  return date ? `${moscowFormat.format(date)} МСК` : '—'
 }
 
 /** '45 с', '1 мин 05 с', '2 ч 03 мин': how long a recording is (whole seconds). */

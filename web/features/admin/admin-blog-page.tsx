@@ -1,5 +1,5 @@
 import { type ReactNode, useEffect, useId, useState } from 'react'
-import { formatDate, formatDateTime, formatInteger } from '../../../src/content/format'
+import { formatDate, formatDateTime, formatDayTime, formatInteger } from '../../../src/content/format'
 import { dailySlots } from '../../../src/content/schedule'
 import { Button } from '../../components/button'
 import { Card } from '../../components/card'
@@ -36,10 +36,6 @@ export function scheduleText(startTime: string, intervalHours: number): string {
   return `${everyHours(intervalHours)}: ${slots[0]}, ${slots[1]} … ${slots.at(-1)}`
 }
 
-/** Moscow wall-clock time of an instant, as the schedule is set in Moscow time. */
-const moscowTime = (iso: string) =>
-  new Intl.DateTimeFormat('ru-RU', { timeZone: 'Europe/Moscow', day: 'numeric', month: 'long', hour: '2-digit', minute: '2-digit' }).format(new Date(iso))
-
 function StatTile({ label, icon, value, testId, className }: { label: string; icon: ReactNode; value: ReactNode; testId: string; className?: string }) {
   return (
     <Card className={cn('p-4 sm:p-5', className)}>
@@ -75,7 +71,7 @@ function StatusBanner({ settings, nextRunTime, onToggle, pending }: { settings: 
           </p>
           {on && nextRunTime && (
             <p className="mt-0.5 text-sm text-slate-600" data-testid="autopost-next-run">
-              Ближайшая — {moscowTime(nextRunTime)}.
+              Ближайшая — {formatDayTime(nextRunTime)}.
             </p>
           )}
         </div>

@@ -1,6 +1,6 @@
 import type { ReactNode } from 'react'
 import { Link } from 'wouter'
-import { formatDuration, formatInteger, formatPrice, formatRubles, pluralRu } from '../../../src/content/format'
+import { formatDateTime, formatDuration, formatInteger, formatPrice, formatRubles, moscowFormat, pluralRu } from '../../../src/content/format'
 import { Card } from '../../components/card'
 import { ActivityIcon, AlertCircleIcon, ArrowRightIcon, CheckCircleIcon, FileTextIcon, InfoIcon, UsersIcon, WalletIcon } from '../../components/icons'
 import { ListSkeleton, LoadError } from '../../components/list-state'
@@ -172,18 +172,10 @@ function MoneyPanel({ stats }: { stats: AdminStats }) {
 /** Wide enough (sidebar included) for the table; narrower screens get cards. */
 const UNCOVERED_TABLE_QUERY = '(min-width: 1280px)'
 
-const moscowDateTime = new Intl.DateTimeFormat('ru-RU', {
-  timeZone: 'Europe/Moscow',
-  day: '2-digit',
-  month: '2-digit',
-  year: 'numeric',
-  hour: '2-digit',
-  minute: '2-digit',
-})
-/** '21.11.2025, 14:05' in Moscow time, whatever the admin's own time zone. */
+/** '21.11.2025, 14:05' in Moscow time, for the table whose column says «МСК». */
 const moscowTime = (iso: string) => {
   const date = new Date(iso)
-  return Number.isNaN(date.getTime()) ? '—' : moscowDateTime.format(date)
+  return Number.isNaN(date.getTime()) ? '—' : moscowFormat.format(date)
 }
 
 /** An audit figure to the micro-ruble: '3,5156 ₽', '0,0056 ₽', '3,51 ₽'. */
@@ -263,7 +255,7 @@ function UncoveredCards({ rows }: { rows: UncoveredCost[] }) {
             {r.model}
           </p>
           <p className="mt-1 flex flex-wrap gap-x-2 text-xs text-slate-500 tabular-nums">
-            <span className="whitespace-nowrap">{moscowTime(r.createdAt)} МСК</span>
+            <span className="whitespace-nowrap">{formatDateTime(r.createdAt)}</span>
             {pair('зарезервировано', r.held)}
             {pair('стоимость', r.cost)}
             {pair('списано', r.charged)}

@@ -1,6 +1,6 @@
 // The admin's view of the circuit breakers: is each router taking requests, how many of the last
 // minute's failed, and the latest errors (this instance's; every instance keeps its own).
-import { formatInteger } from '../../../src/content/format'
+import { formatInteger, formatTimeSeconds } from '../../../src/content/format'
 import { formatDuration } from '../../../src/content/status'
 import { Card } from '../../components/card'
 import { AlertCircleIcon } from '../../components/icons'
@@ -17,9 +17,6 @@ const STATE: Record<Upstream['state'], { label: string; tone: 'emerald' | 'amber
 
 /** The latest errors shown per router (the server keeps 20). */
 const SHOWN_ERRORS = 5
-
-/** '25.11, 13:15:07' in Moscow time: errors come seconds apart. */
-const errorTime = new Intl.DateTimeFormat('ru-RU', { day: '2-digit', month: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit', timeZone: 'Europe/Moscow' })
 
 function UpstreamRow({ u }: { u: Upstream }) {
   const state = STATE[u.state]
@@ -41,7 +38,7 @@ function UpstreamRow({ u }: { u: Upstream }) {
         <ul className="mt-2 space-y-1 text-sm">
           {u.recentErrors.slice(0, SHOWN_ERRORS).map((e) => (
             <li key={`${e.at}-${e.reason}`} className="flex flex-wrap gap-x-3 text-slate-700">
-              <span className="text-slate-500 tabular-nums">{errorTime.format(new Date(e.at))}</span>
+              <span className="text-slate-500 tabular-nums">{formatTimeSeconds(e.at)}</span>
               <span>{e.reason}</span>
             </li>
           ))}

@@ -117,7 +117,8 @@ function Incidents({ incidents }: { incidents: ServiceStatus['incidents'] }) {
               <li key={`${i.upstream}-${i.startedAt}`} className="rounded-lg border border-slate-200 px-3 py-2.5 text-sm">
                 <p className="font-medium text-slate-900">{i.what}</p>
                 <p className="mt-1 text-slate-600">
-                  {formatMoscow(i.startedAt)} — {i.endedAt ? formatMoscow(i.endedAt) : STATUS_TEXT.ongoing}
+                  {formatMoscow(i.startedAt)}
+                  {i.endedAt ? ` — ${formatMoscow(i.endedAt)} МСК` : ` МСК — ${STATUS_TEXT.ongoing}`}
                 </p>
                 <p className="text-slate-500">Длительность: {formatDuration(i.durationSec)}</p>
               </li>
