@@ -18,7 +18,7 @@ import { Badge, RowAction, SearchHeader, useDebounced } from './admin-ui'
 import { BalanceDialog } from './balance-dialog'
 
 /** Wide enough (sidebar included) for the seven-column table; narrower screens get cards. */
-const TABLE_QUERY = '(min-width: 1180px)'
+const TABLE_QUERY = '(min-width: 1280px)'
 const SEARCH_DELAY_MS = 300
 
 /** The spec's confirmation: 'Удалить пользователя' followed by the e-mail. */
@@ -58,29 +58,25 @@ function Email({ user }: { user: AdminUser }) {
   )
 }
 
-/** '12.05.2026, 14:05' or «не было» — the newest request or sign-in. */
+/** '12.05.2026, 14:05 МСК' or «не было» — the newest request or sign-in; may wrap after the date. */
 export function LastActive({ at }: { at: string | null }) {
-  return at ? (
-    <time dateTime={at} className="whitespace-nowrap">
-      {formatDateTime(at)}
-    </time>
-  ) : (
-    <span className="text-slate-500">не было</span>
-  )
+  return at ? <time dateTime={at}>{formatDateTime(at)}</time> : <span className="text-slate-500">не было</span>
 }
 
 function UsersTable({ users, selfId, onBalance, onDelete }: { users: AdminUser[]; selfId?: string; onBalance: (u: AdminUser) => void; onDelete: (u: AdminUser) => void }) {
   return (
+    // Fixed widths that hold each column's content (the e-mail takes the rest and truncates): in a
+    // fixed layout text wider than its column spills into the next one.
     <table className="w-full table-fixed text-left text-sm">
       <thead className="border-b border-slate-200 bg-slate-50/70 text-xs font-medium tracking-wide text-slate-500 uppercase">
         <tr>
-          <th className="w-[30%] px-6 py-3 font-medium">Email</th>
-          <th className="px-3 py-3 text-right font-medium">Баланс</th>
-          <th className="px-3 py-3 text-right font-medium">API ключи</th>
-          <th className="px-3 py-3 text-right font-medium">Запросы</th>
-          <th className="px-3 py-3 font-medium">Активность</th>
-          <th className="px-3 py-3 font-medium">Регистрация</th>
-          <th className="w-40 px-6 py-3 text-right font-medium">
+          <th className="py-3 pr-3 pl-6 font-medium">Email</th>
+          <th className="w-36 px-3 py-3 text-right font-medium">Баланс</th>
+          <th className="w-20 px-3 py-3 text-right font-medium">API ключи</th>
+          <th className="w-24 px-3 py-3 text-right font-medium">Запросы</th>
+          <th className="w-28 px-3 py-3 font-medium">Активность</th>
+          <th className="w-[7.5rem] px-3 py-3 font-medium">Регистрация</th>
+          <th className="w-44 py-3 pr-6 pl-3 text-right font-medium">
             <span className="sr-only">Действия</span>
           </th>
         </tr>
@@ -88,7 +84,7 @@ function UsersTable({ users, selfId, onBalance, onDelete }: { users: AdminUser[]
       <tbody className="divide-y divide-slate-100">
         {users.map((u) => (
           <tr key={u.id} data-testid="admin-user-row" className="hover:bg-slate-50/60">
-            <td className="px-6 py-3">
+            <td className="py-3 pr-3 pl-6">
               <Email user={u} />
             </td>
             <td className="px-3 py-3 text-right font-medium whitespace-nowrap text-slate-900 tabular-nums" data-testid="admin-user-balance">
@@ -104,7 +100,7 @@ function UsersTable({ users, selfId, onBalance, onDelete }: { users: AdminUser[]
                 {formatDate(u.createdAt)}
               </time>
             </td>
-            <td className="px-6 py-2">
+            <td className="py-2 pr-6 pl-3">
               <Actions user={u} isSelf={u.id === selfId} onBalance={() => onBalance(u)} onDelete={() => onDelete(u)} />
             </td>
           </tr>
