@@ -106,8 +106,9 @@ export function ChatView({
         ? 'Напишите сообщение…'
         : 'Сообщение…'
   return (
-    <Card className="flex min-h-0 min-w-0 flex-col overflow-hidden" data-testid="chat-card">
-      <div className="flex min-w-0 shrink-0 items-center justify-between gap-3 border-b border-slate-200 px-4 py-2.5 sm:px-5 sm:py-3">
+    // a phone: edge to edge and down to the screen's bottom, every pixel of width for the text
+    <Card className="flex min-h-0 min-w-0 flex-col overflow-hidden max-sm:-mx-4 max-sm:rounded-none max-sm:border-x-0 max-sm:border-b-0" data-testid="chat-card">
+      <div className="flex min-w-0 shrink-0 items-center justify-between gap-3 border-b border-slate-200 px-4 py-2 sm:px-5 sm:py-3">
         <div className="min-w-0">
           <h2 className="truncate text-sm font-semibold text-slate-900" data-testid="chat-title">
             {chat?.title ?? 'Новый чат'}

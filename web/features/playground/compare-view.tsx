@@ -77,7 +77,7 @@ function Column({
   const actions: MessageActions = { onRegenerate: (key) => session.regenerate(key), onEdit: () => undefined, enabled: !session.pending }
   const name = modelName(session.modelId)
   return (
-    <Card className="flex min-h-[16rem] min-w-0 flex-col overflow-hidden max-lg:max-h-[70dvh] lg:min-h-0" data-testid="compare-column" data-model-id={session.modelId}>
+    <Card className="flex min-h-[16rem] min-w-0 flex-col overflow-hidden max-lg:max-h-[55dvh] lg:min-h-0" data-testid="compare-column" data-model-id={session.modelId}>
       <div className="shrink-0 space-y-1 border-b border-slate-200 px-3 py-2.5">
         <label htmlFor={pickerId} className="sr-only">
           Модель {index + 1}
@@ -248,7 +248,11 @@ export function CompareView({
           )}
         </div>
       </div>
-      <div className={cn('grid min-h-0 flex-1 gap-3 lg:grid-rows-[minmax(0,1fr)]', count === 3 ? 'lg:grid-cols-3' : 'lg:grid-cols-2')}>
+      {/* Stacked columns scroll in their own area above the composer, never under it (issue 33). */}
+      <div
+        className={cn('grid min-h-0 flex-1 gap-3 max-lg:overflow-y-auto lg:grid-rows-[minmax(0,1fr)]', count === 3 ? 'lg:grid-cols-3' : 'lg:grid-cols-2')}
+        data-testid="compare-columns"
+      >
         {sessions.map((s, i) => (
           <Column
             key={i}
@@ -263,7 +267,7 @@ export function CompareView({
           />
         ))}
       </div>
-      <Card className={cn('shrink-0 overflow-hidden', !wide && 'sticky bottom-2 z-10 shadow-lg')}>
+      <Card className="shrink-0 overflow-hidden max-sm:-mx-4 max-sm:rounded-none max-sm:border-x-0 max-sm:border-b-0">
         <Composer
           value={input}
           onChange={onInput}

@@ -1,12 +1,14 @@
 // The input: Enter sends, Shift+Enter adds a line; attachments as chips above the text; Stop while
 // a reply is on its way (the field is locked with a spinner until then); the microphone (dictation.tsx)
-// beside the field, its recording bar above it.
+// beside the field, its recording bar above it. On a phone the field has the whole width and the
+// buttons and the estimate share a row under it.
 import { type KeyboardEvent, type ReactNode, useEffect, useId, useRef } from 'react'
 import { Link } from 'wouter'
 import { formatInteger, formatPrice, pluralRu } from '../../../src/content/format'
 import { AlertCircleIcon, CloseIcon } from '../../components/icons'
 import { Spinner } from '../../components/spinner'
 import { cn } from '../../lib/cn'
+import { useMediaQuery } from '../../lib/use-media-query'
 import { formatSize, kindOf } from './attachments'
 import type { UploadedFile } from './chats-api'
 import { type EstimateState, estimateDisplay, sendGuard } from './estimate'
@@ -122,6 +124,8 @@ export function Composer({
   const limitedBy = estimate.data?.limitedBy
   const budget = limitedBy === 'key' || limitedBy === 'member' ? limitedBy : null
   const canAttach = accept !== ''
+  // below Tailwind's sm: the field on a row of its own (issue 33: at least 85 % of a phone's width)
+  const phone = !useMediaQuery('(min-width: 640px)')
 
   // grows with the text up to about eight lines (a quarter of a short phone screen), so the field
   // never pushes itself or the send button out of the viewport
@@ -150,8 +154,94 @@ export function Composer({
     }
   }
 
+  const attach = canAttach && (
+    <>
+      <button
+        type="button"
+        onClick={() => picker.current?.click()}
+        disabled={pending}
+        aria-label="Прикрепить файл"
+        title={`Прикрепить файл: ${acceptHint} — до 20 МБ`}
+        className="flex h-9 w-9 shrink-0 items-center justify-center rounded-lg text-slate-500 transition-colors hover:bg-slate-100 hover:text-slate-800 disabled:cursor-not-allowed disabled:opacity-50"
+      >
+        <PaperclipIcon size={18} />
+      </button>
+      <input
+        ref={picker}
+        type="file"
+        multiple
+        accept={accept}
+        className="hidden"
+        data-testid="file-input"
+        onChange={(e) => {
+          const files = [...(e.target.files ?? [])]
+          e.target.value = ''
+          if (files.length) onAttach(files)
+        }}
+      />
+    </>
+  )
+  const field = (
+    <textarea
+      ref={textarea}
+      value={value}
+      onChange={(e) => onChange(e.target.value)}
+      onKeyDown={onKeyDown}
+      disabled={pending}
+      rows={1}
+      placeholder={placeholder}
+      aria-label="Сообщение"
+      className={cn(
+        'max-h-[200px] min-h-9 resize-none bg-transparent px-2 py-1.5 text-[15px] leading-6 text-slate-900 placeholder:text-slate-400 focus:outline-none disabled:cursor-not-allowed disabled:text-slate-500',
+        phone ? 'w-full' : 'flex-1',
+      )}
+    />
+  )
+  const sendOrStop = pending ? (
+    <button
+      type="button"
+      onClick={onStop}
+      aria-label="Остановить"
+      className="inline-flex h-9 shrink-0 items-center gap-2 rounded-lg bg-slate-900 px-3 text-sm font-medium text-white transition-colors hover:bg-slate-700"
+    >
+      <Spinner size={14} />
+      <StopIcon size={12} />
+      <span className="hidden sm:inline">Стоп</span>
+    </button>
+  ) : (
+    <button
+      type="button"
+      onClick={onSend}
+      disabled={!canSend}
+      aria-label="Отправить"
+      aria-describedby={guard.blocked ? warningId : undefined}
+      title={guard.blocked ? 'Отправка недоступна: запрос дороже, чем можно потратить' : undefined}
+      className="flex h-9 w-9 shrink-0 items-center justify-center rounded-lg bg-indigo-600 text-white shadow-sm transition-colors hover:bg-indigo-500 disabled:cursor-not-allowed disabled:bg-slate-300 disabled:shadow-none"
+    >
+      <SendIcon size={18} />
+    </button>
+  )
+  const estimateLine = (
+    <span data-testid="cost-estimate" data-state={state} title={title} className={cn('tabular-nums', overBalance && 'text-red-600')}>
+      {figure === null ? (
+        <span className="inline-flex items-center gap-1">
+          <AlertCircleIcon size={12} /> Цена этой модели неизвестна заранее
+        </span>
+      ) : typeof figure === 'number' ? (
+        <>
+          Оценка: до <span className={cn('font-medium', overBalance ? 'text-red-700' : 'text-slate-700')}>{formatPrice(figure)}</span>
+          {overBalance && (budget ? ' — больше бюджета' : ' — больше баланса')}
+        </>
+      ) : (
+        <>
+          Оценка: <span className="font-medium text-slate-700">{figure}</span>
+        </>
+      )}
+    </span>
+  )
+
   return (
-    <div className="shrink-0 border-t border-slate-200 bg-slate-50/60 p-3 sm:p-4" data-testid="composer">
+    <div className="shrink-0 border-t border-slate-200 bg-slate-50/60 p-2 sm:p-4" data-testid="composer">
       {overBalance && !pending && (
         <div id={warningId} role="alert" data-testid="balance-warning" className="mb-2 rounded-lg bg-red-50 px-3 py-2 text-sm text-red-800 ring-1 ring-red-200 ring-inset">
           <p className="flex flex-wrap items-center justify-between gap-x-3 gap-y-1.5">
@@ -199,96 +289,40 @@ export function Composer({
       )}
       <div
         className={cn(
-          'flex items-end gap-1.5 rounded-xl border border-slate-300 bg-white p-1.5 shadow-xs transition-colors',
+          'flex gap-1.5 rounded-xl border border-slate-300 bg-white p-1.5 shadow-xs transition-colors',
+          // a phone gives the field the whole width: the buttons and the estimate go on a row under it
+          phone ? 'flex-col' : 'items-end',
           'focus-within:border-indigo-500 focus-within:ring-3 focus-within:ring-indigo-500/15',
           pending && 'bg-slate-50',
         )}
       >
-        {canAttach && (
+        {phone ? (
           <>
-            <button
-              type="button"
-              onClick={() => picker.current?.click()}
-              disabled={pending}
-              aria-label="Прикрепить файл"
-              title={`Прикрепить файл: ${acceptHint} — до 20 МБ`}
-              className="flex h-9 w-9 shrink-0 items-center justify-center rounded-lg text-slate-500 transition-colors hover:bg-slate-100 hover:text-slate-800 disabled:cursor-not-allowed disabled:opacity-50"
-            >
-              <PaperclipIcon size={18} />
-            </button>
-            <input
-              ref={picker}
-              type="file"
-              multiple
-              accept={accept}
-              className="hidden"
-              data-testid="file-input"
-              onChange={(e) => {
-                const files = [...(e.target.files ?? [])]
-                e.target.value = ''
-                if (files.length) onAttach(files)
-              }}
-            />
+            {field}
+            <div className="flex items-center gap-1.5">
+              {attach}
+              {mic}
+              <span className="min-w-0 flex-1 px-1 text-xs text-slate-500">{estimateLine}</span>
+              {sendOrStop}
+            </div>
+          </>
+        ) : (
+          <>
+            {attach}
+            {mic}
+            {field}
+            {sendOrStop}
           </>
         )}
-        {mic}
-        <textarea
-          ref={textarea}
-          value={value}
-          onChange={(e) => onChange(e.target.value)}
-          onKeyDown={onKeyDown}
-          disabled={pending}
-          rows={1}
-          placeholder={placeholder}
-          aria-label="Сообщение"
-          className="max-h-[200px] min-h-9 flex-1 resize-none bg-transparent px-2 py-1.5 text-[15px] leading-6 text-slate-900 placeholder:text-slate-400 focus:outline-none disabled:cursor-not-allowed disabled:text-slate-500"
-        />
-        {pending ? (
-          <button
-            type="button"
-            onClick={onStop}
-            aria-label="Остановить"
-            className="inline-flex h-9 shrink-0 items-center gap-2 rounded-lg bg-slate-900 px-3 text-sm font-medium text-white transition-colors hover:bg-slate-700"
-          >
-            <Spinner size={14} />
-            <StopIcon size={12} />
-            <span className="hidden sm:inline">Стоп</span>
-          </button>
-        ) : (
-          <button
-            type="button"
-            onClick={onSend}
-            disabled={!canSend}
-            aria-label="Отправить"
-            aria-describedby={guard.blocked ? warningId : undefined}
-            title={guard.blocked ? 'Отправка недоступна: запрос дороже, чем можно потратить' : undefined}
-            className="flex h-9 w-9 shrink-0 items-center justify-center rounded-lg bg-indigo-600 text-white shadow-sm transition-colors hover:bg-indigo-500 disabled:cursor-not-allowed disabled:bg-slate-300 disabled:shadow-none"
-          >
-            <SendIcon size={18} />
-          </button>
-        )}
       </div>
-      <div className="mt-2 flex flex-wrap items-center justify-between gap-x-4 gap-y-1 px-1 text-xs text-slate-500">
-        <span className="hidden sm:inline">
-          <kbd className="font-sans font-medium text-slate-600">Enter</kbd> — отправить, <kbd className="font-sans font-medium text-slate-600">Shift+Enter</kbd> — новая строка
-        </span>
-        <span data-testid="cost-estimate" data-state={state} title={title} className={cn('tabular-nums', overBalance && 'text-red-600')}>
-          {figure === null ? (
-            <span className="inline-flex items-center gap-1">
-              <AlertCircleIcon size={12} /> Цена этой модели неизвестна заранее
-            </span>
-          ) : typeof figure === 'number' ? (
-            <>
-              Оценка: до <span className={cn('font-medium', overBalance ? 'text-red-700' : 'text-slate-700')}>{formatPrice(figure)}</span>
-              {overBalance && (budget ? ' — больше бюджета' : ' — больше баланса')}
-            </>
-          ) : (
-            <>
-              Оценка: <span className="font-medium text-slate-700">{figure}</span>
-            </>
-          )}
-        </span>
-      </div>
+      {!phone && (
+        <div className="mt-2 flex flex-wrap items-center justify-between gap-x-4 gap-y-1 px-1 text-xs text-slate-500">
+          <span>
+            <kbd className="font-sans font-medium text-slate-600">Enter</kbd> — отправить, <kbd className="font-sans font-medium text-slate-600">Shift+Enter</kbd> — новая строка
+          </span>
+          {estimateLine}
+        </div>
+      )}
     </div>
   )
 }

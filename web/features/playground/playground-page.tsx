@@ -52,7 +52,7 @@ type View = 'chat' | 'compare'
 
 function ViewSwitch({ view, disabled, onChange }: { view: View; disabled: boolean; onChange: (view: View) => void }) {
   return (
-    <div role="group" aria-label="Вид Playground" className="inline-flex shrink-0 gap-1 rounded-lg bg-slate-100 p-1" data-testid="view-switch">
+    <div role="group" aria-label="Вид Playground" className="inline-flex shrink-0 gap-1 rounded-lg bg-slate-100 p-1 max-sm:p-0.5" data-testid="view-switch">
       {(
         [
           ['chat', 'Чат'],
@@ -332,9 +332,10 @@ export function PlaygroundPage() {
   return (
     <div
       ref={fill.ref}
-      // a comparison on a phone scrolls as a page (its columns stacked), with the composer kept in sight
-      style={fill.height && (wide || !comparing) ? { height: fill.height } : undefined}
-      className="flex min-h-0 flex-col gap-3 sm:gap-4"
+      style={fill.height ? { height: fill.height } : undefined}
+      // On a phone the conversation gets the height (issue 33: at least half the screen): less of
+      // the layout's padding above, none below, smaller gaps; the chat runs edge to edge.
+      className="flex min-h-0 flex-col gap-3 max-sm:-mt-4 max-sm:-mb-6 max-sm:gap-2 sm:gap-4"
       data-testid="playground"
     >
       <div className="flex min-w-0 items-end justify-between gap-3">

@@ -15,9 +15,11 @@ export function useFillViewport<T extends HTMLElement>() {
     if (!el) return
     const measure = () => {
       const top = el.getBoundingClientRect().top + window.scrollY
-      // the layout's padding below the page still has to fit
+      // the layout's padding below the page still has to fit, less what the page's own negative
+      // margin takes back (a phone runs the Playground to the screen's bottom edge)
       const parent = el.parentElement
-      const below = parent ? parseFloat(getComputedStyle(parent).paddingBottom) || 0 : 0
+      const padding = parent ? parseFloat(getComputedStyle(parent).paddingBottom) || 0 : 0
+      const below = Math.max(0, padding + (parseFloat(getComputedStyle(el).marginBottom) || 0))
       const next = Math.max(MIN_HEIGHT, Math.floor(window.innerHeight - top - below))
       setHeight((h) => (h === next ? h : next))
     }
