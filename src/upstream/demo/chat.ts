@@ -351,7 +351,7 @@ export class Generation {
       apiType: plan.apiType,
       user: plan.req.user,
     })
-    this.state.recordGeneration(stats, total)
+    if (!plan.faults.has('nostats')) this.state.recordGeneration(stats, total)
   }
 
   /**
@@ -634,13 +634,8 @@ export function sseResponse(gen: Generation, ctx: RequestContext, pump: (gen: Ge
     // The consumer (a disconnected HTTP client or an in-process reader) gave up.
     cancel: ctx.cancel,
   })
-  return new Response(body, {
-    headers: {
-      'Content-Type': 'text/event-stream',
-      'Cache-Control': 'no-cache',
-      'X-Generation-Id': gen.plan.id,
-    },
-  })
+  const named: Record<string, string> = gen.plan.faults.has('noheader') ? {} : { 'X-Generation-Id': gen.plan.id }
+  return new Response(body, { headers: { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', ...named } })
 }
 
 // ---------------------------------------------------------------- entry

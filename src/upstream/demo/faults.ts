@@ -33,7 +33,11 @@
 //                                 and the key's usage are 10× the true cost: a charge the caller
 //                                 could not foresee from the prices
 //   nostats                       the generation is never published to GET /generation (speech, whose
-//                                 cost is read there only)
+//                                 cost is read there only; a dropped stream's reconciliation)
+//   noheader                      a streamed answer without X-Generation-Id: the generation is named
+//                                 only in its events (chat's gen- ids, Responses' resp_<id without gen->)
+//   linger                        Responses stream: it stays open LINGER_MS after its final event, as
+//                                 a router's may (the end of the stream comes after the answer)
 // HTTP-error faults create no generation; the others record one in GET /generation.
 import { openRouterError } from './wire'
 
@@ -58,6 +62,8 @@ export const FAULTS = [
   'fallback',
   'overbill',
   'nostats',
+  'noheader',
+  'linger',
 ] as const
 export type Fault = (typeof FAULTS)[number]
 

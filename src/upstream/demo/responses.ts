@@ -43,7 +43,7 @@ import {
 import { httpFaultResponse } from './faults'
 import { type ChatMessage, lastUserText, snippet, textParts } from './replies'
 import type { DemoState } from './state'
-import { json, openRouterError, untilAborted } from './wire'
+import { json, openRouterError, sleep, untilAborted } from './wire'
 
 const MESSAGE_ROLES = new Set(['user', 'assistant', 'system', 'developer'])
 const TOOL_LOOP = /\[\[tool-loop:(\d{1,4})\]\]/
@@ -52,6 +52,8 @@ export const DEMO_ARGUMENT = 'демо'
 /** Code points per streamed piece (and output token) of a function call's arguments. */
 export const ARGUMENT_PIECE_CHARS = 4
 const FAILURE_MESSAGE = 'Upstream provider error'
+/** How long a `linger` stream stays open after its final event. */
+const LINGER_MS = 300
 
 type FunctionTool = { type: 'function'; name: string; parameters?: unknown }
 
@@ -427,6 +429,7 @@ async function pump(a: Answer, out: SseWriter, ctx: RequestContext): Promise<voi
   emit('response.output_item.done', { output_index: 0, item: outputItem(a, itemStatus) })
   emit(`response.${status}`, { response: responseObject(a, status) })
   gen.finish({ finishReason: gen.plan.finishReason, cancelled: false })
+  if (gen.plan.faults.has('linger')) await sleep(LINGER_MS, ctx.signal)
   out.close()
 }
 
