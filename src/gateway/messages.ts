@@ -10,7 +10,7 @@ import { isObject } from '../lib/json'
 import { sseData } from '../lib/sse'
 import { estimatePrompt } from './estimate'
 import { type ChatShape, requestShape } from './shape'
-import { chargedUsage, parseEvent, type Usage, type Wire } from './wire'
+import { chargedUsage, countEvents, generationIdOf, parseEvent, type Usage, type Wire } from './wire'
 
 export type MessagesBody = {
   model: string
@@ -122,13 +122,16 @@ export const messagesWire: Wire = {
     let started: AnthropicUsage = {}
     return {
       plain: (block) => !block.includes('message_start') && !block.includes('message_delta') && !block.includes('"error"'),
-      pieces: (block) => block.split('content_block_delta').length - 1,
-      inspect(_event, data) {
+      // Per event: its `event:` line and its data both name content_block_delta.
+      pieces: (block) => countEvents(block, ['content_block_delta']),
+      inspect(_event, data, needId) {
         const obj = parseEvent<MessagesEvent>(data)
         if (!obj) return 'drop'
         if (obj.type === 'message_start') {
           started = obj.message?.usage ?? {}
-          return { responseId: obj.message?.id }
+          // The router's own prompt count: what a dropped stream's guess bills, never our estimate.
+          const promptTokens = typeof started.input_tokens === 'number' ? usageOf(started)!.prompt_tokens : undefined
+          return { responseId: obj.message?.id, id: needId ? generationIdOf(obj.message?.id) : undefined, promptTokens }
         }
         if (obj.type === 'message_delta' && obj.usage) {
           const raw = { ...started, ...obj.usage }

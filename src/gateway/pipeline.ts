@@ -36,7 +36,7 @@ import { fromFetchFailure, unavailable } from './errors'
 import { costUsd, DEFAULT_WEB_RESULTS, hasVariablePrice, MIN_AFFORDABLE_TOKENS, type PriceCap, planHold, type RequestShape } from './estimate'
 import { callerAccount, forwarder } from './forward'
 import { binding, exhausted, refusal } from './limits'
-import { Relay } from './relay'
+import { Relay, type Streamed } from './relay'
 import { type ChatShape, isPrice } from './shape'
 import type { Usage, Wire } from './wire'
 
@@ -373,9 +373,12 @@ export function pipeline(deps: GatewayDeps) {
     reportedModel?: unknown,
     /** Facts of the usage row the endpoint knows better (voice: seconds, characters, a note on the charge). */
     extra?: Partial<UsageFacts>,
+    /** The most it may charge (a guess is never above the hold). */
+    capMicros = Number.MAX_SAFE_INTEGER,
   ) {
     const by = answered(p, reportedModel)
-    const charge = chargeFor(p, usage, fallbackCompletion, by.model)
+    const priced = chargeFor(p, usage, fallbackCompletion, by.model)
+    const charge = { ...priced, micros: Math.min(priced.micros, capMicros) }
     const completionTokens = usage?.completion_tokens ?? fallbackCompletion
     const promptTokens = usage?.prompt_tokens ?? (usage ? 0 : p.shape.prompt.tokens)
     const usageFacts = facts(p, {
@@ -515,22 +518,40 @@ export function pipeline(deps: GatewayDeps) {
     })
   }
 
-  /** After a disconnect: ask the router what it billed; fall back to what was streamed. */
-  async function reconcile(p: Prepared, upstreamId: string | null, pieces: number) {
+  /**
+   * A stream that ended without its usage (the client left, or the router sent none), for every
+   * protocol: charged the router's record of its generation (GET /generation, retried while it is not
+   * published yet; the record the hold sweeps settle from). Only when it has none, a guess (guessed()).
+   */
+  async function reconcile(p: Prepared, upstreamId: string | null, streamed: Streamed, status: 'success' | 'cancelled' = 'cancelled') {
     if (upstreamId)
       for (const wait of GENERATION_RETRY_MS) {
         await Bun.sleep(wait)
         try {
           const stats = await answeredBy(p).generation(upstreamId)
           if (stats) {
-            await settle(p, { cost: stats.totalCost, prompt_tokens: stats.tokensPrompt, completion_tokens: stats.tokensCompletion }, upstreamId, 'cancelled')
+            const usage = { cost: stats.totalCost, prompt_tokens: stats.tokensPrompt, completion_tokens: stats.tokensCompletion }
+            await settle(p, usage, upstreamId, stats.cancelled ? 'cancelled' : status)
             return
           }
         } catch (e) {
           console.warn(`[billing] generation ${upstreamId} lookup failed: ${(e as Error).message}`)
         }
       }
-    await settle(p, undefined, upstreamId, 'cancelled', pieces)
+    console.warn(`[billing] ${upstreamId ?? 'an unnamed generation'} (${p.modelId}): no record from the router; charged a guess within the hold`)
+    await settle(p, guessed(p, streamed), upstreamId, status, 0, undefined, undefined, p.holdMicros)
+  }
+
+  /**
+   * What the router could have billed when it keeps no record: the prompt once — as the router counted
+   * it when the stream said, else our estimate capped by the context as the hold's is — and the pieces
+   * relayed; settle() prices them and caps the charge at the hold.
+   */
+  function guessed(p: Prepared, streamed: Streamed): Usage {
+    const { prompt, promptUncapped } = p.shape
+    const context = p.model.contextLength
+    const estimate = context > 0 && !promptUncapped ? Math.min(prompt.tokens, context) : prompt.tokens
+    return { prompt_tokens: streamed.promptTokens ?? estimate, completion_tokens: streamed.pieces }
   }
 
   return { estimate, estimateMany, prepare, body: upstreamBody, forward, post, send, complete, stream, settle, release, chargeFor, currentRate, answeredBy }

@@ -9,12 +9,23 @@ const KEEPALIVE_EVERY_MS = 15_000
 /** The request a stream answers, as the relay sees it: the pipeline's Prepared. */
 type Request = { responseId: string | null; firstByteAt: number | null }
 
+/** What a stream delivered before it ended without its usage: the counts of the guess when the router has no record. */
+export type Streamed = {
+  /** Answer pieces relayed (about a token each). */
+  pieces: number
+  /** The prompt as the router counted it, when the stream said before its end (Messages' message_start). */
+  promptTokens?: number
+}
+
 /** How a relayed stream ends its request: the pipeline's settle, release and reconcile. */
 export type RelayBilling<Prepared extends Request> = {
   settle(p: Prepared, usage: Usage | undefined, upstreamId: string | null, status?: 'success' | 'cancelled', fallbackCompletion?: number, reportedModel?: unknown): Promise<number>
   release(p: Prepared, error: string, upstreamId?: string | null): Promise<void>
-  /** After the client left: ask the router what it billed; fall back to what was streamed. */
-  reconcile(p: Prepared, upstreamId: string | null, pieces: number): Promise<void>
+  /**
+   * A stream that ended without its usage (the client left: cancelled; the router sent none: success):
+   * charged the router's record of the generation, or a guess from `streamed` when it has none.
+   */
+  reconcile(p: Prepared, upstreamId: string | null, streamed: Streamed, status: 'success' | 'cancelled'): Promise<void>
   /** The router named the generation (once per stream: the hold remembers it). */
   known?(p: Prepared, upstreamId: string): void
   /** The longest silence from the router before the stream counts as dead. */
@@ -27,6 +38,7 @@ export class Relay<Prepared extends Request> {
   private readonly splitter = new SseSplitter()
   private upstreamId: string | null
   private pieces = 0
+  private promptTokens: number | undefined
   private usage: Usage | undefined
   private finished = false
   private lastUpstreamAt = Date.now()
@@ -124,6 +136,7 @@ export class Relay<Prepared extends Request> {
       this.billing.known?.(this.p, seen.id)
     }
     if (seen.responseId) this.p.responseId ??= seen.responseId
+    if (seen.promptTokens !== undefined) this.promptTokens = seen.promptTokens
     if (seen.error !== undefined) {
       // Mid-stream error (reference §1.5): bill nothing, tell the client in the protocol's shape, stop.
       this.finish()
@@ -162,8 +175,8 @@ export class Relay<Prepared extends Request> {
     if (rest) this.write(await this.transform(rest))
     if (!this.finished) {
       this.finish()
-      // No usage arrived: bill by tokens (fallback), never more than what was streamed.
-      if (!this.usage) await this.billing.settle(this.p, undefined, this.upstreamId, 'success', this.pieces)
+      // No usage arrived: the router's record, as after a drop (the client need not wait for it; the hold stays until then).
+      if (!this.usage) void this.billing.reconcile(this.p, this.upstreamId, this.streamed(), 'success')
     }
     try {
       this.controller.close()
@@ -189,6 +202,10 @@ export class Relay<Prepared extends Request> {
     if (this.finished) return
     this.finish()
     this.ac.abort()
-    if (!this.usage) void this.billing.reconcile(this.p, this.upstreamId, this.pieces) // else settled from the usage event
+    if (!this.usage) void this.billing.reconcile(this.p, this.upstreamId, this.streamed(), 'cancelled') // else settled from the usage event
+  }
+
+  private streamed(): Streamed {
+    return { pieces: this.pieces, promptTokens: this.promptTokens }
   }
 }

@@ -8,7 +8,7 @@ import { isObject } from '../lib/json'
 import { sseData } from '../lib/sse'
 import { estimatePrompt } from './estimate'
 import { type ChatShape, requestShape } from './shape'
-import { chargedUsage, countEvents, parseEvent, type Usage, type Wire } from './wire'
+import { chargedUsage, countEvents, generationIdOf, parseEvent, type Usage, type Wire } from './wire'
 
 export type ResponsesBody = {
   model?: string
@@ -89,20 +89,23 @@ export const responsesWire: Wire = {
       !block.includes('response.failed') &&
       !block.includes('"error"'),
     pieces: (block) => countEvents(block, ['response.output_text.delta', 'response.function_call_arguments.delta']),
-    inspect(_event, data) {
+    inspect(_event, data, needId) {
       const obj = parseEvent<ResponsesEvent>(data)
       if (!obj) return 'drop'
       const type = obj.type
+      // Without X-Generation-Id the response's id names the generation (a dropped stream is reconciled by it).
+      const id = needId ? generationIdOf(obj.response?.id) : undefined
       if (type && FINAL.has(type) && obj.response?.usage) {
         const raw = obj.response.usage
         return {
+          id,
           usage: usageOf(raw)!,
           model: obj.response.model,
           responseId: obj.response.id,
           render: (_usage, charged) => `event: ${type}\ndata: ${JSON.stringify({ ...obj, response: { ...obj.response, usage: chargedUsage(raw, charged) } })}\n\n`,
         }
       }
-      if (type === 'response.created') return { responseId: obj.response?.id }
+      if (type === 'response.created') return { id, responseId: obj.response?.id }
       if (type === 'response.failed') return { error: obj.response?.error?.message ?? '' }
       if (type === 'error') return { error: obj.message ?? obj.error?.message ?? '' }
       return { piece: type === 'response.output_text.delta' || type === 'response.function_call_arguments.delta' }

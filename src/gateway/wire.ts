@@ -20,18 +20,30 @@ export type Usage = {
  */
 export type Read = { error?: string; usage?: Usage; model?: unknown; id?: string; responseId?: string }
 
-/** What one stream event means: pass it on (maybe a piece of the answer), an error, or the final usage. */
+/**
+ * What one stream event means: pass it on (maybe a piece of the answer), an error, or the final usage.
+ * `promptTokens`: the prompt as the router counted it, said before the end (Messages' message_start).
+ */
 export type Seen =
   | 'drop'
-  | { id?: string; responseId?: string; piece?: boolean; error?: string; usage?: undefined }
-  | { id?: string; responseId?: string; usage: Usage; model?: unknown; error?: undefined; piece?: undefined; render: (usage: Usage, chargedMicros: number) => string }
+  | { id?: string; responseId?: string; piece?: boolean; error?: string; usage?: undefined; promptTokens?: number }
+  | {
+      id?: string
+      responseId?: string
+      usage: Usage
+      model?: unknown
+      error?: undefined
+      piece?: undefined
+      promptTokens?: undefined
+      render: (usage: Usage, chargedMicros: number) => string
+    }
 
 export type StreamReader = {
   /** A block whose events need no reading (no usage, no error): forwarded as it came. */
   plain(block: string): boolean
   /** Answer pieces in a plain block (the fallback charge counts them). */
   pieces(block: string): number
-  /** `needId`: the stream's generation id is not known yet (no X-Generation-Id header). */
+  /** `needId`: the stream's generation id is not known yet (no X-Generation-Id header): name it from the events if they can. */
   inspect(event: string, data: string, needId: boolean): Seen
   /** The protocol's stream event for a failure on our side. */
   errorEvent(message: string): string
@@ -55,6 +67,17 @@ export type Wire = {
 export function chargedUsage<U extends Record<string, unknown>>(usage: U | undefined, chargedMicros: number) {
   const { cost: _cost, cost_details: _details, is_byok: _byok, pictures: _pictures, ...rest } = usage ?? ({} as U)
   return { ...rest, cost: microsToRub(chargedMicros), cost_rub: formatMicros(chargedMicros) }
+}
+
+/**
+ * The router's generation id behind an answer's own id, for its /generation record when no
+ * X-Generation-Id header came: a gen-… id is one; a Responses id is resp_ + the generation id without
+ * its gen- (the router links them). Anything else (Messages' msg_…) names no generation.
+ */
+export function generationIdOf(id: unknown): string | undefined {
+  if (typeof id !== 'string') return undefined
+  if (id.startsWith('gen-')) return id
+  return id.startsWith('resp_') && id.length > 5 ? `gen-${id.slice(5)}` : undefined
 }
 
 /** Whether `needle` starts inside text[from, to). */
