@@ -89,6 +89,20 @@ const asOpenAI = (e: unknown): OpenAIError =>
 
 const warmupId = () => `resp_${sha256(crypto.randomUUID()).slice(0, 48)}`
 
+/** The events that end a turn: once one is sent the client may send the next response.create. */
+const TERMINAL = new Set(['response.completed', 'response.incomplete', 'response.failed', 'error'])
+const MAYBE_TERMINAL = /"type":\s*"(response\.completed|response\.incomplete|response\.failed|error)"/
+
+/** Whether a frame is a terminal event (parsed only when its text may be one: a few frames a turn). */
+function isTerminal(frame: string): boolean {
+  if (!MAYBE_TERMINAL.test(frame)) return false
+  try {
+    return TERMINAL.has((JSON.parse(frame) as { type?: string }).type ?? '')
+  } catch {
+    return false
+  }
+}
+
 export function responsesSocket(deps: SocketDeps) {
   const { config, stored } = deps
   const perKey = new Map<string, number>()
@@ -108,8 +122,10 @@ export function responsesSocket(deps: SocketDeps) {
     private caller: Caller
     /** The last response's id and the chain after it. */
     private last: { id: string; ctx: Context } | null = null
-    /** The turn in flight; aborting it stops the upstream call. */
+    /** The turn in flight as the client sees it (until its terminal event is sent); aborting it stops the upstream call. */
     private turn: AbortController | null = null
+    /** Every turn still running: one after its terminal event only reads its stream's end (its hold already settled or settling). */
+    private readonly running = new Set<AbortController>()
     private drained: (() => void) | null = null
     private expired = false
     private stopping = false
@@ -208,11 +224,19 @@ export function responsesSocket(deps: SocketDeps) {
       }
       const turn = new AbortController()
       this.turn = turn
+      this.running.add(turn)
       void this.run(event as Json, turn).finally(() => {
-        this.turn = null
-        if (this.stopping) this.shutdown()
-        else if (this.expired) this.expire()
+        this.running.delete(turn)
+        this.free(turn)
       })
+    }
+
+    /** The turn is over for the client (its terminal event sent, or it ended): the socket takes the next one. */
+    private free(turn: AbortController) {
+      if (this.turn !== turn) return
+      this.turn = null
+      if (this.stopping) this.shutdown()
+      else if (this.expired) this.expire()
     }
 
     /** One response.create: checked, continued from its chain, held and relayed, remembered. */
@@ -240,30 +264,43 @@ export function responsesSocket(deps: SocketDeps) {
       }
     }
 
-    /** The stream's events as frames; reads on only when the client has taken the last ones. */
+    /**
+     * The stream's events as frames; reads on only when the client has taken the last ones. Once the
+     * terminal event is sent the socket is free (the settlement came before it, or goes on in the
+     * background from the router's record); the stream's end is still read, its leftovers not sent.
+     */
     private async relay(res: Response, tap: StreamTap, turn: AbortController) {
       const reader = res.body!.getReader()
       const stop = () => void reader.cancel().catch(() => {})
       turn.signal.addEventListener('abort', stop, { once: true })
       if (turn.signal.aborted) stop()
+      let over = false
       try {
         for (;;) {
           const { done, value } = await reader.read()
           const block = tap.block(done ? null : value)
           let keepingUp = true
-          if (block) {
+          if (block && !over) {
             const frames = await tap.frames(block)
             // Corked: a block's frames leave in one write, as the HTTP stream's block does.
             if (!this.gone)
               this.ws.cork(() => {
-                for (const frame of frames) keepingUp = this.send(frame) && keepingUp
+                for (const frame of frames) {
+                  keepingUp = this.send(frame) && keepingUp
+                  if (isTerminal(frame)) {
+                    over = true
+                    break
+                  }
+                }
               })
+            if (over) this.free(turn)
           }
           if (done || this.gone) return
-          if (!keepingUp) await new Promise<void>((resolve) => (this.drained = resolve))
+          // The next turn owns the drain once this one is over.
+          if (!keepingUp && !over) await new Promise<void>((resolve) => (this.drained = resolve))
         }
       } catch (e) {
-        if (!this.gone) throw e
+        if (!this.gone && !over) throw e
       } finally {
         turn.signal.removeEventListener('abort', stop)
       }
@@ -310,7 +347,7 @@ export function responsesSocket(deps: SocketDeps) {
       this.gone = true
       live.delete(this)
       clearTimeout(this.lifetime)
-      this.turn?.abort()
+      for (const turn of this.running) turn.abort()
       this.release()
       this.last = null
       if (this.refusal) return
