@@ -810,7 +810,7 @@ console.log(response.headers.get('x-request-id')) // req_… — назовит�
           },
           {
             type: 'p',
-            text: 'Модели эмбеддингов отмечены в `GET /v1/models` полем `capabilities.embeddings: true` и типом «Эмбеддинги» в [каталоге](/app/models). Оплачиваются только входные токены — по цене `pricing.prompt`; цены ответа у них нет.',
+            text: 'Модели эмбеддингов отмечены в `GET /v1/models` полем `capabilities.embeddings: true` и типом «Эмбеддинги» в [каталоге](/app/models). Оплачиваются только входные токены — по цене `pricing.prompt`; цены ответа у них нет. Резервируется каждый токен, за который провайдер может выставить счёт, как бы длинен ни был вход: байт текста в UTF-8 (ни один токенизатор не делает токен короче байта) или элемент массива токенов — один токен, плюс 4 служебных на вход; списывается стоимость, которую сообщил провайдер, остальное возвращается на баланс.',
           },
           ...tabs(
             { type: 'code', lang: 'bash', title: 'curl', code: curlEmbeddings },
@@ -830,7 +830,7 @@ console.log(response.headers.get('x-request-id')) // req_… — назовит�
           },
           {
             type: 'p',
-            text: '`POST /v1/audio/transcriptions` распознаёт речь в записи: multipart с полем `file`, как отправляют SDK OpenAI, или JSON с `input_audio: {data: <base64>, format}`. WAV, MP3, OGG/Opus (голосовые сообщения мессенджеров), WebM, M4A, FLAC и AAC, до 25 МБ; `response_format` — json, text, srt, vtt или verbose_json. Длительность читается из самого файла, резервируется цена за секунду × длительность; файл, длительность которого не прочитать, отклоняется с ошибкой 400.',
+            text: '`POST /v1/audio/transcriptions` распознаёт речь в записи: multipart с полем `file`, как отправляют SDK OpenAI, или JSON с `input_audio: {data: <base64>, format}`. WAV, MP3, OGG/Opus (голосовые сообщения мессенджеров), WebM, M4A, FLAC и AAC, до 25 МБ; `response_format` — json, text, srt, vtt или verbose_json. Длительность измеряется по самим данным — кадрам MP3 и AAC, отсчётам WAV, кадрам FLAC, пакетам Opus в OGG и WebM, кадрам AAC в M4A, — а не по заголовку файла; для кодеков, которые так не измерить (Vorbis, ALAC и другие), берётся верхняя граница: размер файла при 6 кбит/с. Резервируется цена за секунду × эта длительность; файл, длительность которого не измерить, отклоняется с ошибкой 400 (`invalid_audio`), запись длиннее 10 часов — тоже (`audio_too_long`).',
           },
           {
             type: 'p',

@@ -43,7 +43,7 @@ describe('every protocol holds what it forwards (routing fields read once for al
     const c = await gw.customerWith(admin, 0.05)
     const since = gw.upstream.log.length
     const messages = { model: 'openai/gpt-3.5-turbo', max_tokens: 16, messages: say('привет') }
-    const input = 'слово '.repeat(6000) // ~24 000 tokens at most: within 0.05 ₽ on the small model, not on the large one
+    const input = 'слово '.repeat(1500) // 16 504 tokens at most (one a byte): within 0.05 ₽ on the small model, not on the large one
     const embeddings = { model: 'openai/text-embedding-3-small', input }
     const cases: Array<[string, Record<string, unknown>]> = [
       ['/v1/messages', { ...messages, models: ['openai/gpt-4'] }],

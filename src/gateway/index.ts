@@ -308,7 +308,12 @@ export function gatewayRoutes(deps: GatewayDeps & { images: ImageStore }, guard:
         200: t.Any({ description: '{object:"list", data:[{object:"embedding", embedding, index}], model, usage}' }),
         ...errorsOf(400, 401, 402, 404, 429, 502, 503, 504),
       },
-      detail: { summary: 'Эмбеддинги (формат OpenAI), оплата за входные токены', security: [{ bearerAuth: [] }] },
+      detail: {
+        summary: 'Эмбеддинги (формат OpenAI), оплата за входные токены',
+        description:
+          'Резервируется каждый токен, за который провайдер может выставить счёт, на любой длине входа (контекст модели резерв не ограничивает): байт текста в UTF-8 или элемент массива токенов — один токен, плюс 4 служебных на каждый вход. Списывается usage.cost провайдера × курс ЦБ × наценка.',
+        security: [{ bearerAuth: [] }],
+      },
     })
     .post('/images', async ({ caller, body, request }) => await images.generate(caller, body, request.signal), imagesHook('Генерация изображений (формат OpenAI images.generate)'))
     .post(
@@ -340,7 +345,7 @@ export function gatewayRoutes(deps: GatewayDeps & { images: ImageStore }, guard:
       detail: {
         summary: 'Распознавание речи (формат OpenAI audio.transcriptions.create)',
         description:
-          'multipart/form-data с полем file (как отправляют SDK OpenAI) или JSON маршрутизатора с input_audio {data, format}; до 25 МБ. Резервируется цена за секунду × длительность записи; списывается usage.cost провайдера × курс ЦБ × наценка.',
+          'multipart/form-data с полем file (как отправляют SDK OpenAI) или JSON маршрутизатора с input_audio {data, format}; до 25 МБ. Резервируется цена за секунду × длительность записи, измеренная по самим данным (кадры MP3 и AAC, отсчёты WAV, кадры FLAC, пакеты Opus в OGG и WebM, кадры AAC в M4A), а не по заголовку файла; для кодеков, которые так не измерить (Vorbis, ALAC и др.), — размер файла при 6 кбит/с. Файл, длительность которого не измерить, — 400 invalid_audio; запись длиннее 10 часов — 400 audio_too_long. Списывается usage.cost провайдера × курс ЦБ × наценка.',
         security: [{ bearerAuth: [] }],
       },
     })

@@ -100,12 +100,20 @@ export function mp3WithXing(seconds: number, claimedFrames = 1): Uint8Array {
 /** Seconds the frames of mp3WithXing(seconds) really play. */
 export const mp3WithXingSeconds = (seconds: number) => (Math.max(2, Math.round((seconds * 44_100) / 1152)) * 1152) / 44_100
 
-/** toneWav(`seconds`) whose RIFF and data sizes claim `claimedSeconds` (16 kHz, 16-bit mono). */
+/**
+ * toneWav(`seconds`) whose RIFF size, data size and a `fact` chunk's sample count all claim
+ * `claimedSeconds` (16 kHz, 16-bit mono): music-metadata takes the fact chunk at its word.
+ */
 export function wavClaiming(seconds: number, claimedSeconds: number): Uint8Array {
   const wav = toneWav(seconds)
-  const view = new DataView(wav.buffer, wav.byteOffset, wav.byteLength)
-  const claimed = Math.round(claimedSeconds * 16_000) * 2
-  view.setUint32(4, 36 + claimed, true)
-  view.setUint32(40, claimed, true)
-  return wav
+  const claimed = Math.round(claimedSeconds * 16_000)
+  const out = new Uint8Array(wav.length + 12)
+  out.set(wav.subarray(0, 36))
+  out.set([0x66, 0x61, 0x63, 0x74, 4, 0, 0, 0], 36) // "fact", 4 bytes
+  out.set(wav.subarray(36), 48)
+  const view = new DataView(out.buffer)
+  view.setUint32(44, claimed, true)
+  view.setUint32(4, 48 + claimed * 2 - 8, true)
+  view.setUint32(52, claimed * 2, true)
+  return out
 }
