@@ -1,6 +1,7 @@
 // /app/admin/invoices: the bank statement upload (1C exchange file) with what it credited and what
 // did not match, the unmatched payments assigned to an invoice by hand, and «Отметить оплаченным»
-// for an invoice paid some other way. Every credit happens once, whoever presses what.
+// for an invoice paid some other way. Every credit happens once, whoever presses what. On top, the INNs
+// that more than one team named, waiting for the admin's decision (issue 33).
 import { type FormEvent, type ReactNode, useId, useRef, useState } from 'react'
 import { formatDate, formatRubles } from '../../../src/content/format'
 import { Button, buttonClasses } from '../../components/button'
@@ -15,7 +16,143 @@ import { errorMessage } from '../../lib/api'
 import { cn } from '../../lib/cn'
 import { useDocumentTitle } from '../../lib/use-document-title'
 import { toast } from '../../stores/toasts'
-import { type AdminInvoice, type BankPayment, invoicesApi, type StatementResult, useBankPayments, useIssuedInvoices } from './invoices-api'
+import {
+  type AdminInvoice,
+  type BankPayment,
+  INN_CONFIRMATION_LABELS,
+  type InnConfirmation,
+  type InnRegistration,
+  invoicesApi,
+  type StatementResult,
+  useBankPayments,
+  useInnConflicts,
+  useIssuedInvoices,
+} from './invoices-api'
+
+const innTone: Record<InnConfirmation, string> = {
+  not_needed: 'bg-slate-100 text-slate-700 ring-slate-200',
+  pending: 'bg-amber-50 text-amber-800 ring-amber-200',
+  confirmed: 'bg-emerald-50 text-emerald-700 ring-emerald-100',
+  rejected: 'bg-red-50 text-red-700 ring-red-100',
+}
+
+type InnDecision = { registration: InnRegistration; decision: 'confirm' | 'reject' }
+
+/**
+ * INNs named by more than one team, with a registration awaiting the admin: invoices in that company's
+ * name and its statement payments wait until the admin confirms the team. The first team may be the
+ * impostor, so it can be rejected too.
+ */
+function InnConflicts() {
+  const { data, error, isLoading, isValidating, mutate } = useInnConflicts()
+  const [deciding, setDeciding] = useState<InnDecision | null>(null)
+  const [pending, setPending] = useState(false)
+
+  async function decide() {
+    if (!deciding) return
+    const { registration: r, decision } = deciding
+    setPending(true)
+    try {
+      await invoicesApi.reviewInn(r.teamId, r.inn, decision)
+      toast.success(decision === 'confirm' ? `ИНН ${r.inn} подтверждён для команды «${r.teamName}»` : `ИНН ${r.inn} отклонён для команды «${r.teamName}»`)
+      setDeciding(null)
+    } catch (err) {
+      toast.error(errorMessage(err, decision === 'confirm' ? 'Не удалось подтвердить ИНН' : 'Не удалось отклонить ИНН'))
+    } finally {
+      setPending(false)
+    }
+  }
+
+  let body: ReactNode
+  if (data && data.length > 0)
+    body = (
+      <ul data-testid="inn-conflicts" className="divide-y divide-slate-100">
+        {data.map((c) => (
+          <li key={c.inn} data-testid="inn-conflict" className="px-4 py-4 sm:px-6">
+            <p className="text-sm font-semibold text-slate-900">
+              ИНН <span className="tabular-nums">{c.inn}</span> · команд: {c.registrations.length}
+            </p>
+            <ul className="mt-2 space-y-2">
+              {c.registrations.map((r) => (
+                <li
+                  key={r.teamId}
+                  data-testid="inn-registration"
+                  className="flex flex-col gap-2 rounded-lg border border-slate-200 px-3 py-2.5 sm:flex-row sm:items-center sm:justify-between"
+                >
+                  <div className="min-w-0 text-sm">
+                    <p className="font-medium break-words text-slate-900">команда «{r.teamName}»</p>
+                    <p className="break-words text-slate-600">
+                      {r.name}
+                      {r.kpp && <>, КПП {r.kpp}</>}
+                    </p>
+                    <p className="text-xs text-slate-500">
+                      <span className="break-all">{r.email}</span> · <span className="whitespace-nowrap">реквизиты от {formatDate(r.updatedAt)}</span>
+                    </p>
+                  </div>
+                  <div className="flex flex-wrap items-center gap-2">
+                    <span
+                      data-testid="inn-status"
+                      className={cn('inline-flex h-6 items-center rounded-full px-2.5 text-xs font-medium whitespace-nowrap ring-1 ring-inset', innTone[r.innConfirmation])}
+                    >
+                      {INN_CONFIRMATION_LABELS[r.innConfirmation]}
+                    </span>
+                    {(r.innConfirmation === 'pending' || r.innConfirmation === 'rejected') && (
+                      <Button size="sm" onClick={() => setDeciding({ registration: r, decision: 'confirm' })} aria-label={`Подтвердить ИНН для команды «${r.teamName}»`}>
+                        Подтвердить
+                      </Button>
+                    )}
+                    {r.innConfirmation !== 'rejected' && (
+                      <Button
+                        variant="ghost"
+                        size="sm"
+                        onClick={() => setDeciding({ registration: r, decision: 'reject' })}
+                        aria-label={`Отклонить ИНН для команды «${r.teamName}»`}
+                      >
+                        Отклонить
+                      </Button>
+                    )}
+                  </div>
+                </li>
+              ))}
+            </ul>
+          </li>
+        ))}
+      </ul>
+    )
+  else if (data) body = <EmptyNote>Нет ИНН, ждущих подтверждения</EmptyNote>
+  else if (error) body = <LoadError message={errorMessage(error, 'Не удалось загрузить ИНН команд.')} retrying={isValidating} onRetry={() => void mutate()} />
+  else body = isLoading ? <ListSkeleton /> : null
+
+  const r = deciding?.registration
+  return (
+    <Card className="overflow-hidden" data-testid="inn-conflicts-card">
+      <div className="border-b border-slate-100 px-4 py-3 sm:px-6">
+        <h2 className="text-base font-semibold text-slate-900">Один ИНН у нескольких команд</h2>
+        <p className="mt-0.5 text-sm text-slate-500">
+          Команда, указавшая ИНН, который уже есть у другой команды, не может выставлять счета на эту компанию и получать её платежи, пока вы не подтвердите, что реквизиты
+          принадлежат ей.
+        </p>
+      </div>
+      {body}
+      <ConfirmDialog
+        open={deciding !== null}
+        title={deciding?.decision === 'confirm' ? 'Подтвердить ИНН?' : 'Отклонить ИНН?'}
+        message={
+          !r
+            ? ''
+            : deciding?.decision === 'confirm'
+              ? `Команда «${r.teamName}» сможет выставлять счета на ${r.name} (ИНН ${r.inn}) и получать платежи с этого ИНН по своим счетам. Подтверждайте, только если убедились, что компания — её.`
+              : `Команда «${r.teamName}» не сможет выставлять счета на ИНН ${r.inn}; платежи с этого ИНН по её счетам останутся несопоставленными.`
+        }
+        confirmLabel={deciding?.decision === 'confirm' ? 'Подтвердить' : 'Отклонить'}
+        tone={deciding?.decision === 'reject' ? 'danger' : 'primary'}
+        loading={pending}
+        onConfirm={() => void decide()}
+        onCancel={() => setDeciding(null)}
+      />
+    </Card>
+  )
+}
 
 function StatementUpload() {
   const inputId = useId()
@@ -276,6 +413,7 @@ export function AdminInvoicesPage() {
     <>
       <PageHeading title="Счета и выписки" description="Оплата по счетам: загрузка банковской выписки, ручное сопоставление поступлений и отметка об оплате." />
       <div className="space-y-6">
+        <InnConflicts />
         <StatementUpload />
         <UnmatchedPayments />
         <IssuedInvoices />

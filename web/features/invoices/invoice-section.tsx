@@ -7,7 +7,7 @@ import { Button } from '../../components/button'
 import { Card } from '../../components/card'
 import { ConfirmDialog } from '../../components/dialog'
 import { FormAlert } from '../../components/form-alert'
-import { FileTextIcon, InfoIcon } from '../../components/icons'
+import { AlertCircleIcon, ClockIcon, FileTextIcon, InfoIcon } from '../../components/icons'
 import { Input } from '../../components/input'
 import { EmptyNote, ListSkeleton, LoadError } from '../../components/list-state'
 import { useAccount } from '../../lib/account'
@@ -78,8 +78,8 @@ function CompanyForm({ teamId, company, onDone }: { teamId: string; company: Com
     if (pending) return
     setPending(true)
     try {
-      await invoicesApi.saveCompany(teamId, { ...form, kpp: person ? null : form.kpp?.trim() || null })
-      toast.success('Реквизиты сохранены')
+      const saved = await invoicesApi.saveCompany(teamId, { ...form, kpp: person ? null : form.kpp?.trim() || null })
+      toast.success(saved.innConfirmation === 'pending' ? 'Реквизиты сохранены. ИНН ждёт подтверждения администратора' : 'Реквизиты сохранены')
       onDone()
     } catch (err) {
       setError(errorMessage(err, 'Не удалось сохранить реквизиты'))
@@ -141,6 +141,40 @@ function CompanySummary({ company, onEdit }: { company: Company; onEdit: () => v
     </div>
   )
 }
+
+/**
+ * The company's INN another team named first: invoices wait for the site admin (issue 33). Said
+ * plainly, where the issue form would be, so nobody wonders why there is no «Выставить счёт».
+ */
+function InnNotice({ company }: { company: Company }) {
+  if (company.innConfirmation === 'pending')
+    return (
+      <div data-testid="inn-pending" role="status" className="mt-4 flex items-start gap-2 rounded-lg border border-amber-200 bg-amber-50 px-3 py-2.5 text-sm text-amber-900">
+        <ClockIcon size={16} className="mt-0.5 shrink-0" />
+        <div>
+          <p className="font-medium">ИНН {company.inn} ждёт подтверждения администратора</p>
+          <p className="mt-1">
+            Компанию с этим ИНН уже указала другая команда. Администратор сервиса проверит, что реквизиты принадлежат вам. До подтверждения выставить счёт на эту компанию нельзя, а
+            платежи с этого ИНН не зачисляются на баланс команды.
+          </p>
+        </div>
+      </div>
+    )
+  if (company.innConfirmation === 'rejected')
+    return (
+      <div data-testid="inn-rejected" role="status" className="mt-4 flex items-start gap-2 rounded-lg border border-red-200 bg-red-50 px-3 py-2.5 text-sm text-red-800">
+        <AlertCircleIcon size={16} className="mt-0.5 shrink-0" />
+        <div>
+          <p className="font-medium">ИНН {company.inn} не подтверждён администратором</p>
+          <p className="mt-1">Счета на эту компанию выставлять нельзя, платежи с этого ИНН не зачисляются на баланс команды. Укажите реквизиты своей компании.</p>
+        </div>
+      </div>
+    )
+  return null
+}
+
+/** Only a team the INN is confirmed for (or that named it first) may bill in that company's name. */
+const mayIssue = (company: Company) => company.innConfirmation === 'not_needed' || company.innConfirmation === 'confirmed'
 
 function invoiceAmountError(raw: string): string | null {
   const amount = parseRubles(raw)
@@ -329,7 +363,7 @@ export function InvoiceSection({ className }: { className?: string }) {
           ) : (
             <>
               <CompanySummary company={current} onEdit={() => setEditing(true)} />
-              <IssueForm teamId={teamId} email={current.email} />
+              {mayIssue(current) ? <IssueForm teamId={teamId} email={current.email} /> : <InnNotice company={current} />}
             </>
           )}
         </div>

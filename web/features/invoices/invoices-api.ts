@@ -7,6 +7,9 @@ import type {
   Company,
   CompanyState,
   CreditedPayment,
+  InnConfirmation,
+  InnConflict,
+  InnRegistration,
   Invoice,
   InvoiceAvailability,
   InvoiceStatus,
@@ -17,7 +20,7 @@ import { api, authorizedFetch, parseResponse } from '../../lib/api'
 import { revalidateMoney } from '../billing/billing-api'
 import { filenameFrom } from '../usage/csv-export'
 
-export type { AdminInvoice, BankPayment, Company, CreditedPayment, Invoice, InvoiceStatus, StatementResult, TeamDocument }
+export type { AdminInvoice, BankPayment, Company, CreditedPayment, InnConfirmation, InnConflict, InnRegistration, Invoice, InvoiceStatus, StatementResult, TeamDocument }
 
 export const INVOICE_STATUS_LABELS: Record<InvoiceStatus, string> = { issued: 'Ожидает оплаты', paid: 'Оплачен', cancelled: 'Отменён' }
 
@@ -28,6 +31,7 @@ export const invoicesKey = (id: string) => `${team(id)}/invoices`
 export const documentsKey = (id: string) => `${team(id)}/documents`
 export const BANK_PAYMENTS_KEY = '/api/admin/bank-payments'
 export const ADMIN_INVOICES_KEY = '/api/admin/invoices?status=issued'
+export const INN_CONFLICTS_KEY = '/api/admin/inn-conflicts'
 
 export const useAvailability = (enabled = true) => useSWR<InvoiceAvailability>(enabled ? AVAILABILITY_KEY : null)
 export const useCompany = (id: string | null) => useSWR<CompanyState>(id ? companyKey(id) : null)
@@ -35,6 +39,15 @@ export const useInvoices = (id: string | null) => useSWR<Invoice[]>(id ? invoice
 export const useDocuments = (id: string | null) => useSWR<TeamDocument[]>(id ? documentsKey(id) : null)
 export const useBankPayments = () => useSWR<BankPayment[]>(BANK_PAYMENTS_KEY)
 export const useIssuedInvoices = () => useSWR<AdminInvoice[]>(ADMIN_INVOICES_KEY)
+export const useInnConflicts = () => useSWR<InnConflict[]>(INN_CONFLICTS_KEY)
+
+/** How a team's registration of its INN stands, in the admin's words. */
+export const INN_CONFIRMATION_LABELS: Record<InnConfirmation, string> = {
+  not_needed: 'Указала первой',
+  pending: 'Ждёт подтверждения',
+  confirmed: 'Подтверждена',
+  rejected: 'Отклонена',
+}
 
 export type CompanyInput = { inn: string; kpp: string | null; name: string; address: string; email: string }
 
@@ -96,6 +109,16 @@ export const invoicesApi = {
   async dismiss(paymentId: string) {
     await api.post<BankPayment>(`${BANK_PAYMENTS_KEY}/${encodeURIComponent(paymentId)}/dismiss`, undefined, { fallback: 'Не удалось скрыть платёж' })
     await mutate(BANK_PAYMENTS_KEY)
+  },
+  /** The site admin's decision on a team's INN; `inn` is the one shown, so a team that changed it meanwhile is not decided on. */
+  async reviewInn(teamId: string, inn: string, decision: 'confirm' | 'reject') {
+    const done = await api.post<InnRegistration>(
+      `/api/admin/inn-registrations/${encodeURIComponent(teamId)}/${decision}`,
+      { inn },
+      { fallback: decision === 'confirm' ? 'Не удалось подтвердить ИНН' : 'Не удалось отклонить ИНН' },
+    )
+    await Promise.all([mutate(INN_CONFLICTS_KEY), mutate(BANK_PAYMENTS_KEY)])
+    return done
   },
   async markPaid(invoiceId: string) {
     const invoice = await api.post<AdminInvoice>(`/api/admin/invoices/${encodeURIComponent(invoiceId)}/mark-paid`, undefined, { fallback: 'Не удалось отметить счёт оплаченным' })

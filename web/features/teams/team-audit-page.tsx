@@ -37,6 +37,8 @@ export const AUDIT_ACTIONS: Record<string, string> = {
   'webhook.updated': 'Вебхук настроен',
   'webhook.deleted': 'Вебхук отключён',
   'company.updated': 'Реквизиты компании изменены',
+  'company.inn_confirmed': 'ИНН подтверждён администратором сервиса',
+  'company.inn_rejected': 'ИНН отклонён администратором сервиса',
   'invoice.issued': 'Счёт выставлен',
   'invoice.cancelled': 'Счёт отменён',
   'invoice.paid': 'Оплата по счёту зачислена',
