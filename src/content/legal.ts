@@ -1,7 +1,9 @@
 // The four legal documents as data: the pages render them, and the server sends the same text to
-// crawlers. Every business term comes from src/content/terms.ts, the module the billing code enforces.
+// crawlers. Every business term comes from src/content/terms.ts, the module the billing code enforces;
+// the provider is the seller of the invoices when SELLER_* is set (seller.ts), else the generic text.
 
 import type { RichDocument } from './rich-text'
+import { type PublicSeller, sellerDetails, sellerParty } from './seller'
 import {
   AVAILABILITY_PERCENT,
   BRAND,
@@ -36,7 +38,8 @@ const priceRule =
 
 export type LegalSlug = 'privacy-policy' | 'terms-of-service' | 'public-offer' | 'refund-policy'
 
-export const LEGAL_DOCUMENTS: Record<LegalSlug, RichDocument> = {
+/** The documents with the provider named as the configured seller (null: the generic text). */
+export const legalDocuments = (seller: PublicSeller | null): Record<LegalSlug, RichDocument> => ({
   'public-offer': {
     title: 'Публичная оферта',
     lead: `Договор оказания услуг доступа к AI-моделям через сервис ${BRAND}.`,
@@ -49,14 +52,14 @@ export const LEGAL_DOCUMENTS: Record<LegalSlug, RichDocument> = {
           {
             type: 'p',
             text:
-              `Настоящий документ — публичная оферта (ст. 437 ГК РФ) исполнителя — ${PROVIDER.statusLong} (далее — «Исполнитель»), ` +
+              `Настоящий документ — публичная оферта (ст. 437 ГК РФ) исполнителя — ${sellerParty(seller)} (далее — «Исполнитель»), ` +
               `заключить договор оказания услуг сервиса ${BRAND} (далее — «Сервис») с любым дееспособным лицом (далее — «Заказчик»).`,
           },
           {
             type: 'p',
             text: `Акцептом оферты считается регистрация в Сервисе или пополнение баланса. Заказчиком может быть лицо, достигшее ${MIN_AGE} лет.`,
           },
-          { type: 'p', text: `Сведения об Исполнителе: ${PROVIDER.status.toLowerCase()}; ${PROVIDER.taxId}; контакты: ${contacts}.` },
+          { type: 'p', text: `Сведения об Исполнителе: ${sellerDetails(seller)}; контакты: ${contacts}.` },
         ],
       },
       {
@@ -163,7 +166,7 @@ export const LEGAL_DOCUMENTS: Record<LegalSlug, RichDocument> = {
         blocks: [
           {
             type: 'p',
-            text: `Регистрируясь в Сервисе ${BRAND} или пользуясь им, вы принимаете это соглашение, [Публичную оферту](/public-offer) и [Политику конфиденциальности](/privacy-policy). Сервис предоставляет ${PROVIDER.statusLong}.`,
+            text: `Регистрируясь в Сервисе ${BRAND} или пользуясь им, вы принимаете это соглашение, [Публичную оферту](/public-offer) и [Политику конфиденциальности](/privacy-policy). Сервис предоставляет ${sellerParty(seller)}.`,
           },
           { type: 'p', text: `Пользоваться Сервисом могут лица, достигшие ${MIN_AGE} лет.` },
         ],
@@ -262,7 +265,7 @@ export const LEGAL_DOCUMENTS: Record<LegalSlug, RichDocument> = {
         blocks: [
           {
             type: 'p',
-            text: `Оператор персональных данных — ${PROVIDER.statusLong}, предоставляющее сервис ${BRAND}. Обработка ведётся в соответствии с Федеральным законом № 152-ФЗ «О персональных данных». Контакты: ${contacts}.`,
+            text: `${seller ? `Оператор персональных данных и исполнитель по [Публичной оферте](/public-offer) — ${sellerParty(seller)}.` : `Оператор персональных данных — ${PROVIDER.statusLong}, предоставляющее сервис ${BRAND}.`} Обработка ведётся в соответствии с Федеральным законом № 152-ФЗ «О персональных данных». Контакты: ${contacts}.`,
           },
           { type: 'p', text: `Сервис предназначен для лиц, достигших ${MIN_AGE} лет; мы не собираем сознательно данные несовершеннолетних.` },
         ],
@@ -415,4 +418,7 @@ export const LEGAL_DOCUMENTS: Record<LegalSlug, RichDocument> = {
       },
     ],
   },
-}
+})
+
+/** The documents as they read without SELLER_* (and in tests of the generic text). */
+export const LEGAL_DOCUMENTS = legalDocuments(null)

@@ -1,11 +1,19 @@
 // The service catalogue as data: the page renders it, the server sends the same text to crawlers.
 
 import type { RichDocument } from './rich-text'
+import { type PublicSeller, sellerFooter } from './seller'
 import { groupRub, PAYMENT_METHODS, PRICING, PROVIDER, SUPPORT, TOP_UP, WELCOME_BONUS_RUB } from './terms'
 
 const rub = (n: number) => `${groupRub(n)} ₽`
 
-export const SERVICES_DOCUMENT: RichDocument = {
+/** 'Самозанятый (ИНН предоставляется по запросу)', 'ООО «Ромашка» (ИНН …, КПП …)'. */
+function providerLine(seller: PublicSeller | null): string {
+  const { who, ids } = sellerFooter(seller)
+  return `${who.join(', ')} (${ids})`
+}
+
+/** The services page, its «Исполнитель» the configured seller (null: the generic text). */
+export const servicesDocument = (seller: PublicSeller | null): RichDocument => ({
   title: 'Услуги',
   lead: 'Доступ к AI-моделям для текста и изображений через единый API и веб-интерфейс, с оплатой в рублях по факту использования.',
   sections: [
@@ -71,9 +79,11 @@ export const SERVICES_DOCUMENT: RichDocument = {
       blocks: [
         {
           type: 'p',
-          text: `${PROVIDER.status} (${PROVIDER.taxId}). Поддержка ${SUPPORT.hours}: [${PROVIDER.email}](mailto:${PROVIDER.email}), ${PROVIDER.messenger.name} [${PROVIDER.messenger.handle}](${PROVIDER.messenger.url}). ${PROVIDER.upstreamNote} Условия — в [Публичной оферте](/public-offer).`,
+          text: `${providerLine(seller)}. Поддержка ${SUPPORT.hours}: [${PROVIDER.email}](mailto:${PROVIDER.email}), ${PROVIDER.messenger.name} [${PROVIDER.messenger.handle}](${PROVIDER.messenger.url}). ${PROVIDER.upstreamNote} Условия — в [Публичной оферте](/public-offer).`,
         },
       ],
     },
   ],
-}
+})
+
+export const SERVICES_DOCUMENT = servicesDocument(null)

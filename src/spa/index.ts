@@ -10,6 +10,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs'
 import { join, normalize } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Elysia } from 'elysia'
+import { publicSeller, SELLER_ISLAND_ID } from '../content/seller'
 import { jsonForScript } from '../content/seo'
 import { apiDocsRoutes } from './api-docs'
 import { builtFileAnswer, htmlAnswer } from './gzip'
@@ -81,6 +82,12 @@ function shellLoader(index: string, entryKey: 'entry' | 'landing') {
  * without an extra request (web/components/test-payments-banner.tsx reads it).
  */
 const TEST_PAYMENTS_ISLAND = '<script type="application/json" id="test-payments-mode">true</script>'
+
+/** SELLER_*: the seller the legal pages and the footer name, inline like the flag above (no flash of the generic text). */
+function sellerIsland(deps: PageDeps): string {
+  const seller = publicSeller(deps.config.seller ?? null)
+  return seller ? `<script type="application/json" id="${SELLER_ISLAND_ID}">${jsonForScript(seller)}</script>` : ''
+}
 
 function pageHtml(shell: Shell, page: RenderedPage, origin: string, showcase: string): string {
   const preload = (page.chunk ? (shell.lazy[page.chunk] ?? []) : [])
@@ -169,7 +176,7 @@ export function spaRoutes(deps: PageDeps) {
           const shell = (path === '/' && loadLanding()) || loadShell()
           if (!shell) return new Response('Интерфейс не собран: выполните `bun run build`.', { status: 503, headers: { 'content-type': 'text/plain; charset=utf-8', ...referrer } })
           const page = await resolvePage(path, deps)
-          const html = pageHtml(shell, page, origin, showcaseIsland(deps) + (deps.config.testPaymentsBanner ? TEST_PAYMENTS_ISLAND : ''))
+          const html = pageHtml(shell, page, origin, showcaseIsland(deps) + sellerIsland(deps) + (deps.config.testPaymentsBanner ? TEST_PAYMENTS_ISLAND : ''))
           const headers = {
             'content-type': 'text/html; charset=utf-8',
             'cache-control': 'no-cache',

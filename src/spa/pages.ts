@@ -7,7 +7,7 @@ import type { Catalog } from '../catalog/service'
 import type { Config } from '../config'
 import { docsDocument } from '../content/docs'
 import { AUDIENCE, FEATURES, HERO, PRODUCT_CARDS, type TextCard, USE_CASES } from '../content/landing'
-import { LEGAL_DOCUMENTS, type LegalSlug } from '../content/legal'
+import { type LegalSlug, legalDocuments } from '../content/legal'
 import { renderMarkdown } from '../content/markdown'
 import {
   contextText,
@@ -26,8 +26,9 @@ import {
 } from '../content/models/catalog'
 import { modelMeta, modelsMeta, NOT_FOUND_MODEL_META } from '../content/models/meta'
 import { modelSnippets } from '../content/models/snippets'
+import { type PublicSeller, publicSeller, sellerFooter } from '../content/seller'
 import { metaForPath, type PageMeta, postMeta } from '../content/seo'
-import { SERVICES_DOCUMENT } from '../content/services'
+import { servicesDocument } from '../content/services'
 import { pickShowcase, type ShowcaseModel, splitModelName } from '../content/showcase'
 import { averageUptime, formatDay, formatDuration, formatMoscow, formatUptime, STATE_LABELS, STATUS_HEADLINES, STATUS_TEXT } from '../content/status'
 import { PROVIDER, SUPPORT } from '../content/terms'
@@ -37,7 +38,7 @@ import type { Status } from '../status/model'
 import { documentHtml, esc, inlineHtml } from './render'
 
 export interface PageDeps {
-  config: Pick<Config, 'publicUrl' | 'testPaymentsBanner' | 'markup'>
+  config: Pick<Config, 'publicUrl' | 'testPaymentsBanner' | 'markup'> & { seller?: Config['seller'] }
   db: Db
   catalog: Pick<Catalog, 'list' | 'get' | 'toApi'>
   /** The dollar rate: without it there are no ruble prices (the catalogue pages then say so). */
@@ -138,9 +139,10 @@ function siteNav(): string {
   return `<nav aria-label="Разделы сайта"><ul>${SITE_LINKS.map(([href, label]) => `<li><a href="${href}">${esc(label)}</a></li>`).join('')}</ul></nav>`
 }
 
-function providerFooter(): string {
+function providerFooter(seller: PublicSeller | null): string {
+  const { who, ids } = sellerFooter(seller)
   return (
-    `<footer><p>${esc(PROVIDER.status)} · ${esc(PROVIDER.taxId)} · <a href="mailto:${esc(PROVIDER.email)}">${esc(PROVIDER.email)}</a> · ` +
+    `<footer><p>${esc(who.join(', '))} · ${esc(ids)} · <a href="mailto:${esc(PROVIDER.email)}">${esc(PROVIDER.email)}</a> · ` +
     `${esc(PROVIDER.messenger.name)}: <a href="${esc(PROVIDER.messenger.url)}">${esc(PROVIDER.messenger.handle)}</a> · поддержка ${esc(SUPPORT.hours)}</p>` +
     `<p>${esc(PROVIDER.upstreamNote)}</p><p>© ${PROVIDER.copyrightYear} AI Gateway</p></footer>`
   )
@@ -274,7 +276,8 @@ export async function resolvePage(rawPath: string, deps: PageDeps): Promise<Rend
   const origin = deps.config.publicUrl
   const path = rawPath.length > 1 ? rawPath.replace(/\/+$/, '') : rawPath
   const chunk = chunkFor(path)
-  const wrap = (content: string) => `${content}\n${siteNav()}\n${providerFooter()}`
+  const seller = publicSeller(deps.config.seller ?? null)
+  const wrap = (content: string) => `${content}\n${siteNav()}\n${providerFooter(seller)}`
   const blog = blogService(deps.db)
 
   if (path.startsWith('/blog/') && path.length > '/blog/'.length) {
@@ -324,8 +327,8 @@ export async function resolvePage(rawPath: string, deps: PageDeps): Promise<Rend
   else if (path === '/blog') {
     const posts = await blog.list(BLOG_LIST_LIMIT)
     content = `<h1>Статьи о новых AI-моделях</h1>${posts.length ? postListHtml(posts) : '<p>Статей пока нет.</p>'}`
-  } else if (LEGAL[path]) content = documentHtml(LEGAL_DOCUMENTS[LEGAL[path]!], true)
-  else if (path === '/services') content = `${documentHtml(SERVICES_DOCUMENT)}<p><a href="/register">Зарегистрироваться</a> · <a href="/docs">Документация</a></p>`
+  } else if (LEGAL[path]) content = documentHtml(legalDocuments(seller)[LEGAL[path]!], true)
+  else if (path === '/services') content = `${documentHtml(servicesDocument(seller))}<p><a href="/register">Зарегистрироваться</a> · <a href="/docs">Документация</a></p>`
   else if (path === '/docs' || path === '/app/docs') content = documentHtml(docsDocument(origin))
   else if (path === '/status') content = statusHtml(await deps.status?.current().catch(() => undefined))
   return { status: 200, meta, body: wrap(content), chunk }

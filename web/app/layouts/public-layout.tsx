@@ -1,5 +1,6 @@
 import { type MouseEvent, type ReactNode, useEffect, useId, useState } from 'react'
 import { Link, useLocation } from 'wouter'
+import { sellerFooter } from '../../../src/content/seller'
 import { PROVIDER, SUPPORT } from '../../../src/content/terms'
 import { ButtonLink } from '../../components/button'
 import { DemoBanner } from '../../components/demo-banner'
@@ -7,6 +8,7 @@ import { CloseIcon, MailIcon, MenuIcon } from '../../components/icons'
 import { Logo } from '../../components/logo'
 import { TestPaymentsBanner } from '../../components/test-payments-banner'
 import { cn } from '../../lib/cn'
+import { siteSeller } from '../../lib/seller'
 import { useSession } from '../../stores/session'
 
 type NavItem = { label: string } & ({ section: string } | { href: string })
@@ -184,6 +186,9 @@ const FOOTER_GROUPS: Array<{ title: string; links: Array<[href: string, label: s
 
 const footerLink = 'rounded text-sm text-slate-600 transition-colors hover:text-slate-900'
 
+/** The provider as the offer names it: the seller of the invoices when the server has one (SELLER_*). */
+const provider = sellerFooter(siteSeller)
+
 function Footer() {
   return (
     <footer className="border-t border-slate-200 bg-slate-50" data-testid="site-footer">
@@ -209,7 +214,11 @@ function Footer() {
         <div>
           <h2 className="text-sm font-semibold text-slate-900">Контакты</h2>
           <ul className="mt-3 space-y-2 text-sm text-slate-600">
-            <li>{PROVIDER.status}</li>
+            {provider.who.map((line) => (
+              <li key={line} data-testid="footer-provider">
+                {line}
+              </li>
+            ))}
             <li>
               <a href={`mailto:${PROVIDER.email}`} className={cn(footerLink, 'inline-flex items-center gap-1.5 break-all')}>
                 <MailIcon size={14} className="shrink-0" />
@@ -222,7 +231,7 @@ function Footer() {
                 {PROVIDER.messenger.handle}
               </a>
             </li>
-            <li>{PROVIDER.taxId}</li>
+            <li data-testid="footer-tax-ids">{provider.ids}</li>
             <li>Поддержка {SUPPORT.hours}</li>
           </ul>
         </div>
@@ -230,7 +239,7 @@ function Footer() {
       <div className="border-t border-slate-200">
         <div className="mx-auto flex max-w-6xl flex-col gap-1 px-4 py-5 text-xs leading-5 text-slate-500 sm:px-6 md:flex-row md:justify-between md:gap-6">
           <p>
-            © {PROVIDER.copyrightYear} AI Gateway · {PROVIDER.status}
+            © {PROVIDER.copyrightYear} AI Gateway · {provider.short}
           </p>
           <p>{PROVIDER.upstreamNote}</p>
         </div>

@@ -1,7 +1,11 @@
 import { Link } from 'wouter'
-import { LEGAL_DOCUMENTS, type LegalSlug } from '../../../src/content/legal'
+import { type LegalSlug, legalDocuments } from '../../../src/content/legal'
 import { RichSections } from '../../components/rich-document'
 import { cn } from '../../lib/cn'
+import { siteSeller } from '../../lib/seller'
+
+/** The provider named as the seller of the invoices when the server has one (SELLER_*). */
+const DOCUMENTS = legalDocuments(siteSeller)
 
 const ORDER: Array<[LegalSlug, string]> = [
   ['public-offer', 'Публичная оферта'],
@@ -12,7 +16,7 @@ const ORDER: Array<[LegalSlug, string]> = [
 
 /** One legal document: title, revision, contents with anchors, the text, links to the others. */
 function LegalPage({ slug }: { slug: LegalSlug }) {
-  const doc = LEGAL_DOCUMENTS[slug]
+  const doc = DOCUMENTS[slug]
   return (
     <div className="mx-auto w-full max-w-6xl px-4 py-10 sm:px-6 sm:py-14">
       <div className="grid gap-10 lg:grid-cols-[15rem_minmax(0,1fr)]">

@@ -1,8 +1,9 @@
 import type { ComponentType } from 'react'
-import { SERVICES_DOCUMENT } from '../../../src/content/services'
+import { servicesDocument } from '../../../src/content/services'
 import { ButtonLink } from '../../components/button'
 import { ChartIcon, ChatIcon, CoinsIcon, CubeIcon, type IconProps, ShieldIcon, SparklesIcon } from '../../components/icons'
 import { RichBlocks } from '../../components/rich-document'
+import { siteSeller } from '../../lib/seller'
 
 const ICONS: Record<string, ComponentType<IconProps>> = {
   api: CubeIcon,
@@ -15,7 +16,7 @@ const ICONS: Record<string, ComponentType<IconProps>> = {
 
 /** /services: what the customer buys, how it is priced, and where to start. */
 export function ServicesPage() {
-  const doc = SERVICES_DOCUMENT
+  const doc = servicesDocument(siteSeller)
   return (
     <div className="mx-auto w-full max-w-6xl px-4 py-10 sm:px-6 sm:py-14">
       <div className="max-w-3xl">
