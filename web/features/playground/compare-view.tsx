@@ -248,9 +248,10 @@ export function CompareView({
           )}
         </div>
       </div>
-      {/* Stacked columns scroll in their own area above the composer, never under it (issue 33). */}
+      {/* Stacked columns scroll in their own area above the composer, never under it (issue 33);
+          relative, so what is positioned inside (screen-reader labels) scrolls and clips with them. */}
       <div
-        className={cn('grid min-h-0 flex-1 gap-3 max-lg:overflow-y-auto lg:grid-rows-[minmax(0,1fr)]', count === 3 ? 'lg:grid-cols-3' : 'lg:grid-cols-2')}
+        className={cn('relative grid min-h-0 flex-1 gap-3 max-lg:overflow-y-auto lg:grid-rows-[minmax(0,1fr)]', count === 3 ? 'lg:grid-cols-3' : 'lg:grid-cols-2')}
         data-testid="compare-columns"
       >
         {sessions.map((s, i) => (
