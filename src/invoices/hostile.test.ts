@@ -9,7 +9,8 @@
 //     500; amounts such as "0x3E8" and "1e3" are refused (400), not read as 1 000 ₽.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { encode1251 } from '../test-support/encodings'
-import { startGateway } from '../test-support/gateway'
+import { eventually, startGateway } from '../test-support/gateway'
+import { pdfText } from '../test-support/pdf'
 import { freshIp, registerUser } from '../test-support/server'
 import { call, type Person, teamsOn } from '../test-support/teams'
 import { COMPANY_BUYER, freshCompanyInn, NPD_SELLER_ENV, type StatementDoc, statementText } from './test-fixtures'
@@ -220,6 +221,30 @@ describe('10. another company’s INN cannot be used to take its money', () => {
     expect(await teamBalance(real.team.id)).toBe(realBefore + 7_000_000_000)
     expect(await teamBalance(spoofer.team.id)).toBe(spooferBefore)
     expect((await api('POST', `/api/teams/${spoofer.team.id}/invoices`, spoofer.owner, { amountRub: 7000 })).status).toBe(409)
+    await expectBooksBalanced()
+  })
+
+  test('nor is the company named on the waiting team’s documents: its act goes to the team', async () => {
+    const inn = freshCompanyInn()
+    const real = await teams.create('Компания с актами')
+    const spoofer = await teams.create('Команда без подтверждения')
+    await saveCompany(real.owner, real.team.id, inn)
+    expect(await saveCompany(spoofer.owner, spoofer.team.id, inn)).toMatchObject({ innConfirmation: 'pending' })
+    await teams.topUp(spoofer.owner, spoofer.team.id, 100)
+    const key = await teams.key(spoofer.owner, spoofer.team.id)
+    const res = await fetch(`${gw.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key.key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'openai/gpt-4', max_tokens: 20, messages: [{ role: 'user', content: 'привет' }] }),
+    })
+    expect(res.status).toBe(200)
+    await res.text()
+    const act = await eventually(async () => (await api('GET', `/api/teams/${spoofer.team.id}/documents`, spoofer.owner)).body.data.find((d: any) => d.kind === 'act'))
+    const pdf = await fetch(act.pdfUrl, { headers: { authorization: `Bearer ${spoofer.owner.accessToken}`, 'x-forwarded-for': freshIp() } })
+    expect(pdf.status).toBe(200)
+    const text = await pdfText(new Uint8Array(await pdf.arrayBuffer()))
+    expect(text).toContain('Команда без подтверждения')
+    expect(text).not.toContain(inn)
     await expectBooksBalanced()
   })
 

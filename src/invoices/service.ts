@@ -60,6 +60,9 @@ export const INVOICE_MESSAGES = {
   innAlready: (to: 'confirmed' | 'rejected') => (to === 'confirmed' ? 'ИНН этой команды уже подтверждён' : 'ИНН этой команды уже отклонён'),
 } as const
 
+/** Whether a team may bill in the name of its company: it named the INN first, or the site admin confirmed it. */
+const mayBill = (c: InnConfirmation) => c === 'not_needed' || c === 'confirmed'
+
 /** Which registrations the site admin may move where: a first registrant may be rejected too (a spoofer who came first). */
 const INN_REVIEW: Record<'confirmed' | 'rejected', InnConfirmation[]> = {
   confirmed: ['pending', 'rejected'],
@@ -362,8 +365,8 @@ export function invoicesService({ db, config, mailer, teams }: InvoicesDeps) {
       const company = await store.company(teamId)
       if (!company) throw badRequest(INVOICE_MESSAGES.noCompany)
       // Another team's INN: no invoice in that company's name until the site admin confirms it.
-      if (company.innConfirmation === 'pending') throw conflict(INVOICE_MESSAGES.innPending(company.inn))
-      if (company.innConfirmation === 'rejected') throw conflict(INVOICE_MESSAGES.innRejected(company.inn))
+      if (!mayBill(company.innConfirmation))
+        throw conflict(company.innConfirmation === 'pending' ? INVOICE_MESSAGES.innPending(company.inn) : INVOICE_MESSAGES.innRejected(company.inn))
       await consume(db, `invoice-issue:${teamId}`, ISSUE_RULE)
       const now = new Date()
       const document = {
@@ -497,7 +500,11 @@ export function invoicesService({ db, config, mailer, teams }: InvoicesDeps) {
       const act = (await acts(teamId)).find((m) => m.period.year === period.year && m.period.month === period.month)
       if (!act) throw notFound(INVOICE_MESSAGES.actNotFound)
       const company = await store.company(teamId)
-      const buyer = company ? { name: company.name, inn: company.inn, kpp: company.kpp, address: company.address } : { name: a.teamName, inn: '', kpp: null, address: '' }
+      // A company the team is not confirmed for is not named on its documents either: the act goes to the team.
+      const buyer =
+        company && mayBill(company.innConfirmation)
+          ? { name: company.name, inn: company.inn, kpp: company.kpp, address: company.address }
+          : { name: a.teamName, inn: '', kpp: null, address: '' }
       let payments: ReceivedPayment[] | undefined
       if (seller.taxRegime === 'npd') {
         const { from, to } = monthBounds(period)
