@@ -4,7 +4,7 @@
 // the Playground until the 402 says which budget and when it resets; the owner sees the usage by
 // member and the audit entries. axe (WCAG A/AA, serious and critical) on every team screen.
 import { type Browser, expect, type Page, test } from '@playwright/test'
-import { ADMIN_EMAIL, axeClean, readOutboxLetter, registerViaUi, shoot, signInAsAdmin, uniqueEmail, watchConsole } from './helpers'
+import { ADMIN_EMAIL, apiCustomer, axeClean, loginViaUi, readOutboxLetter, registerViaUi, shoot, signInAsAdmin, uniqueEmail, watchConsole } from './helpers'
 
 const SIZES = [
   { name: '1280', width: 1280, height: 800 },
@@ -184,3 +184,93 @@ test('the site admin sees the teams and adjusts a team balance', async ({ page }
   await expect(row).toContainText(/250,00\s₽/)
   await axeClean(page, `admin teams (${ADMIN_EMAIL})`)
 })
+
+/** A team made through the API: an owner, and each of `roles` joined by its letter's link. */
+async function apiTeam(page: Page, name: string, roles: ('admin' | 'member')[]) {
+  const request = page.request
+  const as = (p: { token: string }) => ({ authorization: `Bearer ${p.token}` })
+  const owner = await apiCustomer(request, 'lock-owner', PASSWORD)
+  const created = await request.post('/api/teams', { data: { name }, headers: as(owner) })
+  expect(created.status()).toBe(201)
+  const id = (await created.json()).data.id as string
+  const joined = []
+  for (const role of roles) {
+    const person = await apiCustomer(request, `lock-${role}`, PASSWORD)
+    expect((await request.post(`/api/teams/${id}/invitations`, { data: { email: person.email, role }, headers: as(owner) })).status()).toBe(201)
+    const token = (await readOutboxLetter(person.email)).text.match(/\/invite\/([A-Za-z0-9_-]+)/)![1]
+    expect((await request.post('/api/teams/invitations/accept', { data: { token }, headers: as(person) })).status()).toBe(200)
+    joined.push(person)
+  }
+  const api = async (who: { token: string }, method: 'patch' | 'post', path: string, data: unknown, team = false) => {
+    const res = await request[method](path, { data, headers: { ...as(who), ...(team ? { 'X-Team-Id': id } : {}) } })
+    expect(res.ok()).toBe(true)
+    return (await res.json()).data
+  }
+  return { id, owner, joined, api }
+}
+
+// Issue 33, point 7: what an admin or the owner decided is not offered to the one it restricts —
+// the control is there, disabled, with the reason beside it.
+for (const size of SIZES) {
+  test(`a member sees why a key an admin disabled cannot be re-enabled; an admin, why their budget is the owner's, at ${size.width}×${size.height}`, async ({ page, browser }) => {
+    test.slow()
+    await page.setViewportSize({ width: size.width, height: size.height })
+    const name = `Решения ${size.name}`
+    const t = await apiTeam(page, name, ['admin', 'admin', 'member'])
+    const [admin, admin2, member] = t.joined as [Awaited<ReturnType<typeof apiCustomer>>, Awaited<ReturnType<typeof apiCustomer>>, Awaited<ReturnType<typeof apiCustomer>>]
+    const key = await t.api(member, 'post', '/api/auth/api-keys', { name: 'Бот склада' }, true)
+    await t.api(admin, 'patch', `/api/auth/api-keys/${key.id}`, { isActive: false, budget: { limitRub: 5, period: 'day' } }, true)
+    await t.api(t.owner, 'patch', `/api/teams/${t.id}/members/${admin.id}`, { budget: { limitRub: 20, period: 'month' } })
+
+    // The member: «Включить» and «Бюджет» are there but off, each with the reason.
+    const console = watchConsole(page)
+    await loginViaUi(page, member.email, PASSWORD)
+    // Into the team on the keys page (the dashboard would first ask for the personal money pages' data).
+    await page.goto('/app/api-keys')
+    await page.getByTestId('account-switcher').filter({ visible: true }).selectOption(t.id)
+    const row = page.getByTestId('api-key-row').filter({ hasText: 'Бот склада' })
+    await expect(row.getByRole('button', { name: 'Включить' })).toBeDisabled()
+    await expect(row.getByRole('button', { name: 'Бюджет' })).toBeDisabled()
+    // Beside the key: in its card on a phone, in a line under its row in the wide table.
+    const notes = page.getByTestId('key-lock')
+    await expect(notes).toHaveText([
+      'Ключ отключил администратор команды — включить его снова может владелец или администратор.',
+      'Бюджет ключа задал администратор команды — изменить или снять его может владелец или администратор.',
+    ])
+    await expect(row.getByRole('button', { name: 'Включить' })).toHaveAccessibleDescription(/Ключ отключил администратор команды/)
+    await row.scrollIntoViewIfNeeded()
+    await shoot(page, `team-key-locked-${size.name}`)
+    await axeClean(page, 'a locked team key')
+    console.assertClean()
+
+    // An admin: their own budget is the owner's (off, with the reason); another admin has no role
+    // control and no «Исключить»; a member has both.
+    const other = await secondBrowser(browser, size)
+    const a = other.page
+    await loginViaUi(a, admin.email, PASSWORD)
+    await a.goto('/app/team')
+    await a.getByTestId('account-switcher').filter({ visible: true }).selectOption(t.id)
+    const mine = a.getByTestId('team-member-row').filter({ hasText: admin.email })
+    await expect(mine.getByRole('button', { name: `Бюджет ${admin.email}` })).toBeDisabled()
+    await expect(mine.getByTestId('member-budget-lock')).toHaveText('Ваш бюджет в команде задал владелец команды — изменить или снять его может только владелец.')
+    const peer = a.getByTestId('team-member-row').filter({ hasText: admin2.email })
+    await expect(peer.getByRole('combobox', { name: `Роль ${admin2.email}` })).toHaveCount(0)
+    await expect(peer.getByRole('button', { name: `Исключить ${admin2.email}` })).toHaveCount(0)
+    await expect(peer.getByRole('button', { name: `Бюджет ${admin2.email}` })).toBeEnabled()
+    const plain = a.getByTestId('team-member-row').filter({ hasText: member.email })
+    await expect(plain.getByRole('combobox', { name: `Роль ${member.email}` })).toBeVisible()
+    await expect(plain.getByRole('button', { name: `Исключить ${member.email}` })).toBeVisible()
+    await mine.scrollIntoViewIfNeeded()
+    await shoot(a, `team-admin-budget-locked-${size.name}`)
+    await axeClean(a, 'team page with a locked budget')
+    // The admin re-enables the member's key: the member's page shows it on, with no lock.
+    await a.goto('/app/api-keys')
+    const theirs = a.getByTestId('api-key-row').filter({ hasText: 'Бот склада' })
+    await theirs.getByRole('button', { name: 'Включить' }).click()
+    await expect(theirs.getByRole('button', { name: 'Отключить' })).toBeEnabled()
+    await other.context.close()
+    await page.reload()
+    await expect(row.getByRole('button', { name: 'Отключить' })).toBeEnabled()
+    await expect(page.getByTestId('key-lock')).toHaveCount(1)
+  })
+}

@@ -1,11 +1,11 @@
-import { type KeyboardEvent, type ReactNode, useState } from 'react'
+import { Fragment, type KeyboardEvent, type ReactNode, useState } from 'react'
 import type { KeyedMutator } from 'swr'
 import { formatDate, formatDateTime } from '../../../src/content/format'
 import type { BudgetInput } from '../../../src/wire'
 import { BudgetDialog, BudgetMeter, formatLimit, PERIOD_PHRASES } from '../../components/budget'
 import { Button } from '../../components/button'
 import { ConfirmDialog } from '../../components/dialog'
-import { GaugeIcon, PencilIcon, PowerIcon, TrashIcon } from '../../components/icons'
+import { GaugeIcon, LockIcon, PencilIcon, PowerIcon, TrashIcon } from '../../components/icons'
 import { inputClasses } from '../../components/input'
 import { errorMessage } from '../../lib/api'
 import { cn } from '../../lib/cn'
@@ -53,11 +53,42 @@ function LastUsed({ value }: { value: string | null }) {
   )
 }
 
-function IconAction({ label, onClick, disabled, danger, children }: { label: string; onClick: () => void; disabled?: boolean; danger?: boolean; children: ReactNode }) {
+/**
+ * Why the caller cannot re-enable the key or change its budget: an admin or the owner of the team
+ * decided it (the server says so in `locked`, and refuses the change anyway). The disabled control
+ * points here with aria-describedby.
+ */
+function LockNote({ id, text, className }: { id: string; text: string; className?: string }) {
+  return (
+    <p id={id} data-testid="key-lock" className={cn('mt-1.5 flex max-w-60 items-start gap-1 text-xs text-slate-500', className)}>
+      <LockIcon size={12} className="mt-0.5 shrink-0" />
+      <span>{text}</span>
+    </p>
+  )
+}
+
+const lockIds = (key: ApiKey) => ({ active: `key-lock-active-${key.id}`, budget: `key-lock-budget-${key.id}` })
+
+function IconAction({
+  label,
+  onClick,
+  disabled,
+  danger,
+  describedBy,
+  children,
+}: {
+  label: string
+  onClick: () => void
+  disabled?: boolean
+  danger?: boolean
+  describedBy?: string
+  children: ReactNode
+}) {
   return (
     <button
       type="button"
       aria-label={label}
+      aria-describedby={describedBy}
       title={label}
       onClick={onClick}
       disabled={disabled}
@@ -201,8 +232,17 @@ export function KeyList({ keys, mutate, onDeleted }: { keys: ApiKey[]; mutate: K
   const nameChange = (value: string) => setEditing((e) => (e ? { ...e, value, error: null } : e))
   const busy = (key: ApiKey) => toggling === key.id || (editing?.id === key.id && editing.saving)
 
+  // Only re-enabling can be locked (a disabled key stays disabled until an admin or the owner says otherwise).
   const toggleButton = (key: ApiKey, withIcon: boolean, className?: string) => (
-    <Button size="sm" variant="secondary" onClick={() => void toggle(key)} loading={toggling === key.id} disabled={busy(key)} className={className}>
+    <Button
+      size="sm"
+      variant="secondary"
+      onClick={() => void toggle(key)}
+      loading={toggling === key.id}
+      disabled={busy(key) || key.locked.isActive !== null}
+      aria-describedby={key.locked.isActive ? lockIds(key).active : undefined}
+      className={className}
+    >
       {withIcon && toggling !== key.id && <PowerIcon size={15} className={key.isActive ? 'text-slate-500' : 'text-emerald-600'} />}
       {key.isActive ? 'Отключить' : 'Включить'}
     </Button>
@@ -274,48 +314,67 @@ export function KeyList({ keys, mutate, onDeleted }: { keys: ApiKey[]; mutate: K
             <tbody className="divide-y divide-slate-100">
               {keys.map((key) => {
                 const isEditing = editing?.id === key.id
+                const locked = key.locked.isActive !== null || key.locked.budget !== null
                 return (
-                  <tr key={key.id} data-testid="api-key-row" className="align-middle">
-                    <td className="min-w-40 py-3.5 pr-2.5 pl-6">
-                      {isEditing ? (
-                        <NameField editing={editing} onChange={nameChange} onSave={() => void saveRename()} onCancel={cancelRename} />
-                      ) : (
-                        <span className={cn('block font-medium break-words', key.isActive ? 'text-slate-900' : 'text-slate-500')}>{key.name}</span>
-                      )}
-                      <code className="mt-0.5 block font-mono text-[13px] whitespace-nowrap text-slate-500">{`${key.keyPrefix}…`}</code>
-                      <Owner apiKey={key} />
-                    </td>
-                    <td className="px-2.5 py-3.5">
-                      <StatusBadge active={key.isActive} />
-                    </td>
-                    <td className="px-2.5 py-3.5">
-                      <Spend apiKey={key} />
-                    </td>
-                    <td className="px-2.5 py-3.5 whitespace-nowrap text-slate-600">
-                      <time dateTime={key.createdAt}>{formatDate(key.createdAt)}</time>
-                    </td>
-                    <td className="px-2.5 py-3.5 text-slate-600">
-                      <LastUsed value={key.lastUsedAt} />
-                    </td>
-                    <td className="py-3.5 pr-5 pl-2.5">
-                      {isEditing ? (
-                        <RenameButtons editing={editing} onSave={() => void saveRename()} onCancel={cancelRename} className="justify-end" />
-                      ) : (
-                        <div className="flex items-center justify-end gap-1">
-                          {toggleButton(key, false, 'mr-1 min-w-[6.5rem]')}
-                          <IconAction label="Переименовать" onClick={() => startRename(key)} disabled={busy(key)}>
-                            <PencilIcon />
-                          </IconAction>
-                          <IconAction label="Бюджет" onClick={() => setLimitKey(key)} disabled={busy(key)}>
-                            <GaugeIcon />
-                          </IconAction>
-                          <IconAction label="Удалить" danger onClick={() => setDeleting({ key, pending: false })} disabled={busy(key)}>
-                            <TrashIcon />
-                          </IconAction>
-                        </div>
-                      )}
-                    </td>
-                  </tr>
+                  <Fragment key={key.id}>
+                    <tr data-testid="api-key-row" className={cn('align-middle', locked && 'border-b-0')}>
+                      <td className="min-w-40 py-3.5 pr-2.5 pl-6">
+                        {isEditing ? (
+                          <NameField editing={editing} onChange={nameChange} onSave={() => void saveRename()} onCancel={cancelRename} />
+                        ) : (
+                          <span className={cn('block font-medium break-words', key.isActive ? 'text-slate-900' : 'text-slate-500')}>{key.name}</span>
+                        )}
+                        <code className="mt-0.5 block font-mono text-[13px] whitespace-nowrap text-slate-500">{`${key.keyPrefix}…`}</code>
+                        <Owner apiKey={key} />
+                      </td>
+                      <td className="px-2.5 py-3.5">
+                        <StatusBadge active={key.isActive} />
+                      </td>
+                      <td className="px-2.5 py-3.5">
+                        <Spend apiKey={key} />
+                      </td>
+                      <td className="px-2.5 py-3.5 whitespace-nowrap text-slate-600">
+                        <time dateTime={key.createdAt}>{formatDate(key.createdAt)}</time>
+                      </td>
+                      <td className="px-2.5 py-3.5 text-slate-600">
+                        <LastUsed value={key.lastUsedAt} />
+                      </td>
+                      <td className="py-3.5 pr-5 pl-2.5">
+                        {isEditing ? (
+                          <RenameButtons editing={editing} onSave={() => void saveRename()} onCancel={cancelRename} className="justify-end" />
+                        ) : (
+                          <div className="flex items-center justify-end gap-1">
+                            {toggleButton(key, false, 'mr-1 min-w-[6.5rem]')}
+                            <IconAction label="Переименовать" onClick={() => startRename(key)} disabled={busy(key)}>
+                              <PencilIcon />
+                            </IconAction>
+                            <IconAction
+                              label="Бюджет"
+                              onClick={() => setLimitKey(key)}
+                              disabled={busy(key) || key.locked.budget !== null}
+                              describedBy={key.locked.budget ? lockIds(key).budget : undefined}
+                            >
+                              <GaugeIcon />
+                            </IconAction>
+                            <IconAction label="Удалить" danger onClick={() => setDeleting({ key, pending: false })} disabled={busy(key)}>
+                              <TrashIcon />
+                            </IconAction>
+                          </div>
+                        )}
+                      </td>
+                    </tr>
+                    {/* The reasons under their key, the width of the table: the disabled controls point here. */}
+                    {locked && (
+                      <tr data-testid="api-key-locks">
+                        <td colSpan={6} className="pt-0 pr-5 pb-3.5 pl-6">
+                          <div className="flex flex-wrap gap-x-6">
+                            {key.locked.isActive && <LockNote id={lockIds(key).active} text={key.locked.isActive} className="mt-0 max-w-none" />}
+                            {key.locked.budget && <LockNote id={lockIds(key).budget} text={key.locked.budget} className="mt-0 max-w-none" />}
+                          </div>
+                        </td>
+                      </tr>
+                    )}
+                  </Fragment>
                 )
               })}
             </tbody>
@@ -366,6 +425,8 @@ export function KeyList({ keys, mutate, onDeleted }: { keys: ApiKey[]; mutate: K
                   </dd>
                 </div>
               </dl>
+              {key.locked.isActive && <LockNote id={lockIds(key).active} text={key.locked.isActive} className="mt-3 max-w-none" />}
+              {key.locked.budget && <LockNote id={lockIds(key).budget} text={key.locked.budget} className="mt-3 max-w-none" />}
               {isEditing ? (
                 <RenameButtons editing={editing} onSave={() => void saveRename()} onCancel={cancelRename} className="mt-4" />
               ) : (
@@ -375,7 +436,13 @@ export function KeyList({ keys, mutate, onDeleted }: { keys: ApiKey[]; mutate: K
                     <PencilIcon size={15} className="text-slate-500" />
                     Переименовать
                   </Button>
-                  <Button size="sm" variant="secondary" onClick={() => setLimitKey(key)} disabled={busy(key)}>
+                  <Button
+                    size="sm"
+                    variant="secondary"
+                    onClick={() => setLimitKey(key)}
+                    disabled={busy(key) || key.locked.budget !== null}
+                    aria-describedby={key.locked.budget ? lockIds(key).budget : undefined}
+                  >
                     <GaugeIcon size={15} className="text-slate-500" />
                     Бюджет
                   </Button>

@@ -10,7 +10,7 @@ import { Button } from '../../components/button'
 import { Card } from '../../components/card'
 import { ConfirmDialog } from '../../components/dialog'
 import { FormAlert } from '../../components/form-alert'
-import { BuildingIcon, MailIcon, PlusIcon, TrashIcon } from '../../components/icons'
+import { BuildingIcon, LockIcon, MailIcon, PlusIcon, TrashIcon } from '../../components/icons'
 import { inputClasses } from '../../components/input'
 import { EmptyNote, ListSkeleton, LoadError } from '../../components/list-state'
 import { PageHeading } from '../../components/page-heading'
@@ -105,11 +105,10 @@ function Members({ team, onChanged }: { team: TeamDetails; onChanged: () => Prom
   const me = useSession((s) => s.user?.id)
   const setTeam = useAccountContext((s) => s.setTeam)
   const [, navigate] = useLocation()
-  const manage = team.permissions.includes('members.manage')
   const [budgetFor, setBudgetFor] = useState<TeamMember | null>(null)
   const [removing, setRemoving] = useState<{ member: TeamMember; pending: boolean } | null>(null)
-  // An admin never acts on an owner; an owner on anyone but a sole owner's own role.
-  const mayEdit = (m: TeamMember) => manage && (team.role === 'owner' || m.role !== 'owner')
+  // What the caller may do to each member is the server's answer (m.access): an admin never acts on
+  // an owner, never changes another admin's role, and cannot change a budget the owner or another admin set on them.
 
   async function changeRole(m: TeamMember, role: TeamRole) {
     try {
@@ -173,12 +172,27 @@ function Members({ team, onChanged }: { team: TeamDetails; onChanged: () => Prom
               <p className="text-xs text-slate-500">в команде с {formatDate(m.joinedAt)}</p>
             </div>
             <div className="md:w-44">
-              <RoleCell member={m} editable={mayEdit(m) && m.userId !== me} onChange={(role) => void changeRole(m, role)} />
+              <RoleCell member={m} editable={m.access.manage} onChange={(role) => void changeRole(m, role)} />
             </div>
-            <BudgetMeter budget={m.budget} label={`Бюджет ${m.email}`} className="md:flex-1" />
+            <div className="min-w-0 md:flex-1">
+              <BudgetMeter budget={m.budget} label={`Бюджет ${m.email}`} />
+              {m.access.budgetLock && (
+                <p id={`budget-lock-${m.userId}`} data-testid="member-budget-lock" className="mt-1.5 flex max-w-80 items-start gap-1 text-xs text-slate-500">
+                  <LockIcon size={12} className="mt-0.5 shrink-0" />
+                  <span>{m.access.budgetLock}</span>
+                </p>
+              )}
+            </div>
             <div className="flex flex-wrap gap-2 md:justify-end">
-              {mayEdit(m) && (
-                <Button size="sm" variant="secondary" onClick={() => setBudgetFor(m)} aria-label={`Бюджет ${m.email}`}>
+              {m.access.budget && (
+                <Button
+                  size="sm"
+                  variant="secondary"
+                  onClick={() => setBudgetFor(m)}
+                  disabled={m.access.budgetLock !== null}
+                  aria-label={`Бюджет ${m.email}`}
+                  aria-describedby={m.access.budgetLock ? `budget-lock-${m.userId}` : undefined}
+                >
                   Бюджет
                 </Button>
               )}
@@ -188,8 +202,7 @@ function Members({ team, onChanged }: { team: TeamDetails; onChanged: () => Prom
                       Покинуть команду
                     </Button>
                   )
-                : mayEdit(m) &&
-                  m.role !== 'owner' && (
+                : m.access.manage && (
                     <Button
                       size="sm"
                       variant="secondary"
