@@ -142,8 +142,13 @@ describe('team alerts', () => {
       data: { team: { id: team.id, name: 'Оповещения' }, level: 'member', limit_rub: 1, period: 'day', member: { user_id: member.user.id, email: member.email } },
     })
     // The outbox says so too.
-    const state = await call(gw.url, 'GET', `/api/teams/${team.id}/webhook`, { token: owner.accessToken })
-    expect(state.body.data.deliveries.find((d: { id: string }) => d.id === failed.id)).toMatchObject({ status: 'delivered', attempts: 2, lastStatus: 200 })
+    // (The worker records the answer after the receiver has it: asked until it has.)
+    const outbox = await eventually(async () => {
+      const state = await call(gw.url, 'GET', `/api/teams/${team.id}/webhook`, { token: owner.accessToken })
+      const row = state.body.data.deliveries.find((d: { id: string }) => d.id === failed.id)
+      return row?.status === 'delivered' ? row : null
+    })
+    expect(outbox).toMatchObject({ status: 'delivered', attempts: 2, lastStatus: 200 })
 
     // More refusals in the same period send nothing more.
     const before = lettersTo(owner.email).length

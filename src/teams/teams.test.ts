@@ -402,7 +402,7 @@ describe('the audit log and the site admin', () => {
     await teams.topUp(owner, team.id, 100)
     const list = await call(gw.url, 'GET', `/api/admin/teams?search=${encodeURIComponent('для админа')}`, { token: siteAdmin.accessToken })
     expect(list.status).toBe(200)
-    expect(list.body.data).toEqual([{ id: team.id, name: 'Для админа', balance: 100, members: 1, owner: owner.email, spent: 0, createdAt: expect.any(String) }])
+    expect(list.body.data).toEqual([{ id: team.id, name: 'Для админа', balance: 100, held: 0, members: 1, owner: owner.email, spent: 0, createdAt: expect.any(String) }])
     const adjusted = await call(gw.url, 'POST', `/api/admin/teams/${team.id}/balance`, { token: siteAdmin.accessToken, body: { amount: -40, description: 'Возврат' } })
     expect(adjusted.body.data).toMatchObject({ teamId: team.id, balance: 60, transaction: { amount: '-40.00', type: 'admin', description: 'Возврат' } })
     const [row] = await gw.read<{ user_id: string; actor_id: string; team_id: string }>(
