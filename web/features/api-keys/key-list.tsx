@@ -43,14 +43,9 @@ function Owner({ apiKey }: { apiKey: ApiKey }) {
   return apiKey.owner ? <span className="block truncate text-xs text-slate-500">владелец: {apiKey.owner.email}</span> : null
 }
 
+/** '29.11.2026, 05:48 МСК', wrapping after the date where the column is narrow («МСК» stays with the time). */
 function LastUsed({ value }: { value: string | null }) {
-  return value ? (
-    <time dateTime={value} className="whitespace-nowrap">
-      {formatDateTime(value)}
-    </time>
-  ) : (
-    <span className="text-slate-500">ещё не использовался</span>
-  )
+  return value ? <time dateTime={value}>{formatDateTime(value)}</time> : <span className="text-slate-500">ещё не использовался</span>
 }
 
 /**
