@@ -1,10 +1,11 @@
 // Reserves (billing/reserves.ts, PostgreSQL): a well-funded account's requests are held from this
 // instance's reserve in memory and their charges written as pending, then applied. The books must
 // come out as if each had been held and settled on its own.
-import { afterEach, describe, expect, test } from 'bun:test'
+import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
 import { eq, sql } from 'drizzle-orm'
 import { openDatabase } from '../db/client'
 import { onPostgres } from '../db/dialect'
+import { leaseRenewed } from '../db/instance'
 import { write } from '../db/tx'
 import type { Db } from '../db/types'
 import { addAccount, usageFacts as facts, moneyOf } from '../test-support/billing'
@@ -13,6 +14,9 @@ import { chargesApplied, noteGeneration, placeHold, releaseHold, releaseLapsedHo
 import { holds, ledgerEntries, pendingCharges, uncoveredCosts, usageDaily, usageLogs } from './schema'
 
 const opened: Array<() => Promise<void>> = []
+// A serving instance renews its lease all along (startHoldLeases, src/index.ts); this process runs no
+// such loop, so each test starts with the lease just renewed: reserves serve only while it is held.
+beforeEach(() => leaseRenewed(Date.now()))
 afterEach(async () => {
   for (const close of opened.splice(0)) await close()
 })
@@ -112,7 +116,8 @@ describe.if(onPostgres)('reserves', () => {
     const dying = openDatabase(url)
     const id = await hold(dying.db, 1_000_000)
     expect(await reserveRows(db)).toEqual([{ amount: RICH / 64 }])
-    await write(dying.db, (q) => q.update(holds).set({ leaseUntil: 1 }).where(eq(holds.reserve, true)))
+    // Another start's, lapsed (a process never sweeps its own holds as lapsed).
+    await write(dying.db, (q) => q.update(holds).set({ leaseUntil: 1, leaseToken: 'a dead start' }).where(eq(holds.reserve, true)))
     const facts2 = { ...facts, model: 'model/written-before-the-crash' }
     // Its pending row is written as settleHold writes it, and the apply never runs (the process is gone).
     const { pendingBatch } = await import('../db/pg-money')
