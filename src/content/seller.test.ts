@@ -4,6 +4,7 @@ import { partyLine } from '../invoices/invoice-pdf'
 import { NPD_SELLER, OSN_SELLER } from '../invoices/test-fixtures'
 import { LEGAL_DOCUMENTS, legalDocuments } from './legal'
 import { publicSeller, sellerDetails, sellerFooter, sellerParty } from './seller'
+import { organizationLd } from './seo'
 import { SERVICES_DOCUMENT, servicesDocument } from './services'
 
 const text = (doc: unknown) => JSON.stringify(doc)
@@ -54,5 +55,19 @@ describe('the seller on the legal pages', () => {
     expect(sellerParty(publicSeller({ ...trader, name: 'ИП Петров П. П.' }))).toBe('ИП Петров П. П., ИНН 500100732259')
     expect(sellerFooter(publicSeller(trader)).who).toEqual(['Петров Пётр Петрович', 'Индивидуальный предприниматель'])
     expect(publicSeller(trader)!.address).toBeNull()
+  })
+})
+
+describe('the seller in the landing page’s structured data', () => {
+  test('with SELLER_* the Organization names the same party (legal name, INN); without it, the generic status', () => {
+    const origin = 'https://gw.example.ru'
+    const seller = publicSeller(OSN_SELLER)!
+    const ld = organizationLd(origin, seller)
+    expect([ld.legalName, ld.taxID]).toEqual([OSN_SELLER.name, '7712345671'])
+    expect(ld.description).toStartWith(`${sellerParty(seller)}.`)
+    expect(ld.description).not.toContain('Самозанятый')
+    const generic = organizationLd(origin)
+    expect(generic).not.toHaveProperty('legalName')
+    expect(generic.description).toStartWith('Самозанятый.')
   })
 })

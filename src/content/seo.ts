@@ -1,6 +1,7 @@
 // Page metadata for search engines and link previews: one table and one set of builders shared by
 // the server (src/spa puts them into the HTML it sends, for crawlers without JavaScript) and the
 // browser (web/lib/head.ts keeps document.head in step while the visitor navigates). Pure: no DOM.
+import { type PublicSeller, sellerParty } from './seller'
 import { BRAND, PROVIDER, SUPPORT } from './terms'
 
 export const SITE_NAME = BRAND
@@ -55,16 +56,18 @@ export function withBrand(title: string): string {
 
 // ─── structured data ─────────────────────────────────────────────────────────
 
-export function organizationLd(origin: string) {
+/** The service as search engines read it; with SELLER_* set, the same party as the offer and the invoices. */
+export function organizationLd(origin: string, seller: PublicSeller | null = null) {
   return {
     '@context': 'https://schema.org',
     '@type': 'Organization',
     '@id': `${origin}/#organization`,
     name: BRAND,
+    ...(seller ? { legalName: seller.name, taxID: seller.inn } : {}),
     url: `${origin}/`,
     logo: absoluteUrl(origin, '/logo.png'),
     email: PROVIDER.email,
-    description: `${PROVIDER.status}. ${PROVIDER.upstreamNote}`,
+    description: `${seller ? sellerParty(seller) : PROVIDER.status}. ${PROVIDER.upstreamNote}`,
     contactPoint: {
       '@type': 'ContactPoint',
       contactType: 'customer support',
@@ -224,11 +227,11 @@ export function canonicalPath(path: string): string {
 }
 
 /** Metadata of any path that is not a blog post: the static table, else a neutral noindex default. */
-export function metaForPath(path: string, origin: string): PageMeta {
+export function metaForPath(path: string, origin: string, seller: PublicSeller | null = null): PageMeta {
   const clean = canonicalPath(path)
   const exact = STATIC_PAGES[clean]
   if (clean === '/') {
-    return { ...STATIC_PAGES['/']!, path: '/', jsonLd: [organizationLd(origin), websiteLd(origin)] }
+    return { ...STATIC_PAGES['/']!, path: '/', jsonLd: [organizationLd(origin, seller), websiteLd(origin)] }
   }
   if (exact) {
     const meta: PageMeta = { title: exact.title, description: exact.description, keywords: exact.keywords, path: clean, noindex: exact.noindex }

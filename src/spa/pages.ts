@@ -319,7 +319,7 @@ export async function resolvePage(rawPath: string, deps: PageDeps): Promise<Rend
     return { status: 200, meta: modelMeta(model, origin), body: wrap(modelHtml(model, origin)), chunk }
   }
 
-  const meta = metaForPath(path, origin)
+  const meta = metaForPath(path, origin, seller)
   if (!isKnown(path)) return { status: 404, meta: { ...meta, noindex: true }, body: wrap('<p>Страница не найдена.</p>') }
 
   let content = '<p>Для работы AI Gateway включите JavaScript в браузере.</p>'
