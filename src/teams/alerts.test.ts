@@ -233,6 +233,7 @@ const DISGUISED = [
   'http://[2001:db8::1]/hook',
   'http://[3fff::1]/hook',
   'http://[3fff:fff:ffff::1]/hook',
+  'http://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/hook', // Teredo
 ]
 const PRIVATE_MESSAGE = 'Адрес вебхука ведёт в частную, локальную или служебную сеть: такие адреса запрещены'
 

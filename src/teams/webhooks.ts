@@ -56,6 +56,7 @@ for (const [net, bits] of [
   ['ff00::', 8],
   ['2001:db8::', 32], // documentation
   ['3fff::', 20], // documentation (RFC 9637)
+  ['2001::', 32], // Teredo: a tunnel to whatever IPv4 it carries (obfuscated), never a webhook receiver
 ] as const)
   PRIVATE_V6.addSubnet(net, bits, 'ipv6')
 
