@@ -5,7 +5,7 @@ import { describe, expect, test } from 'bun:test'
 import { parseBuffer } from 'music-metadata'
 import { mp3WithXing, mp3WithXingSeconds, oggOpus, toneWav, wavClaiming } from '../test-support/audio'
 import { audioInfo } from './audio-duration'
-import { FLOOR_BYTES_PER_SECOND, opusPacketSamples } from './audio-frames'
+import { FLOOR_BYTES_PER_SECOND, oggCrc, opusPacketSamples } from './audio-frames'
 
 const bytes = (...parts: (number[] | Uint8Array)[]) => Uint8Array.from(parts.flatMap((p) => [...p]))
 const text = (s: string) => [...s].map((c) => c.charCodeAt(0))
@@ -86,16 +86,6 @@ describe('FLAC: the frames, not STREAMINFO', () => {
 
 // ─── Ogg ───────────────────────────────────────────────────────────────────────────
 
-const OGG_CRC = (() => {
-  const table = new Uint32Array(256)
-  for (let i = 0; i < 256; i++) {
-    let r = i << 24
-    for (let j = 0; j < 8; j++) r = r & 0x80000000 ? (r << 1) ^ 0x04c11db7 : r << 1
-    table[i] = r >>> 0
-  }
-  return table
-})()
-
 /** Every page of an Ogg file with its granule position set to `granule` (CRCs rewritten). */
 function oggWithGranule(file: Uint8Array, granule: bigint): Uint8Array {
   const out = Buffer.from(file)
@@ -104,10 +94,7 @@ function oggWithGranule(file: Uint8Array, granule: bigint): Uint8Array {
     let end = at + 27 + segments
     for (let i = 0; i < segments; i++) end += out[at + 27 + i]!
     if (out.readBigInt64LE(at + 6) > 0n) out.writeBigInt64LE(granule, at + 6)
-    out.writeUInt32LE(0, at + 22)
-    let c = 0
-    for (let i = at; i < end; i++) c = ((c << 8) ^ OGG_CRC[((c >>> 24) ^ out[i]!) & 0xff]!) >>> 0
-    out.writeUInt32LE(c, at + 22)
+    out.writeUInt32LE(oggCrc(out.subarray(at, end), 22), at + 22)
     at = end
   }
   return out

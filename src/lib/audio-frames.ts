@@ -271,14 +271,17 @@ const OGG_CRC = (() => {
   return table
 })()
 
-function oggPageValid(b: Uint8Array, at: number, end: number): boolean {
+/** The CRC-32 an Ogg page carries over `bytes` (its own CRC field read as zeros when `crcAt` is given). */
+export function oggCrc(bytes: Uint8Array, crcAt?: number): number {
   let c = 0
-  for (let i = at; i < end; i++) {
-    const byte = i >= at + 22 && i < at + 26 ? 0 : b[i]! // the CRC field counts as zeros
+  for (let i = 0; i < bytes.length; i++) {
+    const byte = crcAt !== undefined && i >= crcAt && i < crcAt + 4 ? 0 : bytes[i]!
     c = ((c << 8) ^ OGG_CRC[((c >>> 24) ^ byte) & 0xff]!) >>> 0
   }
-  return c === u32le(b, at + 22)
+  return c
 }
+
+const oggPageValid = (b: Uint8Array, at: number, end: number): boolean => oggCrc(b.subarray(at, end), 22) === u32le(b, at + 22)
 
 const isOggS = (b: Uint8Array, at: number) => b[at] === 0x4f && b[at + 1] === 0x67 && b[at + 2] === 0x67 && b[at + 3] === 0x53
 

@@ -3,25 +3,10 @@
 // granule positions say how long it plays (RFC 7845). The audio packets are silent CELT frames:
 // enough for any duration reader and for the fake router, which does not decode them. And the
 // hostile ones (issue 33): an MP3 whose Xing header, a WAV whose data size, lies about the length.
+import { oggCrc } from '../lib/audio-frames'
 import { toneWav } from '../lib/wav'
 
 export { toneWav, wavFile } from '../lib/wav'
-
-const OGG_CRC = (() => {
-  const table = new Uint32Array(256)
-  for (let i = 0; i < 256; i++) {
-    let r = i << 24
-    for (let j = 0; j < 8; j++) r = r & 0x80000000 ? (r << 1) ^ 0x04c11db7 : r << 1
-    table[i] = r >>> 0
-  }
-  return table
-})()
-
-function oggCrc(bytes: Uint8Array): number {
-  let c = 0
-  for (const b of bytes) c = ((c << 8) ^ OGG_CRC[((c >>> 24) ^ b) & 0xff]!) >>> 0
-  return c
-}
 
 const SERIAL = 0x5e1ec7
 
