@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { onPostgres } from '../db/dialect'
 import { closeReader, databaseReader, type Reader } from '../test-support/db-reader'
-import { expectedCharge, TEST_RATE, UPSTREAM_KEY } from '../test-support/gateway'
+import { eventually, expectedCharge, TEST_RATE, UPSTREAM_KEY } from '../test-support/gateway'
 import { startPostgres, type TestPostgres } from '../test-support/postgres'
 import { registerUser, startServer, type TestServer } from '../test-support/server'
 import { startFakeUpstream } from '../upstream/demo'
@@ -88,16 +88,6 @@ const chat = (server: TestServer, key: string, body: Record<string, unknown>) =>
 async function streamed(res: Response) {
   const text = await res.text()
   return { status: res.status, done: text.includes('data: [DONE]') }
-}
-
-async function eventually<T>(check: () => Promise<T | null | undefined | 0 | false>, timeoutMs: number): Promise<T> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const v = await check()
-    if (v) return v as T
-    if (Date.now() > deadline) throw new Error('condition not met in time')
-    await Bun.sleep(100)
-  }
 }
 
 /** Every usage row of the account, each charged exactly what the router reported (cost × rate × markup). */
