@@ -114,9 +114,8 @@ export function BalanceDialog({ user, onClose, onDone }: { user: BalanceTarget |
             </span>
             {user.held > 0 && (
               <span className="mt-1 block" data-testid="balance-held">
-                Зарезервировано под выполняющиеся запросы:{' '}
-                <span className="font-medium whitespace-nowrap text-slate-900 tabular-nums">{formatRublesExact(user.held)}</span> — списать можно не больше{' '}
-                <span className="font-medium whitespace-nowrap text-slate-900 tabular-nums">{formatRublesExact(available(user.balance, user.held))}</span>
+                Зарезервировано под выполняющиеся запросы: <span className="font-medium whitespace-nowrap text-slate-900 tabular-nums">{formatRublesExact(user.held)}</span> —
+                списать можно не больше <span className="font-medium whitespace-nowrap text-slate-900 tabular-nums">{formatRublesExact(available(user.balance, user.held))}</span>
               </span>
             )}
           </>
