@@ -1,7 +1,7 @@
 // Entry: config → database + migrations → app → listen → cron; stops gracefully on SIGTERM/SIGINT.
 import { cron, Patterns } from '@elysiajs/cron'
 import { createApp, createServices } from './app'
-import { releaseStaleHolds, startHoldLeases, stopReserves } from './billing/holds'
+import { releaseStaleHolds, startHoldLeases, stopReserves } from './money/holds'
 import { type Config, ConfigError, loadConfig } from './config'
 import { openDatabase, runMigrations, startCheckpointer } from './db/client'
 import { DIALECT } from './db/dialect'

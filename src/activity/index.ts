@@ -1,6 +1,6 @@
 import { Elysia, t } from 'elysia'
 import type { AuthGuard } from '../auth/guard'
-import { moscowDay } from '../billing/days'
+import { moscowDay } from '../money/days'
 import { csvDownload } from '../lib/csv'
 import { envelope, errors, ok } from '../lib/http'
 import { ActivityDetail, ActivityExportQuery, ActivityFilters, ActivityPage, ActivityParams, ActivityQuery } from './model'

@@ -1,5 +1,5 @@
 import { t } from 'elysia'
-import type { Endpoint } from '../billing/schema'
+import type { Endpoint } from '../money/schema'
 import { ACTIVITY_PROTOCOLS, ACTIVITY_STATUSES, type ActivityProtocol } from '../content/activity'
 import { UPSTREAM_NAMES } from '../upstream/names'
 

@@ -3,7 +3,7 @@
 // index walk from the cursor on both stores, however deep, and rows inserted meanwhile never shift it.
 import { and, asc, desc, eq, gte, isNull, lt, type SQL, sql } from 'drizzle-orm'
 import { users } from '../auth/schema'
-import { ledgerEntries, usageDaily, usageLogs } from '../billing/schema'
+import { ledgerEntries, usageDaily, usageLogs } from '../money/schema'
 import type { UsageScope } from '../billing/usage'
 import type { Db } from '../db/types'
 import { apiKeys } from '../keys/schema'

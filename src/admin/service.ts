@@ -1,9 +1,9 @@
 // The operator's cockpit: platform statistics, the user list, balance adjustments and deletion.
 
 import type { AuthService, PublicUser } from '../auth/service'
-import { rearmLowBalance } from '../billing/alerts'
-import { moscowDay, moscowDayStart } from '../billing/days'
-import { InsufficientFundsError, postMovement } from '../billing/ledger'
+import { rearmLowBalance } from '../money/alerts'
+import { moscowDay, moscowDayStart } from '../money/days'
+import { InsufficientFundsError, postMovement } from '../money/ledger'
 import { billingService } from '../billing/service'
 import type { BlogService } from '../blog/service'
 import type { RateProvider } from '../catalog/rate'

@@ -2,7 +2,7 @@
 // with millions of requests), the user list with per-user counts, and account deletion.
 import { and, count, desc, eq, isNull, sql } from 'drizzle-orm'
 import { users } from '../auth/schema'
-import { ledgerEntries, uncoveredCosts, usageDaily } from '../billing/schema'
+import { ledgerEntries, uncoveredCosts, usageDaily } from '../money/schema'
 import { greatest } from '../db/sql'
 import type { Db } from '../db/types'
 import { apiKeys } from '../keys/schema'

@@ -3,7 +3,7 @@
 // happens here. A session is a refresh-token family; its id is the access token's `sid` claim.
 
 import { eq } from 'drizzle-orm'
-import { postMovement } from '../billing/ledger'
+import { postMovement } from '../money/ledger'
 import type { Config } from '../config'
 import { tx, write } from '../db/tx'
 import type { Db } from '../db/types'

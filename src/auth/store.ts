@@ -1,5 +1,5 @@
 import { and, asc, desc, eq, gt, inArray, isNull, ne, sql } from 'drizzle-orm'
-import { ledgerEntries } from '../billing/schema'
+import { ledgerEntries } from '../money/schema'
 import { chats } from '../chats/schema'
 import { prepared } from '../db/prepared'
 import { write } from '../db/tx'

@@ -2,7 +2,7 @@
 // letters go through a real SMTP server, links are followed, the ledger is read from the database.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { and, count, eq } from 'drizzle-orm'
-import { ledgerEntries } from '../billing/schema'
+import { ledgerEntries } from '../money/schema'
 import { openDatabase } from '../db/client'
 import { write } from '../db/tx'
 import { startGateway } from '../test-support/gateway'

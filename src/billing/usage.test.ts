@@ -4,7 +4,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { csvField, csvText } from '../lib/csv'
 import { eventually, startGateway } from '../test-support/gateway'
-import { daysBetween, moscowDay, moscowDayStart } from './days'
+import { daysBetween, moscowDay, moscowDayStart } from '../money/days'
 import { splitPeriod } from './usage'
 
 let gw: Awaited<ReturnType<typeof startGateway>>

@@ -7,8 +7,8 @@ import { users } from '../auth/schema'
 import type { Db } from '../db/types'
 import { apiKeys } from '../keys/schema'
 import { microsToRub } from '../lib/money'
-import { daysBetween, moscowDay, moscowDayStart, nextDay } from './days'
-import { usageDaily, usageLogs } from './schema'
+import { daysBetween, moscowDay, moscowDayStart, nextDay } from '../money/days'
+import { usageDaily, usageLogs } from '../money/schema'
 
 export type UsageFilter = { apiKeyId?: string; model?: string; userId?: string }
 

@@ -1,6 +1,6 @@
 // Schema barrel: every table, for the Drizzle client and drizzle-kit.
 export * from '../auth/schema'
-export * from '../billing/schema'
+export * from '../money/schema'
 export * from '../blog/schema'
 export * from '../catalog/schema'
 export * from '../chats/schema'

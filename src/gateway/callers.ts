@@ -8,7 +8,7 @@
 // On PostgreSQL it is a round trip, so the instance keeps what it read for a moment (see `cache`).
 import { and, eq, isNull, sql } from 'drizzle-orm'
 import { users } from '../auth/schema'
-import { type BudgetState, budgetIn, budgetSelection } from '../billing/budgets'
+import { type BudgetState, budgetIn, budgetSelection } from '../money/budgets'
 import { onPostgres } from '../db/dialect'
 import { compiled, prepared } from '../db/prepared'
 import type { Db } from '../db/types'

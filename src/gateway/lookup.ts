@@ -3,9 +3,9 @@
 // our budgets). Amounts are rubles, our account currency.
 import { and, eq, isNull, or, sql } from 'drizzle-orm'
 import { users } from '../auth/schema'
-import { type BudgetState, remainingMicros, spentNow } from '../billing/budgets'
-import { now as clockNow, nextReset, type Period, periodStart } from '../billing/periods'
-import { type Endpoint, usageLogs } from '../billing/schema'
+import { type BudgetState, remainingMicros, spentNow } from '../money/budgets'
+import { now as clockNow, nextReset, type Period, periodStart } from '../money/periods'
+import { type Endpoint, usageLogs } from '../money/schema'
 import type { Db } from '../db/types'
 import type { KeysService } from '../keys/service'
 import { microsToRub } from '../lib/money'

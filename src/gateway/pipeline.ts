@@ -3,7 +3,7 @@
 // cost, or release; reconcile after a client left a stream. What differs per protocol is its shape
 // (shape.ts and the protocol's file) and its Wire (wire.ts); the protocols' routes are protocols.ts.
 
-import type { Notifier } from '../billing/alerts'
+import type { Notifier } from '../money/alerts'
 import {
   CallerChanged,
   closeDurably,
@@ -16,9 +16,9 @@ import {
   type Settled,
   settleHold,
   type UsageFacts,
-} from '../billing/holds'
-import { now as clockNow } from '../billing/periods'
-import type { Endpoint } from '../billing/schema'
+} from '../money/holds'
+import { now as clockNow } from '../money/periods'
+import type { Endpoint } from '../money/schema'
 import { isVariable, usdToMicros } from '../catalog/pricing'
 import type { RateProvider } from '../catalog/rate'
 import type { ModelRow } from '../catalog/schema'

@@ -6,8 +6,8 @@
 // a second lock), so a statement imported twice, by two instances at once, or a payment assigned by
 // hand while the import runs, credits the team once. Statement payments are recorded by their key
 // first, in the same unit, so a payment is acted on once however often its file comes back.
-import { rearmLowBalance } from '../billing/alerts'
-import { postMovement } from '../billing/ledger'
+import { rearmLowBalance } from '../money/alerts'
+import { postMovement } from '../money/ledger'
 import type { Config } from '../config'
 import { INVOICE } from '../content/terms'
 import { tx } from '../db/tx'

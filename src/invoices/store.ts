@@ -1,5 +1,5 @@
 import { and, asc, count, desc, eq, inArray, max, min, type SQL, sql, sum } from 'drizzle-orm'
-import { ledgerEntries } from '../billing/schema'
+import { ledgerEntries } from '../money/schema'
 import { write } from '../db/tx'
 import type { Db } from '../db/types'
 import { teams } from '../teams/schema'

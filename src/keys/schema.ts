@@ -1,5 +1,5 @@
 import { users } from '../auth/schema'
-import { budgetColumns } from '../billing/budget-columns'
+import { budgetColumns } from '../money/budget-columns'
 import { index, integer, table, text } from '../db/dialect'
 import { TEAM_ROLES, teams } from '../teams/schema'
 

@@ -3,8 +3,8 @@
 // a limit with a Moscow calendar period (billing/budgets.ts); the old monthly limit is a budget
 // with period month. Who disabled a team key or set its budget is kept with it: the member it
 // belongs to cannot undo what an admin or the owner decided (teams/roles.ts restrictionLock).
-import { type BudgetState, budgetToApi, parseBudget, setBudget, spentNow } from '../billing/budgets'
-import { now as clockNow, periodStart } from '../billing/periods'
+import { type BudgetState, budgetToApi, parseBudget, setBudget, spentNow } from '../money/budgets'
+import { now as clockNow, periodStart } from '../money/periods'
 import { tx } from '../db/tx'
 import type { Db } from '../db/types'
 import { newId, randomToken, sha256 } from '../lib/crypto'

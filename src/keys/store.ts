@@ -1,6 +1,6 @@
 import { and, count, desc, eq, gte, inArray, isNull, type SQL, sql } from 'drizzle-orm'
 import { users } from '../auth/schema'
-import { usageLogs } from '../billing/schema'
+import { usageLogs } from '../money/schema'
 import { write } from '../db/tx'
 import type { Db } from '../db/types'
 import { type ApiKeyRow, apiKeys } from './schema'

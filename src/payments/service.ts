@@ -5,8 +5,8 @@
 // on one database the same notification may reach all of them at once: each asks the provider,
 // and the conditional UPDATE … WHERE status = 'pending' lets exactly one of them credit.
 
-import { rearmLowBalance } from '../billing/alerts'
-import { postMovement } from '../billing/ledger'
+import { rearmLowBalance } from '../money/alerts'
+import { postMovement } from '../money/ledger'
 import type { Config } from '../config'
 import { TOP_UP } from '../content/terms'
 import { exclusively } from '../db/leases'

@@ -1,6 +1,6 @@
 import { and, count, desc, eq, isNotNull, isNull, like, lt, max, type SQL, sql, sum } from 'drizzle-orm'
 import { users } from '../auth/schema'
-import { ledgerEntries } from '../billing/schema'
+import { ledgerEntries } from '../money/schema'
 import { write } from '../db/tx'
 import type { Db } from '../db/types'
 import { apiKeys } from '../keys/schema'

@@ -1,7 +1,7 @@
 import { expect, test } from 'bun:test'
 import { count } from 'drizzle-orm'
 import { users } from '../auth/schema'
-import { usageDaily, usageLogs } from '../billing/schema'
+import { usageDaily, usageLogs } from '../money/schema'
 import { write } from '../db/tx'
 import { teamAudit, teams } from '../teams/schema'
 import { openTestDatabase } from '../test-support/database'

@@ -1,6 +1,6 @@
 import { and, isNotNull, lt, ne, or } from 'drizzle-orm'
 import { passwordResets, refreshTokens } from '../auth/schema'
-import { budgetAlerts, usageLogs } from '../billing/schema'
+import { budgetAlerts, usageLogs } from '../money/schema'
 import { RETENTION } from '../content/terms'
 import { deleteInBatches } from '../db/purge'
 import { write } from '../db/tx'

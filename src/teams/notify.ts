@@ -2,9 +2,9 @@
 // personal account whose balance fell below its level; for a team, letters to its owners and admins
 // and the webhook. Budget thresholds (50, 80, 100 %) go once per budget, threshold and period —
 // the first instance to insert the alert's row sends it (billing/budgets.ts claimAlert).
-import type { BudgetCrossing, LowBalance, Notifier } from '../billing/alerts'
-import { claimAlert } from '../billing/budgets'
-import { moscowDateTimeRu, nextReset, PERIOD_PHRASES } from '../billing/periods'
+import type { BudgetCrossing, LowBalance, Notifier } from '../money/alerts'
+import { claimAlert } from '../money/budgets'
+import { moscowDateTimeRu, nextReset, PERIOD_PHRASES } from '../money/periods'
 import type { Config } from '../config'
 import type { Db } from '../db/types'
 import { microsToRub } from '../lib/money'

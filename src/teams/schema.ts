@@ -1,5 +1,5 @@
 import { users } from '../auth/schema'
-import { budgetColumns } from '../billing/budget-columns'
+import { budgetColumns } from '../money/budget-columns'
 import { index, integer, primaryKey, table, text } from '../db/dialect'
 
 const timestamp = (name: string) => integer(name, { mode: 'timestamp_ms' })

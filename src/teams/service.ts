@@ -2,8 +2,8 @@
 // webhook. `acting` is the one place that answers "who is acting, in which account, with which
 // role" for every /api route (the auth guard's `account` macro calls it): a non-member gets 404
 // (a team's existence and name never leak), a role without the permission 403 (roles.ts).
-import { budgetToApi, parseBudget, setBudget } from '../billing/budgets'
-import { now as clockNow } from '../billing/periods'
+import { budgetToApi, parseBudget, setBudget } from '../money/budgets'
+import { now as clockNow } from '../money/periods'
 import type { Config } from '../config'
 import { tx, write } from '../db/tx'
 import type { Db } from '../db/types'

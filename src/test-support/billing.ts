@@ -2,8 +2,8 @@
 // its money, and the facts of a usage row.
 import { eq } from 'drizzle-orm'
 import { users } from '../auth/schema'
-import type { UsageFacts } from '../billing/holds'
-import { postMovement } from '../billing/ledger'
+import type { UsageFacts } from '../money/holds'
+import { postMovement } from '../money/ledger'
 import { write } from '../db/tx'
 import type { Db } from '../db/types'
 

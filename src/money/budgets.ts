@@ -4,7 +4,7 @@
 // period start older than the current one) reads and writes the spend as 0 in the same statement,
 // so no job has to reset anything at midnight and every instance agrees on the period.
 import { and, eq, type SQL, sql } from 'drizzle-orm'
-import type { LevelAfter } from '../db/pg-money'
+import type { LevelAfter } from './pg/statements'
 import { compiled, prepared } from '../db/prepared'
 import { greatest } from '../db/sql'
 import { write } from '../db/tx'

@@ -3,7 +3,7 @@
 // waits for nobody); those that arrive while one is there wait for it and then go out together as
 // the next one — one statement, one round trip, one commit for all of them (db/pg-money.ts).
 // SQLite's group commit (db/writer.ts) does the same for its single writer.
-import { isDatabaseUnavailable } from './outage'
+import { isDatabaseUnavailable } from '../../db/outage'
 
 /** The most units one statement carries (its JSON and its plan grow with it). */
 const MAX_BATCH = 128

@@ -16,8 +16,8 @@
 // unit that touches several of them, so concurrent batches of this and other instances never
 // deadlock. Rows come back decoded here (PostgreSQL answers bigints as strings).
 import { sql } from 'drizzle-orm'
-import { column, compiled, prepared, rawStatement } from './prepared'
-import type { Db } from './types'
+import { column, compiled, prepared, rawStatement } from '../../db/prepared'
+import type { Db } from '../../db/types'
 
 /** A budget level's columns after a request's settlement (billing/budgets.ts BudgetState before decoding the period, without what holds reserve). */
 export type LevelAfter = { limitMicros: number | null; period: string; periodStart: number; spentMicros: number }

@@ -120,7 +120,7 @@ describe.if(onPostgres)('reserves', () => {
     await write(dying.db, (q) => q.update(holds).set({ leaseUntil: 1, leaseToken: 'a dead start' }).where(eq(holds.reserve, true)))
     const facts2 = { ...facts, model: 'model/written-before-the-crash' }
     // Its pending row is written as settleHold writes it, and the apply never runs (the process is gone).
-    const { pendingBatch } = await import('../db/pg-money')
+    const { pendingBatch } = await import('./pg/statements')
     const [reserve] = await db.select({ id: holds.id }).from(holds).where(eq(holds.reserve, true))
     await pendingBatch(dying.db, [
       {

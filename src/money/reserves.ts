@@ -21,10 +21,10 @@
 // has applying (applied()), so a customer reading after an answer sees it; another instance's
 // reads see it once applied, within milliseconds.
 
-import { batched } from '../db/batch'
+import { batched } from './pg/queue'
 import { HOLD_LEASE_MS, INSTANCE_ID, LEASE_TOKEN, leaseHeld } from '../db/instance'
 import { noteDatabaseFailure } from '../db/outage'
-import { applyBatch, carve, type PgHeld, type PgHoldItem, type PgPendingItem, type PgSettled, type PgSettleOutcome, pendingBatch } from '../db/pg-money'
+import { applyBatch, carve, type PgHeld, type PgHoldItem, type PgPendingItem, type PgSettled, type PgSettleOutcome, pendingBatch } from './pg/statements'
 import type { Db } from '../db/types'
 import { newId } from '../lib/crypto'
 import type { BudgetCrossing, LowBalance } from './alerts'

@@ -14,7 +14,7 @@
 // from the instance's reserve (billing/reserves.ts). Each resolves once committed.
 import { and, eq, gte, isNotNull, isNull, lt, ne, notInArray, sql } from 'drizzle-orm'
 import { users } from '../auth/schema'
-import { batched } from '../db/batch'
+import { batched } from './pg/queue'
 import { moneyDb } from '../db/client'
 import { onPostgres } from '../db/dialect'
 import { HOLD_LEASE_MS, INSTANCE_ID, LEASE_RENEW_MS, LEASE_TOKEN, leaseHeld, leaseRenewed } from '../db/instance'
@@ -29,7 +29,7 @@ import {
   type PgSettleOutcome,
   settleBatch,
   type UsageBindings,
-} from '../db/pg-money'
+} from './pg/statements'
 import { compiled, prepared } from '../db/prepared'
 import { inUnit, tx, write } from '../db/tx'
 import type { Db } from '../db/types'

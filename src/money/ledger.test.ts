@@ -5,7 +5,7 @@ import type { Db } from '../db/types'
 import { formatMicros, formatSignedMicros, rubToMicros } from '../lib/money'
 import { openTestDatabase } from '../test-support/database'
 import { InsufficientFundsError, postMovement } from './ledger'
-import { billingStore } from './store'
+import { billingStore } from '../billing/store'
 
 const opened: Array<() => Promise<void>> = []
 afterEach(async () => {
