@@ -1,11 +1,11 @@
 import { type FormEvent, useState } from 'react'
+import { AuthBadge, AuthCard, authLinkClass } from '../../components/auth-card'
 import { Button, ButtonLink } from '../../components/button'
 import { FormAlert } from '../../components/form-alert'
 import { MailIcon } from '../../components/icons'
 import { api, errorMessage } from '../../lib/api'
 import { useDocumentTitle } from '../../lib/use-document-title'
 import { toast } from '../../stores/toasts'
-import { AuthBadge, AuthCard, authLinkClass } from './auth-card'
 import { BackToLogin } from './back-to-login'
 import { EmailField } from './email-field'
 

@@ -1,11 +1,11 @@
 import { type FormEvent, useState } from 'react'
 import { Link, useSearch } from 'wouter'
+import { AuthCard, AuthSwitchFooter } from '../../components/auth-card'
 import { Button } from '../../components/button'
 import { FormAlert } from '../../components/form-alert'
 import { PasswordInput } from '../../components/password-input'
 import { nextFromSearch, withNext } from '../../lib/next-path'
 import { useDocumentTitle } from '../../lib/use-document-title'
-import { AuthCard, AuthSwitchFooter } from './auth-card'
 import { EmailField } from './email-field'
 import { useSignIn } from './use-sign-in'
 

@@ -1,5 +1,6 @@
 import { type FormEvent, useEffect, useState } from 'react'
 import { Link, useLocation } from 'wouter'
+import { AuthBadge, AuthCard, authLinkClass } from '../../components/auth-card'
 import { Button } from '../../components/button'
 import { FormAlert } from '../../components/form-alert'
 import { CheckCircleIcon, ClockIcon } from '../../components/icons'
@@ -7,7 +8,6 @@ import { PasswordInput } from '../../components/password-input'
 import { api, errorMessage } from '../../lib/api'
 import { useDocumentTitle } from '../../lib/use-document-title'
 import { toast } from '../../stores/toasts'
-import { AuthBadge, AuthCard, authLinkClass } from './auth-card'
 import { BackToLogin } from './back-to-login'
 
 const MIN_PASSWORD = 6

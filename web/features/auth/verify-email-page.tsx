@@ -1,13 +1,13 @@
 import { useEffect, useRef, useState } from 'react'
 import { Link } from 'wouter'
 import type { Verified } from '../../../src/wire'
+import { AuthBadge, AuthCard, authLinkClass } from '../../components/auth-card'
 import { ButtonLink } from '../../components/button'
 import { AlertCircleIcon, CheckCircleIcon } from '../../components/icons'
 import { Spinner } from '../../components/spinner'
 import { api, errorMessage } from '../../lib/api'
 import { useDocumentTitle } from '../../lib/use-document-title'
 import { type User, useSession } from '../../stores/session'
-import { AuthBadge, AuthCard, authLinkClass } from './auth-card'
 
 type Outcome = { state: 'pending' } | { state: 'done'; message: string; bonusCredited: boolean } | { state: 'failed'; message: string }
 

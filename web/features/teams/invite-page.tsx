@@ -3,6 +3,7 @@
 import { useEffect, useRef, useState } from 'react'
 import { mutate } from 'swr'
 import { useLocation } from 'wouter'
+import { AuthBadge, AuthCard, authLinkClass } from '../../components/auth-card'
 import { Button, ButtonLink } from '../../components/button'
 import { AlertCircleIcon, BuildingIcon } from '../../components/icons'
 import { Spinner } from '../../components/spinner'
@@ -13,7 +14,6 @@ import { useDocumentTitle } from '../../lib/use-document-title'
 import { useAccountContext } from '../../stores/account'
 import { useSession } from '../../stores/session'
 import { toast } from '../../stores/toasts'
-import { AuthBadge, AuthCard, authLinkClass } from '../auth/auth-card'
 import { type InvitationPreview, ROLE_HINTS, teamsApi } from './teams-api'
 
 type State = { state: 'loading' } | { state: 'ready'; invitation: InvitationPreview } | { state: 'invalid'; message: string }

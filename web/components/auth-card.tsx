@@ -1,6 +1,8 @@
+// The card of the public forms: sign-in, registration, password reset, e-mail confirmation and
+// a team's invitation (teams/invite-page.tsx) share it.
 import type { ReactNode } from 'react'
 import { Link } from 'wouter'
-import { ArrowLeftIcon } from '../../components/icons'
+import { ArrowLeftIcon } from './icons'
 
 export interface AuthCardProps {
   title: string
