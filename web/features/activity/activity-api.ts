@@ -1,7 +1,7 @@
 // The activity log's calls: the filters as a query string, the pages by cursor, the CSV.
 import { type ActivityProtocol, type ActivityStatus, WEB_SESSION_LABEL } from '../../../src/content/activity'
 import type { ActivityItem } from '../../../src/wire'
-import { downloadCsv } from '../usage/csv-export'
+import { downloadCsv } from '../../lib/download'
 
 export type { ActivityDetail, ActivityFilters, ActivityItem, ActivityPage } from '../../../src/wire'
 

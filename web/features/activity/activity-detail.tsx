@@ -4,9 +4,9 @@ import type { ReactNode } from 'react'
 import useSWR from 'swr'
 import { PROTOCOL_LABELS, STATUS_LABELS, UPSTREAM_SHORT_LABELS } from '../../../src/content/activity'
 import { formatDuration, formatInteger, formatMoscowDateTime, formatRublesExact } from '../../../src/content/format'
+import { Drawer } from '../../components/drawer'
 import { ListSkeleton, LoadError } from '../../components/list-state'
 import { errorMessage } from '../../lib/api'
-import { Drawer } from '../playground/drawer'
 import { type ActivityDetail, keyLabel } from './activity-api'
 
 /** An exact amount kept on one line (a phone would break it before '₽'). */

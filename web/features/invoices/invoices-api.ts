@@ -16,9 +16,9 @@ import type {
   StatementResult,
   TeamDocument,
 } from '../../../src/wire'
-import { api, authorizedFetch, parseResponse } from '../../lib/api'
+import { api } from '../../lib/api'
+import { downloadFile } from '../../lib/download'
 import { revalidateMoney } from '../billing/billing-api'
-import { filenameFrom } from '../usage/csv-export'
 
 export type { AdminInvoice, BankPayment, Company, CreditedPayment, InnConfirmation, InnConflict, InnRegistration, Invoice, InvoiceStatus, StatementResult, TeamDocument }
 
@@ -57,20 +57,10 @@ export const MAX_INVOICE = 1_000_000
 export const MIN_INVOICE_MESSAGE = 'Минимальная сумма счёта: 1 000 ₽'
 export const MAX_INVOICE_MESSAGE = 'Максимальная сумма счёта: 1 000 000 ₽'
 
-/** A PDF the server renders for the caller only: fetched with the token, saved through a temporary <a download>. */
+/** A PDF the server renders for the caller only: fetched with the token, saved under its file name. */
 export async function downloadPdf(url: string, fallbackName: string): Promise<void> {
   const path = url.startsWith('http') ? new URL(url).pathname : url
-  const response = await authorizedFetch(path, { headers: { Accept: 'application/pdf' } })
-  if (!response.ok) await parseResponse(response, 'Не удалось скачать документ')
-  const blob = await response.blob()
-  const link = document.createElement('a')
-  link.href = URL.createObjectURL(blob)
-  link.download = filenameFrom(response.headers.get('Content-Disposition')) ?? fallbackName
-  link.style.display = 'none'
-  document.body.append(link)
-  link.click()
-  link.remove()
-  setTimeout(() => URL.revokeObjectURL(link.href), 1000)
+  return downloadFile(path, { accept: 'application/pdf', failure: 'Не удалось скачать документ', fallbackName })
 }
 
 /** After an invoice changed: its team's lists (and the balance, when money moved). */

@@ -3,6 +3,7 @@
 import { useState } from 'react'
 import { formatInteger, formatPrice, pluralRu } from '../../../src/content/format'
 import { Card } from '../../components/card'
+import { ExportButton } from '../../components/export-button'
 import { ActivityIcon, CoinsIcon, HashIcon } from '../../components/icons'
 import { LoadError } from '../../components/list-state'
 import { PageHeading } from '../../components/page-heading'
@@ -18,7 +19,6 @@ import { useDocumentTitle } from '../../lib/use-document-title'
 import { downloadUsageCsv } from './csv-export'
 import { TopModels } from './top-models'
 import { PeriodSwitch } from './usage-filters'
-import { ExportButton } from './usage-page'
 import { DEFAULT_PERIOD, type Period, periodStart } from './usage-period'
 
 type Row = { id: string; label: string; cost: number; requests: number; tokens: number }

@@ -1,5 +1,4 @@
-import { useId } from 'react'
-import { Select } from '../../components/select'
+import { FilterSelect } from '../../components/filter-select'
 import { cn } from '../../lib/cn'
 import type { UsageStats } from '../../lib/types'
 import { PERIODS, type Period } from './usage-period'
@@ -23,39 +22,6 @@ export function PeriodSwitch({ value, onChange }: { value: Period; onChange: (pe
           {p.label}
         </button>
       ))}
-    </div>
-  )
-}
-
-export function FilterSelect({
-  label,
-  value,
-  onChange,
-  allLabel,
-  options,
-}: {
-  label: string
-  value: string
-  onChange: (value: string) => void
-  allLabel: string
-  options: Array<{ value: string; label: string }>
-}) {
-  const id = useId()
-  // A choice from another period stays selectable rather than silently jumping to "all".
-  const list = value && !options.some((o) => o.value === value) ? [...options, { value, label: value }] : options
-  return (
-    <div className="w-full sm:w-52">
-      <label htmlFor={id} className="sr-only">
-        {label}
-      </label>
-      <Select id={id} value={value} onChange={(e) => onChange(e.target.value)} className="text-sm">
-        <option value="">{allLabel}</option>
-        {list.map((o) => (
-          <option key={o.value} value={o.value}>
-            {o.label}
-          </option>
-        ))}
-      </Select>
     </div>
   )
 }

@@ -2,7 +2,8 @@ import { type ReactNode, useState } from 'react'
 import { formatInteger, formatRubles } from '../../../src/content/format'
 import { Button, ButtonLink } from '../../components/button'
 import { Card } from '../../components/card'
-import { ActivityIcon, ChartIcon, CoinsIcon, FileTextIcon, HashIcon } from '../../components/icons'
+import { ExportButton } from '../../components/export-button'
+import { ActivityIcon, ChartIcon, CoinsIcon, HashIcon } from '../../components/icons'
 import { LoadError } from '../../components/list-state'
 import { PageHeading } from '../../components/page-heading'
 import { PageSpinner } from '../../components/spinner'
@@ -12,34 +13,12 @@ import { errorMessage } from '../../lib/api'
 import { cn } from '../../lib/cn'
 import { type UsageParams, useUsage } from '../../lib/queries'
 import { useDocumentTitle } from '../../lib/use-document-title'
-import { toast } from '../../stores/toasts'
-import { downloadUsageCsv, EXPORT_FALLBACK } from './csv-export'
+import { downloadUsageCsv } from './csv-export'
 import { RecentRequests } from './recent-requests'
 import { TopModels } from './top-models'
 import { UsageChart } from './usage-chart'
 import { PeriodSwitch, UsageFilters } from './usage-filters'
 import { DEFAULT_PERIOD, type Period, periodStart } from './usage-period'
-
-/** «Скачать CSV»: runs the download, a failure becomes one toast. */
-export function ExportButton({ download, disabled }: { download: () => Promise<void>; disabled: boolean }) {
-  const [pending, setPending] = useState(false)
-  async function run() {
-    setPending(true)
-    try {
-      await download()
-    } catch (err) {
-      toast.error(errorMessage(err, EXPORT_FALLBACK))
-    } finally {
-      setPending(false)
-    }
-  }
-  return (
-    <Button variant="secondary" loading={pending} disabled={disabled} onClick={() => void run()}>
-      {!pending && <FileTextIcon size={16} className="text-slate-500" />}
-      Скачать CSV
-    </Button>
-  )
-}
 
 function EmptyState({ filtered, onReset }: { filtered: boolean; onReset: () => void }) {
   return (

@@ -1,9 +1,10 @@
-// The phone's side panel: model info and settings slide in from the right. Built on the native
-// <dialog> like components/dialog.tsx (lib/use-modal-dialog.ts), so the browser traps focus, makes the page inert, closes on
-// Escape and gives focus back to the button that opened it.
+// A panel that slides in from the right: the Playground's model and settings on a phone, a request's
+// detail in the activity log. Built on the native <dialog> like dialog.tsx (lib/use-modal-dialog.ts),
+// so the browser traps focus, makes the page inert, closes on Escape and gives focus back to the
+// button that opened it.
 import { type ReactNode, useId } from 'react'
-import { CloseIcon } from '../../components/icons'
-import { useModalDialog } from '../../lib/use-modal-dialog'
+import { useModalDialog } from '../lib/use-modal-dialog'
+import { CloseIcon } from './icons'
 
 export function Drawer({ open, onClose, title, children }: { open: boolean; onClose: () => void; title: string; children: ReactNode }) {
   const dialogProps = useModalDialog(open, onClose)
