@@ -9,7 +9,6 @@ import { AdminTeamsPage } from '../features/admin/admin-teams-page'
 import { AdminUserPage } from '../features/admin/admin-user-page'
 import { AdminUsersPage } from '../features/admin/admin-users-page'
 import { ApiKeysPage } from '../features/api-keys/api-keys-page'
-import { BillingPage } from '../features/billing/billing-page'
 import { DashboardPage } from '../features/dashboard/dashboard-page'
 import { DocsPage } from '../features/docs/docs-page'
 import { AdminInvoicesPage } from '../features/invoices/admin-invoices-page'
@@ -24,6 +23,7 @@ import { UsagePage } from '../features/usage/usage-page'
 import { useAccountContext } from '../stores/account'
 import { RequireAdmin, RequirePermission } from './guards'
 import { AppLayout } from './layouts/app-layout'
+import { BillingPage } from './pages/billing-page'
 
 /** Routes inside the signed-in layout; the layout stays mounted while these change. */
 function AppRoutes() {

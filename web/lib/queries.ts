@@ -1,6 +1,7 @@
-// Server state shared by more than one screen (sidebar and dashboard both show the balance).
-import useSWR from 'swr'
-import type { Balance, Health, UsageStats } from '../../src/wire'
+// Server state shared by more than one screen (sidebar and dashboard both show the balance; the
+// dashboard counts keys and payments; a card payment and a bank statement both move money).
+import useSWR, { mutate } from 'swr'
+import type { Balance, Health, Payment, UsageStats } from '../../src/wire'
 import { useSession } from '../stores/session'
 import { BALANCE_REFRESH_MS } from './swr-config'
 
@@ -64,4 +65,21 @@ export function usageQuery(params: UsageParams, extra: Record<string, string> = 
 export function useUsage(params: UsageParams) {
   const key = `/api/billing/usage?${usageQuery(params, { limit: String(USAGE_LOGS_SHOWN) })}`
   return useSWR<UsageStats>(key, { dedupingInterval: 2000, keepPreviousData: true })
+}
+
+/** The account's API keys (the keys screen lists them, the dashboard counts them). */
+export const KEYS_KEY = '/api/auth/api-keys'
+
+export const PAYMENTS_KEY = '/api/payments/list?limit=20'
+export const REFUND_KEY = '/api/payments/refund-request'
+
+/** The latest card payments; `enabled` false: the role may not see payments (nothing is asked). */
+export function usePayments(enabled = true) {
+  return useSWR<Payment[]>(enabled ? PAYMENTS_KEY : null)
+}
+
+/** After money moved: everything on the billing screen that shows it asks the server again. */
+export function revalidateMoney(): Promise<unknown> {
+  const history = (key: unknown) => typeof key === 'string' && key.includes('/api/billing/transactions')
+  return Promise.all([mutate(BALANCE_KEY), mutate(TRANSACTIONS_KEY), mutate(history), mutate(PAYMENTS_KEY), mutate(REFUND_KEY)])
 }

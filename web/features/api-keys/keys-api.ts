@@ -2,11 +2,11 @@
 import useSWR from 'swr'
 import type { ApiKey, ApiKeyPatch, CreatedApiKey } from '../../../src/wire'
 import { api } from '../../lib/api'
+import { KEYS_KEY } from '../../lib/queries'
 
 // The wire types, declared by the route schemas (src/keys/model.ts).
 export type { ApiKey, ApiKeyPatch, CreatedApiKey }
 
-export const KEYS_KEY = '/api/auth/api-keys'
 /** The server refuses the 21st key with this message; the form says it up front. */
 export const MAX_KEYS = 20
 export const KEYS_LIMIT_MESSAGE = 'Можно создать не более 20 ключей'

@@ -6,9 +6,10 @@ import { Card } from '../../components/card'
 import { FormAlert } from '../../components/form-alert'
 import { MoneyInput } from '../../components/input'
 import { errorMessage } from '../../lib/api'
+import { parseRubles } from '../../lib/parse-rubles'
 import { BALANCE_KEY, type BalanceResponse, useBalance } from '../../lib/queries'
 import { toast } from '../../stores/toasts'
-import { ALERT_INVALID_MESSAGE, ALERT_MAX, billingApi, parseRubles } from './billing-api'
+import { ALERT_INVALID_MESSAGE, ALERT_MAX, billingApi } from './billing-api'
 
 /** '100' / '99,5' for the field: no grouping, so what is shown parses back. */
 const toInput = (threshold: number | null) => (threshold === null ? '' : String(threshold).replace('.', ','))

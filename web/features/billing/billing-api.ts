@@ -1,15 +1,14 @@
 // Payments, refunds and balance alerts: /api/payments/* and PATCH /api/billing/alerts ({success,data} envelope).
-import useSWR, { mutate } from 'swr'
+import useSWR from 'swr'
 import type { Alerts, CreatedPayment, Payment, PaymentStatus, RefundEligibility, RefundRequest, RefundRequestStatus } from '../../../src/wire'
 import { api } from '../../lib/api'
-import { BALANCE_KEY, TRANSACTIONS_KEY } from '../../lib/queries'
+import { parseRubles } from '../../lib/parse-rubles'
+import { REFUND_KEY } from '../../lib/queries'
 
 // The wire types, declared by the route schemas (src/payments/model.ts).
 export type { CreatedPayment, Payment, PaymentStatus, RefundEligibility, RefundRequest }
 export type RefundStatus = RefundRequestStatus
 
-export const PAYMENTS_KEY = '/api/payments/list?limit=20'
-export const REFUND_KEY = '/api/payments/refund-request'
 export const paymentKey = (id: string) => `/api/payments/${encodeURIComponent(id)}`
 
 export const PAYMENT_STATUS_LABELS: Record<PaymentStatus, string> = {
@@ -37,12 +36,6 @@ export const CREATE_PAYMENT_FALLBACK = 'Ошибка создания плате
 export const ALERT_MAX = 1_000_000
 export const ALERT_INVALID_MESSAGE = 'Порог должен быть числом от 1 до 1 000 000 ₽'
 
-/** '1 000', '99,5', '250.00' → a number; anything that is not a plain decimal → NaN. */
-export function parseRubles(raw: string): number {
-  const text = raw.replace(/[\s\u00a0]/g, '').replace(',', '.')
-  return /^\d+(\.\d+)?$/.test(text) ? Number(text) : Number.NaN
-}
-
 /** The validation message for a top-up amount, or null when it may be sent. */
 export function topUpError(raw: string): string | null {
   const text = raw.replace(/[\s\u00a0]/g, '').replace(',', '.')
@@ -53,19 +46,8 @@ export function topUpError(raw: string): string | null {
   return null
 }
 
-/** `enabled` false: the role may not see payments (nothing is asked). */
-export function usePayments(enabled = true) {
-  return useSWR<Payment[]>(enabled ? PAYMENTS_KEY : null)
-}
-
 export function useRefund() {
   return useSWR<RefundEligibility>(REFUND_KEY)
-}
-
-/** After money moved: everything on the billing screen that shows it asks the server again. */
-export function revalidateMoney(): Promise<unknown> {
-  const history = (key: unknown) => typeof key === 'string' && key.includes('/api/billing/transactions')
-  return Promise.all([mutate(BALANCE_KEY), mutate(TRANSACTIONS_KEY), mutate(history), mutate(PAYMENTS_KEY), mutate(REFUND_KEY)])
 }
 
 export const billingApi = {

@@ -3,7 +3,8 @@ import { formatDateTime, formatRubles } from '../../../src/content/format'
 import { Card } from '../../components/card'
 import { EmptyNote, ListSkeleton, LoadError } from '../../components/list-state'
 import { cn } from '../../lib/cn'
-import { PAYMENT_STATUS_LABELS, type PaymentStatus, usePayments } from './billing-api'
+import { usePayments } from '../../lib/queries'
+import { PAYMENT_STATUS_LABELS, type PaymentStatus } from './billing-api'
 
 const badgeTone: Record<PaymentStatus, string> = {
   pending: 'bg-amber-50 text-amber-800 ring-amber-200',

@@ -5,7 +5,8 @@ import { AlertCircleIcon, CheckCircleIcon, ClockIcon, CloseIcon } from '../../co
 import { Spinner } from '../../components/spinner'
 import { ApiError } from '../../lib/api'
 import { cn } from '../../lib/cn'
-import { type Payment, paymentKey, revalidateMoney } from './billing-api'
+import { revalidateMoney } from '../../lib/queries'
+import { type Payment, paymentKey } from './billing-api'
 
 /** While the provider has not answered: ask every 2 s, for about 2 minutes, then stop and explain. */
 const POLL_MS = 2000

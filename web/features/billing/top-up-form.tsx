@@ -1,13 +1,14 @@
 import { type FormEvent, useEffect, useState } from 'react'
 import { formatInteger } from '../../../src/content/format'
+import { AmountRow } from '../../components/amount-row'
 import { Card } from '../../components/card'
 import { InfoIcon } from '../../components/icons'
 import { errorMessage } from '../../lib/api'
 import { cn } from '../../lib/cn'
+import { parseRubles } from '../../lib/parse-rubles'
 import { useHealth } from '../../lib/queries'
 import { toast } from '../../stores/toasts'
-import { AmountRow } from './amount-row'
-import { billingApi, CREATE_PAYMENT_FALLBACK, parseRubles, QUICK_AMOUNTS, topUpError } from './billing-api'
+import { billingApi, CREATE_PAYMENT_FALLBACK, QUICK_AMOUNTS, topUpError } from './billing-api'
 
 /** Tells newcomers that the built-in test page takes the place of a real card payment. */
 function TestModeNote() {

@@ -11,12 +11,10 @@ import { PageHeading } from '../../components/page-heading'
 import { StatCard } from '../../components/stat-card'
 import { type Account, useAccount } from '../../lib/account'
 import { cn } from '../../lib/cn'
-import { useBalance, useUsage } from '../../lib/queries'
+import { KEYS_KEY, useBalance, usePayments, useUsage } from '../../lib/queries'
 import type { GroupedHistoryPage } from '../../lib/types'
 import { useDocumentTitle } from '../../lib/use-document-title'
 import { useSession } from '../../stores/session'
-import { KEYS_KEY } from '../api-keys/keys-api'
-import { usePayments } from '../billing/billing-api'
 
 const RECENT_SHOWN = 5
 

@@ -3,6 +3,7 @@
 import { type FormEvent, type ReactNode, useState } from 'react'
 import { Link } from 'wouter'
 import { formatDate, formatRubles } from '../../../src/content/format'
+import { AmountRow } from '../../components/amount-row'
 import { Button } from '../../components/button'
 import { Card } from '../../components/card'
 import { ConfirmDialog } from '../../components/dialog'
@@ -13,10 +14,9 @@ import { EmptyNote, ListSkeleton, LoadError } from '../../components/list-state'
 import { useAccount } from '../../lib/account'
 import { errorMessage } from '../../lib/api'
 import { cn } from '../../lib/cn'
+import { parseRubles } from '../../lib/parse-rubles'
 import { useSession } from '../../stores/session'
 import { toast } from '../../stores/toasts'
-import { AmountRow } from '../billing/amount-row'
-import { parseRubles } from '../billing/billing-api'
 import {
   type Company,
   type CompanyInput,

@@ -18,7 +18,7 @@ import type {
 } from '../../../src/wire'
 import { api } from '../../lib/api'
 import { downloadFile } from '../../lib/download'
-import { revalidateMoney } from '../billing/billing-api'
+import { revalidateMoney } from '../../lib/queries'
 
 export type { AdminInvoice, BankPayment, Company, CreditedPayment, InnConfirmation, InnConflict, InnRegistration, Invoice, InvoiceStatus, StatementResult, TeamDocument }
 

@@ -1,7 +1,7 @@
 import { useId } from 'react'
-import { Button } from '../../components/button'
-import { FormAlert } from '../../components/form-alert'
-import { MoneyInput } from '../../components/input'
+import { Button } from './button'
+import { FormAlert } from './form-alert'
+import { MoneyInput } from './input'
 
 /** A rubles amount with its submit button beside it, the limits under it and the error below (card top-ups, invoices). */
 export function AmountRow({

@@ -1,20 +1,10 @@
-import { useLocation, useSearch } from 'wouter'
+// The balance as the billing page opens with it: the figure, whether it runs low, the last top-up.
 import { formatDate, formatRubles } from '../../../src/content/format'
 import { Card } from '../../components/card'
 import { AlertCircleIcon } from '../../components/icons'
-import { PageHeading } from '../../components/page-heading'
-import { TransactionList } from '../../components/transaction-list'
 import { useAccount } from '../../lib/account'
-import { useBalance } from '../../lib/queries'
-import { useDocumentTitle } from '../../lib/use-document-title'
+import { useBalance, usePayments } from '../../lib/queries'
 import { useSession } from '../../stores/session'
-import { InvoiceSection } from '../invoices/invoice-section'
-import { BalanceAlert } from './balance-alert'
-import { usePayments } from './billing-api'
-import { PaymentList } from './payment-list'
-import { PaymentOutcome } from './payment-outcome'
-import { RefundSection } from './refund-section'
-import { TopUpForm } from './top-up-form'
 
 /** The latest successful top-up, for the balance card (the payment list is loaded anyway). */
 function LastTopUp() {
@@ -37,7 +27,7 @@ function LastTopUp() {
   )
 }
 
-function BalanceCard() {
+export function BalanceCard() {
   const { data } = useBalance()
   const { teamId } = useAccount()
   const stored = useSession((s) => s.user?.balance)
@@ -61,40 +51,5 @@ function BalanceCard() {
         <LastTopUp />
       </div>
     </Card>
-  )
-}
-
-export function BillingPage() {
-  useDocumentTitle('Баланс')
-  const search = useSearch()
-  const [, navigate] = useLocation()
-  const paymentId = new URLSearchParams(search).get('payment')
-  const account = useAccount()
-
-  return (
-    <>
-      <PageHeading
-        title={account.team ? `Баланс команды «${account.team.name}»` : 'Баланс'}
-        description={account.team ? 'Пополнения картой зачисляются на баланс команды; история операций команды и её платежи.' : 'Пополнение картой, история операций и платежей.'}
-      />
-      {paymentId && <PaymentOutcome key={paymentId} paymentId={paymentId} onClose={() => navigate('/app/billing', { replace: true })} />}
-      <div className="grid grid-cols-1 gap-6 lg:grid-cols-3">
-        <BalanceCard />
-        <div className="lg:col-span-2">
-          <TopUpForm />
-        </div>
-      </div>
-      <InvoiceSection className="mt-6" />
-      <div className="mt-6 grid grid-cols-1 items-start gap-6 lg:grid-cols-5">
-        <div className="lg:col-span-3">
-          <TransactionList />
-        </div>
-        <div className="space-y-6 lg:col-span-2">
-          <PaymentList />
-          {account.can('team.manage') && <BalanceAlert />}
-          <RefundSection />
-        </div>
-      </div>
-    </>
   )
 }
