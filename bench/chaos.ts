@@ -15,7 +15,7 @@
 //   bun bench/chaos.ts --scenario failover           # 10 000 requests, the primary failing
 //   bun bench/chaos.ts --requests 2000               # a shorter run
 //   bun bench/chaos.ts --store pg --bonus 2000       # on a throwaway PostgreSQL, accounts well funded enough
-//                                                    # to be served from reserves (billing/reserves.ts, issue 25)
+//                                                    # to be served from reserves (money/reserves.ts, issue 25)
 //
 // Only loopback addresses are used; the run is bounded in requests and time and stops by itself.
 // Exit code 0 when the books check passes, 1 when it does not (or the run could not be made).

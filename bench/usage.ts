@@ -13,7 +13,7 @@
 // A measurement, not a test: exit code 0 whatever the figures; each target prints PASS or MISS.
 import { Database } from 'bun:sqlite'
 import { join } from 'node:path'
-import { moscowDay, moscowDayStart } from '../src/money/days'
+import { moscowDay, moscowDayStart } from '../src/money'
 import { registerUser, startServer } from '../src/test-support/server'
 
 const args = process.argv.slice(2)

@@ -11,8 +11,6 @@ import { authRoutes } from './auth'
 import { authGuard, bearer } from './auth/guard'
 import { authService, type StoredFiles } from './auth/service'
 import { billingRoutes } from './billing'
-import { chargesApplied } from './money/holds'
-import { setClockFile } from './money/periods'
 import { blogAdminRoutes, blogImageRoutes, blogRoutes } from './blog'
 import { autopostService } from './blog/autopost'
 import { blogService } from './blog/service'
@@ -36,6 +34,7 @@ import { type BodyFamily, bodyLimits, docsSeeThroughBodyReaders, KB, MB, V1_BODY
 import { unauthorized } from './lib/errors'
 import { errorHandler } from './lib/http'
 import type { Mailer } from './mail/service'
+import { chargesApplied, setClockFile } from './money'
 import { paymentsRoutes, refundAdminRoutes } from './payments'
 import { refundsService } from './payments/refunds'
 import { paymentsService } from './payments/service'
@@ -134,7 +133,7 @@ export function createApp(s: Services) {
       })
       // A key, a membership or an account may have changed: /v1 reads its callers afresh (gateway/callers.ts).
       .onAfterHandle({ as: 'global' }, ({ request }) => forgetAfterChange(request))
-      // Reads that show money see the charges of answers this instance already sent (billing/reserves.ts).
+      // Reads that show money see the charges of answers this instance already sent (money/reserves.ts).
       .onBeforeHandle({ as: 'global' }, async ({ request }) => {
         if (request.method === 'GET' && showsMoney(new URL(request.url).pathname)) await chargesApplied(s.db)
       })

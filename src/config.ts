@@ -228,7 +228,7 @@ export function loadConfig(env: Env = process.env) {
     allowPrivateWebhooks: flag(env, 'ALLOW_PRIVATE_WEBHOOKS', false),
     /**
      * Tests only: a file whose content (ISO time or epoch ms) is "now" for budget periods
-     * (billing/periods.ts), so calendar boundaries can be tested. Never honoured in production.
+     * (money/periods.ts), so calendar boundaries can be tested. Never honoured in production.
      */
     testClockFile: isProduction ? null : env.TEST_CLOCK_FILE?.trim() || null,
   })

@@ -1,7 +1,6 @@
 // Entry: config → database + migrations → app → listen → cron; stops gracefully on SIGTERM/SIGINT.
 import { cron, Patterns } from '@elysiajs/cron'
 import { createApp, createServices } from './app'
-import { releaseStaleHolds, startHoldLeases, stopReserves } from './money/holds'
 import { type Config, ConfigError, loadConfig } from './config'
 import { openDatabase, runMigrations, startCheckpointer } from './db/client'
 import { DIALECT } from './db/dialect'
@@ -11,6 +10,7 @@ import { generationSettler } from './gateway/pipeline'
 import { purgeExpiredResponses } from './gateway/stored-responses'
 import { closeSockets } from './gateway/ws'
 import { createMailer } from './mail/service'
+import { releaseStaleHolds, startHoldLeases, stopReserves } from './money'
 import { purgeExpired } from './system/housekeeping'
 import { startWebhookWorker } from './teams/webhooks'
 

@@ -1,8 +1,8 @@
 import { Elysia, t } from 'elysia'
 import type { AuthGuard } from '../auth/guard'
-import { moscowDay } from '../money/days'
 import { csvDownload } from '../lib/csv'
 import { envelope, errors, ok } from '../lib/http'
+import { moscowDay } from '../money'
 import { ActivityDetail, ActivityExportQuery, ActivityFilters, ActivityPage, ActivityParams, ActivityQuery } from './model'
 import type { ActivityService } from './service'
 

@@ -1,6 +1,6 @@
 import { t } from 'elysia'
-import type { Endpoint } from '../money/schema'
 import { ACTIVITY_PROTOCOLS, ACTIVITY_STATUSES, type ActivityProtocol } from '../content/activity'
+import type { Endpoint } from '../money'
 import { UPSTREAM_NAMES } from '../upstream/names'
 
 // The content module names exactly the endpoints the usage rows record (a compile-time check).

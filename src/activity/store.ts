@@ -3,10 +3,10 @@
 // index walk from the cursor on both stores, however deep, and rows inserted meanwhile never shift it.
 import { and, asc, desc, eq, gte, isNull, lt, type SQL, sql } from 'drizzle-orm'
 import { users } from '../auth/schema'
-import { ledgerEntries, usageDaily, usageLogs } from '../money/schema'
 import type { UsageScope } from '../billing/usage'
 import type { Db } from '../db/types'
 import { apiKeys } from '../keys/schema'
+import { ledgerEntries, usageDaily, usageLogs } from '../money'
 
 /** The filters of the list and the CSV; `keyId: null` means the web session's requests (no key). */
 export type ActivityFilter = {

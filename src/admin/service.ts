@@ -1,9 +1,6 @@
 // The operator's cockpit: platform statistics, the user list, balance adjustments and deletion.
 
 import type { AuthService, PublicUser } from '../auth/service'
-import { rearmLowBalance } from '../money/alerts'
-import { moscowDay, moscowDayStart } from '../money/days'
-import { InsufficientFundsError, postMovement } from '../money/ledger'
 import { billingService } from '../billing/service'
 import type { BlogService } from '../blog/service'
 import type { RateProvider } from '../catalog/rate'
@@ -13,6 +10,7 @@ import type { KeysService } from '../keys/service'
 import { toDecimalString } from '../lib/decimal'
 import { badRequest, notFound } from '../lib/errors'
 import { formatRubRu, formatSignedMicros, microsToRub, rubToMicros } from '../lib/money'
+import { InsufficientFundsError, moscowDay, moscowDayStart, postMovement, rearmLowBalance } from '../money'
 import { auditIn, type TeamsService } from '../teams/service'
 import type { UpstreamClient } from '../upstream/client'
 import { adminStore } from './store'
@@ -99,7 +97,7 @@ export function adminService({ db, auth, upstream, rates, blog, teams, keys }: A
 
   /**
    * The route's `description` is the reason, stored with the ledger row as given; the customer's
-   * history reads it as «Корректировка администратора: <причина>» (billing/ledger.ts describeMovement).
+   * history reads it as «Корректировка администратора: <причина>» (money/ledger.ts describeMovement).
    */
   function parseDescription(raw: unknown): string {
     if (raw === undefined || raw === null) return DEFAULT_DESCRIPTION

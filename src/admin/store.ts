@@ -2,10 +2,10 @@
 // with millions of requests), the user list with per-user counts, and account deletion.
 import { and, count, desc, eq, isNull, sql } from 'drizzle-orm'
 import { users } from '../auth/schema'
-import { ledgerEntries, uncoveredCosts, usageDaily } from '../money/schema'
 import { greatest } from '../db/sql'
 import type { Db } from '../db/types'
 import { apiKeys } from '../keys/schema'
+import { ledgerEntries, uncoveredCosts, usageDaily } from '../money'
 import { teams } from '../teams/schema'
 
 const alive = isNull(users.deletedAt)
@@ -67,7 +67,7 @@ export const adminStore = (db: Db) => ({
     }
   },
 
-  /** What customers' balances could not pay (billing/holds.ts): the total and the newest requests. */
+  /** What customers' balances could not pay (money/holds): the total and the newest requests. */
   async uncovered(limit: number) {
     const [total] = await db.select({ requests: count(), micros: sql<number>`coalesce(sum(${uncoveredCosts.uncoveredMicros}), 0)`.mapWith(Number) }).from(uncoveredCosts)
     const rows =

@@ -12,9 +12,9 @@ export const users = table('users', {
   role: text('role', { enum: ['user', 'admin'] })
     .notNull()
     .default('user'),
-  /** Current balance in micro-rubles; changed only together with a ledger row (billing/ledger.ts). */
+  /** Current balance in micro-rubles; changed only together with a ledger row (money/ledger.ts). */
   balanceMicros: integer('balance_micros').notNull().default(0),
-  /** Sum of open holds (billing/holds.ts): reserved for requests in flight, not spendable. */
+  /** Sum of open holds (money/holds): reserved for requests in flight, not spendable. */
   heldMicros: integer('held_micros').notNull().default(0),
   /** The customer's low-balance e-mail level, micro-rubles; null = no letter. */
   lowBalanceAlertMicros: integer('low_balance_alert_micros'),

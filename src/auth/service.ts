@@ -3,7 +3,6 @@
 // happens here. A session is a refresh-token family; its id is the access token's `sid` claim.
 
 import { eq } from 'drizzle-orm'
-import { postMovement } from '../money/ledger'
 import type { Config } from '../config'
 import { tx, write } from '../db/tx'
 import type { Db } from '../db/types'
@@ -14,6 +13,7 @@ import { oneTimeLinks } from '../lib/one-time-link'
 import { type Backoff, backoffAttempt, backoffClear, backoffUncount, consume, type Rule } from '../lib/rate-limit'
 import type { Mailer } from '../mail/service'
 import { emailVerificationLetter, passwordChangedLetter, passwordResetLetter } from '../mail/templates'
+import { postMovement } from '../money'
 import { deviceName } from './device'
 import { emailVerifications, passwordResets, type UserRow } from './schema'
 import { authStore } from './store'

@@ -2,9 +2,9 @@
 // letters go through a real SMTP server, links are followed, the ledger is read from the database.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { and, count, eq } from 'drizzle-orm'
-import { ledgerEntries } from '../money/schema'
 import { openDatabase } from '../db/client'
 import { write } from '../db/tx'
+import { ledgerEntries } from '../money'
 import { startGateway } from '../test-support/gateway'
 import { client, registerUser, startServer, type TestServer, uniqueEmail } from '../test-support/server'
 import { type ReceivedLetter, startSmtp } from '../test-support/smtp'

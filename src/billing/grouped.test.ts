@@ -1,7 +1,7 @@
 // The money history as people read it: usage charges one line per Moscow day, the rest line by line.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
+import { moscowDay } from '../money'
 import { startGateway } from '../test-support/gateway'
-import { moscowDay } from '../money/days'
 
 setDefaultTimeout(20_000)
 

@@ -3,7 +3,7 @@ import type { AuthGuard } from '../auth/guard'
 import type { Db } from '../db/types'
 import { csvDownload } from '../lib/csv'
 import { envelope, errors, ok } from '../lib/http'
-import { moscowDay } from '../money/days'
+import { moscowDay } from '../money'
 import {
   Alerts,
   AlertsBody,

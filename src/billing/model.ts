@@ -1,5 +1,5 @@
 import { t } from 'elysia'
-import { LEDGER_TYPES, USAGE_STATUSES } from '../money/schema'
+import { LEDGER_TYPES, USAGE_STATUSES } from '../money'
 
 export const Balance = t.Object({
   balance: t.Number({ description: 'Баланс в рублях' }),

@@ -1,10 +1,8 @@
 import type { Db } from '../db/types'
 import { badRequest, notFound } from '../lib/errors'
 import { formatSignedMicros, microsToRub, rubToMicros } from '../lib/money'
+import { bannerThresholdMicros, type LedgerType, moscowDayStart, nextDay } from '../money'
 import { type Acting, auditIn, can } from '../teams/service'
-import { bannerThresholdMicros } from '../money/alerts'
-import { moscowDayStart, nextDay } from '../money/days'
-import type { LedgerType } from '../money/schema'
 import { billingStore } from './store'
 import { type UsageFilter, type UsageScope, usageReader } from './usage'
 

@@ -3,10 +3,8 @@ import { users } from '../auth/schema'
 import { selectRows } from '../db/sql'
 import { write } from '../db/tx'
 import type { Db } from '../db/types'
+import { type AccountRef, ledgerEntries, moscowDay } from '../money'
 import { teams } from '../teams/schema'
-import type { AccountRef } from '../money/alerts'
-import { moscowDay } from '../money/days'
-import { ledgerEntries } from '../money/schema'
 
 /** The ledger rows of an account: a team's, or the user's personal ones (no team). */
 const ofAccount = (a: AccountRef): SQL => (a.teamId ? eq(ledgerEntries.teamId, a.teamId) : and(eq(ledgerEntries.userId, a.userId), isNull(ledgerEntries.teamId))!)

@@ -6,7 +6,7 @@ import type { Db } from '../db/types'
 import { apiKeys } from '../keys/schema'
 import { CSV_BOM, csvLine, csvMoscowTime, csvText } from '../lib/csv'
 import { formatMicros } from '../lib/money'
-import { usageLogs } from '../money/schema'
+import { usageLogs } from '../money'
 import { logConditions, type UsageFilter, type UsageScope } from './usage'
 
 const PAGE = 2000

@@ -3,8 +3,8 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { csvField, csvText } from '../lib/csv'
+import { daysBetween, moscowDay, moscowDayStart } from '../money'
 import { eventually, startGateway } from '../test-support/gateway'
-import { daysBetween, moscowDay, moscowDayStart } from '../money/days'
 import { splitPeriod } from './usage'
 
 let gw: Awaited<ReturnType<typeof startGateway>>

@@ -7,8 +7,7 @@ import { users } from '../auth/schema'
 import type { Db } from '../db/types'
 import { apiKeys } from '../keys/schema'
 import { microsToRub } from '../lib/money'
-import { daysBetween, moscowDay, moscowDayStart, nextDay } from '../money/days'
-import { usageDaily, usageLogs } from '../money/schema'
+import { daysBetween, moscowDay, moscowDayStart, nextDay, usageDaily, usageLogs } from '../money'
 
 export type UsageFilter = { apiKeyId?: string; model?: string; userId?: string }
 

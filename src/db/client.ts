@@ -17,8 +17,8 @@ const PG_MIGRATIONS = fileURLToPath(new URL('../../drizzle/pg', import.meta.url)
 const PG_POOL = Number(process.env.DATABASE_POOL_SIZE) || 20
 
 /**
- * The connections of the batched money statements (db/pg-money.ts): one batch of holds and one of
- * settlements at a time (db/batch.ts), and the lone retries of a refused batch. Their plans must
+ * The connections of the batched money statements (money/pg/statements.ts): one batch of holds and one of
+ * settlements at a time (money/pg/queue.ts), and the lone retries of a refused batch. Their plans must
  * find every row by its key however small a table looks to the planner (a fresh database, the holds
  * table between vacuums): sequential scans are off on them, and so is JIT, which the cost of an
  * unavoidable one would otherwise start.

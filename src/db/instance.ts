@@ -17,7 +17,7 @@ export const HOLD_LEASE_MS = Math.max(1000, Number(process.env.HOLD_LEASE_MS) ||
 export const LEASE_RENEW_MS = Math.max(200, Math.floor(HOLD_LEASE_MS / 3))
 
 /**
- * The fence on what this process serves from memory (reserves, billing/reserves.ts): when its last
+ * The fence on what this process serves from memory (reserves, money/reserves.ts): when its last
  * renewal succeeded. The others give back holds whose lease lapsed (renewal + HOLD_LEASE_MS); a
  * process that missed its renewals — paused (SIGSTOP), cut off from the database — has lost them,
  * whatever it remembers, and serves nothing from a reserve until a renewal succeeds again.

@@ -15,7 +15,7 @@
 //
 // On PostgreSQL there is no single writer: each unit is its own transaction on a pooled connection
 // (a single statement runs on its own), and row locks order concurrent units. The per-request money
-// units are grouped there instead, into one statement per batch (db/batch.ts, db/pg-money.ts).
+// units are grouped there instead, into one statement per batch (money/pg/queue.ts, money/pg/statements.ts).
 import type { Database } from 'bun:sqlite'
 import { AsyncLocalStorage } from 'node:async_hooks'
 import { DIALECT } from './dialect'

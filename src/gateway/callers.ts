@@ -8,13 +8,13 @@
 // On PostgreSQL it is a round trip, so the instance keeps what it read for a moment (see `cache`).
 import { and, eq, isNull, sql } from 'drizzle-orm'
 import { users } from '../auth/schema'
-import { type BudgetState, budgetIn, budgetSelection } from '../money/budgets'
 import { onPostgres } from '../db/dialect'
 import { compiled, prepared } from '../db/prepared'
 import type { Db } from '../db/types'
 import { writer } from '../db/writer'
 import { apiKeys } from '../keys/schema'
 import { sha256 } from '../lib/crypto'
+import { type BudgetState, budgetIn, budgetSelection } from '../money'
 import { type TeamRole, teamMembers, teams } from '../teams/schema'
 
 /** What a request needs of its API key: its budget is counted whether or not it has a limit. */
@@ -49,7 +49,7 @@ export type Caller = {
  * How long an instance on PostgreSQL reuses a caller it read: the read is a round trip on every /v1
  * request otherwise (bench/README.md, issue 25). A cached caller is never trusted with money: its
  * hold checks the key, the membership and the account as they are now and is refused when they
- * changed (billing/holds.ts CallerChanged), and a plan the cached balance or budgets could have
+ * changed (money/holds CallerChanged), and a plan the cached balance or budgets could have
  * limited reads the caller afresh first (gateway/pipeline.ts). Any change made through this
  * instance's /api forgets every cached caller (app.ts); another instance's is seen within this.
  */

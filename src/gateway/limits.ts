@@ -1,13 +1,11 @@
 // The levels that limit a request — the key's budget, the member's budget, the balance (the team's
 // or the personal one) — and the 402 that names the one that refused it. What a request may spend
 // is the least any level leaves; that level "binds" and is what a refusal talks about.
-import type { BudgetCrossing } from '../money/alerts'
-import { type BudgetState, remainingMicros, spentNow } from '../money/budgets'
-import type { HoldLevel } from '../money/holds'
-import { moscowDateTimeRu, nextReset, PERIOD_PHRASES, periodStart } from '../money/periods'
+
 import { formatMicros } from '../content/format'
 import { insufficientBalance, OpenAIError } from '../lib/errors'
 import { microsToRub } from '../lib/money'
+import { type BudgetCrossing, type BudgetState, type HoldLevel, moscowDateTimeRu, nextReset, PERIOD_PHRASES, periodStart, remainingMicros, spentNow } from '../money'
 import type { Caller } from './callers'
 
 export type Binding = { level: HoldLevel; remainingMicros: number }

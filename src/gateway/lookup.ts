@@ -3,12 +3,10 @@
 // our budgets). Amounts are rubles, our account currency.
 import { and, eq, isNull, or, sql } from 'drizzle-orm'
 import { users } from '../auth/schema'
-import { type BudgetState, remainingMicros, spentNow } from '../money/budgets'
-import { now as clockNow, nextReset, type Period, periodStart } from '../money/periods'
-import { type Endpoint, usageLogs } from '../money/schema'
 import type { Db } from '../db/types'
 import type { KeysService } from '../keys/service'
 import { microsToRub } from '../lib/money'
+import { type BudgetState, now as clockNow, type Endpoint, nextReset, type Period, periodStart, remainingMicros, spentNow, usageLogs } from '../money'
 import { teams } from '../teams/schema'
 import type { Caller } from './callers'
 

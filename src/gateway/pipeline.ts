@@ -3,22 +3,6 @@
 // cost, or release; reconcile after a client left a stream. What differs per protocol is its shape
 // (shape.ts and the protocol's file) and its Wire (wire.ts); the protocols' routes are protocols.ts.
 
-import type { Notifier } from '../money/alerts'
-import {
-  CallerChanged,
-  closeDurably,
-  type GenerationSettler,
-  type HoldLevel,
-  HoldRefused,
-  noteGeneration,
-  placeHold,
-  releaseHold,
-  type Settled,
-  settleHold,
-  type UsageFacts,
-} from '../money/holds'
-import { now as clockNow } from '../money/periods'
-import type { Endpoint } from '../money/schema'
 import { isVariable, usdToMicros } from '../catalog/pricing'
 import type { RateProvider } from '../catalog/rate'
 import type { ModelRow } from '../catalog/schema'
@@ -30,6 +14,22 @@ import { sha256 } from '../lib/crypto'
 import { ceilUnits, type Dec, dec, isNegative, mul, sub, toDecimalString } from '../lib/decimal'
 import { OpenAIError } from '../lib/errors'
 import { isObject } from '../lib/json'
+import {
+  CallerChanged,
+  now as clockNow,
+  closeDurably,
+  type Endpoint,
+  type GenerationSettler,
+  type HoldLevel,
+  HoldRefused,
+  type Notifier,
+  noteGeneration,
+  placeHold,
+  releaseHold,
+  type Settled,
+  settleHold,
+  type UsageFacts,
+} from '../money'
 import type { UpstreamName, Upstreams } from '../upstream/pool'
 import type { Caller } from './callers'
 import { fromFetchFailure, unavailable } from './errors'
@@ -559,7 +559,7 @@ export function pipeline(deps: GatewayDeps) {
 
 /**
  * Settles the hold of a process that died from the router's record of its generation (the hold
- * sweeps of billing/holds.ts): the reported cost at the current rate and markup, as the request's
+ * sweeps of money/holds): the reported cost at the current rate and markup, as the request's
  * own settlement would have charged it, with the same usage row and alerts.
  */
 export function generationSettler(deps: Pick<GatewayDeps, 'config' | 'rates' | 'upstreams' | 'notify'>): GenerationSettler {

@@ -144,7 +144,7 @@ describe('one connection, many turns', () => {
         expect(response.previous_response_id ?? undefined).toBe(previous)
         // The router got the whole chain, though only the new item crossed the socket.
         expect(turn === 1 ? 1 : lastUpstreamBody(gw).input.length).toBe(2 * turn - 1)
-        // A well-funded account's charge is applied right after its answer (billing/reserves.ts, PostgreSQL).
+        // A well-funded account's charge is applied right after its answer (money/reserves.ts, PostgreSQL).
         const row = await eventually(
           async () => (await gw.read<{ cost_micros: number; status: string }>('select cost_micros, status from usage_logs where upstream_id = ?', generationIdOf(response.id)))[0],
         )
@@ -174,7 +174,7 @@ describe('one connection, many turns', () => {
       rws.close()
     }
     expect((last!.output[0] as OpenAI.Responses.ResponseOutputMessage).content[0]).toMatchObject({ type: 'output_text', text: expect.stringContaining('+19 °C') })
-    // Nothing stays held: on PostgreSQL a well-funded account's reserve goes back once idle (billing/reserves.ts).
+    // Nothing stays held: on PostgreSQL a well-funded account's reserve goes back once idle (money/reserves.ts).
     await eventually(async () => (await gw.books(c.user.id)).held === 0, 5000)
     const after = await gw.books(c.user.id)
     expect(before.balance - after.balance).toBe(charged)
@@ -265,7 +265,7 @@ describe('errors are events; the socket stays open', () => {
     expect((await s.next(finalOrError)).type).toBe('response.completed')
     expect(s.ws.readyState).toBe(WebSocket.OPEN)
     s.ws.close()
-    // Nothing stays held: on PostgreSQL a well-funded account's reserve goes back once idle (billing/reserves.ts).
+    // Nothing stays held: on PostgreSQL a well-funded account's reserve goes back once idle (money/reserves.ts).
     await eventually(async () => (await gw.books(c.user.id)).held === 0, 5000)
     const books = await gw.books(c.user.id)
     expect(books.ledgerSum).toBe(books.balance)

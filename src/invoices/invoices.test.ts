@@ -378,7 +378,7 @@ describe('closing documents', () => {
       expect(res.status).toBe(200)
       await res.text()
     }
-    // A well-funded account's charges are applied right after their answers (billing/reserves.ts, PostgreSQL).
+    // A well-funded account's charges are applied right after their answers (money/reserves.ts, PostgreSQL).
     const rows = await eventually(async () => {
       const found = await gw.read<{ id: string; amount_micros: number }>(
         "select id, amount_micros from ledger_entries where team_id = ? and type = 'usage' order by created_at",

@@ -6,8 +6,7 @@
 // a second lock), so a statement imported twice, by two instances at once, or a payment assigned by
 // hand while the import runs, credits the team once. Statement payments are recorded by their key
 // first, in the same unit, so a payment is acted on once however often its file comes back.
-import { rearmLowBalance } from '../money/alerts'
-import { postMovement } from '../money/ledger'
+
 import type { Config } from '../config'
 import { INVOICE } from '../content/terms'
 import { tx } from '../db/tx'
@@ -18,6 +17,7 @@ import { formatMicros, microsToRub } from '../lib/money'
 import { consume } from '../lib/rate-limit'
 import type { Mailer } from '../mail/service'
 import { invoiceLetter } from '../mail/templates'
+import { postMovement, rearmLowBalance } from '../money'
 import { type Acting, auditIn, TEAM_MESSAGES, type TeamsService } from '../teams/service'
 import { type ReceivedPayment, renderActPdf } from './act-pdf'
 import { formatKopecks, kopecksFromMicros, kopecksFromText, microsFromKopecks } from './amount'

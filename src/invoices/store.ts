@@ -1,7 +1,7 @@
 import { and, asc, count, desc, eq, inArray, max, min, type SQL, sql, sum } from 'drizzle-orm'
-import { ledgerEntries } from '../money/schema'
 import { write } from '../db/tx'
 import type { Db } from '../db/types'
+import { ledgerEntries } from '../money'
 import { teams } from '../teams/schema'
 import { formatInvoiceNumber } from './numbering'
 import {

@@ -9,10 +9,10 @@ import { join } from 'node:path'
 import { sql } from 'drizzle-orm'
 import { migrate as migratePg } from 'drizzle-orm/bun-sql/migrator'
 import { migrate as migrateLite } from 'drizzle-orm/bun-sqlite/migrator'
-import { periodStart } from '../money/periods'
 import { openDatabase } from '../db/client'
 import { onPostgres } from '../db/dialect'
 import { selectRows } from '../db/sql'
+import { periodStart } from '../money'
 import { freshDatabaseUrl } from '../test-support/database'
 
 const FOLDER = join(import.meta.dir, '../../drizzle', onPostgres ? 'pg' : '')

@@ -1,5 +1,5 @@
 import { users } from '../auth/schema'
-import { budgetColumns } from '../money/budget-columns'
+import { budgetColumns } from '../db/budget-columns'
 import { index, integer, table, text } from '../db/dialect'
 import { TEAM_ROLES, teams } from '../teams/schema'
 

@@ -1,15 +1,15 @@
 // API keys of an account: the personal one, or a team's (a team key belongs to the team and to the
 // member who made it; owners and admins see and manage every key of the team). A key's budget is
-// a limit with a Moscow calendar period (billing/budgets.ts); the old monthly limit is a budget
+// a limit with a Moscow calendar period (money/budgets.ts); the old monthly limit is a budget
 // with period month. Who disabled a team key or set its budget is kept with it: the member it
 // belongs to cannot undo what an admin or the owner decided (teams/roles.ts restrictionLock).
-import { type BudgetState, budgetToApi, parseBudget, setBudget, spentNow } from '../money/budgets'
-import { now as clockNow, periodStart } from '../money/periods'
+
 import { tx } from '../db/tx'
 import type { Db } from '../db/types'
 import { newId, randomToken, sha256 } from '../lib/crypto'
 import { badRequest, forbidden, notFound } from '../lib/errors'
 import { microsToRub } from '../lib/money'
+import { type BudgetState, budgetToApi, now as clockNow, parseBudget, periodStart, setBudget, spentNow } from '../money'
 import { lockDenial, restrictionLock, type SetBy } from '../teams/roles'
 import { type Acting, auditIn, can } from '../teams/service'
 import type { ApiKeyRow } from './schema'

@@ -1,8 +1,8 @@
 import { and, count, desc, eq, gte, inArray, isNull, type SQL, sql } from 'drizzle-orm'
 import { users } from '../auth/schema'
-import { usageLogs } from '../money/schema'
 import { write } from '../db/tx'
 import type { Db } from '../db/types'
+import { usageLogs } from '../money'
 import { type ApiKeyRow, apiKeys } from './schema'
 
 /** Whose keys: a personal account's, a team member's own in the team, or (admins) all of the team's. */

@@ -1,5 +1,5 @@
 // The money units of many concurrent requests at once, on the store itself: SQLite's group commit
-// and PostgreSQL's batched statements (db/batch.ts, db/pg-money.ts) must give the same books as
+// and PostgreSQL's batched statements (money/pg/queue.ts, money/pg/statements.ts) must give the same books as
 // one request after another — nothing held or charged twice, no balance below zero, a ledger row
 // per charge whose balance-after is a step of its account's own sequence, a usage row per request.
 import { afterEach, expect, test } from 'bun:test'
@@ -12,7 +12,7 @@ import type { Db } from '../db/types'
 import { apiKeys } from '../keys/schema'
 import { moneyOf as account, addAccount, usageFacts as facts } from '../test-support/billing'
 import { openTestDatabase } from '../test-support/database'
-import { HoldRefused, placeHold, settleHold } from './holds'
+import { HoldRefused, placeHold, settleHold } from './index'
 import { holds, ledgerEntries, uncoveredCosts, usageDaily, usageLogs } from './schema'
 
 const opened: Array<() => Promise<void>> = []

@@ -1,10 +1,9 @@
-// Budgets on keys and team members: a limit per Moscow calendar period (billing/periods.ts) checked
+// Budgets on keys and team members: a limit per Moscow calendar period (money/periods.ts) checked
 // inside the hold unit with one conditional UPDATE per level, like the balance. Each row keeps the
 // settled spend of its current period and what open holds reserved; a period rollover (the stored
 // period start older than the current one) reads and writes the spend as 0 in the same statement,
 // so no job has to reset anything at midnight and every instance agrees on the period.
 import { and, eq, type SQL, sql } from 'drizzle-orm'
-import type { LevelAfter } from './pg/statements'
 import { compiled, prepared } from '../db/prepared'
 import { greatest } from '../db/sql'
 import { write } from '../db/tx'
@@ -15,6 +14,7 @@ import { microsToRub, rubToMicros } from '../lib/money'
 import { teamMembers } from '../teams/schema'
 import { moscowDay } from './days'
 import { nextReset, PERIODS, type Period, periodStart, periodStarts } from './periods'
+import type { LevelAfter } from './pg/statements'
 import { budgetAlerts, usageDaily } from './schema'
 
 /** A level's budget as read with the caller (a snapshot for planning; the UPDATEs enforce it). */
@@ -81,10 +81,10 @@ export const budgetIn = (r: BudgetState): BudgetState => ({
   heldMicros: r.heldMicros,
 })
 
-/** A level's spend as a settlement left it: what its alerts are decided on (billing/holds.ts crossings). */
+/** A level's spend as a settlement left it: what its alerts are decided on (money/holds crossings). */
 export type SpendAfter = Omit<BudgetState, 'heldMicros'>
 
-/** A level's row after a batched settlement (db/pg-money.ts) → a SpendAfter. */
+/** A level's row after a batched settlement (money/pg/statements.ts) → a SpendAfter. */
 export const spendFromLevel = (l: LevelAfter | undefined): SpendAfter | undefined => l && { ...l, period: l.period as Period }
 
 const p = sql.placeholder

@@ -7,7 +7,7 @@ import type { Db } from '../db/types'
 import { apiKeys } from '../keys/schema'
 import { addAccount, usageFacts as facts, moneyOf } from '../test-support/billing'
 import { openTestDatabase } from '../test-support/database'
-import { HoldRefused, placeHold, releaseLapsedHolds, releaseStaleHolds, settleHold } from './holds'
+import { HoldRefused, placeHold, releaseLapsedHolds, releaseStaleHolds, settleHold } from './index'
 import { holds, uncoveredCosts } from './schema'
 
 const opened: Array<() => Promise<void>> = []

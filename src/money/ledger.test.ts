@@ -1,11 +1,11 @@
 import { afterEach, describe, expect, test } from 'bun:test'
 import { users } from '../auth/schema'
+import { billingStore } from '../billing/store'
 import { tx, write } from '../db/tx'
 import type { Db } from '../db/types'
 import { formatMicros, formatSignedMicros, rubToMicros } from '../lib/money'
 import { openTestDatabase } from '../test-support/database'
 import { InsufficientFundsError, postMovement } from './ledger'
-import { billingStore } from '../billing/store'
 
 const opened: Array<() => Promise<void>> = []
 afterEach(async () => {

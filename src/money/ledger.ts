@@ -31,7 +31,7 @@ export type Movement = {
   requireAvailable?: boolean
   /** The admin who made the movement (admin adjustments); null for the customer's own and system movements. */
   actorId?: string
-  /** A request's reservation to give back in the same UPDATE (settling a hold, billing/holds.ts). */
+  /** A request's reservation to give back in the same UPDATE (settling a hold, money/holds). */
   releaseHeldMicros?: number
   now?: Date
 }

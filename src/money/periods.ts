@@ -8,8 +8,9 @@
 // period — the hold unit, settlement, /v1/key, alerts — asks this module, never Date.now().
 import { readFileSync } from 'node:fs'
 
-export const PERIODS = ['day', 'week', 'month', 'total'] as const
-export type Period = (typeof PERIODS)[number]
+import { PERIODS, type Period } from '../db/budget-columns'
+
+export { PERIODS, type Period }
 
 const MSK_OFFSET_MS = 3 * 3600 * 1000
 
@@ -61,7 +62,7 @@ export function nextReset(period: Period, at: number): number | null {
   return moscowMidnight(year, month + 1, 1)
 }
 
-/** The current start of every periodic budget, as the budget statements take them (billing/budgets.ts). */
+/** The current start of every periodic budget, as the budget statements take them (money/budgets.ts). */
 export function periodStarts(at: number): { day: number; week: number; month: number } {
   return { day: periodStart('day', at), week: periodStart('week', at), month: periodStart('month', at) }
 }

@@ -1,4 +1,4 @@
-// Reserves (billing/reserves.ts, PostgreSQL): a well-funded account's requests are held from this
+// Reserves (money/reserves.ts, PostgreSQL): a well-funded account's requests are held from this
 // instance's reserve in memory and their charges written as pending, then applied. The books must
 // come out as if each had been held and settled on its own.
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
@@ -10,7 +10,7 @@ import { write } from '../db/tx'
 import type { Db } from '../db/types'
 import { addAccount, usageFacts as facts, moneyOf } from '../test-support/billing'
 import { openTestDatabase } from '../test-support/database'
-import { chargesApplied, noteGeneration, placeHold, releaseHold, releaseLapsedHolds, type Settled, settleHold, stopReserves } from './holds'
+import { chargesApplied, noteGeneration, placeHold, releaseHold, releaseLapsedHolds, type Settled, settleHold, stopReserves } from './index'
 import { holds, ledgerEntries, pendingCharges, uncoveredCosts, usageDaily, usageLogs } from './schema'
 
 const opened: Array<() => Promise<void>> = []

@@ -5,7 +5,7 @@
 // commits, the answer may go out and the charge survives a crash) and applied to the books right
 // after, in batches: the ledger row with its balance change, the usage row, the rollup, the key's
 // spend, the charge taken off the reserve — one settlement, in one transaction, deleting the
-// pending row so it runs once whoever runs it (db/pg-money.ts). With a single round trip on its
+// pending row so it runs once whoever runs it (money/pg/statements.ts). With a single round trip on its
 // path a request of such an account adds about as little as on SQLite (bench/README.md, issue 25).
 //
 // What does not change: every answer is covered before the upstream call (the reserve holds the
@@ -14,21 +14,21 @@
 // reserve, and only accounts whose balance a reserve is a small share of (RESERVE_FLOOR_MICROS,
 // RESERVE_SHARE). A reserve is given back once idle; the holds lease renews it while the instance
 // lives, and when the instance dies the others apply its pending charges, then give back the rest
-// (billing/holds.ts releaseLapsedHolds). A request that names its generation or costs more than it
+// (money/holds releaseLapsedHolds). A request that names its generation or costs more than it
 // took leaves the reserve for a hold row of its own (carve), and settles as any hold does.
 //
 // Reads that show money (GET /api/…, /v1/generation, /v1/key) wait for the charges this instance
 // has applying (applied()), so a customer reading after an answer sees it; another instance's
 // reads see it once applied, within milliseconds.
 
-import { batched } from './pg/queue'
 import { HOLD_LEASE_MS, INSTANCE_ID, LEASE_TOKEN, leaseHeld } from '../db/instance'
 import { noteDatabaseFailure } from '../db/outage'
-import { applyBatch, carve, type PgHeld, type PgHoldItem, type PgPendingItem, type PgSettled, type PgSettleOutcome, pendingBatch } from './pg/statements'
 import type { Db } from '../db/types'
 import { newId } from '../lib/crypto'
 import type { BudgetCrossing, LowBalance } from './alerts'
 import { now as clockNow, periodStarts } from './periods'
+import { batched } from './pg/queue'
+import { applyBatch, carve, type PgHeld, type PgHoldItem, type PgPendingItem, type PgSettled, type PgSettleOutcome, pendingBatch } from './pg/statements'
 
 /** Reserves are taken only for accounts with at least this much available (1 000 ₽)… */
 const RESERVE_FLOOR_MICROS = 1_000_000_000
@@ -63,7 +63,7 @@ type Reserve = Account & { id: string; amount: number; used: number; requests: n
 /** A request served from a reserve, until its charge is applied. */
 type Taken = { reserve: Reserve; amount: number; apiKeyId: string | null }
 
-/** What the reserves need of billing/holds.ts (injected: holds.ts is the one that uses them). */
+/** What the reserves need of the holds (injected by holds/settle.ts, which serves requests from them): no import circle. */
 export type ReserveDeps = {
   /** Places holds rows through the batched hold statement (a reserve is one, with `reserve`). */
   hold(item: PgHoldItem): Promise<PgHeld>
@@ -71,11 +71,11 @@ export type ReserveDeps = {
   release(reserveId: string): Promise<number>
   /** Applies one pending charge through the general unit (what a batch did not cover); null when already applied (or its account is gone). */
   applyAlone(item: PgPendingItem): Promise<(Applied & { fromReserve: boolean }) | null>
-  /** What a batch's settlement of `item` means for its alerts (the same as a hold's, billing/holds.ts). */
+  /** What a batch's settlement of `item` means for its alerts (the same as a hold's, money/holds). */
   settled(item: PgPendingItem, done: PgSettled): Promise<Applied>
 }
 
-/** A pending charge applied: the charge and the alerts it may trigger (billing/holds.ts Settled). */
+/** A pending charge applied: the charge and the alerts it may trigger (money/holds Settled). */
 export type Applied = { chargedMicros: number; lowBalance?: LowBalance; budgets: BudgetCrossing[] }
 
 /** What a reserve-backed request needs to settle: its charge row, and who hears of the alerts once it is applied. */

@@ -104,7 +104,7 @@ export const usageLogs = table(
     index('usage_user_model_created_idx').on(t.userId, t.model, t.createdAt),
     index('usage_team_created_id_idx').on(t.teamId, t.createdAt, t.id),
     // One usage row per hold: a settlement that finds its hold gone (given back by another instance)
-    // looks here whether it was closed already, and can never write a second row (billing/holds.ts).
+    // looks here whether it was closed already, and can never write a second row (money/holds).
     uniqueIndex('usage_hold_idx').on(t.holdId),
   ],
 )
@@ -170,11 +170,11 @@ export const uncoveredCosts = table(
 /**
  * The open holds: one row per request in flight, reserved in users.held_micros (teams.held_micros
  * for a team's request) and in the budgets it was checked against, by the same unit that inserts it
- * (billing/holds.ts); the row says what it reserved on each level, so closing it gives back exactly that. Each belongs to the instance serving the request, which renews
+ * (money/holds); the row says what it reserved on each level, so closing it gives back exactly that. Each belongs to the instance serving the request, which renews
  * `leaseUntil` while it lives; when an instance dies (kill -9, a crashed host) the others release
  * its holds once the lease has lapsed, so no instance ever frees what another still holds.
  */
-/** A hold's request, as a settlement after a crash needs it (billing/holds.ts). */
+/** A hold's request, as a settlement after a crash needs it (money/holds). */
 export type HoldGeneration = { upstream: string; endpoint: string; model: string; stream: boolean; limited: boolean }
 
 export const holds = table(
@@ -202,7 +202,7 @@ export const holds = table(
     /** What that settlement needs besides (the router, endpoint, model, stream, a customer's limit). */
     generation: text('generation', { mode: 'json' }).$type<HoldGeneration>(),
     /**
-     * An instance's reserve on a well-funded account (billing/reserves.ts, PostgreSQL): the requests it
+     * An instance's reserve on a well-funded account (money/reserves.ts, PostgreSQL): the requests it
      * serves take their holds from it in memory, and their charges come off it as they are applied.
      */
     reserve: integer('reserve', { mode: 'boolean' }).notNull().default(false),
@@ -213,7 +213,7 @@ export const holds = table(
 
 /**
  * The charge of a request served from a reserve, written before its answer goes out and applied to
- * the books right after (billing/reserves.ts): one row per request until its settlement commits,
+ * the books right after (money/reserves.ts): one row per request until its settlement commits,
  * deleted by that settlement, so a settlement runs once whoever runs it. When its instance dies
  * the others apply what is left here before they give the reserve back.
  */
@@ -222,14 +222,14 @@ export const pendingCharges = table('pending_charges', {
   id: text('id').primaryKey(),
   /** The reserve (holds row) the request was served from. */
   reserveId: text('reserve_id').notNull(),
-  /** Everything the settlement writes (db/pg-money.ts PgPendingItem). */
+  /** Everything the settlement writes (money/pg/statements.ts PgPendingItem). */
   entry: text('entry', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
   createdAt: integer('created_at').notNull(),
 })
 
 /**
  * Budget alerts already sent: one row per budget, threshold (50, 80, 100 %) and period, inserted
- * once, so concurrent settlements on any instance send one alert (billing/budgets.ts).
+ * once, so concurrent settlements on any instance send one alert (money/budgets.ts).
  */
 export const budgetAlerts = table(
   'budget_alerts',

@@ -5,8 +5,6 @@
 // on one database the same notification may reach all of them at once: each asks the provider,
 // and the conditional UPDATE … WHERE status = 'pending' lets exactly one of them credit.
 
-import { rearmLowBalance } from '../money/alerts'
-import { postMovement } from '../money/ledger'
 import type { Config } from '../config'
 import { TOP_UP } from '../content/terms'
 import { exclusively } from '../db/leases'
@@ -15,6 +13,7 @@ import type { Db } from '../db/types'
 import { newId } from '../lib/crypto'
 import { AppError, badRequest, conflict, notFound } from '../lib/errors'
 import { formatMicros, formatRubRu, microsToRub } from '../lib/money'
+import { postMovement, rearmLowBalance } from '../money'
 import { auditIn } from '../teams/service'
 import { createFakeYooKassa, type FakeYooKassa } from './fake'
 import { isYooKassaAddress } from './ip-ranges'

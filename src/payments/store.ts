@@ -1,9 +1,9 @@
 import { and, count, desc, eq, isNotNull, isNull, like, lt, max, type SQL, sql, sum } from 'drizzle-orm'
 import { users } from '../auth/schema'
-import { ledgerEntries } from '../money/schema'
 import { write } from '../db/tx'
 import type { Db } from '../db/types'
 import { apiKeys } from '../keys/schema'
+import { ledgerEntries } from '../money'
 import { teams } from '../teams/schema'
 import { type PaymentRow, type PaymentStatus, payments, refundRequests } from './schema'
 

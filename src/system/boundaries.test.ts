@@ -5,7 +5,9 @@
 //   anything else would pull Elysia, Drizzle or bun:sqlite into the SPA bundle or the CLI;
 // - src/content/ itself imports at runtime only src/content/ and browser-safe packages;
 // - a feature never imports another feature's queries (store.ts) or routes (index.ts): it reaches
-//   the other feature through its service (schemas are shared for joins; app.ts composes the routes).
+//   the other feature through its service (schemas are shared for joins; app.ts composes the routes);
+// - the money kernel (src/money) has one door, its index.ts: nothing outside imports its files, and
+//   it imports no feature's service or routes; src/db (dialect plumbing) imports no feature (issue 34).
 // Runtime imports are read with Bun's transpiler, which drops `import type` and all-type
 // `import { type X }` exactly as the bundler does, so a type-only import of a wire type passes.
 import { describe, expect, test } from 'bun:test'
@@ -85,7 +87,7 @@ describe('module boundaries', () => {
 
   test('features reach each other only through their service (or schema, for joins): another feature’s queries and routes are off limits', () => {
     // A feature is a folder of src/ with routes or a service; db, lib, content and test-support are shared layers.
-    const SHARED = new Set(['db', 'lib', 'content', 'test-support'])
+    const SHARED = new Set(['db', 'lib', 'content', 'test-support', 'money'])
     const featureOf = (path: string) => {
       const m = path.match(/^src\/([^/]+)\//)
       return m && !SHARED.has(m[1]!) ? m[1]! : null
@@ -102,6 +104,56 @@ describe('module boundaries', () => {
         return other && other !== featureOf(c.file) && /\/(store|index)$/.test(c.path)
       })
       .map((c) => `${c.file} → ${c.path}`)
+    expect(offences).toEqual([])
+  })
+
+  test('the money kernel has one door: outside src/money only src/money/index.ts is imported (tests included)', () => {
+    // The drizzle schema aggregate lists every table, the money tables among them.
+    const ALLOWED = new Set(['src/db/schema.ts → src/money/schema'])
+    const files = [...sources('src'), ...sources('bench'), ...sources('scripts'), ...sources('cli')].filter((f) => !under(f, 'src/money'))
+    const reaching = files.flatMap((file) => allSpecifiers(file).map((spec) => ({ file, path: target(file, spec) })))
+    expect(reaching.filter((r) => r.path === 'src/money').length).toBeGreaterThan(20)
+    const offences = reaching
+      .filter((r) => under(r.path, 'src/money') && r.path !== 'src/money' && r.path !== 'src/money/index')
+      .map((r) => `${r.file} → ${r.path}`)
+      .filter((o) => !ALLOWED.has(o))
+    expect(offences).toEqual([])
+  })
+
+  test('the money kernel and src/db reach no feature but its tables; src/db reaches no money', () => {
+    const FEATURE_SHARED = new Set(['db', 'lib', 'content', 'test-support', 'money'])
+    const featureFile = (path: string) => {
+      const m = path.match(/^src\/([^/]+)\/(.+)$/)
+      return m && !FEATURE_SHARED.has(m[1]!) ? m[2]! : null
+    }
+    const files = [...sources('src/money'), ...sources('src/db')].filter((f) => !isTest(f))
+    const reaching = files.flatMap((file) => runtimeSpecifiers(file).map((spec) => ({ file, path: target(file, spec) })))
+    // Tables only (users, teams, keys: the balances and budgets the kernel moves) and the names a
+    // usage row records (upstream/names), never a feature's logic.
+    const offences = reaching
+      .filter((r) => {
+        const inFeature = featureFile(r.path)
+        if (inFeature !== null) return inFeature !== 'schema' && r.path !== 'src/upstream/names'
+        return under(r.file, 'src/db') && under(r.path, 'src/money') && r.file !== 'src/db/schema.ts'
+      })
+      .map((r) => `${r.file} → ${r.path}`)
+    expect(offences).toEqual([])
+  })
+
+  test('web/features/<f> imports no other feature (types included); web/components, web/lib and web/stores import none', () => {
+    const webFeatureOf = (path: string) => path.match(/^web\/features\/([^/]+)\//)?.[1] ?? null
+    const imports = sources('web').flatMap((file) => allSpecifiers(file).map((spec) => ({ file, path: target(file, spec) })))
+    // the scanner sees a feature's own imports and web/app composing features, so an empty offence list is not a blind scanner
+    expect(imports.some((i) => webFeatureOf(i.file) && webFeatureOf(`${i.path}.ts`) === webFeatureOf(i.file))).toBe(true)
+    expect(imports.some((i) => under(i.file, 'web/app') && webFeatureOf(`${i.path}.ts`))).toBe(true)
+    const offences = imports
+      .filter((i) => {
+        const to = webFeatureOf(`${i.path}.ts`)
+        if (!to) return false
+        const from = webFeatureOf(i.file)
+        return from ? from !== to : ['web/components', 'web/lib', 'web/stores'].some((dir) => under(i.file, dir))
+      })
+      .map((i) => `${i.file} → ${i.path}`)
     expect(offences).toEqual([])
   })
 

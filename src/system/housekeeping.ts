@@ -1,11 +1,11 @@
 import { and, isNotNull, lt, ne, or } from 'drizzle-orm'
 import { passwordResets, refreshTokens } from '../auth/schema'
-import { budgetAlerts, usageLogs } from '../money/schema'
 import { RETENTION } from '../content/terms'
 import { deleteInBatches } from '../db/purge'
 import { write } from '../db/tx'
 import type { Db } from '../db/types'
 import { purgeRateLimits } from '../lib/rate-limit'
+import { budgetAlerts, usageLogs } from '../money'
 import { teamAudit, webhookDeliveries } from '../teams/schema'
 
 const DAY = 86_400_000

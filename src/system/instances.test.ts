@@ -219,7 +219,7 @@ describe.skipIf(!onPostgres)('three instances on one PostgreSQL database', () =>
   test('a well-funded account served from an instance’s reserve: killed with SIGKILL right after its answers, each is charged once and the reserve comes back', async () => {
     const victim = await startServer({ ...env, INSTANCE_ID: 'instance-4' })
     const c = await customer(servers[0]!)
-    // 20 000 ₽: well above the floor, so the instance takes a reserve (billing/reserves.ts).
+    // 20 000 ₽: well above the floor, so the instance takes a reserve (money/reserves.ts).
     const FUND = 20_000_000_000
     const [u] = await read<{ balance_micros: number }>('update users set balance_micros = balance_micros + ? where id = ? returning balance_micros', FUND, c.user.id)
     await read(

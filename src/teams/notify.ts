@@ -1,15 +1,14 @@
 // Alerts, sent after the settling unit has committed and never on the request's path: a letter to a
 // personal account whose balance fell below its level; for a team, letters to its owners and admins
 // and the webhook. Budget thresholds (50, 80, 100 %) go once per budget, threshold and period —
-// the first instance to insert the alert's row sends it (billing/budgets.ts claimAlert).
-import type { BudgetCrossing, LowBalance, Notifier } from '../money/alerts'
-import { claimAlert } from '../money/budgets'
-import { moscowDateTimeRu, nextReset, PERIOD_PHRASES } from '../money/periods'
+// the first instance to insert the alert's row sends it (money/budgets.ts claimAlert).
+
 import type { Config } from '../config'
 import type { Db } from '../db/types'
 import { microsToRub } from '../lib/money'
 import type { Mailer } from '../mail/service'
 import { budgetAlertLetter, lowBalanceLetter, teamLowBalanceLetter } from '../mail/templates'
+import { type BudgetCrossing, claimAlert, type LowBalance, moscowDateTimeRu, type Notifier, nextReset, PERIOD_PHRASES } from '../money'
 import { teamsStore } from './store'
 import { webhookDeliveries } from './webhooks'
 

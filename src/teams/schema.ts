@@ -1,5 +1,5 @@
 import { users } from '../auth/schema'
-import { budgetColumns } from '../money/budget-columns'
+import { budgetColumns } from '../db/budget-columns'
 import { index, integer, primaryKey, table, text } from '../db/dialect'
 
 const timestamp = (name: string) => integer(name, { mode: 'timestamp_ms' })
@@ -14,9 +14,9 @@ export type TeamRole = (typeof TEAM_ROLES)[number]
 export const teams = table('teams', {
   id: text('id').primaryKey(),
   name: text('name').notNull(),
-  /** Micro-rubles; changed only together with a ledger row of the team (billing/ledger.ts). */
+  /** Micro-rubles; changed only together with a ledger row of the team (money/ledger.ts). */
   balanceMicros: integer('balance_micros').notNull().default(0),
-  /** Sum of the team's open holds (billing/holds.ts). */
+  /** Sum of the team's open holds (money/holds). */
   heldMicros: integer('held_micros').notNull().default(0),
   /** The low-balance alert level, micro-rubles; null = none. */
   lowBalanceAlertMicros: integer('low_balance_alert_micros'),
@@ -33,7 +33,7 @@ export const teams = table('teams', {
 
 export type TeamRow = typeof teams.$inferSelect
 
-/** Membership: a role and, optionally, a budget on the team's balance (billing/budgets.ts). */
+/** Membership: a role and, optionally, a budget on the team's balance (money/budgets.ts). */
 export const teamMembers = table(
   'team_members',
   {

@@ -2,8 +2,7 @@
 // webhook. `acting` is the one place that answers "who is acting, in which account, with which
 // role" for every /api route (the auth guard's `account` macro calls it): a non-member gets 404
 // (a team's existence and name never leak), a role without the permission 403 (roles.ts).
-import { budgetToApi, parseBudget, setBudget } from '../money/budgets'
-import { now as clockNow } from '../money/periods'
+
 import type { Config } from '../config'
 import { tx, write } from '../db/tx'
 import type { Db } from '../db/types'
@@ -14,6 +13,7 @@ import { oneTimeLinks } from '../lib/one-time-link'
 import { consume } from '../lib/rate-limit'
 import type { Mailer } from '../mail/service'
 import { teamInvitationLetter } from '../mail/templates'
+import { budgetToApi, now as clockNow, parseBudget, setBudget } from '../money'
 import { can, denial, lockDenial, memberDenial, OWNER_ONLY, type Permission, permissionsOf, ROLE_LABELS, restrictionLock, type SetBy } from './roles'
 import { TEAM_ROLES, type TeamRole, teamInvitations } from './schema'
 import { type AuditEntry, teamsStore } from './store'

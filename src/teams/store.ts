@@ -2,12 +2,11 @@
 // share its transaction; writes outside a unit go through `write`.
 import { and, asc, count, desc, eq, gt, inArray, isNull, lt, sql } from 'drizzle-orm'
 import { users } from '../auth/schema'
-import { budgetSelection } from '../money/budgets'
-import { usageDaily } from '../money/schema'
 import { write } from '../db/tx'
 import type { Db } from '../db/types'
 import { apiKeys } from '../keys/schema'
 import { newId } from '../lib/crypto'
+import { budgetSelection, usageDaily } from '../money'
 import { type TeamRole, type TeamRow, teamAudit, teamInvitations, teamMembers, teams, webhookDeliveries } from './schema'
 
 const live = isNull(teams.deletedAt)

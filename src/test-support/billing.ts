@@ -2,10 +2,9 @@
 // its money, and the facts of a usage row.
 import { eq } from 'drizzle-orm'
 import { users } from '../auth/schema'
-import type { UsageFacts } from '../money/holds'
-import { postMovement } from '../money/ledger'
 import { write } from '../db/tx'
 import type { Db } from '../db/types'
+import { postMovement, type UsageFacts } from '../money'
 
 export const usageFacts: UsageFacts = {
   endpoint: 'chat',

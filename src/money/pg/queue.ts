@@ -1,7 +1,7 @@
 // Group commit for PostgreSQL: the money units of concurrent requests of one instance go to the
 // database together. A unit that finds no batch at the database is sent at once (a lone request
 // waits for nobody); those that arrive while one is there wait for it and then go out together as
-// the next one — one statement, one round trip, one commit for all of them (db/pg-money.ts).
+// the next one — one statement, one round trip, one commit for all of them (money/pg/statements.ts).
 // SQLite's group commit (db/writer.ts) does the same for its single writer.
 import { isDatabaseUnavailable } from '../../db/outage'
 

@@ -1,14 +1,14 @@
-// PostgreSQL's spelling of the per-request money units of billing/holds.ts, for many requests at
+// PostgreSQL's spelling of the per-request money units of money/holds, for many requests at
 // once: the holds of every request that arrived while the previous batch was at the database go
-// out as one statement (a data-modifying CTE), and so do their settlements (db/batch.ts). One
+// out as one statement (a data-modifying CTE), and so do their settlements (money/pg/queue.ts). One
 // statement is one round trip, one plan started and one commit for the whole batch, and a hot
 // customer's rows are locked once per batch instead of once per request (bench/README.md, issue 25).
 //
-// The rules are billing/budgets.ts's and billing/ledger.ts's: the same conditional period rollover,
+// The rules are money/budgets.ts's and money/ledger.ts's: the same conditional period rollover,
 // fit checks and "never below zero", applied to the sum of a batch's requests on each row. A paying
 // account takes all of its requests in the batch or none of them: when the sum does not fit one of
 // its levels (a budget, the balance), or a level's row is gone, or a charge is capped at its hold,
-// none of that account's rows are touched and billing/holds.ts runs those requests one by one
+// none of that account's rows are touched and money/holds runs those requests one by one
 // through its general unit, which names the refusing level and records what is uncovered.
 //
 // Rows are locked in one global order — holds, keys, members, users, teams, each sorted — before
@@ -19,12 +19,12 @@ import { sql } from 'drizzle-orm'
 import { column, compiled, prepared, rawStatement } from '../../db/prepared'
 import type { Db } from '../../db/types'
 
-/** A budget level's columns after a request's settlement (billing/budgets.ts BudgetState before decoding the period, without what holds reserve). */
+/** A budget level's columns after a request's settlement (money/budgets.ts BudgetState before decoding the period, without what holds reserve). */
 export type LevelAfter = { limitMicros: number | null; period: string; periodStart: number; spentMicros: number }
 
 type Binding = string | number | boolean | null
 
-/** The usage row's facts as bound (billing/holds.ts usageValues). */
+/** The usage row's facts as bound (money/holds usageValues). */
 export type UsageBindings = Record<(typeof USAGE_COLUMNS)[number][1], Binding>
 
 /** usage_logs columns filled from the request's facts: [column, fact]. */
@@ -67,7 +67,7 @@ const USAGE_TYPES: Record<string, string> = {
   stream: 'boolean',
 }
 
-/** The current period start of a level row `t` and its spend rolled over to it (billing/budgets.ts levelStatements). */
+/** The current period start of a level row `t` and its spend rolled over to it (money/budgets.ts levelStatements). */
 function levelPeriod(t: string) {
   const current = `(case ${t}.budget_period when 'day' then cast($day as bigint) when 'week' then cast($week as bigint) when 'month' then cast($month as bigint) else 0 end)`
   const rolled = `(case when ${t}.budget_period_start < ${current} then 0 else ${t}.budget_spent_micros end)`
@@ -147,12 +147,12 @@ function tookAll(shape: Shape, r: string, key: string, member: string) {
 const accountsTaken = (shape: Shape) => parts(' union all ', shape.personal && 'select * from u', shape.teams && 'select * from t')
 
 /**
- * The holds of a batch (billing/holds.ts placeHold), all or none: each request as it was planned —
+ * The holds of a batch (money/holds placeHold), all or none: each request as it was planned —
  * its key active and without a budget it was not planned with, the member still in the team with
  * the same role, the account not deleted (a request planned from a cached caller may be out of
  * date) — reserved on every level and its row inserted. When any request is not as planned or a
  * level cannot take its requests, the statement divides by zero and nothing is written
- * (billing/holds.ts then holds them one by one).
+ * (money/holds then holds them one by one).
  */
 function holdSql(shape: Shape): string {
   const levels = levelUpdates(shape, (kind, gate) => {
@@ -200,21 +200,21 @@ select 1 / (case when (select count(*) from h) = (select count(*) from x) then 1
 /** The settlement's input columns besides the usage row's (json_to_recordset's record). */
 const SETTLE_INPUT = `i int, hold text, charge bigint, within_hold boolean, ledger_id text, description text, reference text,
   usage_id text, usage_day text, upstream_nano bigint, now bigint`
-/** A pending charge's own columns: what its hold row would have said (billing/reserves.ts). */
+/** A pending charge's own columns: what its hold row would have said (money/reserves.ts). */
 const PENDING_INPUT = 'reserve text, user_id text, team_id text, api_key_id text, amount_micros bigint'
 
 /**
- * The settlements of a batch (billing/holds.ts settleHold), all or none: each hold deleted, each
+ * The settlements of a batch (money/holds settleHold), all or none: each hold deleted, each
  * budget level counting its requests' charges and giving their reservations back, each account
  * charged with its reservations given back, a ledger row per charge (its balance after, in the
  * batch's order), a usage row per request and the daily rollup. One row per request: whether its
- * hold was found (not: settled or released before), with what billing/holds.ts needs for the
+ * hold was found (not: settled or released before), with what money/holds needs for the
  * alerts. When a level cannot take its requests' charges, or a charge is capped at its hold, or a
  * hold names a level this shape left out, the statement divides by zero and nothing is written
- * (billing/holds.ts then settles them one by one). Members come with teams: a team request
+ * (money/holds then settles them one by one). Members come with teams: a team request
  * counts on its member.
  *
- * `from: 'pending'` applies the charges of requests served from reserves instead (billing/reserves.ts):
+ * `from: 'pending'` applies the charges of requests served from reserves instead (money/reserves.ts):
  * their pending_charges rows are deleted in place of holds, each charge comes off its reserve and
  * off the account's held sum (what was not charged stays in the reserve), and the levels count the
  * charges without a check — the answers were served within what the reserve held, no budget limits them.
@@ -390,7 +390,7 @@ const notUsual = (e: unknown) => {
   return errno === NOT_USUAL || code === NOT_USUAL
 }
 
-/** A batch of several that a level could not take as a whole: db/batch.ts runs its items one by one. */
+/** A batch of several that a level could not take as a whole: money/pg/queue.ts runs its items one by one. */
 export class BatchRefused extends Error {
   constructor() {
     super('a level could not take the whole batch; its items run one by one')
@@ -408,7 +408,7 @@ async function run(db: Db, kind: Kind, shape: Shape, values: Record<string, stri
   }
 }
 
-/** A request's hold as the batch places it (billing/holds.ts placeHold). */
+/** A request's hold as the batch places it (money/holds placeHold). */
 export type PgHoldItem = {
   id: string
   userId: string
@@ -419,7 +419,7 @@ export type PgHoldItem = {
   memberHeld: number
   /** The member's role the request was planned with (a team request from a cached caller); null: any. */
   role: string | null
-  /** An instance's reserve (billing/reserves.ts) rather than one request's hold. */
+  /** An instance's reserve (money/reserves.ts) rather than one request's hold. */
   reserve?: boolean
   createdAt: number
 }
@@ -427,7 +427,7 @@ export type PgHoldItem = {
 /** A hold: placed, or 'general' (a lone item that a level refused or that is not as it was planned: nothing written). */
 export type PgHeld = 'placed' | 'general'
 
-/** The batch's values besides the items: the period starts (billing/periods.ts) and this instance's lease. */
+/** The batch's values besides the items: the period starts (money/periods.ts) and this instance's lease. */
 export type PgHoldContext = { day: number; week: number; month: number; instance: string; leaseToken: string; leaseUntil: number }
 
 /** Places a batch of holds in one statement; one answer per item, in order. `db` is the pool, never an open transaction. */
@@ -456,7 +456,7 @@ export async function holdBatch(db: Db, items: PgHoldItem[], context: PgHoldCont
   const placed = await run(db, 'hold', shape, { ...context, items: json }, items.length === 1)
   return items.map(() => (placed ? 'placed' : 'general'))
 }
-/** A request's settlement as the batch takes it (billing/holds.ts settleHold). */
+/** A request's settlement as the batch takes it (money/holds settleHold). */
 export type PgSettleItem = {
   holdId: string
   chargeMicros: number
@@ -470,7 +470,7 @@ export type PgSettleItem = {
   /** Moscow day of the rollup row. */
   usageDay: string
   upstreamNano: number
-  /** The usage row's own columns, as billing/holds.ts writes them. */
+  /** The usage row's own columns, as money/holds writes them. */
   usage: UsageBindings
   /** Whose the hold is, when the caller knows (the request that placed it): its statement leaves out the other levels. */
   account?: { teamId: string | null; apiKeyId: string | null }
@@ -539,7 +539,7 @@ export async function settleBatch(db: Db, items: PgSettleItem[], periods: { day:
 }
 
 /**
- * A charge of a request served from a reserve (billing/reserves.ts): its settlement, with what its
+ * A charge of a request served from a reserve (money/reserves.ts): its settlement, with what its
  * hold row would have said — whose it is, and what it took from which reserve.
  */
 export type PgPendingItem = PgSettleItem & { reserveId: string; userId: string; teamId: string | null; apiKeyId: string | null; amountMicros: number }
