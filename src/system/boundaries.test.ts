@@ -5,7 +5,9 @@
 //   anything else would pull Elysia, Drizzle or bun:sqlite into the SPA bundle or the CLI;
 // - src/content/ itself imports at runtime only src/content/ and browser-safe packages;
 // - a feature never imports another feature's queries (store.ts) or routes (index.ts): it reaches
-//   the other feature through its service (schemas are shared for joins; app.ts composes the routes).
+//   the other feature through its service (schemas are shared for joins; app.ts composes the routes);
+// - the money kernel (src/money) has one door, its index.ts: nothing outside imports its files, and
+//   it imports no feature's service or routes; src/db (dialect plumbing) imports no feature (issue 34).
 // - in the SPA (issue 34, point 3) a feature under web/features/ never imports another one, types
 //   included: what two features share lives in web/components/ or web/lib/, and a screen that shows
 //   several features is composed in web/app/; web/components/, web/lib/ and web/stores/ import no feature.
@@ -88,7 +90,7 @@ describe('module boundaries', () => {
 
   test('features reach each other only through their service (or schema, for joins): another feature’s queries and routes are off limits', () => {
     // A feature is a folder of src/ with routes or a service; db, lib, content and test-support are shared layers.
-    const SHARED = new Set(['db', 'lib', 'content', 'test-support'])
+    const SHARED = new Set(['db', 'lib', 'content', 'test-support', 'money'])
     const featureOf = (path: string) => {
       const m = path.match(/^src\/([^/]+)\//)
       return m && !SHARED.has(m[1]!) ? m[1]! : null
@@ -105,6 +107,39 @@ describe('module boundaries', () => {
         return other && other !== featureOf(c.file) && /\/(store|index)$/.test(c.path)
       })
       .map((c) => `${c.file} → ${c.path}`)
+    expect(offences).toEqual([])
+  })
+
+  test('the money kernel has one door: outside src/money only src/money/index.ts is imported (tests included)', () => {
+    // The drizzle schema aggregate lists every table, the money tables among them.
+    const ALLOWED = new Set(['src/db/schema.ts → src/money/schema'])
+    const files = [...sources('src'), ...sources('bench'), ...sources('scripts'), ...sources('cli')].filter((f) => !under(f, 'src/money'))
+    const reaching = files.flatMap((file) => allSpecifiers(file).map((spec) => ({ file, path: target(file, spec) })))
+    expect(reaching.filter((r) => r.path === 'src/money').length).toBeGreaterThan(20)
+    const offences = reaching
+      .filter((r) => under(r.path, 'src/money') && r.path !== 'src/money' && r.path !== 'src/money/index')
+      .map((r) => `${r.file} → ${r.path}`)
+      .filter((o) => !ALLOWED.has(o))
+    expect(offences).toEqual([])
+  })
+
+  test('the money kernel and src/db reach no feature but its tables; src/db reaches no money', () => {
+    const FEATURE_SHARED = new Set(['db', 'lib', 'content', 'test-support', 'money'])
+    const featureFile = (path: string) => {
+      const m = path.match(/^src\/([^/]+)\/(.+)$/)
+      return m && !FEATURE_SHARED.has(m[1]!) ? m[2]! : null
+    }
+    const files = [...sources('src/money'), ...sources('src/db')].filter((f) => !isTest(f))
+    const reaching = files.flatMap((file) => runtimeSpecifiers(file).map((spec) => ({ file, path: target(file, spec) })))
+    // Tables only (users, teams, keys: the balances and budgets the kernel moves) and the names a
+    // usage row records (upstream/names), never a feature's logic.
+    const offences = reaching
+      .filter((r) => {
+        const inFeature = featureFile(r.path)
+        if (inFeature !== null) return inFeature !== 'schema' && r.path !== 'src/upstream/names'
+        return under(r.file, 'src/db') && under(r.path, 'src/money') && r.file !== 'src/db/schema.ts'
+      })
+      .map((r) => `${r.file} → ${r.path}`)
     expect(offences).toEqual([])
   })
 
