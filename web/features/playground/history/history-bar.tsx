@@ -2,12 +2,12 @@
 // is deleted after the spec's 'Удалить?' confirmation. A row wider than the screen scrolls
 // sideways; a fading edge with an arrow shows on each side that has more chats.
 import { useCallback, useEffect, useRef, useState } from 'react'
-import { formatDateTime } from '../../../src/content/format'
-import { ConfirmDialog } from '../../components/dialog'
-import { ArrowLeftIcon, ArrowRightIcon, ChatIcon, TrashIcon } from '../../components/icons'
-import { cn } from '../../lib/cn'
+import { formatDateTime } from '../../../../src/content/format'
+import { ConfirmDialog } from '../../../components/dialog'
+import { ArrowLeftIcon, ArrowRightIcon, ChatIcon, TrashIcon } from '../../../components/icons'
+import { cn } from '../../../lib/cn'
+import { PlusIcon } from '../icons'
 import { type ChatSummary, HISTORY_SIZE } from './chats-api'
-import { PlusIcon } from './icons'
 
 export function HistoryBar({
   chats,

@@ -4,26 +4,15 @@
 // buttons and the estimate share a row under it.
 import { type KeyboardEvent, type ReactNode, useEffect, useId, useRef } from 'react'
 import { Link } from 'wouter'
-import { formatInteger, formatPrice, pluralRu } from '../../../src/content/format'
-import { AlertCircleIcon, CloseIcon } from '../../components/icons'
-import { Spinner } from '../../components/spinner'
-import { cn } from '../../lib/cn'
-import { useMediaQuery } from '../../lib/use-media-query'
-import { formatSize, kindOf } from './attachments'
-import type { UploadedFile } from './chats-api'
-import { type EstimateState, estimateDisplay, sendGuard } from './estimate'
-import { FileIcon, ImageIcon, PaperclipIcon, SendIcon, StopIcon } from './icons'
-
-export interface Attachment {
-  key: string
-  name: string
-  size: number
-  status: 'uploading' | 'ready' | 'failed'
-  upload?: UploadedFile
-  /** a local preview of a picture while it uploads and after */
-  preview?: string
-  error?: string
-}
+import { formatInteger, formatPrice, pluralRu } from '../../../../src/content/format'
+import { AlertCircleIcon, CloseIcon } from '../../../components/icons'
+import { Spinner } from '../../../components/spinner'
+import { cn } from '../../../lib/cn'
+import { useMediaQuery } from '../../../lib/use-media-query'
+import { formatSize, kindOf } from '../attachments/attachments'
+import { FileIcon, ImageIcon, PaperclipIcon, SendIcon, StopIcon } from '../icons'
+import { type EstimateState, estimateDisplay, sendGuard } from '../requests/estimate'
+import type { Attachment } from '../types'
 
 function AttachmentChip({ item, onRemove, disabled }: { item: Attachment; onRemove: () => void; disabled: boolean }) {
   const isImage = item.upload ? kindOf(item.upload.mimetype) === 'image' : !!item.preview

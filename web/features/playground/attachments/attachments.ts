@@ -4,8 +4,7 @@
 // Pictures and PDFs go as the signed link when the server's public address is reachable from the
 // internet (https, not localhost), so the provider downloads them itself; otherwise (a local
 // install) as data URLs read from the file, because the provider could not reach the link.
-import type { UploadedFile } from './chats-api'
-import type { ContentPart } from './stream'
+import type { ContentPart, UploadedFile } from '../types'
 
 export const MAX_FILE_BYTES = 20 * 1024 * 1024
 export const MAX_ATTACHMENTS = 10

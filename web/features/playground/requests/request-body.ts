@@ -1,10 +1,8 @@
 // The /v1 request bodies the Playground sends, built in one place: sending uses them, and so does
 // the estimate (POST /api/playground/estimate gets exactly the same body), so the figure shown
 // before sending is the server's own bound for the very request that is then sent.
-import { buildContent } from './attachments'
-import type { UploadedFile } from './chats-api'
-import type { UiMessage } from './messages'
-import type { OutgoingMessage } from './stream'
+import { buildContent } from '../attachments/attachments'
+import type { ChatCompletionBody, ImagesBody, OutgoingMessage, UiMessage, UploadedFile } from '../types'
 
 export interface ChatSettings {
   temperature: number
@@ -17,26 +15,6 @@ export interface ImageSettings {
   size: string
   quality: string
   quantity: number
-}
-
-/** The body of POST /v1/chat/completions: streamed, with usage (and cost_rub) in the last chunk. */
-export interface ChatCompletionBody {
-  model: string
-  messages: OutgoingMessage[]
-  temperature: number
-  max_tokens: number
-  stream: true
-  stream_options: { include_usage: true }
-}
-
-/** The body of POST /v1/images. */
-export interface ImagesBody {
-  model: string
-  prompt: string
-  size: string
-  quality: string
-  n: number
-  response_format: 'url'
 }
 
 /** What the model sees: the conversation so far (pictures it drew are only described). */

@@ -1,14 +1,14 @@
 // The Playground's chat: one session (use-chat-session.ts) as a card — its title and model, the
 // conversation and the composer. Everything it shows comes from the session and the page.
 import type { ReactNode } from 'react'
-import { Card } from '../../components/card'
-import { ChatIcon } from '../../components/icons'
-import type { Attachment } from './composer'
+import { Card } from '../../../components/card'
+import { ChatIcon } from '../../../components/icons'
+import { SlidersIcon } from '../icons'
+import type { EstimateState } from '../requests/estimate'
+import type { ChatSession } from '../session/use-chat-session'
+import type { Attachment } from '../types'
 import { Composer } from './composer'
-import type { EstimateState } from './estimate'
-import { SlidersIcon } from './icons'
 import { type MessageActions, MessageList } from './messages'
-import type { ChatSession } from './use-chat-session'
 
 const SUGGESTIONS = [
   'Объясни, что такое квантовая запутанность, простыми словами',

@@ -2,10 +2,9 @@
 // from request-body.ts (the same builder sending uses) and POST /api/playground/estimate answers
 // from the same planning as the hold, so the charge never exceeds the figure shown.
 import { useEffect, useRef, useState } from 'react'
-import type { Estimate } from '../../../src/wire'
-import { api, errorMessage } from '../../lib/api'
-import type { ChatCompletionBody, ImagesBody } from './request-body'
-import type { SpeechBody } from './voice'
+import type { Estimate } from '../../../../src/wire'
+import { api, errorMessage } from '../../../lib/api'
+import type { ChatCompletionBody, ImagesBody, SpeechBody } from '../types'
 
 // The wire type, declared by the route schema (src/gateway/model.ts EstimateResult).
 export type { Estimate }

@@ -3,28 +3,15 @@
 // errors. The page holds one of these; a comparison holds several side by side, sharing the prompt
 // (issue 29). What is typed, the settings and the estimate belong to the page.
 import { useCallback, useEffect, useRef, useState } from 'react'
-import { ApiError, api } from '../../lib/api'
-import { toast } from '../../stores/toasts'
-import { dataUrlToBlob, kindOf } from './attachments'
-import {
-  type ChatSummary,
-  createChat,
-  deleteChat,
-  imageMessageContent,
-  loadChat,
-  type MessageMetadata,
-  type StoredMessage,
-  saveMessage,
-  truncateChat,
-  type UploadedFile,
-  uploadFile,
-} from './chats-api'
-import type { UiMessage } from './messages'
-import { type AttachKinds, attachKinds, bareModel, drawsByDefault, isImageCapable, isSpeechModel, type PlaygroundModel } from './models'
-import { chatBody, imagesBody, userMessage } from './request-body'
-import type { Settings } from './side-panels'
-import { isAbortError, streamChat } from './stream'
-import { SPEECH_ERROR, type SpeechAudio, type SpeechBody, speak } from './voice'
+import { ApiError, api } from '../../../lib/api'
+import { toast } from '../../../stores/toasts'
+import { dataUrlToBlob, kindOf } from '../attachments/attachments'
+import { type ChatSummary, createChat, deleteChat, imageMessageContent, loadChat, type StoredMessage, saveMessage, truncateChat, uploadFile } from '../history/chats-api'
+import { type AttachKinds, attachKinds, bareModel, drawsByDefault, isImageCapable, isSpeechModel, type PlaygroundModel } from '../models/models'
+import { chatBody, imagesBody, userMessage } from '../requests/request-body'
+import { isAbortError, streamChat } from '../requests/stream'
+import type { MessageMetadata, Settings, SpeechAudio, SpeechBody, UiMessage, UploadedFile } from '../types'
+import { SPEECH_ERROR, speak } from '../voice/voice'
 
 export const EMPTY_REPLY = 'Пустой ответ модели'
 export const NO_IMAGE = 'Модель не вернула изображение.'

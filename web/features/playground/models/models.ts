@@ -2,7 +2,7 @@
 // screen, so the list is fetched once), the spec's defaults and fallback list, image capability
 // and how its prices read (the estimate before sending comes from the server: estimate.ts).
 import useSWR from 'swr'
-import { formatInteger, pluralRu } from '../../../src/content/format'
+import { formatInteger, pluralRu } from '../../../../src/content/format'
 
 /** Rubles with the markup, as strings; "-1" — a variable price. */
 export interface ModelPricing {

@@ -2,12 +2,13 @@
 // listens to the microphone, which model, voice and format speak «Озвучить» and the speech mode,
 // and the audio the page made (a player and a download).
 import { type ReactNode, useId } from 'react'
-import { formatPrice } from '../../../src/content/format'
-import { Card } from '../../components/card'
-import { Select } from '../../components/select'
-import { DownloadIcon, MicIcon } from './icons'
-import { type PlaygroundModel, rubles } from './models'
-import { SPEECH_FORMATS, type SpeechAudio, type SpeechFormat, type VoiceSettings, voicesOf } from './voice'
+import { formatPrice } from '../../../../src/content/format'
+import { Card } from '../../../components/card'
+import { Select } from '../../../components/select'
+import { DownloadIcon, MicIcon } from '../icons'
+import { type PlaygroundModel, rubles } from '../models/models'
+import type { SpeechAudio, SpeechFormat } from '../types'
+import { SPEECH_FORMATS, type VoiceSettings, voicesOf } from './voice'
 
 const label = (m: PlaygroundModel) => m.name || m.id
 

@@ -2,11 +2,11 @@
 // plain select that cannot hold hundreds of models. ARIA combobox pattern (an editable input with
 // a listbox popup): arrows move, Enter picks, Escape closes and restores the chosen model's name.
 import { type KeyboardEvent, useEffect, useId, useMemo, useRef, useState } from 'react'
-import { formatPerMillion, formatPrice, PER_MILLION_TOKENS, PER_OUTPUT_IMAGE } from '../../../src/content/format'
-import { providerLabel, providerOf } from '../../../src/content/models/catalog'
-import { ChevronDownIcon } from '../../components/icons'
-import { inputClasses } from '../../components/input'
-import { cn } from '../../lib/cn'
+import { formatPerMillion, formatPrice, PER_MILLION_TOKENS, PER_OUTPUT_IMAGE } from '../../../../src/content/format'
+import { providerLabel, providerOf } from '../../../../src/content/models/catalog'
+import { ChevronDownIcon } from '../../../components/icons'
+import { inputClasses } from '../../../components/input'
+import { cn } from '../../../lib/cn'
 import { isImageCapable, isSpeechModel, isVariablePrice, type PlaygroundModel, rubles } from './models'
 
 /** The price a customer compares models by: a picture drawn for image models, 1M characters for speech models, else 1M tokens in and out. */

@@ -1,15 +1,8 @@
 // POST /v1/chat/completions with stream: true (the body from request-body.ts), read as server-sent
 // events through authorizedFetch (so an expired access token is renewed once, like every other
 // call). Calls back per token.
-import { ApiError, authorizedFetch, parseResponse } from '../../lib/api'
-import type { ChatCompletionBody } from './request-body'
-
-export type ContentPart = { type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string } } | { type: 'file'; file: { filename: string; file_data: string } }
-
-export interface OutgoingMessage {
-  role: 'system' | 'user' | 'assistant'
-  content: string | ContentPart[]
-}
+import { ApiError, authorizedFetch, parseResponse } from '../../../lib/api'
+import type { ChatCompletionBody } from '../types'
 
 export interface ChatUsage {
   prompt_tokens?: number

@@ -1,13 +1,14 @@
 // What the selected model is and costs, and the request settings: the right-hand column on a
 // desktop, the «Модель и настройки» drawer on a phone (playground-page.tsx decides).
 import { type ReactNode, useId, useState } from 'react'
-import { formatPrice, PER_INPUT_IMAGE, PER_MILLION, PER_MILLION_TOKENS, PER_OUTPUT_IMAGE } from '../../../src/content/format'
-import { Card } from '../../components/card'
-import { AlertCircleIcon, ChevronDownIcon, InfoIcon } from '../../components/icons'
-import { inputClasses, textareaClasses } from '../../components/input'
-import { cn } from '../../lib/cn'
-import { type EstimateState, estimateDisplay } from './estimate'
-import { ImageIcon, SlidersIcon } from './icons'
+import { formatPrice, PER_INPUT_IMAGE, PER_MILLION, PER_MILLION_TOKENS, PER_OUTPUT_IMAGE } from '../../../../src/content/format'
+import { Card } from '../../../components/card'
+import { AlertCircleIcon, ChevronDownIcon, InfoIcon } from '../../../components/icons'
+import { inputClasses, textareaClasses } from '../../../components/input'
+import { cn } from '../../../lib/cn'
+import { ImageIcon, SlidersIcon } from '../icons'
+import { type EstimateState, estimateDisplay } from '../requests/estimate'
+import type { Settings } from '../types'
 import { ModelPicker } from './model-picker'
 import { contextLabel, isVariablePrice, MODELS_LOAD_ERROR, type PlaygroundModel, rubles } from './models'
 
@@ -184,16 +185,6 @@ export const IMAGE_QUALITIES = [
   { value: 'hd', label: 'Высокое (HD)' },
 ] as const
 export const MAX_IMAGES = 4
-
-export interface Settings {
-  /** an optional system prompt, sent as the first message (empty: none) */
-  system: string
-  temperature: number
-  maxTokens: number
-  size: string
-  quality: string
-  quantity: number
-}
 
 export function SettingsPanel({
   models,

@@ -4,9 +4,9 @@
 import DOMPurify from 'dompurify'
 import { Marked, type Tokens } from 'marked'
 import { type MouseEvent, memo, useMemo } from 'react'
-import { copyText } from '../../lib/clipboard'
-import { cn } from '../../lib/cn'
-import { toast } from '../../stores/toasts'
+import { copyText } from '../../../lib/clipboard'
+import { cn } from '../../../lib/cn'
+import { toast } from '../../../stores/toasts'
 
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!)
 

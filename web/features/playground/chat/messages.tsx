@@ -3,34 +3,17 @@
 // what each reply cost. Under each message: copy; under the last reply: regenerate; under a
 // question: edit and resend (the conversation continues from the edited question).
 import { type KeyboardEvent, type ReactNode, type SyntheticEvent, useEffect, useRef, useState } from 'react'
-import { formatInteger, formatPrice, pluralRu } from '../../../src/content/format'
-import { AlertCircleIcon, CheckIcon, CopyIcon, PencilIcon, SparklesIcon } from '../../components/icons'
-import { Spinner } from '../../components/spinner'
-import { cn } from '../../lib/cn'
-import { useCopy } from '../../lib/use-copy'
-import { toast } from '../../stores/toasts'
-import { dataUrlToBlob, formatSize, kindOf, sameOrigin } from './attachments'
-import type { MessageMetadata, UploadedFile } from './chats-api'
-import { DownloadIcon, FileIcon, RefreshIcon, SpeakerIcon } from './icons'
+import { formatInteger, formatPrice, pluralRu } from '../../../../src/content/format'
+import { AlertCircleIcon, CheckIcon, CopyIcon, PencilIcon, SparklesIcon } from '../../../components/icons'
+import { Spinner } from '../../../components/spinner'
+import { cn } from '../../../lib/cn'
+import { useCopy } from '../../../lib/use-copy'
+import { toast } from '../../../stores/toasts'
+import { dataUrlToBlob, formatSize, kindOf, sameOrigin } from '../attachments/attachments'
+import { DownloadIcon, FileIcon, RefreshIcon, SpeakerIcon } from '../icons'
+import type { UiMessage, UploadedFile } from '../types'
+import { SpeechPlayer } from '../voice/voice-panel'
 import { Markdown } from './markdown'
-import type { SpeechAudio } from './voice'
-import { SpeechPlayer } from './voice-panel'
-
-export interface UiMessage {
-  key: string
-  role: 'user' | 'assistant'
-  content: string
-  images: string[]
-  files: UploadedFile[]
-  metadata: MessageMetadata
-  /** streaming: tokens arriving; generating: a picture is being drawn; speaking: text being voiced; stopped/failed: cut short */
-  status?: 'streaming' | 'generating' | 'speaking' | 'stopped' | 'failed'
-  note?: string
-  /** the reply (or the speech mode's answer) as sound, once voiced */
-  audio?: SpeechAudio
-  /** «Озвучить» is on its way */
-  voicing?: boolean
-}
 
 /** What the message list lets the customer do with a message (absent while a reply is on its way). */
 export interface MessageActions {

@@ -2,42 +2,26 @@
 // /v1/audio/speech for a text), the voice settings the customer picks (which model listens to the
 // microphone, which model, voice and format speak) and the estimates before sending.
 import { useCallback, useEffect, useState } from 'react'
-import { formatPrice } from '../../../src/content/format'
-import { ApiError, api, authorizedFetch, parseResponse } from '../../lib/api'
-import { isSpeechModel, isTranscriptionModel, isVariablePrice, type PlaygroundModel, rubles } from './models'
+import { formatPrice } from '../../../../src/content/format'
+import { ApiError, api, authorizedFetch, parseResponse } from '../../../lib/api'
+import { isSpeechModel, isTranscriptionModel, isVariablePrice, type PlaygroundModel, rubles } from '../models/models'
+import type { SpeechAudio, SpeechBody, SpeechFormat } from '../types'
 
 /** OpenAI's limit for one speech request, counted in characters (code points). */
 export const MAX_SPEECH_CHARACTERS = 4096
 /** OpenAI's voices: what a speech model offers when the catalogue lists none of its own. */
 export const DEFAULT_VOICES = ['alloy', 'ash', 'coral', 'echo', 'fable', 'nova', 'onyx', 'sage', 'shimmer']
 /** Formats a browser plays (pcm is raw samples: for pipelines, not a page). */
-export const SPEECH_FORMATS = [
+export const SPEECH_FORMATS: ReadonlyArray<{ value: SpeechFormat; label: string }> = [
   { value: 'mp3', label: 'MP3' },
   { value: 'wav', label: 'WAV' },
   { value: 'opus', label: 'Opus' },
   { value: 'aac', label: 'AAC' },
   { value: 'flac', label: 'FLAC' },
-] as const
-export type SpeechFormat = (typeof SPEECH_FORMATS)[number]['value']
+]
 
 export const TRANSCRIBE_ERROR = 'Не удалось распознать запись'
 export const SPEECH_ERROR = 'Не удалось озвучить текст'
-
-/** The body of POST /v1/audio/speech (the estimate gets the same). */
-export interface SpeechBody {
-  model: string
-  input: string
-  voice: string
-  response_format: SpeechFormat
-}
-
-/** Audio the page made: an object URL to play and download. */
-export interface SpeechAudio {
-  url: string
-  type: string
-  name: string
-  size: number
-}
 
 export interface VoiceSettings {
   /** the model the microphone's recordings go to */

@@ -3,19 +3,19 @@
 // its own (use-chat-session.ts), kept on this screen only: a comparison is not saved in the history.
 // The estimate is the server's for all of them together, as their holds would be placed.
 import { type ReactNode, useId, useState } from 'react'
-import { formatPrice } from '../../../src/content/format'
-import { Card } from '../../components/card'
-import { CloseIcon } from '../../components/icons'
-import { cn } from '../../lib/cn'
-import { Composer } from './composer'
-import { type EstimateBody, useEstimate } from './estimate'
-import { PlusIcon, SlidersIcon } from './icons'
-import { type MessageActions, MessageList, secondsLabel } from './messages'
-import { ModelPicker } from './model-picker'
-import { answersText, type PlaygroundModel } from './models'
-import { chatBody, userMessage } from './request-body'
-import type { Settings } from './side-panels'
-import { type ChatSession, useChatSession } from './use-chat-session'
+import { formatPrice } from '../../../../src/content/format'
+import { Card } from '../../../components/card'
+import { CloseIcon } from '../../../components/icons'
+import { cn } from '../../../lib/cn'
+import { Composer } from '../chat/composer'
+import { type MessageActions, MessageList, secondsLabel } from '../chat/messages'
+import { PlusIcon, SlidersIcon } from '../icons'
+import { ModelPicker } from '../models/model-picker'
+import { answersText, type PlaygroundModel } from '../models/models'
+import { type EstimateBody, useEstimate } from '../requests/estimate'
+import { chatBody, userMessage } from '../requests/request-body'
+import { type ChatSession, useChatSession } from '../session/use-chat-session'
+import type { Settings } from '../types'
 
 /** At most this many models side by side (the issue's «up to 3»). */
 export const MAX_COMPARED = 3

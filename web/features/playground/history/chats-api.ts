@@ -1,28 +1,11 @@
 // /api/chats and /api/upload: the saved history of the Playground.
 import useSWR from 'swr'
-import type { Chat, ChatMessage, ChatSummary, Upload } from '../../../src/wire'
-import { api } from '../../lib/api'
+import type { Chat, ChatMessage, ChatSummary } from '../../../../src/wire'
+import { api } from '../../../lib/api'
+import type { MessageMetadata, UploadedFile } from '../types'
 
-// The wire types, declared by the route schemas (src/chats/model.ts, src/uploads/model.ts).
+// The wire type, declared by the route schemas (src/chats/model.ts).
 export type { ChatSummary }
-export type UploadedFile = Upload
-
-/** The free-form `metadata` of a message (the server keeps any object up to 4 KB) as the Playground writes it. */
-export interface MessageMetadata {
-  model?: string
-  costRub?: string
-  totalTokens?: number
-  stopped?: boolean
-  size?: string
-  quality?: string
-  quantity?: number
-  /** voiced replies: the voice and the format */
-  voice?: string
-  format?: string
-  /** how long the reply took from sending to its last token, and to its first one (ms) */
-  elapsedMs?: number
-  firstTokenMs?: number
-}
 
 export type StoredMessage = Omit<ChatMessage, 'metadata'> & { metadata: MessageMetadata }
 
