@@ -6,7 +6,7 @@ import { users } from '../auth/schema'
 import type { UsageScope } from '../billing/usage'
 import type { Db } from '../db/types'
 import { apiKeys } from '../keys/schema'
-import { ledgerEntries, usageDaily, usageLogs } from '../money'
+import { LEDGER, ledgerEntries, usageDaily, usageLogs } from '../money'
 
 /** The filters of the list and the CSV; `keyId: null` means the web session's requests (no key). */
 export type ActivityFilter = {
@@ -103,7 +103,7 @@ export function activityStore(db: Db) {
       const [entry] = await db
         .select({ id: ledgerEntries.id, amountMicros: ledgerEntries.amountMicros, balanceAfterMicros: ledgerEntries.balanceAfterMicros, createdAt: ledgerEntries.createdAt })
         .from(ledgerEntries)
-        .where(eq(ledgerEntries.reference, `usage:${holdId}`))
+        .where(eq(ledgerEntries.reference, LEDGER.usage.reference(holdId)))
         .limit(1)
       return entry
     },

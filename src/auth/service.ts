@@ -13,7 +13,7 @@ import { oneTimeLinks } from '../lib/one-time-link'
 import { type Backoff, backoffAttempt, backoffClear, backoffUncount, consume, type Rule } from '../lib/rate-limit'
 import type { Mailer } from '../mail/service'
 import { emailVerificationLetter, passwordChangedLetter, passwordResetLetter } from '../mail/templates'
-import { postMovement } from '../money'
+import { LEDGER, postMovement } from '../money'
 import { deviceName } from './device'
 import { emailVerifications, passwordResets, type UserRow } from './schema'
 import { authStore } from './store'
@@ -68,7 +68,6 @@ export const LOGIN_BACKOFF = {
 
 export const RESET_TOKEN_TTL_MS = 60 * 60 * 1000
 export const VERIFY_TOKEN_TTL_HOURS = 24
-const WELCOME_BONUS_DESCRIPTION = 'Приветственный бонус'
 const EMAIL_RE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
 const MAX_PASSWORD = 256
 
@@ -128,8 +127,6 @@ export function authService({ db, config, mailer, files }: Deps) {
     }
   }
 
-  const welcomeReference = (userId: string) => `welcome:${userId}`
-
   /** Writes a one-time confirmation link and mails it; the letter leaves in the background. */
   async function sendVerification(user: { id: string; email: string }) {
     const { token } = await write(db, (q) => verifyLinks.issue(q, { userId: user.id }))
@@ -142,8 +139,8 @@ export function authService({ db, config, mailer, files }: Deps) {
   /** Inside a unit: the welcome bonus with its ledger row, at most once per account (the reference is unique). */
   async function creditWelcomeBonus(q: Db, userId: string, now: Date): Promise<boolean> {
     const bonus = rubToMicros(config.welcomeBonusRub)
-    if (bonus <= 0 || (await store.hasLedgerReference(q, welcomeReference(userId)))) return false
-    await postMovement(q, { userId, type: 'bonus', amountMicros: bonus, description: WELCOME_BONUS_DESCRIPTION, reference: welcomeReference(userId), now })
+    if (bonus <= 0 || (await store.hasLedgerReference(q, LEDGER.welcome.reference(userId)))) return false
+    await postMovement(q, { userId, type: 'bonus', amountMicros: bonus, description: LEDGER.welcome.description, reference: LEDGER.welcome.reference(userId), now })
     return true
   }
 

@@ -17,7 +17,7 @@ import { formatMicros, microsToRub } from '../lib/money'
 import { consume } from '../lib/rate-limit'
 import type { Mailer } from '../mail/service'
 import { invoiceLetter } from '../mail/templates'
-import { postMovement, rearmLowBalance } from '../money'
+import { LEDGER, postMovement, rearmLowBalance } from '../money'
 import { type Acting, auditIn, TEAM_MESSAGES, type TeamsService } from '../teams/service'
 import { type ReceivedPayment, renderActPdf } from './act-pdf'
 import { formatKopecks, kopecksFromMicros, kopecksFromText, microsFromKopecks } from './amount'
@@ -221,8 +221,8 @@ export function invoicesService({ db, config, mailer, teams }: InvoicesDeps) {
       ...account,
       type: 'topup',
       amountMicros: f.amountMicros,
-      description: `Оплата по счёту № ${row.number}`,
-      reference: `invoice:${row.id}`,
+      description: LEDGER.invoice.description(row.number),
+      reference: LEDGER.invoice.reference(row.id),
       actorId: f.adminId,
       now,
     })

@@ -46,6 +46,6 @@ export {
   type SettleOptions,
   type UsageFacts,
 } from './holds/types'
-export { InsufficientFundsError, type Movement, type Posted, postMovement } from './ledger'
+export { InsufficientFundsError, LEDGER, type Movement, type Posted, postMovement } from './ledger'
 export { moscowDateTimeRu, nextReset, now, PERIOD_PHRASES, PERIODS, type Period, periodStart, periodStarts, setClockFile } from './periods'
 export * from './schema'

@@ -41,6 +41,19 @@ export type Posted = { id: string; balanceAfterMicros: number; alertLevelMicros:
 
 export class InsufficientFundsError extends Error {}
 
+/**
+ * Every kind of ledger row's description and reference, spelled once for every path that writes
+ * or looks one up (the general unit, the PostgreSQL batch, the activity log). The reference is the
+ * cause's idempotency key: unique, so a cause moves a balance at most once.
+ */
+export const LEDGER = {
+  usage: { description: (model: string) => `Запрос к модели ${model}`, reference: (holdId: string) => `usage:${holdId}` },
+  welcome: { description: 'Приветственный бонус', reference: (userId: string) => `welcome:${userId}` },
+  cardTopUp: { description: 'Пополнение баланса картой', reference: (paymentId: string) => `payment:${paymentId}` },
+  testTopUp: { description: 'Тестовое пополнение (деньги не списывались)', reference: (paymentId: string) => `payment:${paymentId}` },
+  invoice: { description: (number: string) => `Оплата по счёту № ${number}`, reference: (invoiceId: string) => `invoice:${invoiceId}`, referencePrefix: 'invoice:' },
+} as const
+
 const p = sql.placeholder
 
 /** The balance UPDATEs of one kind of account (users or teams); the same columns on both tables. */

@@ -13,7 +13,7 @@ import type { Db } from '../db/types'
 import { newId } from '../lib/crypto'
 import { AppError, badRequest, conflict, notFound } from '../lib/errors'
 import { formatMicros, formatRubRu, microsToRub } from '../lib/money'
-import { postMovement, rearmLowBalance } from '../money'
+import { LEDGER, postMovement, rearmLowBalance } from '../money'
 import { auditIn } from '../teams/service'
 import { createFakeYooKassa, type FakeYooKassa } from './fake'
 import { isYooKassaAddress } from './ip-ranges'
@@ -48,7 +48,6 @@ const CANCEL_REASONS: Record<string, string> = {
 }
 const cancelReason = (p: YooPayment) => CANCEL_REASONS[p.cancellation_details?.reason ?? ''] ?? 'Платёж отменён'
 
-export const TEST_TOP_UP_DESCRIPTION = 'Тестовое пополнение (деньги не списывались)'
 export const REVIEW_REASON = 'Платёж на проверке: данные платёжной системы не совпали с заказом. Мы свяжемся с вами.'
 export const NOT_CREATED_REASON = 'Платёж не был создан'
 
@@ -144,8 +143,8 @@ export function paymentsService({ db, config }: PaymentsDeps, provider = provide
           type: 'topup',
           amountMicros: row.amountMicros,
           // Test-page money must never read as card money, in the ledger as in refunds.
-          description: row.provider === 'test' ? TEST_TOP_UP_DESCRIPTION : 'Пополнение баланса картой',
-          reference: `payment:${row.id}`,
+          description: row.provider === 'test' ? LEDGER.testTopUp.description : LEDGER.cardTopUp.description,
+          reference: (row.provider === 'test' ? LEDGER.testTopUp : LEDGER.cardTopUp).reference(row.id),
         })
         await rearmLowBalance(q, account)
         if (row.teamId)

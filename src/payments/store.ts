@@ -3,7 +3,7 @@ import { users } from '../auth/schema'
 import { write } from '../db/tx'
 import type { Db } from '../db/types'
 import { apiKeys } from '../keys/schema'
-import { ledgerEntries } from '../money'
+import { LEDGER, ledgerEntries } from '../money'
 import { teams } from '../teams/schema'
 import { type PaymentRow, type PaymentStatus, payments, refundRequests } from './schema'
 
@@ -81,7 +81,7 @@ export const paymentsStore = (db: Db) => ({
         ? db
             .select({ lastPaidAt: max(ledgerEntries.createdAt), totalMicros: sum(ledgerEntries.amountMicros).mapWith(Number) })
             .from(ledgerEntries)
-            .where(and(eq(ledgerEntries.teamId, a.teamId), eq(ledgerEntries.type, 'topup'), like(ledgerEntries.reference, 'invoice:%')))
+            .where(and(eq(ledgerEntries.teamId, a.teamId), eq(ledgerEntries.type, 'topup'), like(ledgerEntries.reference, `${LEDGER.invoice.referencePrefix}%`)))
         : [undefined],
     ])
     const last = [card?.lastPaidAt, invoice?.lastPaidAt].filter((d): d is Date => d instanceof Date)

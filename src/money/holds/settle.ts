@@ -17,7 +17,7 @@ import { teams } from '../../teams/schema'
 import { type BudgetCrossing, checkLowBalance } from '../alerts'
 import { addBudgetSpent, budgetRoom, crossedThresholds, type Level, releaseBudget, type SpendAfter, settleBudget, spendFromLevel } from '../budgets'
 import { moscowDay } from '../days'
-import { InsufficientFundsError, type Posted, postMovement } from '../ledger'
+import { InsufficientFundsError, LEDGER, type Posted, postMovement } from '../ledger'
 import { now as clockNow } from '../periods'
 import type { PgPendingItem, PgSettled, PgSettleItem, UsageBindings } from '../pg/statements'
 import { reserves } from '../reserves'
@@ -163,8 +163,8 @@ function settleItem(holdId: string, chargeMicros: number, facts: UsageFacts, opt
     account: opts.account,
     now: at,
     ledgerId: newId(),
-    description: `Запрос к модели ${facts.model}`,
-    reference: `usage:${holdId}`,
+    description: LEDGER.usage.description(facts.model),
+    reference: LEDGER.usage.reference(holdId),
     usageId: newId(),
     usageDay: moscowDay(at),
     upstreamNano: usdToNano(facts.upstreamCostUsd),
@@ -270,8 +270,8 @@ async function settleOpen(q: Db, holdId: string, hold: OpenHold, chargeMicros: n
       type: 'usage',
       amountMicros: -amountMicros,
       releaseHeldMicros,
-      description: `Запрос к модели ${facts.model}`,
-      reference: `usage:${holdId}`,
+      description: LEDGER.usage.description(facts.model),
+      reference: LEDGER.usage.reference(holdId),
       now,
     })
   const wanted = charged

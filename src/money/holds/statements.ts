@@ -1,7 +1,7 @@
 // The holds' compiled statements (db/prepared.ts) and the units every closing of a hold is made of:
 // take the hold's row, give its reservations back (budgets first, then the balance, in one order).
 
-import { and, eq, gte, sql } from 'drizzle-orm'
+import { and, eq, gte, isNull, sql } from 'drizzle-orm'
 import { users } from '../../auth/schema'
 import { compiled, prepared } from '../../db/prepared'
 import { tx } from '../../db/tx'
@@ -26,12 +26,13 @@ export const holdColumns = {
 export const statements = (db: Db) =>
   prepared(db, 'holds', () => ({
     // One conditional UPDATE: two concurrent holds can never both take the same micro-ruble.
+    // A deleted account takes no more (as the batch statement, pg/statements.ts).
     reserve: compiled(
       db,
       db
         .update(users)
         .set({ heldMicros: sql`${users.heldMicros} + ${p('amount')}` })
-        .where(and(eq(users.id, p('userId')), gte(sql`${users.balanceMicros} - ${users.heldMicros}`, p('amount'))))
+        .where(and(eq(users.id, p('userId')), isNull(users.deletedAt), gte(sql`${users.balanceMicros} - ${users.heldMicros}`, p('amount'))))
         .returning({ id: users.id }),
     ),
     // A team's request: the same, on the team's balance (a deleted team takes no more).
