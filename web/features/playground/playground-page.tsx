@@ -10,32 +10,30 @@ import { useCallback, useEffect, useRef, useState } from 'react'
 import { useSWRConfig } from 'swr'
 import { useSearch } from 'wouter'
 import { Drawer } from '../../components/drawer'
-import { ApiError } from '../../lib/api'
 import { cn } from '../../lib/cn'
 import { BALANCE_KEY, useBalance } from '../../lib/queries'
 import { useDocumentTitle } from '../../lib/use-document-title'
 import { useMediaQuery } from '../../lib/use-media-query'
 import { toast } from '../../stores/toasts'
-import { acceptFor, checkFile, MAX_ATTACHMENTS, rememberLocalFile } from './attachments/attachments'
+import { acceptFor, acceptHint } from './attachments/attachments'
+import { useAttachments } from './attachments/use-attachments'
 import { ChatView } from './chat/chat-view'
 import { CompareView, initialCompared, MAX_COMPARED } from './compare/compare-view'
-import { CHATS_KEY, UPLOAD_ERROR, uploadFile, useChatHistory } from './history/chats-api'
+import { CHATS_KEY, useChatHistory } from './history/chats-api'
 import { HistoryBar } from './history/history-bar'
-import { type AttachKinds, attachKinds, bareModel, DEFAULT_MODEL, isChatModel, isTranscriptionModel, usePlaygroundModels } from './models/models'
+import { attachKinds, bareModel, DEFAULT_MODEL, isChatModel, isTranscriptionModel, usePlaygroundModels } from './models/models'
 import { ModelInfoPanel, SettingsPanel } from './models/side-panels'
 import { type EstimateBody, useEstimate } from './requests/estimate'
 import { chatBody, imagesBody, userMessage } from './requests/request-body'
-import { fits, localKey, rememberedModel, useChatSession } from './session/use-chat-session'
-import type { Attachment, Settings, SpeechBody } from './types'
+import { useChatSession } from './session/use-chat-session'
+import { rememberedModel } from './session/use-session-model'
+import type { Settings, SpeechBody } from './types'
 import { useFillViewport } from './use-fill-viewport'
 import { DictationBar, MicButton, useDictation } from './voice/dictation'
 import { speechCostHint, speechText, useVoiceSettings } from './voice/voice'
 import { VoicePanel } from './voice/voice-panel'
 
 const DEFAULT_SETTINGS: Settings = { system: '', temperature: 0.7, maxTokens: 500, size: '1024x1024', quality: 'standard', quantity: 1 }
-
-/** What the attach button's tooltip lists. */
-const acceptHint = (kinds: AttachKinds) => [kinds.images && 'изображения', kinds.files && 'PDF', 'TXT, JSON, CSV'].filter(Boolean).join(', ')
 
 /** `?model=` (the catalogue links here with it) and `?compare=a,b,c` (the catalogue's comparison) as they are now. */
 function useParams(): { model: string | null; compare: string[] } {
@@ -91,7 +89,6 @@ export function PlaygroundPage() {
   const [infoOpen, setInfoOpen] = useState<boolean | null>(null)
   const [drawerOpen, setDrawerOpen] = useState(false)
   const [input, setInput] = useState('')
-  const [attachments, setAttachments] = useState<Attachment[]>([])
   const [compared, setCompared] = useState<string[] | null>(null)
   const fill = useFillViewport<HTMLDivElement>()
 
@@ -101,6 +98,7 @@ export function PlaygroundPage() {
   const [initialModel] = useState(() => params.model || rememberedModel() || DEFAULT_MODEL)
   const session = useChatSession({ initialModel, models, settings, persist: true, onCharged: refreshBalance, onHistory: refreshHistory })
   const { model, modelId, speechMode, effectiveMode, imageCapable, kinds, pending } = session
+  const { attachments, setAttachments, attach, remove: removeAttachment, keepFitting } = useAttachments(kinds)
   const voice = useVoiceSettings(models, speechMode ? model : undefined)
   const modelName = useCallback((id: string) => models.find((m) => m.id === id)?.name || id, [models])
 
@@ -113,15 +111,14 @@ export function PlaygroundPage() {
   const chatModels = models.filter(isChatModel)
   const options = chatModels.some((m) => m.id === modelId) || modelsLoading ? chatModels : [...chatModels, model]
 
-  /** Another model for what follows; attachments it cannot read are dropped (one still uploading is kept: the server decides). */
+  /** Another model for what follows; attachments it cannot read are dropped. */
   const { selectModel: sessionSelect } = session
   const selectModel = useCallback(
     (id: string) => {
       sessionSelect(id)
-      const nextKinds = attachKinds(models.find((m) => m.id === id) ?? bareModel(id))
-      setAttachments((list) => list.filter((a) => !a.upload || fits(a.upload.mimetype, nextKinds)))
+      keepFitting(attachKinds(models.find((m) => m.id === id) ?? bareModel(id)))
     },
-    [sessionSelect, models],
+    [sessionSelect, keepFitting, models],
   )
 
   // ?model= preselects (also when a catalogue link is followed while the page is open); an id the
@@ -153,40 +150,6 @@ export function PlaygroundPage() {
     if (!catalogueReady || params.model || session.chat) return
     if (!models.some((m) => m.id === modelId && isChatModel(m))) session.setModelId(models.some((m) => m.id === DEFAULT_MODEL) ? DEFAULT_MODEL : models[0]!.id)
   }, [catalogueReady, params.model, models, modelId, session.chat, session.setModelId])
-
-  // ─── attachments ────────────────────────────────────────────────────────────
-  function attach(files: File[]) {
-    const room = MAX_ATTACHMENTS - attachments.length
-    if (files.length > room) toast.error(`Можно прикрепить не более ${MAX_ATTACHMENTS} файлов к сообщению`)
-    for (const file of files.slice(0, Math.max(0, room))) {
-      const problem = checkFile(file, kinds)
-      if (problem) {
-        toast.error(problem)
-        continue
-      }
-      const key = localKey()
-      const preview = file.type.startsWith('image/') ? URL.createObjectURL(file) : undefined
-      setAttachments((list) => [...list, { key, name: file.name, size: file.size, status: 'uploading', preview }])
-      uploadFile(file, file.name)
-        .then((upload) => {
-          rememberLocalFile(upload, file)
-          setAttachments((list) => list.map((a) => (a.key === key ? { ...a, status: 'ready', upload } : a)))
-        })
-        .catch((error: unknown) => {
-          const message = error instanceof ApiError && error.message ? error.message : UPLOAD_ERROR
-          toast.error(message)
-          setAttachments((list) => list.map((a) => (a.key === key ? { ...a, status: 'failed', error: message } : a)))
-        })
-    }
-  }
-
-  function removeAttachment(key: string) {
-    setAttachments((list) => {
-      const gone = list.find((a) => a.key === key)
-      if (gone?.preview) URL.revokeObjectURL(gone.preview)
-      return list.filter((a) => a.key !== key)
-    })
-  }
 
   // ─── voice ──────────────────────────────────────────────────────────────────
   const dictation = useDictation({

@@ -53,6 +53,12 @@ export interface Attachment {
   error?: string
 }
 
+/** What a model reads among attachments (models.ts attachKinds): pictures, PDFs; text files go as text to any of them. */
+export interface AttachKinds {
+  images: boolean
+  files: boolean
+}
+
 /** The request settings of the page (the «Настройки» panel). */
 export interface Settings {
   /** an optional system prompt, sent as the first message (empty: none) */

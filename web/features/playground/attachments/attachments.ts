@@ -4,7 +4,7 @@
 // Pictures and PDFs go as the signed link when the server's public address is reachable from the
 // internet (https, not localhost), so the provider downloads them itself; otherwise (a local
 // install) as data URLs read from the file, because the provider could not reach the link.
-import type { ContentPart, UploadedFile } from '../types'
+import type { AttachKinds, ContentPart, UploadedFile } from '../types'
 
 export const MAX_FILE_BYTES = 20 * 1024 * 1024
 export const MAX_ATTACHMENTS = 10
@@ -23,10 +23,13 @@ const TEXT_ACCEPT = 'text/plain,application/json,text/csv,.txt,.json,.csv,.md'
  * The picker's accept list for what the model reads (models.ts attachKinds): pictures need vision,
  * PDFs the file modality; text files are sent as text, so any model that takes attachments reads them.
  */
-export function acceptFor(kinds: { images: boolean; files: boolean }): string {
+export function acceptFor(kinds: AttachKinds): string {
   if (kinds.files) return kinds.images ? ACCEPT : FILE_ACCEPT
   return kinds.images ? `${IMAGE_ACCEPT},${TEXT_ACCEPT}` : ''
 }
+
+/** What the attach button's tooltip lists. */
+export const acceptHint = (kinds: AttachKinds) => [kinds.images && 'изображения', kinds.files && 'PDF', 'TXT, JSON, CSV'].filter(Boolean).join(', ')
 
 const EXTENSIONS = /\.(png|jpe?g|gif|webp|pdf|txt|json|csv|md|log)$/i
 const TYPES = /^(image\/(png|jpeg|gif|webp)|application\/(pdf|json)|text\/(plain|csv|markdown))$/
@@ -34,7 +37,7 @@ const IMAGE_FILE = /^image\/|\.(png|jpe?g|gif|webp)$/i
 const PDF_FILE = /^application\/pdf$|\.pdf$/i
 
 /** null when the file may be uploaded (for a model that reads `kinds`), else the message to show. */
-export function checkFile(file: File, kinds: { images: boolean; files: boolean } = { images: true, files: true }): string | null {
+export function checkFile(file: File, kinds: AttachKinds = { images: true, files: true }): string | null {
   if (file.size > MAX_FILE_BYTES) return FILE_TOO_LARGE
   if (!TYPES.test(file.type) && !EXTENSIONS.test(file.name)) return FILE_TYPE_ERROR
   if ((IMAGE_FILE.test(file.type) || IMAGE_FILE.test(file.name)) && !kinds.images) return NO_IMAGES_ERROR
@@ -48,6 +51,12 @@ export function kindOf(mimetype: string): AttachmentKind {
   if (mimetype.startsWith('image/')) return 'image'
   if (mimetype === 'application/pdf') return 'pdf'
   return 'text'
+}
+
+/** Whether an attachment (by its type) is something this model reads. */
+export const fits = (mimetype: string, kinds: AttachKinds) => {
+  const kind = kindOf(mimetype)
+  return kind === 'image' ? kinds.images : kind === 'pdf' ? kinds.files : kinds.images || kinds.files
 }
 
 /** '1,2 МБ', '34 КБ' */

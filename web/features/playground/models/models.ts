@@ -3,6 +3,7 @@
 // and how its prices read (the estimate before sending comes from the server: estimate.ts).
 import useSWR from 'swr'
 import { formatInteger, pluralRu } from '../../../../src/content/format'
+import type { AttachKinds } from '../types'
 
 /** Rubles with the markup, as strings; "-1" — a variable price. */
 export interface ModelPricing {
@@ -94,10 +95,6 @@ export function isImageCapable(model: PlaygroundModel): boolean {
 export const drawsByDefault = isImageCapable
 
 /** What may be attached for this model: pictures if it reads them, PDFs and text files if it reads files. */
-export interface AttachKinds {
-  images: boolean
-  files: boolean
-}
 
 export function attachKinds(model: PlaygroundModel): AttachKinds {
   // A model known only by its id (the catalogue failed): let the customer try, the server decides.
