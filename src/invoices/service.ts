@@ -7,7 +7,6 @@
 // hand while the import runs, credits the team once. Statement payments are recorded by their key
 // first, in the same unit, so a payment is acted on once however often its file comes back.
 
-import type { Config } from '../config'
 import { INVOICE } from '../content/terms'
 import { tx } from '../db/tx'
 import type { Db } from '../db/types'
@@ -15,50 +14,22 @@ import { newId } from '../lib/crypto'
 import { badRequest, conflict, notFound } from '../lib/errors'
 import { formatMicros, microsToRub } from '../lib/money'
 import { consume } from '../lib/rate-limit'
-import type { Mailer } from '../mail/service'
 import { invoiceLetter } from '../mail/templates'
 import { LEDGER, postMovement, rearmLowBalance } from '../money'
-import { type Acting, auditIn, TEAM_MESSAGES, type TeamsService } from '../teams/service'
+import { auditIn, TEAM_MESSAGES } from '../teams/service'
+import { type InvoicesDeps, MAX_LISTED, teamAccess, type User } from './access'
 import { type ReceivedPayment, renderActPdf } from './act-pdf'
 import { formatKopecks, kopecksFromMicros, kopecksFromText, microsFromKopecks } from './amount'
 import { type Month, monthBounds, monthOf } from './dates'
 import { invoicePurpose, renderInvoicePdf } from './invoice-pdf'
 import { invoiceNumbersIn, malformedNumbersIn, matchPayments, UNMATCHED_REASONS_RU, type UnmatchedReason } from './match'
+import { INVOICE_MESSAGES } from './messages'
 import { invoiceYear } from './numbering'
 import { innKppError, normalizeKpp } from './requisites'
 import type { BankPaymentRow, InnConfirmation, InvoiceRow, InvoiceStatus, TeamCompanyRow } from './schema'
 import { type IncomingPayment, readIncomingPayments, StatementError } from './statement'
 import { allocateInvoiceNumber, invoicesStore } from './store'
-
-export const INVOICE_MESSAGES = {
-  disabled: 'Оплата по счёту не подключена: не заданы реквизиты продавца',
-  noCompany: 'Сначала укажите реквизиты компании: ИНН, наименование, юридический адрес и e-mail для документов',
-  notFound: 'Счёт не найден',
-  notIssued: 'Счёт уже оплачен или отменён',
-  cancelledOnlyIssued: 'Отменить можно только неоплаченный счёт',
-  amountNotNumber: 'Сумма счёта должна быть числом в рублях',
-  kopecks: 'Сумма указывается в рублях с точностью до копейки',
-  name: 'Укажите полное наименование компании',
-  nameTooLong: 'Наименование — не длиннее 300 символов',
-  address: 'Укажите юридический адрес',
-  addressTooLong: 'Адрес — не длиннее 500 символов',
-  email: 'Укажите e-mail для документов',
-  badEmail: 'Некорректный e-mail для документов',
-  actNotFound: 'Акт не найден: в этом месяце команда не тратила средства',
-  badPeriod: 'Месяц акта указывается как ГГГГ-ММ',
-  paymentNotFound: 'Платёж не найден',
-  paymentResolved: 'Платёж уже зачислен или скрыт',
-  assignNumber: 'Укажите номер счёта, например 2026-000123',
-  zeroNumber: (raw: string) => `Счёта с номером «${raw}» не бывает: нумерация начинается с 1, например 2026-000001`,
-  innPending: (inn: string) => `ИНН ${inn} уже указан в реквизитах другой команды. Счета на эту компанию можно будет выставлять после подтверждения администратором сервиса`,
-  innRejected: (inn: string) => `Администратор сервиса не подтвердил ИНН ${inn} для этой команды: счета на эту компанию выставлять нельзя`,
-  innHeld: (inn: string, state: 'pending' | 'rejected') =>
-    state === 'pending'
-      ? `ИНН ${inn} у команды, выставившей счёт, ждёт подтверждения: сначала подтвердите его в разделе «Один ИНН у нескольких команд»`
-      : `ИНН ${inn} у команды, выставившей счёт, отклонён администратором: зачислить ей эти деньги нельзя`,
-  innReviewGone: 'Команда уже изменила реквизиты: обновите список',
-  innAlready: (to: 'confirmed' | 'rejected') => (to === 'confirmed' ? 'ИНН этой команды уже подтверждён' : 'ИНН этой команды уже отклонён'),
-} as const
+import { documentData, invoiceViews } from './views'
 
 /** Whether a team may bill in the name of its company: it named the INN first, or the site admin confirmed it. */
 const mayBill = (c: InnConfirmation) => c === 'not_needed' || c === 'confirmed'
@@ -72,7 +43,6 @@ const INN_REVIEW: Record<'confirmed' | 'rejected', InnConfirmation[]> = {
 /** Invoices a team may issue per hour: each takes a number for good (numbers never return). */
 const ISSUE_RULE = { limit: 30, windowSec: 3600 }
 const EMAIL_RE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
-const MAX_LISTED = 200
 
 /** `2026-11-21` (a bank's date) → noon of that Moscow day: the instant a month or a receipt is counted at. */
 const moscowNoon = (isoDay: string) => new Date(`${isoDay}T12:00:00+03:00`)
@@ -122,46 +92,16 @@ const disposition = (filename: string, fallback: string) => `attachment; filenam
 
 export type PdfFile = { bytes: Uint8Array; filename: string; disposition: string }
 
-export type InvoicesDeps = { db: Db; config: Config; mailer: Mailer; teams: TeamsService }
-
-type User = { id: string; email: string }
-
 export function invoicesService({ db, config, mailer, teams }: InvoicesDeps) {
   const store = invoicesStore(db)
 
-  /** The team of a /api/teams/:id route with a role that has `permission` (404 for outsiders and for «personal»). */
-  async function inTeam(user: User, teamId: string, permission: 'topup' | 'company.manage', ip: string): Promise<Acting & { teamId: string; teamName: string }> {
-    const a = await teams.acting(user, teamId, permission, ip)
-    if (!a.teamId) throw notFound(TEAM_MESSAGES.notFound)
-    return a as Acting & { teamId: string; teamName: string }
-  }
+  const inTeam = teamAccess(teams)
+  const views = invoiceViews(config.publicUrl)
 
-  const pdfUrl = (row: Pick<InvoiceRow, 'teamId' | 'id'>) => `${config.publicUrl}/api/teams/${row.teamId}/invoices/${row.id}/pdf`
+  const { pdfUrl } = views
   const actUrl = (teamId: string, m: Month) => `${config.publicUrl}/api/teams/${teamId}/acts/${periodKey(m)}/pdf`
 
-  const documentData = (row: InvoiceRow) => ({
-    number: row.number,
-    issuedAt: row.issuedAt,
-    seller: row.document.seller,
-    buyer: row.document.buyer,
-    account: row.document.account,
-    amountKopecks: kopecksFromMicros(row.amountMicros),
-    offerUrl: row.document.offerUrl,
-  })
-
-  const invoiceToApi = (row: InvoiceRow) => ({
-    id: row.id,
-    number: row.number,
-    amountRub: microsToRub(row.amountMicros),
-    status: row.status,
-    pdfUrl: pdfUrl(row),
-    issuedAt: row.issuedAt.toISOString(),
-    paidAt: row.paidAt?.toISOString() ?? null,
-    paidRub: row.paidMicros === null ? null : microsToRub(row.paidMicros),
-    cancelledAt: row.cancelledAt?.toISOString() ?? null,
-    buyer: { name: row.document.buyer.name, inn: row.document.buyer.inn },
-    purpose: invoicePurpose(documentData(row)),
-  })
+  const invoiceToApi = views.invoice
 
   const invoiceFile = async (row: InvoiceRow): Promise<PdfFile> => ({
     bytes: await renderInvoicePdf(documentData(row)),
@@ -651,8 +591,7 @@ export function invoicesService({ db, config, mailer, teams }: InvoicesDeps) {
       return paymentToApi(p)
     },
 
-    adminInvoices: async (status: InvoiceStatus | null, limit: number) =>
-      (await store.adminInvoices(status, limit)).map((r) => ({ ...invoiceToApi(r), teamId: r.teamId, teamName: r.teamName })),
+    adminInvoices: async (status: InvoiceStatus | null, limit: number) => (await store.adminInvoices(status, limit)).map((r) => views.adminInvoice(r, r.teamName)),
 
     /** «Отметить оплаченным»: the invoice's amount credited once, as if its payment had been imported. */
     async markPaid(admin: User, invoiceId: string) {
@@ -665,7 +604,7 @@ export function invoicesService({ db, config, mailer, teams }: InvoicesDeps) {
       })
       if (!row) throw conflict(INVOICE_MESSAGES.notIssued)
       console.log(`[invoices] ${row.number} marked paid by ${admin.email}`)
-      return { ...invoiceToApi(row), teamId: row.teamId, teamName: (await teams.teamName(row.teamId)) ?? '' }
+      return views.adminInvoice(row, (await teams.teamName(row.teamId)) ?? '')
     },
 
     /** INNs registered by more than one team, each with its teams (the first registrant first); by default only those awaiting a decision. */
