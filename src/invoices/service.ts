@@ -16,33 +16,23 @@ import { formatMicros, microsToRub } from '../lib/money'
 import { consume } from '../lib/rate-limit'
 import { invoiceLetter } from '../mail/templates'
 import { LEDGER, postMovement, rearmLowBalance } from '../money'
-import { auditIn, TEAM_MESSAGES } from '../teams/service'
+import { auditIn } from '../teams/service'
 import { type InvoicesDeps, MAX_LISTED, teamAccess, type User } from './access'
 import { type ReceivedPayment, renderActPdf } from './act-pdf'
 import { formatKopecks, kopecksFromMicros, kopecksFromText, microsFromKopecks } from './amount'
+import { companyService, mayBill } from './company'
 import { type Month, monthBounds, monthOf } from './dates'
 import { invoicePurpose, renderInvoicePdf } from './invoice-pdf'
 import { invoiceNumbersIn, malformedNumbersIn, matchPayments, UNMATCHED_REASONS_RU, type UnmatchedReason } from './match'
 import { INVOICE_MESSAGES } from './messages'
 import { invoiceYear } from './numbering'
-import { innKppError, normalizeKpp } from './requisites'
-import type { BankPaymentRow, InnConfirmation, InvoiceRow, InvoiceStatus, TeamCompanyRow } from './schema'
+import type { BankPaymentRow, InvoiceRow, InvoiceStatus } from './schema'
 import { type IncomingPayment, readIncomingPayments, StatementError } from './statement'
 import { allocateInvoiceNumber, invoicesStore } from './store'
 import { documentData, invoiceViews } from './views'
 
-/** Whether a team may bill in the name of its company: it named the INN first, or the site admin confirmed it. */
-const mayBill = (c: InnConfirmation) => c === 'not_needed' || c === 'confirmed'
-
-/** Which registrations the site admin may move where: a first registrant may be rejected too (a spoofer who came first). */
-const INN_REVIEW: Record<'confirmed' | 'rejected', InnConfirmation[]> = {
-  confirmed: ['pending', 'rejected'],
-  rejected: ['pending', 'confirmed', 'not_needed'],
-}
-
 /** Invoices a team may issue per hour: each takes a number for good (numbers never return). */
 const ISSUE_RULE = { limit: 30, windowSec: 3600 }
-const EMAIL_RE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
 
 /** `2026-11-21` (a bank's date) → noon of that Moscow day: the instant a month or a receipt is counted at. */
 const moscowNoon = (isoDay: string) => new Date(`${isoDay}T12:00:00+03:00`)
@@ -80,13 +70,6 @@ function parseAmount(raw: unknown): number {
   return microsFromKopecks(read.kopecks)
 }
 
-function cleanText(raw: unknown, max: number, empty: string, tooLong: string): string {
-  const text = typeof raw === 'string' ? raw.replace(/\s+/g, ' ').trim() : ''
-  if (!text) throw badRequest(empty)
-  if (text.length > max) throw badRequest(tooLong)
-  return text
-}
-
 /** `attachment; filename*=UTF-8''…` with an ASCII fallback, so «Счёт 2026-000123.pdf» survives downloads. */
 const disposition = (filename: string, fallback: string) => `attachment; filename="${fallback}"; filename*=UTF-8''${encodeURIComponent(filename)}`
 
@@ -107,27 +90,6 @@ export function invoicesService({ db, config, mailer, teams }: InvoicesDeps) {
     bytes: await renderInvoicePdf(documentData(row)),
     filename: `Счёт ${row.number}.pdf`,
     disposition: disposition(`Счёт ${row.number}.pdf`, `invoice-${row.number}.pdf`),
-  })
-
-  function companyToApi(c: TeamCompanyRow | undefined) {
-    if (!c) return null
-    return {
-      inn: c.inn,
-      kpp: c.kpp,
-      name: c.name,
-      address: c.address,
-      email: c.email,
-      updatedAt: c.updatedAt.toISOString(),
-      innConfirmation: c.innConfirmation,
-    }
-  }
-
-  const registrationToApi = (c: TeamCompanyRow, teamName: string, first: boolean) => ({
-    ...companyToApi(c)!,
-    teamId: c.teamId,
-    teamName,
-    first,
-    innReviewedAt: c.innReviewedAt?.toISOString() ?? null,
   })
 
   /** Refuses to credit an invoice of a team whose registration of `inns` awaits or failed the site admin's confirmation. */
@@ -247,55 +209,10 @@ export function invoicesService({ db, config, mailer, teams }: InvoicesDeps) {
   }
 
   return {
+    ...companyService({ db, config, mailer, teams }),
+
     /** Whether invoices are offered here (the SPA hides them, and tells a site admin why, when not). */
     availability: () => ({ enabled: config.seller !== null, minRub: INVOICE.minRub, maxRub: INVOICE.maxRub, taxRegime: config.seller?.taxRegime ?? null }),
-
-    async company(user: User, teamId: string, ip: string) {
-      await inTeam(user, teamId, 'company.manage', ip)
-      return { company: companyToApi(await store.company(teamId)) }
-    },
-
-    async saveCompany(user: User, teamId: string, input: { inn: string; kpp?: string | null; name: string; address: string; email: string }, ip: string) {
-      const a = await inTeam(user, teamId, 'company.manage', ip)
-      const inn = input.inn.replace(/\s+/g, '')
-      const kppGiven = input.kpp == null ? '' : normalizeKpp(input.kpp)
-      const bad = innKppError(inn, kppGiven || null)
-      if (bad) throw badRequest(bad)
-      const name = cleanText(input.name, 300, INVOICE_MESSAGES.name, INVOICE_MESSAGES.nameTooLong)
-      const address = cleanText(input.address, 500, INVOICE_MESSAGES.address, INVOICE_MESSAGES.addressTooLong)
-      const email = input.email.trim()
-      if (!email) throw badRequest(INVOICE_MESSAGES.email)
-      if (email.length > 254 || !EMAIL_RE.test(email)) throw badRequest(INVOICE_MESSAGES.badEmail)
-      const now = new Date()
-      const row = await tx(db, async (q) => {
-        const s = invoicesStore(q)
-        const before = await s.company(teamId)
-        // The same INN keeps its standing (a new address is no reason to ask the admin again, nor a way
-        // out of a rejection); a new one is checked against the INN's first registrant.
-        let review: Pick<TeamCompanyRow, 'innConfirmation' | 'innReviewedAt' | 'innReviewedBy'>
-        let firstTeamId: string | null = null
-        if (before?.inn === inn) review = { innConfirmation: before.innConfirmation, innReviewedAt: before.innReviewedAt, innReviewedBy: before.innReviewedBy }
-        else {
-          firstTeamId = await s.firstRegistrant(q, inn, teamId, now)
-          review = { innConfirmation: firstTeamId === teamId ? 'not_needed' : 'pending', innReviewedAt: null, innReviewedBy: null }
-        }
-        const row: TeamCompanyRow = { teamId, inn, kpp: kppGiven || null, name, address, email, updatedAt: now, updatedBy: a.userId, ...review }
-        await s.saveCompany(q, row)
-        await auditIn(q, {
-          teamId,
-          actorId: a.userId,
-          action: 'company.updated',
-          target: `${name}, ИНН ${inn}`,
-          ip,
-          details: { kpp: row.kpp, email, innConfirmation: row.innConfirmation },
-          at: now,
-        })
-        if (review.innConfirmation === 'pending' && firstTeamId)
-          console.log(`[invoices] team ${teamId} registered INN ${inn}, first registered by team ${firstTeamId}: invoices wait for the site admin's confirmation`)
-        return row
-      })
-      return companyToApi(row)!
-    },
 
     async issue(user: User, teamId: string, rawAmount: unknown, ip: string) {
       const a = await inTeam(user, teamId, 'topup', ip)
@@ -605,47 +522,6 @@ export function invoicesService({ db, config, mailer, teams }: InvoicesDeps) {
       if (!row) throw conflict(INVOICE_MESSAGES.notIssued)
       console.log(`[invoices] ${row.number} marked paid by ${admin.email}`)
       return views.adminInvoice(row, (await teams.teamName(row.teamId)) ?? '')
-    },
-
-    /** INNs registered by more than one team, each with its teams (the first registrant first); by default only those awaiting a decision. */
-    async innConflicts(pendingOnly: boolean) {
-      const rows = await store.innConflicts(pendingOnly, MAX_LISTED * 5)
-      const byInn = new Map<string, ReturnType<typeof registrationToApi>[]>()
-      for (const r of rows) {
-        const list = byInn.get(r.company.inn) ?? []
-        list.push(registrationToApi(r.company, r.teamName, r.firstTeamId === r.company.teamId))
-        byInn.set(r.company.inn, list)
-      }
-      return [...byInn].map(([inn, registrations]) => ({ inn, registrations: registrations.sort((x, y) => Number(y.first) - Number(x.first)) })).slice(0, MAX_LISTED)
-    },
-
-    /**
-     * The site admin confirms (the team may issue invoices on the INN and be credited by its payments)
-     * or rejects a team's registration of `inn`. `inn` is the one the admin saw: if the team changed
-     * its details in the meantime, nothing is decided.
-     */
-    async reviewInn(admin: User, teamId: string, inn: string, to: 'confirmed' | 'rejected') {
-      const now = new Date()
-      const row = await tx(db, async (q) => {
-        const s = invoicesStore(q)
-        const row = await s.reviewInn(q, teamId, inn.trim(), INN_REVIEW[to], to, now, admin.id)
-        if (!row) {
-          const current = await s.company(teamId)
-          if (!current) throw notFound(TEAM_MESSAGES.notFound)
-          throw conflict(current.inn === inn.trim() ? INVOICE_MESSAGES.innAlready(to) : INVOICE_MESSAGES.innReviewGone)
-        }
-        await auditIn(q, {
-          teamId,
-          actorId: admin.id,
-          action: to === 'confirmed' ? 'company.inn_confirmed' : 'company.inn_rejected',
-          target: `${row.name}, ИНН ${row.inn}`,
-          details: { byPlatformAdmin: true },
-          at: now,
-        })
-        return row
-      })
-      console.log(`[invoices] INN ${row.inn} of team ${teamId} ${to} by ${admin.email}`)
-      return registrationToApi(row, (await teams.teamName(teamId)) ?? '', (await store.firstTeamOf(row.inn)) === teamId)
     },
   }
 }
