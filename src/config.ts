@@ -4,12 +4,34 @@ import { randomBytes } from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { MARKUP_PERCENT, WELCOME_BONUS_RUB } from './content/terms'
-import { isPostgresUrl } from './db/dialect'
 import { accountError, bikError, innError, kppError, type SellerDetails, TAX_REGIMES, type TaxRegime } from './invoices/requisites'
 
 export class ConfigError extends Error {}
 
 type Env = Record<string, string | undefined>
+
+/** Whether a DATABASE_URL names PostgreSQL (else it is a SQLite file or :memory:). */
+export const isPostgresUrl = (url: string | undefined) => /^postgres(ql)?:\/\//i.test(url?.trim() ?? '')
+
+/**
+ * What modules need while they are loaded, before loadConfig() runs: the store (tables are built
+ * for it as they are declared), this process's name and lease, the database's deadline and pool.
+ * Read here once, leniently (a bad number falls back to the default); loadConfig() checks the same
+ * variables strictly, so a bad value still stops the server at start with a clear message.
+ */
+export const PROCESS = Object.freeze({
+  postgres: isPostgresUrl(process.env.DATABASE_URL),
+  /** INSTANCE_ID: names this instance in logs and in the holds and leases it owns; a fresh id per start by default. */
+  instanceId: process.env.INSTANCE_ID?.trim() || crypto.randomUUID(),
+  /** HOLD_LEASE_MS: how long an instance vouches for its open holds (at least a second). */
+  holdLeaseMs: Math.max(1000, Number(process.env.HOLD_LEASE_MS) || 30_000),
+  /** DATABASE_TIMEOUT_MS: the longest a database statement may take. */
+  databaseTimeoutMs: Math.max(100, Number(process.env.DATABASE_TIMEOUT_MS) || 5000),
+  /** DATABASE_POOL_SIZE: PostgreSQL connections of this instance. */
+  databasePoolSize: Number(process.env.DATABASE_POOL_SIZE) || 20,
+  /** HTTPS_PROXY, HTTP_PROXY, ALL_PROXY, NO_PROXY (either case): fetch honours them, so the upstream client must know (upstream/http1.ts). */
+  proxy: Object.freeze(Object.fromEntries(['HTTPS_PROXY', 'HTTP_PROXY', 'ALL_PROXY', 'NO_PROXY'].flatMap((n) => [n, n.toLowerCase()]).map((n) => [n, process.env[n]]))),
+})
 
 function int(env: Env, name: string, fallback: number, min: number, max: number): number {
   const raw = env[name]?.trim()
@@ -154,6 +176,10 @@ export function loadConfig(env: Env = process.env) {
     host: env.HOST?.trim() || '0.0.0.0',
     dataDir,
     databaseUrl: env.DATABASE_URL?.trim() || join(dataDir, 'gateway.db'),
+    // Read at import (PROCESS); checked here so that a bad value stops the server with its name.
+    holdLeaseMs: int(env, 'HOLD_LEASE_MS', 30_000, 1000, 24 * 3600 * 1000),
+    databaseTimeoutMs: int(env, 'DATABASE_TIMEOUT_MS', 5000, 100, 3_600_000),
+    databasePoolSize: int(env, 'DATABASE_POOL_SIZE', 20, 1, 1000),
     /** Customers' uploads, generated images and article covers: storage every instance shares when there are several. */
     uploadsDir: resolve(env.UPLOADS_DIR?.trim() || dataDir),
     /** The one origin every outgoing link is built on (never the request's Host header). */

@@ -11,6 +11,7 @@ import {
   UPSTREAM_SHORT_LABELS,
   WEB_SESSION_LABEL,
 } from '../../src/content/activity'
+import { moscowMs } from '../../src/content/moscow'
 import type { ActivityDetail, ActivityItem, ActivityPage, Api } from '../lib/api'
 import { context, oneOf, print, printJson } from '../lib/context'
 import { cut, exactRubles, integer, moscowTime, mskColumn, price, shortWhen, table } from '../lib/format'
@@ -43,7 +44,7 @@ function pageSize(value: string): number {
 
 /** A Moscow calendar day (YYYY-MM-DD) as the instant it starts; `next`: the one after it. */
 export function moscowDayStart(day: string, next = false): string {
-  const at = /^\d{4}-\d{2}-\d{2}$/.test(day) ? Date.parse(`${day}T00:00:00+03:00`) : Number.NaN
+  const at = /^\d{4}-\d{2}-\d{2}$/.test(day) ? moscowMs(day) : Number.NaN
   if (!Number.isFinite(at)) throw new InvalidArgumentError('дата в формате ГГГГ-ММ-ДД, например 2025-05-20')
   return new Date(at + (next ? 86_400_000 : 0)).toISOString()
 }

@@ -1,5 +1,6 @@
 import { and, desc, eq, gte, isNull, lt, type SQL, sql } from 'drizzle-orm'
 import { users } from '../auth/schema'
+import { MSK_OFFSET_MS } from '../content/moscow'
 import { selectRows } from '../db/sql'
 import { write } from '../db/tx'
 import type { Db } from '../db/types'
@@ -60,10 +61,10 @@ export const billingStore = (db: Db) => ({
         union all
         select 'usage_day' as kind, g.last_id as id, 'usage' as type, g.amount, e.balance_after_micros as "balanceAfter",
                '' as description, g.at, g.n, g.day_number as "dayNumber"
-          from (select (created_at + 10800000) / 86400000 as day_number, max(id) as last_id, sum(amount_micros) as amount,
+          from (select (created_at + ${MSK_OFFSET_MS}) / 86400000 as day_number, max(id) as last_id, sum(amount_micros) as amount,
                        max(created_at) as at, count(*) as n
                   from ledger_entries where ${ofAccountRaw(a)} and type = 'usage'
-                 group by (created_at + 10800000) / 86400000) g
+                 group by (created_at + ${MSK_OFFSET_MS}) / 86400000) g
           join ledger_entries e on e.id = g.last_id
       ) h order by at desc, id desc limit ${limit} offset ${offset}`,
     )
@@ -76,7 +77,7 @@ export const billingStore = (db: Db) => ({
       description: r.description,
       at: Number(r.at),
       n: Number(r.n),
-      day: r.dayNumber == null ? null : moscowDay(Number(r.dayNumber) * 86_400_000 - 10_800_000),
+      day: r.dayNumber == null ? null : moscowDay(Number(r.dayNumber) * 86_400_000 - MSK_OFFSET_MS),
     }))
   },
 

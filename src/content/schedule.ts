@@ -2,11 +2,11 @@
 // year, so plain arithmetic is exact). Every allowed interval divides 24 hours, so the slots form
 // one lattice that repeats identically each day: 10:00 every 6 h is 04:00, 10:00, 16:00, 22:00.
 // Pure (no database imports): the admin page imports it to describe the schedule the job keeps.
+import { MSK_OFFSET_MS } from './moscow'
 
 /** The publication frequencies an admin can choose, in hours (each divides 24). */
 export const AUTOPOST_INTERVALS = [1, 2, 3, 6, 12, 24] as const
 
-const MSK_OFFSET_MS = 3 * 3600_000
 const HOUR_MS = 3600_000
 
 /**

@@ -1,5 +1,6 @@
 // The status page's words and numbers, the same on the server-rendered page and in the SPA.
 import { moscowFormat } from './format'
+import { moscowMs } from './moscow'
 
 export type ComponentState = 'operational' | 'degraded' | 'outage'
 
@@ -29,7 +30,7 @@ const moscowDate = new Intl.DateTimeFormat('ru-RU', { day: 'numeric', month: 'lo
 export const formatMoscow = (iso: string) => moscowFormat.format(new Date(iso))
 
 /** '24 ноября' for a Moscow day given as YYYY-MM-DD. */
-export const formatDay = (date: string) => moscowDate.format(new Date(`${date}T12:00:00+03:00`))
+export const formatDay = (date: string) => moscowDate.format(new Date(moscowMs(date, '12:00:00')))
 
 /** '45 с', '12 мин', '1 ч 5 мин', '2 д 3 ч'. */
 export function formatDuration(sec: number): string {

@@ -5,6 +5,7 @@ import { drizzle as drizzlePg } from 'drizzle-orm/bun-sql'
 import { migrate as migratePg } from 'drizzle-orm/bun-sql/migrator'
 import { drizzle } from 'drizzle-orm/bun-sqlite'
 import { migrate } from 'drizzle-orm/bun-sqlite/migrator'
+import { PROCESS } from '../config'
 import { DIALECT, isPostgresUrl } from './dialect'
 import { DatabaseTimeout, QUERY_TIMEOUT_MS, withDeadline } from './outage'
 import type { Db } from './types'
@@ -14,7 +15,7 @@ const MIGRATIONS = fileURLToPath(new URL('../../drizzle', import.meta.url))
 const PG_MIGRATIONS = fileURLToPath(new URL('../../drizzle/pg', import.meta.url))
 
 /** Connections per instance to PostgreSQL (the settling units of concurrent requests each take one). */
-const PG_POOL = Number(process.env.DATABASE_POOL_SIZE) || 20
+const PG_POOL = PROCESS.databasePoolSize
 
 /**
  * The connections of the batched money statements (money/pg/statements.ts): one batch of holds and one of

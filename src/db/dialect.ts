@@ -6,13 +6,14 @@
 // awaits queries (no .get/.all/.run, which pg-core lacks) and keeps dialect-specific SQL in src/db.
 import * as pg from 'drizzle-orm/pg-core'
 import * as lite from 'drizzle-orm/sqlite-core'
+import { isPostgresUrl, PROCESS } from '../config'
 
 export type Dialect = 'sqlite' | 'pg'
 
-export const isPostgresUrl = (url: string | undefined) => /^postgres(ql)?:\/\//i.test(url?.trim() ?? '')
+export { isPostgresUrl }
 
 /** The store of this process, fixed at startup by DATABASE_URL. */
-export const DIALECT: Dialect = isPostgresUrl(process.env.DATABASE_URL) ? 'pg' : 'sqlite'
+export const DIALECT: Dialect = PROCESS.postgres ? 'pg' : 'sqlite'
 export const onPostgres = DIALECT === 'pg'
 
 /** Epoch milliseconds in a bigint column, read back as a Date (sqlite-core's `timestamp_ms`). */

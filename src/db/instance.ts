@@ -1,7 +1,9 @@
 // This process among the instances sharing one database: it owns the holds of the requests it
 // serves and the leases it claims. INSTANCE_ID names it in logs; by default a fresh id per start,
 // so a restarted instance never mistakes its predecessor's holds for its own.
-export const INSTANCE_ID = process.env.INSTANCE_ID?.trim() || crypto.randomUUID()
+import { PROCESS } from '../config'
+
+export const INSTANCE_ID = PROCESS.instanceId
 
 /**
  * This start of the process: a hold's lease belongs to it, not to INSTANCE_ID. An instance restarted
@@ -11,7 +13,7 @@ export const INSTANCE_ID = process.env.INSTANCE_ID?.trim() || crypto.randomUUID(
 export const LEASE_TOKEN = crypto.randomUUID()
 
 /** How long an instance vouches for its open holds; renewed at a third of it while it lives. */
-export const HOLD_LEASE_MS = Math.max(1000, Number(process.env.HOLD_LEASE_MS) || 30_000)
+export const HOLD_LEASE_MS = PROCESS.holdLeaseMs
 
 /** How often this process renews its holds' lease (and sweeps for the holds of dead ones). */
 export const LEASE_RENEW_MS = Math.max(200, Math.floor(HOLD_LEASE_MS / 3))

@@ -3,12 +3,13 @@
 // not answering" are told apart from bugs, and the outage is logged once when it starts and once
 // when a probe finds the database answering again, however many requests failed in between.
 import { sql } from 'drizzle-orm'
+import { PROCESS } from '../config'
 import { onPostgres } from './dialect'
 import { selectRows } from './sql'
 import type { Db } from './types'
 
 /** The longest a statement may take (PostgreSQL's statement_timeout and our own deadline; SQLite's busy_timeout). */
-export const QUERY_TIMEOUT_MS = Math.max(100, Number(process.env.DATABASE_TIMEOUT_MS) || 5000)
+export const QUERY_TIMEOUT_MS = PROCESS.databaseTimeoutMs
 
 /** The store as customers and operators read its name. */
 export const DATABASE_NAME = onPostgres ? 'PostgreSQL' : 'SQLite'

@@ -1,4 +1,5 @@
 // Dates on documents: Moscow calendar days and months, written as Russian documents write them.
+import { MSK_OFFSET_MS } from '../content/moscow'
 
 const MSK = 'Europe/Moscow'
 const longDate = new Intl.DateTimeFormat('ru-RU', { day: 'numeric', month: 'long', year: 'numeric', timeZone: MSK })
@@ -17,8 +18,6 @@ export const formatMonth = (p: Month) => monthYear.format(new Date(Date.UTC(p.ye
 
 /** The calendar year of `at` in Moscow (UTC+3 all year, no DST since 2014). */
 export const moscowYear = (at: Date) => monthOf(at).year
-
-const MSK_OFFSET_MS = 3 * 3600 * 1000
 
 /** The Moscow calendar month that contains `at`. */
 export function monthOf(at: Date): Month {

@@ -2,10 +2,12 @@
 // simplified system are not VAT payers: «Без НДС». On the general regime the price includes VAT at
 // the rate of the document's date: 20 % until the end of 2025, 22 % from 1 January 2026 (Federal
 // Law of 28.11.2025 No. 425-FZ); the amount included is total × rate / (100 + rate), to the kopeck.
+
+import { moscowMs } from '../content/moscow'
 import { formatKopecks } from './amount'
 import type { TaxRegime } from './requisites'
 
-const RATE_22_FROM = Date.parse('2026-01-01T00:00:00+03:00')
+const RATE_22_FROM = moscowMs('2026-01-01')
 
 /** The general VAT rate, percent, on the Moscow day of `at`. */
 export const vatRatePercent = (at: Date) => (at.getTime() >= RATE_22_FROM ? 22 : 20)

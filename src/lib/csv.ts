@@ -1,5 +1,6 @@
 // CSV for spreadsheets: RFC 4180 fields (comma, CRLF, quotes doubled) and cells a spreadsheet
 // will not run as formulas. The exports (usage, activity) add a UTF-8 BOM so Excel reads Cyrillic.
+import { MSK_OFFSET_MS } from '../content/moscow'
 
 /** One RFC 4180 field: quoted when it holds a comma, quote or line break. */
 export function csvField(value: string | number): string {
@@ -21,7 +22,6 @@ export const csvLine = (fields: (string | number)[]) => `${fields.map(csvField).
 /** The byte-order mark that opens an export: Excel takes the file for UTF-8 only with it. */
 export const CSV_BOM = '\uFEFF'
 
-const MSK_OFFSET_MS = 3 * 3600 * 1000
 /** '2026-11-21 14:03:05' in Moscow time: a spreadsheet recognises it as a date. */
 export const csvMoscowTime = (d: Date) => new Date(+d + MSK_OFFSET_MS).toISOString().slice(0, 19).replace('T', ' ')
 

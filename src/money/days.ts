@@ -1,6 +1,7 @@
 // Calendar days for statistics are Moscow days: our customers read "today" in Moscow time.
 // Moscow is UTC+3 all year (no DST since 2014), so plain arithmetic is exact.
-const MSK_OFFSET_MS = 3 * 3600 * 1000
+import { MSK_OFFSET_MS } from '../content/moscow'
+
 const DAY_MS = 24 * 3600 * 1000
 
 // Every settlement asks for today's day: the last answer is kept with the bounds of its day.

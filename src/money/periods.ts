@@ -7,12 +7,10 @@
 // test server can be moved to 23:59:59 and then to midnight. Everything that decides a budget
 // period — the hold unit, settlement, /v1/key, alerts — asks this module, never Date.now().
 import { readFileSync } from 'node:fs'
-
+import { MSK_OFFSET_MS } from '../content/moscow'
 import { PERIODS, type Period } from '../db/budget-columns'
 
 export { PERIODS, type Period }
-
-const MSK_OFFSET_MS = 3 * 3600 * 1000
 
 let clockFile: string | null = null
 

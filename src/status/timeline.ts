@@ -1,10 +1,10 @@
 // The status page's arithmetic, pure: incident rows of every instance merged into one timeline per
 // upstream, the time no router could answer, and each Moscow day's share of time without it.
+
+import { MSK_OFFSET_MS as MSK_MS } from '../content/moscow'
 import type { UpstreamName } from '../upstream/names'
 
 export const DAY_MS = 86_400_000
-/** Moscow time is UTC+3 all year. */
-const MSK_MS = 3 * 3600_000
 
 export type IncidentLike = { upstream: UpstreamName; startedAt: Date; endedAt: Date | null; checkedAt: Date; reason: string }
 export type Interval = { start: number; end: number }

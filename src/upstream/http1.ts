@@ -11,6 +11,7 @@
 // and no compression is asked for. Anything outside that scope (a streamed request body, an HTTP
 // proxy from the environment) goes to fetch: see `http1FetchOrFetch`.
 import type { Socket, SocketHandler } from 'bun'
+import { PROCESS } from '../config'
 
 export type FetchLike = (url: string, init?: RequestInit) => Promise<Response>
 
@@ -567,7 +568,7 @@ export function createHttp1Fetch(options: Http1Options = {}): FetchLike & { clos
 }
 
 /** Whether the environment routes requests to this URL through a proxy (which only fetch supports). */
-export function proxiedByEnv(url: string, env: Record<string, string | undefined> = process.env): boolean {
+export function proxiedByEnv(url: string, env: Record<string, string | undefined> = PROCESS.proxy): boolean {
   const { protocol, hostname } = new URL(url)
   const proxy = protocol === 'https:' ? (env.HTTPS_PROXY ?? env.https_proxy) : (env.HTTP_PROXY ?? env.http_proxy)
   if (!proxy && !(env.ALL_PROXY ?? env.all_proxy)) return false

@@ -4,6 +4,7 @@ import { useState } from 'react'
 import useSWR from 'swr'
 import { Link } from 'wouter'
 import { formatDateTime, formatInteger, formatRubles, formatSignedRubles, pluralRu } from '../../src/content/format'
+import { MSK_OFFSET_MS } from '../../src/content/moscow'
 import { cn } from '../lib/cn'
 import type { GroupedHistoryItem, Transaction } from '../lib/types'
 import { ChevronDownIcon } from './icons'
@@ -22,7 +23,7 @@ const dayYearFormat = new Intl.DateTimeFormat('ru-RU', { day: 'numeric', month: 
 export function formatMoscowDay(day: string): string {
   const date = new Date(`${day}T00:00:00Z`)
   if (Number.isNaN(+date)) return day
-  const thisYear = new Date(Date.now() + 3 * 3600_000).getUTCFullYear()
+  const thisYear = new Date(Date.now() + MSK_OFFSET_MS).getUTCFullYear()
   return (date.getUTCFullYear() === thisYear ? dayFormat : dayYearFormat).format(date)
 }
 

@@ -1,5 +1,6 @@
 // The activity log's calls: the filters as a query string, the pages by cursor, the CSV.
 import { type ActivityProtocol, type ActivityStatus, WEB_SESSION_LABEL } from '../../../src/content/activity'
+import { moscowMs } from '../../../src/content/moscow'
 import type { ActivityItem } from '../../../src/wire'
 import { downloadCsv } from '../../lib/download'
 
@@ -23,7 +24,7 @@ export const NO_FILTERS: ActivityParams = { keyId: '', model: '', status: '', pr
 
 const DAY_MS = 86_400_000
 /** The start of a Moscow day as an instant (Moscow keeps UTC+3 all year). */
-const moscowMidnight = (day: string) => new Date(`${day}T00:00:00+03:00`)
+const moscowMidnight = (day: string) => new Date(moscowMs(day))
 
 /** The query of GET /api/activity and its export, empty filters left out. */
 export function activityQuery(p: ActivityParams): URLSearchParams {

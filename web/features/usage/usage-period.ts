@@ -1,5 +1,7 @@
 // The usage screen's period switch and the startDate it sends (GET /api/billing/usage).
 
+import { MSK_OFFSET_MS } from '../../../src/content/moscow'
+
 export type Period = '7d' | '30d' | '90d' | 'all'
 
 export const PERIODS: ReadonlyArray<{ id: Period; label: string; days: number | null }> = [
@@ -11,9 +13,6 @@ export const PERIODS: ReadonlyArray<{ id: Period; label: string; days: number | 
 
 export const DEFAULT_PERIOD: Period = '30d'
 
-/** Moscow is UTC+3 all year (no daylight saving since 2014); the server counts days in it. */
-const MOSCOW_OFFSET_MS = 3 * 60 * 60 * 1000
-
 /**
  * 00:00 Moscow time of the first day of the period: today counts as a day, so '7d' starts six
  * days ago. Undefined for 'all' (the server then counts from the beginning). Stable within a
@@ -22,9 +21,9 @@ const MOSCOW_OFFSET_MS = 3 * 60 * 60 * 1000
 export function periodStart(period: Period, now: number = Date.now()): string | undefined {
   const days = PERIODS.find((p) => p.id === period)?.days
   if (!days) return undefined
-  const moscow = new Date(now + MOSCOW_OFFSET_MS)
+  const moscow = new Date(now + MSK_OFFSET_MS)
   const midnight = Date.UTC(moscow.getUTCFullYear(), moscow.getUTCMonth(), moscow.getUTCDate() - (days - 1))
-  return new Date(midnight - MOSCOW_OFFSET_MS).toISOString()
+  return new Date(midnight - MSK_OFFSET_MS).toISOString()
 }
 
 /** 'YYYY-MM-DD' (a calendar day, no time zone) → a Date at UTC midnight, to format with timeZone 'UTC'. */
