@@ -18,11 +18,10 @@ import { invoiceLetter } from '../mail/templates'
 import { LEDGER, postMovement, rearmLowBalance } from '../money'
 import { auditIn } from '../teams/service'
 import { type InvoicesDeps, MAX_LISTED, teamAccess, type User } from './access'
-import { type ReceivedPayment, renderActPdf } from './act-pdf'
 import { formatKopecks, kopecksFromMicros, kopecksFromText, microsFromKopecks } from './amount'
 import { companyService, mayBill } from './company'
-import { type Month, monthBounds, monthOf } from './dates'
-import { invoicePurpose, renderInvoicePdf } from './invoice-pdf'
+import { documentsService, invoiceFile } from './documents'
+import { invoicePurpose } from './invoice-pdf'
 import { invoiceNumbersIn, malformedNumbersIn, matchPayments, UNMATCHED_REASONS_RU, type UnmatchedReason } from './match'
 import { INVOICE_MESSAGES } from './messages'
 import { invoiceYear } from './numbering'
@@ -36,14 +35,6 @@ const ISSUE_RULE = { limit: 30, windowSec: 3600 }
 
 /** `2026-11-21` (a bank's date) → noon of that Moscow day: the instant a month or a receipt is counted at. */
 const moscowNoon = (isoDay: string) => new Date(`${isoDay}T12:00:00+03:00`)
-
-const periodKey = (m: Month) => `${m.year}-${String(m.month).padStart(2, '0')}`
-
-function parsePeriod(raw: string): Month | null {
-  const m = /^(\d{4})-(\d{2})$/.exec(raw.trim())
-  const month = m ? Number(m[2]) : 0
-  return m && month >= 1 && month <= 12 ? { year: Number(m[1]), month } : null
-}
 
 /**
  * Rubles as the API takes them (a number, or a string people type: «1 200,50») → micro-rubles of
@@ -70,10 +61,7 @@ function parseAmount(raw: unknown): number {
   return microsFromKopecks(read.kopecks)
 }
 
-/** `attachment; filename*=UTF-8''…` with an ASCII fallback, so «Счёт 2026-000123.pdf» survives downloads. */
-const disposition = (filename: string, fallback: string) => `attachment; filename="${fallback}"; filename*=UTF-8''${encodeURIComponent(filename)}`
-
-export type PdfFile = { bytes: Uint8Array; filename: string; disposition: string }
+export type { PdfFile } from './documents'
 
 export function invoicesService({ db, config, mailer, teams }: InvoicesDeps) {
   const store = invoicesStore(db)
@@ -81,16 +69,7 @@ export function invoicesService({ db, config, mailer, teams }: InvoicesDeps) {
   const inTeam = teamAccess(teams)
   const views = invoiceViews(config.publicUrl)
 
-  const { pdfUrl } = views
-  const actUrl = (teamId: string, m: Month) => `${config.publicUrl}/api/teams/${teamId}/acts/${periodKey(m)}/pdf`
-
   const invoiceToApi = views.invoice
-
-  const invoiceFile = async (row: InvoiceRow): Promise<PdfFile> => ({
-    bytes: await renderInvoicePdf(documentData(row)),
-    filename: `Счёт ${row.number}.pdf`,
-    disposition: disposition(`Счёт ${row.number}.pdf`, `invoice-${row.number}.pdf`),
-  })
 
   /** Refuses to credit an invoice of a team whose registration of `inns` awaits or failed the site admin's confirmation. */
   async function refuseHeldInn(q: Db, teamId: string, inns: string[]) {
@@ -164,52 +143,9 @@ export function invoicesService({ db, config, mailer, teams }: InvoicesDeps) {
     paymentId,
   })
 
-  /** The months (Moscow) in which the team spent, with the sum of their usage ledger rows, oldest first. */
-  async function monthlyCharges(teamId: string): Promise<Array<{ period: Month; micros: number }>> {
-    const { first, last } = await store.usageSpan(teamId)
-    if (!first || !last) return []
-    const months: Month[] = []
-    const end = monthOf(last)
-    for (
-      let m = monthOf(first);
-      m.year < end.year || (m.year === end.year && m.month <= end.month);
-      m = m.month === 12 ? { year: m.year + 1, month: 1 } : { year: m.year, month: m.month + 1 }
-    )
-      months.push(m)
-    const sums = await store.usageSums(
-      teamId,
-      monthBounds(months[0]!).from,
-      months.map((m) => monthBounds(m).to),
-    )
-    // Usage rows are charges (negative): the act states what was spent. A month whose spending
-    // rounds to no kopeck has nothing to put on an act.
-    return months.map((period, i) => ({ period, micros: -(sums.get(i) ?? 0) })).filter((m) => m.micros > 0 && kopecksFromMicros(m.micros) > 0)
-  }
-
-  /** The team's acts: every month with spending, numbered the first time it is seen. */
-  async function acts(teamId: string) {
-    const months = await monthlyCharges(teamId)
-    if (!months.length) return []
-    let rows = await store.teamActs(teamId)
-    const known = new Set(rows.filter((r) => r.number).map((r) => `${r.year}-${r.month}`))
-    const missing = months.filter((m) => !known.has(`${m.period.year}-${m.period.month}`))
-    if (missing.length) {
-      await tx(db, async (q) => {
-        for (const m of missing) await invoicesStore(q).ensureAct(q, { id: newId(), teamId, year: m.period.year, month: m.period.month, createdAt: new Date() })
-      })
-      rows = await store.teamActs(teamId)
-    }
-    const current = monthOf(new Date())
-    return months.flatMap((m) => {
-      const row = rows.find((r) => r.year === m.period.year && r.month === m.period.month)
-      if (!row?.number) return []
-      const preliminary = m.period.year > current.year || (m.period.year === current.year && m.period.month >= current.month)
-      return [{ id: row.id, number: row.number, period: m.period, amountKopecks: kopecksFromMicros(m.micros), preliminary }]
-    })
-  }
-
   return {
     ...companyService({ db, config, mailer, teams }),
+    ...documentsService({ db, config, mailer, teams }),
 
     /** Whether invoices are offered here (the SPA hides them, and tells a site admin why, when not). */
     availability: () => ({ enabled: config.seller !== null, minRub: INVOICE.minRub, maxRub: INVOICE.maxRub, taxRegime: config.seller?.taxRegime ?? null }),
@@ -302,87 +238,6 @@ export function invoicesService({ db, config, mailer, teams }: InvoicesDeps) {
       })
       if (!row) throw conflict(INVOICE_MESSAGES.cancelledOnlyIssued)
       return invoiceToApi(row)
-    },
-
-    /** The invoice's PDF: only to the team's owner, admins and billing members (404 for outsiders, 403 for a member). */
-    async invoicePdf(user: User, teamId: string, invoiceId: string, ip: string): Promise<PdfFile> {
-      await inTeam(user, teamId, 'topup', ip)
-      const row = await store.teamInvoice(teamId, invoiceId)
-      if (!row) throw notFound(INVOICE_MESSAGES.notFound)
-      return invoiceFile(row)
-    },
-
-    /** Invoices and acts, newest first. */
-    async documents(user: User, teamId: string, ip: string) {
-      await inTeam(user, teamId, 'topup', ip)
-      const [rows, monthly] = await Promise.all([store.teamInvoices(teamId, MAX_LISTED), config.seller ? acts(teamId) : []])
-      const docs = [
-        ...rows.map((r) => ({
-          kind: 'invoice' as const,
-          id: r.id,
-          number: r.number,
-          date: r.issuedAt.toISOString(),
-          amountRub: microsToRub(r.amountMicros),
-          pdfUrl: pdfUrl(r),
-          status: r.status,
-        })),
-        ...monthly.map((m) => ({
-          kind: 'act' as const,
-          id: m.id,
-          number: m.number,
-          period: periodKey(m.period),
-          // The month's end: when an act is dated (its last day, Moscow).
-          date: monthBounds(m.period).to.toISOString(),
-          amountRub: m.amountKopecks / 100,
-          pdfUrl: actUrl(teamId, m.period),
-          preliminary: m.preliminary,
-        })),
-      ]
-      return docs.sort((x, y) => (x.date < y.date ? 1 : x.date > y.date ? -1 : x.number < y.number ? 1 : -1))
-    },
-
-    /**
-     * The act of a month as a PDF. For a self-employed seller it is the receipt data instead: the
-     * month's invoice payments, each to register in «Мой налог» with the buyer's INN. Card payments are
-     * not listed: they go through YooKassa with a receipt (payments/service.ts sends one with every
-     * payment), and for a self-employed shop YooKassa registers that receipt in «Мой налог» itself —
-     * listing them here would have the seller register the same income twice.
-     */
-    async actPdf(user: User, teamId: string, rawPeriod: string, ip: string): Promise<PdfFile> {
-      const a = await inTeam(user, teamId, 'topup', ip)
-      const seller = config.seller
-      if (!seller) throw badRequest(INVOICE_MESSAGES.disabled)
-      const period = parsePeriod(rawPeriod)
-      if (!period) throw badRequest(INVOICE_MESSAGES.badPeriod)
-      const act = (await acts(teamId)).find((m) => m.period.year === period.year && m.period.month === period.month)
-      if (!act) throw notFound(INVOICE_MESSAGES.actNotFound)
-      const company = await store.company(teamId)
-      // A company the team is not confirmed for is not named on its documents either: the act goes to the team.
-      const buyer =
-        company && mayBill(company.innConfirmation)
-          ? { name: company.name, inn: company.inn, kpp: company.kpp, address: company.address }
-          : { name: a.teamName, inn: '', kpp: null, address: '' }
-      let payments: ReceivedPayment[] | undefined
-      if (seller.taxRegime === 'npd') {
-        const { from, to } = monthBounds(period)
-        payments = (await store.receivedIn(teamId, from, to)).map((r) => ({
-          receivedAt: r.receivedAt!,
-          amountKopecks: kopecksFromMicros(r.paidMicros ?? r.amountMicros),
-          basis: `Счёт № ${r.number}`,
-        }))
-      }
-      const bytes = await renderActPdf({
-        number: act.number,
-        period,
-        seller,
-        buyer,
-        account: a.teamName,
-        amountKopecks: act.amountKopecks,
-        offerUrl: `${config.publicUrl}/public-offer`,
-        payments,
-      })
-      const what = seller.taxRegime === 'npd' ? 'Данные для чеков' : 'Акт'
-      return { bytes, filename: `${what} ${act.number}.pdf`, disposition: disposition(`${what} ${act.number}.pdf`, `act-${act.number}.pdf`) }
     },
 
     // ─── the site admin ────────────────────────────────────────────────────────
