@@ -21,9 +21,11 @@ import { MB } from '../lib/body'
 import { OpenAIError } from '../lib/errors'
 import { formatMicros, microsToRub } from '../lib/money'
 import type { Caller } from './callers'
-import { fromFetchFailure } from './errors'
-import { endUserId, type GatewayDeps, type Pipeline, type Prepared } from './pipeline'
+import { fromFetchFailure, upstreamFailed } from './errors'
+import type { Pipeline } from './pipeline'
 import type { ChatShape } from './shape'
+import type { GatewayDeps, Prepared } from './types'
+import { endUserId } from './upstream-body'
 
 /** OpenAI's limit for one uploaded recording (the router's too). */
 export const MAX_AUDIO_BYTES = 25 * MB
@@ -76,7 +78,7 @@ function voiceModel(get: (id: string) => ModelRow | undefined, id: string, kind:
 /**
  * The model as the hold prices a voice request: every unit (a character, a second) at one price, and
  * nothing per completion token — so the same planHold bounds it, and with no reported cost the
- * charge is that price × the units (pipeline.ts chargeFor).
+ * charge is that price × the units (charge.ts chargeFor).
  */
 const perUnit = (m: ModelRow, unitUsd: string): ModelRow => ({
   ...m,
@@ -198,7 +200,6 @@ const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) && v >=
 
 export function audioService(deps: GatewayDeps, pipe: Pipeline) {
   const get = deps.catalog.get
-  const upstreamFailed = (message: string) => new OpenAIError(502, `Провайдер модели вернул ошибку: ${message}`, 'server_error', 'upstream_error', { shouldRetry: false })
 
   /** The generation's reported cost in USD, asked until the router has published it; undefined if it never does. */
   async function reportedCost(p: Prepared, id: string | null): Promise<number | undefined> {

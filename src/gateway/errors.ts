@@ -1,10 +1,22 @@
 // The gateway's own failures and the router's, as our customers see them (OpenAI shape, Russian text;
 // /v1/messages turns the same errors into Anthropic's shape in lib/http.ts).
+import type { RateProvider } from '../catalog/rate'
+import type { Dec } from '../lib/decimal'
 import { OpenAIError } from '../lib/errors'
 import type { UpstreamError } from '../upstream/client'
 
 export const unavailable = (message = 'Сервис временно недоступен. Попробуйте позже.') =>
   new OpenAIError(503, message, 'server_error', 'service_unavailable', { shouldRetry: false })
+
+/** The USD/RUB rate now, or the 503 of whatever cannot be priced without it. */
+export function currentRate(rates: Pick<RateProvider, 'current'>): Dec {
+  const rate = rates.current()
+  if (!rate) throw unavailable('Курс валют временно недоступен. Попробуйте позже.')
+  return rate
+}
+
+/** An answer the router sent in place of one (a 200 carrying an error, a stream that is not one): 502 with its words. */
+export const upstreamFailed = (message: string) => new OpenAIError(502, `Провайдер модели вернул ошибку: ${message}`, 'server_error', 'upstream_error', { shouldRetry: false })
 
 /** A model the catalogue does not have (`model` names it), or one the router says it cannot serve now. */
 export const modelNotFound = (message: string) => new OpenAIError(404, message, 'invalid_request_error', 'model_not_found', { param: 'model' })

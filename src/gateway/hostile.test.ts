@@ -15,7 +15,7 @@ import { newId } from '../lib/crypto'
 import { dec, floorDiv, mul } from '../lib/decimal'
 import { eventually, expectedCharge, startGateway, TEST_RATE } from '../test-support/gateway'
 import { freshIp, registerUser, TEST_JWT_SECRET } from '../test-support/server'
-import { withPriceCap } from './pipeline'
+import { withPriceCap } from './upstream-body'
 
 type Gateway = Awaited<ReturnType<typeof startGateway>>
 type Customer = Awaited<ReturnType<Gateway['customer']>>

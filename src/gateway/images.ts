@@ -9,8 +9,9 @@ import type { Caller } from './callers'
 import { chatWire } from './chat'
 import { estimatePrompt } from './estimate'
 import type { ImageStore } from './files'
-import type { GatewayDeps, Pipeline } from './pipeline'
+import type { Pipeline } from './pipeline'
 import { type ChatShape, candidatesFor } from './shape'
+import type { GatewayDeps } from './types'
 import { chargedUsage } from './wire'
 
 export type ImagesBody = {

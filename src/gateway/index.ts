@@ -6,15 +6,15 @@ import { bearer } from '../auth/guard'
 import { KEY_PREFIX } from '../keys/service'
 import { bodyReader, readBody, V1_BODY_LIMIT } from '../lib/body'
 import { dec } from '../lib/decimal'
-import { badRequest, OpenAIError } from '../lib/errors'
+import { OpenAIError } from '../lib/errors'
 import { envelope, errors, ok } from '../lib/http'
-import { microsToRub } from '../lib/money'
 import { can, denial } from '../teams/service'
-import { audioService, speechShape, transcriptionShape } from './audio'
+import { audioService } from './audio'
 import { type Caller, callerForKey, callerForUser } from './callers'
 import { modelNotFound, unavailable } from './errors'
+import { estimateService } from './estimate-service'
 import type { ImageStore } from './files'
-import { imagesService, imagesShape } from './images'
+import { imagesService } from './images'
 import { lookups } from './lookup'
 import {
   ChatRequest,
@@ -32,11 +32,11 @@ import {
   SpeechRequest,
   TranscriptionRequest,
 } from './model'
-import { type GatewayDeps, pipeline } from './pipeline'
+import { pipeline } from './pipeline'
 import { protocolsService, TOKEN_COUNT_ESTIMATED } from './protocols'
 import { type ResponsesBody, responsesShape } from './responses'
-import { chatShape } from './shape'
 import { storedResponsesService } from './stored-responses'
+import type { GatewayDeps } from './types'
 import { responsesSocket } from './ws'
 
 /**
@@ -408,54 +408,13 @@ export function gatewayRoutes(deps: GatewayDeps & { images: ImageStore }, guard:
  * planHold as the hold itself, so the Playground never shows less than what is then charged.
  */
 export function estimateRoutes(deps: GatewayDeps, guard: AuthGuard) {
-  const pipe = pipeline(deps)
-  return new Elysia({ name: 'gateway-estimate', prefix: '/api/playground', detail: { tags: ['Чаты Playground'], security: [{ bearerAuth: [] }] } }).use(guard).post(
-    '/estimate',
-    async ({ acting, body }) => {
-      // Read afresh: the Playground shows what the balance and budgets allow now.
-      const caller = await callerForUser(deps.db, acting.userId, acting.teamId, true)
-      if (!caller) throw unauthorized('Сессия недействительна', 'invalid_api_key')
-      const get = deps.catalog.get
-      if (body.compare) {
-        const e = await pipe.estimateMany(
-          caller,
-          body.compare.map((b) => chatShape(b, get)),
-        )
-        return ok({
-          maxCost: e.maxCostMicros === null ? null : microsToRub(e.maxCostMicros),
-          hold: e.holdMicros === null ? null : microsToRub(e.holdMicros),
-          maxTokens: null,
-          affordable: e.refusal === null,
-          message: e.refusal,
-          affordableTokens: e.affordableTokens,
-        })
-      }
-      const cs = body.chat
-        ? chatShape(body.chat, get)
-        : body.images
-          ? imagesShape(body.images, get)
-          : body.speech
-            ? speechShape(body.speech, get)
-            : body.transcription
-              ? transcriptionShape(body.transcription.model, body.transcription.seconds, get)
-              : null
-      if (!cs) throw badRequest('Передайте chat, images, speech, transcription или compare — тело запроса, стоимость которого нужно оценить')
-      const e = await pipe.estimate(caller, cs)
-      return ok({
-        maxCost: e.maxCostMicros === null ? null : microsToRub(e.maxCostMicros),
-        hold: e.holdMicros === null ? null : microsToRub(e.holdMicros),
-        maxTokens: e.maxTokens,
-        affordable: e.refusal === null,
-        message: e.refusal,
-        affordableTokens: e.affordableTokens,
-        limitedBy: e.limitedBy,
-      })
-    },
-    {
+  const estimates = estimateService(deps)
+  return new Elysia({ name: 'gateway-estimate', prefix: '/api/playground', detail: { tags: ['Чаты Playground'], security: [{ bearerAuth: [] }] } })
+    .use(guard)
+    .post('/estimate', async ({ acting, body }) => ok(await estimates.estimate(acting, body)), {
       account: 'playground',
       body: EstimateRequest,
       response: { 200: envelope(EstimateResult), ...errors(400, 401, 403, 404, 503) },
       detail: { summary: 'Оценка стоимости запроса к /v1 до отправки: столько же будет зарезервировано' },
-    },
-  )
+    })
 }

@@ -26,6 +26,17 @@ export function binding(caller: Caller, at: number): Binding {
   return levels(caller, at).reduce((a, b) => (b.remainingMicros < a.remainingMicros ? b : a))
 }
 
+/**
+ * What the caller may spend on a request: the least any level leaves and which level that is.
+ * `limited`: a budget the customer set applies, so what the router may bill is capped to the hold
+ * (price caps, estimate.ts).
+ */
+export function spendable(caller: Caller, at: number) {
+  const bound = binding(caller, at)
+  const limited = caller.apiKey?.budget.limitMicros != null || caller.team?.memberBudget.limitMicros != null
+  return { bound, limited }
+}
+
 const budgetOf = (caller: Caller, level: 'key' | 'member'): BudgetState => (level === 'key' ? caller.apiKey!.budget : caller.team!.memberBudget)
 
 /** `error.metadata` of a 402: which level, its limit, period and next reset (none for total and for balances). */

@@ -6,9 +6,10 @@ import { type ChatBody, chatWire } from './chat'
 import { type EmbeddingsBody, embeddingsShape, embeddingsWire } from './embeddings'
 import { callerAccount } from './forward'
 import { type MessagesBody, messagesShape, messagesWire, resolveAnthropicModel } from './messages'
-import type { GatewayDeps, Pipeline } from './pipeline'
+import type { Pipeline } from './pipeline'
 import { type ResponsesBody, responsesShape, responsesWire } from './responses'
 import { chatShape } from './shape'
+import type { GatewayDeps } from './types'
 
 const ANTHROPIC_VERSION = '2023-06-01'
 /** The header of a token count the gateway estimated itself (the router could not count). */
