@@ -1,254 +1,31 @@
 // Paying as a company (issue 24): a team's company details, invoices with gap-free numbers and their
-// PDFs, the bank statement import that credits them, and the monthly closing documents.
+// PDFs, the bank statement import that credits them, and the monthly closing documents. This file only
+// composes the parts, each with one reason to change:
 //
-// The money rule is the card top-up's (payments/service.ts): an invoice is credited only on its single
-// transition issued → paid, in the unit that posts the ledger row (reference `invoice:<id>`, unique:
-// a second lock), so a statement imported twice, by two instances at once, or a payment assigned by
-// hand while the import runs, credits the team once. Statement payments are recorded by their key
-// first, in the same unit, so a payment is acted on once however often its file comes back.
+//   company.ts    the company details, and who may bill in a company's name (INN registration, review)
+//   issuing.ts    issuing, listing and cancelling invoices
+//   documents.ts  the invoice and act PDFs, and the team's list of documents
+//   receiving.ts  money received: statement import, unmatched payments, assignment, «Отметить оплаченным»
+//   credit.ts     the one crediting unit, through the money kernel's door
+//
+// with what they share: access.ts (deps, team roles), views.ts (the invoice as the API shows it),
+// messages.ts (every refusal).
 
-import { tx } from '../db/tx'
-import type { Db } from '../db/types'
-import { newId } from '../lib/crypto'
-import { badRequest, conflict, notFound } from '../lib/errors'
-import { microsToRub } from '../lib/money'
-import { LEDGER, postMovement, rearmLowBalance } from '../money'
-import { auditIn } from '../teams/service'
-import type { InvoicesDeps, User } from './access'
-import { kopecksFromMicros } from './amount'
+import type { InvoicesDeps } from './access'
 import { companyService } from './company'
 import { documentsService } from './documents'
 import { issuingService } from './issuing'
-import { invoiceNumbersIn, malformedNumbersIn, matchPayments, UNMATCHED_REASONS_RU, type UnmatchedReason } from './match'
-import { INVOICE_MESSAGES } from './messages'
-import type { BankPaymentRow, InvoiceRow } from './schema'
-import { type IncomingPayment, readIncomingPayments, StatementError } from './statement'
-import { invoicesStore } from './store'
-import { invoiceViews } from './views'
+import { receivingService } from './receiving'
 
-/** `2026-11-21` (a bank's date) → noon of that Moscow day: the instant a month or a receipt is counted at. */
-const moscowNoon = (isoDay: string) => new Date(`${isoDay}T12:00:00+03:00`)
-
+export type { InvoicesDeps } from './access'
 export type { PdfFile } from './documents'
 
-export function invoicesService({ db, config, mailer, teams }: InvoicesDeps) {
-  const store = invoicesStore(db)
-
-  const views = invoiceViews(config.publicUrl)
-
-  /** Refuses to credit an invoice of a team whose registration of `inns` awaits or failed the site admin's confirmation. */
-  async function refuseHeldInn(q: Db, teamId: string, inns: string[]) {
-    const held = await invoicesStore(q).innHold(q, teamId, inns)
-    if (held) throw conflict(INVOICE_MESSAGES.innHeld(held.inn, held.state))
-  }
-
-  /**
-   * Credits a paid invoice inside the unit `q`: issued → paid, the team's ledger row «Оплата по счёту
-   * № …» (type topup, like a card top-up: refunds count it the same way) and the team's audit entry.
-   * Undefined when the invoice was no longer issued (paid by someone else first, or cancelled).
-   */
-  async function credit(
-    q: Db,
-    invoiceId: string,
-    f: { amountMicros: number; receivedAt: Date; bankPaymentId: string | null; adminId: string; how: 'statement' | 'assigned' | 'manual' },
-  ) {
-    const now = new Date()
-    const row = await invoicesStore(q).markPaid(q, invoiceId, {
-      paidAt: now,
-      receivedAt: f.receivedAt,
-      paidMicros: f.amountMicros,
-      bankPaymentId: f.bankPaymentId,
-      paidBy: f.adminId,
-    })
-    if (!row) return undefined
-    // The team's row names the member who issued the invoice, as a card top-up's names its payer.
-    const account = { userId: row.issuedBy, teamId: row.teamId }
-    await postMovement(q, {
-      ...account,
-      type: 'topup',
-      amountMicros: f.amountMicros,
-      description: LEDGER.invoice.description(row.number),
-      reference: LEDGER.invoice.reference(row.id),
-      actorId: f.adminId,
-      now,
-    })
-    await rearmLowBalance(q, account)
-    await auditIn(q, {
-      teamId: row.teamId,
-      actorId: f.adminId,
-      action: 'invoice.paid',
-      target: `№ ${row.number}`,
-      details: { amountRub: microsToRub(f.amountMicros), how: f.how, bankPaymentId: f.bankPaymentId, byPlatformAdmin: true },
-      at: now,
-    })
-    return row
-  }
-
-  const paymentToApi = (p: BankPaymentRow) => ({
-    id: p.id,
-    ...(p.invoiceNumber ? { number: p.invoiceNumber } : {}),
-    amountRub: microsToRub(p.amountMicros),
-    reason: p.reason as UnmatchedReason | null,
-    reasonText: p.reason ? (UNMATCHED_REASONS_RU[p.reason as UnmatchedReason] ?? p.reason) : null,
-    status: p.status,
-    paymentNumber: p.orderNumber,
-    date: p.receivedDate ?? p.orderDate,
-    payerName: p.payerName,
-    payerInn: p.payerInn,
-    purpose: p.purpose,
-    importedAt: p.importedAt.toISOString(),
-  })
-
-  const credited = (row: InvoiceRow, amountMicros: number, paymentId: string | null, teamName: string) => ({
-    invoice: row.number,
-    amountRub: microsToRub(amountMicros),
-    invoiceId: row.id,
-    teamId: row.teamId,
-    teamName,
-    paymentId,
-  })
-
+export function invoicesService(deps: InvoicesDeps) {
   return {
-    ...companyService({ db, config, mailer, teams }),
-    ...documentsService({ db, config, mailer, teams }),
-    ...issuingService({ db, config, mailer, teams }),
-
-    // ─── the site admin ────────────────────────────────────────────────────────
-
-    /**
-     * Reads a bank statement and acts on each incoming payment once: matched ones credit their
-     * invoice, the rest wait for the admin with the reason. Payments seen in an earlier import are
-     * not acted on again (those still unmatched are listed again, so the admin sees what waits).
-     */
-    async importStatement(admin: User, file: Blob) {
-      const seller = config.seller
-      if (!seller) throw badRequest(INVOICE_MESSAGES.disabled)
-      let payments: IncomingPayment[]
-      try {
-        payments = readIncomingPayments(new Uint8Array(await file.arrayBuffer()), seller.account)
-      } catch (e) {
-        if (e instanceof StatementError) throw badRequest(e.message)
-        throw e
-      }
-      const named = [...new Set(payments.flatMap((p) => invoiceNumbersIn(p.purpose)))]
-      const invoices = (await store.byNumbers(named)).map((r) => ({ ...r, amountKopecks: kopecksFromMicros(r.amountMicros) }))
-      const teamNames = new Map<string, string>()
-      const teamName = async (id: string) => {
-        if (!teamNames.has(id)) teamNames.set(id, (await teams.teamName(id)) ?? '')
-        return teamNames.get(id)!
-      }
-      const result = { credited: [] as ReturnType<typeof credited>[], unmatched: [] as ReturnType<typeof paymentToApi>[], payments: payments.length, alreadyImported: 0 }
-      for (const m of matchPayments(payments, invoices)) {
-        const p = m.payment
-        const id = newId()
-        const now = new Date()
-        const receivedAt = moscowNoon(p.receivedDate ?? p.date)
-        const outcome = await tx(db, async (q) => {
-          const s = invoicesStore(q)
-          const unmatched = m.status === 'unmatched' ? m : null
-          const inserted = await s.insertBankPayment(q, {
-            id,
-            key: p.key,
-            orderNumber: p.number,
-            orderDate: p.date,
-            receivedDate: p.receivedDate,
-            amountMicros: p.amountMicros,
-            payerInn: p.payerInn,
-            payerKpp: p.payerKpp,
-            payerName: p.payerName,
-            payerAccount: p.payerAccount,
-            payerBik: p.payerBik,
-            purpose: p.purpose,
-            status: 'unmatched',
-            reason: unmatched?.reason ?? null,
-            invoiceNumber: m.status === 'matched' ? m.invoice.number : m.number,
-            invoiceId: null,
-            importedAt: now,
-            importedBy: admin.id,
-          })
-          if (!inserted) return { kind: 'known' as const }
-          if (m.status === 'unmatched') return { kind: 'unmatched' as const }
-          // The payer's INN registered by this team without the admin's confirmation: the money may be
-          // another company's, so it waits for the admin like any unmatched payment.
-          const held = await s.innHold(q, m.invoice.teamId, [p.payerInn])
-          if (held) {
-            await s.resolveBankPayment(q, id, 'unmatched', { reason: held.state === 'pending' ? 'inn_unconfirmed' : 'inn_rejected' })
-            return { kind: 'unmatched' as const }
-          }
-          const row = await credit(q, m.invoice.id, { amountMicros: p.amountMicros, receivedAt, bankPaymentId: id, adminId: admin.id, how: 'statement' })
-          // Paid in the meantime (another import, an assignment, the manual mark): this payment waits for the admin.
-          if (!row) {
-            await s.resolveBankPayment(q, id, 'unmatched', { reason: 'already_paid' })
-            return { kind: 'unmatched' as const }
-          }
-          await s.resolveBankPayment(q, id, 'unmatched', { status: 'credited', reason: null, invoiceId: row.id, resolvedAt: now, resolvedBy: admin.id })
-          return { kind: 'credited' as const, row }
-        })
-        if (outcome.kind === 'credited') {
-          result.credited.push(credited(outcome.row, p.amountMicros, id, await teamName(outcome.row.teamId)))
-          continue
-        }
-        const stored = outcome.kind === 'known' ? await store.bankPaymentByKey(p.key) : await store.bankPayment(id)
-        if (outcome.kind === 'known') result.alreadyImported++
-        if (stored?.status === 'unmatched') result.unmatched.push(paymentToApi(stored))
-      }
-      console.log(
-        `[invoices] statement imported by ${admin.email}: ${payments.length} payment(s), ${result.credited.length} credited, ${result.unmatched.length} unmatched, ${result.alreadyImported} seen before`,
-      )
-      return result
-    },
-
-    bankPayments: async (status: BankPaymentRow['status'], limit: number) => (await store.bankPaymentsByStatus(status, limit)).map(paymentToApi),
-
-    /** An unmatched payment credited to the invoice the admin names, with the amount that came in. */
-    async assign(admin: User, paymentId: string, rawInvoice: string) {
-      const typed = `№ ${rawInvoice.trim()}`
-      const number = invoiceNumbersIn(typed)[0]
-      if (!number) throw badRequest(malformedNumbersIn(typed).length ? INVOICE_MESSAGES.zeroNumber(rawInvoice.trim()) : INVOICE_MESSAGES.assignNumber)
-      const invoice = await store.byNumber(number)
-      if (!invoice) throw notFound(`Счёт № ${number} не найден`)
-      if (!(await store.bankPayment(paymentId))) throw notFound(INVOICE_MESSAGES.paymentNotFound)
-      const now = new Date()
-      const done = await tx(db, async (q) => {
-        const p = await invoicesStore(q).resolveBankPayment(q, paymentId, 'unmatched', { status: 'credited', invoiceId: invoice.id, resolvedAt: now, resolvedBy: admin.id })
-        if (!p) throw conflict(INVOICE_MESSAGES.paymentResolved)
-        await refuseHeldInn(q, invoice.teamId, [p.payerInn, invoice.buyerInn])
-        const row = await credit(q, invoice.id, {
-          amountMicros: p.amountMicros,
-          receivedAt: moscowNoon(p.receivedDate ?? p.orderDate),
-          bankPaymentId: p.id,
-          adminId: admin.id,
-          how: 'assigned',
-        })
-        // Throwing undoes the payment's resolution too: it stays unmatched.
-        if (!row) throw conflict(`Счёт № ${number} уже оплачен или отменён`)
-        return { row, amountMicros: p.amountMicros }
-      })
-      console.log(`[invoices] bank payment ${paymentId} assigned to ${number} by ${admin.email}`)
-      return credited(done.row, done.amountMicros, paymentId, (await teams.teamName(done.row.teamId)) ?? '')
-    },
-
-    /** A payment that is not for an invoice (a provider's payout, a refund to us): off the admin's list, nothing credited. */
-    async dismiss(admin: User, paymentId: string) {
-      if (!(await store.bankPayment(paymentId))) throw notFound(INVOICE_MESSAGES.paymentNotFound)
-      const p = await tx(db, (q) => invoicesStore(q).resolveBankPayment(q, paymentId, 'unmatched', { status: 'dismissed', resolvedAt: new Date(), resolvedBy: admin.id }))
-      if (!p) throw conflict(INVOICE_MESSAGES.paymentResolved)
-      return paymentToApi(p)
-    },
-
-    /** «Отметить оплаченным»: the invoice's amount credited once, as if its payment had been imported. */
-    async markPaid(admin: User, invoiceId: string) {
-      const existing = await store.invoice(invoiceId)
-      if (!existing) throw notFound(INVOICE_MESSAGES.notFound)
-      const now = new Date()
-      const row = await tx(db, async (q) => {
-        await refuseHeldInn(q, existing.teamId, [existing.buyerInn])
-        return credit(q, invoiceId, { amountMicros: existing.amountMicros, receivedAt: now, bankPaymentId: null, adminId: admin.id, how: 'manual' })
-      })
-      if (!row) throw conflict(INVOICE_MESSAGES.notIssued)
-      console.log(`[invoices] ${row.number} marked paid by ${admin.email}`)
-      return views.adminInvoice(row, (await teams.teamName(row.teamId)) ?? '')
-    },
+    ...companyService(deps),
+    ...issuingService(deps),
+    ...documentsService(deps),
+    ...receivingService(deps),
   }
 }
 
