@@ -41,7 +41,7 @@ export type Caller = {
   requestId?: string
   /** Read earlier by this instance (PostgreSQL): a plan's input, not its proof (see `cache`). */
   cached?: boolean
-  /** Reads this caller afresh, with every check of a first read (set on cached callers by gateway/index.ts). */
+  /** Reads this caller afresh, with every check of a first read (set on cached callers by gateway/auth.ts). */
   reread?: () => Promise<Caller>
 }
 

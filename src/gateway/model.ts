@@ -63,6 +63,9 @@ export const OpenAIErrorBody = t.Object(
   { title: 'OpenAIError' },
 )
 
+/** A route's error responses: OpenAI's error body under each status. */
+export const errorsOf = (...statuses: number[]) => Object.fromEntries(statuses.map((s) => [s, OpenAIErrorBody]))
+
 /** GET /v1/responses/{id}/input_items: OpenAI's cursor list. */
 export const ResponseItemList = t.Object(
   {

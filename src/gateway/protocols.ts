@@ -109,3 +109,5 @@ export function protocolsService(deps: GatewayDeps, pipe: Pipeline) {
     },
   }
 }
+
+export type ProtocolsService = ReturnType<typeof protocolsService>
