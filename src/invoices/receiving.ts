@@ -3,6 +3,7 @@
 // its file comes back), the payments left unmatched, assigned to an invoice or dismissed by hand, and
 // «Отметить оплаченным». Every credit goes through credit.ts.
 
+import { moscowMs } from '../content/moscow'
 import { tx } from '../db/tx'
 import { newId } from '../lib/crypto'
 import { badRequest, conflict, notFound } from '../lib/errors'
@@ -18,7 +19,7 @@ import { invoicesStore } from './store'
 import { invoiceViews } from './views'
 
 /** `2026-11-21` (a bank's date) → noon of that Moscow day: the instant a month or a receipt is counted at. */
-const moscowNoon = (isoDay: string) => new Date(`${isoDay}T12:00:00+03:00`)
+const moscowNoon = (isoDay: string) => new Date(moscowMs(isoDay, '12:00:00'))
 
 const paymentToApi = (p: BankPaymentRow) => ({
   id: p.id,
