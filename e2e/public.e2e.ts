@@ -140,6 +140,7 @@ test('without articles the landing hides the blog teaser and /blog shows its emp
 })
 
 test('every public page renders without console errors at 1280 and 360 px', async ({ page }) => {
+  test.slow() // twenty page loads with full-page shots: a minute is too little on a busy machine
   seedOnce()
   const consoleWatch = watchConsole(page)
   const pages: Array<[name: string, path: string, heading: string | RegExp]> = [
