@@ -123,7 +123,7 @@ export function createApp(s: Services) {
   return (
     new Elysia({ serve: { maxRequestBodySize: MAX_REQUEST_BODY }, websocket: WS_SERVER_OPTIONS })
       .use(errorHandler)
-      // /v1 reads its own bodies, after the caller's key is checked (gateway/index.ts).
+      // /v1 reads its own bodies, after the caller's key is checked (gateway/auth.ts).
       .use(bodyLimits(BODY_FAMILIES, DEFAULT_BODY_LIMIT, ['/v1']))
       .use(v1Protocol)
       .onRequest(({ set }) => {

@@ -2,7 +2,7 @@
 // from Content-Length before a byte is read (and counted while streaming when there is none), and a
 // nesting-depth limit checked by a linear scan before JSON.parse — a 20 000-level body used to stall
 // the event loop for 20 s in validation. Every body of every route goes through `bodyLimits`'
-// parse hook, except /v1: the gateway reads its own bodies after the key is checked (gateway/index.ts).
+// parse hook, except /v1: the gateway reads its own bodies after the key is checked (gateway/auth.ts).
 import { type AnyElysia, Elysia } from 'elysia'
 import { AppError } from './errors'
 
