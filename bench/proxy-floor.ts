@@ -6,20 +6,14 @@
 
 import { UPSTREAM_KEY } from '../src/test-support/gateway'
 import { startFakeUpstream } from '../src/upstream/demo'
+import { startBareProxy } from './bare-proxy'
 
 const CONCURRENCY = 64
 const ROUNDS = 4
 const PER_ROUND = 3000
 
 const upstream = await startFakeUpstream({ tokenDelayMs: 0, faults: false, apiKey: UPSTREAM_KEY })
-const port = 20_000 + Math.floor(Math.random() * 20_000)
-const proxy = Bun.spawn(['bun', new URL('./bare-proxy.ts', import.meta.url).pathname], {
-  env: { ...process.env, UPSTREAM: upstream.url, PORT: String(port) },
-  stdout: 'pipe',
-  stderr: 'inherit',
-})
-const reader = proxy.stdout.getReader()
-if (!new TextDecoder().decode((await reader.read()).value).includes('ready')) throw new Error('the proxy did not start')
+const proxy = await startBareProxy(upstream.url)
 
 /** Completed requests per second with CONCURRENCY workers sending back to back. */
 async function throughput(url: string, body: string, count: number): Promise<number> {
@@ -39,7 +33,7 @@ async function throughput(url: string, body: string, count: number): Promise<num
 
 try {
   const direct = `${upstream.url}/chat/completions`
-  const proxied = `http://127.0.0.1:${port}/chat/completions`
+  const proxied = `${proxy.url}/chat/completions`
   console.log(`proxy floor: Bun ${Bun.version}, ${navigator.hardwareConcurrency} CPUs, concurrency ${CONCURRENCY}, ${ROUNDS} × ${PER_ROUND} requests per side\n`)
   for (const stream of [false, true]) {
     const body = JSON.stringify({ model: 'openai/gpt-3.5-turbo', messages: [{ role: 'user', content: 'Привет' }], max_tokens: 16, stream })
@@ -62,6 +56,6 @@ try {
     )
   }
 } finally {
-  proxy.kill()
+  await proxy.stop()
   await upstream.stop()
 }

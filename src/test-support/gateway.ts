@@ -4,19 +4,24 @@
 import { ceilUnits, dec, mul } from '../lib/decimal'
 import { type DemoUpstreamOptions, startFakeUpstream } from '../upstream/demo'
 import { databaseReader } from './db-reader'
-import { client, registerUser, startServer } from './server'
+import { client, registerUser, type StartServerOptions, startServer } from './server'
 
 export const TEST_RATE = '92.5431'
 type Admin = Awaited<ReturnType<typeof registerUser>>
 export const UPSTREAM_KEY = 'sk-or-v1-test-upstream-key'
 export const FALLBACK_KEY = 'sk-or-v1-test-fallback-key'
 
-/** `fallback`: a second fake router (its own key) configured as FALLBACK_UPSTREAM_*. */
-export async function startGateway(env: Record<string, string> = {}, upstreamOpts: DemoUpstreamOptions = {}, fallbackOpts?: DemoUpstreamOptions) {
+/** `fallback`: a second fake router (its own key) configured as FALLBACK_UPSTREAM_*; `serverOpts`: see startServer. */
+export async function startGateway(
+  env: Record<string, string> = {},
+  upstreamOpts: DemoUpstreamOptions = {},
+  fallbackOpts?: DemoUpstreamOptions,
+  serverOpts: StartServerOptions = {},
+) {
   const upstream = await startFakeUpstream({ faults: true, tokenDelayMs: 2, apiKey: UPSTREAM_KEY, ...upstreamOpts })
   const fallback = fallbackOpts ? await startFakeUpstream({ faults: true, tokenDelayMs: 2, apiKey: FALLBACK_KEY, ...fallbackOpts }) : null
   const second: Record<string, string> = fallback ? { FALLBACK_UPSTREAM_URL: fallback.url, FALLBACK_UPSTREAM_API_KEY: FALLBACK_KEY } : {}
-  const server = await startServer({ OPENROUTER_API_KEY: UPSTREAM_KEY, OPENROUTER_BASE_URL: upstream.url, USD_RUB_RATE: TEST_RATE, ...second, ...env })
+  const server = await startServer({ OPENROUTER_API_KEY: UPSTREAM_KEY, OPENROUTER_BASE_URL: upstream.url, USD_RUB_RATE: TEST_RATE, ...second, ...env }, serverOpts)
   const read = databaseReader(server.databaseUrl)
   async function customer(email?: string) {
     const u = await registerUser(server.url, email)

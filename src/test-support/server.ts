@@ -25,13 +25,16 @@ export type TestServer = {
   resume: () => void
 }
 
-export async function startServer(env: Record<string, string> = {}): Promise<TestServer> {
+/** `bunFlags`: extra flags for `bun` before the entry (a profile: `--cpu-prof`, …); none by default. */
+export type StartServerOptions = { bunFlags?: string[] }
+
+export async function startServer(env: Record<string, string> = {}, options: StartServerOptions = {}): Promise<TestServer> {
   // The port is chosen here so PUBLIC_URL can name it: links and payment return URLs are built
   // from PUBLIC_URL only, and tests follow them. Another process may take the port in between:
   // then the start is retried on a new one.
   for (let attempt = 1; ; attempt++) {
     try {
-      return await startOnce(env)
+      return await startOnce(env, options.bunFlags ?? [])
     } catch (e) {
       if (attempt >= 4 || !(e instanceof PortTaken)) throw e
     }
@@ -40,12 +43,12 @@ export async function startServer(env: Record<string, string> = {}): Promise<Tes
 
 class PortTaken extends Error {}
 
-async function startOnce(env: Record<string, string>): Promise<TestServer> {
+async function startOnce(env: Record<string, string>, bunFlags: string[]): Promise<TestServer> {
   const dataDir = env.DATA_DIR ?? mkdtempSync(join(tmpdir(), 'gateway-test-'))
   const port = env.PORT ?? String(freePort())
   const pg = await testDatabase(env, dataDir)
   if (pg) env = { ...env, DATABASE_URL: pg.url }
-  const proc: Subprocess<'ignore', 'pipe', 'pipe'> = Bun.spawn(['bun', ENTRY], {
+  const proc: Subprocess<'ignore', 'pipe', 'pipe'> = Bun.spawn(['bun', ...bunFlags, ENTRY], {
     env: {
       PATH: process.env.PATH!,
       HOME: process.env.HOME ?? '/tmp',
