@@ -8,7 +8,6 @@
 // On PostgreSQL it is a round trip, so the instance keeps what it read for a moment (see `cache`).
 import { and, eq, isNull, sql } from 'drizzle-orm'
 import { users } from '../auth/schema'
-import { onPostgres } from '../db/dialect'
 import { compiled, prepared } from '../db/prepared'
 import type { Db } from '../db/types'
 import { writer } from '../db/writer'
@@ -46,12 +45,14 @@ export type Caller = {
 }
 
 /**
- * How long an instance on PostgreSQL reuses a caller it read: the read is a round trip on every /v1
- * request otherwise (bench/README.md, issue 25). A cached caller is never trusted with money: its
- * hold checks the key, the membership and the account as they are now and is refused when they
- * changed (money/holds CallerChanged), and a plan the cached balance or budgets could have
- * limited reads the caller afresh first (gateway/pipeline.ts). Any change made through this
- * instance's /api forgets every cached caller (app.ts); another instance's is seen within this.
+ * How long an instance reuses a caller it read: the read is a round trip on every /v1 request on
+ * PostgreSQL (bench/README.md, issue 25), and a statement in the write queue on SQLite. A cached
+ * caller is never trusted with money: its hold checks the account and the budgets as they are now
+ * and, when a level cannot take the plan, reads the caller again (money/holds CallerChanged); on
+ * PostgreSQL the batch also checks the key and the membership; a plan the cached balance or budgets
+ * could have limited reads the caller afresh first (gateway/pipeline.ts). Any change made through
+ * this instance's /api forgets every cached caller (app.ts) — on SQLite, the only process, that is
+ * every change of a key, a membership or an account; another instance's is seen within this.
  */
 export const CALLER_CACHE_MS = 1000
 const CACHE_SIZE = 10_000
@@ -62,9 +63,8 @@ export function forgetCallers(): void {
   cache.clear()
 }
 
-/** `read`, or what it gave within CALLER_CACHE_MS (PostgreSQL only; `fresh` reads anyway). */
+/** `read`, or what it gave within CALLER_CACHE_MS (`fresh` reads anyway). */
 async function cachedRead(key: string, fresh: boolean, read: () => Promise<Caller | undefined>): Promise<Caller | undefined> {
-  if (!onPostgres) return read()
   const now = Date.now()
   const hit = fresh ? undefined : cache.get(key)
   if (hit && now - hit.at < CALLER_CACHE_MS) return hit.caller && { ...hit.caller, cached: true }

@@ -89,8 +89,11 @@ export const spendFromLevel = (l: LevelAfter | undefined): SpendAfter | undefine
 
 const p = sql.placeholder
 
-/** The statements of one level, over its table: `where` names the row. */
-function levelStatements(db: Db, t: BudgetTable, where: SQL) {
+/**
+ * The statements of one level, over its table: `where` names the row; `onSettle` columns a settlement
+ * sets as well (the key's lastUsedAt: one UPDATE of the key's row instead of two).
+ */
+function levelStatements(db: Db, t: BudgetTable, where: SQL, onSettle: Record<string, SQL> = {}) {
   // The current period start of this row's period, from the starts the caller computed with the clock.
   const current = sql`(case ${t.budgetPeriod} when 'day' then cast(${p('day')} as bigint) when 'week' then cast(${p('week')} as bigint) when 'month' then cast(${p('month')} as bigint) else 0 end)`
   const rolled = sql`(case when ${t.budgetPeriodStart} < ${current} then 0 else ${t.budgetSpentMicros} end)`
@@ -112,7 +115,7 @@ function levelStatements(db: Db, t: BudgetTable, where: SQL) {
       db,
       db
         .update(t)
-        .set({ budgetSpentMicros: sql`${rolled} + ${p('charge')}`, budgetPeriodStart: greatest(t.budgetPeriodStart, current), budgetHeldMicros: back })
+        .set({ budgetSpentMicros: sql`${rolled} + ${p('charge')}`, budgetPeriodStart: greatest(t.budgetPeriodStart, current), budgetHeldMicros: back, ...onSettle })
         .where(and(where, sql`(${unlimited} or ${t.budgetLimitMicros} - ${rolled} - ${back} >= ${p('charge')})`))
         .returning(state),
     ),
@@ -139,7 +142,7 @@ function levelStatements(db: Db, t: BudgetTable, where: SQL) {
 
 const statements = (db: Db) =>
   prepared(db, 'budgets', () => ({
-    key: levelStatements(db, apiKeys, sql`${apiKeys.id} = ${p('keyId')}`),
+    key: levelStatements(db, apiKeys, sql`${apiKeys.id} = ${p('keyId')}`, { lastUsedAt: sql`${p('now')}` }),
     member: levelStatements(db, teamMembers, sql`${teamMembers.teamId} = ${p('teamId')} and ${teamMembers.userId} = ${p('userId')}`),
     claimAlert: compiled(
       db,
@@ -169,10 +172,11 @@ export async function releaseBudget(q: Db, level: Level, reserved: number, lock 
 
 /**
  * Inside the settling unit, the fast path: gives `reserved` back and counts `charge` if it fits the
- * budget. The row after (undefined when it does not fit — or the row is gone).
+ * budget; a key's row also takes `now` as its lastUsedAt. The row after (undefined when it does not
+ * fit — or the row is gone).
  */
-export async function settleBudget(q: Db, level: Level, reserved: number, charge: number, at: number): Promise<BudgetState | undefined> {
-  const [row] = await stmtsOf(q, level).settle.rows(q, { ...rowOf(level), ...periodStarts(at), reserved, charge })
+export async function settleBudget(q: Db, level: Level, reserved: number, charge: number, at: number, now: number): Promise<BudgetState | undefined> {
+  const [row] = await stmtsOf(q, level).settle.rows(q, { ...rowOf(level), ...periodStarts(at), reserved, charge, now })
   return row && budgetIn(row)
 }
 

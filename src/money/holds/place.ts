@@ -12,7 +12,7 @@ import { now as clockNow } from '../periods'
 import { pgBatches } from './pg'
 import { pgReserves } from './settle'
 import { statements } from './statements'
-import { CallerChanged, HoldRefused, type HoldRequest } from './types'
+import { CallerChanged, type HoldLevel, HoldRefused, type HoldRequest } from './types'
 
 /**
  * Reserves the amount on every level at once — the key's budget, the member's budget, the balance
@@ -49,14 +49,17 @@ export async function placeHold(db: Db, req: HoldRequest): Promise<string> {
     if (held === 'placed') return id
     if (req.cached) throw new CallerChanged()
   }
+  // A level that cannot take a plan made from a cached read refuses nothing yet: read the caller
+  // again and plan anew (the plan may fit once capped to what is really left).
+  const refused = (level: HoldLevel) => (req.cached ? new CallerChanged() : new HoldRefused(level))
   return tx(db, async (q) => {
     const s = statements(q)
     const at = clockNow()
-    if (keyHeld && !(await reserveBudget(q, { kind: 'key', keyId: req.apiKeyId! }, amount, at))) throw new HoldRefused('key')
-    if (memberHeld && !(await reserveBudget(q, { kind: 'member', teamId: req.teamId!, userId: req.userId }, amount, at))) throw new HoldRefused('member')
+    if (keyHeld && !(await reserveBudget(q, { kind: 'key', keyId: req.apiKeyId! }, amount, at))) throw refused('key')
+    if (memberHeld && !(await reserveBudget(q, { kind: 'member', teamId: req.teamId!, userId: req.userId }, amount, at))) throw refused('member')
     if (req.teamId) {
-      if ((await s.reserveTeam.rows(q, { teamId: req.teamId, amount })).length === 0) throw new HoldRefused('team')
-    } else if ((await s.reserve.rows(q, { userId: req.userId, amount })).length === 0) throw new HoldRefused('personal')
+      if ((await s.reserveTeam.rows(q, { teamId: req.teamId, amount })).length === 0) throw refused('team')
+    } else if ((await s.reserve.rows(q, { userId: req.userId, amount })).length === 0) throw refused('personal')
     await s.insertHold.run(q, row)
     return id
   })

@@ -57,12 +57,13 @@ const usageValues = (facts: UsageFacts): UsageBindings => ({
 const touchedByDb = new WeakMap<object, Map<string, number>>()
 
 /**
- * Writes the usage row, the daily rollup and the key's lastUsedAt; returns the usage row's id. The
- * three are independent, so they are sent together (on PostgreSQL the driver pipelines them on the
- * unit's connection, in this order): one round trip instead of three while the settling unit holds
- * the hot key and balance rows (bench/README.md, issue 25). Any of them failing still fails the unit.
+ * Writes the usage row, the daily rollup and the key's lastUsedAt (unless the key's settlement set it:
+ * `keyTouched`); returns the usage row's id. The three are independent, so they are sent together (on
+ * PostgreSQL the driver pipelines them on the unit's connection, in this order): one round trip
+ * instead of three while the settling unit holds the hot key and balance rows (bench/README.md,
+ * issue 25). Any of them failing still fails the unit.
  */
-async function logUsage(q: Db, hold: OpenHold, facts: UsageFacts, costMicros: number, now: Date): Promise<string> {
+async function logUsage(q: Db, hold: OpenHold, facts: UsageFacts, costMicros: number, now: Date, keyTouched = false): Promise<string> {
   const s = statements(q)
   const at = now.getTime()
   const id = newId()
@@ -92,7 +93,7 @@ async function logUsage(q: Db, hold: OpenHold, facts: UsageFacts, costMicros: nu
       upstreamNano: usdToNano(facts.upstreamCostUsd),
     }),
   )
-  if (hold.apiKeyId) {
+  if (hold.apiKeyId && !keyTouched) {
     let touched = touchedByDb.get(s)
     if (!touched) touchedByDb.set(s, (touched = new Map()))
     if (touched.get(hold.apiKeyId) !== at) {
@@ -253,7 +254,7 @@ async function settleOpen(q: Db, holdId: string, hold: OpenHold, chargeMicros: n
   const counted: number[] = []
   const after: Array<SpendAfter | undefined> = []
   for (const { level, reserved } of levels) {
-    const row = await settleBudget(q, level, reserved, charged, at)
+    const row = await settleBudget(q, level, reserved, charged, at, now.getTime())
     if (row) {
       counted.push(charged)
       after.push(row)
@@ -263,6 +264,8 @@ async function settleOpen(q: Db, holdId: string, hold: OpenHold, chargeMicros: n
       after.push(undefined)
     }
   }
+  // The key's settlement (levelsOf puts it first) set its lastUsedAt when it counted the charge.
+  const keyTouched = levels[0]?.level.kind === 'key' && after[0] !== undefined
   const account = { userId: hold.userId, teamId: hold.teamId }
   const charge = (amountMicros: number, releaseHeldMicros: number) =>
     postMovement(q, {
@@ -293,7 +296,7 @@ async function settleOpen(q: Db, holdId: string, hold: OpenHold, chargeMicros: n
     if (counted[i] !== charged) after[i] = (await addBudgetSpent(q, level, charged - counted[i]!)) ?? after[i]
   }
   if (chargeMicros > heldFor) console.warn(`[billing] request ${holdId} (${facts.model}): cost ${chargeMicros} µ₽ exceeds its hold ${heldFor} µ₽`)
-  const usageId = await logUsage(q, hold, facts, charged, now)
+  const usageId = await logUsage(q, hold, facts, charged, now, keyTouched)
   if (charged < chargeMicros) {
     // Never a silent cap: what the balance or a budget could not take is the platform's loss, recorded per request.
     const uncovered = chargeMicros - charged
