@@ -7,6 +7,9 @@ import type { Db } from '../db/types'
 import { type AccountRef, ledgerEntries, moscowDay } from '../money'
 import { teams } from '../teams/schema'
 
+/** The offset written into the grouping SQL as a literal: a parameter in both SELECT and GROUP BY would be two different expressions to PostgreSQL. */
+const MSK_SQL = sql.raw(String(MSK_OFFSET_MS))
+
 /** The ledger rows of an account: a team's, or the user's personal ones (no team). */
 const ofAccount = (a: AccountRef): SQL => (a.teamId ? eq(ledgerEntries.teamId, a.teamId) : and(eq(ledgerEntries.userId, a.userId), isNull(ledgerEntries.teamId))!)
 
@@ -61,10 +64,10 @@ export const billingStore = (db: Db) => ({
         union all
         select 'usage_day' as kind, g.last_id as id, 'usage' as type, g.amount, e.balance_after_micros as "balanceAfter",
                '' as description, g.at, g.n, g.day_number as "dayNumber"
-          from (select (created_at + ${MSK_OFFSET_MS}) / 86400000 as day_number, max(id) as last_id, sum(amount_micros) as amount,
+          from (select (created_at + ${MSK_SQL}) / 86400000 as day_number, max(id) as last_id, sum(amount_micros) as amount,
                        max(created_at) as at, count(*) as n
                   from ledger_entries where ${ofAccountRaw(a)} and type = 'usage'
-                 group by (created_at + ${MSK_OFFSET_MS}) / 86400000) g
+                 group by (created_at + ${MSK_SQL}) / 86400000) g
           join ledger_entries e on e.id = g.last_id
       ) h order by at desc, id desc limit ${limit} offset ${offset}`,
     )
