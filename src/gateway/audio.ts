@@ -23,6 +23,7 @@ import { formatMicros, microsToRub } from '../lib/money'
 import type { Caller } from './callers'
 import { fromFetchFailure, upstreamFailed } from './errors'
 import type { Pipeline } from './pipeline'
+import { generationRecord } from './reconcile'
 import type { ChatShape } from './shape'
 import type { GatewayDeps, Prepared } from './types'
 import { endUserId } from './upstream-body'
@@ -204,16 +205,9 @@ export function audioService(deps: GatewayDeps, pipe: Pipeline) {
   /** The generation's reported cost in USD, asked until the router has published it; undefined if it never does. */
   async function reportedCost(p: Prepared, id: string | null): Promise<number | undefined> {
     if (!id) return undefined
-    for (const wait of GENERATION_WAITS_MS) {
-      if (wait) await Bun.sleep(wait)
-      try {
-        const stats = await pipe.answeredBy(p).generation(id) // the router that answered: the second one while the first is down
-        if (stats && Number.isFinite(stats.totalCost) && stats.totalCost >= 0) return stats.totalCost
-      } catch (e) {
-        console.warn(`[billing] generation ${id} lookup failed: ${(e as Error).message}`)
-      }
-    }
-    return undefined
+    // The router that answered: the second one while the first is down.
+    const stats = await generationRecord(pipe.answeredBy(p), id, GENERATION_WAITS_MS, (s) => Number.isFinite(s.totalCost) && s.totalCost >= 0)
+    return stats?.totalCost
   }
 
   /** Settles a speech request from its generation's cost, else at the catalogue price × the characters (and says so). */

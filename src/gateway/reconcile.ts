@@ -5,7 +5,7 @@
 import { usdToMicros } from '../catalog/pricing'
 import { dec } from '../lib/decimal'
 import type { Endpoint, GenerationSettler, UsageFacts } from '../money'
-import type { UpstreamClient } from '../upstream/client'
+import type { GenerationStats, UpstreamClient } from '../upstream/client'
 import type { UpstreamName } from '../upstream/pool'
 import { sendAlerts } from './charge'
 import type { Streamed } from './relay'
@@ -14,6 +14,28 @@ import type { Usage } from './wire'
 
 /** The router publishes generation stats with a delay: asked again after each of these waits. */
 const GENERATION_RETRY_MS = [500, 1000, 2000, 4000]
+
+/**
+ * The router's record of generation `id`, asked after each of `waits` (ms; 0 asks at once) until it is
+ * published and `usable`; undefined when it never is. A failed lookup is logged and asked again.
+ */
+export async function generationRecord(
+  router: Pick<UpstreamClient, 'generation'>,
+  id: string,
+  waits: readonly number[],
+  usable: (stats: GenerationStats) => boolean = () => true,
+): Promise<GenerationStats | undefined> {
+  for (const wait of waits) {
+    if (wait) await Bun.sleep(wait)
+    try {
+      const stats = await router.generation(id)
+      if (stats && usable(stats)) return stats
+    } catch (e) {
+      console.warn(`[billing] generation ${id} lookup failed: ${(e as Error).message}`)
+    }
+  }
+  return undefined
+}
 
 /** The pipeline's settle, as reconciling calls it. */
 type Settle = (
@@ -34,20 +56,12 @@ type Settle = (
  */
 export function reconciler(answeredBy: (p: Prepared) => Pick<UpstreamClient, 'generation'>, settle: Settle) {
   return async function reconcile(p: Prepared, upstreamId: string | null, streamed: Streamed, status: 'success' | 'cancelled' = 'cancelled') {
-    if (upstreamId)
-      for (const wait of GENERATION_RETRY_MS) {
-        await Bun.sleep(wait)
-        try {
-          const stats = await answeredBy(p).generation(upstreamId)
-          if (stats) {
-            const usage = { cost: stats.totalCost, prompt_tokens: stats.tokensPrompt, completion_tokens: stats.tokensCompletion }
-            await settle(p, usage, upstreamId, stats.cancelled ? 'cancelled' : status)
-            return
-          }
-        } catch (e) {
-          console.warn(`[billing] generation ${upstreamId} lookup failed: ${(e as Error).message}`)
-        }
-      }
+    const stats = upstreamId ? await generationRecord(answeredBy(p), upstreamId, GENERATION_RETRY_MS) : undefined
+    if (stats) {
+      const usage = { cost: stats.totalCost, prompt_tokens: stats.tokensPrompt, completion_tokens: stats.tokensCompletion }
+      await settle(p, usage, upstreamId, stats.cancelled ? 'cancelled' : status)
+      return
+    }
     console.warn(`[billing] ${upstreamId ?? 'an unnamed generation'} (${p.modelId}): no record from the router; charged a guess within the hold`)
     await settle(p, guessed(p, streamed), upstreamId, status, 0, undefined, undefined, p.holdMicros)
   }
