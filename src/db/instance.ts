@@ -26,6 +26,9 @@ export const LEASE_RENEW_MS = Math.max(200, Math.floor(HOLD_LEASE_MS / 3))
  */
 let renewedAt = Date.now()
 
+/** The start of the last renewal that committed (the process's start before the first). */
+export const lastRenewal = (): number => renewedAt
+
 /** A renewal that began at `startedAt` committed: the lease is ours until startedAt + HOLD_LEASE_MS. */
 export function leaseRenewed(startedAt: number): void {
   renewedAt = Math.max(renewedAt, startedAt)

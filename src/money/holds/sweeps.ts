@@ -4,7 +4,7 @@
 
 import { and, eq, isNotNull, isNull, lt, ne, notInArray, sql } from 'drizzle-orm'
 import { onPostgres } from '../../db/dialect'
-import { HOLD_LEASE_MS, INSTANCE_ID, LEASE_RENEW_MS, LEASE_TOKEN, leaseHeld, leaseRenewed } from '../../db/instance'
+import { HOLD_LEASE_MS, INSTANCE_ID, LEASE_RENEW_MS, LEASE_TOKEN, lastRenewal, leaseHeld, leaseRenewed } from '../../db/instance'
 import { noteDatabaseFailure } from '../../db/outage'
 import { write } from '../../db/tx'
 import type { Db } from '../../db/types'
@@ -136,8 +136,6 @@ export function startHoldLeases(
   },
 ): () => void {
   let sweepFrom = 0
-  /** The start of the last renewal that committed. */
-  let renewed = Date.now()
   /** Whether the lease was found lost (the reserves fenced, the log told once) and not yet renewed. */
   let lost = false
   const renew = async () => {
@@ -146,18 +144,18 @@ export function startHoldLeases(
       lost = true
       const fenced = reservesIfAny(db)?.fence() ?? 0
       console.warn(
-        `[billing] ${INSTANCE_ID}: no lease renewal for ${now - renewed} ms (lease ${HOLD_LEASE_MS} ms): other instances may give its holds back; ${fenced} reserve(s) fenced`,
+        `[billing] ${INSTANCE_ID}: no lease renewal for ${now - lastRenewal()} ms (lease ${HOLD_LEASE_MS} ms): other instances may give its holds back; ${fenced} reserve(s) fenced`,
       )
     }
     await write(db, (q) => statements(q).renewLeases.run(q, { token: LEASE_TOKEN, leaseUntil: now + HOLD_LEASE_MS }))
+    const since = now - lastRenewal()
     leaseRenewed(now)
     if (lost) {
       // The others were likely cut off too: their holds are not swept before they had two renewals.
       sweepFrom = Date.now() + 2 * LEASE_RENEW_MS
-      console.log(`[billing] ${INSTANCE_ID}: lease renewed after ${now - renewed} ms; requests are held from reserves again`)
+      console.log(`[billing] ${INSTANCE_ID}: lease renewed after ${since} ms; requests are held from reserves again`)
       lost = false
     }
-    renewed = now
   }
   const sweep = () => releaseLapsedHolds(db, Date.now(), settler)
   const guarded = (job: () => Promise<unknown>) => {
