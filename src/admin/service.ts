@@ -4,12 +4,13 @@ import type { AuthService, PublicUser } from '../auth/service'
 import { billingService } from '../billing/service'
 import type { BlogService } from '../blog/service'
 import type { RateProvider } from '../catalog/rate'
+import { overDeductionMessage } from '../content/ledger'
 import { tx } from '../db/tx'
 import type { Db } from '../db/types'
 import type { KeysService } from '../keys/service'
 import { toDecimalString } from '../lib/decimal'
 import { badRequest, notFound } from '../lib/errors'
-import { formatRubRu, formatSignedMicros, microsToRub, rubToMicros } from '../lib/money'
+import { formatSignedMicros, microsToRub, rubToMicros } from '../lib/money'
 import { InsufficientFundsError, moscowDay, moscowDayStart, postMovement, rearmLowBalance } from '../money'
 import { auditIn, type TeamsService } from '../teams/service'
 import type { UpstreamClient } from '../upstream/client'
@@ -107,13 +108,6 @@ export function adminService({ db, auth, upstream, rates, blog, teams, keys }: A
     return text || DEFAULT_DESCRIPTION
   }
 
-  /** Why a deduction was refused, with what is held when that is the reason (the dialog words it the same way). */
-  function overDeduction({ balanceMicros, heldMicros }: { balanceMicros: number; heldMicros: number }): string {
-    if (heldMicros <= 0) return `Нельзя списать больше, чем есть на балансе: сейчас на нём ${formatRubRu(balanceMicros)}`
-    const available = Math.max(0, balanceMicros - heldMicros)
-    return `Нельзя списать больше, чем доступно: на балансе ${formatRubRu(balanceMicros)}, из них ${formatRubRu(heldMicros)} зарезервировано под выполняющиеся запросы — списать можно не больше ${formatRubRu(available)}`
-  }
-
   /**
    * Posts an admin adjustment to an account — personal, or a team's (then the admin is the row's
    * user and actor); a deduction takes at most what is available: the balance less what running
@@ -147,7 +141,8 @@ export function adminService({ db, auth, upstream, rates, blog, teams, keys }: A
       })
     } catch (e) {
       if (!(e instanceof InsufficientFundsError)) throw e
-      throw badRequest(overDeduction((await moneyNow()) ?? { balanceMicros: 0, heldMicros: 0 }))
+      const money = await moneyNow()
+      throw badRequest(overDeductionMessage(microsToRub(money?.balanceMicros ?? 0), microsToRub(money?.heldMicros ?? 0)))
     }
     return {
       balance: microsToRub(movement.balanceAfterMicros),

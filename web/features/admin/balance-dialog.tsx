@@ -1,5 +1,6 @@
 import { type FormEvent, useId, useState } from 'react'
 import { formatRublesExact } from '../../../src/content/format'
+import { availableRubles, overDeductionMessage } from '../../../src/content/ledger'
 import { Button } from '../../components/button'
 import { Dialog } from '../../components/dialog'
 import { Input, textareaClasses } from '../../components/input'
@@ -31,15 +32,6 @@ export const AMOUNT_INVALID = 'Введите сумму числом: напр�
 
 /** Micro-rubles of a ruble amount: the balance check in integers, as the server does it (no float drift). */
 const toMicros = (rubles: number) => Math.round(rubles * 1_000_000)
-
-/** The inline reason, worded as the server's refusal so either source reads the same. */
-export const overDeductionMessage = (balance: number, held = 0) =>
-  held > 0
-    ? `Нельзя списать больше, чем доступно: на балансе ${formatRublesExact(balance)}, из них ${formatRublesExact(held)} зарезервировано под выполняющиеся запросы — списать можно не больше ${formatRublesExact(available(balance, held))}`
-    : `Нельзя списать больше, чем есть на балансе: сейчас на нём ${formatRublesExact(balance)}`
-
-/** What a deduction may take: the balance less what is held, in rubles (integers underneath). */
-const available = (balance: number, held: number) => Math.max(0, toMicros(balance) - toMicros(held)) / 1_000_000
 
 /**
  * Spec §2: the user (or a team), the current balance and a signed amount — positive tops up,
@@ -88,7 +80,7 @@ export function BalanceDialog({ user, onClose, onDone }: { user: BalanceTarget |
   const preview = user && Number.isFinite(amount) && amount !== 0 ? user.balance + amount : null
   // Deducting more than is available (held money pays for running requests): refused before it is
   // sent, so «Применить» stays off.
-  const overDeduction = user !== null && Number.isFinite(amount) && toMicros(available(user.balance, user.held)) + toMicros(amount) < 0
+  const overDeduction = user !== null && Number.isFinite(amount) && toMicros(availableRubles(user.balance, user.held)) + toMicros(amount) < 0
 
   return (
     <Dialog
@@ -115,7 +107,8 @@ export function BalanceDialog({ user, onClose, onDone }: { user: BalanceTarget |
             {user.held > 0 && (
               <span className="mt-1 block" data-testid="balance-held">
                 Зарезервировано под выполняющиеся запросы: <span className="font-medium whitespace-nowrap text-slate-900 tabular-nums">{formatRublesExact(user.held)}</span> —
-                списать можно не больше <span className="font-medium whitespace-nowrap text-slate-900 tabular-nums">{formatRublesExact(available(user.balance, user.held))}</span>
+                списать можно не больше{' '}
+                <span className="font-medium whitespace-nowrap text-slate-900 tabular-nums">{formatRublesExact(availableRubles(user.balance, user.held))}</span>
               </span>
             )}
           </>
@@ -145,7 +138,7 @@ export function BalanceDialog({ user, onClose, onDone }: { user: BalanceTarget |
                 {overDeductionMessage(user.balance, user.held)}.{' '}
                 <button
                   type="button"
-                  onClick={() => setValue(String(-available(user.balance, user.held)))}
+                  onClick={() => setValue(String(-availableRubles(user.balance, user.held)))}
                   className="font-medium whitespace-nowrap text-red-700 underline underline-offset-2 hover:text-red-800"
                 >
                   {user.held > 0 ? 'Списать всё доступное' : 'Списать весь остаток'}
