@@ -83,9 +83,7 @@ function ipv6Groups(ip: string): number[] | null {
  * 16–47). These are judged by their IPv4 rather than refused whole: a DNS64 resolver answers every
  * IPv4-only host with a 64:ff9b:: address, and public 6to4 hosts exist.
  */
-function embeddedIPv4(ip: string): string | null {
-  const g = ipv6Groups(ip)
-  if (!g) return null
+function embeddedIPv4(g: number[]): string | null {
   const v4 = (hi: number, lo: number) => `${hi >> 8}.${hi & 0xff}.${lo >> 8}.${lo & 0xff}`
   const zeros = (from: number, to: number) => g.slice(from, to).every((x) => x === 0)
   if (zeros(0, 5) && g[5] === 0xffff) return v4(g[6]!, g[7]!)
@@ -104,9 +102,11 @@ export const isPrivateAddress = (ip: string) => {
   if (family === 4) return PRIVATE_V4.check(ip, 'ipv4')
   const bare = ip.replace(/%.*$/, '')
   if (PRIVATE_V6.check(bare, 'ipv6')) return true
-  const carried = embeddedIPv4(bare)
-  // An address whose carried IPv4 cannot be read is refused: we cannot tell where it leads.
-  return carried === null ? ipv6Groups(bare) === null : PRIVATE_V4.check(carried, 'ipv4')
+  // An address that cannot be read is refused: we cannot tell where it leads.
+  const groups = ipv6Groups(bare)
+  if (!groups) return true
+  const carried = embeddedIPv4(groups)
+  return carried !== null && PRIVATE_V4.check(carried, 'ipv4')
 }
 
 const WEBHOOK_MESSAGES = {
