@@ -91,7 +91,8 @@ const warmupId = () => `resp_${sha256(crypto.randomUUID()).slice(0, 48)}`
 
 /** The events that end a turn: once one is sent the client may send the next response.create. */
 const TERMINAL = new Set(['response.completed', 'response.incomplete', 'response.failed', 'error'])
-const MAYBE_TERMINAL = /"type":\s*"(response\.completed|response\.incomplete|response\.failed|error)"/
+/** A cheap test before the parse: the same names, as they stand in a frame's text. */
+const MAYBE_TERMINAL = new RegExp(`"type":\\s*"(${[...TERMINAL].map((t) => t.replaceAll('.', '\\.')).join('|')})"`)
 
 /** Whether a frame is a terminal event (parsed only when its text may be one: a few frames a turn). */
 function isTerminal(frame: string): boolean {
