@@ -10,7 +10,7 @@ import { generationSettler } from './gateway/reconcile'
 import { purgeExpiredResponses } from './gateway/stored-responses'
 import { closeSockets } from './gateway/ws'
 import { createMailer } from './mail/service'
-import { releaseStaleHolds, startHoldLeases, stopReserves } from './money'
+import { chargesApplied, releaseStaleHolds, startHoldLeases, stopReserves } from './money'
 import { purgeExpired } from './system/housekeeping'
 import { startWebhookWorker } from './teams/webhooks'
 
@@ -112,7 +112,8 @@ async function shutdown(signal: string) {
   clearTimeout(force)
   for (const job of Object.values(app.store.cron ?? {})) (job as { stop(): void }).stop()
   stopCheckpointer()
-  // The charges written for answers already sent are applied, and this instance's reserves given back.
+  // The charges of answers already sent are applied, and this instance's reserves given back.
+  await chargesApplied(db)
   await stopReserves(db).catch((e) => console.error(`[billing] reserves not closed at stop: ${(e as Error).message}; the others apply and release them once the lease lapses`))
   stopHoldLeases()
   stopWebhooks()

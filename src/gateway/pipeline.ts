@@ -10,6 +10,7 @@ import {
   CallerChanged,
   now as clockNow,
   closeDurably,
+  closeForAnswer,
   type Endpoint,
   type HoldLevel,
   HoldRefused,
@@ -154,11 +155,10 @@ export function pipeline(deps: GatewayDeps) {
     })
     // The database not answering does not lose the charge: the hold stays and the settlement is
     // retried until it commits; the answer the router delivered goes out with the charge it will get.
+    // A charge within the hold does not wait for the commit on SQLite (money closeForAnswer).
     const account = { userId: p.caller.userId, teamId: p.caller.teamId, apiKeyId: p.caller.apiKey?.id ?? null }
-    const closed = await closeDurably(p.holdId, () => settleHold(db, p.holdId, charge.micros, facts, { withinHold: p.limited, account, onApplied: alert }), alert)
-    if (closed.deferred) return charge.micros
-    alert(closed.result)
-    return closed.result?.chargedMicros ?? 0
+    const unit = () => settleHold(db, p.holdId, charge.micros, facts, { withinHold: p.limited, account, onApplied: alert })
+    return closeForAnswer(p.holdId, { micros: charge.micros, heldMicros: p.holdMicros }, unit, alert)
   }
 
   const alert = (settled: Settled | null) => sendAlerts(deps.notify, settled)

@@ -29,7 +29,7 @@ export {
   spentNow,
 } from './budgets'
 export { daysBetween, moscowDay, moscowDayStart, nextDay } from './days'
-export { closeDurably, noteGeneration } from './holds/durable'
+export { closeDurably, closeForAnswer, noteGeneration } from './holds/durable'
 export { chargesApplied, stopReserves } from './holds/pg'
 export { placeHold } from './holds/place'
 export { releaseHold, settleHold } from './holds/settle'

@@ -3,13 +3,27 @@
 
 import { ceilUnits, dec, mul } from '../lib/decimal'
 import { type DemoUpstreamOptions, startFakeUpstream } from '../upstream/demo'
-import { databaseReader } from './db-reader'
+import { databaseReader, type Reader } from './db-reader'
 import { client, registerUser, type StartServerOptions, startServer } from './server'
 
 export const TEST_RATE = '92.5431'
 type Admin = Awaited<ReturnType<typeof registerUser>>
 export const UPSTREAM_KEY = 'sk-or-v1-test-upstream-key'
 export const FALLBACK_KEY = 'sk-or-v1-test-fallback-key'
+
+/**
+ * Reads the server's database behind its back once the answers it already sent are in the books: on
+ * SQLite an answer goes out before its settlement commits (money closeForAnswer), and the server's
+ * reads of money wait for those settlements. One such read (GET /v1/key; without a key, a 401 after
+ * the wait) comes first, when the server runs.
+ */
+function settledReader(serverUrl: string, read: Reader): Reader {
+  return async (sql, ...params) => {
+    // A server that is not running (killed by the test) has nothing in flight.
+    await fetch(`${serverUrl}/v1/key`).then((res) => res.body?.cancel(), () => {})
+    return read(sql, ...params)
+  }
+}
 
 /** `fallback`: a second fake router (its own key) configured as FALLBACK_UPSTREAM_*; `serverOpts`: see startServer. */
 export async function startGateway(
@@ -22,7 +36,7 @@ export async function startGateway(
   const fallback = fallbackOpts ? await startFakeUpstream({ faults: true, tokenDelayMs: 2, apiKey: FALLBACK_KEY, ...fallbackOpts }) : null
   const second: Record<string, string> = fallback ? { FALLBACK_UPSTREAM_URL: fallback.url, FALLBACK_UPSTREAM_API_KEY: FALLBACK_KEY } : {}
   const server = await startServer({ OPENROUTER_API_KEY: UPSTREAM_KEY, OPENROUTER_BASE_URL: upstream.url, USD_RUB_RATE: TEST_RATE, ...second, ...env }, serverOpts)
-  const read = databaseReader(server.databaseUrl)
+  const read = settledReader(server.url, databaseReader(server.databaseUrl))
   async function customer(email?: string) {
     const u = await registerUser(server.url, email)
     const res = await u.api.post('/api/auth/api-keys', { name: 'test' }, u.accessToken)

@@ -2,12 +2,13 @@
 // commits, and a long answer's generation is noted on its hold so that a crash still charges it.
 
 import { and, eq, isNull } from 'drizzle-orm'
+import { onPostgres } from '../../db/dialect'
 import { noteDatabaseFailure } from '../../db/outage'
 import { write } from '../../db/tx'
 import type { Db } from '../../db/types'
 import { type HoldGeneration, holds } from '../schema'
 import { carving, reservesIfAny } from './pg'
-import type { Closed } from './types'
+import type { Closed, Settled } from './types'
 
 /**
  * Remembers the router's generation id on the hold (the first id wins), with what a settlement from
@@ -113,4 +114,45 @@ function retryClosing<T>(holdId: string, unit: () => Promise<T>, late: ((result:
     },
     CLOSE_RETRY_MS[Math.min(attempt, CLOSE_RETRY_MS.length - 1)],
   )
+}
+
+/** Settlements of answers already sent (closeForAnswer): the reads that show money and a graceful stop wait for them. */
+const afterAnswers = new Set<Promise<void>>()
+
+/** Resolves once every settlement of an answer already sent has run (committed, deferred or failed). */
+export const answersSettled = (): Promise<unknown> => (afterAnswers.size === 0 ? Promise.resolve() : Promise.all(afterAnswers))
+
+/**
+ * Closes the hold of an answer about to go out (closeDurably) and answers what the customer is told it
+ * cost. A charge within its hold is that charge whatever the books say: the hold reserved it on every
+ * level, so no budget and no balance can cap it. On SQLite such an answer does not wait for the
+ * settlement's group commit (about half a millisecond at concurrency 1, bench/README.md): the unit runs
+ * in the next one, `settled` gets its result, and the reads that show money wait for it
+ * (chargesApplied). What a crash in that millisecond costs is the router's charge for answers already
+ * sent — ours, never the customer's: the hold is given back at the next start. On PostgreSQL the answer
+ * waits, as the reserves' crash guarantee needs (reserves.ts), and so does a charge beyond its hold,
+ * which the unit may cap.
+ */
+export async function closeForAnswer(
+  holdId: string,
+  charge: { micros: number; heldMicros: number },
+  unit: () => Promise<Settled | null>,
+  settled: (result: Settled | null) => void,
+): Promise<number> {
+  if (!onPostgres && charge.micros <= charge.heldMicros) {
+    const running: Promise<void> = closeDurably(holdId, unit, settled)
+      .then(
+        (closed) => {
+          if (!closed.deferred) settled(closed.result)
+        },
+        (e) => console.error(`[billing] hold ${holdId}: settlement after the answer failed: ${(e as Error).message}; the hold waits for the stale-hold sweep`),
+      )
+      .finally(() => afterAnswers.delete(running))
+    afterAnswers.add(running)
+    return charge.micros
+  }
+  const closed = await closeDurably(holdId, unit, settled)
+  if (closed.deferred) return charge.micros
+  settled(closed.result)
+  return closed.result?.chargedMicros ?? 0
 }

@@ -9,6 +9,7 @@ import { now as clockNow, periodStarts } from '../periods'
 import { batched } from '../pg/queue'
 import { holdBatch, type PgHeld, type PgHoldItem, type PgSettleItem, type PgSettleOutcome, settleBatch } from '../pg/statements'
 import { existingReserves } from '../reserves'
+import { answersSettled } from './durable'
 
 /** The batch queues of a PostgreSQL database (money/pg/queue.ts): holds, and settlements. */
 export function pgBatches(db: Db) {
@@ -40,9 +41,14 @@ export async function servedFromReserve(db: Db, holdId: string) {
 /** Reserve-backed requests being moved to hold rows of their own (noteGeneration): their closing waits for it. */
 export const carving = new Map<string, Promise<unknown>>()
 
-/** Resolves once the charges this process has applying (reserves, PostgreSQL) are in the books: reads that show money wait for it. */
+/**
+ * Resolves once the charges of answers this process already sent are in the books (reserves on
+ * PostgreSQL, settlements after the answer on SQLite: durable.ts closeForAnswer): reads that show
+ * money wait for it, and so does a graceful stop.
+ */
 export function chargesApplied(db: Db): Promise<unknown> {
-  return reservesIfAny(db)?.applied() ?? Promise.resolve()
+  const reserves = reservesIfAny(db)
+  return reserves ? Promise.all([reserves.applied(), answersSettled()]) : answersSettled()
 }
 
 /** At a graceful stop: the pending charges applied, the reserves given back. */
