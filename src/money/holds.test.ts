@@ -1,13 +1,15 @@
 import { afterEach, expect, test } from 'bun:test'
 import { eq } from 'drizzle-orm'
 import { users } from '../auth/schema'
+import { onPostgres } from '../db/dialect'
 import { INSTANCE_ID } from '../db/instance'
 import { write } from '../db/tx'
 import type { Db } from '../db/types'
+import { writer } from '../db/writer'
 import { apiKeys } from '../keys/schema'
 import { addAccount, usageFacts as facts, moneyOf } from '../test-support/billing'
 import { openTestDatabase } from '../test-support/database'
-import { HoldRefused, placeHold, releaseLapsedHolds, releaseStaleHolds, settleHold } from './index'
+import { chargesApplied, closeForAnswer, HoldRefused, placeHold, releaseLapsedHolds, releaseStaleHolds, type Settled, settleHold } from './index'
 import { holds, uncoveredCosts } from './schema'
 
 const opened: Array<() => Promise<void>> = []
@@ -182,4 +184,32 @@ test('an answer whose hold another instance gave back (its lease lapsed) is stil
   ])
   // A sweep settling a hold someone else closed knows no owner: nothing is charged.
   expect(await settleHold(db, await sweptHold(0), 1, { ...facts, holdId: 'x' })).toBeNull()
+})
+
+test('on SQLite a charge within its hold is answered before its unit commits; the reads of money wait for it', async () => {
+  const { db, account } = await freshDb(1_000_000)
+  const id = await placeHold(db, { userId: 'u1', teamId: null, apiKeyId: null, amountMicros: 300_000 })
+  const resume = writer(db).pause() // the group commit held back: the settlement cannot run yet
+  const results: Array<Settled | null> = []
+  const settle = () => settleHold(db, id, 120_000, facts)
+  const told = await closeForAnswer(id, { micros: 120_000, heldMicros: 300_000 }, settle, (r) => results.push(r))
+  let applied = false
+  const reads = chargesApplied(db).then(() => (applied = true))
+  await Bun.sleep(20)
+  expect(told).toBe(120_000)
+  if (onPostgres) {
+    // PostgreSQL answers after the commit (there is no group commit to hold back): the books already show it.
+    expect(await account()).toEqual({ balance: 880_000, held: 0 })
+  } else {
+    expect(results).toEqual([])
+    expect(applied).toBe(false)
+  }
+  resume()
+  await reads
+  expect(results).toEqual([{ chargedMicros: 120_000, lowBalance: undefined, budgets: [] }])
+  expect(await account()).toEqual({ balance: 880_000, held: 0 })
+  // A charge beyond its hold may be capped: its answer waits for the unit and tells what it took.
+  const small = await placeHold(db, { userId: 'u1', teamId: null, apiKeyId: null, amountMicros: 1_000 })
+  expect(await closeForAnswer(small, { micros: 2_000_000, heldMicros: 1_000 }, () => settleHold(db, small, 2_000_000, facts), () => {})).toBe(880_000)
+  expect(await account()).toEqual({ balance: 0, held: 0 })
 })
