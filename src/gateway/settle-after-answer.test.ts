@@ -1,10 +1,11 @@
 // On SQLite an answer whose charge fits its hold goes out before its settlement commits (money
 // closeForAnswer). Nothing may show it: a read of money right after the answer sees the charge, a
 // graceful stop right after a burst of answers writes every charge, and the books check.
+
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { onPostgres } from '../db/dialect'
 import { databaseReader } from '../test-support/db-reader'
 import { expectedCharge, startGateway } from '../test-support/gateway'
@@ -33,7 +34,16 @@ describe('an answer before its settlement commits', () => {
       const res = await chat(c.key, i % 2 === 1)
       expect(res.status).toBe(200)
       const body = await res.text()
-      const costRub = i % 2 === 1 ? JSON.parse(body.split('\n').filter((l) => l.includes('"cost_rub"')).at(-1)!.slice(6)).usage.cost_rub : JSON.parse(body).usage.cost_rub
+      const costRub =
+        i % 2 === 1
+          ? JSON.parse(
+              body
+                .split('\n')
+                .filter((l) => l.includes('"cost_rub"'))
+                .at(-1)!
+                .slice(6),
+            ).usage.cost_rub
+          : JSON.parse(body).usage.cost_rub
       charged += Math.round(Number(costRub) * 1e6)
       // No wait between the answer and the reads: they wait for the settlement themselves.
       const [balance, usage, key] = await Promise.all([

@@ -210,6 +210,13 @@ test('on SQLite a charge within its hold is answered before its unit commits; th
   expect(await account()).toEqual({ balance: 880_000, held: 0 })
   // A charge beyond its hold may be capped: its answer waits for the unit and tells what it took.
   const small = await placeHold(db, { userId: 'u1', teamId: null, apiKeyId: null, amountMicros: 1_000 })
-  expect(await closeForAnswer(small, { micros: 2_000_000, heldMicros: 1_000 }, () => settleHold(db, small, 2_000_000, facts), () => {})).toBe(880_000)
+  expect(
+    await closeForAnswer(
+      small,
+      { micros: 2_000_000, heldMicros: 1_000 },
+      () => settleHold(db, small, 2_000_000, facts),
+      () => {},
+    ),
+  ).toBe(880_000)
   expect(await account()).toEqual({ balance: 0, held: 0 })
 })

@@ -20,7 +20,10 @@ export const FALLBACK_KEY = 'sk-or-v1-test-fallback-key'
 function settledReader(serverUrl: string, read: Reader): Reader {
   return async (sql, ...params) => {
     // A server that is not running (killed by the test) has nothing in flight.
-    await fetch(`${serverUrl}/v1/key`).then((res) => res.body?.cancel(), () => {})
+    await fetch(`${serverUrl}/v1/key`).then(
+      (res) => res.body?.cancel(),
+      () => {},
+    )
     return read(sql, ...params)
   }
 }
