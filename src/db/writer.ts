@@ -97,24 +97,28 @@ export function createGroupCommit(sqlite: Database, db = undefined as unknown as
       if (pending.length > 0) schedule()
       return
     }
+    // A turn with one unit (every turn at concurrency 1) needs no savepoint: its transaction is one.
+    const alone = units.length === 1
     try {
       for (const u of units) {
-        if (!u.single) savepoint.run()
+        const own = !u.single && !alone
+        if (own) savepoint.run()
         try {
           let value = current.run(inUnit, () => u.work(db))
           // Only bodies that await pay for a turn of the microtask queue.
           if (isThenable(value)) value = await value
           results.push({ ok: true, value })
-          if (!u.single) release.run()
+          if (own) release.run()
         } catch (error) {
-          if (!u.single) {
+          if (own) {
             rollbackUnit.run()
             release.run()
           }
           results.push({ ok: false, error })
         }
       }
-      commit.run()
+      if (alone && !results[0]!.ok) rollback.run()
+      else commit.run()
     } catch (e) {
       // The commit itself failed (disk full, I/O error): nothing of this turn was written.
       try {
