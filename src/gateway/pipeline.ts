@@ -158,7 +158,8 @@ export function pipeline(deps: GatewayDeps) {
     // A charge within the hold does not wait for the commit on SQLite (money closeForAnswer).
     const account = { userId: p.caller.userId, teamId: p.caller.teamId, apiKeyId: p.caller.apiKey?.id ?? null }
     const unit = () => settleHold(db, p.holdId, charge.micros, facts, { withinHold: p.limited, account, onApplied: alert })
-    return closeForAnswer(p.holdId, { micros: charge.micros, heldMicros: p.holdMicros }, unit, alert)
+    const giveBack = (e: Error) => void release(p, `settlement failed: ${e.message}`, upstreamId).catch(() => {})
+    return closeForAnswer(p.holdId, { micros: charge.micros, heldMicros: p.holdMicros }, unit, alert, giveBack)
   }
 
   const alert = (settled: Settled | null) => sendAlerts(deps.notify, settled)

@@ -9,7 +9,7 @@ import { writer } from '../db/writer'
 import { apiKeys } from '../keys/schema'
 import { addAccount, usageFacts as facts, moneyOf } from '../test-support/billing'
 import { openTestDatabase } from '../test-support/database'
-import { chargesApplied, closeForAnswer, HoldRefused, placeHold, releaseLapsedHolds, releaseStaleHolds, type Settled, settleHold } from './index'
+import { chargesApplied, closeForAnswer, HoldRefused, placeHold, releaseHold, releaseLapsedHolds, releaseStaleHolds, type Settled, settleHold } from './index'
 import { holds, uncoveredCosts } from './schema'
 
 const opened: Array<() => Promise<void>> = []
@@ -192,7 +192,13 @@ test('on SQLite a charge within its hold is answered before its unit commits; th
   const resume = writer(db).pause() // the group commit held back: the settlement cannot run yet
   const results: Array<Settled | null> = []
   const settle = () => settleHold(db, id, 120_000, facts)
-  const told = await closeForAnswer(id, { micros: 120_000, heldMicros: 300_000 }, settle, (r) => results.push(r))
+  const told = await closeForAnswer(
+    id,
+    { micros: 120_000, heldMicros: 300_000 },
+    settle,
+    (r) => results.push(r),
+    () => {},
+  )
   let applied = false
   const reads = chargesApplied(db).then(() => (applied = true))
   await Bun.sleep(20)
@@ -216,7 +222,32 @@ test('on SQLite a charge within its hold is answered before its unit commits; th
       { micros: 2_000_000, heldMicros: 1_000 },
       () => settleHold(db, small, 2_000_000, facts),
       () => {},
+      () => {},
     ),
   ).toBe(880_000)
   expect(await account()).toEqual({ balance: 0, held: 0 })
+})
+
+test('on SQLite a settlement after the answer that fails (not the database) hands its error to the caller, who gives the hold back', async () => {
+  const { db, account } = await freshDb(1_000_000)
+  const id = await placeHold(db, { userId: 'u1', teamId: null, apiKeyId: null, amountMicros: 300_000 })
+  const failed: string[] = []
+  let released: Promise<unknown> = Promise.resolve()
+  const broken = async (): Promise<Settled | null> => {
+    throw new Error('a fault in the unit')
+  }
+  const release = (e: Error) => {
+    failed.push(e.message)
+    released = releaseHold(db, id, facts)
+  }
+  if (onPostgres) {
+    // PostgreSQL answers after the unit: its error reaches the answer's caller directly.
+    await expect(closeForAnswer(id, { micros: 120_000, heldMicros: 300_000 }, broken, () => {}, release)).rejects.toThrow('a fault in the unit')
+    return
+  }
+  expect(await closeForAnswer(id, { micros: 120_000, heldMicros: 300_000 }, broken, () => {}, release)).toBe(120_000)
+  await chargesApplied(db)
+  expect(failed).toEqual(['a fault in the unit'])
+  await released
+  expect(await account()).toEqual({ balance: 1_000_000, held: 0 })
 })

@@ -138,6 +138,8 @@ export async function closeForAnswer(
   charge: { micros: number; heldMicros: number },
   unit: () => Promise<Settled | null>,
   settled: (result: Settled | null) => void,
+  /** A settlement after the answer that failed for a reason other than the database: as an answer that waited would have, the caller gives the hold back. */
+  failed: (error: Error) => void,
 ): Promise<number> {
   if (!onPostgres && charge.micros <= charge.heldMicros) {
     const running: Promise<void> = closeDurably(holdId, unit, settled)
@@ -145,7 +147,10 @@ export async function closeForAnswer(
         (closed) => {
           if (!closed.deferred) settled(closed.result)
         },
-        (e) => console.error(`[billing] hold ${holdId}: settlement after the answer failed: ${(e as Error).message}; the hold waits for the stale-hold sweep`),
+        (e) => {
+          console.error(`[billing] hold ${holdId}: settlement after the answer failed: ${(e as Error).message}; the hold is given back`)
+          failed(e as Error)
+        },
       )
       .finally(() => afterAnswers.delete(running))
     afterAnswers.add(running)
