@@ -324,8 +324,9 @@ describe('a dropped connection', () => {
 describe('a slow reader', () => {
   test('pauses the upstream instead of queueing its events: the turn ends only once the client reads', async () => {
     const c = await funded()
-    // A raw client that stops reading: three lifecycle events of 8 MB each (they repeat the
-    // instructions): more than the loopback's socket buffers can take in on both sides, so the server must wait.
+    // A raw client that stops reading: three lifecycle events of 16 MB each (they repeat the
+    // instructions). The paused receiver's buffer autotunes up to tcp_rmem's maximum (32 MB here) and
+    // once took in two 8 MB events: two of these never fit, so the server must wait before the last.
     const sock = connectTcp(Number(new URL(gw.url).port), '127.0.0.1')
     await new Promise((resolve) => sock.once('connect', resolve))
     let received = 0
@@ -337,7 +338,7 @@ describe('a slow reader', () => {
       await eventually(() => received > 0)
       sock.pause()
       const calls = gw.upstream.generations.size
-      sock.write(maskedFrame(JSON.stringify(create({ input: 'Привет', instructions: 'и'.repeat(4 * 1024 * 1024), max_output_tokens: 8 }))))
+      sock.write(maskedFrame(JSON.stringify(create({ input: 'Привет', instructions: 'и'.repeat(8 * 1024 * 1024), max_output_tokens: 8 }))))
       await eventually(() => gw.upstream.generations.size > calls) // the upstream has written its whole answer
       // Without the pause the turn settles about 0.3 s after the upstream's end here; with it, never while the client waits.
       await Bun.sleep(1500)
@@ -346,7 +347,7 @@ describe('a slow reader', () => {
       expect(paused.held).toBeGreaterThan(0)
       sock.resume()
       await eventually(async () => (await gw.books(c.user.id)).usage.length === 1)
-      await eventually(() => received > 3 * 8 * 1024 * 1024) // then all three reach it
+      await eventually(() => received > 3 * 16 * 1024 * 1024) // then all three reach it
       expect((await gw.books(c.user.id)).held).toBe(0)
     } finally {
       // a paused connection left open would hold up the graceful stop at the end of this file
