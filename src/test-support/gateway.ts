@@ -14,16 +14,14 @@ export const FALLBACK_KEY = 'sk-or-v1-test-fallback-key'
 /**
  * Reads the server's database behind its back once the answers it already sent are in the books: on
  * SQLite an answer goes out before its settlement commits (money closeForAnswer), and the server's
- * reads of money wait for those settlements. One such read (GET /v1/key; without a key, a 401 after
- * the wait) comes first, when the server runs.
+ * reads of money wait for those settlements — even one without credentials, which waits before its
+ * 401 (GET /api/billing/balance; /v1's key check answers first, without the wait). One such read
+ * comes first, when the server runs.
  */
 function settledReader(serverUrl: string, read: Reader): Reader {
   return async (sql, ...params) => {
     // A server that is not running (killed by the test) has nothing in flight.
-    await fetch(`${serverUrl}/v1/key`).then(
-      (res) => res.body?.cancel(),
-      () => {},
-    )
+    await fetch(`${serverUrl}/api/billing/balance`).then((res) => res.body?.cancel(), () => {})
     return read(sql, ...params)
   }
 }
