@@ -21,7 +21,10 @@ export const FALLBACK_KEY = 'sk-or-v1-test-fallback-key'
 function settledReader(serverUrl: string, read: Reader): Reader {
   return async (sql, ...params) => {
     // A server that is not running (killed by the test) has nothing in flight.
-    await fetch(`${serverUrl}/api/billing/balance`).then((res) => res.body?.cancel(), () => {})
+    await fetch(`${serverUrl}/api/billing/balance`).then(
+      (res) => res.body?.cancel(),
+      () => {},
+    )
     return read(sql, ...params)
   }
 }
