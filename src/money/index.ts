@@ -29,8 +29,8 @@ export {
   spentNow,
 } from './budgets'
 export { daysBetween, moscowDay, moscowDayStart, nextDay } from './days'
-export { closeDurably, closeForAnswer, noteGeneration } from './holds/durable'
-export { chargesApplied, stopReserves } from './holds/pg'
+export { chargesApplied, closeDurably, closeForAnswer, noteGeneration } from './holds/durable'
+export { stopReserves } from './holds/pg'
 export { placeHold } from './holds/place'
 export { releaseHold, settleHold } from './holds/settle'
 export { releaseLapsedHolds, releaseStaleHolds, startHoldLeases } from './holds/sweeps'

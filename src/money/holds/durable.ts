@@ -1,5 +1,7 @@
 // Closing a hold whatever the database does: a settlement the database refused is retried until it
-// commits, and a long answer's generation is noted on its hold so that a crash still charges it.
+// commits, and a long answer's generation is noted on its hold so that a crash still charges it. On
+// SQLite an answer's settlement may run after it (closeForAnswer); the reads that show money wait for
+// those, and for the reserves' pending charges on PostgreSQL (chargesApplied).
 
 import { and, eq, isNull } from 'drizzle-orm'
 import { onPostgres } from '../../db/dialect'
@@ -119,8 +121,16 @@ function retryClosing<T>(holdId: string, unit: () => Promise<T>, late: ((result:
 /** Settlements of answers already sent (closeForAnswer): the reads that show money and a graceful stop wait for them. */
 const afterAnswers = new Set<Promise<void>>()
 
-/** Resolves once every settlement of an answer already sent has run (committed, deferred or failed). */
-export const answersSettled = (): Promise<unknown> => (afterAnswers.size === 0 ? Promise.resolve() : Promise.all(afterAnswers))
+/**
+ * Resolves once the charges of answers this process already sent are in the books — the settlements
+ * after the answer (closeForAnswer: run, deferred or failed) and, on PostgreSQL, the reserves' pending
+ * charges: reads that show money wait for it, and so does a graceful stop.
+ */
+export function chargesApplied(db: Db): Promise<unknown> {
+  const settling = afterAnswers.size === 0 ? Promise.resolve() : Promise.all(afterAnswers)
+  const reserves = reservesIfAny(db)
+  return reserves ? Promise.all([reserves.applied(), settling]) : settling
+}
 
 /**
  * Closes the hold of an answer about to go out (closeDurably) and answers what the customer is told it

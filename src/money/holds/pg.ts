@@ -1,5 +1,5 @@
 // PostgreSQL's queues for holds and settlements (pg/queue.ts, pg/statements.ts), and this process's
-// reserves (reserves.ts): which requests are served from one, and the reads that wait for their charges.
+// reserves (reserves.ts): which requests are served from one, and the stop that gives them back.
 
 import { moneyDb } from '../../db/client'
 import { onPostgres } from '../../db/dialect'
@@ -9,7 +9,6 @@ import { now as clockNow, periodStarts } from '../periods'
 import { batched } from '../pg/queue'
 import { holdBatch, type PgHeld, type PgHoldItem, type PgSettleItem, type PgSettleOutcome, settleBatch } from '../pg/statements'
 import { existingReserves } from '../reserves'
-import { answersSettled } from './durable'
 
 /** The batch queues of a PostgreSQL database (money/pg/queue.ts): holds, and settlements. */
 export function pgBatches(db: Db) {
@@ -40,16 +39,6 @@ export async function servedFromReserve(db: Db, holdId: string) {
 
 /** Reserve-backed requests being moved to hold rows of their own (noteGeneration): their closing waits for it. */
 export const carving = new Map<string, Promise<unknown>>()
-
-/**
- * Resolves once the charges of answers this process already sent are in the books (reserves on
- * PostgreSQL, settlements after the answer on SQLite: durable.ts closeForAnswer): reads that show
- * money wait for it, and so does a graceful stop.
- */
-export function chargesApplied(db: Db): Promise<unknown> {
-  const reserves = reservesIfAny(db)
-  return reserves ? Promise.all([reserves.applied(), answersSettled()]) : answersSettled()
-}
 
 /** At a graceful stop: the pending charges applied, the reserves given back. */
 export async function stopReserves(db: Db): Promise<void> {
