@@ -80,6 +80,7 @@ const key = (id: string, name: string, extra: Partial<ApiKey> = {}): ApiKey => (
   teamId: null,
   owner: null,
   budget: { limitRub: null, period: 'month', spent: 0, remaining: null, resetsAt: null } as unknown as ApiKey['budget'],
+  residency: 'any',
   monthlyLimit: null,
   monthSpent: 1.234567,
   createdAt: '2025-05-20T10:00:00Z',

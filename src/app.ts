@@ -47,17 +47,16 @@ import { createNotifier } from './teams/notify'
 import { teamsService } from './teams/service'
 import { uploadsRoutes } from './uploads'
 import { MAX_UPLOAD_BYTES, UPLOAD_MESSAGES, uploadsService } from './uploads/service'
-import { createUpstreamClient } from './upstream/client'
-import { createUpstreams } from './upstream/pool'
+import { createUpstreams, firstRouterClient } from './upstream/pool'
 
 export async function createServices(config: Config, db: Db, mailer: Mailer) {
   // Budget periods read "now" here: the real clock, or a test clock outside production.
   setClockFile(config.testClockFile)
-  const upstream = createUpstreamClient(config)
-  // Requests to /v1 go through these: the primary router and, when configured, the second one.
+  const upstream = firstRouterClient(config)
+  // Requests to /v1 go through these: the routers and the other upstreams, in the order they are tried.
   const upstreams = createUpstreams(config, upstream)
   const rates = await createRateProvider(config, db, upstream.mode === 'demo')
-  const catalog = await createCatalog(db, upstream)
+  const catalog = await createCatalog(db, upstream, config.upstreams)
   const uploads = uploadsService(config, db)
   const images = createImageStore(config, db, chatPictures(db))
   // Deleting an account deletes its files: their rows go in the deleting unit, the bytes right after.

@@ -5,6 +5,8 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { MARKUP_PERCENT, WELCOME_BONUS_RUB } from './content/terms'
 import { accountError, bikError, innError, kppError, type SellerDetails, TAX_REGIMES, type TaxRegime } from './invoices/requisites'
+import type { UpstreamEntry } from './upstream/kinds/types'
+import { parseUpstreamsFile, UpstreamsFileError, upstreamList } from './upstream/registry'
 
 export class ConfigError extends Error {}
 
@@ -143,6 +145,27 @@ function fallbackUpstream(env: Env): { baseUrl: string; apiKey: string } | null 
   return baseUrl && apiKey ? Object.freeze({ baseUrl, apiKey }) : null
 }
 
+/** The upstream list (UPSTREAMS_FILE read and checked here: a bad file stops the start naming the entry and the field). */
+function upstreams(env: Env): readonly UpstreamEntry[] {
+  const path = env.UPSTREAMS_FILE?.trim()
+  let file: UpstreamEntry[] = []
+  if (path) {
+    let text: string
+    try {
+      text = readFileSync(resolve(path), 'utf8')
+    } catch (e) {
+      throw new ConfigError(`UPSTREAMS_FILE ${path} cannot be read: ${(e as Error).message}`)
+    }
+    try {
+      file = parseUpstreamsFile(text, resolve(path))
+    } catch (e) {
+      throw e instanceof UpstreamsFileError ? new ConfigError(e.message) : e
+    }
+  }
+  const openrouter = { baseUrl: url(env, 'OPENROUTER_BASE_URL', 'https://openrouter.ai/api/v1')!, apiKey: env.OPENROUTER_API_KEY?.trim() || null }
+  return Object.freeze(upstreamList({ openrouter, fallback: fallbackUpstream(env), file }))
+}
+
 export function loadConfig(env: Env = process.env) {
   const port = int(env, 'PORT', 3000, 0, 65535)
   const dataDir = resolve(env.DATA_DIR?.trim() || './data')
@@ -207,6 +230,11 @@ export function loadConfig(env: Env = process.env) {
     upstreamTimeoutMs: int(env, 'UPSTREAM_TIMEOUT_MS', 300_000, 100, 3_600_000),
     /** A second router speaking the same protocol, used while the first is down (its breaker open, or every retry failed). */
     fallbackUpstream: fallbackUpstream(env),
+    /**
+     * Every upstream, in the order a request tries them: the routers of OPENROUTER_* (the built-in demo
+     * router without a key: `apiKey` '') and FALLBACK_UPSTREAM_*, then UPSTREAMS_FILE's (upstream/registry.ts).
+     */
+    upstreams: upstreams(env),
     /**
      * Each upstream's circuit breaker (per instance): over the last `windowMs`, at least `minRequests`
      * requests of which more than `failurePercent` % failed open it; requests then fail fast (or go to

@@ -8,7 +8,7 @@ import {
   type ActivityStatus,
   PROTOCOL_LABELS,
   STATUS_LABELS,
-  UPSTREAM_SHORT_LABELS,
+  upstreamShortLabel,
   WEB_SESSION_LABEL,
 } from '../../src/content/activity'
 import { moscowMs } from '../../src/content/moscow'
@@ -128,7 +128,7 @@ function printDetail(d: ActivityDetail, team: boolean) {
     ],
     ['Длительность', `${integer(d.latencyMs)} мс`],
     ['До 1-го токена', d.ttftMs !== null && `${integer(d.ttftMs)} мс`],
-    ['Провайдер', UPSTREAM_SHORT_LABELS[d.upstream]],
+    ['Провайдер', upstreamShortLabel(d.upstream)],
     ['x-request-id', d.requestId],
     ['ID генерации', d.generationId],
   ]

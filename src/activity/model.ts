@@ -1,7 +1,6 @@
 import { t } from 'elysia'
 import { ACTIVITY_PROTOCOLS, ACTIVITY_STATUSES, type ActivityProtocol } from '../content/activity'
 import type { Endpoint } from '../money'
-import { UPSTREAM_NAMES } from '../upstream/names'
 
 // The content module names exactly the endpoints the usage rows record (a compile-time check).
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false
@@ -82,7 +81,7 @@ export const ActivityDetail = t.Object(
     requestId: Nullable(t.String(), 'x-request-id, который получил клиент'),
     generationId: Nullable(t.String(), 'ID генерации у провайдера моделей'),
     responseId: Nullable(t.String(), 'ID ответа, который видел клиент (msg_…, resp_…), если он другой'),
-    upstream: t.UnionEnum([...UPSTREAM_NAMES], { description: 'Кто ответил: основной провайдер моделей или резервный' }),
+    upstream: t.String({ description: 'Кто ответил: primary (основной провайдер), fallback (резервный) или id провайдера из UPSTREAMS_FILE' }),
     upstreamCostUsd: Nullable(t.String(), 'Стоимость у провайдера, USD; null — провайдер её не сообщил (тогда — по ценам модели)'),
     rate: Nullable(t.String(), 'Курс USD/RUB, по которому посчитан запрос'),
     markup: Nullable(t.String(), 'Наценка (множитель)'),

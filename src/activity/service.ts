@@ -3,7 +3,7 @@
 // requests is the usage statistics' rule (billing usageScope): the personal account's; in a team
 // everyone's for the roles with usage.all, the caller's own for the others.
 import { usageScope } from '../billing/service'
-import { deletedKeyLabel, PROTOCOL_LABELS, STATUS_LABELS, UPSTREAM_SHORT_LABELS, WEB_SESSION_LABEL } from '../content/activity'
+import { deletedKeyLabel, PROTOCOL_LABELS, STATUS_LABELS, upstreamShortLabel, WEB_SESSION_LABEL } from '../content/activity'
 import type { Db } from '../db/types'
 import { CSV_BOM, csvLine, csvMoscowTime, csvText } from '../lib/csv'
 import { ceilUnits, dec, mul } from '../lib/decimal'
@@ -221,7 +221,7 @@ export function activityService(db: Db) {
               l.holdMicros === null ? '' : formatMicros(l.holdMicros),
               l.durationMs,
               l.ttftMs ?? '',
-              UPSTREAM_SHORT_LABELS[l.upstream],
+              upstreamShortLabel(l.upstream),
               csvText(l.requestId ?? ''),
               csvText(l.upstreamId ?? ''),
               l.id,

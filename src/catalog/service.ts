@@ -5,9 +5,11 @@ import { eq, inArray, max } from 'drizzle-orm'
 import { exclusively } from '../db/leases'
 import { tx } from '../db/tx'
 import type { Db } from '../db/types'
-import type { Dec } from '../lib/decimal'
+import { type Dec, dec } from '../lib/decimal'
 import type { UpstreamClient, UpstreamModel, VoiceModality } from '../upstream/client'
+import type { UpstreamEntry } from '../upstream/kinds/types'
 import { isSpeech, isTranscription, isVariable, rubPricing } from './pricing'
+import { type CatalogRoutes, catalogRoutes, type Route } from './routes'
 import { type ModelRow, models } from './schema'
 
 const price = (v: string | undefined) => (v && v.trim() !== '' && !Number.isNaN(Number(v)) ? v.trim() : '0')
@@ -43,6 +45,8 @@ export { isSpeech, isTranscription }
 /** Models that only speak or only listen: served by /v1/audio/*, refused by the chat routes. */
 export const isVoice = (m: ModelRow) => isSpeech(m) || isTranscription(m)
 
+const RUB = dec(1)
+
 const VOICE_MODALITIES: VoiceModality[] = ['speech', 'transcription']
 
 /** What a model is for, as /v1/models names it (`type`): the route that serves it. */
@@ -57,10 +61,15 @@ export function modelKind(m: ModelRow): 'chat' | 'image' | 'embeddings' | 'speec
 export const CATALOG_SYNC_LEASE = 'catalog-sync'
 const SYNC_LEASE_MS = 2 * 60_000
 
-/** The catalogue of this process, loaded from the database (async: it reads the stored models first). */
-export async function createCatalog(db: Db, upstream: UpstreamClient) {
+/**
+ * The catalogue of this process: the first router's models, loaded from the database (async: it reads
+ * the stored models first), and the models UPSTREAMS_FILE's other upstreams list (routes.ts), each
+ * public id once.
+ */
+export async function createCatalog(db: Db, upstream: UpstreamClient, entries: readonly UpstreamEntry[] = []) {
   let byId = new Map<string, ModelRow>()
   let sorted: ModelRow[] = []
+  let routes: CatalogRoutes = catalogRoutes([], entries)
   /** The latest syncedAt of the stored catalogue when it was loaded: every sync moves it forward. */
   let version = -1
   const storedVersion = async () => {
@@ -70,8 +79,10 @@ export async function createCatalog(db: Db, upstream: UpstreamClient) {
   const load = async () => {
     const at = await storedVersion()
     const rows = await db.select().from(models).where(eq(models.isActive, true))
-    rows.sort((a, b) => b.created - a.created || a.id.localeCompare(b.id))
-    sorted = rows
+    routes = catalogRoutes(rows, entries)
+    const all = routes.rows()
+    all.sort((a, b) => b.created - a.created || a.id.localeCompare(b.id))
+    sorted = all
     byId = new Map(sorted.map((m) => [m.id, m]))
     version = at
   }
@@ -125,6 +136,10 @@ export async function createCatalog(db: Db, upstream: UpstreamClient) {
   return {
     get: (id: string) => byId.get(id),
     list: () => sorted,
+    /** Who may answer a public id, in UPSTREAMS_FILE order (empty: not in the catalogue). */
+    routes: (id: string): readonly Route[] => routes.of(id),
+    /** Whether the first router's catalogue lists the id (its other routers are asked only for those). */
+    fromRouter: (id: string) => routes.fromRouter(id),
     isEmpty: () => sorted.length === 0,
     reloadIfNewer,
 
@@ -142,8 +157,13 @@ export async function createCatalog(db: Db, upstream: UpstreamClient) {
       return sorted.length
     },
 
-    /** The /v1/models entry: OpenAI's model object plus our ruble prices and capabilities. */
+    /**
+     * The /v1/models entry: OpenAI's model object plus our ruble prices (from the first route's
+     * currency: USD × `rate` × markup, RUB × markup), capabilities and where its routes keep data.
+     */
     toApi(m: ModelRow, rate: Dec, markup: Dec) {
+      const first = routes.of(m.id)[0]
+      if (first?.currency === 'RUB') rate = RUB
       return {
         id: m.id,
         object: 'model' as const,
@@ -164,6 +184,7 @@ export async function createCatalog(db: Db, upstream: UpstreamClient) {
         type: modelKind(m),
         ...(isSpeech(m) ? { voices: m.supportedVoices ?? [] } : {}),
         variable_pricing: isVariable(m.promptUsd) || isVariable(m.completionUsd),
+        data_residency: routes.residencies(m.id),
       }
     },
   }

@@ -20,8 +20,9 @@ export type ActivityStatus = (typeof ACTIVITY_STATUSES)[number]
 
 export const STATUS_LABELS: Record<ActivityStatus, string> = { success: 'Успешно', error: 'Ошибка', cancelled: 'Прерван' }
 
-/** Which router answered: the primary, or the second one while the first was down. */
-export const UPSTREAM_SHORT_LABELS: Record<'primary' | 'fallback', string> = { primary: 'основной', fallback: 'резервный' }
+const UPSTREAM_SHORT_LABELS: Record<string, string> = { primary: 'основной', fallback: 'резервный' }
+/** Which upstream answered: the primary router, the second one while the first was down, or an UPSTREAMS_FILE id as it is. */
+export const upstreamShortLabel = (upstream: string) => UPSTREAM_SHORT_LABELS[upstream] ?? upstream
 
 /** A request made in the Playground (a web session) carries no API key. */
 export const WEB_SESSION_LABEL = 'Веб-сессия'

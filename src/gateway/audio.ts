@@ -204,9 +204,10 @@ export function audioService(deps: GatewayDeps, pipe: Pipeline) {
 
   /** The generation's reported cost in USD, asked until the router has published it; undefined if it never does. */
   async function reportedCost(p: Prepared, id: string | null): Promise<number | undefined> {
-    if (!id) return undefined
+    const router = pipe.answeredBy(p)
+    if (!id || !router) return undefined
     // The router that answered: the second one while the first is down.
-    const stats = await generationRecord(pipe.answeredBy(p), id, GENERATION_WAITS_MS, (s) => Number.isFinite(s.totalCost) && s.totalCost >= 0)
+    const stats = await generationRecord(router, id, GENERATION_WAITS_MS, (s) => Number.isFinite(s.totalCost) && s.totalCost >= 0)
     return stats?.totalCost
   }
 

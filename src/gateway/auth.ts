@@ -81,6 +81,12 @@ export function credentialsAgain(db: Db, request: Request, jwt: Verifier): () =>
   return () => authenticate(db, headers, jwt)
 }
 
+/** The caller a public route's request names, if it names a valid one (GET /v1/models: a key bound to Russia sees only what it may use). */
+export async function callerIfAny(db: Db, headers: Headers, jwt: Verifier): Promise<Caller | null> {
+  if (!headers.has('authorization') && !headers.has('x-api-key')) return null
+  return authenticateOnce(db, headers, jwt, false).catch(() => null)
+}
+
 export function callerAuth(db: Db, guard: AuthGuard) {
   const callers = new WeakMap<Request, Caller>()
   return new Elysia({ name: 'gateway-auth' }).use(guard).macro({

@@ -14,7 +14,7 @@ import { writer } from '../db/writer'
 import { apiKeys } from '../keys/schema'
 import { sha256 } from '../lib/crypto'
 import { type BudgetState, budgetIn, budgetSelection } from '../money'
-import { type TeamRole, teamMembers, teams } from '../teams/schema'
+import { type ResidencyRule, type TeamRole, teamMembers, teams } from '../teams/schema'
 
 /** What a request needs of its API key: its budget is counted whether or not it has a limit. */
 export type CallerKey = { id: string; name: string; isActive: boolean; budget: BudgetState }
@@ -36,6 +36,8 @@ export type Caller = {
   apiKey: CallerKey | null
   /** The acting account's balance minus its open holds when the request arrived, micro-rubles. */
   availableMicros: number
+  /** `ru` when the key or the team binds its requests to upstreams in Russia (gateway/routing.ts). */
+  residency: ResidencyRule
   /** The x-request-id the client sees for this request (kept on its usage row); absent on WebSocket turns. */
   requestId?: string
   /** Read earlier by this instance (PostgreSQL): a plan's input, not its proof (see `cache`). */
@@ -92,6 +94,7 @@ const statements = (db: Db) =>
           isActive: apiKeys.isActive,
           available: ownersAvailable,
           teamId: apiKeys.teamId,
+          residency: apiKeys.residency,
           ...budgetSelection(apiKeys),
         })
         .from(apiKeys)
@@ -112,6 +115,7 @@ const statements = (db: Db) =>
           name: teams.name,
           available: sql<number>`${teams.balanceMicros} - ${teams.heldMicros}`.mapWith(Number),
           role: teamMembers.role,
+          residency: teams.residency,
           ...budgetSelection(teamMembers),
         })
         .from(teamMembers)
@@ -121,10 +125,10 @@ const statements = (db: Db) =>
   }))
 
 /** The team part of a caller; undefined when the user is not (or no longer) a member of a live team. */
-async function membership(q: Db, teamId: string, userId: string): Promise<{ team: CallerTeam; availableMicros: number } | undefined> {
+async function membership(q: Db, teamId: string, userId: string): Promise<{ team: CallerTeam; availableMicros: number; residency: ResidencyRule } | undefined> {
   const [row] = await statements(q).member.rows(q, { teamId, userId })
   if (!row) return undefined
-  return { team: { id: teamId, name: row.name, role: row.role, memberBudget: budgetIn(row) }, availableMicros: row.available }
+  return { team: { id: teamId, name: row.name, role: row.role, memberBudget: budgetIn(row) }, availableMicros: row.available, residency: row.residency }
 }
 
 /**
@@ -143,9 +147,10 @@ function readKeyCaller(db: Db, hash: string): Promise<Caller | undefined> {
     if (!row || row.available === null) return undefined
     const { userId, teamId } = row
     const apiKey = { id: row.id, name: row.name, isActive: row.isActive, budget: budgetIn(row) }
-    if (teamId === null) return { userId, teamId: null, team: null, apiKey, availableMicros: row.available }
+    if (teamId === null) return { userId, teamId: null, team: null, apiKey, availableMicros: row.available, residency: row.residency }
     const member = await membership(q, teamId, userId)
-    return member && { userId, teamId, apiKey, ...member }
+    // The stricter of the key's and the team's.
+    return member && { userId, teamId, apiKey, ...member, residency: row.residency === 'ru' ? 'ru' : member.residency }
   }, READ)
 }
 
@@ -158,7 +163,7 @@ function readUserCaller(db: Db, userId: string, teamId: string | null): Promise<
   return writer(db)(async (q) => {
     const [row] = await statements(q).byUserId.rows(q, { id: userId })
     if (!row) return undefined
-    if (teamId === null) return { userId, teamId: null, team: null, apiKey: null, availableMicros: row.available }
+    if (teamId === null) return { userId, teamId: null, team: null, apiKey: null, availableMicros: row.available, residency: 'any' }
     const member = await membership(q, teamId, userId)
     return member && { userId, teamId, apiKey: null, ...member }
   }, READ)

@@ -3,10 +3,9 @@
 // the row's facts, and the alerts a committed settlement sends.
 
 import { isVariable, usdToMicros } from '../catalog/pricing'
-import type { ModelRow } from '../catalog/schema'
-import { ceilUnits, type Dec, dec, mul, toDecimalString } from '../lib/decimal'
+import { add, ceilUnits, type Dec, dec, mul, toDecimalString } from '../lib/decimal'
 import type { Notifier, Settled, UsageFacts } from '../money'
-import { costUsd, DEFAULT_WEB_RESULTS } from './estimate'
+import { type Candidate, costUsd, DEFAULT_WEB_RESULTS } from './estimate'
 import type { Prepared } from './types'
 import type { Usage } from './wire'
 
@@ -16,27 +15,64 @@ export function sendAlerts(notify: Notifier, settled: Settled | null) {
   if (settled?.budgets.length) notify.budgets(settled.budgets)
 }
 
-/** The candidate the router says answered (fallbacks), else the one the request names. */
-export function answered(p: Prepared, reported: unknown): { id: string; model: ModelRow } {
+/**
+ * The candidate that answered: the route of the upstream that did when it is not a router; of a
+ * router's, the one it says answered (fallbacks), else the one the request names.
+ */
+export function answered(p: Prepared, reported: unknown): { id: string; candidate: Candidate } {
+  const route = p.shape.candidates.find((c) => c.route?.upstream === p.upstream && c.route.kind !== 'openrouter')
+  if (route) return { id: p.modelId, candidate: route }
+  const routers = p.shape.candidates.filter((c) => !c.route || c.route.kind === 'openrouter')
   if (typeof reported === 'string' && reported !== p.modelId) {
-    const c = p.shape.candidates.find((c) => c.model.id === reported || (c.variant && `${c.model.id}:${c.variant}` === reported))
-    if (c) return { id: reported, model: c.model }
+    const c = routers.find((c) => c.model.id === reported || (c.variant && `${c.model.id}:${c.variant}` === reported))
+    if (c) return { id: reported, candidate: c }
   }
-  return { id: p.modelId, model: p.model }
+  return { id: p.modelId, candidate: routers[0] ?? p.shape.candidates[0]! }
 }
 
-/** The charge for a finished request: the reported cost, else the counts at the answering model's prices. */
-export function chargeFor(p: Prepared, usage: Usage | undefined, markup: Dec, fallbackCompletion = 0, model = p.model): { micros: number; upstreamCostUsd: string | null } {
-  if (typeof usage?.cost === 'number' && Number.isFinite(usage.cost) && usage.cost >= 0)
-    return { micros: usdToMicros(dec(usage.cost), p.rate, markup), upstreamCostUsd: String(usage.cost) }
+/** A reported amount: a non-negative number, or its decimal string (the aggregators' `cost_rub`). */
+function amount(v: unknown): string | null {
+  if (typeof v === 'number') return Number.isFinite(v) && v >= 0 ? String(v) : null
+  return typeof v === 'string' && /^\d+(\.\d+)?$/.test(v.trim()) ? v.trim() : null
+}
+
+/**
+ * What the upstream says the request cost, in its currency: a router's `usage.cost` (USD); another
+ * upstream's `usage.cost_rub` when it bills in rubles, else its `usage.cost` (its own currency).
+ */
+function reportedCost(usage: Usage | undefined, c: Candidate): string | null {
+  if (c.route && c.route.kind !== 'openrouter' && c.route.currency === 'RUB') return amount(usage?.cost_rub) ?? amount(usage?.cost)
+  return amount(usage?.cost)
+}
+
+/**
+ * The charge for a finished request: the reported cost, else the counts at the answering route's
+ * prices; × its rate (the request's USD rate, 1 for rubles) × markup. `upstreamCostUsd` is the
+ * reported cost when it is in dollars.
+ */
+export function chargeFor(
+  p: Prepared,
+  usage: Usage | undefined,
+  markup: Dec,
+  fallbackCompletion = 0,
+  candidate = p.shape.candidates[0]!,
+): { micros: number; upstreamCostUsd: string | null } {
+  const rate = candidate.rate ?? p.rate
+  const usd = !candidate.route || candidate.route.currency === 'USD'
+  const cost = reportedCost(usage, candidate)
+  if (cost !== null) return { micros: usdToMicros(dec(cost), rate, markup), upstreamCostUsd: usd ? cost : null }
+  const model = candidate.model
   if ([model.promptUsd, model.completionUsd, model.requestUsd].some(isVariable)) {
     console.warn(`[billing] ${model.id}: no reported cost for a variable-price model; nothing charged`)
     return { micros: 0, upstreamCostUsd: null }
   }
   const s = p.shape
-  const candidate = s.candidates.find((c) => c.model === model) ?? s.candidates[0]!
-  const usd = costUsd(model, {
-    promptTokens: usage?.prompt_tokens ?? s.prompt.tokens,
+  const promptTokens = usage?.prompt_tokens ?? s.prompt.tokens
+  // Cached prompt tokens at the route's own price for them (GigaChat's precached ones are free).
+  const cachedPrice = candidate.route?.cachedPrompt
+  const cached = cachedPrice == null ? 0 : Math.min(promptTokens, cachedTokens(usage))
+  let price = costUsd(model, {
+    promptTokens: promptTokens - cached,
     images: s.prompt.images,
     audioTokens: s.prompt.audioTokens,
     completionTokens: usage?.completion_tokens ?? fallbackCompletion,
@@ -44,7 +80,15 @@ export function chargeFor(p: Prepared, usage: Usage | undefined, markup: Dec, fa
     webResults: s.webResults || (candidate.variant === 'online' ? DEFAULT_WEB_RESULTS : 0),
     requests: s.calls ?? 1, // the counts above are the request's totals; only the per-call price repeats
   })
-  return { micros: ceilUnits(mul(usd, p.rate, markup), 6), upstreamCostUsd: null }
+  if (cached) price = add(price, mul(dec(cachedPrice!), dec(cached)))
+  return { micros: ceilUnits(mul(price, rate, markup), 6), upstreamCostUsd: null }
+}
+
+/** `usage.prompt_tokens_details.cached_tokens`, 0 when absent. */
+function cachedTokens(usage: Usage | undefined): number {
+  const details = usage?.prompt_tokens_details as { cached_tokens?: unknown } | undefined
+  const n = details?.cached_tokens
+  return typeof n === 'number' && Number.isInteger(n) && n > 0 ? n : 0
 }
 
 /** The usage row of `p`: what the endpoint knows (`f`) and what the request carried, with how its charge came about. */

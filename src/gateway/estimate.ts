@@ -9,6 +9,7 @@
 // is returned in full when the request ends); charges use the reported cost.
 
 import { isVariable } from '../catalog/pricing'
+import type { Route } from '../catalog/routes'
 import type { ModelRow } from '../catalog/schema'
 import { formatMicros } from '../content/format'
 import { add, ceilUnits, type Dec, dec, floorDiv, isZero, mul, sub, toDecimalString } from '../lib/decimal'
@@ -33,8 +34,13 @@ const FILE_PART_TOKENS = 2_000
 const AUDIO_BYTES_PER_TOKEN = 100
 const PER_MESSAGE_TOKENS = 4
 
-/** A model the router may answer with: a catalogue entry, possibly with a routing variant. */
-export type Candidate = { model: ModelRow; variant: Variant | null }
+/**
+ * A model the request may be answered with: a catalogue entry, possibly with a routing variant. A
+ * route of an upstream that is not a router (catalog/routes.ts) is a candidate of its own, priced in
+ * its currency (`model` is then the route's row): `rate` is rubles per unit of it where that is not
+ * the request's USD rate (1 for RUB).
+ */
+export type Candidate = { model: ModelRow; variant: Variant | null; route?: Route; rate?: Dec }
 
 /** Resolves an id as the router would: a catalogue entry (`:free` included), else `base:variant`. */
 export function resolveCandidate(get: (id: string) => ModelRow | undefined, id: string): Candidate | undefined {
@@ -193,10 +199,13 @@ export type Plan =
 const intFormat = new Intl.NumberFormat('ru-RU', { maximumFractionDigits: 0 })
 const NOT_ENOUGH = 'Недостаточно средств на балансе для этого запроса. Пополните баланс.'
 
-/** One candidate's bound: a fixed part, a price per completion token (all choices) and its completion cap. */
-type Bound = { fixedUsd: Dec; perTokenUsd: Dec; maxTokens: number }
+/**
+ * One candidate's bound: a fixed part, a price per completion token (all choices) and its completion
+ * cap, in the candidate's currency (`…Usd`: USD unless its route is priced in rubles), and `rate`.
+ */
+type Bound = { fixedUsd: Dec; perTokenUsd: Dec; maxTokens: number; rate: Dec }
 
-function boundOf(c: Candidate, s: RequestShape): Bound {
+function boundOf(c: Candidate, s: RequestShape, usdRate: Dec): Bound {
   const m = c.model
   // A prompt longer than the context is refused by the router, so the context caps the estimate.
   const promptTokens = m.contextLength > 0 && !s.promptUncapped ? Math.min(s.prompt.tokens, m.contextLength) : s.prompt.tokens
@@ -211,6 +220,7 @@ function boundOf(c: Candidate, s: RequestShape): Bound {
   return {
     fixedUsd,
     perTokenUsd: mul(completionPriceUsd(m), dec(s.choices)),
+    rate: c.rate ?? usdRate,
     // The most one choice could write: the declared cap, else what the context leaves.
     maxTokens: m.maxCompletionTokens ?? Math.max(m.contextLength - promptTokens, MIN_AFFORDABLE_TOKENS),
   }
@@ -232,10 +242,9 @@ export function planHold(shape: RequestShape, availableMicros: number, rate: Dec
     // The balance is charged the reported cost (never silently capped); a limit is never exceeded.
     return limited ? cappedVariable(shape, holdMicros, rate, markup) : { kind: 'hold', holdMicros, maxTokens: null }
   }
-  const toMicros = (usd: Dec) => ceilUnits(mul(usd, rate, markup, dec(calls)), 6)
-  const bounds = shape.candidates.map((c) => boundOf(c, shape))
+  const bounds = shape.candidates.map((c) => boundOf(c, shape, rate))
   const at = (b: Bound, tokens: number) => add(b.fixedUsd, mul(b.perTokenUsd, dec(Math.min(tokens, b.maxTokens))))
-  const holdFor = (tokens: number) => Math.max(...bounds.map((b) => toMicros(at(b, tokens))))
+  const holdFor = (tokens: number) => Math.max(...bounds.map((b) => ceilUnits(mul(at(b, tokens), b.rate, markup, dec(calls)), 6)))
   const longest = Math.max(...bounds.map((b) => b.maxTokens))
 
   const fixedMicros = holdFor(0)
@@ -247,7 +256,7 @@ export function planHold(shape: RequestShape, availableMicros: number, rate: Dec
     const tokens = Math.min(requested, longest > 0 ? longest : requested)
     const hold = holdFor(tokens)
     if (hold <= availableMicros) return { kind: 'hold', holdMicros: hold, maxTokens: tokens < requested ? tokens : null }
-    const affordable = affordableTokens(bounds, availableMicros, rate, markup, calls)
+    const affordable = affordableTokens(bounds, availableMicros, markup, calls)
     const per = shape.choices > 1 ? ` на каждый из ${shape.choices} вариантов (n)` : ''
     return {
       kind: 'refuse',
@@ -260,7 +269,7 @@ export function planHold(shape: RequestShape, availableMicros: number, rate: Dec
   }
 
   if (bounds.every((b) => isZero(b.perTokenUsd))) return { kind: 'hold', holdMicros: fixedMicros, maxTokens: null }
-  const affordable = affordableTokens(bounds, availableMicros, rate, markup, calls)
+  const affordable = affordableTokens(bounds, availableMicros, markup, calls)
   if (affordable >= longest) {
     const declared = shape.candidates.every((c) => c.model.maxCompletionTokens !== null)
     return { kind: 'hold', holdMicros: holdFor(longest), maxTokens: declared ? null : longest }
@@ -282,15 +291,15 @@ function tokensWord(n: number): string {
  * The largest completion cap every candidate can afford: for each candidate whose whole answer the
  * balance cannot cover, how many whole tokens fit after its fixed part; the smallest of those.
  */
-function affordableTokens(bounds: Bound[], availableMicros: number, rate: Dec, markup: Dec, calls: number): number {
+function affordableTokens(bounds: Bound[], availableMicros: number, markup: Dec, calls: number): number {
   let best = Number.MAX_SAFE_INTEGER
   for (const b of bounds) {
     if (isZero(b.perTokenUsd)) continue
     const perCall = { n: BigInt(availableMicros), scale: 6 }
-    const leftRub = sub(perCall, mul(b.fixedUsd, rate, markup, dec(calls)))
+    const leftRub = sub(perCall, mul(b.fixedUsd, b.rate, markup, dec(calls)))
     if (leftRub.n <= 0n) return 0
     // Exact: how many whole tokens at the per-token ruble price fit into what is left.
-    const fits = floorDiv(leftRub, mul(b.perTokenUsd, rate, markup, dec(calls)))
+    const fits = floorDiv(leftRub, mul(b.perTokenUsd, b.rate, markup, dec(calls)))
     if (fits < b.maxTokens) best = Math.min(best, fits)
   }
   return best

@@ -27,6 +27,7 @@ import type { CircuitBreaker, Pass } from '../upstream/breaker'
 import { type UpstreamError, upstreamErrorFrom } from '../upstream/client'
 import type { Upstream, UpstreamName, Upstreams } from '../upstream/pool'
 import { type FailureCause, failureCause, fromFetchFailure, fromUpstream } from './errors'
+import type { Target } from './routing'
 
 export const MAX_RETRIES = 2
 /** The first retry waits 100–200 ms, the second 200–400 ms ("equal jitter": never two clients in step). */
@@ -47,6 +48,8 @@ export type ForwardRequest = {
   models: readonly string[]
   /** Whose request it is (callerAccount): a breaker opens only on failures of several accounts. */
   account: string
+  /** The upstreams that may answer, in order, with the model name each is sent (routing.ts); absent: the routers. */
+  targets?: readonly Target[]
 }
 
 /** The account a request is counted for by the breakers: the team that pays, or the person. */
@@ -161,7 +164,7 @@ const pause = (ms: number, signal: AbortSignal) =>
 
 export function forwarder(upstreams: Upstreams, deadlineMs: number) {
   /** One try at one router: its head, or how it failed. */
-  async function attempt(u: Upstream, req: ForwardRequest, clientSignal: AbortSignal, deadlineAt: number): Promise<Outcome> {
+  async function attempt(u: Upstream, req: ForwardRequest, body: Record<string, unknown>, clientSignal: AbortSignal, deadlineAt: number): Promise<Outcome> {
     const ac = new AbortController()
     let timedOut = false
     const left = deadlineAt - Date.now()
@@ -180,7 +183,7 @@ export function forwarder(upstreams: Upstreams, deadlineMs: number) {
     }
     let res: Response
     try {
-      res = await u.client.post(req.path, req.body, ac.signal, req.headers)
+      res = await u.client.post(req.path, body, ac.signal, req.headers)
     } catch (error) {
       done()
       if (clientSignal.aborted) return { kind: 'cancelled', error }
@@ -209,7 +212,9 @@ export function forwarder(upstreams: Upstreams, deadlineMs: number) {
     const sooner = (a: number | null, b: number) => (a === null ? b : Math.min(a, b))
     const asked = req.models[0]
     for (const u of upstreams.list()) {
-      if (u.name !== 'primary' && !u.serves(req.models)) continue
+      const target = req.targets ? req.targets.find((t) => t.upstream === u.name) : u.kind === 'openrouter' ? { upstream: u.name } : undefined
+      if (!target || (u !== upstreams.primary && u.kind === 'openrouter' && !u.serves(req.models))) continue
+      const body = target.model === undefined ? req.body : { ...req.body, model: target.model }
       const modelBreaker = asked === undefined ? null : u.model(asked)
       for (let retry = 0; retry <= MAX_RETRIES; retry++) {
         // The asked-for model's breaker holds back a request that nothing else could answer; one
@@ -225,7 +230,7 @@ export function forwarder(upstreams: Upstreams, deadlineMs: number) {
           routerRefusedFor = sooner(routerRefusedFor, u.breaker.retryAfterMs())
           break
         }
-        const o = await attempt(u, req, clientSignal, deadlineAt)
+        const o = await attempt(u, req, body, clientSignal, deadlineAt)
         const cause = o.kind === 'http' && o.error.status !== 429 ? failureCause(o.error) : null
         count(u, { router: pass, model: modelBreaker && modelPass ? { breaker: modelBreaker, pass: modelPass } : null }, o, cause, req.account)
         if (o.kind === 'ok') return o.sent

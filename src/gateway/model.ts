@@ -120,6 +120,9 @@ export const ModelObject = t.Object(
     }),
     voices: t.Optional(t.Array(t.String(), { description: 'Голоса модели озвучки (voice)' })),
     variable_pricing: t.Boolean(),
+    data_residency: t.Array(t.UnionEnum(['ru', 'foreign']), {
+      description: 'Где обрабатывают данные провайдеры, которые могут ответить: ["ru"] — только в России (152-ФЗ), ["foreign"] — за рубежом, оба — и там и там',
+    }),
   },
   { title: 'Model' },
 )

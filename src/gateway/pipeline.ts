@@ -29,6 +29,7 @@ import { callerAccount, forwarder } from './forward'
 import { exhausted, refusal, spendable } from './limits'
 import { reconciler } from './reconcile'
 import { Relay } from './relay'
+import { routeRequest, type Target } from './routing'
 import type { ChatShape } from './shape'
 import type { GatewayDeps, Prepared } from './types'
 import { upstreamBody } from './upstream-body'
@@ -40,7 +41,7 @@ export function pipeline(deps: GatewayDeps) {
   const { db, config, rates, upstreams } = deps
   const { forward } = forwarder(upstreams, config.upstreamTimeoutMs)
   /** The router that answered `p` (its /generation lookup is asked there). */
-  const answeredBy = (p: Prepared) => upstreams.byName(p.upstream).client
+  const answeredBy = (p: Prepared) => upstreams.byName(p.upstream).router
   const markup = dec(String(config.markup))
   const markupText = String(config.markup)
 
@@ -62,21 +63,23 @@ export function pipeline(deps: GatewayDeps) {
    * the membership and the account as they are now, and when anything is unsure the caller is read
    * afresh and the request planned again.
    */
-  async function prepare(caller: Caller, cs: ChatShape, opts: PrepareOptions): Promise<Prepared> {
+  async function prepare(caller: Caller, asked: ChatShape, opts: PrepareOptions): Promise<Prepared> {
+    const routed = routeRequest(asked.shape, opts.endpoint, caller.residency, deps.catalog, upstreams)
+    const cs = { ...asked, shape: routed.shape }
     if (caller.cached && caller.reread) {
       try {
-        const prepared = await hold(caller, cs, opts, true)
+        const prepared = await hold(caller, cs, opts, true, routed.targets)
         if (prepared) return prepared
       } catch (e) {
         if (!(e instanceof CallerChanged)) throw e
       }
       caller = { ...(await caller.reread()), requestId: caller.requestId }
     }
-    return (await hold(caller, cs, opts, false))!
+    return (await hold(caller, cs, opts, false, routed.targets))!
   }
 
   /** Plans and places the hold; from a cached caller (`cached`), undefined when its balance or budgets could have limited the plan. */
-  async function hold(caller: Caller, cs: ChatShape, opts: PrepareOptions, cached: boolean): Promise<Prepared | undefined> {
+  async function hold(caller: Caller, cs: ChatShape, opts: PrepareOptions, cached: boolean, targets: Target[]): Promise<Prepared | undefined> {
     const rate = currentRate(rates)
     const key = caller.apiKey
     const at = clockNow()
@@ -121,7 +124,8 @@ export function pipeline(deps: GatewayDeps) {
       endpoint: opts.endpoint,
       stream: opts.stream,
       headers: opts.headers,
-      upstream: 'primary',
+      targets,
+      upstream: targets[0]?.upstream ?? upstreams.primary.name,
     }
   }
 
@@ -138,7 +142,7 @@ export function pipeline(deps: GatewayDeps) {
     capMicros = Number.MAX_SAFE_INTEGER,
   ) {
     const by = answered(p, reportedModel)
-    const priced = chargeFor(p, usage, markup, fallbackCompletion, by.model)
+    const priced = chargeFor(p, usage, markup, fallbackCompletion, by.candidate)
     const charge = { ...priced, micros: Math.min(priced.micros, capMicros) }
     const completionTokens = usage?.completion_tokens ?? fallbackCompletion
     const promptTokens = usage?.prompt_tokens ?? (usage ? 0 : p.shape.prompt.tokens)
@@ -184,7 +188,7 @@ export function pipeline(deps: GatewayDeps) {
    */
   async function post(p: Prepared, path: string, body: Record<string, unknown>, clientSignal: AbortSignal) {
     const models = p.shape.candidates.map((c) => c.model.id)
-    const sent = await forward({ path, body, headers: p.headers, stream: p.stream, models, account: callerAccount(p.caller) }, clientSignal)
+    const sent = await forward({ path, body, headers: p.headers, stream: p.stream, models, targets: p.targets, account: callerAccount(p.caller) }, clientSignal)
     p.upstream = sent.upstream
     return sent
   }

@@ -6,7 +6,6 @@ import { usdToMicros } from '../catalog/pricing'
 import { dec } from '../lib/decimal'
 import type { Endpoint, GenerationSettler, UsageFacts } from '../money'
 import type { GenerationStats, UpstreamClient } from '../upstream/client'
-import type { UpstreamName } from '../upstream/pool'
 import { sendAlerts } from './charge'
 import type { Streamed } from './relay'
 import type { GatewayDeps, Prepared } from './types'
@@ -54,9 +53,11 @@ type Settle = (
  * protocol: charged the router's record of its generation (GET /generation, retried while it is not
  * published yet; the record the hold sweeps settle from). Only when it has none, a guess (guessed()).
  */
-export function reconciler(answeredBy: (p: Prepared) => Pick<UpstreamClient, 'generation'>, settle: Settle) {
+export function reconciler(answeredBy: (p: Prepared) => Pick<UpstreamClient, 'generation'> | null, settle: Settle) {
   return async function reconcile(p: Prepared, upstreamId: string | null, streamed: Streamed, status: 'success' | 'cancelled' = 'cancelled') {
-    const stats = upstreamId ? await generationRecord(answeredBy(p), upstreamId, GENERATION_RETRY_MS) : undefined
+    // Only a router keeps records of its generations; another upstream's stream is charged the guess.
+    const router = answeredBy(p)
+    const stats = upstreamId && router ? await generationRecord(router, upstreamId, GENERATION_RETRY_MS) : undefined
     if (stats) {
       const usage = { cost: stats.totalCost, prompt_tokens: stats.tokensPrompt, completion_tokens: stats.tokensCompletion }
       await settle(p, usage, upstreamId, stats.cancelled ? 'cancelled' : status)
@@ -90,7 +91,8 @@ export function generationSettler(deps: Pick<GatewayDeps, 'config' | 'rates' | '
     async lookup(generationId, info, createdAt) {
       const rate = deps.rates.current()
       if (!rate) return null
-      const stats = await deps.upstreams.byName(info.upstream as UpstreamName).client.generation(generationId)
+      const router = deps.upstreams.byName(info.upstream).router
+      const stats = router ? await router.generation(generationId) : null
       if (!stats) return null
       return {
         chargeMicros: usdToMicros(dec(stats.totalCost), rate, markup),
@@ -104,7 +106,7 @@ export function generationSettler(deps: Pick<GatewayDeps, 'config' | 'rates' | '
           upstreamCostUsd: String(stats.totalCost),
           upstreamId: generationId,
           responseId: null,
-          upstream: info.upstream as UpstreamName,
+          upstream: info.upstream,
           status: stats.cancelled ? 'cancelled' : 'success',
           error: null,
           durationMs: Math.max(0, Date.now() - createdAt),

@@ -185,24 +185,34 @@ describe('the store itself', () => {
       expect(await purgeExpiredResponses(db, new Date(now))).toBe(1)
       const owner = { userId: 'u', teamId: null, all: false }
       const service = storedResponsesService(db, () => Promise.reject(new Error('not called')))
-      const ctx = await service.load({ userId: 'u', teamId: null, team: null, apiKey: null, availableMicros: 0 }, 'b')
+      const ctx = await service.load({ userId: 'u', teamId: null, team: null, apiKey: null, availableMicros: 0, residency: 'any' as const }, 'b')
       expect(ctx.items).toEqual([
         { role: 'user', content: 'a' },
         { role: 'user', content: 'b' },
       ])
       // Continuing a chain whose last stored response is days old renews every stored ancestor.
       const p = plan({ input: 'c', model: 'm' }, ctx)
-      await service.remember({ userId: 'u', teamId: null, team: null, apiKey: null, availableMicros: 0 }, ctx, p, { id: 'c', model: 'm', status: 'completed', output: [] })
+      await service.remember({ userId: 'u', teamId: null, team: null, apiKey: null, availableMicros: 0, residency: 'any' as const }, ctx, p, {
+        id: 'c',
+        model: 'm',
+        status: 'completed',
+        output: [],
+      })
       const store = responsesStore(db)
       for (const id of ['a', 'b', 'c']) expect((await store.get(id, owner, new Date()))!.expiresAt.getTime()).toBeGreaterThan(now + 29 * day)
       expect((await store.get('c', owner, new Date()))!.depth).toBe(2)
       // A continuation of nothing stored holds its whole history itself.
       const memory = { ...EMPTY_CONTEXT, items: [{ role: 'user', content: 'x' }], bytes: 30 }
-      await service.remember({ userId: 'u', teamId: null, team: null, apiKey: null, availableMicros: 0 }, memory, plan({ input: 'y', model: 'm' }, memory), {
-        id: 'd',
-        model: 'm',
-        output: [],
-      })
+      await service.remember(
+        { userId: 'u', teamId: null, team: null, apiKey: null, availableMicros: 0, residency: 'any' as const },
+        memory,
+        plan({ input: 'y', model: 'm' }, memory),
+        {
+          id: 'd',
+          model: 'm',
+          output: [],
+        },
+      )
       expect(await store.get('d', owner, new Date())).toMatchObject({
         parentId: null,
         depth: 0,

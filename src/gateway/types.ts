@@ -13,6 +13,7 @@ import type { Endpoint, Notifier } from '../money'
 import type { UpstreamName, Upstreams } from '../upstream/pool'
 import type { Caller } from './callers'
 import type { PriceCap, RequestShape } from './estimate'
+import type { Target } from './routing'
 
 export type GatewayDeps = {
   db: Db
@@ -55,6 +56,8 @@ export type Prepared = {
   stream: boolean
   /** Headers the router needs besides ours (anthropic-version, anthropic-beta). */
   headers?: Record<string, string>
-  /** The router that answered (or failed last). */
+  /** The upstreams that may answer, in the order they are tried (routing.ts). */
+  targets: Target[]
+  /** The upstream that answered (or failed last). */
   upstream: UpstreamName
 }

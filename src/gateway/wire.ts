@@ -65,7 +65,8 @@ export type Wire = {
  * is where OpenRouter clients read the price: here it is the charge in rubles, our account currency.
  */
 export function chargedUsage<U extends Record<string, unknown>>(usage: U | undefined, chargedMicros: number) {
-  const { cost: _cost, cost_details: _details, is_byok: _byok, pictures: _pictures, ...rest } = usage ?? ({} as U)
+  // An aggregator's `balance` is our account's there: never the customer's business.
+  const { cost: _cost, cost_details: _details, is_byok: _byok, pictures: _pictures, balance: _balance, ...rest } = usage ?? ({} as U)
   return { ...rest, cost: microsToRub(chargedMicros), cost_rub: formatMicros(chargedMicros) }
 }
 

@@ -12,7 +12,7 @@ export function keysRoutes(keys: KeysService, guard: AuthGuard) {
       response: { 200: envelope(t.Array(ApiKey)), ...errors(401, 403, 404) },
       detail: { summary: 'Список API-ключей (без самих ключей), новые сверху; с X-Team-Id — ключи команды (владельцу и администратору — все)' },
     })
-    .post('', async ({ acting, body, status }) => status(201, ok(await keys.create(acting, body.name))), {
+    .post('', async ({ acting, body, status }) => status(201, ok(await keys.create(acting, body.name, body.residency))), {
       account: 'keys.own',
       body: CreateKeyBody,
       response: { 201: envelope(CreatedApiKey), ...errors(400, 401, 403, 404) },
@@ -24,7 +24,8 @@ export function keysRoutes(keys: KeysService, guard: AuthGuard) {
       body: PatchKeyBody,
       response: { 200: envelope(ApiKey), ...errors(400, 401, 403, 404) },
       detail: {
-        summary: 'Изменение названия, активности или бюджета: budget {limitRub | null, period: day | week | month | total}, сброс в 00:00 МСК',
+        summary:
+          'Изменение названия, активности, хранения данных (residency: any | ru) или бюджета: budget {limitRub | null, period: day | week | month | total}, сброс в 00:00 МСК',
         description: 'monthlyLimit (рубли или null) по-прежнему принимается: это бюджет с периодом month.',
       },
     })

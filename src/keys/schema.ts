@@ -1,7 +1,7 @@
 import { users } from '../auth/schema'
 import { budgetColumns } from '../db/budget-columns'
 import { index, integer, table, text } from '../db/dialect'
-import { TEAM_ROLES, teams } from '../teams/schema'
+import { RESIDENCY_RULES, TEAM_ROLES, teams } from '../teams/schema'
 
 export const apiKeys = table(
   'api_keys',
@@ -26,6 +26,8 @@ export const apiKeys = table(
     /** A team key's: who set its budget's limit and their role then; null without a limit or personal. */
     budgetSetBy: text('budget_set_by'),
     budgetSetByRole: text('budget_set_by_role', { enum: TEAM_ROLES }),
+    /** `ru`: its requests go only to upstreams that keep data in Russia (gateway/routing.ts); `any`: to every one. */
+    residency: text('residency', { enum: RESIDENCY_RULES }).notNull().default('any'),
     createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
     lastUsedAt: integer('last_used_at', { mode: 'timestamp_ms' }),
   },

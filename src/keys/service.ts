@@ -11,6 +11,7 @@ import { badRequest, forbidden, notFound } from '../lib/errors'
 import { microsToRub } from '../lib/money'
 import { type BudgetState, budgetToApi, now as clockNow, parseBudget, periodStart, setBudget, spentNow } from '../money'
 import { lockDenial, restrictionLock, type SetBy } from '../teams/roles'
+import type { ResidencyRule } from '../teams/schema'
 import { type Acting, auditIn, can } from '../teams/service'
 import type { ApiKeyRow } from './schema'
 import { type KeyScope, keysStore } from './store'
@@ -53,7 +54,7 @@ const locksOf = (a: Acting, k: ApiKeyRow) => ({
 const scopeOf = (a: Acting): KeyScope => ({ userId: a.userId, teamId: a.teamId, all: a.teamId !== null && can(a.role, 'keys.all') })
 const shown = (k: { name: string; keyPrefix: string }) => `${k.name} (${k.keyPrefix}…)`
 
-export type KeyPatch = { name?: string; isActive?: boolean; monthlyLimit?: number | null; budget?: { limitRub?: unknown; period?: unknown } }
+export type KeyPatch = { name?: string; isActive?: boolean; residency?: ResidencyRule; monthlyLimit?: number | null; budget?: { limitRub?: unknown; period?: unknown } }
 
 export function keysService(db: Db) {
   const store = keysStore(db)
@@ -72,6 +73,7 @@ export function keysService(db: Db) {
       budget: budgetToApi(budget, at),
       monthlyLimit: budget.period === 'month' && budget.limitMicros !== null ? microsToRub(budget.limitMicros) : null,
       monthSpent: microsToRub(monthSpentMicros),
+      residency: k.residency,
       createdAt: k.createdAt.toISOString(),
       lastUsedAt: k.lastUsedAt?.toISOString() ?? null,
     }
@@ -96,7 +98,7 @@ export function keysService(db: Db) {
   return {
     list: async (a: Acting) => present(a, await store.listFor(scopeOf(a))),
 
-    async create(a: Acting, rawName: string) {
+    async create(a: Acting, rawName: string, residency: ResidencyRule = 'any') {
       const name = cleanName(rawName)
       if ((await store.countOwn(a.userId, a.teamId)) >= MAX_KEYS_PER_USER) throw badRequest(KEY_MESSAGES.tooMany)
       const key = `${KEY_PREFIX}${randomToken(30)}` // 240 bits of entropy
@@ -110,6 +112,7 @@ export function keysService(db: Db) {
         keyPrefix: key.slice(0, SHOWN_PREFIX_LENGTH),
         keyHash: sha256(key),
         isActive: true,
+        residency,
         // Spend is counted from now, in the current month.
         budgetPeriodStart: periodStart('month', at),
         createdAt: now,
@@ -153,12 +156,17 @@ export function keysService(db: Db) {
         if (rebudgeted && locks.budget) throw forbidden(lockDenial(locks.budget))
         const set = {
           ...(name === undefined ? {} : { name }),
+          ...(patch.residency === undefined ? {} : { residency: patch.residency }),
           ...(toggled ? { isActive: patch.isActive, disabledBy: patch.isActive ? null : by.userId, disabledByRole: patch.isActive ? null : by.role } : {}),
           ...(rebudgeted ? { budgetSetBy: budget.limitMicros === null ? null : by.userId, budgetSetByRole: budget.limitMicros === null ? null : by.role } : {}),
         }
         await store.update(q, id, set)
         if (budget) await setBudget(q, { kind: 'key', keyId: id }, budget, at)
-        const changed = { ...(name === undefined ? {} : { name }), ...(patch.isActive === undefined ? {} : { isActive: patch.isActive }) }
+        const changed = {
+          ...(name === undefined ? {} : { name }),
+          ...(patch.isActive === undefined ? {} : { isActive: patch.isActive }),
+          ...(patch.residency === undefined || patch.residency === now.residency ? {} : { residency: patch.residency }),
+        }
         if (a.teamId && (budget || Object.keys(changed).length))
           await auditIn(q, {
             teamId: a.teamId,

@@ -3,7 +3,6 @@ import { users } from '../auth/schema'
 import { index, integer, onPostgres, primaryKey, table, text, uniqueIndex } from '../db/dialect'
 import { apiKeys } from '../keys/schema'
 import { teams } from '../teams/schema'
-import { UPSTREAM_NAMES } from '../upstream/names'
 
 /**
  * A team's index leaves out, on SQLite, the personal rows (team null: most of them), which it never
@@ -86,8 +85,8 @@ export const usageLogs = table(
     upstreamId: text('upstream_id'),
     /** The answer's own id when the client saw one other than the generation id (Messages msg_…, Responses resp_…). */
     responseId: text('response_id'),
-    /** Which router answered (or last failed): the primary, or the second one while the first was down. */
-    upstream: text('upstream', { enum: UPSTREAM_NAMES }).notNull().default('primary'),
+    /** Which upstream answered (or last failed): `primary`, `fallback` or an UPSTREAMS_FILE id. */
+    upstream: text('upstream').notNull().default('primary'),
     status: text('status', { enum: USAGE_STATUSES }).notNull(),
     error: text('error'),
     // How the charge came about (the activity log's detail); null in rows older than the log.

@@ -1,5 +1,4 @@
 import { t } from 'elysia'
-import { UPSTREAM_NAMES } from '../upstream/names'
 
 const State = t.UnionEnum(['operational', 'degraded', 'outage'], { description: 'operational — работает, degraded — частичный сбой, outage — не работает' })
 
@@ -10,7 +9,7 @@ export const StatusBody = t.Object({
   components: t.Array(t.Object({ id: t.String(), name: t.String(), state: State, note: t.Union([t.String(), t.Null()]) })),
   incidents: t.Array(
     t.Object({
-      upstream: t.UnionEnum(UPSTREAM_NAMES),
+      upstream: t.String({ description: 'Провайдер: primary, fallback или id из UPSTREAMS_FILE' }),
       what: t.String({ description: 'Что отказало (по-русски)' }),
       startedAt: t.String(),
       endedAt: t.Union([t.String(), t.Null()], { description: 'null — сбой продолжается' }),
@@ -33,10 +32,15 @@ export const UpstreamsBody = t.Object({
   instanceId: t.String(),
   upstreams: t.Array(
     t.Object({
-      name: t.UnionEnum(UPSTREAM_NAMES),
+      name: t.String({ description: 'Провайдер: primary, fallback или id из UPSTREAMS_FILE' }),
       label: t.String(),
       host: t.String(),
-      models: t.Union([t.Integer(), t.Null()], { description: 'Моделей в каталоге резервного провайдера (null — не прочитан или это основной)' }),
+      kind: t.UnionEnum(['openrouter', 'openai', 'gigachat', 'yandex'], { description: 'Протокол провайдера' }),
+      residency: t.UnionEnum(['ru', 'foreign'], { description: 'Где провайдер обрабатывает данные' }),
+      tokenExpiresAt: t.Union([t.String({ format: 'date-time' }), t.Null()], { description: 'GigaChat: когда истекает токен OAuth (null — ещё не получен или это не GigaChat)' }),
+      models: t.Union([t.Integer(), t.Null()], {
+        description: 'Моделей у провайдера: из его списка или из UPSTREAMS_FILE (null — список ещё не прочитан, или это первый роутер: его список — каталог)',
+      }),
       state: t.UnionEnum(['closed', 'open', 'half-open'], { description: 'closed — запросы идут, open — не отправляются, half-open — пробные запросы' }),
       since: t.String(),
       windowSec: t.Integer({ description: 'Скользящее окно предохранителя, секунд' }),

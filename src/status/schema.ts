@@ -1,5 +1,4 @@
 import { index, integer, table, text } from '../db/dialect'
-import { UPSTREAM_NAMES } from '../upstream/names'
 
 /**
  * An outage of an upstream as one instance's circuit breaker saw it: from the moment it opened to the
@@ -11,7 +10,7 @@ export const upstreamIncidents = table(
   'upstream_incidents',
   {
     id: text('id').primaryKey(),
-    upstream: text('upstream', { enum: UPSTREAM_NAMES }).notNull(),
+    upstream: text('upstream').notNull(),
     instanceId: text('instance_id').notNull(),
     startedAt: integer('started_at', { mode: 'timestamp_ms' }).notNull(),
     endedAt: integer('ended_at', { mode: 'timestamp_ms' }),

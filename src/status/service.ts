@@ -5,7 +5,7 @@ import type { ComponentState } from '../content/status'
 import { INSTANCE_ID } from '../db/instance'
 import type { Db } from '../db/types'
 import type { Transition } from '../upstream/breaker'
-import { UPSTREAM_LABELS, type UpstreamName } from '../upstream/names'
+import { type UpstreamName, upstreamLabel } from '../upstream/names'
 import type { Upstreams } from '../upstream/pool'
 import type { Status } from './model'
 import { incidentsStore } from './store'
@@ -18,6 +18,8 @@ const HEARTBEAT_MS = 60_000
 const STALE_MS = 5 * HEARTBEAT_MS
 /** /api/status is public: one answer serves everyone for this long. */
 const CACHE_MS = 5_000
+/** Epoch ms as the wire writes instants (null stays null). */
+const toIso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString())
 
 export type StatusDeps = { db: Db; config: Config; upstreams: Upstreams }
 
@@ -73,7 +75,7 @@ export function statusService({ db, config, upstreams }: StatusDeps) {
       database = false
       console.error(`[status] incidents could not be read: ${(e as Error).message}`)
     }
-    const names: UpstreamName[] = upstreams.fallback ? ['primary', 'fallback'] : ['primary']
+    const names: UpstreamName[] = upstreams.list().map((u) => u.name)
     const upstreamState = (name: UpstreamName): ComponentState => {
       const own = breakerState(name)
       // Another instance may see an outage this one has not (yet): then at least a partial one.
@@ -82,7 +84,7 @@ export function statusService({ db, config, upstreams }: StatusDeps) {
     }
     const components = [
       { id: 'api', name: 'API и сайт', state: (database ? 'operational' : 'outage') as ComponentState, note: database ? null : 'База данных недоступна' },
-      ...names.map((name) => ({ id: `upstream-${name}`, name: UPSTREAM_LABELS[name], state: upstreamState(name), note: null as string | null })),
+      ...names.map((name) => ({ id: `upstream-${name}`, name: upstreamLabel(name), state: upstreamState(name), note: null as string | null })),
       {
         id: 'payments',
         name: 'Платежи',
@@ -90,7 +92,7 @@ export function statusService({ db, config, upstreams }: StatusDeps) {
         note: config.yookassaShopId ? 'ЮKassa' : 'Тестовый режим оплаты',
       },
     ]
-    // Models answer while any router does: the primary down with a working second one is a partial failure.
+    // Models answer while any upstream does: the first down with a working second one is a partial failure.
     const models = names.map(upstreamState)
     const modelsState: ComponentState = models.every((s) => s === 'outage') ? 'outage' : models.some((s) => s !== 'operational') ? 'degraded' : 'operational'
     const overall: ComponentState = !database || modelsState === 'outage' ? 'outage' : modelsState
@@ -100,7 +102,7 @@ export function statusService({ db, config, upstreams }: StatusDeps) {
       components,
       incidents: merged.map((m) => ({
         upstream: m.upstream,
-        what: `${UPSTREAM_LABELS[m.upstream]}: ${m.reasons.join(', ')}`,
+        what: `${upstreamLabel(m.upstream)}: ${m.reasons.join(', ')}`,
         startedAt: new Date(m.start).toISOString(),
         endedAt: m.ongoing ? null : new Date(m.end).toISOString(),
         durationSec: Math.max(1, Math.round((m.end - m.start) / 1000)),
@@ -122,10 +124,13 @@ export function statusService({ db, config, upstreams }: StatusDeps) {
         instanceId: INSTANCE_ID,
         upstreams: upstreams.list().map((u) => ({
           name: u.name,
-          label: UPSTREAM_LABELS[u.name],
+          label: upstreamLabel(u.name),
           // The host only: a base URL may carry credentials.
-          host: u.name === 'fallback' ? new URL(config.fallbackUpstream!.baseUrl).host : u.client.mode === 'demo' ? 'демо-режим' : new URL(config.openrouterBaseUrl).host,
-          models: u.name === 'fallback' ? upstreams.fallbackModels() : null,
+          host: u.host,
+          kind: u.kind,
+          residency: u.residency,
+          models: upstreams.listedModels(u.name),
+          tokenExpiresAt: toIso(u.tokenExpiresAt?.() ?? null),
           windowSec: Math.round(config.breaker.windowMs / 1000),
           ...u.breaker.snapshot(),
         })),

@@ -63,12 +63,12 @@ export function teamsRoutes(config: Config, teams: TeamsService, guard: AuthGuar
       response: { 200: envelope(TeamDetails), ...errors(401, 404) },
       detail: { summary: 'Команда с участниками, их ролями и бюджетами', security },
     })
-    .patch('/:id', async ({ user, params, body, ip }) => ok(await teams.rename(user, params.id, body.name, ip)), {
+    .patch('/:id', async ({ user, params, body, ip }) => ok(await teams.update(user, params.id, body, ip)), {
       auth: true,
       params: TeamParams,
       body: RenameTeamBody,
       response: { 200: envelope(TeamSummary), ...errors(400, 401, 403, 404) },
-      detail: { summary: 'Переименовать команду (владелец, администратор)', security },
+      detail: { summary: 'Переименовать команду или задать хранение данных (residency: any | ru) — владелец, администратор', security },
     })
     .delete('/:id', async ({ user, params, ip }) => ok(await teams.remove(user, params.id, ip)), {
       auth: true,

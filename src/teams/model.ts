@@ -11,6 +11,7 @@ export const TeamSummary = t.Object(
     name: t.String(),
     role: Role,
     balance: t.Number({ description: 'Баланс команды, рубли' }),
+    residency: t.UnionEnum(['any', 'ru'], { description: 'ru — запросы команды (её ключи и веб-сессии участников) идут только к провайдерам с хранением данных в РФ' }),
     memberCount: t.Optional(t.Integer()),
     permissions: t.Optional(t.Array(t.UnionEnum(Object.keys(MATRIX) as [string, ...string[]]), { description: 'Что может роль вызывающего в команде' })),
   },
@@ -61,7 +62,18 @@ export const InvitationParams = t.Object({
 
 // Any JSON for the fields the service checks, so a wrong value gets its Russian message.
 export const CreateTeamBody = t.Object({ name: t.Any({ description: 'Название команды, до 100 символов', examples: ['Лаборатория ИИ'] }) }, { error: 'Введите название команды' })
-export const RenameTeamBody = CreateTeamBody
+export const RenameTeamBody = t.Object(
+  {
+    name: t.Optional(t.Any({ description: 'Новое название команды, до 100 символов', examples: ['Лаборатория ИИ'] })),
+    residency: t.Optional(
+      t.UnionEnum(['any', 'ru'], {
+        error: 'residency должен быть "any" (любые провайдеры) или "ru" (только с хранением данных в РФ)',
+        description: 'ru — все запросы команды только к провайдерам в России (владелец, администратор)',
+      }),
+    ),
+  },
+  { error: 'Укажите название команды или residency' },
+)
 
 export const TransferBody = t.Object({ userId: t.String({ maxLength: 64, error: 'Укажите участника, которому передаётся владение' }) }, { error: 'Укажите участника' })
 

@@ -11,6 +11,10 @@ export type TeamRole = (typeof TEAM_ROLES)[number]
  * A team is an account of its own: a balance with its ledger (ledger_entries.team_id), holds and
  * usage, shared by its members. Personal accounts stay on users; the two never mix.
  */
+/** Where a key's or a team's requests may be processed: anywhere, or only in Russia (152-FZ). */
+export const RESIDENCY_RULES = ['any', 'ru'] as const
+export type ResidencyRule = (typeof RESIDENCY_RULES)[number]
+
 export const teams = table('teams', {
   id: text('id').primaryKey(),
   name: text('name').notNull(),
@@ -26,6 +30,8 @@ export const teams = table('teams', {
   webhookUrl: text('webhook_url'),
   /** The HMAC-SHA256 key of the webhook's signatures: shown once when set, kept to sign. */
   webhookSecret: text('webhook_secret'),
+  /** `ru`: every request in the team (its keys, its members' web sessions) goes only to upstreams in Russia. */
+  residency: text('residency', { enum: RESIDENCY_RULES }).notNull().default('any'),
   createdAt: timestamp('created_at').notNull(),
   /** Set when the owner deletes the team: the row stays for its ledger, nobody acts in it any more. */
   deletedAt: timestamp('deleted_at'),

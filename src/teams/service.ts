@@ -15,7 +15,7 @@ import type { Mailer } from '../mail/service'
 import { teamInvitationLetter } from '../mail/templates'
 import { budgetToApi, now as clockNow, parseBudget, setBudget } from '../money'
 import { can, denial, lockDenial, memberDenial, OWNER_ONLY, type Permission, permissionsOf, ROLE_LABELS, restrictionLock, type SetBy } from './roles'
-import { TEAM_ROLES, type TeamRole, teamInvitations } from './schema'
+import { type ResidencyRule, TEAM_ROLES, type TeamRole, teamInvitations } from './schema'
 import { type AuditEntry, teamsStore } from './store'
 import { checkWebhookUrl, webhookDeliveries as outbox } from './webhooks'
 
@@ -98,11 +98,12 @@ export function teamsService({ db, config, mailer }: TeamsDeps) {
     return inTeam(user, id, permission, ip)
   }
 
-  const summary = (t: { id: string; name: string; balanceMicros: number }, role: TeamRole, memberCount?: number) => ({
+  const summary = (t: { id: string; name: string; balanceMicros: number; residency: ResidencyRule }, role: TeamRole, memberCount?: number) => ({
     id: t.id,
     name: t.name,
     role,
     balance: microsToRub(t.balanceMicros),
+    residency: t.residency,
     ...(memberCount === undefined ? {} : { memberCount }),
   })
 
@@ -149,7 +150,7 @@ export function teamsService({ db, config, mailer }: TeamsDeps) {
         await store.audit(q, { teamId: id, actorId: user.id, action: 'team.created', target: name, ip, at: now })
       })
       console.log(`[teams] user ${user.id} created team ${id}`)
-      return summary({ id, name, balanceMicros: 0 }, 'owner')
+      return summary({ id, name, balanceMicros: 0, residency: 'any' }, 'owner')
     },
 
     list: async (userId: string) => (await store.teamsOf(userId)).map((t) => ({ ...summary(t, t.role, t.memberCount), permissions: permissionsOf(t.role) })),
@@ -170,12 +171,17 @@ export function teamsService({ db, config, mailer }: TeamsDeps) {
       }
     },
 
-    async rename(user: { id: string; email: string }, teamId: string, rawName: unknown, ip: string) {
+    /** The name, and where the team's requests may be processed (`residency`: binds its keys and its members' web sessions). */
+    async update(user: { id: string; email: string }, teamId: string, patch: { name?: unknown; residency?: ResidencyRule }, ip: string) {
       const a = await inTeam(user, teamId, 'team.manage', ip)
-      const name = cleanName(rawName)
-      await store.rename(teamId, name)
-      await audit({ teamId, actorId: a.userId, action: 'team.renamed', target: name, ip, details: { from: a.teamName } })
-      return summary({ id: teamId, name, balanceMicros: (await store.team(teamId))!.balanceMicros }, a.role)
+      if (patch.name === undefined && patch.residency === undefined) throw badRequest('Укажите название команды или residency')
+      const name = patch.name === undefined ? undefined : cleanName(patch.name)
+      const before = (await store.team(teamId))!
+      await store.update(teamId, { ...(name === undefined ? {} : { name }), ...(patch.residency === undefined ? {} : { residency: patch.residency }) })
+      if (name !== undefined) await audit({ teamId, actorId: a.userId, action: 'team.renamed', target: name, ip, details: { from: a.teamName } })
+      if (patch.residency !== undefined && patch.residency !== before.residency)
+        await audit({ teamId, actorId: a.userId, action: 'team.residency_changed', target: name ?? a.teamName, ip, details: { from: before.residency, to: patch.residency } })
+      return summary({ ...before, ...(name === undefined ? {} : { name }), residency: patch.residency ?? before.residency }, a.role)
     },
 
     async remove(user: { id: string; email: string }, teamId: string, ip: string) {

@@ -7,7 +7,7 @@ import type { Db } from '../db/types'
 import { apiKeys } from '../keys/schema'
 import { newId } from '../lib/crypto'
 import { budgetSelection, usageDaily } from '../money'
-import { type TeamRole, type TeamRow, teamAudit, teamInvitations, teamMembers, teams, webhookDeliveries } from './schema'
+import { type ResidencyRule, type TeamRole, type TeamRow, teamAudit, teamInvitations, teamMembers, teams, webhookDeliveries } from './schema'
 
 const live = isNull(teams.deletedAt)
 
@@ -71,6 +71,7 @@ export const teamsStore = (db: Db) => ({
         name: teams.name,
         role: teamMembers.role,
         balanceMicros: teams.balanceMicros,
+        residency: teams.residency,
         memberCount: sql<number>`(select count(*) from "team_members" m where m."team_id" = "teams"."id")`.mapWith(Number),
       })
       .from(teamMembers)
@@ -179,8 +180,8 @@ export const teamsStore = (db: Db) => ({
     return gone.length === 0 ? null : keys
   },
 
-  async rename(teamId: string, name: string) {
-    await write(db, (q) => q.update(teams).set({ name }).where(eq(teams.id, teamId)))
+  async update(teamId: string, set: { name?: string; residency?: ResidencyRule }) {
+    await write(db, (q) => q.update(teams).set(set).where(eq(teams.id, teamId)))
   },
 
   /** Soft delete, only while nothing is on the balance or held (one conditional UPDATE); then the team's keys and open invitations go. */

@@ -29,10 +29,10 @@ describe('the wire contract', () => {
     const owner = await registerUser(gw.url)
     const created = await api('POST', '/api/teams', owner, { name: '  Лаборатория   ИИ ' })
     expect(created.status).toBe(201)
-    expect(created.body).toEqual({ success: true, data: { id: expect.any(String), name: 'Лаборатория ИИ', role: 'owner', balance: 0 } })
+    expect(created.body).toEqual({ success: true, data: { id: expect.any(String), name: 'Лаборатория ИИ', role: 'owner', balance: 0, residency: 'any' } })
     const id = created.body.data.id
     expect((await api('GET', '/api/teams', owner)).body.data).toEqual([
-      { id, name: 'Лаборатория ИИ', role: 'owner', balance: 0, memberCount: 1, permissions: expect.arrayContaining(['team.own', 'keys.all']) },
+      { id, name: 'Лаборатория ИИ', role: 'owner', balance: 0, residency: 'any', memberCount: 1, permissions: expect.arrayContaining(['team.own', 'keys.all']) },
     ])
     const one = await api('GET', `/api/teams/${id}`, owner)
     expect(one.status).toBe(200)
@@ -86,12 +86,20 @@ describe('the wire contract', () => {
     const invitee = await registerUser(gw.url, email.toUpperCase())
     const accepted = await api('POST', '/api/teams/invitations/accept', invitee, { token })
     expect(accepted.status).toBe(200)
-    expect(accepted.body.data).toEqual({ team: { id: team.id, name: 'Приглашения', role: 'billing', balance: 0 } })
+    expect(accepted.body.data).toEqual({ team: { id: team.id, name: 'Приглашения', role: 'billing', balance: 0, residency: 'any' } })
     // Single use: the link is spent.
     expect((await api('POST', '/api/teams/invitations/accept', invitee, { token })).status).toBe(400)
     expect((await call(gw.url, 'POST', '/api/teams/invitations/lookup', { body: { token } })).status).toBe(400)
     expect((await api('GET', '/api/teams', invitee)).body.data).toEqual([
-      { id: team.id, name: 'Приглашения', role: 'billing', balance: 0, memberCount: 2, permissions: ['team.view', 'topup', 'company.manage', 'history', 'usage.all', 'usage.own'] },
+      {
+        id: team.id,
+        name: 'Приглашения',
+        role: 'billing',
+        balance: 0,
+        residency: 'any',
+        memberCount: 2,
+        permissions: ['team.view', 'topup', 'company.manage', 'history', 'usage.all', 'usage.own'],
+      },
     ])
     // Inviting a member again is refused; revoking an open invitation kills its link.
     expect((await api('POST', `/api/teams/${team.id}/invitations`, owner, { email, role: 'member' })).status).toBe(409)

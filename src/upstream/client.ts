@@ -1,5 +1,6 @@
 // Client for the model router's protocol (reference/protocols.md §1). Without OPENROUTER_API_KEY it
 // talks in-process to the built-in demo upstream, which speaks the same protocol.
+import { readFileSync } from 'node:fs'
 import type { Config } from '../config'
 import { createDemoUpstream } from './demo'
 import { type FetchLike, http1FetchOrFetch } from './http1'
@@ -56,15 +57,16 @@ export async function upstreamErrorFrom(res: Response): Promise<UpstreamError> {
 export type KeyStatus = { usage: number; limit: number | null; limitRemaining: number | null }
 export type GenerationStats = { totalCost: number; tokensPrompt: number; tokensCompletion: number; cancelled: boolean }
 
-/** Which router a client talks to: the configured one (OPENROUTER_*), or another given here (the second upstream). */
-export type UpstreamTarget = { baseUrl: string; apiKey: string }
+/** Which router a client talks to: the configured one (OPENROUTER_*), or another given here (FALLBACK_UPSTREAM_*, UPSTREAMS_FILE); `caFile` trusted for it alone. */
+export type UpstreamTarget = { baseUrl: string; apiKey: string; caFile?: string }
 
 export function createUpstreamClient(config: Config, target?: UpstreamTarget, fetchOverride?: FetchLike) {
   const apiKey = target ? target.apiKey : config.openrouterApiKey
   const demo = apiKey ? null : createDemoUpstream()
   const base = demo ? 'http://demo.upstream/api/v1' : (target?.baseUrl ?? config.openrouterBaseUrl)
   // The router is reached over kept-alive HTTP/1.1 on the event loop's own sockets (see http1.ts for why not fetch).
-  const doFetch: FetchLike = fetchOverride ?? (demo ? (url, init) => demo.fetch(new Request(url, init)) : http1FetchOrFetch(base))
+  const ca = target?.caFile ? [readFileSync(target.caFile, 'utf8')] : undefined
+  const doFetch: FetchLike = fetchOverride ?? (demo ? (url, init) => demo.fetch(new Request(url, init)) : http1FetchOrFetch(base, ca ? { tls: { ca } } : undefined))
   const headers = {
     authorization: `Bearer ${apiKey ?? 'demo'}`,
     'content-type': 'application/json',

@@ -582,7 +582,10 @@ export function proxiedByEnv(url: string, env: Record<string, string | undefined
 
 /** The client for `baseUrl`: HTTP/1.1 on event-loop sockets, or fetch when a proxy is configured for it. */
 export function http1FetchOrFetch(baseUrl: string, options?: Http1Options): FetchLike {
-  if (proxiedByEnv(baseUrl)) return (url, init) => fetch(url, init)
+  // A CA of the upstream's own goes to fetch's requests too (its GETs, or all of them through a proxy).
+  const tls = options?.tls
+  const viaFetch: FetchLike = tls ? (url, init) => fetch(url, { ...init, tls } as RequestInit) : (url, init) => fetch(url, init)
+  if (proxiedByEnv(baseUrl)) return viaFetch
   const http1 = createHttp1Fetch(options)
-  return (url, init) => (sendable(init?.body) === undefined ? fetch(url, init) : http1(url, init))
+  return (url, init) => (sendable(init?.body) === undefined ? viaFetch(url, init) : http1(url, init))
 }

@@ -1,32 +1,64 @@
-// The routers the gateway may send a request to: the primary (OPENROUTER_*) and, when configured, a
-// second one speaking the same protocol (FALLBACK_UPSTREAM_*), each with its own circuit breaker. The
-// second one's catalogue is read too: a request naming a model it does not list is never sent to it.
-// Each router also has a breaker per model, for failures the router puts on one model's provider:
-// that model is kept away from it while the router and its other models still serve.
+// The upstreams the gateway may send a request to, in UPSTREAMS_FILE order (config.upstreams): routers
+// speaking OpenRouter's protocol (the first one's list is our catalogue; the others' lists are read,
+// so a request naming a model one does not list is never sent to it) and the other kinds
+// (kinds/*.ts), which answer the models their file entry lists. Each has its own circuit breaker,
+// and a breaker per model, for failures an upstream puts on one model's provider: that model is kept
+// away from it while the upstream and its other models still serve.
 import type { Config } from '../config'
 import { type BreakerState, CircuitBreaker, type Transition } from './breaker'
 import { createUpstreamClient, type UpstreamClient } from './client'
+import { createGigachatClient } from './kinds/gigachat'
+import { createOpenAIClient } from './kinds/openai'
+import type { Currency, KindClient, Residency, UpstreamEntry, UpstreamKind } from './kinds/types'
+import { createYandexClient } from './kinds/yandex'
 import type { UpstreamName } from './names'
 
 export type { UpstreamName } from './names'
 
 export type Upstream = {
   name: UpstreamName
-  client: UpstreamClient
+  kind: UpstreamKind
+  residency: Residency
+  currency: Currency
+  /** Its host as the operator reads it (never the whole base URL: it may carry credentials). */
+  host: string
+  /** Where its inference requests go (OpenAI chat completions and embeddings for every kind). */
+  client: KindClient
+  /** A router's own client (its /generation record, its key); null for the other kinds. */
+  router: UpstreamClient | null
   breaker: CircuitBreaker
-  /** The breaker of one model at this router (a catalogue id without variant), made on first use. */
+  /** The breaker of one model at this upstream (a catalogue id without variant), made on first use. */
   model(id: string): CircuitBreaker
-  /** Whether this router lists every one of these models (ids without variants); the primary's list is our catalogue. */
+  /** GigaChat's: when its OAuth token lapses (epoch ms; null before the first). */
+  tokenExpiresAt?: () => number | null
+  /** Whether this router lists every one of these models (ids without variants); the first router's list is our catalogue. */
   serves(modelIds: readonly string[]): boolean
 }
 
-/** The second router's list is re-read this often, and a failed read retried after a minute. */
+/** A second router's list is re-read this often, and a failed read retried after a minute. */
 const FALLBACK_CATALOGUE_TTL_MS = 3600_000
 const FALLBACK_CATALOGUE_RETRY_MS = 60_000
 
+const hostOf = (url: string) => {
+  try {
+    return new URL(url).host
+  } catch {
+    return ''
+  }
+}
+
+const routerTarget = (e: UpstreamEntry & { kind: 'openrouter' }) => ({ baseUrl: e.baseUrl, apiKey: e.apiKey, caFile: e.caFile })
+
 const verb: Record<BreakerState, string> = { open: 'opened', 'half-open': 'half-open: probing', closed: 'closed' }
 
-export function createUpstreams(config: Config, primaryClient: UpstreamClient) {
+/** The first router's client: OPENROUTER_*'s (the demo router without a key), or UPSTREAMS_FILE's first router. */
+export function firstRouterClient(config: Config): UpstreamClient {
+  const first = config.upstreams.find((e) => e.kind === 'openrouter')
+  return first && first.id !== 'primary' ? createUpstreamClient(config, routerTarget(first)) : createUpstreamClient(config)
+}
+
+/** `primaryClient` is the first router's (firstRouterClient: the catalogue is synced through it). */
+export function createUpstreams(config: Config, primaryClient: UpstreamClient, entries: readonly UpstreamEntry[] = config.upstreams) {
   const listeners: Array<(name: UpstreamName, t: Transition) => void> = []
   // Each transition once, as it happens: the operator's timeline of an outage.
   const log = (who: string, t: Transition) => {
@@ -53,14 +85,11 @@ export function createUpstreams(config: Config, primaryClient: UpstreamClient) {
     }
   }
 
-  const primary: Upstream = { name: 'primary', client: primaryClient, breaker: breaker('primary'), model: modelBreakers('primary'), serves: () => true }
-
-  let fallback: Upstream | null = null
-  let fallbackCatalogue: { models: Set<string>; readAt: number } | null = null
-  let reading: Promise<void> | null = null
-  let lastTry = 0
-  if (config.fallbackUpstream) {
-    const client = createUpstreamClient(config, config.fallbackUpstream)
+  /** A router after the first: its list is read (and re-read hourly) to know which models it serves. */
+  function secondRouter(e: UpstreamEntry & { kind: 'openrouter' }, client: UpstreamClient) {
+    let catalogue: { models: Set<string>; readAt: number } | null = null
+    let reading: Promise<void> | null = null
+    let lastTry = 0
     const read = async () => {
       const models = new Set((await client.listModels()).map((m) => m.id))
       try {
@@ -68,47 +97,72 @@ export function createUpstreams(config: Config, primaryClient: UpstreamClient) {
       } catch {
         // a router without embeddings still serves the rest
       }
-      fallbackCatalogue = { models, readAt: Date.now() }
-      console.log(`[upstream] fallback: ${models.size} models listed`)
+      catalogue = { models, readAt: Date.now() }
+      console.log(`[upstream] ${e.id}: ${models.size} models listed`)
     }
     const refresh = () => {
       if (reading) return reading
       lastTry = Date.now()
       reading = read()
-        .catch((e) => console.error(`[upstream] fallback: its catalogue could not be read: ${(e as Error).message}`))
+        .catch((err) => console.error(`[upstream] ${e.id}: its catalogue could not be read: ${(err as Error).message}`))
         .finally(() => {
           reading = null
         })
       return reading
     }
-    fallback = {
-      name: 'fallback',
-      client,
-      breaker: breaker('fallback'),
-      model: modelBreakers('fallback'),
-      serves(ids) {
+    void refresh()
+    return {
+      serves(ids: readonly string[]) {
         const now = Date.now()
-        const stale = !fallbackCatalogue || now - fallbackCatalogue.readAt > FALLBACK_CATALOGUE_TTL_MS
+        const stale = !catalogue || now - catalogue.readAt > FALLBACK_CATALOGUE_TTL_MS
         if (stale && now - lastTry > FALLBACK_CATALOGUE_RETRY_MS) void refresh()
-        const models = fallbackCatalogue?.models
+        const models = catalogue?.models
         return !!models && ids.every((id) => models.has(id))
       },
+      size: () => catalogue?.models.size ?? null,
     }
-    void refresh()
   }
 
+  const listed = new Map<string, () => number | null>()
+  let firstRouter = true
+  const all: Upstream[] = entries.map((e) => {
+    const common = { name: e.id, kind: e.kind, residency: e.residency, currency: e.currency, breaker: breaker(e.id), model: modelBreakers(e.id), host: hostOf(e.baseUrl) }
+    if (e.kind === 'openrouter') {
+      if (firstRouter) {
+        firstRouter = false
+        const host = primaryClient.mode === 'demo' ? 'демо-режим' : hostOf(e.baseUrl || config.openrouterBaseUrl)
+        return { ...common, host, client: primaryClient, router: primaryClient, serves: () => true }
+      }
+      const client = createUpstreamClient(config, routerTarget(e))
+      const second = secondRouter(e, client)
+      listed.set(e.id, second.size)
+      return { ...common, client, router: client, serves: second.serves }
+    }
+    const models = new Set(e.models.map((m) => m.id))
+    listed.set(e.id, () => models.size)
+    const serves = (ids: readonly string[]) => ids.every((id) => models.has(id))
+    if (e.kind === 'gigachat') {
+      const client = createGigachatClient(e)
+      return { ...common, client, router: null, serves, tokenExpiresAt: () => client.tokenExpiresAt() }
+    }
+    return { ...common, client: e.kind === 'openai' ? createOpenAIClient(e) : createYandexClient(e), router: null, serves }
+  })
+  const byId = new Map(all.map((u) => [u.name, u]))
+  const primary = all.find((u) => u.kind === 'openrouter') ?? all[0]!
+
   return {
+    /** The first router: the catalogue's. */
     primary,
-    fallback,
     /** In the order they are tried. */
-    list: (): Upstream[] => (fallback ? [primary, fallback] : [primary]),
-    byName: (name: UpstreamName): Upstream => (name === 'fallback' && fallback ? fallback : primary),
+    list: (): readonly Upstream[] => all,
+    /** An upstream by id; the first router for an id no longer configured (an old hold's). */
+    byName: (name: UpstreamName): Upstream => byId.get(name) ?? primary,
     /** Called on every breaker transition (the status page records incidents from them). */
     onTransition(listener: (name: UpstreamName, t: Transition) => void) {
       listeners.push(listener)
     },
-    /** How many models the second router lists (null: not read yet, or none configured). */
-    fallbackModels: () => fallbackCatalogue?.models.size ?? null,
+    /** How many models a router after the first lists (null: not read yet, or not such a router). */
+    listedModels: (name: UpstreamName) => listed.get(name)?.() ?? null,
   }
 }
 

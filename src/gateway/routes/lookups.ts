@@ -3,7 +3,7 @@
 import { Elysia, t } from 'elysia'
 import { dec } from '../../lib/decimal'
 import { OpenAIError } from '../../lib/errors'
-import type { CallerAuth } from '../auth'
+import { type CallerAuth, callerIfAny } from '../auth'
 import { currentRate, modelNotFound } from '../errors'
 import { lookups } from '../lookup'
 import { errorsOf, ModelObject } from '../model'
@@ -12,17 +12,25 @@ import type { GatewayDeps } from '../types'
 export function lookupRoutes(deps: GatewayDeps, auth: CallerAuth) {
   const markup = dec(String(deps.config.markup))
   const lookup = lookups(deps.db, deps.keys)
-  const modelsList = () => {
+  const modelsList = (onlyRu: boolean) => {
     const rate = currentRate(deps.rates)
-    return deps.catalog.list().map((m) => deps.catalog.toApi(m, rate, markup))
+    const list = deps.catalog.list().map((m) => deps.catalog.toApi(m, rate, markup))
+    return onlyRu ? list.filter((m) => m.data_residency.includes('ru')) : list
   }
 
   return new Elysia({ name: 'gateway-lookups' })
     .use(auth)
-    .get('/models', () => ({ object: 'list' as const, data: modelsList() }), {
-      response: { 200: t.Object({ object: t.Literal('list'), data: t.Array(ModelObject) }), ...errorsOf(503) },
-      detail: { summary: 'Каталог моделей с ценами в рублях (публичный)' },
-    })
+    .get(
+      '/models',
+      async ({ request, accessJwt }) => {
+        const caller = await callerIfAny(deps.db, request.headers, accessJwt)
+        return { object: 'list' as const, data: modelsList(caller?.residency === 'ru') }
+      },
+      {
+        response: { 200: t.Object({ object: t.Literal('list'), data: t.Array(ModelObject) }), ...errorsOf(503) },
+        detail: { summary: 'Каталог моделей с ценами в рублях (публичный); с ключом, которому разрешено только хранение данных в РФ, — только такие модели' },
+      },
+    )
     .get(
       '/models/*',
       ({ params }) => {

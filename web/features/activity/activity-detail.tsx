@@ -2,7 +2,7 @@
 // × our rate × the markup, the hold, the settlement and its ledger row, to the micro-ruble.
 import type { ReactNode } from 'react'
 import useSWR from 'swr'
-import { PROTOCOL_LABELS, STATUS_LABELS, UPSTREAM_SHORT_LABELS } from '../../../src/content/activity'
+import { PROTOCOL_LABELS, STATUS_LABELS, upstreamShortLabel } from '../../../src/content/activity'
 import { formatDuration, formatInteger, formatMoscowDateTime, formatRublesExact } from '../../../src/content/format'
 import { Drawer } from '../../components/drawer'
 import { ListSkeleton, LoadError } from '../../components/list-state'
@@ -105,7 +105,7 @@ function Body({ d, team }: { d: ActivityDetail; team: boolean }) {
       <Section title="Время и идентификаторы">
         <Row label="Длительность">{ms(d.latencyMs)}</Row>
         {d.stream && <Row label="До первого токена">{ms(d.ttftMs)}</Row>}
-        <Row label="Провайдер моделей">{UPSTREAM_SHORT_LABELS[d.upstream]}</Row>
+        <Row label="Провайдер моделей">{upstreamShortLabel(d.upstream)}</Row>
         <Row label="ID запроса" testId="activity-request-id">
           <Id value={d.requestId} />
         </Row>
