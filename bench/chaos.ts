@@ -10,9 +10,16 @@
 // requests it gets (502, 503 with Retry-After, 500, 429, a hang before the head, a drop mid-answer,
 // taking turns) and is down altogether (connection refused) for the middle fifth of the run. Reports
 // the success rate and the latency percentiles of the answers, and who answered.
+// `--scenario continuity` (issue 35): UPSTREAMS_FILE adds GigaChat and an OpenAI-compatible aggregator
+// billing in rubles (local fakes); the router syncs the catalogue and then refuses connections for
+// the whole run. Models with a second route (the aggregator's, GigaChat's) keep answering; a model
+// only the router serves fails fast once its breaker opens. The books check every charge against the
+// route that answered: the router's cost × rate × markup, the aggregator's cost_rub × markup, GigaChat's
+// tokens × the file's ruble prices × markup.
 //
 //   bun bench/chaos.ts                               # 10 000 requests (≈ 1 min here)
 //   bun bench/chaos.ts --scenario failover           # 10 000 requests, the primary failing
+//   bun bench/chaos.ts --scenario continuity         # 10 000 requests, the router unreachable throughout
 //   bun bench/chaos.ts --requests 2000               # a shorter run
 //   bun bench/chaos.ts --store pg --bonus 2000       # on a throwaway PostgreSQL, accounts well funded enough
 //                                                    # to be served from reserves (money/reserves.ts, issue 25)
@@ -20,14 +27,17 @@
 // Only loopback addresses are used; the run is bounded in requests and time and stops by itself.
 // Exit code 0 when the books check passes, 1 when it does not (or the run could not be made).
 
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { ceilUnits, dec, mul } from '../src/lib/decimal'
 import { closeReader, databaseReader } from '../src/test-support/db-reader'
 import { expectedCharge, FALLBACK_KEY, TEST_RATE, UPSTREAM_KEY } from '../src/test-support/gateway'
 import { startPostgres } from '../src/test-support/postgres'
 import { registerUser, startServer, type TestServer } from '../src/test-support/server'
 import { startFakeUpstream } from '../src/upstream/demo'
+import { startFakeGigachat } from '../src/upstream/kinds/gigachat-fake'
+import { startFakeAggregator } from '../src/upstream/kinds/openai-fake'
 
 const args = process.argv.slice(2)
 const REQUESTS = (() => {
@@ -44,13 +54,19 @@ const REQUESTS = (() => {
 const SCENARIO = (() => {
   const i = args.findIndex((a) => a === '--scenario' || a.startsWith('--scenario='))
   const raw = i < 0 ? 'crash' : args[i]!.includes('=') ? args[i]!.split('=')[1] : args[i + 1]
-  if (raw !== 'crash' && raw !== 'failover') {
-    console.error('--scenario must be crash or failover')
+  if (raw !== 'crash' && raw !== 'failover' && raw !== 'continuity') {
+    console.error('--scenario must be crash, failover or continuity')
     process.exit(2)
   }
   return raw
 })()
 const FAILOVER = SCENARIO === 'failover'
+const CONTINUITY = SCENARIO === 'continuity'
+/** continuity: the models and who else serves them (the file's routes), and the GigaChat prices, ₽ per 1M tokens. */
+const SHARED_MODEL = 'openai/gpt-4o-mini'
+const GIGA_MODEL = 'sber/gigachat-2-max'
+const ROUTER_ONLY_MODEL = 'openai/gpt-4'
+const GIGA_PRICE = { prompt: '150', completion: '300' }
 /** `--name value` or `--name=value` of the command line, or undefined. */
 function option(name: string): string | undefined {
   const i = args.findIndex((a) => a === `--${name}` || a.startsWith(`--${name}=`))
@@ -75,7 +91,7 @@ const LEASE_MS = 3000
 const ACCOUNTS = 80
 // crash: small, accounts run dry half-way and get 402s; failover: enough for every request, so the
 // success rate is the routers' alone
-const BONUS_RUB = BONUS_OPTION ?? (FAILOVER ? 500 : 5)
+const BONUS_RUB = BONUS_OPTION ?? (FAILOVER || CONTINUITY ? 500 : 5)
 const CONCURRENCY = 48
 const FAULT_SHARE = 0.2
 const ABORT_SHARE = 0.05 // of streamed requests: the client leaves after the first chunk
@@ -108,6 +124,19 @@ type Plan = { protocol: Protocol; stream: boolean; fault: string | null; abort: 
 type Seen = { plan: Plan; status: number | 'network' | 'aborted'; completedWithCost: number | null; upstreamId: string | null; ms: number }
 
 function plan(): Plan {
+  if (CONTINUITY) {
+    // Chat only: the other kinds answer chat completions. Most requests have a second route.
+    const m = random()
+    const stream = random() < 0.5
+    return {
+      protocol: 'chat',
+      stream,
+      fault: null,
+      abort: stream && random() < ABORT_SHARE,
+      model: m < 0.45 ? SHARED_MODEL : m < 0.9 ? GIGA_MODEL : ROUTER_ONLY_MODEL,
+      account: Math.floor(random() * ACCOUNTS),
+    }
+  }
   const r = random()
   const protocol: Protocol = r < 0.6 ? 'chat' : r < 0.75 ? 'responses' : r < 0.9 ? 'messages' : 'embeddings'
   const stream = protocol !== 'embeddings' && random() < 0.5
@@ -144,7 +173,7 @@ function costOf(p: Plan, text: string): { cost: number | null; id: string | null
   const complete = p.protocol === 'chat' ? text.includes('data: [DONE]') : p.protocol === 'responses' ? text.includes('response.completed') : text.includes('message_stop')
   if (!complete) return { cost: null, id: null }
   const m = [...text.matchAll(/"cost":([0-9.eE+-]+)/g)].at(-1)
-  const id = p.protocol === 'chat' ? (text.match(/"id":"(gen-[^"]+)"/)?.[1] ?? null) : null
+  const id = p.protocol === 'chat' ? (text.match(/"id":"([^"]+)"/)?.[1] ?? null) : null
   return { cost: m ? Number(m[1]) : null, id }
 }
 
@@ -186,6 +215,37 @@ async function main() {
   const upstream = await startFakeUpstream({ faults: true, tokenDelayMs: 1, apiKey: UPSTREAM_KEY })
   const fallback = FAILOVER ? await startFakeUpstream({ faults: true, tokenDelayMs: 1, apiKey: FALLBACK_KEY }) : null
   const dataDir = mkdtempSync(join(tmpdir(), 'gateway-chaos-'))
+  const aggregator = CONTINUITY ? await startFakeAggregator() : null
+  const giga = CONTINUITY ? await startFakeGigachat() : null
+  const upstreamsFile = join(dataDir, 'upstreams.json')
+  if (aggregator && giga)
+    writeFileSync(
+      upstreamsFile,
+      JSON.stringify({
+        upstreams: [
+          {
+            id: 'ruagg',
+            kind: 'openai',
+            baseUrl: aggregator.baseUrl,
+            apiKey: 'sk-aitunnel-test',
+            residency: 'ru',
+            currency: 'RUB',
+            models: [{ id: SHARED_MODEL, upstreamModel: 'gpt-4o-mini', name: 'GPT-4o mini', context: 128000, prompt: '20', completion: '80' }],
+          },
+          {
+            id: 'giga',
+            kind: 'gigachat',
+            baseUrl: giga.baseUrl,
+            authUrl: giga.authUrl,
+            authKey: 'test-auth-key',
+            scope: 'GIGACHAT_API_PERS',
+            residency: 'ru',
+            currency: 'RUB',
+            models: [{ id: GIGA_MODEL, upstreamModel: 'GigaChat-2-Max', name: 'GigaChat 2 Max', context: 131072, ...GIGA_PRICE }],
+          },
+        ],
+      }),
+    )
   const pg = STORE === 'pg' ? await startPostgres() : null
   const databaseUrl = pg ? await pg.createDatabase() : join(dataDir, 'gateway.db')
   const env: Record<string, string> = {
@@ -198,14 +258,17 @@ async function main() {
     WELCOME_BONUS_RUB: String(BONUS_RUB),
     UPSTREAM_TIMEOUT_MS: String(UPSTREAM_TIMEOUT_MS),
     ...(fallback ? { FALLBACK_UPSTREAM_URL: fallback.url, FALLBACK_UPSTREAM_API_KEY: FALLBACK_KEY, UPSTREAM_BREAKER_COOLDOWN_MS: String(BREAKER_COOLDOWN_MS) } : {}),
+    ...(CONTINUITY ? { UPSTREAMS_FILE: upstreamsFile, UPSTREAM_BREAKER_COOLDOWN_MS: String(BREAKER_COOLDOWN_MS) } : {}),
   }
   let server: TestServer = await startServer(env)
   const base = () => server.url
   try {
     console.log(
-      FAILOVER
-        ? `chaos (failover): ${REQUESTS} requests, ${ACCOUNTS} accounts with ${BONUS_RUB} ₽, concurrency ${CONCURRENCY}, the primary failing ${PRIMARY_FAILING * 100}% (${PRIMARY_FAULTS.join(', ')} in turns of ${FAULT_TURN}) and refusing connections from request ${REQUESTS * DOWN_FROM} to ${REQUESTS * DOWN_TO}; a second router configured; ${ABORT_SHARE * 100}% of streams aborted`
-        : `chaos: ${REQUESTS} requests, ${ACCOUNTS} accounts with ${BONUS_RUB} ₽, concurrency ${CONCURRENCY}, ${FAULT_SHARE * 100}% faults, ${ABORT_SHARE * 100}% of streams aborted, kill -9 at ${REQUESTS / 2}, on ${pg ? 'PostgreSQL' : 'SQLite'}`,
+      CONTINUITY
+        ? `chaos (continuity): ${REQUESTS} requests, ${ACCOUNTS} accounts with ${BONUS_RUB} ₽, concurrency ${CONCURRENCY}; the router syncs the catalogue, then refuses connections for the whole run; ${SHARED_MODEL} has a second route (an aggregator in rubles), ${GIGA_MODEL} is GigaChat's, ${ROUTER_ONLY_MODEL} the router's alone; ${ABORT_SHARE * 100}% of streams aborted`
+        : FAILOVER
+          ? `chaos (failover): ${REQUESTS} requests, ${ACCOUNTS} accounts with ${BONUS_RUB} ₽, concurrency ${CONCURRENCY}, the primary failing ${PRIMARY_FAILING * 100}% (${PRIMARY_FAULTS.join(', ')} in turns of ${FAULT_TURN}) and refusing connections from request ${REQUESTS * DOWN_FROM} to ${REQUESTS * DOWN_TO}; a second router configured; ${ABORT_SHARE * 100}% of streams aborted`
+          : `chaos: ${REQUESTS} requests, ${ACCOUNTS} accounts with ${BONUS_RUB} ₽, concurrency ${CONCURRENCY}, ${FAULT_SHARE * 100}% faults, ${ABORT_SHARE * 100}% of streams aborted, kill -9 at ${REQUESTS / 2}, on ${pg ? 'PostgreSQL' : 'SQLite'}`,
     )
     // The second router's catalogue is read at start: requests go to it only once it is.
     if (fallback) while (!fallback.log.some((r) => r.path.endsWith('/embeddings/models'))) await Bun.sleep(50)
@@ -217,6 +280,10 @@ async function main() {
       }),
     )
     const plans = Array.from({ length: REQUESTS }, plan)
+    if (CONTINUITY) {
+      await upstream.refuse()
+      console.log('  the router refuses connections from now on')
+    }
     const seen: Seen[] = []
     let next = 0
     let killedAt = -1
@@ -234,7 +301,7 @@ async function main() {
             console.log(`  the primary is back at request ${i} (${((performance.now() - t0) / 1000).toFixed(1)} s)`)
             upstream.accept()
           }
-        } else if (i === Math.floor(REQUESTS / 2) && killedAt < 0) {
+        } else if (!CONTINUITY && i === Math.floor(REQUESTS / 2) && killedAt < 0) {
           killedAt = i
           restarting = (async () => {
             await server.kill()
@@ -269,6 +336,22 @@ async function main() {
       if (typeof s.status === 'number' && s.status >= 400) statuses.set(`${s.plan.protocol} ${s.status}`, (statuses.get(`${s.plan.protocol} ${s.status}`) ?? 0) + 1)
     console.log(`    by route and status: ${[...statuses].map(([k, v]) => `${k}: ${v}`).join(', ')}`)
     console.log(`    faults injected ${count((s) => s.plan.fault !== null)}; completed answers with a charge ${count((s) => s.completedWithCost !== null)}`)
+    if (CONTINUITY) {
+      const asked = (f: (s: Seen) => boolean) => seen.filter((s) => s.status !== 'aborted' && f(s))
+      for (const model of [SHARED_MODEL, GIGA_MODEL, ROUTER_ONLY_MODEL]) {
+        const mine = asked((s) => s.plan.model === model)
+        const ok = mine.filter((s) => s.completedWithCost !== null).map((s) => s.ms)
+        ok.sort((a, b) => a - b)
+        const pct = (q: number) => (ok.length ? ok[Math.min(ok.length - 1, Math.floor(q * ok.length))]!.toFixed(0) : '—')
+        console.log(
+          `    ${model}: ${ok.length} of ${mine.length} answered (${((ok.length / Math.max(1, mine.length)) * 100).toFixed(2)} %), complete answer in p50 ${pct(0.5)} ms, p99 ${pct(0.99)} ms`,
+        )
+      }
+      const logs = server.logs()
+      console.log(
+        `    the router's breaker opened ${logs.split('\n').filter((l) => l.includes('primary: circuit opened') || l.includes('primary: circuit re-opened')).length} times`,
+      )
+    }
     if (FAILOVER) {
       // Success: a complete answer (a stream cut mid-way is a 200 that failed). Aborted requests were the client's choice.
       const asked = count((s) => s.status !== 'aborted')
@@ -286,14 +369,34 @@ async function main() {
     }
 
     const problems: string[] = []
-    const usage = await read<{ id: string; user_id: string; upstream_id: string | null; upstream_cost_usd: string | null; cost_micros: number; status: string; upstream: string }>(
-      'select id, user_id, upstream_id, upstream_cost_usd, cost_micros, status, upstream from usage_logs',
-    )
+    const usage = await read<{
+      id: string
+      user_id: string
+      upstream_id: string | null
+      upstream_cost_usd: string | null
+      cost_micros: number
+      status: string
+      upstream: string
+      prompt_tokens: number
+      completion_tokens: number
+    }>('select id, user_id, upstream_id, upstream_cost_usd, cost_micros, status, upstream, prompt_tokens, completion_tokens from usage_logs')
     const byUpstream = new Map<string, typeof usage>()
     for (const u of usage) if (u.upstream_id) byUpstream.set(u.upstream_id, [...(byUpstream.get(u.upstream_id) ?? []), u])
     for (const [id, rows] of byUpstream) if (rows.length > 1) problems.push(`upstream generation ${id} has ${rows.length} usage rows`)
     for (const u of usage) {
       if (u.cost_micros === 0) continue
+      if (u.upstream === 'ruagg' || u.upstream === 'giga') {
+        // A stream the client left is charged a guess within its hold: only answers are checked to the micro-ruble.
+        if (u.status !== 'success') continue
+        const rub =
+          u.upstream === 'ruagg'
+            ? aggregator?.costs.get(u.upstream_id ?? '')
+            : (u.prompt_tokens * Number(GIGA_PRICE.prompt) + u.completion_tokens * Number(GIGA_PRICE.completion)) / 1e6
+        if (rub === undefined) problems.push(`usage ${u.id}: charged ${u.cost_micros} µ₽ without a known answer at ${u.upstream}`)
+        else if (u.cost_micros !== ceilUnits(mul(dec(String(rub)), dec('1.3')), 6))
+          problems.push(`usage ${u.id}: charged ${u.cost_micros} µ₽, ${u.upstream}'s cost gives ${rub} ₽ × 1.3`)
+        continue
+      }
       // The generation is looked up at the router the row says answered: each bills at its own reported cost.
       const router = u.upstream === 'fallback' ? fallback : upstream
       const g = u.upstream_id ? router?.generations.get(u.upstream_id) : undefined
@@ -327,12 +430,15 @@ async function main() {
     if (uncovered!.n) problems.push(`${uncovered!.n} uncovered-cost records`)
 
     const byRouter = (name: string) => usage.filter((u) => u.status === 'success' && u.upstream === name).length
-    console.log(
-      `\nbooks of ${books.length} accounts: ${usage.length} usage rows (${successRows} success${FAILOVER ? `: ${byRouter('primary')} answered by the primary, ${byRouter('fallback')} by the second router` : ''}), ${byUpstream.size} upstream generations billed`,
-    )
+    const who = FAILOVER
+      ? `: ${byRouter('primary')} answered by the primary, ${byRouter('fallback')} by the second router`
+      : CONTINUITY
+        ? `: ${byRouter('primary')} by the router, ${byRouter('ruagg')} by the aggregator, ${byRouter('giga')} by GigaChat`
+        : ''
+    console.log(`\nbooks of ${books.length} accounts: ${usage.length} usage rows (${successRows} success${who}), ${byUpstream.size} upstream generations billed`)
     if (problems.length === 0)
       console.log(
-        '  OK    balance = ledger sum = bonus − usage, nothing held, one usage row per generation, every charge = reported cost × rate × markup, every completed answer charged what it showed, nothing uncovered',
+        "  OK    balance = ledger sum = bonus − usage, nothing held, one usage row per generation, every charge = the answering route's cost × rate × markup, every completed answer charged what it showed, nothing uncovered",
       )
     else for (const p of problems.slice(0, 30)) console.log(`  WRONG ${p}`)
     console.log(`\ndone in ${((performance.now() - t0) / 1000).toFixed(1)} s`)
@@ -342,6 +448,8 @@ async function main() {
     await server.stop().catch(() => {})
     await upstream.stop()
     await fallback?.stop()
+    await aggregator?.stop()
+    await giga?.stop()
     if (pg) {
       await closeReader(databaseUrl)
       await pg.stop()

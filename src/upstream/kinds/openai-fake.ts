@@ -12,6 +12,8 @@ export type FakeAggregator = {
   log: FakeAggregatorLogEntry[]
   /** What every answer cost, rubles, in the order they were made. */
   charges: number[]
+  /** The same, by the completion's id. */
+  costs: Map<string, number>
   /** The next chat request fails with this status and message. */
   failNext(status: number, message: string): void
   stop(): Promise<void>
@@ -27,6 +29,7 @@ export async function startFakeAggregator(opts: { apiKey?: string } = {}): Promi
   const apiKey = opts.apiKey ?? 'sk-aitunnel-test'
   const log: FakeAggregatorLogEntry[] = []
   const charges: number[] = []
+  const costs = new Map<string, number>()
   const failures: Array<{ status: number; message: string }> = []
   let balance = 5000
 
@@ -68,6 +71,7 @@ export async function startFakeAggregator(opts: { apiKey?: string } = {}): Promi
       const id = `chatcmpl-agg-${crypto.randomUUID().slice(0, 12)}`
       const created = Math.floor(Date.now() / 1000)
       const { message, usage, finish } = answer(body)
+      costs.set(id, usage.cost_rub)
       if (body.stream !== true) return json(200, { id, object: 'chat.completion', created, model: body.model, choices: [{ index: 0, message, finish_reason: finish }], usage })
       const chunk = (choices: unknown[], extra: Record<string, unknown> = {}) =>
         `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: body.model, choices, ...extra })}\n\n`
@@ -86,6 +90,7 @@ export async function startFakeAggregator(opts: { apiKey?: string } = {}): Promi
     port: server.port!,
     log,
     charges,
+    costs,
     failNext: (status, message) => void failures.push({ status, message }),
     stop: async () => void server.stop(true),
   }
