@@ -11,9 +11,10 @@ import type { KeysService } from '../keys/service'
 import { toDecimalString } from '../lib/decimal'
 import { badRequest, notFound } from '../lib/errors'
 import { formatSignedMicros, microsToRub, rubToMicros } from '../lib/money'
-import { InsufficientFundsError, moscowDay, moscowDayStart, postMovement, rearmLowBalance } from '../money'
+import { now as clockNow, InsufficientFundsError, moscowDay, moscowDayStart, periodStart, postMovement, rearmLowBalance } from '../money'
 import { auditIn, type TeamsService } from '../teams/service'
 import type { UpstreamClient } from '../upstream/client'
+import { upstreamLabel } from '../upstream/names'
 import { adminStore } from './store'
 
 export type AdminDeps = { db: Db; auth: AuthService; upstream: UpstreamClient; rates: RateProvider; blog: BlogService; teams: TeamsService; keys: KeysService }
@@ -157,10 +158,18 @@ export function adminService({ db, auth, upstream, rates, blog, teams, keys }: A
     }
   }
 
+  /** This month's spend per upstream: a scan of the month's usage rows, so read at most once a minute. */
+  let byUpstream: { at: number; value: ReturnType<typeof store.spendByUpstream> } | null = null
+  const spendByUpstream = () => {
+    const at = Date.now()
+    if (!byUpstream || at - byUpstream.at > 60_000) byUpstream = { at, value: store.spendByUpstream(new Date(periodStart('month', clockNow()))) }
+    return byUpstream.value
+  }
+
   return {
     async stats(now = new Date()) {
       // Independent reads (and the provider's key status) side by side.
-      const [users, usage, blogSpendNano, uncovered, ledgerCount, apiKeyCount, blogCounts, openrouter] = await Promise.all([
+      const [users, usage, blogSpendNano, uncovered, ledgerCount, apiKeyCount, blogCounts, openrouter, month] = await Promise.all([
         store.userCounts(new Date(+now - 7 * DAY_MS), moscowDayStart(moscowDay(now))),
         store.usageTotals(),
         blog.platformSpendNanoUsd(),
@@ -169,12 +178,14 @@ export function adminService({ db, auth, upstream, rates, blog, teams, keys }: A
         store.apiKeyCount(),
         blog.counts(),
         upstreamKey(+now),
+        spendByUpstream(),
       ])
       const spendNano = usage.upstreamNano + blogSpendNano
       const rate = rates.current()
       const rateNumber = rate ? Number(toDecimalString(rate)) : null
       const revenueRub = microsToRub(usage.costMicros)
       const costUsd = spendNano / 1e9
+      const costRub = usage.upstreamNanoRub / 1e9
       return {
         openrouter,
         users: { total: users.total, newWeek: users.newWeek, newToday: users.newToday },
@@ -183,8 +194,18 @@ export function adminService({ db, auth, upstream, rates, blog, teams, keys }: A
           totalBalance: microsToRub(users.balanceMicros),
           totalRevenue: revenueRub,
           openrouterCost: usd6(costUsd),
-          // Revenue converted at today's rate, not at each request's: an estimate, and the UI says so.
-          totalMargin: rateNumber ? usd6(revenueRub / rateNumber - costUsd) : null,
+          providerCostRub: Math.round(costRub * 1e6) / 1e6,
+          // Revenue and ruble costs converted at today's rate, not at each request's: an estimate, and the UI says so.
+          totalMargin: rateNumber ? usd6((revenueRub - costRub) / rateNumber - costUsd) : null,
+          byUpstream: month.map((u) => ({
+            upstream: u.upstream,
+            label: upstreamLabel(u.upstream),
+            requests: u.requests,
+            revenue: microsToRub(u.revenueMicros),
+            costUsd: usd6(u.costUsd),
+            costRub: Math.round(u.costRub * 1e6) / 1e6,
+            margin: rateNumber === null && u.costUsd > 0 ? null : Math.round((microsToRub(u.revenueMicros) - u.costRub - u.costUsd * (rateNumber ?? 0)) * 100) / 100,
+          })),
           usdRubRate: rateNumber,
           uncoveredCost: microsToRub(uncovered.micros),
           uncoveredRequests: uncovered.requests,

@@ -1,11 +1,11 @@
 // The admin's queries: platform totals (sums come from the usage_daily rollup, so they stay cheap
 // with millions of requests), the user list with per-user counts, and account deletion.
-import { and, count, desc, eq, isNull, sql } from 'drizzle-orm'
+import { and, count, desc, eq, gte, isNull, sql } from 'drizzle-orm'
 import { users } from '../auth/schema'
 import { greatest } from '../db/sql'
 import type { Db } from '../db/types'
 import { apiKeys } from '../keys/schema'
-import { ledgerEntries, uncoveredCosts, usageDaily } from '../money'
+import { ledgerEntries, uncoveredCosts, usageDaily, usageLogs } from '../money'
 import { teams } from '../teams/schema'
 
 const alive = isNull(users.deletedAt)
@@ -55,6 +55,7 @@ export const adminStore = (db: Db) => ({
         characters: sql<number>`coalesce(sum(${usageDaily.characters}), 0)`.mapWith(Number),
         costMicros: sql<number>`coalesce(sum(${usageDaily.costMicros}), 0)`.mapWith(Number),
         upstreamNano: sql<number>`coalesce(sum(${usageDaily.upstreamCostNanoUsd}), 0)`.mapWith(Number),
+        upstreamNanoRub: sql<number>`coalesce(sum(${usageDaily.upstreamCostNanoRub}), 0)`.mapWith(Number),
       })
       .from(usageDaily)
     return {
@@ -64,8 +65,27 @@ export const adminStore = (db: Db) => ({
       characters: row?.characters ?? 0,
       costMicros: row?.costMicros ?? 0,
       upstreamNano: row?.upstreamNano ?? 0,
+      upstreamNanoRub: row?.upstreamNanoRub ?? 0,
     }
   },
+
+  /**
+   * Per upstream since `since`: requests, what customers paid and what the upstream charged us in
+   * its currency. Read from usage_logs (the rollup has no upstream), so the caller caches it.
+   */
+  spendByUpstream: (since: Date) =>
+    db
+      .select({
+        upstream: usageLogs.upstream,
+        requests: count(),
+        revenueMicros: sql<number>`coalesce(sum(${usageLogs.costMicros}), 0)`.mapWith(Number),
+        costUsd: sql<number>`coalesce(sum(cast(${usageLogs.upstreamCostUsd} as numeric)), 0)`.mapWith(Number),
+        costRub: sql<number>`coalesce(sum(cast(${usageLogs.upstreamCostRub} as numeric)), 0)`.mapWith(Number),
+      })
+      .from(usageLogs)
+      .where(gte(usageLogs.createdAt, since))
+      .groupBy(usageLogs.upstream)
+      .orderBy(usageLogs.upstream),
 
   /** What customers' balances could not pay (money/holds): the total and the newest requests. */
   async uncovered(limit: number) {

@@ -36,35 +36,36 @@ function amount(v: unknown): string | null {
   return typeof v === 'string' && /^\d+(\.\d+)?$/.test(v.trim()) ? v.trim() : null
 }
 
+/** An upstream that is not a router and bills in rubles (its costs are rubles: usage.cost_rub). */
+const billsInRubles = (c: Candidate) => !!c.route && c.route.kind !== 'openrouter' && c.route.currency === 'RUB'
+
 /**
  * What the upstream says the request cost, in its currency: a router's `usage.cost` (USD); another
  * upstream's `usage.cost_rub` when it bills in rubles, else its `usage.cost` (its own currency).
  */
 function reportedCost(usage: Usage | undefined, c: Candidate): string | null {
-  if (c.route && c.route.kind !== 'openrouter' && c.route.currency === 'RUB') return amount(usage?.cost_rub) ?? amount(usage?.cost)
+  if (billsInRubles(c)) return amount(usage?.cost_rub) ?? amount(usage?.cost)
   return amount(usage?.cost)
 }
 
+/** What a request is charged, micro-rubles, and what the upstream charged us in its currency (the admin's provider cost). */
+export type Charge = { micros: number; upstreamCostUsd: string | null; upstreamCostRub: string | null }
+
 /**
  * The charge for a finished request: the reported cost, else the counts at the answering route's
- * prices; × its rate (the request's USD rate, 1 for rubles) × markup. `upstreamCostUsd` is the
- * reported cost when it is in dollars.
+ * prices; × its rate (the request's USD rate, 1 for rubles) × markup. `upstreamCostUsd` is a
+ * router's reported cost; `upstreamCostRub` what an upstream billing in rubles charged us (reported,
+ * or computed at its prices: it reports none).
  */
-export function chargeFor(
-  p: Prepared,
-  usage: Usage | undefined,
-  markup: Dec,
-  fallbackCompletion = 0,
-  candidate = p.shape.candidates[0]!,
-): { micros: number; upstreamCostUsd: string | null } {
+export function chargeFor(p: Prepared, usage: Usage | undefined, markup: Dec, fallbackCompletion = 0, candidate = p.shape.candidates[0]!): Charge {
   const rate = candidate.rate ?? p.rate
-  const usd = !candidate.route || candidate.route.currency === 'USD'
+  const rub = billsInRubles(candidate)
   const cost = reportedCost(usage, candidate)
-  if (cost !== null) return { micros: usdToMicros(dec(cost), rate, markup), upstreamCostUsd: usd ? cost : null }
+  if (cost !== null) return { micros: usdToMicros(dec(cost), rate, markup), upstreamCostUsd: rub ? null : cost, upstreamCostRub: rub ? cost : null }
   const model = candidate.model
   if ([model.promptUsd, model.completionUsd, model.requestUsd].some(isVariable)) {
     console.warn(`[billing] ${model.id}: no reported cost for a variable-price model; nothing charged`)
-    return { micros: 0, upstreamCostUsd: null }
+    return { micros: 0, upstreamCostUsd: null, upstreamCostRub: null }
   }
   const s = p.shape
   const promptTokens = usage?.prompt_tokens ?? s.prompt.tokens
@@ -81,7 +82,7 @@ export function chargeFor(
     requests: s.calls ?? 1, // the counts above are the request's totals; only the per-call price repeats
   })
   if (cached) price = add(price, mul(dec(cachedPrice!), dec(cached)))
-  return { micros: ceilUnits(mul(price, rate, markup), 6), upstreamCostUsd: null }
+  return { micros: ceilUnits(mul(price, rate, markup), 6), upstreamCostUsd: null, upstreamCostRub: rub ? toDecimalString(price) : null }
 }
 
 /** `usage.prompt_tokens_details.cached_tokens`, 0 when absent. */
@@ -105,6 +106,7 @@ export function usageFacts(p: Prepared, markupText: string, f: Partial<UsageFact
     requestedModel: p.modelId,
     keyName: p.caller.apiKey?.name ?? null,
     upstreamCostUsd: f.upstreamCostUsd ?? null,
+    upstreamCostRub: f.upstreamCostRub ?? null,
     upstreamId: f.upstreamId ?? null,
     responseId: p.responseId,
     upstream: p.upstream,

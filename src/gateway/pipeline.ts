@@ -154,6 +154,7 @@ export function pipeline(deps: GatewayDeps) {
       totalTokens: usage?.total_tokens,
       images: usage?.pictures || null,
       upstreamCostUsd: charge.upstreamCostUsd,
+      upstreamCostRub: charge.upstreamCostRub,
       upstreamId,
       ...extra,
     })

@@ -9,7 +9,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import OpenAI from 'openai'
-import { add, ceilUnits, dec, mul } from '../lib/decimal'
+import { add, ceilUnits, dec, mul, toDecimalString } from '../lib/decimal'
 import { eventually, expectedCharge, startGateway } from '../test-support/gateway'
 import { type FakeGigachat, startFakeGigachat } from '../upstream/kinds/gigachat-fake'
 import { type FakeAggregator, startFakeAggregator } from '../upstream/kinds/openai-fake'
@@ -25,6 +25,7 @@ const FOREIGN_ONLY = 'anthropic/claude-3-haiku'
 /** Rubles per 1M tokens, as the file writes them. */
 const GIGA_PRICE = { prompt: '150', completion: '300', cachedPrompt: '0' }
 const YANDEX_PRICE = { prompt: '400', completion: '400' }
+const ADMIN = 'boss@upstreams.example.ru'
 
 let gw: Gateway
 let giga: FakeGigachat
@@ -72,7 +73,7 @@ beforeAll(async () => {
     },
   ]
   writeFileSync(file, JSON.stringify({ upstreams }))
-  gw = await startGateway({ UPSTREAMS_FILE: file, BREAKER_MIN_REQUESTS: '1000' })
+  gw = await startGateway({ UPSTREAMS_FILE: file, ADMIN_EMAILS: ADMIN })
   c = await gw.customer()
   sdk = (key) => new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: key, maxRetries: 0 })
 })
@@ -84,21 +85,28 @@ afterAll(async () => {
 
 /** The usage row of a request, by the x-request-id the client saw. */
 async function row(requestId: string) {
-  const rows = await gw.read<{ cost_micros: number; upstream: string; status: string; prompt_tokens: number; completion_tokens: number; model: string }>(
-    'select cost_micros, upstream, status, prompt_tokens, completion_tokens, model from usage_logs where request_id = ?',
-    requestId,
-  )
+  const rows = await gw.read<{
+    cost_micros: number
+    upstream: string
+    status: string
+    prompt_tokens: number
+    completion_tokens: number
+    model: string
+    upstream_cost_rub: string | null
+    upstream_cost_usd: string | null
+  }>('select cost_micros, upstream, status, prompt_tokens, completion_tokens, model, upstream_cost_rub, upstream_cost_usd from usage_logs where request_id = ?', requestId)
   expect(rows).toHaveLength(1)
   return rows[0]!
 }
 
-/** tokens × the file's ruble price per 1M × 1.3, rounded up to the micro-ruble (cached prompt tokens at their own price). */
-function rubCharge(price: { prompt: string; completion: string; cachedPrompt?: string }, prompt: number, completion: number, cached = 0) {
+/** tokens × the file's ruble price per 1M (cached prompt tokens at their own price): what the upstream charged us. */
+function rubCost(price: { prompt: string; completion: string; cachedPrompt?: string }, prompt: number, completion: number, cached = 0) {
   const perM = (p: string, n: number) => mul(dec(p), dec(n), dec('0.000001'))
-  let rub = add(perM(price.prompt, prompt - cached), perM(price.completion, completion))
-  if (cached) rub = add(rub, perM(price.cachedPrompt ?? price.prompt, cached))
-  return ceilUnits(mul(rub, dec('1.3')), 6)
+  const rub = add(perM(price.prompt, prompt - cached), perM(price.completion, completion))
+  return cached ? add(rub, perM(price.cachedPrompt ?? price.prompt, cached)) : rub
 }
+/** …× 1.3, rounded up to the micro-ruble: the customer's charge. */
+const rubCharge = (...args: Parameters<typeof rubCost>) => ceilUnits(mul(rubCost(...args), dec('1.3')), 6)
 
 async function booksBalanced(userId: string) {
   const books = await gw.books(userId)
@@ -136,7 +144,11 @@ describe('GigaChat and YandexGPT through the official openai client', () => {
       const r = await row(response.headers.get('x-request-id')!)
       expect(r).toMatchObject({ status: 'success', model, prompt_tokens: u.prompt_tokens, completion_tokens: u.completion_tokens })
       expect(r.upstream).toBe(model === GIGA ? 'giga' : 'yandex')
-      expect(r.cost_micros).toBe(rubCharge(price, u.prompt_tokens, u.completion_tokens, u.prompt_tokens_details?.cached_tokens ?? 0))
+      const cached = u.prompt_tokens_details?.cached_tokens ?? 0
+      expect(r.cost_micros).toBe(rubCharge(price, u.prompt_tokens, u.completion_tokens, cached))
+      // What the upstream charged us, in its rubles, for the admin's provider cost.
+      expect(r.upstream_cost_rub).toBe(toDecimalString(rubCost(price, u.prompt_tokens, u.completion_tokens, cached)))
+      expect(r.upstream_cost_usd).toBeNull()
       expect((u as unknown as { cost_rub: string }).cost_rub).toBeDefined()
     }
     await booksBalanced(c.user.id)
@@ -282,6 +294,7 @@ describe('failover across upstreams', () => {
       expect(r.upstream).toBe('ruagg')
       // The aggregator's reported cost_rub × 1.3.
       expect(r.cost_micros).toBe(ceilUnits(mul(dec(agg.charges[charged + i]!), dec('1.3')), 6))
+      expect(Number(r.upstream_cost_rub)).toBe(agg.charges[charged + i]!)
     }
     // A model only the router serves fails as before: the router is down.
     const down = await sdk(c.key)
@@ -290,5 +303,31 @@ describe('failover across upstreams', () => {
     expect(down).toBeInstanceOf(OpenAI.APIError)
     expect(down.status).toBeGreaterThanOrEqual(500)
     await booksBalanced(c.user.id)
+  })
+})
+
+describe('the operators', () => {
+  test('the admin sees each upstream (kind, residency, GigaChat’s token) and this month’s spend split per upstream and currency', async () => {
+    const admin = await gw.customer(ADMIN)
+    const ups = await admin.api.get('/api/admin/upstreams', admin.accessToken)
+    expect(ups.status).toBe(200)
+    const byName = new Map((ups.body.data.upstreams as Array<Record<string, any>>).map((u) => [u.name, u]))
+    expect([...byName.keys()]).toEqual(['primary', 'giga', 'yandex', 'ruagg'])
+    expect(byName.get('giga')).toMatchObject({ kind: 'gigachat', residency: 'ru', models: 1 })
+    expect(Date.parse(byName.get('giga')!.tokenExpiresAt)).toBeGreaterThan(Date.now())
+    expect(byName.get('yandex')).toMatchObject({ kind: 'yandex', residency: 'ru', tokenExpiresAt: null })
+    const stats = await admin.api.get('/api/admin/stats', admin.accessToken)
+    expect(stats.status).toBe(200)
+    const finance = stats.body.data.finance
+    const rows = await gw.read<{ upstream: string; revenue: number; rub: number }>(
+      'select upstream, sum(cost_micros) as revenue, sum(cast(upstream_cost_rub as real)) as rub from usage_logs group by upstream',
+    )
+    for (const r of rows) {
+      const split = finance.byUpstream.find((u: { upstream: string }) => u.upstream === r.upstream)
+      expect(split.revenue).toBe(r.revenue / 1e6)
+      expect(split.costRub).toBeCloseTo(r.rub ?? 0, 5)
+    }
+    expect(finance.byUpstream.find((u: { upstream: string }) => u.upstream === 'giga').costUsd).toBe(0)
+    expect(finance.providerCostRub).toBeGreaterThan(0)
   })
 })

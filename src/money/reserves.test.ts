@@ -134,8 +134,10 @@ describe.if(onPostgres)('reserves', () => {
         usageId: 'u-crash',
         usageDay: '2026-11-28',
         upstreamNano: 0,
+        upstreamNanoRub: 0,
         usage: {
           ...facts2,
+          upstreamCostRub: null,
           audioSeconds: null,
           characters: null,
           images: null,

@@ -82,6 +82,8 @@ export const usageLogs = table(
     costMicros: integer('cost_micros').notNull().default(0),
     /** What the upstream reported, USD decimal string; null when it reported nothing. */
     upstreamCostUsd: text('upstream_cost_usd'),
+    /** What an upstream billing in rubles charged us (reported, or its tokens at UPSTREAMS_FILE's prices), decimal string; null otherwise. */
+    upstreamCostRub: text('upstream_cost_rub'),
     upstreamId: text('upstream_id'),
     /** The answer's own id when the client saw one other than the generation id (Messages msg_…, Responses resp_…). */
     responseId: text('response_id'),
@@ -145,6 +147,8 @@ export const usageDaily = table(
     costMicros: integer('cost_micros').notNull(),
     /** What the upstream reported for these requests, nano-dollars (the admin's provider cost and margin). */
     upstreamCostNanoUsd: integer('upstream_cost_nano_usd').notNull().default(0),
+    /** The same from upstreams billing in rubles, nano-rubles. */
+    upstreamCostNanoRub: integer('upstream_cost_nano_rub').notNull().default(0),
   },
   (t) => [primaryKey({ columns: [t.userId, t.teamId, t.day, t.apiKeyId, t.model] }), index('usage_daily_team_day_idx').on(t.teamId, t.day)],
 )

@@ -27,10 +27,10 @@ import { closing, holdColumns, levelsOf, type OpenHold, releaseAll, statements, 
 import type { Settled, SettleOptions, UsageFacts } from './types'
 
 /** The upstream's reported USD cost in nano-dollars (0 when it reported none). */
-const usdToNano = (usd: string | null) => {
-  if (!usd) return 0
+const toNano = (amount: string | null) => {
+  if (!amount) return 0
   try {
-    return Math.max(0, ceilUnits(dec(usd), 9))
+    return Math.max(0, ceilUnits(dec(amount), 9))
   } catch {
     return 0
   }
@@ -39,6 +39,7 @@ const usdToNano = (usd: string | null) => {
 /** The usage row's facts as the statements bind them (the optional ones null when absent). */
 const usageValues = (facts: UsageFacts): UsageBindings => ({
   ...facts,
+  upstreamCostRub: facts.upstreamCostRub ?? null,
   audioSeconds: facts.audioSeconds ?? null,
   characters: facts.characters ?? null,
   images: facts.images ?? null,
@@ -90,7 +91,8 @@ async function logUsage(q: Db, hold: OpenHold, facts: UsageFacts, costMicros: nu
       audioSeconds: facts.audioSeconds ?? 0,
       characters: facts.characters ?? 0,
       cost: costMicros,
-      upstreamNano: usdToNano(facts.upstreamCostUsd),
+      upstreamNano: toNano(facts.upstreamCostUsd),
+      upstreamNanoRub: toNano(facts.upstreamCostRub ?? null),
     }),
   )
   if (hold.apiKeyId && !keyTouched) {
@@ -168,7 +170,8 @@ function settleItem(holdId: string, chargeMicros: number, facts: UsageFacts, opt
     reference: LEDGER.usage.reference(holdId),
     usageId: newId(),
     usageDay: moscowDay(at),
-    upstreamNano: usdToNano(facts.upstreamCostUsd),
+    upstreamNano: toNano(facts.upstreamCostUsd),
+    upstreamNanoRub: toNano(facts.upstreamCostRub ?? null),
     usage: usageValues(facts),
   }
 }

@@ -80,6 +80,7 @@ export const statements = (db: Db) =>
         keyName: p('keyName'),
         costMicros: p('costMicros'),
         upstreamCostUsd: p('upstreamCostUsd'),
+        upstreamCostRub: p('upstreamCostRub'),
         upstreamId: p('upstreamId'),
         responseId: p('responseId'),
         upstream: p('upstream'),
@@ -112,6 +113,7 @@ export const statements = (db: Db) =>
           characters: p('characters'),
           costMicros: p('cost'),
           upstreamCostNanoUsd: p('upstreamNano'),
+          upstreamCostNanoRub: p('upstreamNanoRub'),
         })
         .onConflictDoUpdate({
           target: [usageDaily.userId, usageDaily.teamId, usageDaily.day, usageDaily.apiKeyId, usageDaily.model],
@@ -122,6 +124,7 @@ export const statements = (db: Db) =>
             characters: sql`${usageDaily.characters} + excluded.characters`,
             costMicros: sql`${usageDaily.costMicros} + excluded.cost_micros`,
             upstreamCostNanoUsd: sql`${usageDaily.upstreamCostNanoUsd} + excluded.upstream_cost_nano_usd`,
+            upstreamCostNanoRub: sql`${usageDaily.upstreamCostNanoRub} + excluded.upstream_cost_nano_rub`,
           },
         }),
     ),

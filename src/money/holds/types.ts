@@ -44,7 +44,19 @@ export type HoldRequest = {
 }
 
 /** Facts of the usage row a request may lack (null when absent): voice amounts, pictures, how it was priced and timed. */
-type OptionalFacts = 'audioSeconds' | 'characters' | 'images' | 'requestedModel' | 'keyName' | 'usdRubRate' | 'markup' | 'holdId' | 'holdMicros' | 'requestId' | 'ttftMs'
+type OptionalFacts =
+  | 'upstreamCostRub'
+  | 'audioSeconds'
+  | 'characters'
+  | 'images'
+  | 'requestedModel'
+  | 'keyName'
+  | 'usdRubRate'
+  | 'markup'
+  | 'holdId'
+  | 'holdMicros'
+  | 'requestId'
+  | 'ttftMs'
 
 /** The usage row's facts; ids, cost and timestamps are filled in here. */
 export type UsageFacts = Omit<UsageLogRow, 'id' | 'userId' | 'teamId' | 'apiKeyId' | 'costMicros' | 'createdAt' | OptionalFacts> & Partial<Pick<UsageLogRow, OptionalFacts>>

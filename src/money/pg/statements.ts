@@ -40,6 +40,7 @@ const USAGE_COLUMNS = [
   ['requested_model', 'requestedModel'],
   ['key_name', 'keyName'],
   ['upstream_cost_usd', 'upstreamCostUsd'],
+  ['upstream_cost_rub', 'upstreamCostRub'],
   ['upstream_id', 'upstreamId'],
   ['response_id', 'responseId'],
   ['upstream', 'upstream'],
@@ -199,7 +200,7 @@ select 1 / (case when (select count(*) from h) = (select count(*) from x) then 1
 
 /** The settlement's input columns besides the usage row's (json_to_recordset's record). */
 const SETTLE_INPUT = `i int, hold text, charge bigint, within_hold boolean, ledger_id text, description text, reference text,
-  usage_id text, usage_day text, upstream_nano bigint, now bigint`
+  usage_id text, usage_day text, upstream_nano bigint, upstream_nano_rub bigint, now bigint`
 /** A pending charge's own columns: what its hold row would have said (money/reserves.ts). */
 const PENDING_INPUT = 'reserve text, user_id text, team_id text, api_key_id text, amount_micros bigint'
 
@@ -294,9 +295,9 @@ with x as materialized (
   select o.usage_id, o.user_id, o.api_key_id, o.team_id, o.charged, o.now, ${usageVals} from o
   returning 1
 ), r as (
-  insert into usage_daily (user_id, team_id, day, api_key_id, model, requests, tokens, audio_seconds, characters, cost_micros, upstream_cost_nano_usd)
+  insert into usage_daily (user_id, team_id, day, api_key_id, model, requests, tokens, audio_seconds, characters, cost_micros, upstream_cost_nano_usd, upstream_cost_nano_rub)
   select o.user_id, coalesce(o.team_id, ''), o.usage_day, coalesce(o.api_key_id, ''), o.model, count(*), sum(o."totalTokens"),
-    sum(coalesce(o."audioSeconds", 0)), sum(coalesce(o.characters, 0)), sum(o.charged), sum(o.upstream_nano)
+    sum(coalesce(o."audioSeconds", 0)), sum(coalesce(o.characters, 0)), sum(o.charged), sum(o.upstream_nano), sum(o.upstream_nano_rub)
   from o group by o.user_id, o.team_id, o.usage_day, o.api_key_id, o.model
   order by 1, 2, 3, 4, 5
   on conflict (user_id, team_id, day, api_key_id, model) do update set
@@ -305,7 +306,8 @@ with x as materialized (
     audio_seconds = usage_daily.audio_seconds + excluded.audio_seconds,
     characters = usage_daily.characters + excluded.characters,
     cost_micros = usage_daily.cost_micros + excluded.cost_micros,
-    upstream_cost_nano_usd = usage_daily.upstream_cost_nano_usd + excluded.upstream_cost_nano_usd
+    upstream_cost_nano_usd = usage_daily.upstream_cost_nano_usd + excluded.upstream_cost_nano_usd,
+    upstream_cost_nano_rub = usage_daily.upstream_cost_nano_rub + excluded.upstream_cost_nano_rub
 )
 select x.i, o.i is not null as settled,
   o.user_id, o.team_id, o.api_key_id, o.amount_micros, o.charged, a.balance + o.later as balance_after, a.alert, a.alerted,
@@ -470,6 +472,8 @@ export type PgSettleItem = {
   /** Moscow day of the rollup row. */
   usageDay: string
   upstreamNano: number
+  /** From an upstream billing in rubles, nano-rubles. */
+  upstreamNanoRub: number
   /** The usage row's own columns, as money/holds writes them. */
   usage: UsageBindings
   /** Whose the hold is, when the caller knows (the request that placed it): its statement leaves out the other levels. */
@@ -503,6 +507,7 @@ const settleRecord = (s: PgSettleItem, i: number) => ({
   usage_id: s.usageId,
   usage_day: s.usageDay,
   upstream_nano: s.upstreamNano,
+  upstream_nano_rub: s.upstreamNanoRub,
   now: s.now,
 })
 
