@@ -83,6 +83,7 @@ export const ActivityDetail = t.Object(
     responseId: Nullable(t.String(), 'ID ответа, который видел клиент (msg_…, resp_…), если он другой'),
     upstream: t.String({ description: 'Кто ответил: primary (основной провайдер), fallback (резервный) или id провайдера из UPSTREAMS_FILE' }),
     upstreamCostUsd: Nullable(t.String(), 'Стоимость у провайдера, USD; null — провайдер её не сообщил (тогда — по ценам модели)'),
+    upstreamCostRub: Nullable(t.String(), 'Стоимость у провайдера, выставляющего счёт в рублях (сообщённая или по его ценам за токены); null — у остальных'),
     rate: Nullable(t.String(), 'Курс USD/RUB, по которому посчитан запрос'),
     markup: Nullable(t.String(), 'Наценка (множитель)'),
     formulaMicros: Nullable(t.Integer(), 'Стоимость у провайдера × курс × наценка, округлённая вверх до микрорубля'),

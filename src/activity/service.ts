@@ -139,7 +139,8 @@ export function activityService(db: Db) {
       if (!r) throw notFound('Запрос не найден')
       const l = r.log
       const entry = l.holdId && l.costMicros > 0 ? await store.charge(l.holdId) : undefined
-      const full = formulaMicros(l.upstreamCostUsd, l.usdRubRate, l.markup)
+      // A provider billing in rubles: its cost × markup (no exchange rate).
+      const full = l.upstreamCostRub !== null ? formulaMicros(l.upstreamCostRub, '1', l.markup) : formulaMicros(l.upstreamCostUsd, l.usdRubRate, l.markup)
       return {
         ...toItem(r),
         requestId: l.requestId,
@@ -147,6 +148,7 @@ export function activityService(db: Db) {
         responseId: l.responseId,
         upstream: l.upstream,
         upstreamCostUsd: l.upstreamCostUsd,
+        upstreamCostRub: l.upstreamCostRub,
         rate: l.usdRubRate,
         markup: l.markup,
         formulaMicros: full,

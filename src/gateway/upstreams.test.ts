@@ -86,6 +86,7 @@ afterAll(async () => {
 /** The usage row of a request, by the x-request-id the client saw. */
 async function row(requestId: string) {
   const rows = await gw.read<{
+    id: string
     cost_micros: number
     upstream: string
     status: string
@@ -94,7 +95,7 @@ async function row(requestId: string) {
     model: string
     upstream_cost_rub: string | null
     upstream_cost_usd: string | null
-  }>('select cost_micros, upstream, status, prompt_tokens, completion_tokens, model, upstream_cost_rub, upstream_cost_usd from usage_logs where request_id = ?', requestId)
+  }>('select id, cost_micros, upstream, status, prompt_tokens, completion_tokens, model, upstream_cost_rub, upstream_cost_usd from usage_logs where request_id = ?', requestId)
   expect(rows).toHaveLength(1)
   return rows[0]!
 }
@@ -149,6 +150,9 @@ describe('GigaChat and YandexGPT through the official openai client', () => {
       // What the upstream charged us, in its rubles, for the admin's provider cost.
       expect(r.upstream_cost_rub).toBe(toDecimalString(rubCost(price, u.prompt_tokens, u.completion_tokens, cached)))
       expect(r.upstream_cost_usd).toBeNull()
+      // The activity detail shows that arithmetic: its rubles × markup = the charge.
+      const detail = (await c.api.get(`/api/activity/${r.id}`, c.accessToken)).body.data
+      expect(detail).toMatchObject({ upstream: r.upstream, upstreamCostRub: r.upstream_cost_rub, formulaMicros: r.cost_micros, uncoveredMicros: 0 })
       expect((u as unknown as { cost_rub: string }).cost_rub).toBeDefined()
     }
     await booksBalanced(c.user.id)

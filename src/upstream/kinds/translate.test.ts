@@ -353,6 +353,33 @@ describe('translation details', () => {
     expect(args.join('')).toBe('{"city":"Москва"}')
   })
 
+  test("the client's leaving reaches the upstream: cancelling the translated stream cancels the chat stream", async () => {
+    let cancelled = false
+    const endless = () =>
+      new Response(
+        new ReadableStream({
+          async pull(c) {
+            await Bun.sleep(5)
+            if (!cancelled) c.enqueue(new TextEncoder().encode(`data: ${JSON.stringify(chunk({ content: 'ещё ' }))}\n\n`))
+          },
+          cancel: () => void (cancelled = true),
+        }),
+        { headers: { 'content-type': 'text/event-stream' } },
+      )
+    for (const [path, body] of [
+      ['/responses', { model: 'm', input: 'x', stream: true }],
+      ['/messages', { model: 'm', max_tokens: 5, messages: [{ role: 'user', content: 'x' }], stream: true }],
+    ] as const) {
+      cancelled = false
+      const res = await stub(endless).kind.post(path, body, new AbortController().signal)
+      const reader = res.body!.getReader()
+      await reader.read()
+      await reader.read()
+      await reader.cancel()
+      expect(cancelled).toBe(true)
+    }
+  })
+
   test('Messages stream split anywhere: blocks in order, cached tokens apart from input_tokens, extras in message_delta', async () => {
     const { kind } = stub(streamed)
     const events = await eventsOf(

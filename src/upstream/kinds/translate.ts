@@ -184,10 +184,11 @@ class StreamCalls<C extends { chatId: string }> {
 type Emit = { emit(text: string): void }
 
 /**
- * The chat stream → the protocol's stream. `on` gets each chat chunk and the end (`[DONE]`, or the
- * body's end after a finish reason or usage; a stream cut before either is cut here too, and the
- * gateway settles it as it settles a cut chat stream). Silences the upstream fills with chunks that
- * translate to nothing (reasoning) get a keep-alive comment, so the relay's idle watch sees life.
+ * The chat stream → the protocol's stream, `opening` sent at once. `handlers` get each chat chunk
+ * (`'stop'` after an error event: the rest is ignored) and the end: `[DONE]`, or the body's end after
+ * a finish reason or usage; a stream cut before either is cut here too, and the gateway settles it as
+ * it settles a cut chat stream. Silences the upstream fills with chunks that translate to nothing
+ * (reasoning) get a keep-alive comment every 5 s, so the relay's idle watch sees life.
  */
 function chatStream(opening: string, handlers: { chunk(c: Json, out: Emit): 'stop' | undefined; end(out: Emit): void; seen(): boolean }): TransformStream<Uint8Array, Uint8Array> {
   const encoder = new TextEncoder()

@@ -40,8 +40,15 @@ function Id({ value }: { value: string | null }) {
   return <code className="font-mono text-xs select-all">{value}</code>
 }
 
-/** The charge's arithmetic: '$0.000123 × 92.5 ₽/$ × 1.3 = 0,014794 ₽'. */
+/** The charge's arithmetic: '$0.000123 × 92.5 ₽/$ × 1.3 = 0,014794 ₽', or from a provider billing in rubles '0.00255 ₽ × 1.3 = …'. */
 function Formula({ d }: { d: ActivityDetail }) {
+  if (d.upstreamCostRub !== null)
+    return (
+      <>
+        {d.upstreamCostRub} ₽ × {d.markup ?? '?'}
+        {d.formulaMicros !== null && <> = {rub(d.formulaMicros)}</>}
+      </>
+    )
   if (d.upstreamCostUsd === null) return <>провайдер не сообщил стоимость — по ценам модели</>
   return (
     <>
