@@ -5,7 +5,7 @@
 import { dec } from '../lib/decimal'
 import { badRequest, OpenAIError } from '../lib/errors'
 import { microsToRub } from '../lib/money'
-import { now as clockNow } from '../money'
+import { now as clockNow, type Endpoint } from '../money'
 import { speechShape, transcriptionShape } from './audio'
 import { type Caller, callerForUser } from './callers'
 import { currentRate } from './errors'
@@ -13,14 +13,20 @@ import { hasVariablePrice, MIN_AFFORDABLE_TOKENS, planHold } from './estimate'
 import { imagesShape } from './images'
 import { refusal, spendable } from './limits'
 import type { EstimateRequest } from './model'
+import { routeRequest } from './routing'
 import { type ChatShape, chatShape } from './shape'
 import type { GatewayDeps } from './types'
 
 type EstimateBody = typeof EstimateRequest.static
 
-export function estimateService(deps: Pick<GatewayDeps, 'db' | 'config' | 'catalog' | 'rates'>) {
+export function estimateService(deps: Pick<GatewayDeps, 'db' | 'config' | 'catalog' | 'rates' | 'upstreams'>) {
   const { db, catalog, rates } = deps
   const markup = dec(String(deps.config.markup))
+  /** The shape over the routes that may answer it, as the hold sees it (routing.ts: a ruble route's prices, the caller's residency). */
+  const routed = (caller: Caller, cs: ChatShape, endpoint: Endpoint): ChatShape => ({
+    ...cs,
+    shape: routeRequest(cs.shape, endpoint, caller.residency, catalog, deps.upstreams).shape,
+  })
 
   /** The hold one request would get now and the most it may cost. */
   function one(caller: Caller, cs: ChatShape) {
@@ -103,7 +109,7 @@ export function estimateService(deps: Pick<GatewayDeps, 'db' | 'config' | 'catal
       if (body.compare) {
         const e = many(
           caller,
-          body.compare.map((b) => chatShape(b, get)),
+          body.compare.map((b) => routed(caller, chatShape(b, get), 'chat')),
         )
         return {
           maxCost: e.maxCostMicros === null ? null : microsToRub(e.maxCostMicros),
@@ -114,17 +120,17 @@ export function estimateService(deps: Pick<GatewayDeps, 'db' | 'config' | 'catal
           affordableTokens: e.affordableTokens,
         }
       }
-      const cs = body.chat
-        ? chatShape(body.chat, get)
+      const [cs, endpoint]: [ChatShape | null, Endpoint] = body.chat
+        ? [chatShape(body.chat, get), 'chat']
         : body.images
-          ? imagesShape(body.images, get)
+          ? [imagesShape(body.images, get), 'images']
           : body.speech
-            ? speechShape(body.speech, get)
+            ? [speechShape(body.speech, get), 'speech']
             : body.transcription
-              ? transcriptionShape(body.transcription.model, body.transcription.seconds, get)
-              : null
+              ? [transcriptionShape(body.transcription.model, body.transcription.seconds, get), 'transcription']
+              : [null, 'chat']
       if (!cs) throw badRequest('Передайте chat, images, speech, transcription или compare — тело запроса, стоимость которого нужно оценить')
-      const e = one(caller, cs)
+      const e = one(caller, routed(caller, cs, endpoint))
       return {
         maxCost: e.maxCostMicros === null ? null : microsToRub(e.maxCostMicros),
         hold: e.holdMicros === null ? null : microsToRub(e.holdMicros),

@@ -97,13 +97,18 @@ type AnthropicUsage = {
 /** The fields of a Messages stream event the gateway reads. */
 type MessagesEvent = { type?: string; message?: { id?: string; usage?: AnthropicUsage }; usage?: AnthropicUsage; error?: { message?: string } }
 
-/** Anthropic's usage in chat's names: every input token (cache writes and reads included) is prompt. */
+/**
+ * Anthropic's usage in chat's names: every input token (cache writes and reads included) is prompt,
+ * the reads its cached part; a ruble upstream's `cost_rub` too (upstream/kinds/translate.ts).
+ */
 const usageOf = (u: AnthropicUsage | undefined | null): Usage | undefined =>
   u
     ? {
         prompt_tokens: (u.input_tokens ?? 0) + (u.cache_creation_input_tokens ?? 0) + (u.cache_read_input_tokens ?? 0),
         completion_tokens: u.output_tokens,
         cost: u.cost,
+        cost_rub: u.cost_rub,
+        prompt_tokens_details: { cached_tokens: u.cache_read_input_tokens },
       }
     : undefined
 

@@ -67,9 +67,21 @@ type ResponsesEvent = {
   response?: { id?: string; usage?: ResponsesUsage; model?: unknown; error?: { message?: string }; [k: string]: unknown }
 }
 
-/** The Responses usage in chat's names, for settlement. */
+/**
+ * The Responses usage in chat's names, for settlement: the cached part of the prompt and a ruble
+ * upstream's `cost_rub` too (an upstream answering through upstream/kinds/translate.ts prices by them).
+ */
 const usageOf = (u: ResponsesUsage | undefined | null): Usage | undefined =>
-  u ? { prompt_tokens: u.input_tokens, completion_tokens: u.output_tokens, total_tokens: u.total_tokens, cost: u.cost } : undefined
+  u
+    ? {
+        prompt_tokens: u.input_tokens,
+        completion_tokens: u.output_tokens,
+        total_tokens: u.total_tokens,
+        cost: u.cost,
+        cost_rub: u.cost_rub,
+        prompt_tokens_details: { cached_tokens: (u.input_tokens_details as { cached_tokens?: number } | undefined)?.cached_tokens },
+      }
+    : undefined
 
 const FINAL = new Set(['response.completed', 'response.incomplete'])
 

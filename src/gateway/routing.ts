@@ -1,8 +1,9 @@
 // Which upstreams may answer a request, in UPSTREAMS_FILE order, and at whose prices: the request's
 // candidates (shape.ts) over the catalogue's routes (catalog/routes.ts). A router's route keeps the
 // candidate as the router prices it (its `models` fallbacks and variants are the router's to try);
-// another upstream answers one named model, as named, through chat completions only, and is a
-// candidate of its own, priced in its currency. The hold bounds the dearest of them (estimate.ts);
+// another upstream answers one named model, as named, on chat completions, Responses and Messages
+// (the last two translated: upstream/kinds/translate.ts), and is a candidate of its own, priced in
+// its currency. The hold bounds the dearest of them (estimate.ts);
 // the charge is the route's that answered (charge.ts). A caller bound to Russia (`ru`) is sent only
 // to upstreams that keep data in Russia.
 import type { Catalog } from '../catalog/service'
@@ -30,10 +31,13 @@ export const residencyViolation = (model: string) =>
     { param: 'model' },
   )
 
+/** The protocols the upstreams that are not routers answer (Responses and Messages by translation to chat). */
+const TRANSLATED: ReadonlySet<Endpoint> = new Set(['chat', 'responses', 'messages'])
+
 const chatOnly = (model: string) =>
   new OpenAIError(
     400,
-    `Модель ${model} доступна только через /v1/chat/completions, по одной модели в запросе (без models и вариантов).`,
+    `Модель ${model} доступна через /v1/chat/completions, /v1/responses и /v1/messages, по одной модели в запросе (без models и вариантов).`,
     'invalid_request_error',
     'unsupported_endpoint',
     { param: 'model' },
@@ -67,7 +71,7 @@ export function routeRequest(shape: RequestShape, endpoint: Endpoint, residency:
         viaRouter = any = true
         continue
       }
-      if (!single || c.variant || endpoint !== 'chat') continue
+      if (!single || c.variant || !TRANSLATED.has(endpoint)) continue
       candidates.push({ model: r.row, variant: null, route: r, ...(r.currency === 'RUB' ? { rate: RUB } : {}) })
       others.set(r.upstream, r.upstreamModel)
       any = true

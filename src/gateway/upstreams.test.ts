@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import Anthropic from '@anthropic-ai/sdk'
 import OpenAI from 'openai'
 import { add, ceilUnits, dec, mul, toDecimalString } from '../lib/decimal'
 import { eventually, expectedCharge, startGateway } from '../test-support/gateway'
@@ -212,14 +213,87 @@ describe('GigaChat and YandexGPT through the official openai client', () => {
     expect(giga.tokensIssued()).toBe(before + 1)
   })
 
-  test('Responses and Messages name the path these models answer on (400, nothing held)', async () => {
-    const res = await fetch(`${gw.url}/v1/responses`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${c.key}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ model: GIGA, input: 'Привет' }),
-    })
-    expect(res.status).toBe(400)
-    expect(((await res.json()) as { error: { code: string } }).error.code).toBe('unsupported_endpoint')
+  test('Codex’s protocol: Responses (plain, streamed, a function-call round trip) from GigaChat and YandexGPT, charged exactly', async () => {
+    const tools: OpenAI.Responses.Tool[] = [
+      {
+        type: 'function',
+        name: 'weather',
+        description: 'Погода в городе',
+        strict: false,
+        parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+      },
+    ]
+    for (const [model, price] of [
+      [GIGA, GIGA_PRICE],
+      [YANDEX, YANDEX_PRICE],
+    ] as const) {
+      const { data, response } = await sdk(c.key).responses.create({ model, input: 'Привет! Кто ты?' }).withResponse()
+      expect(data.output_text.length).toBeGreaterThan(0)
+      const r = await row(response.headers.get('x-request-id')!)
+      expect(r).toMatchObject({ status: 'success', prompt_tokens: data.usage!.input_tokens, completion_tokens: data.usage!.output_tokens })
+      expect(r.cost_micros).toBe(rubCharge(price, data.usage!.input_tokens, data.usage!.output_tokens, data.usage!.input_tokens_details?.cached_tokens ?? 0))
+
+      const { data: stream, response: streamed } = await sdk(c.key).responses.create({ model, input: 'Напиши короткое стихотворение', stream: true }).withResponse()
+      let text = ''
+      let done: OpenAI.Responses.Response | undefined
+      for await (const event of stream) {
+        if (event.type === 'response.output_text.delta') text += event.delta
+        if (event.type === 'response.completed') done = event.response
+      }
+      expect(text.length).toBeGreaterThan(0)
+      const u = done!.usage!
+      expect((await row(streamed.headers.get('x-request-id')!)).cost_micros).toBe(rubCharge(price, u.input_tokens, u.output_tokens, u.input_tokens_details?.cached_tokens ?? 0))
+
+      const first = await sdk(c.key).responses.create({ model, input: 'Какая погода в Москве?', tools })
+      const call = first.output.find((o): o is OpenAI.Responses.ResponseFunctionToolCall => o.type === 'function_call')!
+      expect(call.name).toBe('weather')
+      expect(JSON.parse(call.arguments)).toEqual({ city: 'Москва' })
+      const second = await sdk(c.key).responses.create({
+        model,
+        tools,
+        input: [{ role: 'user', content: 'Какая погода в Москве?' }, call, { type: 'function_call_output', call_id: call.call_id, output: '{"temperature":-3}' }],
+      })
+      expect(second.output_text).toContain('-3')
+    }
+    await booksBalanced(c.user.id)
+  })
+
+  test('Claude Code’s protocol: Messages through @anthropic-ai/sdk (plain, streamed, a tool_use round trip), charged exactly', async () => {
+    const claude = new Anthropic({ baseURL: gw.url, apiKey: c.key, maxRetries: 0 })
+    const tools: Anthropic.Tool[] = [
+      { name: 'weather', description: 'Погода в городе', input_schema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } },
+    ]
+    for (const [model, price] of [
+      [GIGA, GIGA_PRICE],
+      [YANDEX, YANDEX_PRICE],
+    ] as const) {
+      const { data, response } = await claude.messages.create({ model, max_tokens: 200, messages: [{ role: 'user', content: 'Привет! Кто ты?' }] }).withResponse()
+      expect(data.content[0]!.type).toBe('text')
+      const inputOf = (u: Anthropic.Usage) => u.input_tokens + (u.cache_read_input_tokens ?? 0)
+      expect((await row(response.headers.get('x-request-id')!)).cost_micros).toBe(
+        rubCharge(price, inputOf(data.usage), data.usage.output_tokens, data.usage.cache_read_input_tokens ?? 0),
+      )
+
+      const final = await claude.messages.stream({ model, max_tokens: 200, messages: [{ role: 'user', content: 'Напиши короткое стихотворение' }] }).finalMessage()
+      expect(final.content[0]!.type).toBe('text')
+      expect(final.stop_reason).toBe('end_turn')
+
+      const first = await claude.messages.create({ model, max_tokens: 200, tools, messages: [{ role: 'user', content: 'Какая погода в Москве?' }] })
+      expect(first.stop_reason).toBe('tool_use')
+      const use = first.content.find((b): b is Anthropic.ToolUseBlock => b.type === 'tool_use')!
+      expect(use.input).toEqual({ city: 'Москва' })
+      const second = await claude.messages.create({
+        model,
+        max_tokens: 200,
+        tools,
+        messages: [
+          { role: 'user', content: 'Какая погода в Москве?' },
+          { role: 'assistant', content: first.content },
+          { role: 'user', content: [{ type: 'tool_result', tool_use_id: use.id, content: '{"temperature":-3}' }] },
+        ],
+      })
+      expect(second.content.find((b) => b.type === 'text')).toMatchObject({ text: expect.stringContaining('-3') })
+    }
     await booksBalanced(c.user.id)
   })
 })
@@ -300,6 +374,12 @@ describe('failover across upstreams', () => {
       expect(r.cost_micros).toBe(ceilUnits(mul(dec(agg.charges[charged + i]!), dec('1.3')), 6))
       expect(Number(r.upstream_cost_rub)).toBe(agg.charges[charged + i]!)
     }
+    // Responses too: translated to the aggregator's chat, charged its cost_rub × 1.3.
+    const before = agg.charges.length
+    const { response: viaResponses } = await sdk(c.key).responses.create({ model: SHARED, input: 'Вопрос по Responses' }).withResponse()
+    const rr = await row(viaResponses.headers.get('x-request-id')!)
+    expect(rr.upstream).toBe('ruagg')
+    expect(rr.cost_micros).toBe(ceilUnits(mul(dec(agg.charges[before]!), dec('1.3')), 6))
     // A model only the router serves fails as before: the router is down.
     const down = await sdk(c.key)
       .chat.completions.create({ model: FOREIGN_ONLY, messages: [{ role: 'user', content: 'Привет' }] })

@@ -9,6 +9,7 @@ import { type BreakerState, CircuitBreaker, type Transition } from './breaker'
 import { createUpstreamClient, type UpstreamClient } from './client'
 import { createGigachatClient } from './kinds/gigachat'
 import { createOpenAIClient } from './kinds/openai'
+import { translating } from './kinds/translate'
 import type { Currency, KindClient, Residency, UpstreamEntry, UpstreamKind } from './kinds/types'
 import { createYandexClient } from './kinds/yandex'
 import type { UpstreamName } from './names'
@@ -141,11 +142,12 @@ export function createUpstreams(config: Config, primaryClient: UpstreamClient, e
     const models = new Set(e.models.map((m) => m.id))
     listed.set(e.id, () => models.size)
     const serves = (ids: readonly string[]) => ids.every((id) => models.has(id))
+    // Responses and Messages reach them as chat completions (kinds/translate.ts): Codex and Claude Code run on them too.
     if (e.kind === 'gigachat') {
       const client = createGigachatClient(e)
-      return { ...common, client, router: null, serves, tokenExpiresAt: () => client.tokenExpiresAt() }
+      return { ...common, client: translating(client), router: null, serves, tokenExpiresAt: () => client.tokenExpiresAt() }
     }
-    return { ...common, client: e.kind === 'openai' ? createOpenAIClient(e) : createYandexClient(e), router: null, serves }
+    return { ...common, client: translating(e.kind === 'openai' ? createOpenAIClient(e) : createYandexClient(e)), router: null, serves }
   })
   const byId = new Map(all.map((u) => [u.name, u]))
   const primary = all.find((u) => u.kind === 'openrouter') ?? all[0]!
