@@ -45,7 +45,7 @@ function fileRow(m: FileModel, at: Date): ModelRow {
     audioUsd: '0',
     cacheWriteUsd: '0',
     inputModalities: ['text'],
-    outputModalities: ['text'],
+    outputModalities: [m.type === 'embeddings' ? 'embeddings' : 'text'],
     supportedVoices: null,
     maxCompletionTokens: null,
     created: 0,

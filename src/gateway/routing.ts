@@ -6,7 +6,7 @@
 // its currency. The hold bounds the dearest of them (estimate.ts);
 // the charge is the route's that answered (charge.ts). A caller bound to Russia (`ru`) is sent only
 // to upstreams that keep data in Russia.
-import type { Catalog } from '../catalog/service'
+import { type Catalog, isEmbedding } from '../catalog/service'
 import { dec } from '../lib/decimal'
 import { OpenAIError } from '../lib/errors'
 import type { Endpoint } from '../money'
@@ -37,7 +37,7 @@ const TRANSLATED: ReadonlySet<Endpoint> = new Set(['chat', 'responses', 'message
 const chatOnly = (model: string) =>
   new OpenAIError(
     400,
-    `Модель ${model} доступна через /v1/chat/completions, /v1/responses и /v1/messages, по одной модели в запросе (без models и вариантов).`,
+    `Модель ${model} доступна через /v1/chat/completions, /v1/responses и /v1/messages (модели эмбеддингов — через /v1/embeddings), по одной модели в запросе (без models и вариантов).`,
     'invalid_request_error',
     'unsupported_endpoint',
     { param: 'model' },
@@ -71,7 +71,8 @@ export function routeRequest(shape: RequestShape, endpoint: Endpoint, residency:
         viaRouter = any = true
         continue
       }
-      if (!single || c.variant || !TRANSLATED.has(endpoint)) continue
+      const answers = isEmbedding(r.row) ? endpoint === 'embeddings' : TRANSLATED.has(endpoint)
+      if (!single || c.variant || !answers) continue
       candidates.push({ model: r.row, variant: null, route: r, ...(r.currency === 'RUB' ? { rate: RUB } : {}) })
       others.set(r.upstream, r.upstreamModel)
       any = true

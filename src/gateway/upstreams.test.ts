@@ -20,6 +20,7 @@ type Gateway = Awaited<ReturnType<typeof startGateway>>
 type Customer = Awaited<ReturnType<Gateway['customer']>>
 
 const GIGA = 'sber/gigachat-2-max'
+const GIGA_EMBEDDINGS = 'sber/embeddings'
 const YANDEX = 'yandex/yandexgpt-pro'
 const SHARED = 'openai/gpt-4o-mini'
 const FOREIGN_ONLY = 'anthropic/claude-3-haiku'
@@ -51,7 +52,10 @@ beforeAll(async () => {
       scope: 'GIGACHAT_API_PERS',
       residency: 'ru',
       currency: 'RUB',
-      models: [{ id: GIGA, upstreamModel: 'GigaChat-2-Max', name: 'GigaChat 2 Max', context: 131072, ...GIGA_PRICE }],
+      models: [
+        { id: GIGA, upstreamModel: 'GigaChat-2-Max', name: 'GigaChat 2 Max', context: 131072, ...GIGA_PRICE },
+        { id: GIGA_EMBEDDINGS, upstreamModel: 'Embeddings', name: 'GigaChat Embeddings', context: 512, prompt: '40', completion: '0', type: 'embeddings' },
+      ],
     },
     {
       id: 'yandex',
@@ -298,6 +302,27 @@ describe('GigaChat and YandexGPT through the official openai client', () => {
   })
 })
 
+describe('embeddings where the upstream offers them', () => {
+  test('GigaChat’s embeddings through the official client: vectors in order, charged its tokens × 40 ₽ per 1M × 1.3', async () => {
+    const { data, response } = await sdk(c.key)
+      .embeddings.create({ model: GIGA_EMBEDDINGS, input: ['первый текст', 'второй текст'], encoding_format: 'float' })
+      .withResponse()
+    expect(data.data.map((d) => d.index)).toEqual([0, 1])
+    expect(data.data[0]!.embedding.length).toBeGreaterThan(0)
+    const r = await row(response.headers.get('x-request-id')!)
+    expect(r).toMatchObject({ upstream: 'giga', status: 'success', prompt_tokens: data.usage.prompt_tokens })
+    expect(r.cost_micros).toBe(rubCharge({ prompt: '40', completion: '0' }, data.usage.prompt_tokens, 0))
+    const listed = (await (await fetch(`${gw.url}/v1/models/${encodeURIComponent(GIGA_EMBEDDINGS)}`)).json()) as { type: string; data_residency: string[] }
+    expect(listed).toMatchObject({ type: 'embeddings', data_residency: ['ru'] })
+    // Not a chat model.
+    const chat = await sdk(c.key)
+      .chat.completions.create({ model: GIGA_EMBEDDINGS, messages: [{ role: 'user', content: 'Привет' }] })
+      .catch((e) => e)
+    expect(chat.status).toBe(400)
+    await booksBalanced(c.user.id)
+  })
+})
+
 describe('a key or a team bound to Russia', () => {
   test('a ru key: 403 for a foreign-only model, answers from ru routes only, /v1/models lists only ru models', async () => {
     const made = await c.api.post('/api/auth/api-keys', { name: 'только РФ', residency: 'ru' }, c.accessToken)
@@ -319,7 +344,7 @@ describe('a key or a team bound to Russia', () => {
     const listed = (await (await fetch(`${gw.url}/v1/models`, { headers: { authorization: `Bearer ${ruKey}` } })).json()) as {
       data: Array<{ id: string; data_residency: string[] }>
     }
-    expect(listed.data.map((m) => m.id).sort()).toEqual([SHARED, GIGA, YANDEX].sort())
+    expect(listed.data.map((m) => m.id).sort()).toEqual([SHARED, GIGA, GIGA_EMBEDDINGS, YANDEX].sort())
     // Loosened again by its owner: everything.
     const patched = await c.api.patch(`/api/auth/api-keys/${made.body.data.id}`, { residency: 'any' }, c.accessToken)
     expect(patched.body.data.residency).toBe('any')
@@ -397,7 +422,7 @@ describe('the operators', () => {
     expect(ups.status).toBe(200)
     const byName = new Map((ups.body.data.upstreams as Array<Record<string, any>>).map((u) => [u.name, u]))
     expect([...byName.keys()]).toEqual(['primary', 'giga', 'yandex', 'ruagg'])
-    expect(byName.get('giga')).toMatchObject({ kind: 'gigachat', residency: 'ru', models: 1 })
+    expect(byName.get('giga')).toMatchObject({ kind: 'gigachat', residency: 'ru', models: 2 })
     expect(Date.parse(byName.get('giga')!.tokenExpiresAt)).toBeGreaterThan(Date.now())
     expect(byName.get('yandex')).toMatchObject({ kind: 'yandex', residency: 'ru', tokenExpiresAt: null })
     const stats = await admin.api.get('/api/admin/stats', admin.accessToken)

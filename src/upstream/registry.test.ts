@@ -282,6 +282,7 @@ const cases: [string, (d: Doc) => void, string][] = [
     (d) => void (model(d, 2, 0).cachedPrompt = '5e-1'),
     'upstreams[2] (id "giga"): models[0] (id "sber/gigachat-2-max"): cachedPrompt must be a plain decimal without an exponent',
   ],
+  ['model type unknown', (d) => void (model(d, 2, 0).type = 'vision'), 'models[0] (id "sber/gigachat-2-max"): type must be one of "chat", "embeddings", got "vision"'],
   // unknown fields
   ['typo in an entry', (d) => void (entry(d, 1).apikey = 'x'), 'upstreams[1] (id "vllm"): unknown field apikey (did you mean apiKey?)'],
   ['unknown entry field', (d) => void (entry(d, 0).timeoutMs = 5), 'upstreams[0] (id "or2"): unknown field timeoutMs'],

@@ -5,7 +5,7 @@
 
 import { readFileSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
-import { CURRENCIES, type Currency, type FileModel, RESIDENCIES, type Residency, UPSTREAM_KINDS, type UpstreamEntry, type UpstreamKind } from './kinds/types'
+import { CURRENCIES, type Currency, type FileModel, MODEL_TYPES, RESIDENCIES, type Residency, UPSTREAM_KINDS, type UpstreamEntry, type UpstreamKind } from './kinds/types'
 
 export class UpstreamsFileError extends Error {}
 
@@ -25,7 +25,7 @@ const KIND_FIELDS: Record<UpstreamKind, string[]> = {
   gigachat: ['authUrl', 'authKey', 'scope', 'models'],
   yandex: ['apiKey', 'folderId', 'models'],
 }
-const MODEL_FIELDS = ['id', 'upstreamModel', 'name', 'context', 'prompt', 'completion', 'cachedPrompt']
+const MODEL_FIELDS = ['id', 'upstreamModel', 'name', 'context', 'prompt', 'completion', 'cachedPrompt', 'type']
 
 type Obj = Record<string, unknown>
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v)
@@ -108,6 +108,10 @@ function parseModel(raw: unknown, j: number, fail: (msg: string) => never): File
   if (typeof context !== 'number' || !Number.isSafeInteger(context) || context <= 0) failHere(`context must be a positive integer (tokens), got ${JSON.stringify(context)}`)
   const model: FileModel = { id, upstreamModel, name, context: context as number, prompt: r.decimal('prompt'), completion: r.decimal('completion') }
   if (raw.cachedPrompt !== undefined && raw.cachedPrompt !== null) model.cachedPrompt = r.decimal('cachedPrompt')
+  if (raw.type !== undefined && raw.type !== null) {
+    if (!oneOf(MODEL_TYPES, raw.type)) failHere(`type must be one of ${quoted(MODEL_TYPES)}, got ${JSON.stringify(raw.type)}`)
+    model.type = raw.type as FileModel['type']
+  }
   return model
 }
 

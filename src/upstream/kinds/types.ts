@@ -7,6 +7,8 @@ export type UpstreamKind = (typeof UPSTREAM_KINDS)[number]
 export const RESIDENCIES = ['ru', 'foreign'] as const
 export type Residency = (typeof RESIDENCIES)[number]
 export const CURRENCIES = ['USD', 'RUB'] as const
+/** What a file model is for: chat (the default; Responses and Messages by translation) or embeddings. */
+export const MODEL_TYPES = ['chat', 'embeddings'] as const
 export type Currency = (typeof CURRENCIES)[number]
 
 /**
@@ -23,6 +25,8 @@ export type FileModel = {
   prompt: string
   completion: string
   cachedPrompt?: string
+  /** Absent: chat. */
+  type?: (typeof MODEL_TYPES)[number]
 }
 
 type Common = {
