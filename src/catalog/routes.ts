@@ -24,6 +24,9 @@ export type Route = {
   cachedPrompt: string | null
 }
 
+/** Rubles per ruble: the rate a route priced in rubles is multiplied by where a dollar route takes the Central Bank's. */
+export const RUB_RATE = dec(1)
+
 const MILLIONTH = dec('0.000001')
 /** Per 1 000 000 tokens, as the file writes prices → per token (exact: a shift of six places). */
 const perToken = (perMillion: string) => toDecimalString(mul(dec(perMillion), MILLIONTH))
@@ -60,7 +63,6 @@ const DEFAULT_ROUTER: UpstreamEntry = { id: 'primary', kind: 'openrouter', baseU
 export function catalogRoutes(synced: readonly ModelRow[], given: readonly UpstreamEntry[]) {
   const entries = given.some((e) => e.kind === 'openrouter') ? given : [DEFAULT_ROUTER, ...given]
   const byId = new Map<string, Route[]>()
-  const routerIds = new Set(synced.map((m) => m.id))
   const add = (id: string, r: Route) => {
     const list = byId.get(id)
     if (list) list.push(r)
@@ -90,7 +92,6 @@ export function catalogRoutes(synced: readonly ModelRow[], given: readonly Upstr
     /** Every public id once, as its first route prices it. */
     rows: (): ModelRow[] => [...byId.values()].map((list) => list[0]!.row),
     of: (id: string): readonly Route[] => byId.get(id) ?? [],
-    fromRouter: (id: string) => routerIds.has(id),
     /** `data_residency`: where the routes of an id keep data (`["ru"]`, `["foreign"]`, both). */
     residencies: (id: string): Residency[] => residencies.get(id) ?? [],
   }

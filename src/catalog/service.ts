@@ -5,11 +5,11 @@ import { eq, inArray, max } from 'drizzle-orm'
 import { exclusively } from '../db/leases'
 import { tx } from '../db/tx'
 import type { Db } from '../db/types'
-import { type Dec, dec } from '../lib/decimal'
+import type { Dec } from '../lib/decimal'
 import type { UpstreamClient, UpstreamModel, VoiceModality } from '../upstream/client'
 import type { UpstreamEntry } from '../upstream/kinds/types'
 import { isSpeech, isTranscription, isVariable, rubPricing } from './pricing'
-import { type CatalogRoutes, catalogRoutes, type Route } from './routes'
+import { type CatalogRoutes, catalogRoutes, type Route, RUB_RATE } from './routes'
 import { type ModelRow, models } from './schema'
 
 const price = (v: string | undefined) => (v && v.trim() !== '' && !Number.isNaN(Number(v)) ? v.trim() : '0')
@@ -44,8 +44,6 @@ export const isEmbedding = (m: ModelRow) => m.outputModalities.includes('embeddi
 export { isSpeech, isTranscription }
 /** Models that only speak or only listen: served by /v1/audio/*, refused by the chat routes. */
 export const isVoice = (m: ModelRow) => isSpeech(m) || isTranscription(m)
-
-const RUB = dec(1)
 
 const VOICE_MODALITIES: VoiceModality[] = ['speech', 'transcription']
 
@@ -138,8 +136,6 @@ export async function createCatalog(db: Db, upstream: UpstreamClient, entries: r
     list: () => sorted,
     /** Who may answer a public id, in UPSTREAMS_FILE order (empty: not in the catalogue). */
     routes: (id: string): readonly Route[] => routes.of(id),
-    /** Whether the first router's catalogue lists the id (its other routers are asked only for those). */
-    fromRouter: (id: string) => routes.fromRouter(id),
     isEmpty: () => sorted.length === 0,
     reloadIfNewer,
 
@@ -163,7 +159,7 @@ export async function createCatalog(db: Db, upstream: UpstreamClient, entries: r
      */
     toApi(m: ModelRow, rate: Dec, markup: Dec) {
       const first = routes.of(m.id)[0]
-      if (first?.currency === 'RUB') rate = RUB
+      if (first?.currency === 'RUB') rate = RUB_RATE
       return {
         id: m.id,
         object: 'model' as const,

@@ -2,12 +2,12 @@
 // candidates (shape.ts) over the catalogue's routes (catalog/routes.ts). A router's route keeps the
 // candidate as the router prices it (its `models` fallbacks and variants are the router's to try);
 // another upstream answers one named model, as named, on chat completions, Responses and Messages
-// (the last two translated: upstream/kinds/translate.ts), and is a candidate of its own, priced in
-// its currency. The hold bounds the dearest of them (estimate.ts);
-// the charge is the route's that answered (charge.ts). A caller bound to Russia (`ru`) is sent only
-// to upstreams that keep data in Russia.
+// (the last two translated: upstream/kinds/translate.ts) or, for an embeddings model, embeddings, and
+// is a candidate of its own, priced in its currency. The hold bounds the dearest of them
+// (estimate.ts); the charge is the route's that answered (charge.ts). A caller bound to Russia (`ru`)
+// is sent only to upstreams that keep data in Russia.
+import { RUB_RATE } from '../catalog/routes'
 import { type Catalog, isEmbedding } from '../catalog/service'
-import { dec } from '../lib/decimal'
 import { OpenAIError } from '../lib/errors'
 import type { Endpoint } from '../money'
 import type { ResidencyRule } from '../teams/schema'
@@ -19,13 +19,11 @@ export type { ResidencyRule }
 /** One upstream to try: its id, and the model name to send it when it is not the one asked for. */
 export type Target = { upstream: string; model?: string }
 
-const RUB = dec(1)
-
 /** 403 `data_residency_violation`: the caller must keep data in Russia and the model has no route there. */
 export const residencyViolation = (model: string) =>
   new OpenAIError(
     403,
-    `Модель ${model} недоступна: для этого ключа включено хранение данных только в РФ, а модель обслуживают провайдеры за пределами России. Выберите модель с отметкой «Данные остаются в России».`,
+    `Модель ${model} недоступна: для этого ключа или команды включено хранение данных только в РФ, а модель обслуживают провайдеры за пределами России. Выберите модель с отметкой «Данные остаются в России».`,
     'invalid_request_error',
     'data_residency_violation',
     { param: 'model' },
@@ -73,7 +71,7 @@ export function routeRequest(shape: RequestShape, endpoint: Endpoint, residency:
       }
       const answers = isEmbedding(r.row) ? endpoint === 'embeddings' : TRANSLATED.has(endpoint)
       if (!single || c.variant || !answers) continue
-      candidates.push({ model: r.row, variant: null, route: r, ...(r.currency === 'RUB' ? { rate: RUB } : {}) })
+      candidates.push({ model: r.row, variant: null, route: r, ...(r.currency === 'RUB' ? { rate: RUB_RATE } : {}) })
       others.set(r.upstream, r.upstreamModel)
       any = true
     }
