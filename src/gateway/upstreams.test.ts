@@ -79,6 +79,8 @@ beforeAll(async () => {
   ]
   writeFileSync(file, JSON.stringify({ upstreams }))
   gw = await startGateway({ UPSTREAMS_FILE: file, ADMIN_EMAILS: ADMIN })
+  // The router's catalogue is synced right after the start: the tests need its models beside the file's.
+  await eventually(async () => ((await (await fetch(`${gw.url}/v1/models`)).json()) as { data: Array<{ id: string }> }).data.some((m) => m.id === FOREIGN_ONLY))
   c = await gw.customer()
   sdk = (key) => new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: key, maxRetries: 0 })
 })
