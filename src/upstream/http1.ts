@@ -12,8 +12,9 @@
 // proxy from the environment) goes to fetch: see `http1FetchOrFetch`.
 import type { Socket, SocketHandler } from 'bun'
 import { PROCESS } from '../config'
+import type { FetchLike } from './fetch-like'
 
-export type FetchLike = (url: string, init?: RequestInit) => Promise<Response>
+export type { FetchLike }
 
 export type Http1Options = {
   /**

@@ -10,7 +10,7 @@
 //   `chat.completion` in stream events; usage names cached tokens `precached_prompt_tokens`;
 // - errors are `{status, message}` (OAuth: `{code, message}`).
 import { readFileSync } from 'node:fs'
-import type { FetchLike } from '../http1'
+import type { FetchLike } from '../fetch-like'
 import type { GigachatEntry, KindClient, KindClientOptions } from './types'
 
 /** Renew when less than this remains (the official SDK's token_expiry_buffer_ms). */

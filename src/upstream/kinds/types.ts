@@ -1,6 +1,6 @@
 // The upstreams the gateway may send a request to, as UPSTREAMS_FILE lists them (upstream/registry.ts
 // reads and checks the file), and what a kind's client must do for the gateway.
-import type { FetchLike } from '../http1'
+import type { FetchLike } from '../fetch-like'
 
 export const UPSTREAM_KINDS = ['openrouter', 'openai', 'gigachat', 'yandex'] as const
 export type UpstreamKind = (typeof UPSTREAM_KINDS)[number]

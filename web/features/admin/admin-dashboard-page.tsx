@@ -150,11 +150,14 @@ function MoneyPanel({ stats }: { stats: AdminStats }) {
       <dl className="mt-3 divide-y divide-slate-100">
         <Row label="Выручка" note="Списано с пользователей за запросы, в рублях" value={formatRubles(finance.totalRevenue)} testId="finance-revenue" />
         <Row label="Расходы у провайдера" note="Запросы пользователей и статьи блога, в долларах США" value={formatUsd(finance.openrouterCost)} testId="finance-cost" />
+        {finance.providerCostRub > 0 && (
+          <Row label="Расходы у провайдеров в рублях" note="GigaChat, YandexGPT и агрегаторы, выставляющие счёт в рублях" value={formatRubles(finance.providerCostRub)} testId="finance-cost-rub" />
+        )}
         <Row
           label="Чистая маржа"
           note={
             rate
-              ? `В долларах США: выручка пересчитана по текущему курсу ${rate.toLocaleString('ru-RU')} ₽/$, поэтому это оценка`
+              ? `В долларах США: выручка и рублёвые расходы пересчитаны по текущему курсу ${rate.toLocaleString('ru-RU')} ₽/$, поэтому это оценка`
               : 'Курс доллара пока неизвестен — маржа появится, когда курс будет получен'
           }
           value={formatUsd(margin)}
@@ -165,6 +168,39 @@ function MoneyPanel({ stats }: { stats: AdminStats }) {
         <Row label="Распознано аудио" note="Длительность записей, отправленных на распознавание речи" value={formatDuration(usage.totalAudioSeconds)} testId="finance-audio" />
         <Row label="Озвучено символов" note="Текст, отправленный на синтез речи" value={formatInteger(usage.totalCharacters)} testId="finance-characters" />
       </dl>
+    </Card>
+  )
+}
+
+/** This month's money per upstream: each cost in the currency the upstream bills, the margin in rubles. */
+function ProviderSplit({ rows }: { rows: AdminStats['finance']['byUpstream'] }) {
+  return (
+    <Card className="p-4 sm:p-6" data-testid="finance-by-upstream">
+      <h2 className="text-base font-semibold text-slate-900">Провайдеры в этом месяце</h2>
+      <p className="mt-1 text-sm text-slate-500">С начала месяца по московскому времени. Маржа — в рублях, долларовые расходы пересчитаны по текущему курсу.</p>
+      {rows.length === 0 ? (
+        <p className="mt-3 text-sm text-slate-500">В этом месяце запросов ещё не было.</p>
+      ) : (
+        <ul className="mt-3 divide-y divide-slate-100">
+          {rows.map((r) => (
+            <li key={r.upstream} className="flex flex-wrap items-baseline justify-between gap-x-4 gap-y-1 py-3" data-testid={`finance-upstream-${r.upstream}`}>
+              <div className="min-w-0">
+                <div className="font-medium text-slate-900">{r.label}</div>
+                <div className="text-xs text-slate-500">
+                  {formatInteger(r.requests)} {pluralRu(r.requests, ['запрос', 'запроса', 'запросов'])} · выручка {formatRubles(r.revenue)} · расходы{' '}
+                  {r.costUsd > 0 && formatUsd(r.costUsd)}
+                  {r.costUsd > 0 && r.costRub > 0 && ' + '}
+                  {r.costRub > 0 && formatRubles(r.costRub)}
+                  {r.costUsd === 0 && r.costRub === 0 && 'не сообщены'}
+                </div>
+              </div>
+              <div className={cn('shrink-0 font-semibold tabular-nums', r.margin === null ? 'text-slate-500' : r.margin >= 0 ? 'text-emerald-700' : 'text-red-700')}>
+                {r.margin === null ? 'курс неизвестен' : formatRubles(r.margin)}
+              </div>
+            </li>
+          ))}
+        </ul>
+      )}
     </Card>
   )
 }
@@ -370,6 +406,7 @@ export function AdminDashboardPage() {
         </div>
         <UncoveredCard cost={finance.uncoveredCost ?? 0} requests={finance.uncoveredRequests ?? 0} />
         <MoneyPanel stats={data} />
+        <ProviderSplit rows={finance.byUpstream} />
       </div>
     )
   } else if (error) {
