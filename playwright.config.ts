@@ -4,6 +4,7 @@
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { defineConfig } from '@playwright/test'
 
 process.env.E2E_PORT ??= String(20000 + Math.floor(Math.random() * 30000))
@@ -47,6 +48,9 @@ export default defineConfig({
       AUTH_RATE_LIMIT_SCALE: '20',
       // The journeys expect the welcome bonus at registration; the confirmation flow has its own server in email-verification.e2e.ts.
       REQUIRE_EMAIL_VERIFICATION: 'false',
+      // Beside the demo router, one upstream in Russia with one model (sber/gigachat-2-max) for the
+      // residency screens (issue 35); nothing listens at its address, the UI tests need only the catalogue.
+      UPSTREAMS_FILE: fileURLToPath(new URL('./e2e/upstreams.json', import.meta.url)),
     },
   },
 })

@@ -35,8 +35,15 @@ export async function readOutboxLetter(to: string): Promise<{ subject: string; t
         .filter((f) => f.endsWith('.json'))
         .sort()
         .reverse()
-        .map((f) => JSON.parse(readFileSync(join(dir, f), 'utf8')))
-        .filter((l) => l.to === to)
+        .map((f) => {
+          // a letter the server is still writing reads as cut-off JSON: skip it this round
+          try {
+            return JSON.parse(readFileSync(join(dir, f), 'utf8'))
+          } catch {
+            return null
+          }
+        })
+        .filter((l) => l?.to === to)
       if (letters[0]) return letters[0]
     }
     await new Promise((r) => setTimeout(r, 50))

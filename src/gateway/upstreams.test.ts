@@ -368,6 +368,7 @@ describe('a key or a team bound to Russia', () => {
     const set = await owner.api.patch(`/api/teams/${teamId}`, { residency: 'ru' }, owner.accessToken)
     expect(set.status).toBe(200)
     expect(set.body.data.residency).toBe('ru')
+    expect((await owner.api.get(`/api/teams/${teamId}`, owner.accessToken)).body.data.residency).toBe('ru')
     const refused = await sdk(key.data.key)
       .chat.completions.create({ model: FOREIGN_ONLY, messages: [{ role: 'user', content: 'Привет' }] })
       .catch((e) => e)

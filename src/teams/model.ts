@@ -5,13 +5,15 @@ import { TEAM_ROLES } from './schema'
 
 const Role = t.UnionEnum([...TEAM_ROLES], { description: 'owner — владелец, admin — администратор, billing — бухгалтер, member — участник' })
 
+const TeamResidency = t.UnionEnum(['any', 'ru'], { description: 'ru — запросы команды (её ключи и веб-сессии участников) идут только к провайдерам с хранением данных в РФ' })
+
 export const TeamSummary = t.Object(
   {
     id: t.String(),
     name: t.String(),
     role: Role,
     balance: t.Number({ description: 'Баланс команды, рубли' }),
-    residency: t.UnionEnum(['any', 'ru'], { description: 'ru — запросы команды (её ключи и веб-сессии участников) идут только к провайдерам с хранением данных в РФ' }),
+    residency: TeamResidency,
     memberCount: t.Optional(t.Integer()),
     permissions: t.Optional(t.Array(t.UnionEnum(Object.keys(MATRIX) as [string, ...string[]]), { description: 'Что может роль вызывающего в команде' })),
   },
@@ -43,6 +45,7 @@ export const TeamDetails = t.Object(
     name: t.String(),
     role: Role,
     balance: t.Number({ description: 'Рубли' }),
+    residency: TeamResidency,
     createdAt: t.String({ format: 'date-time' }),
     permissions: t.Array(t.UnionEnum(Object.keys(MATRIX) as [string, ...string[]]), { description: 'Что может роль вызывающего (интерфейс скрывает остальное)' }),
     alertThreshold: t.Union([t.Number(), t.Null()], { description: 'Порог уведомления о низком балансе, рубли' }),

@@ -151,7 +151,12 @@ function MoneyPanel({ stats }: { stats: AdminStats }) {
         <Row label="Выручка" note="Списано с пользователей за запросы, в рублях" value={formatRubles(finance.totalRevenue)} testId="finance-revenue" />
         <Row label="Расходы у провайдера" note="Запросы пользователей и статьи блога, в долларах США" value={formatUsd(finance.openrouterCost)} testId="finance-cost" />
         {finance.providerCostRub > 0 && (
-          <Row label="Расходы у провайдеров в рублях" note="GigaChat, YandexGPT и агрегаторы, выставляющие счёт в рублях" value={formatRubles(finance.providerCostRub)} testId="finance-cost-rub" />
+          <Row
+            label="Расходы у провайдеров в рублях"
+            note="GigaChat, YandexGPT и агрегаторы, выставляющие счёт в рублях"
+            value={formatRubles(finance.providerCostRub)}
+            testId="finance-cost-rub"
+          />
         )}
         <Row
           label="Чистая маржа"

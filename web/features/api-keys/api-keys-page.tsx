@@ -3,6 +3,7 @@ import { Button } from '../../components/button'
 import { Card } from '../../components/card'
 import { KeyIcon } from '../../components/icons'
 import { PageHeading } from '../../components/page-heading'
+import { useAccount } from '../../lib/account'
 import { useDocumentTitle } from '../../lib/use-document-title'
 import { CreateKeyForm, NewKeyPanel } from './create-key'
 import { KeyList } from './key-list'
@@ -31,6 +32,8 @@ export function ApiKeysPage() {
   const keys = Array.isArray(data) ? data : undefined
   // The full key lives only here, only until the user acknowledges it.
   const [created, setCreated] = useState<CreatedApiKey | null>(null)
+  // A team set to «Только в РФ» binds every team key, whatever the key's own setting.
+  const teamRuOnly = useAccount().team?.residency === 'ru'
 
   async function onCreated(next: CreatedApiKey) {
     setCreated(next)
@@ -39,7 +42,7 @@ export function ApiKeysPage() {
 
   let list: ReactNode
   if (keys && keys.length > 0) {
-    list = <KeyList keys={keys} mutate={mutate} onDeleted={(id) => setCreated((c) => (c?.id === id ? null : c))} />
+    list = <KeyList keys={keys} mutate={mutate} teamRuOnly={teamRuOnly} onDeleted={(id) => setCreated((c) => (c?.id === id ? null : c))} />
   } else if (keys) {
     list = (
       <div className="flex flex-col items-center px-6 py-12 text-center">
@@ -71,7 +74,7 @@ export function ApiKeysPage() {
       />
       <div className="space-y-6">
         {created && <NewKeyPanel key={created.id} created={created} onDismiss={() => setCreated(null)} />}
-        <CreateKeyForm keyCount={keys?.length} onCreated={onCreated} />
+        <CreateKeyForm keyCount={keys?.length} teamRuOnly={teamRuOnly} onCreated={onCreated} />
         <Card className="overflow-hidden">
           <div className="flex items-baseline justify-between gap-3 border-b border-slate-200 px-4 py-4 sm:px-6">
             <h2 className="text-base font-semibold text-slate-900">Ваши ключи</h2>

@@ -4,22 +4,27 @@ import { Card } from '../../components/card'
 import { FormAlert } from '../../components/form-alert'
 import { AlertCircleIcon, CheckCircleIcon } from '../../components/icons'
 import { inputClasses } from '../../components/input'
+import { RESIDENCY_HINTS, RESIDENCY_LABELS, type ResidencyRule, ResidencySelect } from '../../components/residency'
 import { errorMessage } from '../../lib/api'
-import { cn } from '../../lib/cn'
 import { toast } from '../../stores/toasts'
 import { CopyAction } from './copy-action'
 import { type CreatedApiKey, KEYS_LIMIT_MESSAGE, keysApi, MAX_KEYS, NAME_MAX_LENGTH, NAME_REQUIRED_MESSAGE } from './keys-api'
 
 export function CreateKeyForm({
   keyCount,
+  teamRuOnly = false,
   onCreated,
 }: {
   /** Keys the user has now; undefined while the list is loading. */
   keyCount: number | undefined
+  /** The team the key is made in keeps every request in Russia, whatever the key says. */
+  teamRuOnly?: boolean
   onCreated: (created: CreatedApiKey) => void | Promise<void>
 }) {
   const inputId = useId()
+  const hintId = useId()
   const [name, setName] = useState('')
+  const [residency, setResidency] = useState<ResidencyRule>('any')
   const [error, setError] = useState<string | null>(null)
   const [pending, setPending] = useState(false)
   const atLimit = keyCount !== undefined && keyCount >= MAX_KEYS
@@ -35,8 +40,9 @@ export function CreateKeyForm({
     setError(null)
     setPending(true)
     try {
-      const created = await keysApi.create(trimmed)
+      const created = await keysApi.create(trimmed, residency)
       setName('')
+      setResidency('any')
       await onCreated(created)
     } catch (err) {
       toast.error(errorMessage(err, 'Ошибка создания ключа'))
@@ -50,28 +56,35 @@ export function CreateKeyForm({
       <h2 className="text-base font-semibold text-slate-900">Новый ключ</h2>
       <p className="mt-1 text-sm text-slate-500">Дайте ключу понятное название — по нему вы отличите приложения друг от друга.</p>
       <form noValidate onSubmit={onSubmit} className="mt-4">
-        <label htmlFor={inputId} className="text-sm font-medium text-slate-700">
-          Название ключа
-        </label>
-        <div className="mt-1.5 flex flex-col gap-2 sm:flex-row">
-          <input
-            id={inputId}
-            name="name"
-            value={name}
-            onChange={(e) => {
-              setName(e.target.value)
-              if (error) setError(null)
-            }}
-            placeholder="Например, Мой проект"
-            maxLength={NAME_MAX_LENGTH}
-            autoComplete="off"
-            disabled={atLimit}
-            aria-invalid={error ? true : undefined}
-            className={cn(inputClasses, 'sm:flex-1')}
-          />
-          <Button type="submit" loading={pending} disabled={atLimit} className="sm:w-auto">
+        {/* phones: name, choice, what it means, button; wider: the three in a row, the meaning under them */}
+        <div className="flex flex-col gap-3 md:flex-row md:flex-wrap md:items-end">
+          <div className="min-w-0 space-y-1.5 md:flex-1">
+            <label htmlFor={inputId} className="block text-sm font-medium text-slate-700">
+              Название ключа
+            </label>
+            <input
+              id={inputId}
+              name="name"
+              value={name}
+              onChange={(e) => {
+                setName(e.target.value)
+                if (error) setError(null)
+              }}
+              placeholder="Например, Мой проект"
+              maxLength={NAME_MAX_LENGTH}
+              autoComplete="off"
+              disabled={atLimit}
+              aria-invalid={error ? true : undefined}
+              className={inputClasses}
+            />
+          </div>
+          <ResidencySelect label="Хранение данных" value={residency} onChange={setResidency} disabled={atLimit} describedBy={hintId} className="md:w-60" />
+          <Button type="submit" loading={pending} disabled={atLimit} className="max-md:order-last md:w-auto">
             Создать ключ
           </Button>
+          <p id={hintId} className="-mt-1 text-xs text-slate-500 md:basis-full" data-testid="key-residency-hint">
+            {RESIDENCY_LABELS[residency]}: {RESIDENCY_HINTS[residency]}.{teamRuOnly && ' Команда разрешает только провайдеров в России — это действует для всех её ключей.'}
+          </p>
         </div>
         {atLimit && <p className="mt-2 text-sm text-slate-500">{KEYS_LIMIT_MESSAGE}. Удалите ненужный ключ, чтобы создать новый.</p>}
         {error && (

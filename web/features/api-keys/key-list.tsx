@@ -5,13 +5,15 @@ import type { BudgetInput } from '../../../src/wire'
 import { BudgetDialog, BudgetMeter, formatLimit, PERIOD_PHRASES } from '../../components/budget'
 import { Button } from '../../components/button'
 import { ConfirmDialog } from '../../components/dialog'
-import { GaugeIcon, LockIcon, PencilIcon, PowerIcon, TrashIcon } from '../../components/icons'
+import { GaugeIcon, LockIcon, PencilIcon, PowerIcon, ShieldIcon, TrashIcon } from '../../components/icons'
 import { inputClasses } from '../../components/input'
+import { type ResidencyRule, RuOnlyBadge } from '../../components/residency'
 import { errorMessage } from '../../lib/api'
 import { cn } from '../../lib/cn'
 import { useMediaQuery } from '../../lib/use-media-query'
 import { toast } from '../../stores/toasts'
 import { type ApiKey, type ApiKeyPatch, keysApi, NAME_MAX_LENGTH, NAME_REQUIRED_MESSAGE } from './keys-api'
+import { KeyResidencyDialog } from './residency-dialog'
 
 /** Wide enough (sidebar included) for the seven-column table; narrower screens get cards. */
 const TABLE_QUERY = '(min-width: 1280px)'
@@ -41,6 +43,13 @@ function Spend({ apiKey, className }: { apiKey: ApiKey; className?: string }) {
 /** Whose key it is, in a team (owners and admins see every member's keys). */
 function Owner({ apiKey }: { apiKey: ApiKey }) {
   return apiKey.owner ? <span className="block truncate text-xs text-slate-500">владелец: {apiKey.owner.email}</span> : null
+}
+
+/** «Только РФ» under a key bound to upstreams in Russia: by its own setting or by its team's. */
+function Residency({ apiKey, teamRuOnly }: { apiKey: ApiKey; teamRuOnly: boolean }) {
+  if (apiKey.residency === 'ru') return <RuOnlyBadge className="mt-1.5" title="Хранение данных: только в РФ — запросы по ключу идут только к провайдерам в России" />
+  if (teamRuOnly) return <RuOnlyBadge className="mt-1.5" title="Команда разрешает только провайдеров в России — это действует для всех её ключей" />
+  return null
 }
 
 /** '29.11.2026, 05:48 МСК', wrapping after the date where the column is narrow («МСК» stays with the time). */
@@ -156,11 +165,23 @@ function RenameButtons({ editing, onSave, onCancel, className }: { editing: Edit
 
 // ─── the list ────────────────────────────────────────────────────────────────
 
-export function KeyList({ keys, mutate, onDeleted }: { keys: ApiKey[]; mutate: KeyedMutator<ApiKey[]>; onDeleted: (id: string) => void }) {
+export function KeyList({
+  keys,
+  mutate,
+  onDeleted,
+  teamRuOnly = false,
+}: {
+  keys: ApiKey[]
+  mutate: KeyedMutator<ApiKey[]>
+  onDeleted: (id: string) => void
+  /** The team the keys belong to keeps every request in Russia. */
+  teamRuOnly?: boolean
+}) {
   const wide = useMediaQuery(TABLE_QUERY)
   const [editing, setEditing] = useState<Editing | null>(null)
   const [toggling, setToggling] = useState<string | null>(null)
   const [limitKey, setLimitKey] = useState<ApiKey | null>(null)
+  const [residencyKey, setResidencyKey] = useState<ApiKey | null>(null)
   const [deleting, setDeleting] = useState<{ key: ApiKey; pending: boolean } | null>(null)
 
   /** PATCH, put the answer into the cached list, revalidate. Resolves false on failure. */
@@ -204,6 +225,12 @@ export function KeyList({ keys, mutate, onDeleted }: { keys: ApiKey[]; mutate: K
   async function saveBudget(key: ApiKey, budget: BudgetInput): Promise<boolean> {
     const ok = await update(key, { budget }, budget.limitRub === null ? 'Лимит снят' : 'Бюджет сохранён')
     if (ok) setLimitKey(null)
+    return ok
+  }
+
+  async function saveResidency(key: ApiKey, residency: ResidencyRule): Promise<boolean> {
+    const ok = await update(key, { residency }, residency === 'ru' ? 'Ключ работает только с провайдерами в РФ' : 'Ключ работает с любыми провайдерами')
+    if (ok) setResidencyKey(null)
     return ok
   }
 
@@ -266,6 +293,7 @@ export function KeyList({ keys, mutate, onDeleted }: { keys: ApiKey[]; mutate: K
         onClose={() => setLimitKey(null)}
         onSave={(budget) => saveBudget(limitKey!, budget)}
       />
+      <KeyResidencyDialog apiKey={residencyKey} teamRuOnly={teamRuOnly} onClose={() => setResidencyKey(null)} onSave={(residency) => saveResidency(residencyKey!, residency)} />
       <ConfirmDialog
         open={deleting !== null}
         title="Удаление ключа"
@@ -321,6 +349,7 @@ export function KeyList({ keys, mutate, onDeleted }: { keys: ApiKey[]; mutate: K
                         )}
                         <code className="mt-0.5 block font-mono text-[13px] whitespace-nowrap text-slate-500">{`${key.keyPrefix}…`}</code>
                         <Owner apiKey={key} />
+                        <Residency apiKey={key} teamRuOnly={teamRuOnly} />
                       </td>
                       <td className="px-2.5 py-3.5">
                         <StatusBadge active={key.isActive} />
@@ -350,6 +379,9 @@ export function KeyList({ keys, mutate, onDeleted }: { keys: ApiKey[]; mutate: K
                               describedBy={key.locked.budget ? lockIds(key).budget : undefined}
                             >
                               <GaugeIcon />
+                            </IconAction>
+                            <IconAction label="Хранение данных" onClick={() => setResidencyKey(key)} disabled={busy(key)}>
+                              <ShieldIcon />
                             </IconAction>
                             <IconAction label="Удалить" danger onClick={() => setDeleting({ key, pending: false })} disabled={busy(key)}>
                               <TrashIcon />
@@ -396,6 +428,7 @@ export function KeyList({ keys, mutate, onDeleted }: { keys: ApiKey[]; mutate: K
                   )}
                   <code className="mt-1 block font-mono text-[13px] break-all text-slate-600">{`${key.keyPrefix}…`}</code>
                   <Owner apiKey={key} />
+                  <Residency apiKey={key} teamRuOnly={teamRuOnly} />
                 </div>
                 <StatusBadge active={key.isActive} />
               </div>
@@ -440,6 +473,11 @@ export function KeyList({ keys, mutate, onDeleted }: { keys: ApiKey[]; mutate: K
                   >
                     <GaugeIcon size={15} className="text-slate-500" />
                     Бюджет
+                  </Button>
+                  {/* phones: a row of its own under the four others (its label is the longest) */}
+                  <Button size="sm" variant="secondary" onClick={() => setResidencyKey(key)} disabled={busy(key)} className="max-sm:order-last max-sm:col-span-2">
+                    <ShieldIcon size={15} className="text-slate-500" />
+                    Хранение данных
                   </Button>
                   <Button
                     size="sm"

@@ -20,7 +20,7 @@ export function useApiKeys() {
 const keyPath = (id: string) => `${KEYS_KEY}/${encodeURIComponent(id)}`
 
 export const keysApi = {
-  create: (name: string) => api.post<CreatedApiKey>(KEYS_KEY, { name }, { fallback: 'Ошибка создания ключа' }),
+  create: (name: string, residency: ApiKey['residency'] = 'any') => api.post<CreatedApiKey>(KEYS_KEY, { name, residency }, { fallback: 'Ошибка создания ключа' }),
   update: (id: string, patch: ApiKeyPatch) => api.patch<ApiKey>(keyPath(id), patch, { fallback: 'Ошибка обновления ключа' }),
   remove: (id: string) => api.delete<{ ok: true }>(keyPath(id), { fallback: 'Ошибка удаления ключа' }),
 }

@@ -14,7 +14,7 @@ import {
   providerLabel,
   providerOf,
 } from '../../../src/content/models/catalog'
-import { ArrowRightIcon } from '../../components/icons'
+import { ArrowRightIcon, ShieldIcon } from '../../components/icons'
 import { cn } from '../../lib/cn'
 
 export function playgroundHref(id: string): string {
@@ -68,6 +68,36 @@ function TypeBadge({ type }: { type: ModelType }) {
   return tone ? <Badge tone={tone}>{MODEL_TYPES.find((t) => t.type === type)!.label}</Badge> : null
 }
 
+/** Some upstream that can answer the model keeps data in Russia (`data_residency` has "ru"). */
+export const keepsDataInRussia = (model: Pick<Model, 'data_residency'>) => model.data_residency?.includes('ru') === true
+
+export const RU_DATA_LABEL = 'Данные остаются в России'
+
+/** What the badge means for this model: every provider is in Russia, or a «только РФ» key or team keeps it there. */
+export function ruDataNote(model: Pick<Model, 'data_residency'>): string {
+  return model.data_residency.includes('foreign')
+    ? 'У модели есть провайдеры в России и за рубежом: с ключом или командой «Только в РФ» запросы пойдут только к провайдерам в России.'
+    : 'Все провайдеры этой модели хранят и обрабатывают данные в России.'
+}
+
+/** «Данные остаются в России», with what it means in the tooltip; nothing for a model without a Russian provider. */
+export function RuDataBadge({ model, className }: { model: Pick<Model, 'data_residency'>; className?: string }) {
+  if (!keepsDataInRussia(model)) return null
+  return (
+    <span
+      data-testid="ru-data-badge"
+      title={ruDataNote(model)}
+      className={cn(
+        'inline-flex h-6 max-w-full items-center gap-1 rounded-full bg-emerald-50 px-2.5 text-xs font-medium text-emerald-800 ring-1 ring-emerald-100 ring-inset',
+        className,
+      )}
+    >
+      <ShieldIcon size={12} className="shrink-0" />
+      <span className="truncate">{RU_DATA_LABEL}</span>
+    </span>
+  )
+}
+
 /** The docs section a card of an embedding model points to (it has nothing to try in the Playground). */
 export const EMBEDDINGS_DOCS_HREF = '/app/docs#embeddings'
 
@@ -105,6 +135,7 @@ function CardBody({ model, badge, linked }: { model: Model; badge: ReactNode; li
       </div>
       <h2 className={cn('mt-2 text-[15px] leading-6 font-semibold break-words text-slate-900', linked && 'group-hover:text-indigo-700')}>{model.name || model.id}</h2>
       <p className="mt-0.5 font-mono text-xs break-all text-slate-500">{model.id}</p>
+      <RuDataBadge model={model} className="mt-2 self-start" />
       {model.description ? (
         <p className="mt-3 line-clamp-3 text-sm leading-5 text-slate-600" title={model.description}>
           {model.description}

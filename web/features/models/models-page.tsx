@@ -18,8 +18,8 @@ import { AlertCircleIcon, CubeIcon, SearchIcon } from '../../components/icons'
 import { PageHeading } from '../../components/page-heading'
 import { useDocumentTitle } from '../../lib/use-document-title'
 import { CompareDialog, CompareToggle, CompareTray, MAX_COMPARE, useCompareSelection } from './compare'
-import { FilterChip, ModelSearchField } from './filter-bar'
-import { ModelCard } from './model-card'
+import { FilterChip, ModelSearchField, parseRuFilter, ResidencyToggle } from './filter-bar'
+import { keepsDataInRussia, ModelCard } from './model-card'
 import { useModels } from './use-models'
 
 export const MODELS_LOAD_ERROR = 'Не удалось загрузить список моделей. Попробуйте обновить страницу.'
@@ -36,13 +36,15 @@ function useUrlFilters() {
   const urlQuery = params.get('search') ?? ''
   const urlProvider = params.get('provider') ?? ''
   const urlType = parseModelType(params.get('type'))
+  const urlRu = parseRuFilter(params.get('ru'))
   const [query, setQuery] = useState(urlQuery)
   const [provider, setProvider] = useState(urlProvider)
   const [type, setType] = useState<ModelType | ''>(urlType)
+  const [ru, setRu] = useState(urlRu)
 
   // What this hook last wrote to the URL: a different value there came from a link (another
   // ?search=… while the page is open) and wins over the local state.
-  const written = useRef({ query: urlQuery, provider: urlProvider, type: urlType })
+  const written = useRef({ query: urlQuery, provider: urlProvider, type: urlType, ru: urlRu })
   useEffect(() => {
     if (urlQuery === written.current.query) return
     written.current.query = urlQuery
@@ -58,9 +60,14 @@ function useUrlFilters() {
     written.current.type = urlType
     setType(urlType)
   }, [urlType])
+  useEffect(() => {
+    if (urlRu === written.current.ru) return
+    written.current.ru = urlRu
+    setRu(urlRu)
+  }, [urlRu])
 
   useEffect(() => {
-    written.current = { query, provider, type }
+    written.current = { query, provider, type, ru }
     const url = new URL(window.location.href)
     if (query) url.searchParams.set('search', query)
     else url.searchParams.delete('search')
@@ -68,12 +75,14 @@ function useUrlFilters() {
     else url.searchParams.delete('provider')
     if (type) url.searchParams.set('type', type)
     else url.searchParams.delete('type')
+    if (ru) url.searchParams.set('ru', '1')
+    else url.searchParams.delete('ru')
     const next = `${url.pathname}${url.search}${url.hash}`
     const current = `${window.location.pathname}${window.location.search}${window.location.hash}`
     if (next !== current) window.history.replaceState(window.history.state, '', next)
-  }, [query, provider, type])
+  }, [query, provider, type, ru])
 
-  return { query, setQuery, provider, setProvider, type, setType }
+  return { query, setQuery, provider, setProvider, type, setType, ru, setRu }
 }
 
 /**
@@ -177,14 +186,17 @@ function SkeletonGrid() {
 }
 
 function Catalogue({ models }: { models: Model[] }) {
-  const { query, setQuery, provider, setProvider, type, setType } = useUrlFilters()
+  const { query, setQuery, provider, setProvider, type, setType, ru, setRu } = useUrlFilters()
   const compare = useCompareSelection(models)
   const compared = compare.selected.map((id) => models.find((m) => m.id === id)!)
   const deferredQuery = useDeferredValue(query)
 
   const providers = useMemo(() => countProviders(models), [models])
   const typesPresent = useMemo(() => new Set(models.map(modelType)), [models])
-  const searched = useMemo(() => models.filter((m) => matchesSearch(m, deferredQuery)), [models, deferredQuery])
+  const hasRu = useMemo(() => models.some(keepsDataInRussia), [models])
+  const matched = useMemo(() => models.filter((m) => matchesSearch(m, deferredQuery)), [models, deferredQuery])
+  // «Только с хранением данных в РФ» narrows what the chips count, as the search does.
+  const searched = useMemo(() => (ru ? matched.filter(keepsDataInRussia) : matched), [matched, ru])
   // An unknown ?provider= (a stale link) filters nothing rather than hiding the catalogue; so does
   // a ?type= the catalogue has no models of.
   const activeProvider = providers.some((p) => p.provider === provider) ? provider : ''
@@ -203,13 +215,20 @@ function Catalogue({ models }: { models: Model[] }) {
     return counts
   }, [ofProvider])
   const shown = activeProvider ? ofType.filter((m) => providerOf(m.id) === activeProvider) : ofType
-  const filtering = query.trim() !== '' || activeProvider !== '' || activeType !== ''
+  // What the switch would leave of the search, type and provider chosen.
+  const ruCount = useMemo(
+    () => matched.filter((m) => keepsDataInRussia(m) && (!activeType || modelType(m) === activeType) && (!activeProvider || providerOf(m.id) === activeProvider)).length,
+    [matched, activeType, activeProvider],
+  )
+  const filtering = query.trim() !== '' || activeProvider !== '' || activeType !== '' || ru
 
   const reset = () => {
     setQuery('')
     setProvider('')
     setType('')
+    setRu(false)
   }
+  const labelled = typesPresent.size > 1 || providers.length > 1
 
   return (
     <>
@@ -223,6 +242,11 @@ function Catalogue({ models }: { models: Model[] }) {
         {providers.length > 1 && (
           <FilterRow label="Провайдер" labelled={typesPresent.size > 1}>
             <ProviderChips providers={providers} counts={providerCounts} total={ofType.length} selected={activeProvider} onSelect={setProvider} />
+          </FilterRow>
+        )}
+        {(hasRu || ru) && (
+          <FilterRow label="Данные" labelled={labelled}>
+            <ResidencyToggle checked={ru} count={ruCount} onChange={setRu} />
           </FilterRow>
         )}
       </div>
@@ -244,7 +268,9 @@ function Catalogue({ models }: { models: Model[] }) {
             <SearchIcon />
           </div>
           <p className="text-[15px] font-medium text-slate-800">Ничего не найдено</p>
-          <p className="mt-1 max-w-sm text-sm text-slate-500">Попробуйте изменить запрос или выбрать другой тип или провайдера.</p>
+          <p className="mt-1 max-w-sm text-sm text-slate-500">
+            {ru ? 'Попробуйте изменить запрос или снять фильтр по хранению данных в РФ.' : 'Попробуйте изменить запрос или выбрать другой тип или провайдера.'}
+          </p>
           <Button variant="secondary" className="mt-5" onClick={reset}>
             Сбросить поиск
           </Button>

@@ -35,38 +35,43 @@ import { cn } from '../../lib/cn'
 import { siteOrigin, usePageMeta } from '../../lib/head'
 import { useSession } from '../../stores/session'
 import { CompareDialog, CompareToggle, CompareTray, MAX_COMPARE, useCompareSelection } from './compare'
-import { FilterChip, ModelSearchField } from './filter-bar'
-import { ModelCard, Prices, playgroundHref } from './model-card'
+import { FilterChip, ModelSearchField, parseRuFilter, ResidencyToggle } from './filter-bar'
+import { keepsDataInRussia, ModelCard, Prices, playgroundHref, RuDataBadge, ruDataNote } from './model-card'
 import { useModels } from './use-models'
 
 const LOAD_ERROR = 'Не удалось загрузить каталог моделей. Попробуйте обновить страницу.'
 const wrapClass = 'mx-auto w-full max-w-6xl px-4 py-10 sm:px-6 sm:py-14'
 
-/** ?search=, ?filter= and ?sort= kept in the address (replaceState), so a link or reload keeps them. */
+/** ?search=, ?filter=, ?sort= and ?ru=1 kept in the address (replaceState), so a link or reload keeps them. */
 function usePublicFilters() {
   const params = new URLSearchParams(useSearch())
   const [query, setQuery] = useState(params.get('search') ?? '')
   const [filter, setFilter] = useState<PublicFilter>(parsePublicFilter(params.get('filter')))
   const [sort, setSort] = useState<ModelSort>(parseModelSort(params.get('sort')))
+  const [ru, setRu] = useState(parseRuFilter(params.get('ru')))
   useEffect(() => {
     const url = new URL(window.location.href)
     const set = (key: string, value: string) => (value ? url.searchParams.set(key, value) : url.searchParams.delete(key))
     set('search', query)
     set('filter', filter)
     set('sort', sort === 'newest' ? '' : sort)
+    set('ru', ru ? '1' : '')
     const next = `${url.pathname}${url.search}${url.hash}`
     if (next !== `${window.location.pathname}${window.location.search}${window.location.hash}`) window.history.replaceState(window.history.state, '', next)
-  }, [query, filter, sort])
-  return { query, setQuery, filter, setFilter, sort, setSort }
+  }, [query, filter, sort, ru])
+  return { query, setQuery, filter, setFilter, sort, setSort, ru, setRu }
 }
 
 function PublicCatalogue({ models }: { models: Model[] }) {
-  const { query, setQuery, filter, setFilter, sort, setSort } = usePublicFilters()
+  const { query, setQuery, filter, setFilter, sort, setSort, ru, setRu } = usePublicFilters()
   const compare = useCompareSelection(models)
   const signedIn = useSession((s) => s.isAuthenticated)
   const compared = compare.selected.map((id) => models.find((m) => m.id === id)!)
   const deferred = useDeferredValue(query)
-  const searched = useMemo(() => models.filter((m) => matchesSearch(m, deferred)), [models, deferred])
+  const hasRu = useMemo(() => models.some(keepsDataInRussia), [models])
+  const matched = useMemo(() => models.filter((m) => matchesSearch(m, deferred)), [models, deferred])
+  const searched = useMemo(() => (ru ? matched.filter(keepsDataInRussia) : matched), [matched, ru])
+  const ruCount = useMemo(() => matched.filter((m) => keepsDataInRussia(m) && matchesPublicFilter(m, filter)).length, [matched, filter])
   const shown = useMemo(
     () =>
       sortModels(
@@ -103,6 +108,7 @@ function PublicCatalogue({ models }: { models: Model[] }) {
             />
           ))}
         </div>
+        {(hasRu || ru) && <ResidencyToggle checked={ru} count={ruCount} onChange={setRu} />}
       </div>
       <p className="mt-5 mb-3 text-sm text-slate-500" aria-live="polite" data-testid="models-count">
         Найдено моделей: <span className="font-medium text-slate-900 tabular-nums">{formatInteger(shown.length)}</span>
@@ -161,6 +167,9 @@ export function PublicModelsPage() {
 
 const modelKind = (model: Model): string => MODEL_TYPE_TEXT[modelType(model)]
 
+/** Where the model's providers keep data, in a word or three. */
+const residencyText = (model: Model): string => (keepsDataInRussia(model) ? (model.data_residency.includes('foreign') ? 'в России или за рубежом' : 'в России') : 'за рубежом')
+
 function Fact({ label, children }: { label: string; children: ReactNode }) {
   return (
     <div className="flex items-baseline justify-between gap-3 py-2">
@@ -180,6 +189,14 @@ function ModelDetails({ model }: { model: Model }) {
       <p className="text-sm font-medium text-indigo-700">{providerLabel(providerOf(model.id))}</p>
       <h1 className="mt-2 text-2xl leading-tight font-semibold tracking-tight break-words text-slate-900 min-[400px]:text-[28px] sm:text-4xl">{model.name || model.id}</h1>
       <p className="mt-2 font-mono text-sm break-all text-slate-500">{model.id}</p>
+      {keepsDataInRussia(model) && (
+        <div className="mt-3 flex flex-wrap items-center gap-x-3 gap-y-1.5">
+          <RuDataBadge model={model} />
+          <p className="text-sm text-slate-600" data-testid="ru-data-note">
+            {ruDataNote(model)}
+          </p>
+        </div>
+      )}
       <div className="mt-6 grid gap-8 lg:grid-cols-[minmax(0,1fr)_340px] lg:gap-6">
         <div className="min-w-0 lg:order-first">
           <p className="max-w-3xl text-[16px] leading-7 whitespace-pre-line text-slate-700">{model.description || 'Описание не указано.'}</p>
@@ -206,6 +223,7 @@ function ModelDetails({ model }: { model: Model }) {
               <Fact label="Тип">{modelKind(model)}</Fact>
               {model.context_length > 0 && <Fact label="Контекст">{formatInteger(model.context_length)} токенов</Fact>}
               {(kind === 'text' || kind === 'image') && <Fact label="Понимает изображения">{model.capabilities?.vision ? 'да' : 'нет'}</Fact>}
+              {model.data_residency.length > 0 && <Fact label="Хранение данных">{residencyText(model)}</Fact>}
             </dl>
             {!embeddings && (
               <ButtonLink href={playgroundHref(model.id)} className="mt-5 w-full">

@@ -14,6 +14,7 @@ import { BuildingIcon, LockIcon, MailIcon, PlusIcon, TrashIcon } from '../../com
 import { inputClasses } from '../../components/input'
 import { EmptyNote, ListSkeleton, LoadError } from '../../components/list-state'
 import { PageHeading } from '../../components/page-heading'
+import { RESIDENCY_LABELS, ResidencyRadios, type ResidencyRule, RuOnlyBadge } from '../../components/residency'
 import { Select } from '../../components/select'
 import { PageSpinner } from '../../components/spinner'
 import { ROLE_LABELS, TEAMS_KEY, useAccount, useTeams } from '../../lib/account'
@@ -400,6 +401,56 @@ function Rename({ team, onDone }: { team: TeamDetails; onDone: () => Promise<unk
   )
 }
 
+const RESIDENCY_NOTE =
+  'Действует для всех ключей команды и для Playground в контексте команды: с «Только в РФ» запросы идут только к провайдерам, которые хранят и обрабатывают данные в России, а модели без таких провайдеров недоступны.'
+
+/** «Хранение данных команды»: the owner and admins choose (PATCH residency), the others see what is set. */
+function Residency({ team, residency, editable }: { team: TeamDetails; residency: ResidencyRule | undefined; editable: boolean }) {
+  const [value, setValue] = useState<ResidencyRule | null>(null)
+  const [pending, setPending] = useState(false)
+  const chosen = value ?? residency ?? 'any'
+  async function save(event: FormEvent) {
+    event.preventDefault()
+    if (pending || chosen === residency) return
+    setPending(true)
+    try {
+      await teamsApi.setResidency(team.id, chosen)
+      toast.success(chosen === 'ru' ? 'Запросы команды идут только к провайдерам в РФ' : 'Запросы команды идут к любым провайдерам')
+      await mutateGlobal(TEAMS_KEY)
+      setValue(null)
+    } catch (err) {
+      toast.error(errorMessage(err, 'Не удалось сохранить хранение данных'))
+    } finally {
+      setPending(false)
+    }
+  }
+  return (
+    <Card className="p-4 sm:p-6" data-testid="team-residency">
+      <div className="flex flex-wrap items-center justify-between gap-2">
+        <h2 className="text-base font-semibold text-slate-900">Хранение данных команды</h2>
+        {residency === 'ru' && <RuOnlyBadge title="Запросы команды идут только к провайдерам в России" />}
+      </div>
+      <p className="mt-1 text-sm text-slate-500">{RESIDENCY_NOTE}</p>
+      {residency === undefined ? (
+        <div className="mt-4 h-16 animate-pulse rounded-lg bg-slate-100" aria-hidden="true" />
+      ) : editable ? (
+        <form onSubmit={save} className="mt-4">
+          <ResidencyRadios legend="Провайдеры для запросов команды" value={chosen} onChange={setValue} disabled={pending} />
+          <div className="mt-3 flex justify-end">
+            <Button type="submit" variant="secondary" loading={pending} disabled={chosen === residency} className="w-full sm:w-auto">
+              Сохранить
+            </Button>
+          </div>
+        </form>
+      ) : (
+        <p className="mt-3 text-sm text-slate-700" data-testid="team-residency-value">
+          Сейчас: <span className="font-medium text-slate-900">{RESIDENCY_LABELS[residency]}</span>. Изменить могут владелец и администраторы.
+        </p>
+      )}
+    </Card>
+  )
+}
+
 function OwnerZone({ team }: { team: TeamDetails }) {
   const transferId = useId()
   const me = useSession((s) => s.user?.id)
@@ -482,6 +533,9 @@ function OwnerZone({ team }: { team: TeamDetails }) {
 
 function TeamSettings({ teamId }: { teamId: string }) {
   const { data: team, error, isValidating, mutate } = useTeam(teamId)
+  // The team list carries `residency` (the team's details do not).
+  const { data: teams } = useTeams()
+  const residency = teams?.find((t) => t.id === teamId)?.residency
   const me = useSession((s) => s.user?.id)
   useDocumentTitle(team ? `Команда «${team.name}»` : 'Команда')
   if (!team && error) return <LoadError message={errorMessage(error, 'Не удалось загрузить команду.')} retrying={isValidating} onRetry={() => void mutate()} />
@@ -528,6 +582,7 @@ function TeamSettings({ teamId }: { teamId: string }) {
       <div className="mt-6 space-y-6">
         <Members team={team} onChanged={() => mutate()} />
         {can('members.manage') && <Invitations team={team} />}
+        <Residency team={team} residency={residency} editable={can('team.manage')} />
         {team.role === 'owner' && <OwnerZone team={team} />}
       </div>
     </>
