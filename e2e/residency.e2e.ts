@@ -262,6 +262,14 @@ for (const size of SIZES) {
     const consoleWatch = watchConsole(page)
     await page.setViewportSize(size)
     await signInAsAdmin(page)
+    // One answered request this month, so the split below has a row of the router's.
+    await page.evaluate(async () => {
+      await fetch('/v1/chat/completions', {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${localStorage.getItem('accessToken')}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ model: 'openai/gpt-4o-mini', max_tokens: 16, messages: [{ role: 'user', content: 'Привет' }] }),
+      })
+    })
     await page.goto('/app/admin')
     const card = page.getByTestId('breaker-card')
     await expect(card.getByTestId('upstreams-summary')).toHaveText('2 провайдера, в России — 1')
@@ -284,6 +292,15 @@ for (const size of SIZES) {
     await card.evaluate((el) => el.scrollIntoView({ block: 'center' }))
     await card.screenshot({ path: `${SHOTS}/admin-upstreams-${size.name}.png` })
     await axeClean(page, 'admin upstreams')
+    // This month's money per upstream, under the all-time totals: each upstream's row, or the empty state.
+    const split = page.getByTestId('finance-by-upstream')
+    await expect(split.getByRole('heading', { name: 'Провайдеры в этом месяце' })).toBeVisible()
+    const router = split.getByTestId('finance-upstream-primary')
+    await expect(router).toContainText('Основной провайдер моделей')
+    await expect(router).toContainText(/\d+ запрос/)
+    await expect(router).toContainText('выручка')
+    await split.scrollIntoViewIfNeeded()
+    await split.screenshot({ path: `${SHOTS}/admin-split-${size.name}.png` })
     consoleWatch.assertClean()
   })
 }

@@ -204,7 +204,7 @@ export function adminService({ db, auth, upstream, rates, blog, teams, keys }: A
             revenue: microsToRub(u.revenueMicros),
             costUsd: usd6(u.costUsd),
             costRub: Math.round(u.costRub * 1e6) / 1e6,
-            margin: rateNumber === null && u.costUsd > 0 ? null : Math.round((microsToRub(u.revenueMicros) - u.costRub - u.costUsd * (rateNumber ?? 0)) * 100) / 100,
+            margin: rateNumber === null && u.costUsd > 0 ? null : Math.round((microsToRub(u.revenueMicros) - u.costRub - u.costUsd * (rateNumber ?? 0)) * 1e6) / 1e6,
           })),
           usdRubRate: rateNumber,
           uncoveredCost: microsToRub(uncovered.micros),

@@ -192,15 +192,15 @@ function ProviderSplit({ rows }: { rows: AdminStats['finance']['byUpstream'] }) 
               <div className="min-w-0">
                 <div className="font-medium text-slate-900">{r.label}</div>
                 <div className="text-xs text-slate-500">
-                  {formatInteger(r.requests)} {pluralRu(r.requests, ['запрос', 'запроса', 'запросов'])} · выручка {formatRubles(r.revenue)} · расходы{' '}
+                  {formatInteger(r.requests)} {pluralRu(r.requests, ['запрос', 'запроса', 'запросов'])} · выручка {formatPrice(r.revenue)} · расходы{' '}
                   {r.costUsd > 0 && formatUsd(r.costUsd)}
                   {r.costUsd > 0 && r.costRub > 0 && ' + '}
-                  {r.costRub > 0 && formatRubles(r.costRub)}
+                  {r.costRub > 0 && formatPrice(r.costRub)}
                   {r.costUsd === 0 && r.costRub === 0 && 'не сообщены'}
                 </div>
               </div>
               <div className={cn('shrink-0 font-semibold tabular-nums', r.margin === null ? 'text-slate-500' : r.margin >= 0 ? 'text-emerald-700' : 'text-red-700')}>
-                {r.margin === null ? 'курс неизвестен' : formatRubles(r.margin)}
+                {r.margin === null ? 'курс неизвестен' : formatPrice(r.margin)}
               </div>
             </li>
           ))}
