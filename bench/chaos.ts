@@ -223,26 +223,8 @@ async function main() {
       upstreamsFile,
       JSON.stringify({
         upstreams: [
-          {
-            id: 'ruagg',
-            kind: 'openai',
-            baseUrl: aggregator.baseUrl,
-            apiKey: 'sk-aitunnel-test',
-            residency: 'ru',
-            currency: 'RUB',
-            models: [{ id: SHARED_MODEL, upstreamModel: 'gpt-4o-mini', name: 'GPT-4o mini', context: 128000, prompt: '20', completion: '80' }],
-          },
-          {
-            id: 'giga',
-            kind: 'gigachat',
-            baseUrl: giga.baseUrl,
-            authUrl: giga.authUrl,
-            authKey: 'test-auth-key',
-            scope: 'GIGACHAT_API_PERS',
-            residency: 'ru',
-            currency: 'RUB',
-            models: [{ id: GIGA_MODEL, upstreamModel: 'GigaChat-2-Max', name: 'GigaChat 2 Max', context: 131072, ...GIGA_PRICE }],
-          },
+          aggregator.entry('ruagg', [{ id: SHARED_MODEL, upstreamModel: 'gpt-4o-mini', name: 'GPT-4o mini', context: 128000, prompt: '20', completion: '80' }]),
+          giga.entry('giga', [{ id: GIGA_MODEL, upstreamModel: 'GigaChat-2-Max', name: 'GigaChat 2 Max', context: 131072, ...GIGA_PRICE }]),
         ],
       }),
     )

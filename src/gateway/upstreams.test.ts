@@ -43,20 +43,10 @@ beforeAll(async () => {
   const dir = mkdtempSync(join(tmpdir(), 'upstreams-'))
   const file = join(dir, 'upstreams.json')
   const upstreams = [
-    {
-      id: 'giga',
-      kind: 'gigachat',
-      baseUrl: giga.baseUrl,
-      authUrl: giga.authUrl,
-      authKey: 'test-auth-key',
-      scope: 'GIGACHAT_API_PERS',
-      residency: 'ru',
-      currency: 'RUB',
-      models: [
-        { id: GIGA, upstreamModel: 'GigaChat-2-Max', name: 'GigaChat 2 Max', context: 131072, ...GIGA_PRICE },
-        { id: GIGA_EMBEDDINGS, upstreamModel: 'Embeddings', name: 'GigaChat Embeddings', context: 512, prompt: '40', completion: '0', type: 'embeddings' },
-      ],
-    },
+    giga.entry('giga', [
+      { id: GIGA, upstreamModel: 'GigaChat-2-Max', name: 'GigaChat 2 Max', context: 131072, ...GIGA_PRICE },
+      { id: GIGA_EMBEDDINGS, upstreamModel: 'Embeddings', name: 'GigaChat Embeddings', context: 512, prompt: '40', completion: '0', type: 'embeddings' },
+    ]),
     {
       id: 'yandex',
       kind: 'yandex',
@@ -67,15 +57,7 @@ beforeAll(async () => {
       currency: 'RUB',
       models: [{ id: YANDEX, upstreamModel: 'yandexgpt/rc', name: 'YandexGPT Pro 5.1', context: 32768, ...YANDEX_PRICE }],
     },
-    {
-      id: 'ruagg',
-      kind: 'openai',
-      baseUrl: agg.baseUrl,
-      apiKey: 'sk-aitunnel-test',
-      residency: 'ru',
-      currency: 'RUB',
-      models: [{ id: SHARED, upstreamModel: 'gpt-4o-mini', name: 'GPT-4o mini (агрегатор)', context: 128000, prompt: '20', completion: '80' }],
-    },
+    agg.entry('ruagg', [{ id: SHARED, upstreamModel: 'gpt-4o-mini', name: 'GPT-4o mini (агрегатор)', context: 128000, prompt: '20', completion: '80' }]),
   ]
   writeFileSync(file, JSON.stringify({ upstreams }))
   gw = await startGateway({ UPSTREAMS_FILE: file, ADMIN_EMAILS: ADMIN })

@@ -8,6 +8,8 @@
 // function) gets a call `{city: "Москва"}`; a last `function` message gets a text quoting its result;
 // "медленно" in the last user message streams 200 words 20 ms apart (for abort tests).
 
+import type { FileModel, GigachatEntry } from './types'
+
 const VERSION = '2.0.28.2'
 const CHAT_MODELS = ['GigaChat', 'GigaChat-2', 'GigaChat-2-Pro', 'GigaChat-2-Max', 'GigaChat-Pro', 'GigaChat-Max']
 const EMBEDDING_MODELS = ['Embeddings', 'Embeddings-2', 'EmbeddingsGigaR']
@@ -60,6 +62,8 @@ export type FakeGigachat = {
   failNext(status: number, message: string, headers?: Record<string, string>): void
   /** Streams whose client went away before the end. */
   streamsCancelled(): number
+  /** Its UPSTREAMS_FILE entry (residency ru, rubles) serving `models`. */
+  entry(id: string, models: FileModel[]): GigachatEntry
 }
 
 export type FakeGigachatOptions = {
@@ -301,5 +305,6 @@ export async function startFakeGigachat(opts: FakeGigachatOptions = {}): Promise
     expireTokens: () => tokens.clear(),
     failNext: (status, message, headers) => void failures.push({ status, message, headers }),
     streamsCancelled: () => cancelled,
+    entry: (id, models) => ({ id, kind: 'gigachat', baseUrl: `${origin}/api/v1`, authUrl: `${origin}/api/v2/oauth`, authKey, scope, residency: 'ru', currency: 'RUB', models }),
   }
 }

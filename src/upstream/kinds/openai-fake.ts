@@ -2,6 +2,7 @@
 // §3.2, AITunnel's and Polza's shape): chat completions with `usage.cost_rub` (what it charged us) and
 // `usage.balance` (our balance there), in the last chunk of a stream when `stream_options.include_usage`
 // asks for it. Tests and bench/chaos.ts talk to it over real HTTP.
+import type { FileModel, OpenAIEntry } from './types'
 
 export type FakeAggregatorLogEntry = { path: string; headers: Record<string, string>; body: Record<string, unknown> }
 
@@ -14,6 +15,8 @@ export type FakeAggregator = {
   charges: number[]
   /** The same, by the completion's id. */
   costs: Map<string, number>
+  /** Its UPSTREAMS_FILE entry (an aggregator in Russia billing in rubles) serving `models`. */
+  entry(id: string, models: FileModel[]): OpenAIEntry
   /** The next chat request fails with this status and message. */
   failNext(status: number, message: string): void
   stop(): Promise<void>
@@ -91,6 +94,7 @@ export async function startFakeAggregator(opts: { apiKey?: string } = {}): Promi
     log,
     charges,
     costs,
+    entry: (id, models) => ({ id, kind: 'openai', baseUrl: `http://127.0.0.1:${server.port}/v1`, apiKey, residency: 'ru', currency: 'RUB', models }),
     failNext: (status, message) => void failures.push({ status, message }),
     stop: async () => void server.stop(true),
   }

@@ -12,6 +12,7 @@
 // - errors: Responses keeps OpenAI's shape (the answer passes as it came); Messages gets Anthropic's
 //   `{type: "error", error: {type, message}}` with the same status and Retry-After;
 // - a connection failure rejects, as the wrapped client's does; the caller's signal reaches the upstream.
+import { anthropicErrorType } from '../../lib/errors'
 import { isObject } from '../../lib/json'
 import { dataOf, eventsOf, SseSplitter } from '../../lib/sse'
 import type { KindClient } from './types'
@@ -673,19 +674,6 @@ function stopOf(finish: string | null, hasCalls: boolean, stopMatched: string | 
 /** Anthropic's ids: letters, digits, _ and - after the prefix. */
 const toolUseId = (chatId: string) => (chatId.startsWith('toolu_') ? chatId : `toolu_${chatId.replace(/[^A-Za-z0-9_-]/g, '') || hex()}`)
 
-const ANTHROPIC_ERRORS: Record<number, string> = {
-  400: 'invalid_request_error',
-  401: 'authentication_error',
-  402: 'billing_error',
-  403: 'permission_error',
-  404: 'not_found_error',
-  413: 'request_too_large',
-  422: 'invalid_request_error',
-  429: 'rate_limit_error',
-  504: 'timeout_error',
-  529: 'overloaded_error',
-}
-const anthropicErrorType = (status: number) => ANTHROPIC_ERRORS[status] ?? (status >= 500 ? 'api_error' : 'invalid_request_error')
 const anthropicError = (type: string, message: string, extra: Json = {}) => ({ type: 'error', error: { type, message, ...extra } })
 
 const messages: Protocol = {
