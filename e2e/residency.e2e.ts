@@ -231,6 +231,11 @@ for (const size of SIZES) {
     await section.evaluate((el) => el.scrollIntoView({ block: 'center' }))
     await section.screenshot({ path: `${SHOTS}/team-residency-${size.name}.png` })
     await axeClean(page, 'team residency')
+    // The team's log says who changed it, from what to what.
+    await page.goto('/app/team/audit')
+    const entry = page.getByText('Хранение данных команды изменено').filter({ visible: true }).first()
+    await expect(entry).toBeVisible()
+    await expect(page.getByText('Любые провайдеры → Только в РФ (152-ФЗ)').filter({ visible: true }).first()).toBeVisible()
     // the team's keys wear the mark: the team binds them whatever the key says
     await nav(page, narrow, 'API ключи')
     await page.getByLabel('Название ключа', { exact: true }).fill('Ключ команды')

@@ -7,6 +7,7 @@ import { PERIOD_PHRASES } from '../../components/budget'
 import { Card } from '../../components/card'
 import { EmptyNote, ListSkeleton, LoadError, ShowMore } from '../../components/list-state'
 import { PageHeading } from '../../components/page-heading'
+import { RESIDENCY_LABELS, type ResidencyRule } from '../../components/residency'
 import { ROLE_LABELS, useAccount } from '../../lib/account'
 import { useDocumentTitle } from '../../lib/use-document-title'
 import { useMediaQuery } from '../../lib/use-media-query'
@@ -17,6 +18,7 @@ const PAGE = 50
 export const AUDIT_ACTIONS: Record<string, string> = {
   'team.created': 'Команда создана',
   'team.renamed': 'Команда переименована',
+  'team.residency_changed': 'Хранение данных команды изменено',
   'team.deleted': 'Команда удалена',
   'owner.transferred': 'Владение передано',
   'owner.inherited': 'Владение перешло',
@@ -46,10 +48,15 @@ export const AUDIT_ACTIONS: Record<string, string> = {
 
 const role = (r: unknown) => (typeof r === 'string' && r in ROLE_LABELS ? ROLE_LABELS[r as TeamRole] : String(r))
 
-/** The few details worth a line: roles, budgets, revoked keys. */
+/** A residency rule as the settings name it ('any' → «Любые провайдеры»). */
+const residency = (v: unknown) => RESIDENCY_LABELS[v as ResidencyRule] ?? String(v)
+
+/** The few details worth a line: roles, budgets, revoked keys, where data may go. */
 function detailsOf(e: TeamAuditEntry): string | null {
   const d = e.details
+  if (e.action === 'team.residency_changed') return `${residency(d.from)} → ${residency(d.to)}`
   if (d.from !== undefined && d.to !== undefined) return `${role(d.from)} → ${role(d.to)}`
+  if (typeof d.residency === 'string') return `хранение данных: ${residency(d.residency)}`
   if ('limitRub' in d && typeof d.period === 'string')
     return d.limitRub === null ? 'без лимита' : `${String(d.limitRub)} ₽ ${PERIOD_PHRASES[d.period as keyof typeof PERIOD_PHRASES] ?? d.period}`
   if (typeof d.role === 'string') return role(d.role)
