@@ -146,7 +146,7 @@ function fallbackUpstream(env: Env): { baseUrl: string; apiKey: string } | null 
 }
 
 /** The upstream list (UPSTREAMS_FILE read and checked here: a bad file stops the start naming the entry and the field). */
-function upstreams(env: Env): readonly UpstreamEntry[] {
+function upstreams(env: Env, openrouter: { baseUrl: string; apiKey: string | null }): readonly UpstreamEntry[] {
   const path = env.UPSTREAMS_FILE?.trim()
   let file: UpstreamEntry[] = []
   if (path) {
@@ -162,7 +162,6 @@ function upstreams(env: Env): readonly UpstreamEntry[] {
       throw e instanceof UpstreamsFileError ? new ConfigError(e.message) : e
     }
   }
-  const openrouter = { baseUrl: url(env, 'OPENROUTER_BASE_URL', 'https://openrouter.ai/api/v1')!, apiKey: env.OPENROUTER_API_KEY?.trim() || null }
   return Object.freeze(upstreamList({ openrouter, fallback: fallbackUpstream(env), file }))
 }
 
@@ -177,6 +176,7 @@ export function loadConfig(env: Env = process.env) {
 
   if (!!env.YOOKASSA_SHOP_ID?.trim() !== !!env.YOOKASSA_SECRET_KEY?.trim())
     throw new ConfigError('YOOKASSA_SHOP_ID and YOOKASSA_SECRET_KEY must be set together (or neither, for the test payment page)')
+  const openrouter = { baseUrl: url(env, 'OPENROUTER_BASE_URL', 'https://openrouter.ai/api/v1')!, apiKey: env.OPENROUTER_API_KEY?.trim() || null }
   const isProduction = nodeEnv === 'production'
   const realPayments = !!env.YOOKASSA_SHOP_ID?.trim()
   const allowTestPayments = flag(env, 'ALLOW_TEST_PAYMENTS', false)
@@ -221,20 +221,18 @@ export function loadConfig(env: Env = process.env) {
     authRateLimitScale: int(env, 'AUTH_RATE_LIMIT_SCALE', 1, 1, 1000),
     /** Only behind a reverse proxy: take the client IP from X-Forwarded-For. */
     trustProxy: flag(env, 'TRUST_PROXY', false),
-    openrouterApiKey: env.OPENROUTER_API_KEY?.trim() || null,
-    openrouterBaseUrl: url(env, 'OPENROUTER_BASE_URL', 'https://openrouter.ai/api/v1')!,
+    openrouterApiKey: openrouter.apiKey,
+    openrouterBaseUrl: openrouter.baseUrl,
     usdRubRate,
     /** Central Bank daily XML (windows-1251); tests point it at a local fake. */
     cbrRateUrl: url(env, 'CBR_RATE_URL', 'https://www.cbr.ru/scripts/XML_daily.asp')!,
     /** Longest wait for the upstream's answer (non-stream) or first byte, and the longest silent gap in a stream. */
     upstreamTimeoutMs: int(env, 'UPSTREAM_TIMEOUT_MS', 300_000, 100, 3_600_000),
-    /** A second router speaking the same protocol, used while the first is down (its breaker open, or every retry failed). */
-    fallbackUpstream: fallbackUpstream(env),
     /**
      * Every upstream, in the order a request tries them: the routers of OPENROUTER_* (the built-in demo
      * router without a key: `apiKey` '') and FALLBACK_UPSTREAM_*, then UPSTREAMS_FILE's (upstream/registry.ts).
      */
-    upstreams: upstreams(env),
+    upstreams: upstreams(env, openrouter),
     /**
      * Each upstream's circuit breaker (per instance): over the last `windowMs`, at least `minRequests`
      * requests of which more than `failurePercent` % failed open it; requests then fail fast (or go to

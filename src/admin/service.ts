@@ -40,7 +40,8 @@ const KEY_STATUS_TTL_MS = 60_000
 const DAY_MS = 86_400_000
 
 /** USD with at most 6 decimals, so sums of nano-dollars do not show float noise. */
-const usd6 = (n: number) => Math.round(n * 1e6) / 1e6
+/** Money as the dashboard shows it, in dollars or rubles: to six decimals (a micro-unit). */
+const six = (n: number) => Math.round(n * 1e6) / 1e6
 
 type UpstreamKey = {
   mode: 'demo' | 'openrouter'
@@ -63,7 +64,7 @@ export function adminService({ db, auth, upstream, rates, blog, teams, keys }: A
     try {
       const k = await upstream.keyStatus()
       const unlimited = k.limit === null || k.limit >= UNLIMITED_LIMIT_USD
-      value = { mode: upstream.mode, usage: usd6(k.usage), limit: k.limit, remaining: unlimited ? null : k.limitRemaining, unlimited, error: null }
+      value = { mode: upstream.mode, usage: six(k.usage), limit: k.limit, remaining: unlimited ? null : k.limitRemaining, unlimited, error: null }
     } catch (e) {
       console.warn(`[admin] upstream key status unavailable: ${(e as Error).message}`)
       value = { mode: upstream.mode, usage: null, limit: null, remaining: null, unlimited: false, error: 'Провайдер не ответил на запрос о расходах ключа' }
@@ -193,18 +194,18 @@ export function adminService({ db, auth, upstream, rates, blog, teams, keys }: A
           totalTransactions: ledgerCount,
           totalBalance: microsToRub(users.balanceMicros),
           totalRevenue: revenueRub,
-          openrouterCost: usd6(costUsd),
-          providerCostRub: Math.round(costRub * 1e6) / 1e6,
+          openrouterCost: six(costUsd),
+          providerCostRub: six(costRub),
           // Revenue and ruble costs converted at today's rate, not at each request's: an estimate, and the UI says so.
-          totalMargin: rateNumber ? usd6((revenueRub - costRub) / rateNumber - costUsd) : null,
+          totalMargin: rateNumber ? six((revenueRub - costRub) / rateNumber - costUsd) : null,
           byUpstream: month.map((u) => ({
             upstream: u.upstream,
             label: upstreamLabel(u.upstream),
             requests: u.requests,
             revenue: microsToRub(u.revenueMicros),
-            costUsd: usd6(u.costUsd),
-            costRub: Math.round(u.costRub * 1e6) / 1e6,
-            margin: rateNumber === null && u.costUsd > 0 ? null : Math.round((microsToRub(u.revenueMicros) - u.costRub - u.costUsd * (rateNumber ?? 0)) * 1e6) / 1e6,
+            costUsd: six(u.costUsd),
+            costRub: six(u.costRub),
+            margin: rateNumber === null && u.costUsd > 0 ? null : six(microsToRub(u.revenueMicros) - u.costRub - u.costUsd * (rateNumber ?? 0)),
           })),
           usdRubRate: rateNumber,
           uncoveredCost: microsToRub(uncovered.micros),

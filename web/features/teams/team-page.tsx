@@ -405,10 +405,11 @@ const RESIDENCY_NOTE =
   'Действует для всех ключей команды и для Playground в контексте команды: с «Только в РФ» запросы идут только к провайдерам, которые хранят и обрабатывают данные в России, а модели без таких провайдеров недоступны.'
 
 /** «Хранение данных команды»: the owner and admins choose (PATCH residency), the others see what is set. */
-function Residency({ team, residency, editable }: { team: TeamDetails; residency: ResidencyRule | undefined; editable: boolean }) {
+function Residency({ team, editable, onChanged }: { team: TeamDetails; editable: boolean; onChanged: () => Promise<unknown> }) {
+  const residency = team.residency
   const [value, setValue] = useState<ResidencyRule | null>(null)
   const [pending, setPending] = useState(false)
-  const chosen = value ?? residency ?? 'any'
+  const chosen = value ?? residency
   async function save(event: FormEvent) {
     event.preventDefault()
     if (pending || chosen === residency) return
@@ -416,7 +417,8 @@ function Residency({ team, residency, editable }: { team: TeamDetails; residency
     try {
       await teamsApi.setResidency(team.id, chosen)
       toast.success(chosen === 'ru' ? 'Запросы команды идут только к провайдерам в РФ' : 'Запросы команды идут к любым провайдерам')
-      await mutateGlobal(TEAMS_KEY)
+      // The details here; the list for the keys page's marks and the account switcher.
+      await Promise.all([onChanged(), mutateGlobal(TEAMS_KEY)])
       setValue(null)
     } catch (err) {
       toast.error(errorMessage(err, 'Не удалось сохранить хранение данных'))
@@ -431,9 +433,7 @@ function Residency({ team, residency, editable }: { team: TeamDetails; residency
         {residency === 'ru' && <RuOnlyBadge title="Запросы команды идут только к провайдерам в России" />}
       </div>
       <p className="mt-1 text-sm text-slate-500">{RESIDENCY_NOTE}</p>
-      {residency === undefined ? (
-        <div className="mt-4 h-16 animate-pulse rounded-lg bg-slate-100" aria-hidden="true" />
-      ) : editable ? (
+      {editable ? (
         <form onSubmit={save} className="mt-4">
           <ResidencyRadios legend="Провайдеры для запросов команды" value={chosen} onChange={setValue} disabled={pending} />
           <div className="mt-3 flex justify-end">
@@ -533,9 +533,6 @@ function OwnerZone({ team }: { team: TeamDetails }) {
 
 function TeamSettings({ teamId }: { teamId: string }) {
   const { data: team, error, isValidating, mutate } = useTeam(teamId)
-  // The team list carries `residency` (the team's details do not).
-  const { data: teams } = useTeams()
-  const residency = teams?.find((t) => t.id === teamId)?.residency
   const me = useSession((s) => s.user?.id)
   useDocumentTitle(team ? `Команда «${team.name}»` : 'Команда')
   if (!team && error) return <LoadError message={errorMessage(error, 'Не удалось загрузить команду.')} retrying={isValidating} onRetry={() => void mutate()} />
@@ -582,7 +579,7 @@ function TeamSettings({ teamId }: { teamId: string }) {
       <div className="mt-6 space-y-6">
         <Members team={team} onChanged={() => mutate()} />
         {can('members.manage') && <Invitations team={team} />}
-        <Residency team={team} residency={residency} editable={can('team.manage')} />
+        <Residency team={team} editable={can('team.manage')} onChanged={() => mutate()} />
         {team.role === 'owner' && <OwnerZone team={team} />}
       </div>
     </>
