@@ -10,6 +10,7 @@
 //   `chat.completion` in stream events; usage names cached tokens `precached_prompt_tokens`;
 // - errors are `{status, message}` (OAuth: `{code, message}`).
 import { readFileSync } from 'node:fs'
+import { eventsOf, SseSplitter, sseData } from '../../lib/sse'
 import type { FetchLike } from '../fetch-like'
 import type { GigachatEntry, KindClient, KindClientOptions } from './types'
 
@@ -259,14 +260,11 @@ function openaiChunk(ev: Json, id: string, model: string): Json | null {
   }
 }
 
-const sse = (data: string) => `data: ${data}\n\n`
-
 /** GigaChat's SSE → OpenAI's, event by event as they arrive (events may be split across reads). */
 function streamTranslator(model: string): TransformStream<Uint8Array, Uint8Array> {
   const id = `chatcmpl-${crypto.randomUUID()}`
-  const decoder = new TextDecoder()
+  const splitter = new SseSplitter()
   const encoder = new TextEncoder()
-  let buffer = ''
   const emit = (block: string, controller: TransformStreamDefaultController<Uint8Array>) => {
     const data = block
       .split('\n')
@@ -274,7 +272,7 @@ function streamTranslator(model: string): TransformStream<Uint8Array, Uint8Array
       .map((line) => line.slice(line.startsWith('data: ') ? 6 : 5))
       .join('\n')
     if (!data) return
-    if (data.trim() === '[DONE]') return controller.enqueue(encoder.encode(sse('[DONE]')))
+    if (data.trim() === '[DONE]') return controller.enqueue(encoder.encode('data: [DONE]\n\n'))
     let ev: unknown
     try {
       ev = JSON.parse(data)
@@ -286,29 +284,18 @@ function streamTranslator(model: string): TransformStream<Uint8Array, Uint8Array
       // An error inside the stream: passed on in OpenAI's shape so the relay sees a failure.
       const status = num(ev.status) ?? 500
       const { message, type, code } = upstreamError(status, ev.message)
-      return controller.enqueue(encoder.encode(sse(JSON.stringify({ error: { message, type, code, param: null } }))))
+      return controller.enqueue(encoder.encode(sseData({ error: { message, type, code, param: null } })))
     }
     const chunk = openaiChunk(ev, id, model)
-    if (chunk) controller.enqueue(encoder.encode(sse(JSON.stringify(chunk))))
-  }
-  const drain = (controller: TransformStreamDefaultController<Uint8Array>, final: boolean) => {
-    buffer = buffer.replace(/\r\n/g, '\n')
-    let end = buffer.indexOf('\n\n')
-    while (end !== -1) {
-      emit(buffer.slice(0, end), controller)
-      buffer = buffer.slice(end + 2)
-      end = buffer.indexOf('\n\n')
-    }
-    if (final && buffer.trim()) emit(buffer, controller)
+    if (chunk) controller.enqueue(encoder.encode(sseData(chunk)))
   }
   return new TransformStream({
     transform(bytes, controller) {
-      buffer += decoder.decode(bytes, { stream: true })
-      drain(controller, false)
+      for (const event of eventsOf(splitter.pushBlock(bytes))) emit(event, controller)
     },
     flush(controller) {
-      buffer += decoder.decode()
-      drain(controller, true)
+      const rest = splitter.rest()
+      if (rest) emit(rest, controller)
     },
   })
 }

@@ -3,6 +3,7 @@
 // of OpenAI's fields, so the request is rebuilt from a whitelist; its answers are already OpenAI-shaped
 // and only get their `model` and `usage` made dependable.
 import { readFileSync } from 'node:fs'
+import { eventsOf, SseSplitter } from '../../lib/sse'
 import type { KindClient, KindClientOptions, YandexEntry } from './types'
 
 type Json = Record<string, unknown>
@@ -160,10 +161,8 @@ export const modelUri = (scheme: 'gpt' | 'emb', folderId: string, model: string)
  * unconfirmed, so when no chunk had usage an estimated one is added before `data: [DONE]`.
  */
 export function usageStream(model: string, promptTokens: number, now: () => number): TransformStream<Uint8Array, Uint8Array> {
-  const decoder = new TextDecoder()
+  const splitter = new SseSplitter()
   const encoder = new TextEncoder()
-  let pending = '' // a line not yet ended
-  let data: string[] = [] // the data lines of the event being read
   let sawUsage = false
   let finished = false // a choice ended (finish_reason): the answer is whole
   let done = false
@@ -181,11 +180,9 @@ export function usageStream(model: string, promptTokens: number, now: () => numb
     }
     emit(c, 'data: [DONE]\n\n')
   }
-  const dispatch = (c: TransformStreamDefaultController<Uint8Array>) => {
+  const dispatch = (c: TransformStreamDefaultController<Uint8Array>, data: string[]) => {
     if (data.length === 0) return
     const payload = data.join('\n')
-    data = []
-    if (done) return
     if (payload.trim() === '[DONE]') return end(c)
     let chunk: unknown
     try {
@@ -210,29 +207,24 @@ export function usageStream(model: string, promptTokens: number, now: () => numb
     }
     emit(c, `data: ${JSON.stringify(chunk)}\n\n`)
   }
-  const line = (c: TransformStreamDefaultController<Uint8Array>, raw: string) => {
+  const event = (c: TransformStreamDefaultController<Uint8Array>, text: string) => {
     if (done) return // nothing after [DONE]
-    const l = raw.endsWith('\r') ? raw.slice(0, -1) : raw
-    // Keep-alive comments are passed on: they keep the relay's idle watch fed.
-    if (l === '') dispatch(c)
-    else if (l.startsWith(':')) emit(c, `${l}\n\n`)
-    else if (l.startsWith('data:')) data.push(l.slice(l.startsWith('data: ') ? 6 : 5))
+    const data: string[] = []
+    for (const l of text.split('\n')) {
+      // Keep-alive comments are passed on: they keep the relay's idle watch fed.
+      if (l.startsWith(':')) emit(c, `${l}\n\n`)
+      else if (l.startsWith('data:')) data.push(l.slice(l.startsWith('data: ') ? 6 : 5))
+    }
+    dispatch(c, data)
   }
 
   return new TransformStream({
     transform(bytes, c) {
-      pending += decoder.decode(bytes, { stream: true })
-      let at = pending.indexOf('\n')
-      while (at !== -1) {
-        line(c, pending.slice(0, at))
-        pending = pending.slice(at + 1)
-        at = pending.indexOf('\n')
-      }
+      for (const e of eventsOf(splitter.pushBlock(bytes))) event(c, e)
     },
     flush(c) {
-      pending += decoder.decode()
-      if (pending) line(c, pending)
-      dispatch(c)
+      const rest = splitter.rest()
+      if (rest) event(c, rest)
       // A stream that ended without [DONE] is closed for it only if the answer was whole; a cut one stays
       // cut, so the relay sees the drop.
       if (!done && finished) end(c)
