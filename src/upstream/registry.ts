@@ -5,6 +5,7 @@
 
 import { readFileSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
+import { isObject } from '../lib/json'
 import { CURRENCIES, type Currency, type FileModel, MODEL_TYPES, RESIDENCIES, type Residency, UPSTREAM_KINDS, type UpstreamEntry, type UpstreamKind } from './kinds/types'
 
 export class UpstreamsFileError extends Error {}
@@ -28,7 +29,6 @@ const KIND_FIELDS: Record<UpstreamKind, string[]> = {
 const MODEL_FIELDS = ['id', 'upstreamModel', 'name', 'context', 'prompt', 'completion', 'cachedPrompt', 'type']
 
 type Obj = Record<string, unknown>
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v)
 const oneOf = <T extends string>(list: readonly T[], v: unknown): v is T => typeof v === 'string' && (list as readonly string[]).includes(v)
 const quoted = (list: readonly string[]) => list.map((s) => `"${s}"`).join(', ')
 
@@ -94,9 +94,9 @@ function reader(o: Obj, fail: (msg: string) => never, kind?: UpstreamKind) {
 }
 
 function parseModel(raw: unknown, j: number, fail: (msg: string) => never): FileModel {
-  const label = `models[${j}]${isObj(raw) && typeof raw.id === 'string' ? ` (id ${JSON.stringify(raw.id)})` : ''}`
+  const label = `models[${j}]${isObject(raw) && typeof raw.id === 'string' ? ` (id ${JSON.stringify(raw.id)})` : ''}`
   const failHere = (msg: string): never => fail(`${label}: ${msg}`)
-  if (!isObj(raw)) return failHere('must be an object')
+  if (!isObject(raw)) return failHere('must be an object')
   const r = reader(raw, failHere)
   r.noUnknown(MODEL_FIELDS)
   const id = r.requiredStr('id')
@@ -116,9 +116,9 @@ function parseModel(raw: unknown, j: number, fail: (msg: string) => never): File
 }
 
 function parseEntry(raw: unknown, i: number, path: string, seen: Map<string, number>, fileFail: (msg: string) => never): UpstreamEntry {
-  const label = `upstreams[${i}]${isObj(raw) && typeof raw.id === 'string' ? ` (id ${JSON.stringify(raw.id)})` : ''}`
+  const label = `upstreams[${i}]${isObject(raw) && typeof raw.id === 'string' ? ` (id ${JSON.stringify(raw.id)})` : ''}`
   const fail = (msg: string): never => fileFail(`${label}: ${msg}`)
-  if (!isObj(raw)) return fail('must be an object')
+  if (!isObject(raw)) return fail('must be an object')
 
   const id = reader(raw, fail).requiredStr('id')
   if (!ID_RE.test(id)) fail(`id must be 1–32 characters of lowercase letters, digits, "_" and "-", starting with a letter or digit, got "${id}"`)
@@ -188,7 +188,7 @@ export function parseUpstreamsFile(text: string, path: string): UpstreamEntry[] 
   } catch (e) {
     return fileFail(`invalid JSON: ${e instanceof Error ? e.message : String(e)}`)
   }
-  if (!isObj(doc) || !Array.isArray(doc.upstreams)) return fileFail('the top level must be an object with an "upstreams" array')
+  if (!isObject(doc) || !Array.isArray(doc.upstreams)) return fileFail('the top level must be an object with an "upstreams" array')
   for (const key of Object.keys(doc)) if (key !== 'upstreams') fileFail(`unknown top-level field ${key} (only "upstreams" is read)`)
   if (doc.upstreams.length === 0) fileFail('"upstreams" is empty (list at least one upstream, or unset UPSTREAMS_FILE)')
   const seen = new Map<string, number>()

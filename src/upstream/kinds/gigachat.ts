@@ -10,6 +10,7 @@
 //   `chat.completion` in stream events; usage names cached tokens `precached_prompt_tokens`;
 // - errors are `{status, message}` (OAuth: `{code, message}`).
 import { readFileSync } from 'node:fs'
+import { isObject } from '../../lib/json'
 import { eventsOf, SseSplitter, sseData } from '../../lib/sse'
 import type { FetchLike } from '../fetch-like'
 import type { GigachatEntry, KindClient, KindClientOptions } from './types'
@@ -23,7 +24,6 @@ export const TEXT_ONLY_MESSAGE = 'Модель GigaChat в этом шлюзе �
 
 type Json = Record<string, unknown>
 
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v)
 const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : undefined)
 
 /** An OpenAI-shaped error answer. */

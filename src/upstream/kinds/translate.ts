@@ -16,7 +16,7 @@ import { anthropicErrorType } from '../../lib/errors'
 import { isObject } from '../../lib/json'
 import { dataOf, eventsOf, SseSplitter } from '../../lib/sse'
 import type { KindClient } from './types'
-import { estimateTokens, promptChars } from './yandex'
+import { chars, estimateTokens, promptChars } from './yandex'
 
 type Json = Record<string, unknown>
 
@@ -33,12 +33,6 @@ class Unsupported extends Error {
 const str = (v: unknown) => (typeof v === 'string' ? v : '')
 const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : undefined)
 const hex = () => crypto.randomUUID().replaceAll('-', '')
-/** Characters as yandex.ts counts them for its estimates (code points). */
-const chars = (s: string) => {
-  let n = 0
-  for (const _ of s) n++
-  return n
-}
 
 const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
   new Response(JSON.stringify(body), { status, headers: { ...headers, 'content-type': 'application/json; charset=utf-8' } })

@@ -3,6 +3,7 @@
 // of OpenAI's fields, so the request is rebuilt from a whitelist; its answers are already OpenAI-shaped
 // and only get their `model` and `usage` made dependable.
 import { readFileSync } from 'node:fs'
+import { isObject } from '../../lib/json'
 import { eventsOf, SseSplitter } from '../../lib/sse'
 import type { KindClient, KindClientOptions, YandexEntry } from './types'
 
@@ -11,7 +12,6 @@ type Json = Record<string, unknown>
 /** Requests Yandex runs at once for one embeddings call (its default quota is 10 embedding requests/s per cloud). */
 const EMBEDDING_CONCURRENCY = 4
 
-const isObj = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v)
 const str = (v: unknown) => (typeof v === 'string' ? v : '')
 /** A count as a number; Yandex's native API writes counts as strings, so those are read too. */
 const count = (v: unknown): number | undefined => {
@@ -20,7 +20,7 @@ const count = (v: unknown): number | undefined => {
 }
 
 /** Characters as a reader counts them (code points, not UTF-16 units). */
-function chars(s: string): number {
+export function chars(s: string): number {
   let n = 0
   for (const _ of s) n++
   return n
@@ -30,21 +30,21 @@ function chars(s: string): number {
 export const estimateTokens = (characters: number) => Math.ceil(characters / 3)
 
 const contentChars = (content: unknown): number =>
-  typeof content === 'string' ? chars(content) : Array.isArray(content) ? content.reduce((n: number, part) => n + (isObj(part) ? chars(str(part.text)) : 0), 0) : 0
+  typeof content === 'string' ? chars(content) : Array.isArray(content) ? content.reduce((n: number, part) => n + (isObject(part) ? chars(str(part.text)) : 0), 0) : 0
 
 const toolCallChars = (calls: unknown): number =>
-  Array.isArray(calls) ? calls.reduce((n: number, c) => n + (isObj(c) && isObj(c.function) ? chars(str(c.function.name)) + chars(str(c.function.arguments)) : 0), 0) : 0
+  Array.isArray(calls) ? calls.reduce((n: number, c) => n + (isObject(c) && isObject(c.function) ? chars(str(c.function.name)) + chars(str(c.function.arguments)) : 0), 0) : 0
 
 /** The prompt's characters: message text, assistant tool calls, and the tools' JSON (the model reads them all). */
 export function promptChars(sent: Json): number {
   let n = 0
-  for (const m of Array.isArray(sent.messages) ? sent.messages : []) if (isObj(m)) n += contentChars(m.content) + toolCallChars(m.tool_calls)
+  for (const m of Array.isArray(sent.messages) ? sent.messages : []) if (isObject(m)) n += contentChars(m.content) + toolCallChars(m.tool_calls)
   if (Array.isArray(sent.tools)) n += chars(JSON.stringify(sent.tools))
   return n
 }
 
 /** Characters a message or a delta wrote: text, reasoning (Qwen, gpt-oss) and tool calls. */
-const writtenChars = (m: unknown): number => (isObj(m) ? contentChars(m.content) + chars(str(m.reasoning_content)) + toolCallChars(m.tool_calls) : 0)
+const writtenChars = (m: unknown): number => (isObject(m) ? contentChars(m.content) + chars(str(m.reasoning_content)) + toolCallChars(m.tool_calls) : 0)
 
 const estimatedUsage = (prompt: number, completion: number) => ({
   prompt_tokens: prompt,
@@ -56,11 +56,11 @@ const estimatedUsage = (prompt: number, completion: number) => ({
 
 /** Yandex's usage with the fields the gateway reads present and numeric; undefined when it has no counts. */
 function normaliseUsage(u: unknown): Json | undefined {
-  if (!isObj(u)) return undefined
+  if (!isObject(u)) return undefined
   const prompt = count(u.prompt_tokens)
   const completion = count(u.completion_tokens)
   if (prompt === undefined && completion === undefined) return undefined
-  const details = isObj(u.prompt_tokens_details) ? u.prompt_tokens_details : {}
+  const details = isObject(u.prompt_tokens_details) ? u.prompt_tokens_details : {}
   return {
     ...u,
     prompt_tokens: prompt ?? 0,
@@ -102,10 +102,10 @@ export async function yandexError(res: Response): Promise<Response> {
   let type: string | undefined
   try {
     const body: unknown = JSON.parse(text)
-    if (isObj(body)) {
+    if (isObject(body)) {
       const e = body.error
       if (typeof e === 'string') message = e
-      else if (isObj(e)) {
+      else if (isObject(e)) {
         message = str(e.message)
         if (typeof e.code === 'string' && e.code) code = e.code
         if (typeof e.type === 'string' && e.type) type = e.type
@@ -120,8 +120,8 @@ export async function yandexError(res: Response): Promise<Response> {
   return errorResponse(res.status, message, code ?? defaultCode, type ?? defaultType, res.headers.get('retry-after'))
 }
 
-const forcedName = (choice: Json): string => (isObj(choice.function) ? str(choice.function.name) : str(choice.name))
-const toolName = (tool: unknown) => (isObj(tool) && isObj(tool.function) ? str(tool.function.name) : '')
+const forcedName = (choice: Json): string => (isObject(choice.function) ? str(choice.function.name) : str(choice.name))
+const toolName = (tool: unknown) => (isObject(tool) && isObject(tool.function) ? str(tool.function.name) : '')
 
 /**
  * The chat request Yandex accepts: a whitelist, so anything it does not support (stop, seed, n,
@@ -144,7 +144,7 @@ export function yandexChatBody(body: Json, folderId: string, model: string): Jso
       // Yandex knows only auto/none. `required` becomes auto; a forced function also leaves only that
       // tool in the list, so the model may still answer in text but can call nothing else.
       sent.tool_choice = 'auto'
-      const name = isObj(choice) ? forcedName(choice) : ''
+      const name = isObject(choice) ? forcedName(choice) : ''
       const only = name ? sent.tools.filter((t) => toolName(t) === name) : []
       if (only.length > 0) sent.tools = only
     }
@@ -190,12 +190,12 @@ export function usageStream(model: string, promptTokens: number, now: () => numb
     } catch {
       return emit(c, `data: ${payload}\n\n`)
     }
-    if (isObj(chunk) && !isObj(chunk.error)) {
+    if (isObject(chunk) && !isObject(chunk.error)) {
       if (typeof chunk.id === 'string' && chunk.id) id = chunk.id
       if (typeof chunk.created === 'number') created = chunk.created
       chunk.model = model
       for (const choice of Array.isArray(chunk.choices) ? chunk.choices : []) {
-        if (!isObj(choice)) continue
+        if (!isObject(choice)) continue
         completionChars += writtenChars(choice.delta)
         if (choice.finish_reason) finished = true
       }
@@ -269,12 +269,12 @@ export function createYandexClient(entry: YandexEntry, opts: KindClientOptions =
     } catch {
       return badUpstream('не JSON')
     }
-    if (!isObj(answer)) return badUpstream('не объект')
+    if (!isObject(answer)) return badUpstream('не объект')
     // Our name for the model, not Yandex's URI (that would show the folder to customers).
     answer.model = model
     const choices = Array.isArray(answer.choices) ? answer.choices : []
     answer.usage =
-      normaliseUsage(answer.usage) ?? estimatedUsage(promptTokens, estimateTokens(choices.reduce((n: number, ch) => n + (isObj(ch) ? writtenChars(ch.message) : 0), 0)))
+      normaliseUsage(answer.usage) ?? estimatedUsage(promptTokens, estimateTokens(choices.reduce((n: number, ch) => n + (isObject(ch) ? writtenChars(ch.message) : 0), 0)))
     return new Response(JSON.stringify(answer), { status: res.status, headers: { 'content-type': 'application/json' } })
   }
 
@@ -302,7 +302,7 @@ export function createYandexClient(entry: YandexEntry, opts: KindClientOptions =
           const res = await send('/embeddings', { model: uri, input: texts[i], encoding_format: 'float' }, ac.signal)
           const answer: unknown = res.ok ? await res.json().catch(() => undefined) : undefined
           if (!res.ok) failed ??= await yandexError(res)
-          else if (!isObj(answer) || !Array.isArray(answer.data) || !isObj(answer.data[0]) || !Array.isArray(answer.data[0].embedding)) failed ??= badUpstream('нет вектора')
+          else if (!isObject(answer) || !Array.isArray(answer.data) || !isObject(answer.data[0]) || !Array.isArray(answer.data[0].embedding)) failed ??= badUpstream('нет вектора')
           else answers[i] = answer
         } catch (error) {
           thrown ??= { error }
@@ -325,7 +325,7 @@ export function createYandexClient(entry: YandexEntry, opts: KindClientOptions =
     let estimated = false
     const data = answers.map((answer, index) => {
       const embedding = (answer.data as Json[])[0]!.embedding as number[]
-      const tokens = isObj(answer.usage) ? count(answer.usage.prompt_tokens) : undefined
+      const tokens = isObject(answer.usage) ? count(answer.usage.prompt_tokens) : undefined
       if (tokens === undefined) estimated = true
       promptTokens += tokens ?? estimateTokens(chars(texts[index]!))
       // Yandex is asked for floats only; base64 (the OpenAI SDK's default) is float32 little-endian, as OpenAI sends it.
