@@ -10,6 +10,7 @@
 //   `chat.completion` in stream events; usage names cached tokens `precached_prompt_tokens`;
 // - errors are `{status, message}` (OAuth: `{code, message}`).
 import { readFileSync } from 'node:fs'
+import { OpenAIError } from '../../lib/errors'
 import { isObject } from '../../lib/json'
 import { eventsOf, SseSplitter, sseData } from '../../lib/sse'
 import type { FetchLike } from '../fetch-like'
@@ -26,13 +27,9 @@ type Json = Record<string, unknown>
 
 const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : undefined)
 
-/** An OpenAI-shaped error answer. */
-function errorResponse(status: number, message: string, type: string, code: string, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify({ error: { message, type, code, param: null } }), {
-    status,
-    headers: { 'content-type': 'application/json; charset=utf-8', ...headers },
-  })
-}
+/** An OpenAI-shaped error answer (lib/errors' shape, as the gateway's own). */
+const errorResponse = (status: number, message: string, type: string, code: string, retryAfter?: string) =>
+  new OpenAIError(status, message, type, code, { retryAfter }).asResponse()
 
 /** A request we cannot translate: a 400 before anything goes upstream. */
 class BadRequest extends Error {}
@@ -329,7 +326,7 @@ async function translateError(res: Response): Promise<Response> {
   } catch {}
   const { message, code, type } = upstreamError(res.status, theirs)
   const retryAfter = res.headers.get('retry-after')
-  return errorResponse(res.status, message, type, code, retryAfter ? { 'retry-after': retryAfter } : {})
+  return errorResponse(res.status, message, type, code, retryAfter ?? undefined)
 }
 
 /** A 200's JSON body, or a 502 when it is not one (a proxy's page, a cut connection). */
