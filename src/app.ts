@@ -118,7 +118,7 @@ function forgetAfterChange(request: Request) {
 }
 
 export function createApp(s: Services) {
-  const guard = authGuard(s.config, s.auth, s.teams.acting)
+  const guard = authGuard(s.config, s.auth, s.teams.acting, s.keys.managementKey)
   return (
     new Elysia({ serve: { maxRequestBodySize: MAX_REQUEST_BODY }, websocket: WS_SERVER_OPTIONS })
       .use(errorHandler)

@@ -22,7 +22,28 @@ type Verifier = { verify(token?: string): Promise<false | AccessClaims> }
 /** The account a request acts in (teams/service.ts `acting`: the role matrix and the 404/403). */
 export type ResolveAccount = (user: PublicUser, teamId: string | undefined, permission: Permission, ip: string) => Promise<Acting>
 
-export function authGuard(config: Config, auth: AuthService, resolveAccount: ResolveAccount) {
+/** A management key's owner and account (keys/service.ts managementKey); throws its refusals, undefined for no such key. */
+export type ResolveManagementKey = (secret: string, ip: string) => Promise<{ userId: string; teamId: string | null } | undefined>
+
+/**
+ * What a management key (issue 36) may call: the keys of its account, the balance and the activity
+ * log — reading and managing, never spending (it is refused on /v1).
+ */
+export function managementKeyMay(method: string, path: string): boolean {
+  if (path === '/api/auth/api-keys' || path.startsWith('/api/auth/api-keys/')) return true
+  if (method !== 'GET') return false
+  return path === '/api/billing/balance' || path === '/api/activity' || path.startsWith('/api/activity/')
+}
+
+export const MANAGEMENT_KEY_SCOPE =
+  'Управляющий ключ работает только с ключами (/api/auth/api-keys), балансом (GET /api/billing/balance) и журналом активности (GET /api/activity); для остального войдите в аккаунт.'
+
+type Server = { requestIP(r: Request): { address: string } | null } | null
+
+/** An API key (sk-gw-…) where the web session's token is expected. */
+const looksLikeKey = (token: string | undefined): token is string => token?.startsWith('sk-gw-') === true
+
+export function authGuard(config: Config, auth: AuthService, resolveAccount: ResolveAccount, resolveKey: ResolveManagementKey) {
   const signer = jwt({ name: 'accessJwt', secret: config.jwtSecret, exp: `${config.accessTokenTtlSec}s` }).decorator.accessJwt
   /**
    * The plugin's verifier plus the session check. Everything that reads access tokens takes
@@ -49,6 +70,18 @@ export function authGuard(config: Config, auth: AuthService, resolveAccount: Res
 
   const admins = new WeakMap<Request, PublicUser>()
 
+  /**
+   * A key presented to /api: a management key's owner and account on the routes it may call (`scoped`:
+   * the route acts on an account), 403 on any other; any other key is not a credential here (401).
+   */
+  async function managementKeyFor(token: string, request: Request, server: Server, scoped: boolean) {
+    const key = await resolveKey(token, clientIp(request, server, config.trustProxy))
+    const owner = key && (await auth.userForToken(key.userId))
+    if (!key || !owner) throw unauthorized()
+    if (!scoped || !managementKeyMay(request.method, new URL(request.url).pathname)) throw forbidden(MANAGEMENT_KEY_SCOPE)
+    return { owner, teamId: key.teamId }
+  }
+
   return new Elysia({ name: 'auth-guard' })
     .decorate('accessJwt', accessJwt)
     .derive({ as: 'scoped' }, ({ accessJwt }) => ({
@@ -57,7 +90,9 @@ export function authGuard(config: Config, auth: AuthService, resolveAccount: Res
     }))
     .macro({
       auth: {
-        async resolve({ headers, accessJwt }) {
+        async resolve({ headers, accessJwt, request, server }) {
+          const token = bearer(headers.authorization)
+          if (looksLikeKey(token)) await managementKeyFor(token, request, server, false)
           const user = await userFromAccessToken(accessJwt, bearer(headers.authorization))
           if (!user) throw unauthorized()
           return { user }
@@ -70,9 +105,17 @@ export function authGuard(config: Config, auth: AuthService, resolveAccount: Res
        */
       account: (permission: Permission) => ({
         async resolve({ headers, accessJwt, request, server }) {
-          const user = await userFromAccessToken(accessJwt, bearer(headers.authorization))
+          const token = bearer(headers.authorization)
+          const ip = clientIp(request, server, config.trustProxy)
+          if (looksLikeKey(token)) {
+            // A management key acts in its own account (its team's when it was made there), as its owner.
+            const { owner, teamId } = await managementKeyFor(token, request, server, true)
+            const acting = await resolveAccount(owner, teamId ?? undefined, permission, ip)
+            return { user: owner, acting: { ...acting, viaKey: 'management' as const } }
+          }
+          const user = await userFromAccessToken(accessJwt, token)
           if (!user) throw unauthorized()
-          const acting = await resolveAccount(user, headers['x-team-id'], permission, clientIp(request, server, config.trustProxy))
+          const acting = await resolveAccount(user, headers['x-team-id'], permission, ip)
           return { user, acting }
         },
       }),

@@ -10,8 +10,11 @@ import type { Db } from '../db/types'
 import { KEY_PREFIX } from '../keys/service'
 import { bodyReader, readBody, V1_BODY_LIMIT } from '../lib/body'
 import { OpenAIError } from '../lib/errors'
+import { clientIp } from '../lib/http'
+import type { Endpoint } from '../money'
 import { can, denial } from '../teams/service'
 import { type Caller, callerForKey, callerForUser } from './callers'
+import { admit, logRefusal, PolicyRefusal } from './policy'
 
 /**
  * null means absent for an optional parameter (the OpenAI contract; the Python SDK sends
@@ -67,28 +70,67 @@ async function authenticateOnce(db: Db, headers: Headers, jwt: Verifier, fresh: 
   return checkRole(caller)
 }
 
+/** The route a /v1 path is, for the activity log's row of a refused request (null: a lookup, not logged). */
+function endpointOf(path: string): Endpoint | null {
+  if (path.startsWith('/v1/chat/')) return 'chat'
+  if (path.startsWith('/v1/responses')) return 'responses'
+  if (path.startsWith('/v1/messages')) return 'messages'
+  if (path.startsWith('/v1/embeddings')) return 'embeddings'
+  if (path.startsWith('/v1/images/')) return 'images'
+  if (path.startsWith('/v1/audio/speech')) return 'speech'
+  if (path.startsWith('/v1/audio/')) return 'transcription'
+  return null
+}
+
+/** The key's policy on this request (policy.ts); a refusal goes to the activity log before it is thrown. */
+async function admitLogged(db: Db, caller: Caller, ip: string, path: string, stream = false): Promise<Record<string, string>> {
+  try {
+    return await admit(db, caller, ip)
+  } catch (e) {
+    const endpoint = endpointOf(path)
+    if (e instanceof PolicyRefusal && endpoint) logRefusal(db, caller, e, { endpoint, model: '—', stream })
+    throw e
+  }
+}
+
 /**
  * The credentials a request carried, checked again whenever it is called (each turn of a WebSocket:
- * a key disabled since the handshake stops the next turn, as on HTTP). Only the credential headers
- * are kept, not the request.
+ * a key disabled since the handshake stops the next turn, as on HTTP; each turn is a request of the
+ * key's policy, from the handshake's address). Only the credential headers are kept, not the request.
  */
-export function credentialsAgain(db: Db, request: Request, jwt: Verifier): () => Promise<Caller> {
+export function credentialsAgain(db: Db, request: Request, jwt: Verifier, ip: string): () => Promise<Caller> {
   const headers = new Headers()
   for (const name of ['authorization', 'x-api-key']) {
     const value = request.headers.get(name)
     if (value) headers.set(name, value)
   }
-  return () => authenticate(db, headers, jwt)
+  const path = new URL(request.url).pathname
+  return async () => {
+    const caller = await authenticate(db, headers, jwt)
+    await admitLogged(db, caller, ip, path, true)
+    return caller
+  }
 }
 
-/** The caller a public route's request names, if it names a valid one (GET /v1/models: a key bound to Russia sees only what it may use). */
-export async function callerIfAny(db: Db, headers: Headers, jwt: Verifier): Promise<Caller | null> {
+/**
+ * The caller a public route's request names, if it names a valid one (GET /v1/models: a key bound to
+ * Russia or to a list of models sees only what it may use); a key its policy refuses is refused here too.
+ */
+export async function callerIfAny(db: Db, headers: Headers, jwt: Verifier, ip: string, set: { headers: Record<string, unknown> }): Promise<Caller | null> {
   if (!headers.has('authorization') && !headers.has('x-api-key')) return null
-  return authenticateOnce(db, headers, jwt, false).catch(() => null)
+  const caller = await authenticateOnce(db, headers, jwt, false).catch(() => null)
+  if (caller) Object.assign(set.headers, await admit(db, caller, ip))
+  return caller
 }
 
-export function callerAuth(db: Db, guard: AuthGuard) {
+export function callerAuth(db: Db, guard: AuthGuard, trustProxy: boolean) {
   const callers = new WeakMap<Request, Caller>()
+  /** The caller, admitted by its key's policy once per request; a limited key's x-ratelimit-* headers go on whatever it is answered. */
+  async function identify(request: Request, jwt: Verifier, server: Admitting['server'], set: Admitting['set']) {
+    const caller = await authenticate(db, request.headers, jwt)
+    Object.assign(set.headers, await admitLogged(db, caller, clientIp(request, server, trustProxy), new URL(request.url).pathname))
+    callers.set(request, caller)
+  }
   return new Elysia({ name: 'gateway-auth' }).use(guard).macro({
     /**
      * An API key (sk-gw-…) or the web session's access token, as the Bearer credential, checked before
@@ -98,20 +140,27 @@ export function callerAuth(db: Db, guard: AuthGuard) {
      */
     caller: {
       detail: { security: [{ bearerAuth: [] }] },
-      parse: bodyReader(async ({ request, accessJwt }: { request: Request; accessJwt: Verifier }, contentType: string) => {
-        callers.set(request, await authenticate(db, request.headers, accessJwt))
+      parse: bodyReader(async ({ request, accessJwt, server, set }: Admitting, contentType: string) => {
+        await identify(request, accessJwt, server, set)
         const body = await readBody(request, contentType, { limit: V1_BODY_LIMIT })
         dropNulls(body)
         return body
       }),
       // GET routes have no parse phase; `transform` still runs before the query is validated (401, not 400).
-      async transform({ request, accessJwt }) {
-        if (!callers.has(request)) callers.set(request, await authenticate(db, request.headers, accessJwt))
+      async transform({ request, accessJwt, server, set }) {
+        if (!callers.has(request)) await identify(request, accessJwt, server, set)
       },
       // The x-request-id the client is answered with (protocol.ts) goes with the request to its usage row.
       resolve: ({ request, set }): { caller: Caller } => ({ caller: { ...callers.get(request)!, requestId: String(set.headers['x-request-id'] ?? '') || undefined } }),
     },
   })
+}
+
+type Admitting = {
+  request: Request
+  accessJwt: Verifier
+  server: { requestIP(r: Request): { address: string } | null } | null
+  set: { headers: Record<string, unknown> }
 }
 
 export type CallerAuth = ReturnType<typeof callerAuth>

@@ -11,13 +11,14 @@ import { users } from '../auth/schema'
 import { compiled, prepared } from '../db/prepared'
 import type { Db } from '../db/types'
 import { writer } from '../db/writer'
-import { apiKeys } from '../keys/schema'
+import type { KeyPolicy } from '../keys/policy'
+import { apiKeys, type KeyKind } from '../keys/schema'
 import { sha256 } from '../lib/crypto'
 import { type BudgetState, budgetIn, budgetSelection } from '../money'
 import { type ResidencyRule, type TeamRole, teamMembers, teams } from '../teams/schema'
 
-/** What a request needs of its API key: its budget is counted whether or not it has a limit. */
-export type CallerKey = { id: string; name: string; isActive: boolean; budget: BudgetState }
+/** What a request needs of its API key: its budget is counted whether or not it has a limit; its policy (keys/policy.ts). */
+export type CallerKey = { id: string; name: string; isActive: boolean; budget: BudgetState; kind: KeyKind; policy: KeyPolicy }
 
 /** The team a request acts in, with the caller's membership. */
 export type CallerTeam = { id: string; name: string; role: TeamRole; memberBudget: BudgetState }
@@ -38,6 +39,8 @@ export type Caller = {
   availableMicros: number
   /** `ru` when the key or the team binds its requests to upstreams in Russia (gateway/routing.ts). */
   residency: ResidencyRule
+  /** The model patterns that must each allow a request's models: the team's, then the key's (keys/policy.ts); empty = any model. */
+  modelRules: (readonly string[])[]
   /** The x-request-id the client sees for this request (kept on its usage row); absent on WebSocket turns. */
   requestId?: string
   /** Read earlier by this instance (PostgreSQL): a plan's input, not its proof (see `cache`). */
@@ -95,6 +98,12 @@ const statements = (db: Db) =>
           available: ownersAvailable,
           teamId: apiKeys.teamId,
           residency: apiKeys.residency,
+          kind: apiKeys.kind,
+          rpmLimit: apiKeys.rpmLimit,
+          tpmLimit: apiKeys.tpmLimit,
+          allowedModels: apiKeys.allowedModels,
+          allowedIps: apiKeys.allowedIps,
+          expiresAt: apiKeys.expiresAt,
           ...budgetSelection(apiKeys),
         })
         .from(apiKeys)
@@ -116,6 +125,7 @@ const statements = (db: Db) =>
           available: sql<number>`${teams.balanceMicros} - ${teams.heldMicros}`.mapWith(Number),
           role: teamMembers.role,
           residency: teams.residency,
+          allowedModels: teams.allowedModels,
           ...budgetSelection(teamMembers),
         })
         .from(teamMembers)
@@ -125,10 +135,19 @@ const statements = (db: Db) =>
   }))
 
 /** The team part of a caller; undefined when the user is not (or no longer) a member of a live team. */
-async function membership(q: Db, teamId: string, userId: string): Promise<{ team: CallerTeam; availableMicros: number; residency: ResidencyRule } | undefined> {
+async function membership(
+  q: Db,
+  teamId: string,
+  userId: string,
+): Promise<{ team: CallerTeam; availableMicros: number; residency: ResidencyRule; modelRules: (readonly string[])[] } | undefined> {
   const [row] = await statements(q).member.rows(q, { teamId, userId })
   if (!row) return undefined
-  return { team: { id: teamId, name: row.name, role: row.role, memberBudget: budgetIn(row) }, availableMicros: row.available, residency: row.residency }
+  return {
+    team: { id: teamId, name: row.name, role: row.role, memberBudget: budgetIn(row) },
+    availableMicros: row.available,
+    residency: row.residency,
+    modelRules: row.allowedModels ? [row.allowedModels] : [],
+  }
 }
 
 /**
@@ -146,11 +165,19 @@ function readKeyCaller(db: Db, hash: string): Promise<Caller | undefined> {
     // No owner's balance: the owner is deleted.
     if (!row || row.available === null) return undefined
     const { userId, teamId } = row
-    const apiKey = { id: row.id, name: row.name, isActive: row.isActive, budget: budgetIn(row) }
-    if (teamId === null) return { userId, teamId: null, team: null, apiKey, availableMicros: row.available, residency: row.residency }
+    const policy: KeyPolicy = {
+      rpmLimit: row.rpmLimit,
+      tpmLimit: row.tpmLimit,
+      allowedModels: row.allowedModels,
+      allowedIps: row.allowedIps,
+      expiresAt: row.expiresAt === null ? null : row.expiresAt.getTime(),
+    }
+    const apiKey = { id: row.id, name: row.name, isActive: row.isActive, budget: budgetIn(row), kind: row.kind, policy }
+    const keyRules = row.allowedModels ? [row.allowedModels] : []
+    if (teamId === null) return { userId, teamId: null, team: null, apiKey, availableMicros: row.available, residency: row.residency, modelRules: keyRules }
     const member = await membership(q, teamId, userId)
     // The stricter of the key's and the team's.
-    return member && { userId, teamId, apiKey, ...member, residency: row.residency === 'ru' ? 'ru' : member.residency }
+    return member && { userId, teamId, apiKey, ...member, residency: row.residency === 'ru' ? 'ru' : member.residency, modelRules: [...member.modelRules, ...keyRules] }
   }, READ)
 }
 
@@ -163,7 +190,7 @@ function readUserCaller(db: Db, userId: string, teamId: string | null): Promise<
   return writer(db)(async (q) => {
     const [row] = await statements(q).byUserId.rows(q, { id: userId })
     if (!row) return undefined
-    if (teamId === null) return { userId, teamId: null, team: null, apiKey: null, availableMicros: row.available, residency: 'any' }
+    if (teamId === null) return { userId, teamId: null, team: null, apiKey: null, availableMicros: row.available, residency: 'any', modelRules: [] }
     const member = await membership(q, teamId, userId)
     return member && { userId, teamId, apiKey: null, ...member }
   }, READ)

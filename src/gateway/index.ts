@@ -20,7 +20,7 @@ import type { GatewayDeps } from './types'
 export { estimateRoutes } from './routes/estimate'
 
 export function gatewayRoutes(deps: GatewayDeps & { images: ImageStore }, guard: AuthGuard) {
-  const auth = callerAuth(deps.db, guard)
+  const auth = callerAuth(deps.db, guard, deps.config.trustProxy)
   const pipe = pipeline(deps)
   const protocols = protocolsService(deps, pipe)
   return new Elysia({ name: 'gateway', prefix: '/v1', detail: { tags: ['OpenAI-совместимый API'] } })

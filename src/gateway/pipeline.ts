@@ -4,6 +4,7 @@
 // What differs per protocol is its shape (shape.ts and the protocol's file), its Wire (wire.ts) and
 // its body (upstream-body.ts); the protocols' entries are protocols.ts.
 
+import { keyRatesOf } from '../keys/rates'
 import { dec } from '../lib/decimal'
 import { OpenAIError } from '../lib/errors'
 import {
@@ -27,6 +28,7 @@ import { currentRate, fromFetchFailure, upstreamFailed } from './errors'
 import { planHold } from './estimate'
 import { callerAccount, forwarder } from './forward'
 import { exhausted, refusal, spendable } from './limits'
+import { checkModels, logRefusal, PolicyRefusal } from './policy'
 import { reconciler } from './reconcile'
 import { Relay } from './relay'
 import { routeRequest, type Target } from './routing'
@@ -64,6 +66,7 @@ export function pipeline(deps: GatewayDeps) {
    * afresh and the request planned again.
    */
   async function prepare(caller: Caller, asked: ChatShape, opts: PrepareOptions): Promise<Prepared> {
+    allowModels(caller, asked, opts)
     const routed = routeRequest(asked.shape, opts.endpoint, caller.residency, deps.catalog, upstreams)
     const cs = { ...asked, shape: routed.shape }
     if (caller.cached && caller.reread) {
@@ -76,6 +79,20 @@ export function pipeline(deps: GatewayDeps) {
       caller = { ...(await caller.reread()), requestId: caller.requestId }
     }
     return (await hold(caller, cs, opts, false, routed.targets))!
+  }
+
+  /** 403 model_not_allowed (in the activity log) when the key or the team may not call a model the request may reach. */
+  function allowModels(caller: Caller, asked: ChatShape, opts: PrepareOptions) {
+    if (caller.modelRules.length === 0) return
+    try {
+      checkModels(
+        caller,
+        asked.shape.candidates.map((c) => c.model.id),
+      )
+    } catch (e) {
+      if (e instanceof PolicyRefusal) logRefusal(db, caller, e, { endpoint: opts.endpoint, model: asked.modelId, stream: opts.stream })
+      throw e
+    }
   }
 
   /** Plans and places the hold; from a cached caller (`cached`), undefined when its balance or budgets could have limited the plan. */
@@ -162,6 +179,12 @@ export function pipeline(deps: GatewayDeps) {
     // retried until it commits; the answer the router delivered goes out with the charge it will get.
     // A charge within the hold does not wait for the commit on SQLite (money closeForAnswer).
     const account = { userId: p.caller.userId, teamId: p.caller.teamId, apiKeyId: p.caller.apiKey?.id ?? null }
+    // The tokens the upstream reported count against the key's tokens per minute (keys/rates.ts).
+    const tpm = p.caller.apiKey?.policy.tpmLimit
+    if (tpm)
+      void keyRatesOf(db)
+        .spend(p.caller.apiKey!.id, tpm, facts.totalTokens || promptTokens + completionTokens)
+        .catch(() => {})
     const unit = () => settleHold(db, p.holdId, charge.micros, facts, { withinHold: p.limited, account, onApplied: alert })
     const giveBack = (e: Error) => void release(p, `settlement failed: ${e.message}`, upstreamId).catch(() => {})
     return closeForAnswer(p.holdId, { micros: charge.micros, heldMicros: p.holdMicros }, unit, alert, giveBack)

@@ -12,12 +12,21 @@ export function keysRoutes(keys: KeysService, guard: AuthGuard) {
       response: { 200: envelope(t.Array(ApiKey)), ...errors(401, 403, 404) },
       detail: { summary: 'Список API-ключей (без самих ключей), новые сверху; с X-Team-Id — ключи команды (владельцу и администратору — все)' },
     })
-    .post('', async ({ acting, body, status }) => status(201, ok(await keys.create(acting, body.name, body.residency))), {
-      account: 'keys.own',
-      body: CreateKeyBody,
-      response: { 201: envelope(CreatedApiKey), ...errors(400, 401, 403, 404) },
-      detail: { summary: 'Создание ключа: полный ключ возвращается только в этом ответе; с X-Team-Id — ключ команды, принадлежащий вызывающему' },
-    })
+    .post(
+      '',
+      async ({ acting, body, status }) =>
+        status(201, ok(await keys.create(acting, { name: body.name, residency: body.residency, kind: body.kind, policy: body, budget: body.budget }))),
+      {
+        account: 'keys.own',
+        body: CreateKeyBody,
+        response: { 201: envelope(CreatedApiKey), ...errors(400, 401, 403, 404) },
+        detail: {
+          summary: 'Создание ключа: полный ключ возвращается только в этом ответе; с X-Team-Id — ключ команды, принадлежащий вызывающему',
+          description:
+            'kind: inference (запросы к /v1) или management (управление ключами, баланс и активность). Политика: rpmLimit, tpmLimit, allowedModels (шаблоны вроде openai/*), allowedIps (адреса и CIDR), expiresAt (ISO); null — без ограничения. Ключ команды начинается с политики по умолчанию команды и может только сузить её список моделей.',
+        },
+      },
+    )
     .patch('/:id', async ({ acting, params, body }) => ok(await keys.update(acting, params.id, body)), {
       account: 'keys.own',
       params: KeyParams,
@@ -25,7 +34,7 @@ export function keysRoutes(keys: KeysService, guard: AuthGuard) {
       response: { 200: envelope(ApiKey), ...errors(400, 401, 403, 404) },
       detail: {
         summary:
-          'Изменение названия, активности, хранения данных (residency: any | ru) или бюджета: budget {limitRub | null, period: day | week | month | total}, сброс в 00:00 МСК',
+          'Изменение названия, активности, хранения данных (residency: any | ru), бюджета (budget {limitRub | null, period: day | week | month | total}, сброс в 00:00 МСК) или политики (rpmLimit, tpmLimit, allowedModels, allowedIps, expiresAt; null снимает ограничение)',
         description: 'monthlyLimit (рубли или null) по-прежнему принимается: это бюджет с периодом month.',
       },
     })

@@ -47,6 +47,9 @@ const usageRowsOfKey = (keyId: string) =>
     keyId,
   )
 
+/** A key without a policy, as the API states it. */
+const NO_POLICY = { rpmLimit: null, tpmLimit: null, allowedModels: null, allowedIps: null, expiresAt: null }
+
 const err = (status: number, error: string) => ({ status, body: { success: false, error } })
 const pick = (r: Res) => ({ status: r.status, body: r.body })
 
@@ -62,8 +65,12 @@ describe('creating a key', () => {
       id: expect.any(String),
       name: 'Мой бот',
       keyPrefix: expect.any(String),
+      kind: 'inference',
       isActive: true,
-      locked: { isActive: null, budget: null },
+      ...NO_POLICY,
+      expired: false,
+      appOrigin: null,
+      locked: { isActive: null, budget: null, policy: null },
       teamId: null,
       owner: null,
       budget: { limitRub: null, period: 'month', spent: 0, remaining: null, resetsAt: expect.any(String) },
@@ -115,8 +122,12 @@ describe('creating a key', () => {
       id,
       name: 'секрет',
       keyPrefix: key.slice(0, list[0].keyPrefix.length),
+      kind: 'inference',
       isActive: true,
-      locked: { isActive: null, budget: null },
+      ...NO_POLICY,
+      expired: false,
+      appOrigin: null,
+      locked: { isActive: null, budget: null, policy: null },
       teamId: null,
       owner: null,
       budget: { limitRub: null, period: 'month', spent: 0, remaining: null, resetsAt: expect.any(String) },

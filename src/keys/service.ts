@@ -7,13 +7,15 @@
 import { tx } from '../db/tx'
 import type { Db } from '../db/types'
 import { newId, randomToken, sha256 } from '../lib/crypto'
-import { badRequest, forbidden, notFound } from '../lib/errors'
+import { badRequest, forbidden, notFound, tooManyRequests, unauthorized } from '../lib/errors'
 import { microsToRub } from '../lib/money'
 import { type BudgetState, budgetToApi, now as clockNow, parseBudget, periodStart, setBudget, spentNow } from '../money'
 import { lockDenial, restrictionLock, type SetBy } from '../teams/roles'
-import type { ResidencyRule } from '../teams/schema'
+import type { KeyDefaults, ResidencyRule } from '../teams/schema'
 import { type Acting, auditIn, can } from '../teams/service'
-import type { ApiKeyRow } from './schema'
+import { hasPolicy, ipAllowed, type KeyPolicy, loosened, modelsWithin, NO_POLICY, type PolicyInput, parsePolicy } from './policy'
+import { keyRatesOf } from './rates'
+import type { ApiKeyRow, KeyKind } from './schema'
 import { type KeyScope, keysStore } from './store'
 
 export const KEY_PREFIX = 'sk-gw-'
@@ -27,7 +29,22 @@ export const KEY_MESSAGES = {
   nameTooLong: `Название ключа не длиннее ${MAX_NAME} символов`,
   tooMany: `Можно создать не более ${MAX_KEYS_PER_USER} ключей`,
   notFound: 'Ключ не найден',
+  widerThanTeam: 'Ключ команды может только сузить её список разрешённых моделей: каждая модель ключа должна быть разрешена команде',
+  managementByManagement: 'Управляющим ключом нельзя создать другой управляющий ключ: создайте его на странице API ключей',
+  loosened: (lock: string, what: string) => `${lockDenial(lock)} (ослабляется ${what})`,
 } as const
+
+/** What a key is made with (POST /api/auth/api-keys; «Войти через AI Gateway» names the app's origin). */
+export type CreateKeyInput = {
+  name: string
+  residency?: ResidencyRule
+  kind?: KeyKind
+  policy?: PolicyInput
+  budget?: { limitRub?: unknown; period?: unknown }
+  appOrigin?: string
+}
+
+const DAY_MS = 86_400_000
 
 function cleanName(name: string) {
   const trimmed = name.trim()
@@ -46,15 +63,48 @@ const budgetOf = (k: ApiKeyRow): BudgetState => ({
 /** Who disabled the key (null while it is active), and who set its budget's limit (null without one). */
 const disabledBy = (k: ApiKeyRow): SetBy | null => (k.isActive ? null : { userId: k.disabledBy, role: k.disabledByRole })
 const budgetSetBy = (k: ApiKeyRow): SetBy | null => (k.budgetLimitMicros === null ? null : { userId: k.budgetSetBy, role: k.budgetSetByRole })
-/** What the caller cannot change on the key, and why (null: they can). */
+export const policyOf = (k: Pick<ApiKeyRow, 'rpmLimit' | 'tpmLimit' | 'allowedModels' | 'allowedIps' | 'expiresAt'>): KeyPolicy => ({
+  rpmLimit: k.rpmLimit,
+  tpmLimit: k.tpmLimit,
+  allowedModels: k.allowedModels,
+  allowedIps: k.allowedIps,
+  expiresAt: k.expiresAt?.getTime() ?? null,
+})
+const policySetBy = (k: ApiKeyRow): SetBy | null => (hasPolicy(policyOf(k)) ? { userId: k.policySetBy, role: k.policySetByRole } : null)
+/** What the caller cannot change on the key, and why (null: they can); the policy they may still tighten. */
 const locksOf = (a: Acting, k: ApiKeyRow) => ({
   isActive: restrictionLock(a, 'key.disabled', disabledBy(k), k.userId),
   budget: restrictionLock(a, 'key.budget', budgetSetBy(k), k.userId),
+  policy: restrictionLock(a, 'key.policy', policySetBy(k), k.userId),
 })
+/** The row's policy columns. */
+const policyColumns = (p: KeyPolicy) => ({
+  rpmLimit: p.rpmLimit,
+  tpmLimit: p.tpmLimit,
+  allowedModels: p.allowedModels,
+  allowedIps: p.allowedIps,
+  expiresAt: p.expiresAt === null ? null : new Date(p.expiresAt),
+})
+/** The team's defaults as the policy of a key made now. */
+const fromDefaults = (d: KeyDefaults, at: number): KeyPolicy => ({
+  rpmLimit: d.rpmLimit,
+  tpmLimit: d.tpmLimit,
+  allowedModels: d.allowedModels,
+  allowedIps: d.allowedIps,
+  expiresAt: d.expiresInDays === null ? null : at + d.expiresInDays * DAY_MS,
+})
+/** The policy as the API and the audit log state it. */
+export const policyToApi = (p: KeyPolicy) => ({ ...p, expiresAt: p.expiresAt === null ? null : new Date(p.expiresAt).toISOString() })
 const scopeOf = (a: Acting): KeyScope => ({ userId: a.userId, teamId: a.teamId, all: a.teamId !== null && can(a.role, 'keys.all') })
 const shown = (k: { name: string; keyPrefix: string }) => `${k.name} (${k.keyPrefix}…)`
 
-export type KeyPatch = { name?: string; isActive?: boolean; residency?: ResidencyRule; monthlyLimit?: number | null; budget?: { limitRub?: unknown; period?: unknown } }
+export type KeyPatch = PolicyInput & {
+  name?: string
+  isActive?: boolean
+  residency?: ResidencyRule
+  monthlyLimit?: number | null
+  budget?: { limitRub?: unknown; period?: unknown }
+}
 
 export function keysService(db: Db) {
   const store = keysStore(db)
@@ -62,11 +112,16 @@ export function keysService(db: Db) {
   /** `monthSpent`: the budget's own count when its period is the month, else the usage since the Moscow month began. */
   const toApi = (a: Acting, k: ApiKeyRow, ownerEmail: string | null, monthSpentMicros: number, at: number) => {
     const budget = budgetOf(k)
+    const policy = policyOf(k)
     return {
       id: k.id,
       name: k.name,
       keyPrefix: k.keyPrefix,
+      kind: k.kind,
       isActive: k.isActive,
+      ...policyToApi(policy),
+      expired: policy.expiresAt !== null && policy.expiresAt <= at,
+      appOrigin: k.appOrigin,
       locked: locksOf(a, k),
       teamId: k.teamId,
       owner: k.teamId ? { id: k.userId, email: ownerEmail ?? '' } : null,
@@ -98,12 +153,30 @@ export function keysService(db: Db) {
   return {
     list: async (a: Acting) => present(a, await store.listFor(scopeOf(a))),
 
-    async create(a: Acting, rawName: string, residency: ResidencyRule = 'any') {
-      const name = cleanName(rawName)
+    async create(a: Acting, input: CreateKeyInput) {
+      const name = cleanName(input.name)
+      const kind = input.kind ?? 'inference'
+      if (kind === 'management' && a.viaKey === 'management') throw forbidden(KEY_MESSAGES.managementByManagement)
+      const at = clockNow()
+      const given = parsePolicy(input.policy ?? {}, at)
+      const budget = input.budget === undefined ? undefined : parseBudget(input.budget)
+      const team = a.teamId ? await store.teamPolicy(a.teamId) : undefined
+      // A team key starts from the team's defaults; what the caller gives may tighten them, and may
+      // loosen them only when the caller could change what the defaults' setter decided.
+      const defaults = team?.keyDefaults ? fromDefaults(team.keyDefaults, at) : null
+      const policy: KeyPolicy = { ...(defaults ?? NO_POLICY), ...given }
+      const defaultsBy = team?.keyDefaults?.setBy ?? null
+      const lock = defaults && hasPolicy(defaults) ? restrictionLock(a, 'key.policy', defaultsBy, a.userId) : null
+      if (lock) {
+        const what = loosened(policy, defaults!)
+        if (what) throw forbidden(KEY_MESSAGES.loosened(lock, what))
+      }
+      if (team && !modelsWithin(policy.allowedModels ?? team.allowedModels, team.allowedModels)) throw badRequest(KEY_MESSAGES.widerThanTeam)
       if ((await store.countOwn(a.userId, a.teamId)) >= MAX_KEYS_PER_USER) throw badRequest(KEY_MESSAGES.tooMany)
       const key = `${KEY_PREFIX}${randomToken(30)}` // 240 bits of entropy
       const now = new Date()
-      const at = clockNow()
+      // A policy from the defaults stays their setter's; one the caller chose is the caller's (in a team).
+      const setBy = !a.teamId || !hasPolicy(policy) ? null : lock ? defaultsBy! : { userId: a.userId, role: a.role! }
       const row = {
         id: newId(),
         userId: a.userId,
@@ -112,28 +185,33 @@ export function keysService(db: Db) {
         keyPrefix: key.slice(0, SHOWN_PREFIX_LENGTH),
         keyHash: sha256(key),
         isActive: true,
-        residency,
+        residency: input.residency ?? 'any',
+        kind,
+        ...policyColumns(policy),
+        policySetBy: setBy?.userId ?? null,
+        policySetByRole: setBy?.role ?? null,
+        appOrigin: input.appOrigin ?? null,
+        budgetSetBy: a.teamId && budget?.limitMicros != null ? a.userId : null,
+        budgetSetByRole: a.teamId && budget?.limitMicros != null ? a.role : null,
         // Spend is counted from now, in the current month.
         budgetPeriodStart: periodStart('month', at),
         createdAt: now,
       }
       await store.write(async (q) => {
         await store.insert(q, row)
-        if (a.teamId) await auditIn(q, { teamId: a.teamId, actorId: a.userId, action: 'key.created', target: shown(row), ip: a.ip, at: now })
+        if (budget) await setBudget(q, { kind: 'key', keyId: row.id }, budget, at)
+        if (a.teamId)
+          await auditIn(q, {
+            teamId: a.teamId,
+            actorId: a.userId,
+            action: 'key.created',
+            target: shown(row),
+            ip: a.ip,
+            ...(hasPolicy(policy) || kind !== 'inference' ? { details: { kind, ...policyToApi(policy) } } : {}),
+          })
       })
-      const full: ApiKeyRow = {
-        ...row,
-        disabledBy: null,
-        disabledByRole: null,
-        budgetLimitMicros: null,
-        budgetPeriod: 'month',
-        budgetSpentMicros: 0,
-        budgetHeldMicros: 0,
-        budgetSetBy: null,
-        budgetSetByRole: null,
-        lastUsedAt: null,
-      }
-      return { ...toApi(a, full, a.email, 0, at), key }
+      const [created] = await present(a, [await owned(a, row.id)])
+      return { ...created!, key }
     },
 
     async update(a: Acting, id: string, patch: KeyPatch) {
@@ -143,6 +221,8 @@ export function keysService(db: Db) {
       const budgetInput = patch.budget ?? (patch.monthlyLimit !== undefined ? { limitRub: patch.monthlyLimit, period: 'month' } : undefined)
       const budget = budgetInput === undefined ? undefined : parseBudget(budgetInput)
       const at = clockNow()
+      const given = parsePolicy(patch, at)
+      const team = key.teamId && given.allowedModels !== undefined ? await store.teamPolicy(key.teamId) : undefined
       // A team key records who disabled it or set its limit, with their role then; a personal key needs neither.
       const by = a.teamId ? { userId: a.userId, role: a.role } : { userId: null, role: null }
       await tx(db, async (q) => {
@@ -154,7 +234,16 @@ export function keysService(db: Db) {
         if (toggled && patch.isActive && locks.isActive) throw forbidden(lockDenial(locks.isActive))
         const rebudgeted = budget !== undefined && (budget.limitMicros !== now.budgetLimitMicros || budget.period !== now.budgetPeriod)
         if (rebudgeted && locks.budget) throw forbidden(lockDenial(locks.budget))
+        const before = policyOf(now)
+        const policy: KeyPolicy = { ...before, ...given }
+        const repolicied = JSON.stringify(policy) !== JSON.stringify(before)
+        // A member may tighten what an admin set (it stays the admin's), never loosen it.
+        const what = repolicied && locks.policy ? loosened(policy, before) : null
+        if (what) throw forbidden(KEY_MESSAGES.loosened(locks.policy!, what))
+        if (team && !modelsWithin(policy.allowedModels ?? team.allowedModels, team.allowedModels)) throw badRequest(KEY_MESSAGES.widerThanTeam)
+        const policyBy = !hasPolicy(policy) ? { userId: null, role: null } : locks.policy ? { userId: now.policySetBy, role: now.policySetByRole } : by
         const set = {
+          ...(repolicied ? { ...policyColumns(policy), policySetBy: policyBy.userId, policySetByRole: policyBy.role } : {}),
           ...(name === undefined ? {} : { name }),
           ...(patch.residency === undefined ? {} : { residency: patch.residency }),
           ...(toggled ? { isActive: patch.isActive, disabledBy: patch.isActive ? null : by.userId, disabledByRole: patch.isActive ? null : by.role } : {}),
@@ -167,6 +256,15 @@ export function keysService(db: Db) {
           ...(patch.isActive === undefined ? {} : { isActive: patch.isActive }),
           ...(patch.residency === undefined || patch.residency === now.residency ? {} : { residency: patch.residency }),
         }
+        if (a.teamId && repolicied)
+          await auditIn(q, {
+            teamId: a.teamId,
+            actorId: a.userId,
+            action: 'key.policy_changed',
+            target: shown(key),
+            ip: a.ip,
+            details: { from: policyToApi(before), to: policyToApi(policy) },
+          })
         if (a.teamId && (budget || Object.keys(changed).length))
           await auditIn(q, {
             teamId: a.teamId,
@@ -188,6 +286,26 @@ export function keysService(db: Db) {
         if (!(await store.delete(q, id))) throw notFound(KEY_MESSAGES.notFound)
         if (a.teamId) await auditIn(q, { teamId: a.teamId, actorId: a.userId, action: 'key.deleted', target: shown(key), ip: a.ip })
       })
+    },
+
+    /**
+     * A management key presented to /api (auth/guard.ts): its owner and account, after its own policy
+     * (active, not expired, from an allowed address, within its requests per minute); undefined when
+     * no management key has this secret.
+     */
+    async managementKey(secret: string, ip: string): Promise<{ userId: string; teamId: string | null } | undefined> {
+      const k = await store.byHash(sha256(secret))
+      // An API key for /v1 is not a credential of /api at all: the same 401 as any token that is not a session's.
+      if (k?.kind !== 'management') return undefined
+      if (!k.isActive) throw unauthorized(`Ключ «${k.name}» отключён`)
+      const policy = policyOf(k)
+      if (policy.expiresAt !== null && policy.expiresAt <= clockNow()) throw unauthorized(`Срок действия ключа «${k.name}» истёк`)
+      if (!ipAllowed(policy.allowedIps, ip)) throw forbidden(`Ключ «${k.name}» нельзя использовать с адреса ${ip}`)
+      if (policy.rpmLimit !== null) {
+        const taken = await keyRatesOf(db).take(k.id, { rpmLimit: policy.rpmLimit, tpmLimit: null })
+        if (!taken.ok) throw tooManyRequests(Math.max(1, Math.ceil(taken.retryAfterMs / 1000)), `Превышен лимит ключа «${k.name}»: ${policy.rpmLimit} запросов в минуту`)
+      }
+      return { userId: k.userId, teamId: k.teamId }
     },
 
     /** Micro-rubles a key spent since `since` (GET /v1/key's usage figures). */

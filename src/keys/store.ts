@@ -3,6 +3,7 @@ import { users } from '../auth/schema'
 import { write } from '../db/tx'
 import type { Db } from '../db/types'
 import { usageLogs } from '../money'
+import { teams } from '../teams/schema'
 import { type ApiKeyRow, apiKeys } from './schema'
 
 /** Whose keys: a personal account's, a team member's own in the team, or (admins) all of the team's. */
@@ -38,6 +39,16 @@ export const keysStore = (db: Db) => ({
         .where(and(eq(apiKeys.id, id), scopeWhere(s)))
         .limit(1)
     )[0],
+  /** The key presented as a secret (its hash), whatever its account; the owner must not be deleted. */
+  byHash: async (hash: string) =>
+    (
+      await db
+        .select({ key: apiKeys })
+        .from(apiKeys)
+        .innerJoin(users, eq(users.id, apiKeys.userId))
+        .where(and(eq(apiKeys.keyHash, hash), isNull(users.deletedAt)))
+        .limit(1)
+    )[0]?.key,
   insert: async (q: Db, row: typeof apiKeys.$inferInsert) => {
     await q.insert(apiKeys).values(row)
   },
@@ -53,7 +64,29 @@ export const keysStore = (db: Db) => ({
         .where(eq(apiKeys.id, id))
         .returning()
     )[0],
-  update: async (q: Db, id: string, set: Partial<Pick<ApiKeyRow, 'name' | 'isActive' | 'disabledBy' | 'disabledByRole' | 'budgetSetBy' | 'budgetSetByRole'>>) => {
+  update: async (
+    q: Db,
+    id: string,
+    set: Partial<
+      Pick<
+        ApiKeyRow,
+        | 'name'
+        | 'isActive'
+        | 'disabledBy'
+        | 'disabledByRole'
+        | 'budgetSetBy'
+        | 'budgetSetByRole'
+        | 'residency'
+        | 'rpmLimit'
+        | 'tpmLimit'
+        | 'allowedModels'
+        | 'allowedIps'
+        | 'expiresAt'
+        | 'policySetBy'
+        | 'policySetByRole'
+      >
+    >,
+  ) => {
     if (Object.keys(set).length) await q.update(apiKeys).set(set).where(eq(apiKeys.id, id))
   },
   delete: async (q: Db, id: string) => (await q.delete(apiKeys).where(eq(apiKeys.id, id)).returning({ id: apiKeys.id })).length > 0,
@@ -68,6 +101,10 @@ export const keysStore = (db: Db) => ({
       .groupBy(usageLogs.apiKeyId)
     return new Map(rows.map((r) => [r.keyId!, r.spent]))
   },
+
+  /** The team's model list and the defaults of its new keys (keys/policy.ts). */
+  teamPolicy: async (teamId: string) =>
+    (await db.select({ allowedModels: teams.allowedModels, keyDefaults: teams.keyDefaults }).from(teams).where(eq(teams.id, teamId)).limit(1))[0],
 
   /** Active keys of an account (refunds need none). */
   activeCount: async (userId: string, teamId: string | null) =>

@@ -50,6 +50,8 @@ export class OpenAIError extends Error {
       metadata?: Record<string, unknown>
       shouldRetry?: boolean
       retryAfter?: string
+      /** More headers of the answer (a limited key's x-ratelimit-*). */
+      headers?: Record<string, string>
     } = {},
   ) {
     super(message)
@@ -72,7 +74,7 @@ export class OpenAIError extends Error {
     const h: Record<string, string> = { 'content-type': 'application/json; charset=utf-8' }
     if (this.extra.shouldRetry !== undefined) h['x-should-retry'] = String(this.extra.shouldRetry)
     if (this.extra.retryAfter) h['retry-after'] = this.extra.retryAfter
-    return h
+    return this.extra.headers ? { ...this.extra.headers, ...h } : h
   }
 
   /** Not named toResponse: Elysia would then bypass our onError for it. */

@@ -32,7 +32,7 @@ export { daysBetween, moscowDay, moscowDayStart, nextDay } from './days'
 export { chargesApplied, closeDurably, closeForAnswer, noteGeneration } from './holds/durable'
 export { stopReserves } from './holds/pg'
 export { placeHold } from './holds/place'
-export { releaseHold, settleHold } from './holds/settle'
+export { type Refusal, recordRefusal, releaseHold, settleHold } from './holds/settle'
 export { releaseLapsedHolds, releaseStaleHolds, startHoldLeases } from './holds/sweeps'
 export {
   CallerChanged,

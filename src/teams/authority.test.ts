@@ -39,7 +39,7 @@ describe('a team key: what an admin or the owner decided, its member cannot undo
 
     // The member sees why and cannot re-enable it — alone or with a rename in the same call.
     const [listed] = (await api('GET', '/api/auth/api-keys', f.member, undefined, f.team.id)).body.data
-    expect(listed.locked).toEqual({ isActive: 'Ключ отключил администратор команды — включить его снова может владелец или администратор.', budget: null })
+    expect(listed.locked).toEqual({ isActive: 'Ключ отключил администратор команды — включить его снова может владелец или администратор.', budget: null, policy: null })
     for (const body of [{ isActive: true }, { isActive: true, name: 'снова мой' }]) {
       const res = await api('PATCH', path, f.member, body, f.team.id)
       expect({ status: res.status, body: res.body }).toEqual({

@@ -19,6 +19,8 @@ import {
   TeamDetails,
   TeamMember,
   TeamParams,
+  TeamPolicy,
+  TeamPolicyBody,
   TeamSummary,
   TokenBody,
   TransferBody,
@@ -69,6 +71,18 @@ export function teamsRoutes(config: Config, teams: TeamsService, guard: AuthGuar
       body: RenameTeamBody,
       response: { 200: envelope(TeamSummary), ...errors(400, 401, 403, 404) },
       detail: { summary: 'Переименовать команду или задать хранение данных (residency: any | ru) — владелец, администратор', security },
+    })
+    .patch('/:id/policy', async ({ user, params, body, ip }) => ok(await teams.setPolicy(user, params.id, body, ip)), {
+      auth: true,
+      params: TeamParams,
+      body: TeamPolicyBody,
+      response: { 200: envelope(TeamPolicy), ...errors(400, 401, 403, 404) },
+      detail: {
+        summary: 'Политика ключей команды — владелец, администратор: модели для всей команды и политика новых ключей (ключ может её только сузить)',
+        description:
+          'allowedModels: шаблоны (openai/*) или null; keyDefaults: { rpmLimit, tpmLimit, allowedModels, allowedIps, expiresInDays } или null. Записывается в журнал действий.',
+        security,
+      },
     })
     .delete('/:id', async ({ user, params, ip }) => ok(await teams.remove(user, params.id, ip)), {
       auth: true,

@@ -39,6 +39,31 @@ export const TeamMember = t.Object(
   { title: 'TeamMember' },
 )
 
+const KeyDefaultsObject = t.Object({
+  rpmLimit: t.Union([t.Integer(), t.Null()]),
+  tpmLimit: t.Union([t.Integer(), t.Null()]),
+  allowedModels: t.Union([t.Array(t.String()), t.Null()]),
+  allowedIps: t.Union([t.Array(t.String()), t.Null()]),
+  expiresInDays: t.Union([t.Integer(), t.Null()], { description: 'Срок действия нового ключа, дней от создания; null — бессрочно' }),
+})
+
+export const TeamPolicy = t.Object(
+  {
+    allowedModels: t.Union([t.Array(t.String()), t.Null()], { description: 'Шаблоны моделей, доступных всей команде (openai/* или точный id); null — все модели' }),
+    keyDefaults: t.Union([KeyDefaultsObject, t.Null()], { description: 'Политика новых ключей команды; ключ может её только сузить' }),
+  },
+  { title: 'TeamPolicy' },
+)
+
+// Any JSON for the fields the service checks (keys/policy.ts), so a wrong value gets its Russian message.
+export const TeamPolicyBody = t.Object(
+  {
+    allowedModels: t.Optional(t.Any({ description: 'Список шаблонов моделей или null' })),
+    keyDefaults: t.Optional(t.Any({ description: '{ rpmLimit, tpmLimit, allowedModels, allowedIps, expiresInDays } или null' })),
+  },
+  { error: 'Некорректная политика команды' },
+)
+
 export const TeamDetails = t.Object(
   {
     id: t.String(),
@@ -51,6 +76,7 @@ export const TeamDetails = t.Object(
     alertThreshold: t.Union([t.Number(), t.Null()], { description: 'Порог уведомления о низком балансе, рубли' }),
     webhookConfigured: t.Boolean(),
     spent: t.Number({ description: 'Потрачено командой за всё время, рубли' }),
+    policy: TeamPolicy,
     members: t.Array(TeamMember),
   },
   { title: 'TeamDetails' },

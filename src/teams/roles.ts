@@ -82,7 +82,7 @@ export function memberDenial(actor: { userId: string; role: TeamRole }, target: 
 }
 
 /** A restriction one person puts on a key or a membership, which the person it restricts may not lift. */
-export type Restriction = 'key.disabled' | 'key.budget' | 'member.budget'
+export type Restriction = 'key.disabled' | 'key.budget' | 'key.policy' | 'member.budget'
 
 /**
  * Who put a restriction in place, as recorded with it, and the role they had then. A restriction from
@@ -112,6 +112,8 @@ export function restrictionLock(actor: { userId: string; role: TeamRole | null }
       return `Ключ отключил ${by} — включить его снова может ${who}.`
     case 'key.budget':
       return `Бюджет ключа задал ${by} — изменить или снять его может ${who}.`
+    case 'key.policy':
+      return `Ограничения ключа задал ${by} — ужесточить их можно, ослабить или снять может ${who}.`
     case 'member.budget':
       return `${self ? 'Ваш бюджет в команде' : 'Бюджет участника'} задал ${by} — изменить или снять его может ${who}.`
   }

@@ -15,6 +15,17 @@ export type TeamRole = (typeof TEAM_ROLES)[number]
 export const RESIDENCY_RULES = ['any', 'ru'] as const
 export type ResidencyRule = (typeof RESIDENCY_RULES)[number]
 
+/** The policy of a new team key, as an owner or admin set it (expiry as days from the key's creation). */
+export type KeyDefaults = {
+  rpmLimit: number | null
+  tpmLimit: number | null
+  allowedModels: string[] | null
+  allowedIps: string[] | null
+  expiresInDays: number | null
+  /** Who set them and their role then: a key made from them counts as restricted by that person. */
+  setBy?: { userId: string; role: TeamRole }
+}
+
 export const teams = table('teams', {
   id: text('id').primaryKey(),
   name: text('name').notNull(),
@@ -32,6 +43,10 @@ export const teams = table('teams', {
   webhookSecret: text('webhook_secret'),
   /** `ru`: every request in the team (its keys, its members' web sessions) goes only to upstreams in Russia. */
   residency: text('residency', { enum: RESIDENCY_RULES }).notNull().default('any'),
+  /** Model patterns every request in the team may call (keys/policy.ts); null = every model. */
+  allowedModels: text('allowed_models', { mode: 'json' }).$type<string[]>(),
+  /** The policy a new team key starts with (owner/admin set it; keys/policy.ts KeyDefaults); null = none. */
+  keyDefaults: text('key_defaults', { mode: 'json' }).$type<KeyDefaults>(),
   createdAt: timestamp('created_at').notNull(),
   /** Set when the owner deletes the team: the row stays for its ledger, nobody acts in it any more. */
   deletedAt: timestamp('deleted_at'),

@@ -6,6 +6,7 @@
 import type { Config } from '../config'
 import { tx, write } from '../db/tx'
 import type { Db } from '../db/types'
+import { modelsWithin, parsePolicy } from '../keys/policy'
 import { newId, randomToken } from '../lib/crypto'
 import { badRequest, conflict, forbidden, notFound } from '../lib/errors'
 import { microsToRub } from '../lib/money'
@@ -15,7 +16,7 @@ import type { Mailer } from '../mail/service'
 import { teamInvitationLetter } from '../mail/templates'
 import { budgetToApi, now as clockNow, parseBudget, setBudget } from '../money'
 import { can, denial, lockDenial, memberDenial, OWNER_ONLY, type Permission, permissionsOf, ROLE_LABELS, restrictionLock, type SetBy } from './roles'
-import { type ResidencyRule, TEAM_ROLES, type TeamRole, teamInvitations } from './schema'
+import { type KeyDefaults, type ResidencyRule, TEAM_ROLES, type TeamRole, teamInvitations } from './schema'
 import { type AuditEntry, teamsStore } from './store'
 import { checkWebhookUrl, webhookDeliveries as outbox } from './webhooks'
 
@@ -23,7 +24,30 @@ export { can, denial, type Permission, permissionsOf, ROLE_LABELS, type SetBy } 
 export type { TeamRole } from './schema'
 
 /** Who acts, in which account: `teamId` null is the personal account (then `role` is null too). */
-export type Acting = { userId: string; email: string; teamId: string | null; teamName: string | null; role: TeamRole | null; ip: string }
+export type Acting = {
+  userId: string
+  email: string
+  teamId: string | null
+  teamName: string | null
+  role: TeamRole | null
+  ip: string
+  /** Set when a management key (not the web session) makes the request (keys/service.ts). */
+  viaKey?: 'management'
+}
+
+const MAX_KEY_DAYS = 3650
+
+/** The defaults of new team keys from what an owner or admin sent (null: none). */
+function parseDefaults(input: unknown, at: number, setBy: { userId: string; role: TeamRole }): KeyDefaults | null {
+  if (input === null) return null
+  if (typeof input !== 'object' || Array.isArray(input)) throw badRequest('keyDefaults — объект { rpmLimit, tpmLimit, allowedModels, allowedIps, expiresInDays } или null')
+  const d = input as Record<string, unknown>
+  const days = d.expiresInDays ?? null
+  if (days !== null && (typeof days !== 'number' || !Number.isInteger(days) || days < 1 || days > MAX_KEY_DAYS))
+    throw badRequest(`Срок действия новых ключей — целое число дней от 1 до ${MAX_KEY_DAYS} или null (бессрочно)`)
+  const p = parsePolicy({ rpmLimit: d.rpmLimit ?? null, tpmLimit: d.tpmLimit ?? null, allowedModels: d.allowedModels ?? null, allowedIps: d.allowedIps ?? null }, at)
+  return { rpmLimit: p.rpmLimit!, tpmLimit: p.tpmLimit!, allowedModels: p.allowedModels!, allowedIps: p.allowedIps!, expiresInDays: days, setBy }
+}
 
 export const INVITATION_TTL_DAYS = 7
 export const MAX_TEAMS_PER_USER = 20
@@ -98,6 +122,13 @@ export function teamsService({ db, config, mailer }: TeamsDeps) {
     return inTeam(user, id, permission, ip)
   }
 
+  /** The team's policy as the API states it (who set the defaults stays inside). */
+  const policyToApi = (t: { allowedModels: string[] | null; keyDefaults: KeyDefaults | null }) => {
+    if (!t.keyDefaults) return { allowedModels: t.allowedModels, keyDefaults: null }
+    const { setBy: _, ...defaults } = t.keyDefaults
+    return { allowedModels: t.allowedModels, keyDefaults: defaults }
+  }
+
   const summary = (t: { id: string; name: string; balanceMicros: number; residency: ResidencyRule }, role: TeamRole, memberCount?: number) => ({
     id: t.id,
     name: t.name,
@@ -167,8 +198,27 @@ export function teamsService({ db, config, mailer }: TeamsDeps) {
         alertThreshold: team.lowBalanceAlertMicros === null ? null : microsToRub(team.lowBalanceAlertMicros),
         webhookConfigured: team.webhookUrl !== null,
         spent: microsToRub(await store.spentByTeam(teamId)),
+        policy: policyToApi(team),
         members: members.map((m) => memberToApi(m, at, a)),
       }
+    },
+
+    /**
+     * The team's key policy (issue 36), owner and admin: the models every request in the team may call
+     * and the policy a new team key starts with (a key may narrow it, never widen it). Audited.
+     */
+    async setPolicy(user: { id: string; email: string }, teamId: string, patch: { allowedModels?: unknown; keyDefaults?: unknown }, ip: string) {
+      const a = await inTeam(user, teamId, 'team.manage', ip)
+      const before = (await store.team(teamId))!
+      const at = clockNow()
+      const allowedModels = patch.allowedModels === undefined ? before.allowedModels : parsePolicy({ allowedModels: patch.allowedModels }, at).allowedModels!
+      const keyDefaults = patch.keyDefaults === undefined ? before.keyDefaults : parseDefaults(patch.keyDefaults, at, { userId: a.userId, role: a.role })
+      if (keyDefaults && !modelsWithin(keyDefaults.allowedModels ?? allowedModels, allowedModels))
+        throw badRequest('Модели по умолчанию для новых ключей должны входить в список моделей команды')
+      await store.update(teamId, { allowedModels, keyDefaults })
+      const after = { allowedModels, keyDefaults }
+      await audit({ teamId, actorId: a.userId, action: 'team.policy_changed', target: a.teamName, ip, details: { from: policyToApi(before), to: policyToApi(after) } })
+      return policyToApi(after)
     },
 
     /** The name, and where the team's requests may be processed (`residency`: binds its keys and its members' web sessions). */

@@ -7,7 +7,7 @@ import type { Db } from '../db/types'
 import { apiKeys } from '../keys/schema'
 import { newId } from '../lib/crypto'
 import { budgetSelection, usageDaily } from '../money'
-import { type ResidencyRule, type TeamRole, type TeamRow, teamAudit, teamInvitations, teamMembers, teams, webhookDeliveries } from './schema'
+import { type KeyDefaults, type ResidencyRule, type TeamRole, type TeamRow, teamAudit, teamInvitations, teamMembers, teams, webhookDeliveries } from './schema'
 
 const live = isNull(teams.deletedAt)
 
@@ -180,7 +180,7 @@ export const teamsStore = (db: Db) => ({
     return gone.length === 0 ? null : keys
   },
 
-  async update(teamId: string, set: { name?: string; residency?: ResidencyRule }) {
+  async update(teamId: string, set: { name?: string; residency?: ResidencyRule; allowedModels?: string[] | null; keyDefaults?: KeyDefaults | null }) {
     await write(db, (q) => q.update(teams).set(set).where(eq(teams.id, teamId)))
   },
 

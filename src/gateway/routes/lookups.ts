@@ -3,32 +3,39 @@
 import { Elysia, t } from 'elysia'
 import { dec } from '../../lib/decimal'
 import { OpenAIError } from '../../lib/errors'
+import { clientIp } from '../../lib/http'
 import { type CallerAuth, callerIfAny } from '../auth'
+import type { Caller } from '../callers'
 import { currentRate, modelNotFound } from '../errors'
 import { lookups } from '../lookup'
 import { errorsOf, ModelObject } from '../model'
+import { mayCall } from '../policy'
 import type { GatewayDeps } from '../types'
 
 export function lookupRoutes(deps: GatewayDeps, auth: CallerAuth) {
   const markup = dec(String(deps.config.markup))
   const lookup = lookups(deps.db, deps.keys)
-  const modelsList = (onlyRu: boolean) => {
+  /** The catalogue as a caller sees it: a key bound to Russia only such models, a key or team with a model list only those. */
+  const modelsList = (caller: Caller | null) => {
     const rate = currentRate(deps.rates)
-    const list = deps.catalog.list().map((m) => deps.catalog.toApi(m, rate, markup))
-    return onlyRu ? list.filter((m) => m.data_residency.includes('ru')) : list
+    const models = caller ? deps.catalog.list().filter((m) => mayCall(caller, m.id)) : deps.catalog.list()
+    const list = models.map((m) => deps.catalog.toApi(m, rate, markup))
+    return caller?.residency === 'ru' ? list.filter((m) => m.data_residency.includes('ru')) : list
   }
 
   return new Elysia({ name: 'gateway-lookups' })
     .use(auth)
     .get(
       '/models',
-      async ({ request, accessJwt }) => {
-        const caller = await callerIfAny(deps.db, request.headers, accessJwt)
-        return { object: 'list' as const, data: modelsList(caller?.residency === 'ru') }
+      async ({ request, accessJwt, server, set }) => {
+        const caller = await callerIfAny(deps.db, request.headers, accessJwt, clientIp(request, server, deps.config.trustProxy), set)
+        return { object: 'list' as const, data: modelsList(caller) }
       },
       {
-        response: { 200: t.Object({ object: t.Literal('list'), data: t.Array(ModelObject) }), ...errorsOf(503) },
-        detail: { summary: 'Каталог моделей с ценами в рублях (публичный); с ключом, которому разрешено только хранение данных в РФ, — только такие модели' },
+        response: { 200: t.Object({ object: t.Literal('list'), data: t.Array(ModelObject) }), ...errorsOf(401, 403, 429, 503) },
+        detail: {
+          summary: 'Каталог моделей с ценами в рублях (публичный); с ключом — только модели, которые он может вызвать (его список моделей, список команды, хранение данных в РФ)',
+        },
       },
     )
     .get(

@@ -3,6 +3,7 @@
 // WebSocket mode (ws.ts).
 import { Elysia, getSchemaValidator, t, ValidationError } from 'elysia'
 import { OpenAIError } from '../../lib/errors'
+import { clientIp } from '../../lib/http'
 import { type CallerAuth, credentialsAgain, dropNulls } from '../auth'
 import { errorsOf, ResponseDeleted, ResponseItemList, ResponsesRequest } from '../model'
 import type { ProtocolsService } from '../protocols'
@@ -46,7 +47,8 @@ export function responsesRoutes(deps: GatewayDeps, protocols: ProtocolsService, 
       '/responses',
       ({ caller, request, server, accessJwt }) => {
         // The credentials were checked by the macro (a 401 before any upgrade); each turn checks them again.
-        if (socket.upgrade(request, server, { caller, again: credentialsAgain(deps.db, request, accessJwt) })) return
+        const again = credentialsAgain(deps.db, request, accessJwt, clientIp(request, server, deps.config.trustProxy))
+        if (socket.upgrade(request, server, { caller, again })) return
         throw new OpenAIError(
           426,
           'GET /v1/responses открывает WebSocket: подключитесь по ws:// или wss:// (заголовки Upgrade: websocket). Ответ создаёт POST /v1/responses.',

@@ -375,3 +375,41 @@ export function releaseWhere(db: Db, where: ReturnType<typeof and>): Promise<num
     return gone.length
   })
 }
+
+/** A request refused before anything was held (a key's policy, issue 36), as the activity log keeps it. */
+export type Refusal = {
+  userId: string
+  teamId: string | null
+  apiKeyId: string | null
+  keyName: string | null
+  requestId: string | null
+  endpoint: UsageFacts['endpoint']
+  model: string
+  stream: boolean
+  error: string
+}
+
+/** The refused request's usage row, at no cost (no hold, no ledger row: no money moved); the daily rollup counts it as a request. */
+export async function recordRefusal(db: Db, r: Refusal): Promise<void> {
+  const account: OpenHold = { userId: r.userId, teamId: r.teamId, apiKeyId: r.apiKeyId, amountMicros: 0, keyHeldMicros: 0, memberHeldMicros: 0 }
+  const facts: UsageFacts = {
+    endpoint: r.endpoint,
+    model: r.model,
+    requestedModel: r.model,
+    keyName: r.keyName,
+    requestId: r.requestId,
+    promptTokens: 0,
+    completionTokens: 0,
+    totalTokens: 0,
+    upstreamCostUsd: null,
+    upstreamId: null,
+    responseId: null,
+    upstream: '',
+    status: 'error',
+    error: r.error.slice(0, 500),
+    durationMs: 0,
+    stream: r.stream,
+  }
+  // A refused key is not "used": its lastUsedAt stays.
+  await tx(db, (q) => logUsage(q, account, facts, 0, new Date(clockNow()), true))
+}
