@@ -12,7 +12,8 @@ export const KeyKind = t.UnionEnum(['inference', 'management'], {
   description: 'inference — запросы к /v1; management — управление ключами, баланс и активность, без доступа к /v1',
 })
 
-const nullable = <T extends TSchema>(schema: T) => t.Union([schema, t.Null()])
+/** A value or null; the union carries the message (TypeBox reports the union, not its member). */
+const nullable = <T extends TSchema>(schema: T) => t.Union([schema, t.Null()], { error: schema.error, description: schema.description })
 const LIMIT_ERROR = 'Лимит — целое число больше нуля или null (без лимита)'
 
 /** The policy fields of POST and PATCH (keys/policy.ts checks them and answers 400 in Russian). */

@@ -58,7 +58,8 @@ export type KeyRates = {
   spend(keyId: string, tpmLimit: number, tokens: number, atMs?: number): Promise<void>
 }
 
-function inMemory(): KeyRates {
+/** The rate state in this process (SQLite: the only one). */
+export function inMemory(): KeyRates {
   const tats = new Map<string, Tats>()
   return {
     async take(keyId, l, atMs = Date.now()) {
