@@ -15,6 +15,9 @@
 //   bun bench/gateway.ts --budgets        # the gateway side through a team key with a key budget and a
 //                                         # member budget in force (issue 23): every request reserves and
 //                                         # settles on three levels; compare with a run without it
+//   bun bench/gateway.ts --key-policy     # the customer's key fully limited (issue 36): rpm and tpm limits,
+//                                         # a model list and an address list, an expiry — never refusing;
+//                                         # compare its c1 added p50 with a run without it
 //   bun bench/gateway.ts --store pg --profile  # and, per PostgreSQL scenario, where the time goes
 //                                         # (bench/pg-profile.ts: statements and transactions per request,
 //                                         # pool states and lock waits sampled, WAL, PostgreSQL's CPU)
@@ -62,6 +65,7 @@ function parseArgs(argv: string[]) {
   let protocols: Protocol[] | undefined
   let store: 'sqlite' | 'pg' = 'sqlite'
   let budgets = false
+  let keyPolicy = false
   let profile = false
   let gatewayProfile: string | null = null
   let durable = false
@@ -71,7 +75,7 @@ function parseArgs(argv: string[]) {
   let levels: number[] | undefined
   const env: Record<string, string> = {}
   const usage =
-    'usage: bun bench/gateway.ts [--quick] [--requests N] [--warmup N] [--protocols chat,responses,messages] [--store sqlite|pg] [--setups sqlite,pg1,pg2,pg1v2] [--concurrency 1,64] [--budgets] [--profile] [--gateway-profile[=DIR]] [--durable] [--customers 1,64] [--run-length N] [--env NAME=value]'
+    'usage: bun bench/gateway.ts [--quick] [--requests N] [--warmup N] [--protocols chat,responses,messages] [--store sqlite|pg] [--setups sqlite,pg1,pg2,pg1v2] [--concurrency 1,64] [--budgets] [--key-policy] [--profile] [--gateway-profile[=DIR]] [--durable] [--customers 1,64] [--run-length N] [--env NAME=value]'
   const intArg = (name: string, raw: string | undefined, min: number, max: number) => {
     const n = Number(raw)
     if (!Number.isInteger(n) || n < min || n > max) {
@@ -94,6 +98,7 @@ function parseArgs(argv: string[]) {
     const value = () => (a.includes('=') ? a.slice(a.indexOf('=') + 1) : argv[++i])
     if (a === '--quick') quick = true
     else if (a === '--budgets') budgets = true
+    else if (a === '--key-policy') keyPolicy = true
     else if (a === '--profile') profile = true
     else if (a === '--durable') durable = true
     else if (a === '--gateway-profile') gatewayProfile = mkdtempSync(join(tmpdir(), 'gateway-profile-'))
@@ -149,6 +154,7 @@ function parseArgs(argv: string[]) {
     quick,
     store,
     budgets,
+    keyPolicy,
     profile,
     // --gateway-profile: where Bun's CPU profiler writes each gateway process's profile (null: off).
     gatewayProfile,
@@ -635,6 +641,7 @@ async function measure(setup: Setup): Promise<ScenarioResult[]> {
     for (let i = 0; i < Math.max(...SETTINGS.customers); i++) {
       const who = await gw.customer()
       const team = SETTINGS.budgets ? await teamWithBudgets(gw.url, who) : null
+      if (SETTINGS.keyPolicy) await limitKey(gw.url, who, team)
       accounts.push({ userId: who.user.id, email: who.email, key: team?.key ?? who.key, teamId: team?.teamId ?? null })
     }
     GATEWAY_PIDS = gatewayPids()
@@ -648,7 +655,7 @@ async function measure(setup: Setup): Promise<ScenarioResult[]> {
     const hot = accounts[0]!
     console.log(
       `fake upstream ${gw.upstream.url}, gateway ${gatewayUrls.join(' + ')} (${GATEWAY_PIDS.length} process(es)), ${bareProxy ? `bare proxy ${bareProxy.url}, ` : ''}` +
-        `${accounts.length > 1 ? `${accounts.length} customers, the hot one ` : 'customer '}${hot.email}${hot.teamId ? `, team ${hot.teamId} (key and member budgets in force)` : ''}\n`,
+        `${accounts.length > 1 ? `${accounts.length} customers, the hot one ` : 'customer '}${hot.email}${hot.teamId ? `, team ${hot.teamId} (key and member budgets in force)` : ''}${SETTINGS.keyPolicy ? `, key fully limited (${JSON.stringify(BENCH_POLICY)})` : ''}\n`,
     )
     /** The baseline and the gateway side of a protocol's scenarios, and the bare proxy where the setup has one. */
     const targets = (protocol: Protocol, customers = 1): { direct: Target; gateway: Target; proxy?: Target } => {
@@ -784,7 +791,24 @@ async function teamWithBudgets(base: string, who: { accessToken: string; user: {
   await api('PATCH', `/api/teams/${team.id}/members/${who.user.id}`, { budget: BENCH_BUDGET })
   const key = await api('POST', '/api/auth/api-keys', { name: 'бенчмарк' }, team.id)
   await api('PATCH', `/api/auth/api-keys/${key.id}`, { budget: BENCH_BUDGET }, team.id)
-  return { teamId: team.id as string, key: key.key as string }
+  return { teamId: team.id as string, key: key.key as string, keyId: key.id as string }
+}
+
+/** --key-policy: every limit a key can have, none of which a bench run reaches (issue 36). */
+const BENCH_POLICY = {
+  rpmLimit: 1_000_000,
+  tpmLimit: 1_000_000_000,
+  allowedModels: ['openai/*', 'anthropic/*', 'google/*', 'meta-llama/*'],
+  allowedIps: ['127.0.0.0/8', '::1', '10.0.0.0/8'],
+  expiresAt: '2099-12-31T23:59:59+03:00',
+}
+
+/** Puts BENCH_POLICY on the customer's key (the team's, with --budgets). */
+async function limitKey(base: string, who: { accessToken: string; keyId: string }, team: { teamId: string; keyId: string } | null) {
+  const headers: Record<string, string> = { authorization: `Bearer ${who.accessToken}`, 'content-type': 'application/json' }
+  if (team) headers['x-team-id'] = team.teamId
+  const res = await fetch(`${base}/api/auth/api-keys/${team?.keyId ?? who.keyId}`, { method: 'PATCH', headers, body: JSON.stringify(BENCH_POLICY) })
+  if (!res.ok) throw new Error(`key policy: ${res.status} ${await res.text()}`)
 }
 
 /** A team's books in the shape gw.books gives a personal account's. */
