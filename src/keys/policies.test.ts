@@ -188,7 +188,7 @@ describe('refusals on /v1, each in its shape', () => {
     expect(Number(second.headers.get('retry-after'))).toBeGreaterThanOrEqual(1)
   })
 
-  test('the WebSocket honours the policy on every turn: the second turn of an rpmLimit 1 key is refused', async () => {
+  test('the WebSocket honours the policy on every turn: past the handshake, a turn of an rpmLimit 1 key is refused', async () => {
     const { key } = await keyWith({ rpmLimit: 1 })
     const ws = new WebSocket(`${gw.url.replace(/^http/, 'ws')}/v1/responses`, { headers: { authorization: `Bearer ${key}` } } as unknown as string[])
     const frames: any[] = []
