@@ -1,6 +1,6 @@
 // The CLI as a real process (`bun cli/index.ts …`) against the real server and the fake upstream.
 // Each test signs in with its own config dir (XDG_CONFIG_HOME), as a separate user would.
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -17,6 +17,8 @@ import { type ConfigData, createConfigStore } from './lib/config'
 import { price } from './lib/format'
 import { ChatView } from './views/chat'
 
+// A test runs gw many times (the activity one, a dozen): past bun's 5 s on a busy machine.
+setDefaultTimeout(20_000)
 const ENTRY = new URL('./index.ts', import.meta.url).pathname
 let gw: Awaited<ReturnType<typeof startGateway>>
 

@@ -3,12 +3,13 @@ import { describe, expect, test } from 'bun:test'
 import { describeTransaction } from '../src/content/ledger'
 import { activityTable, moscowDayStart } from './commands/activity'
 import { periodStart } from './commands/billing'
-import { findKey, keysTable, shortIdLength } from './commands/keys'
+import { findKey, keysTable, shortIdLength, wrap } from './commands/keys'
 import { priceCell } from './commands/models'
 import type { ActivityItem, ApiKey } from './lib/api'
 import { findModel } from './lib/chat-client'
 import { resolveServer } from './lib/config'
 import { costSummary, cut, exactRubles, price, rubles, signedPrice, table } from './lib/format'
+import { commaList, expiry, expiryOrNone, expiryText, policyBody, policySummary, rpm, rpmOrNone, tpm, tpmOrNone } from './lib/key-policy'
 
 describe('format', () => {
   test('prices: under 0.01 → 6 decimals, under 1 → 4, otherwise 2 (spec section 9)', () => {
@@ -75,8 +76,16 @@ const key = (id: string, name: string, extra: Partial<ApiKey> = {}): ApiKey => (
   id,
   name,
   keyPrefix: 'sk-gw-1a2b3c4d',
+  kind: 'inference',
   isActive: true,
-  locked: { isActive: null, budget: null },
+  rpmLimit: null,
+  tpmLimit: null,
+  allowedModels: null,
+  allowedIps: null,
+  expiresAt: null,
+  expired: false,
+  appOrigin: null,
+  locked: { isActive: null, budget: null, policy: null },
   teamId: null,
   owner: null,
   budget: { limitRub: null, period: 'month', spent: 0, remaining: null, resetsAt: null } as unknown as ApiKey['budget'],
@@ -120,6 +129,118 @@ describe('keys by name or ID prefix', () => {
     expect(text).toContain('1,23 ₽')
     expect(text).toContain('очень длинное')
     expect(text).toContain('019a6f2e-9f00  бюджет 12,50 ₽ из 500,00 ₽ в месяц · владелец anna@example.ru')
+  })
+})
+
+describe('key policies (issue 36)', () => {
+  const NOW = Date.parse('2026-06-01T12:00:00+03:00')
+
+  test('--expires: a day is the end of that Moscow day; an ISO time as given (Moscow without a zone); the past and non-dates refused', () => {
+    expect(expiry('2027-01-31', NOW)).toBe('2027-01-31T20:59:59.000Z')
+    expect(expiry('2027-01-31T18:00:00+03:00', NOW)).toBe('2027-01-31T15:00:00.000Z')
+    expect(expiry('2027-01-31T18:00Z', NOW)).toBe('2027-01-31T18:00:00.000Z')
+    expect(expiry('2027-01-31T18:00:00', NOW)).toBe('2027-01-31T15:00:00.000Z')
+    expect(expiry('2028-02-29', NOW)).toBe('2028-02-29T20:59:59.000Z')
+    for (const bad of ['31.01.2027', '2027-02-30', '2027-13-01', '2027-01-31T25:00', 'завтра', '', '2027-1-31']) expect(() => expiry(bad, NOW)).toThrow('ГГГГ-ММ-ДД')
+    expect(() => expiry('2026-05-31', NOW)).toThrow('срок действия уже прошёл (31.05.2026, 23:59 МСК)')
+    expect(expiryOrNone('none')).toBe('none')
+    expect(expiryOrNone('NONE')).toBe('none')
+  })
+
+  test('limits are whole numbers from 1 to the server ceiling; none only where a limit can be cleared', () => {
+    expect(rpm('60')).toBe(60)
+    expect(tpm('100 000')).toBe(100_000)
+    expect(tpm('100_000')).toBe(100_000)
+    expect(rpm('1000000')).toBe(1_000_000)
+    for (const bad of ['0', '-5', '1.5', '1e3', 'abc', '', 'none', '1000001']) expect(() => rpm(bad)).toThrow('нужно целое число от 1 до 1 000 000')
+    expect(() => tpm('1000000001')).toThrow('от 1 до 1 000 000 000')
+    expect(rpmOrNone('none')).toBe('none')
+    expect(tpmOrNone('120')).toBe(120)
+    expect(() => rpmOrNone('ноль')).toThrow('или none — снять ограничение')
+  })
+
+  test('what is sent: only the options given, none as null', () => {
+    expect(policyBody({})).toEqual({})
+    expect(policyBody({ rpm: 'none', tpm: 5, models: 'none', ips: ['10.0.0.0/8'], expires: 'none' })).toEqual({
+      rpmLimit: null,
+      tpmLimit: 5,
+      allowedModels: null,
+      allowedIps: ['10.0.0.0/8'],
+      expiresAt: null,
+    })
+  })
+
+  test('--models and --ips: comma lists that add up when repeated; none alone clears', () => {
+    const models = commaList('--models')
+    expect(models(' openai/* , anthropic/claude-3.5-sonnet,', undefined)).toEqual(['openai/*', 'anthropic/claude-3.5-sonnet'])
+    expect(models('google/*', ['openai/*'])).toEqual(['openai/*', 'google/*'])
+    expect(models('openai/*', ['openai/*'])).toEqual(['openai/*'])
+    expect(() => models(' , ', undefined)).toThrow('пустой список (--models)')
+    const ips = commaList('--ips', true)
+    expect(ips('none', undefined)).toBe('none')
+    expect(() => ips('10.0.0.0/8', 'none')).toThrow('none нельзя сочетать')
+    expect(() => ips('none', ['10.0.0.0/8'])).toThrow('none нельзя сочетать')
+    // Without none allowed (create), «none» is just a name the server will judge.
+    expect(models('none', undefined)).toEqual(['none'])
+  })
+
+  test('the policy in one line, dates in ru-RU by Moscow', () => {
+    const limited = key('k', 'бот', {
+      rpmLimit: 60,
+      tpmLimit: 100_000,
+      allowedModels: ['openai/*'],
+      allowedIps: ['10.0.0.0/8'],
+      expiresAt: '2027-01-31T20:59:59.000Z',
+      expired: false,
+    })
+    expect(policySummary(limited)).toBe('60 запр/мин · 100 000 ток/мин · модели: openai/* · IP: 10.0.0.0/8 · до 31.01.2027')
+    expect(policySummary(key('k', 'всё можно'))).toBe('без ограничений')
+    expect(policySummary(key('k', 'никуда', { allowedModels: [] }))).toBe('модели: никакие')
+    expect(expiryText('2027-01-31T15:00:00.000Z')).toBe('31.01.2027, 18:00 МСК')
+    // Expired is the server's word (its clock), not the terminal's.
+    expect(policySummary(key('k', 'подрядчик', { expiresAt: '2026-05-01T20:59:59.000Z', expired: true }))).toBe('истёк 01.05.2026')
+  })
+
+  test('keys list: the kind, the policy, «истёк» and the app under the table, within 80 columns', () => {
+    const list = [
+      key('019a6f2e-1c3d-7aaa-8bbb-000000000001', 'бот поддержки', {
+        rpmLimit: 60,
+        tpmLimit: 100_000,
+        allowedModels: ['openai/*', 'anthropic/claude-3.5-sonnet', 'google/gemini-2.5-flash', 'meta-llama/llama-3.3-70b-instruct'],
+        allowedIps: ['10.0.0.0/8', '192.168.1.5', '2001:db8::/32'],
+        expiresAt: '2027-01-31T20:59:59.000Z',
+        expired: false,
+        budget: { limitRub: 500, period: 'month', spent: 12.5 } as unknown as ApiKey['budget'],
+        owner: { id: 'u', email: 'anna@example.ru' },
+      }),
+      key('019a6f2e-1c3e-7ccc-8ddd-000000000002', 'админка', { kind: 'management' }),
+      key('019a6f2e-9f00-7eee-8fff-000000000003', 'подрядчик', { expiresAt: '2026-05-01T20:59:59.000Z', expired: true }),
+      key('019a6f2e-9f01-7eee-8fff-000000000004', 'chat.example.ru', { appOrigin: 'https://chat.example.ru' }),
+      key('019a6f2e-9f02-7eee-8fff-000000000005', 'выключен', { isActive: false, expired: true, expiresAt: '2026-05-01T20:59:59.000Z' }),
+    ]
+    const text = keysTable(list)
+    for (const line of text.split('\n')) expect([...line].length).toBeLessThanOrEqual(80)
+    const lines = text.split('\n')
+    const row = (name: string) => lines.find((l) => l.includes(name))!
+    expect(row('подрядчик')).toContain(' истёк ')
+    expect(row('выключен')).toContain(' отключён ')
+    expect(row('бот поддержки')).toContain(' активен ')
+    // The notes, joined back where they were wrapped.
+    const notes = text.slice(text.indexOf('\n\n') + 2).replace(/\n\s+/g, ' ')
+    expect(notes).toContain(
+      '019a6f2e-1c3d  60 запр/мин · 100 000 ток/мин · модели: openai/*, anthropic/claude-3.5-sonnet, google/gemini-2.5-flash, meta-llama/llama-3.3-70b-instruct · IP: 10.0.0.0/8, 192.168.1.5, 2001:db8::/32 · до 31.01.2027 · бюджет 12,50 ₽ из 500,00 ₽ в месяц · владелец anna@example.ru',
+    )
+    expect(notes).toContain('019a6f2e-1c3e  управляющий')
+    expect(notes).toContain('019a6f2e-9f00  истёк 01.05.2026')
+    expect(notes).toContain('019a6f2e-9f01  приложение https://chat.example.ru')
+  })
+
+  test('wrapped notes stay under their ID', () => {
+    expect(wrap('abcd  ', 'один два')).toEqual(['abcd  один два'])
+    const long = wrap('abcd  ', Array.from({ length: 30 }, (_, i) => `слово${i}`).join(' '))
+    expect(long.length).toBeGreaterThan(1)
+    for (const line of long) expect([...line].length).toBeLessThanOrEqual(80)
+    for (const line of long.slice(1)) expect(line).toStartWith('      слово')
   })
 })
 

@@ -19,6 +19,13 @@ const TITLES: Record<string, string> = {
   'Commands:': 'Команды:',
 }
 
+/** '--temperature' of '-t, --temperature <N>': the option a usage error names. */
+const longFlag = (flags: string) =>
+  flags
+    .split(/[\s,|]+/)
+    .filter((f) => f.startsWith('-'))
+    .pop() ?? flags
+
 // commander's own messages, turned into ours (the value parsers already speak Russian).
 const USAGE_ERRORS: [RegExp, (...m: string[]) => string][] = [
   [/missing required argument '(.+?)'/, (a) => `не указан аргумент «${a}»`],
@@ -26,7 +33,7 @@ const USAGE_ERRORS: [RegExp, (...m: string[]) => string][] = [
   [/unknown command '(.+?)'(?:\s*\(Did you mean (.+?)\?\))?/s, (c, s) => `неизвестная команда ${c}${s ? ` (может быть, ${s}?)` : ''}`],
   [/too many arguments/, () => 'лишние аргументы'],
   [/option '(.+?)' argument missing/, (o) => `у параметра ${o} не указано значение`],
-  [/argument '(.+?)' is invalid\. (.*)/s, (v, why) => `«${v}»: ${why}`],
+  [/(?:option '([^']+)' )?argument '(.+?)' is invalid\. (.*)/s, (flags, v, why) => `${flags ? `${longFlag(flags)} ` : ''}«${v}»: ${why}`],
 ]
 
 const base = new Help()

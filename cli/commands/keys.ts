@@ -1,11 +1,29 @@
-// keys list|create|rename|enable|disable|delete — API keys for the /v1 endpoint. A key is named
-// by its name or the beginning of its ID (as `keys list` shows it); delete asks first.
+// keys list|create|update|rename|enable|disable|delete — API keys for the /v1 endpoint and
+// management keys (issue 36). A key is named by its name or the beginning of its ID (as `keys list`
+// shows it); delete asks first. Policies (rate limits, model and IP allow-lists, expiry) are set
+// with create's options and changed with update, where `none` clears one.
 import type { Command } from 'commander'
 import type { Api, ApiKey } from '../lib/api'
 import { confirm } from '../lib/confirm'
-import { context, print, printJson } from '../lib/context'
+import { context, oneOf, print, printJson } from '../lib/context'
 import { CliError, EXIT } from '../lib/errors'
 import { cut, rubles, table, when } from '../lib/format'
+import {
+  commaList,
+  expiry,
+  expiryOrNone,
+  KEY_KINDS,
+  type KeyKind,
+  KIND_LABELS,
+  type PolicyOptions,
+  policyBody,
+  policyParts,
+  policySummary,
+  rpm,
+  rpmOrNone,
+  tpm,
+  tpmOrNone,
+} from '../lib/key-policy'
 
 const path = (id: string) => `/api/auth/api-keys/${encodeURIComponent(id)}`
 const PERIODS: Record<ApiKey['budget']['period'], string> = { day: 'в день', week: 'в неделю', month: 'в месяц', total: 'всего' }
@@ -48,7 +66,8 @@ export async function resolveKey(api: Api, ref: string): Promise<ApiKey> {
 /** The list as a table of at most 80 columns: short IDs, names cut to what is left. */
 export function keysTable(list: ApiKey[]): string {
   const n = shortIdLength(list.map((k) => k.id))
-  const rows = list.map((k) => [k.id.slice(0, n), k.name, `${k.keyPrefix}…`, k.isActive ? 'активен' : 'отключён', rubles(k.monthSpent), when(k.lastUsedAt).slice(0, 10)])
+  const status = (k: ApiKey) => (!k.isActive ? 'отключён' : k.expired ? 'истёк' : 'активен')
+  const rows = list.map((k) => [k.id.slice(0, n), k.name, `${k.keyPrefix}…`, status(k), rubles(k.monthSpent), when(k.lastUsedAt).slice(0, 10)])
   const headers = ['ID', 'Название', 'Ключ', 'Статус', 'За месяц', 'Использован']
   const width = (i: number) => Math.max([...headers[i]!].length, ...rows.map((r) => [...r[i]!].length))
   const others = [0, 2, 3, 4, 5].reduce((sum, i) => sum + width(i), 0) + 2 * (headers.length - 1)
@@ -60,20 +79,59 @@ export function keysTable(list: ApiKey[]): string {
       [4],
     ),
   ]
-  // What does not fit a row: budgets and, in a team, whose key it is.
+  // What does not fit a row: the kind, the policy, the app, budgets and, in a team, whose key it is.
   const notes = list.flatMap((k) => {
     const parts = [
+      k.kind === 'management' ? KIND_LABELS.management : null,
+      ...policyParts(k),
+      k.appOrigin ? `приложение ${k.appOrigin}` : null,
       k.budget.limitRub === null ? null : `бюджет ${rubles(k.budget.spent)} из ${rubles(k.budget.limitRub)} ${PERIODS[k.budget.period]}`,
       k.owner ? `владелец ${k.owner.email}` : null,
-    ].filter(Boolean)
-    return parts.length ? [`${k.id.slice(0, n)}  ${parts.join(' · ')}`] : []
+    ].filter((p): p is string => Boolean(p))
+    return parts.length ? wrap(`${k.id.slice(0, n)}  `, parts.join(' · ')) : []
   })
   if (notes.length) lines.push('', ...notes)
   return lines.join('\n')
 }
 
+/** `text` after `lead`, broken at spaces into lines of at most 80 columns indented under its start. */
+export function wrap(lead: string, text: string): string[] {
+  const indent = ' '.repeat([...lead].length)
+  const lines: string[] = []
+  let line = lead
+  let empty = true
+  for (const word of text.split(' ')) {
+    if (!empty && [...line].length + 1 + [...word].length > COLUMNS) {
+      lines.push(line)
+      line = indent
+      empty = true
+    }
+    line += empty ? word : ` ${word}`
+    empty = false
+  }
+  lines.push(line)
+  return lines
+}
+
+type PolicyFlags = PolicyOptions & { json?: boolean }
+
+/** The policy options of create (values only) and update (values or none). */
+function policyOptions(cmd: Command, clearable: boolean): Command {
+  const none = clearable ? '; none — снять' : ''
+  return cmd
+    .option('--rpm <N>', `не больше N запросов в минуту${none}`, clearable ? rpmOrNone : rpm)
+    .option('--tpm <N>', `не больше N токенов в минуту${none}`, clearable ? tpmOrNone : tpm)
+    .option(
+      '--models <список>',
+      `только эти модели: шаблоны через запятую, например 'openai/*,anthropic/claude-3.5-sonnet' (можно повторять)${none}`,
+      commaList('--models', clearable),
+    )
+    .option('--ips <список>', `только с этих IP-адресов и сетей через запятую, например 10.0.0.0/8,192.168.1.5 (можно повторять)${none}`, commaList('--ips', clearable))
+    .option('--expires <дата>', `действует до конца этого дня по Москве (ГГГГ-ММ-ДД) или до времени ISO 8601${none}`, clearable ? expiryOrNone : (value: string) => expiry(value))
+}
+
 export function keysCommands(program: Command) {
-  const keys = program.command('keys').description('API-ключи для доступа к /v1')
+  const keys = program.command('keys').description('API-ключи: для запросов к /v1 и управляющие')
 
   keys
     .command('list', { isDefault: true })
@@ -86,19 +144,49 @@ export function keysCommands(program: Command) {
       print(keysTable(list))
     })
 
-  keys
-    .command('create')
-    .description('создать ключ; полный ключ показывается один раз')
-    .argument('<название>', 'название, например «сервер» или «ноутбук»')
+  policyOptions(
+    keys
+      .command('create')
+      .description('создать ключ; полный ключ показывается один раз')
+      .argument('<название>', 'название, например «сервер» или «ноутбук»')
+      .option(
+        '--kind <вид>',
+        'inference — для запросов к /v1 (по умолчанию); management — управляющий: ключи, баланс и журнал через API, но не /v1',
+        oneOf(KEY_KINDS, 'вид ключа — один из'),
+      ),
+    false,
+  )
     .option('--json', 'вывести JSON (с полным ключом)')
-    .action(async (name: string, opts: { json?: boolean }, cmd: Command) => {
-      const key = await context(cmd).api.post<ApiKey & { key: string }>('/api/auth/api-keys', { name })
+    .action(async (name: string, opts: PolicyFlags & { kind?: KeyKind }, cmd: Command) => {
+      const body = { name, ...(opts.kind ? { kind: opts.kind } : {}), ...policyBody(opts) }
+      const key = await context(cmd).api.post<ApiKey & { key: string }>('/api/auth/api-keys', body)
       if (opts.json) return printJson(key)
-      print(`Ключ «${key.name}» создан (ID ${key.id}):`)
+      print(`${key.kind === 'management' ? 'Управляющий ключ' : 'Ключ'} «${key.name}» создан (ID ${key.id}):`)
       print('')
       print(`  ${key.key}`)
       print('')
       print('Сохраните его сейчас: полностью ключ показывается только один раз.')
+      const policy = policyParts(key)
+      if (policy.length) print(`Ограничения: ${policy.join(' · ')}.`)
+      if (key.kind === 'management') print('Он управляет ключами и читает баланс и журнал через API; запросы к /v1 с ним не проходят.')
+    })
+
+  policyOptions(
+    keys
+      .command('update')
+      .description('изменить ограничения ключа: лимиты, модели, IP, срок действия (none — снять ограничение)')
+      .argument(...REF),
+    true,
+  )
+    .option('--json', 'вывести JSON')
+    .action(async (ref: string, opts: PolicyFlags, cmd: Command) => {
+      const body = policyBody(opts)
+      if (Object.keys(body).length === 0)
+        throw new CliError('Не указано, что изменить', 'параметры: --rpm, --tpm, --models, --ips, --expires (none — снять); справка: gw keys update --help', EXIT.usage)
+      const { api } = context(cmd)
+      const found = await resolveKey(api, ref)
+      const key = await api.patch<ApiKey>(path(found.id), body)
+      opts.json ? printJson(key) : print(`Ключ «${key.name}» обновлён: ${policySummary(key)}.`)
     })
 
   keys
