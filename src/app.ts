@@ -35,6 +35,8 @@ import { unauthorized } from './lib/errors'
 import { errorHandler } from './lib/http'
 import type { Mailer } from './mail/service'
 import { chargesApplied, setClockFile } from './money'
+import { oauthRoutes } from './oauth'
+import { oauthService } from './oauth/service'
 import { paymentsRoutes, refundAdminRoutes } from './payments'
 import { refundsService } from './payments/refunds'
 import { paymentsService } from './payments/service'
@@ -162,6 +164,7 @@ export function createApp(s: Services) {
       .use(authRoutes(s.config, s.auth, guard))
       .use(teamsRoutes(s.config, s.teams, guard))
       .use(keysRoutes(s.keys, guard))
+      .use(oauthRoutes(s.config, oauthService({ db: s.db, config: s.config, keys: s.keys }), guard))
       .use(billingRoutes(s.db, guard))
       .use(activityRoutes(activityService(s.db), guard))
       .use(paymentsRoutes(s.config, s.payments, s.refunds, guard))

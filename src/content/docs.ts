@@ -501,6 +501,29 @@ print(transcript.text)`
 })
 console.log(response.headers.get('x-request-id')) // req_… — назовите его поддержке`
 
+  // «Войти через AI Gateway»: what an app without a server of its own runs in the browser.
+  const jsOauthStart = `// code_verifier — секрет приложения, code_challenge — его SHA-256 в base64url
+const base64url = (bytes) => btoa(String.fromCharCode(...new Uint8Array(bytes)))
+  .replace(/\\+/g, '-').replace(/\\//g, '_').replace(/=+$/, '')
+const verifier = base64url(crypto.getRandomValues(new Uint8Array(32)))
+const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(verifier))
+sessionStorage.setItem('ai_gateway_verifier', verifier)
+
+location.href = '${origin}/auth/authorize?' + new URLSearchParams({
+  callback_url: \`\${location.origin}/callback\`,
+  code_challenge: base64url(digest),
+  code_challenge_method: 'S256',
+})`
+
+  const jsOauthExchange = `// Страница /callback: браузер вернулся с ?code=… (или ?error=access_denied)
+const code = new URLSearchParams(location.search).get('code')
+const response = await fetch('${origin}/api/v1/auth/keys', {
+  method: 'POST',
+  headers: { 'Content-Type': 'application/json' },
+  body: JSON.stringify({ code, code_verifier: sessionStorage.getItem('ai_gateway_verifier') }),
+})
+const { key, user_id } = await response.json() // key: sk-gw-… — ключ пользователя для ${api}`
+
   return {
     title: 'Документация',
     lead: 'Как подключиться к API, оплачивать запросы и работать с текстовыми и графическими моделями.',
@@ -909,6 +932,49 @@ console.log(response.headers.get('x-request-id')) // req_… — назовит�
             ],
           },
           { type: 'code', lang: 'javascript', title: 'fetch в браузере', code: jsRequestId },
+        ],
+      },
+      {
+        id: 'oauth-pkce',
+        title: 'Войти через AI Gateway (OAuth PKCE)',
+        blocks: [
+          {
+            type: 'p',
+            text: 'Кнопка «Войти через AI Gateway» в вашем приложении: пользователь входит в свой аккаунт, разрешает доступ — и приложение получает его API-ключ. Запросы оплачиваются с баланса пользователя, а не с вашего; свой сервер и хранение паролей не нужны. Протокол — OAuth 2.0 с PKCE в том же виде, что у OpenRouter: достаточно поменять адрес.',
+          },
+          {
+            type: 'ol',
+            items: [
+              'Приложение создаёт случайный секрет `code_verifier` (43–128 символов) и `code_challenge` — SHA-256 от него в base64url.',
+              `Отправляет пользователя на \`${origin}/auth/authorize?callback_url=…&code_challenge=…&code_challenge_method=S256\`.`,
+              'Пользователь входит (или регистрируется), видит адрес приложения, при желании задаёт лимит расходов в месяц и нажимает «Разрешить» — браузер вернётся на `callback_url?code=…`. Если он нажмёт «Отклонить» — на `callback_url?error=access_denied`.',
+              `Приложение обменивает код: \`POST ${origin}/api/v1/auth/keys\` с телом \`{"code", "code_verifier"}\` — в ответ \`{"key": "sk-gw-…", "user_id": "…"}\`. С этим ключом оно обращается к \`${api}\`, как с любым другим.`,
+            ],
+          },
+          {
+            type: 'ul',
+            items: [
+              '`callback_url` — адрес `https://`; `http://` разрешён только для `localhost`, `127.0.0.1` и `[::1]` (разработка). Его параметры (например, `state`) сохраняются — `code` добавляется к ним.',
+              'Поддерживается только `code_challenge_method=S256`; метод `plain` отклоняется.',
+              'Код одноразовый и действует 10 минут; без верного `code_verifier` его не обменять.',
+              'Ключ создаётся в личном аккаунте пользователя, называется адресом приложения (например, `https://app.example.ru`) и получает выбранный лимит в месяц. Пользователь видит его на странице [API ключи](/app/api-keys) и может в любой момент отключить или удалить.',
+              '`POST /api/v1/auth/keys` не требует авторизации и доступен из браузера с любого сайта (CORS). Ответ — простой JSON без обёртки `{success, data}`, ошибки — в формате OpenAI.',
+            ],
+          },
+          { type: 'code', lang: 'javascript', title: '1. Кнопка «Войти через AI Gateway»', code: jsOauthStart },
+          { type: 'code', lang: 'javascript', title: '2. Обмен кода на ключ', code: jsOauthExchange },
+          {
+            type: 'table',
+            head: ['Статус', '`code`', 'Когда'],
+            rows: [
+              ['400', '`invalid_code`', 'кода нет или он не был выдан'],
+              ['400', '`code_already_used`', 'код уже обменян на ключ'],
+              ['400', '`code_expired`', 'прошло больше 10 минут'],
+              ['400', '`invalid_code_verifier`', '`code_verifier` не соответствует `code_challenge`'],
+              ['400', '`invalid_code_challenge_method`', 'передан метод, отличный от `S256`'],
+              ['429', '`rate_limit_exceeded`', 'слишком много попыток с одного адреса; повторите через `Retry-After` секунд'],
+            ],
+          },
         ],
       },
       {

@@ -48,7 +48,8 @@ export const databaseUnavailable = () =>
 function answer(code: string | number, error: unknown, request: Request): Response {
   const path = new URL(request.url).pathname
   if (path.startsWith('/v1/messages')) return anthropicError(openAIFailure(code, error, path, request.method))
-  if (path.startsWith('/v1/') || path === '/v1') return openAIFailure(code, error, path, request.method).asResponse()
+  // /api/v1/… are the router-shaped routes apps call (the PKCE key exchange): OpenAI's shape too.
+  if (path.startsWith('/v1/') || path === '/v1' || path.startsWith('/api/v1/')) return openAIFailure(code, error, path, request.method).asResponse()
   if (error instanceof AppError) return fail(error.status, error.message, error.headers)
   if (error instanceof OpenAIError && error.code === 'database_unavailable') return fail(503, error.message, { 'retry-after': '5' })
   switch (code) {

@@ -94,6 +94,7 @@ const CHUNKS: Record<string, string> = {
   '/login': 'web/features/auth/login-page.tsx',
   '/register': 'web/features/auth/register-page.tsx',
   '/forgot-password': 'web/features/auth/forgot-password-page.tsx',
+  '/auth/authorize': 'web/features/oauth/authorize-page.tsx',
   '/blog': 'web/features/blog/blog-list-page.tsx',
   '/docs': 'web/features/docs/docs-page.tsx',
   '/services': 'web/features/services/services-page.tsx',

@@ -67,6 +67,7 @@ export function robotsTxt(origin: string): string {
     'Disallow: /reset-password/',
     'Disallow: /verify-email/',
     'Disallow: /invite/',
+    'Disallow: /auth/',
     // …but the public pages read these when a search engine renders them with JavaScript.
     'Allow: /api/blog/posts',
     'Allow: /models',

@@ -31,6 +31,7 @@ const PublicModelsPage = named(() => import('../features/models/public-catalogue
 const PublicModelPage = named(() => import('../features/models/public-catalogue'), 'PublicModelPage')
 const TestPaymentPage = named(() => import('../features/payments/test-payment-page'), 'TestPaymentPage')
 const InvitePage = named(() => import('../features/teams/invite-page'), 'InvitePage')
+const AuthorizePage = named(() => import('../features/oauth/authorize-page'), 'AuthorizePage')
 
 function Public({ children }: { children: ReactNode }) {
   return (
@@ -123,6 +124,12 @@ export function AppRouter() {
               <InvitePage key={params.token} token={params.token} />
             </Auth>
           )}
+        </Route>
+        {/* «Войти через AI Gateway» (OAuth PKCE): an app's request for a key; a visitor signs in first (?next=) */}
+        <Route path="/auth/authorize">
+          <Auth>
+            <AuthorizePage />
+          </Auth>
         </Route>
         <Route path="/blog">
           <Public>
