@@ -37,6 +37,18 @@ export function docsDocument(origin: string): RichDocument {
     "max_tokens": 500
   }'`
 
+  // A management key (AI_GATEWAY_MANAGEMENT_KEY) makes a limited key for CI.
+  const curlLimitedKey = `curl ${origin}/api/auth/api-keys \\
+  -H "Authorization: Bearer $AI_GATEWAY_MANAGEMENT_KEY" \\
+  -H "Content-Type: application/json" \\
+  -d '{
+    "name": "CI",
+    "rpmLimit": 60,
+    "allowedModels": ["openai/*"],
+    "allowedIps": ["10.0.0.0/8"],
+    "expiresAt": "2027-01-31T23:59:59+03:00"
+  }'`
+
   const jsChat = `import OpenAI from 'openai'
 
 const client = new OpenAI({
@@ -597,6 +609,32 @@ const { key, user_id } = await response.json() // key: sk-gw-… — ключ п
             ],
           },
           { type: 'code', lang: 'bash', title: 'Переменная окружения', code: 'export AI_GATEWAY_API_KEY="sk-gw-…"' },
+          { type: 'h3', text: 'Ограничения ключа' },
+          {
+            type: 'p',
+            text: 'Кроме бюджета, у ключа могут быть ограничения — задайте их при создании или в меню ключа «Ограничения…» (в API — поля `POST`/`PATCH /api/auth/api-keys`, `null` снимает ограничение). Отказ приходит в формате ошибок OpenAI (в `/v1/messages` — Anthropic) и записывается в [журнал активности](/app/activity).',
+          },
+          {
+            type: 'table',
+            head: ['Поле', 'Что ограничивает', 'Ответ сверх него'],
+            rows: [
+              ['`rpmLimit`', 'запросов в минуту', '429 `rate_limit_exceeded`, заголовок `Retry-After`'],
+              ['`tpmLimit`', 'токенов в минуту (по данным провайдера)', '429 `rate_limit_exceeded`, `Retry-After`'],
+              ['`allowedModels`', 'модели: точный id или шаблон `openai/*`', '403 `model_not_allowed`'],
+              ['`allowedIps`', 'адреса и сети IPv4/IPv6 (`10.0.0.0/8`)', '403 `ip_not_allowed`'],
+              ['`expiresAt`', 'срок действия (ISO 8601)', '401 `key_expired`'],
+            ],
+          },
+          {
+            type: 'ul',
+            items: [
+              'Каждый ответ ключа с лимитом несёт заголовки OpenAI `x-ratelimit-limit-requests`, `x-ratelimit-remaining-requests`, `x-ratelimit-reset-requests` (и `…-tokens`): SDK OpenAI сами ждут и повторяют запрос после 429.',
+              'С ключом `GET /v1/models` показывает только модели, которые ему разрешены.',
+              'В команде владелец и администратор задают модели для всей команды и ограничения новых ключей (страница [Команда](/app/team)). Ключ может только сузить политику команды; ограничения, заданные администратором, участник может ужесточить, но не ослабить.',
+              'Управляющий ключ (тип «Управляющий», `kind: "management"`) управляет ключами (`/api/auth/api-keys`), читает баланс (`GET /api/billing/balance`) и активность (`GET /api/activity`) — например, из CI. К моделям он доступа не имеет: `/v1` отвечает 403 `management_key_not_allowed`.',
+            ],
+          },
+          { type: 'code', lang: 'bash', title: 'Ключ для CI: 60 запросов в минуту, только openai/*, до конца января', code: curlLimitedKey },
         ],
       },
       {
