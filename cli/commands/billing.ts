@@ -13,6 +13,8 @@ const TYPE_LABELS: Record<Transaction['type'], string> = {
   usage: 'расход',
   admin: 'корректировка',
   refund: 'возврат',
+  promo: 'промокод',
+  referral: 'реферальный бонус',
 }
 
 const PERIODS = ['7d', '30d', '90d', 'all'] as const

@@ -22,6 +22,12 @@ export const users = table('users', {
   lowBalanceAlerted: integer('low_balance_alerted', { mode: 'boolean' }).notNull().default(false),
   /** When the owner followed the confirmation link; null = not confirmed (the welcome bonus waits for it). */
   emailVerifiedAt: timestamp('email_verified_at'),
+  /** The account's referral link is /r/<referralCode> (issue 37); null until it is first asked for. */
+  referralCode: text('referral_code').unique(),
+  /** Who referred the account (registered through their link); null otherwise. */
+  referredBy: text('referred_by'),
+  /** When the referral bonus of this account's first real payment was given (to it and its referrer): once. */
+  referralRewardedAt: timestamp('referral_rewarded_at'),
   createdAt: timestamp('created_at').notNull(),
   updatedAt: timestamp('updated_at').notNull(),
   /**

@@ -46,6 +46,8 @@ export const apiKeys = table(
     /** A team key's: who last set its policy and their role then (a member cannot loosen what an admin set). */
     policySetBy: text('policy_set_by'),
     policySetByRole: text('policy_set_by_role', { enum: TEAM_ROLES }),
+    /** Answers that fit the balance (issue 37): lower max_tokens to what the money affords instead of 402. */
+    fitToBalance: integer('fit_to_balance', { mode: 'boolean' }).notNull().default(false),
     /** The origin of the app a user approved through «Войти через AI Gateway» (auth/authorize); null otherwise. */
     appOrigin: text('app_origin'),
     createdAt: timestamp('created_at').notNull(),

@@ -14,7 +14,7 @@ function teamsOnly<I extends { where(condition: SQL): I }>(ix: I, teamId: AnyCol
   return onPostgres ? ix : ix.where(sql`${teamId} is not null`)
 }
 
-export const LEDGER_TYPES = ['bonus', 'topup', 'usage', 'admin', 'refund'] as const
+export const LEDGER_TYPES = ['bonus', 'topup', 'usage', 'admin', 'refund', 'promo', 'referral'] as const
 export type LedgerType = (typeof LEDGER_TYPES)[number]
 
 /**

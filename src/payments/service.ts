@@ -256,6 +256,11 @@ export function paymentsService({ db, config }: PaymentsDeps, provider = provide
         updatedAt: now,
         paidAt: null,
         checkedAt: null,
+        method: 'card',
+        savePaymentMethod: false,
+        paymentMethodId: null,
+        auto: false,
+        cancellationReason: null,
       }
       await store.insert(row)
       const value = amountValue(micros)

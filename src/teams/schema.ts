@@ -47,6 +47,8 @@ export const teams = table('teams', {
   allowedModels: text('allowed_models', { mode: 'json' }).$type<string[]>(),
   /** The policy a new team key starts with (owner/admin set it; keys/policy.ts KeyDefaults); null = none. */
   keyDefaults: text('key_defaults', { mode: 'json' }).$type<KeyDefaults>(),
+  /** Answers that fit the balance for every request in the team (issue 37). */
+  fitToBalance: integer('fit_to_balance', { mode: 'boolean' }).notNull().default(false),
   createdAt: timestamp('created_at').notNull(),
   /** Set when the owner deletes the team: the row stays for its ledger, nobody acts in it any more. */
   deletedAt: timestamp('deleted_at'),

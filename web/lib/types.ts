@@ -21,4 +21,6 @@ export const TRANSACTION_TYPE_LABELS: Record<TransactionType, string> = {
   usage: 'Использование',
   admin: 'Корректировка',
   refund: 'Возврат',
+  promo: 'Промокод',
+  referral: 'Реферальный бонус',
 }
