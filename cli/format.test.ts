@@ -85,6 +85,7 @@ const key = (id: string, name: string, extra: Partial<ApiKey> = {}): ApiKey => (
   expiresAt: null,
   expired: false,
   appOrigin: null,
+  fitToBalance: false,
   locked: { isActive: null, budget: null, policy: null },
   teamId: null,
   owner: null,

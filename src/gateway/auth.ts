@@ -151,7 +151,10 @@ export function callerAuth(db: Db, guard: AuthGuard, trustProxy: boolean) {
         if (!callers.has(request)) await identify(request, accessJwt, server, set)
       },
       // The x-request-id the client is answered with (protocol.ts) goes with the request to its usage row.
-      resolve: ({ request, set }): { caller: Caller } => ({ caller: { ...callers.get(request)!, requestId: String(set.headers['x-request-id'] ?? '') || undefined } }),
+      // The answer's headers go too: what the pipeline decides (x-max-tokens-clamped) is said there.
+      resolve: ({ request, set }): { caller: Caller } => ({
+        caller: { ...callers.get(request)!, requestId: String(set.headers['x-request-id'] ?? '') || undefined, answerHeaders: set.headers },
+      }),
     },
   })
 }

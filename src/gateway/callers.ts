@@ -41,6 +41,10 @@ export type Caller = {
   residency: ResidencyRule
   /** The model patterns that must each allow a request's models: the team's, then the key's (keys/policy.ts); empty = any model. */
   modelRules: (readonly string[])[]
+  /** The key or the team asked for answers that fit the balance: a max_tokens the money cannot cover is lowered instead of refused (issue 37). */
+  fitToBalance: boolean
+  /** The headers of this request's HTTP answer (the route's `set.headers`), for what the pipeline has to say there; absent on WebSocket turns. */
+  answerHeaders?: Record<string, unknown>
   /** The x-request-id the client sees for this request (kept on its usage row); absent on WebSocket turns. */
   requestId?: string
   /** Read earlier by this instance (PostgreSQL): a plan's input, not its proof (see `cache`). */
@@ -99,6 +103,7 @@ const statements = (db: Db) =>
           teamId: apiKeys.teamId,
           residency: apiKeys.residency,
           kind: apiKeys.kind,
+          fitToBalance: apiKeys.fitToBalance,
           rpmLimit: apiKeys.rpmLimit,
           tpmLimit: apiKeys.tpmLimit,
           allowedModels: apiKeys.allowedModels,
@@ -126,6 +131,7 @@ const statements = (db: Db) =>
           role: teamMembers.role,
           residency: teams.residency,
           allowedModels: teams.allowedModels,
+          fitToBalance: teams.fitToBalance,
           ...budgetSelection(teamMembers),
         })
         .from(teamMembers)
@@ -139,7 +145,7 @@ async function membership(
   q: Db,
   teamId: string,
   userId: string,
-): Promise<{ team: CallerTeam; availableMicros: number; residency: ResidencyRule; modelRules: (readonly string[])[] } | undefined> {
+): Promise<{ team: CallerTeam; availableMicros: number; residency: ResidencyRule; modelRules: (readonly string[])[]; fitToBalance: boolean } | undefined> {
   const [row] = await statements(q).member.rows(q, { teamId, userId })
   if (!row) return undefined
   return {
@@ -147,6 +153,7 @@ async function membership(
     availableMicros: row.available,
     residency: row.residency,
     modelRules: row.allowedModels ? [row.allowedModels] : [],
+    fitToBalance: row.fitToBalance,
   }
 }
 
@@ -174,10 +181,21 @@ function readKeyCaller(db: Db, hash: string): Promise<Caller | undefined> {
     }
     const apiKey = { id: row.id, name: row.name, isActive: row.isActive, budget: budgetIn(row), kind: row.kind, policy }
     const keyRules = row.allowedModels ? [row.allowedModels] : []
-    if (teamId === null) return { userId, teamId: null, team: null, apiKey, availableMicros: row.available, residency: row.residency, modelRules: keyRules }
+    if (teamId === null)
+      return { userId, teamId: null, team: null, apiKey, availableMicros: row.available, residency: row.residency, modelRules: keyRules, fitToBalance: row.fitToBalance }
     const member = await membership(q, teamId, userId)
     // The stricter of the key's and the team's.
-    return member && { userId, teamId, apiKey, ...member, residency: row.residency === 'ru' ? 'ru' : member.residency, modelRules: [...member.modelRules, ...keyRules] }
+    return (
+      member && {
+        userId,
+        teamId,
+        apiKey,
+        ...member,
+        residency: row.residency === 'ru' ? 'ru' : member.residency,
+        modelRules: [...member.modelRules, ...keyRules],
+        fitToBalance: row.fitToBalance || member.fitToBalance,
+      }
+    )
   }, READ)
 }
 
@@ -190,7 +208,7 @@ function readUserCaller(db: Db, userId: string, teamId: string | null): Promise<
   return writer(db)(async (q) => {
     const [row] = await statements(q).byUserId.rows(q, { id: userId })
     if (!row) return undefined
-    if (teamId === null) return { userId, teamId: null, team: null, apiKey: null, availableMicros: row.available, residency: 'any', modelRules: [] }
+    if (teamId === null) return { userId, teamId: null, team: null, apiKey: null, availableMicros: row.available, residency: 'any', modelRules: [], fitToBalance: false }
     const member = await membership(q, teamId, userId)
     return member && { userId, teamId, apiKey: null, ...member }
   }, READ)

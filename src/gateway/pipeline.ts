@@ -76,7 +76,7 @@ export function pipeline(deps: GatewayDeps) {
       } catch (e) {
         if (!(e instanceof CallerChanged)) throw e
       }
-      caller = { ...(await caller.reread()), requestId: caller.requestId }
+      caller = { ...(await caller.reread()), requestId: caller.requestId, answerHeaders: caller.answerHeaders }
     }
     return (await hold(caller, cs, opts, false, routed.targets))!
   }
@@ -103,8 +103,17 @@ export function pipeline(deps: GatewayDeps) {
     const { bound, limited } = spendable(caller, at)
     // Without max_tokens the answer is capped to what may be spent, exactly as to a small balance. A
     // plan from a cached snapshot is the one nothing would limit, taken only when the snapshot has room for it.
-    const plan = planHold(cs.shape, cached ? Number.MAX_SAFE_INTEGER : bound.remainingMicros, rate, markup, limited)
+    let plan = planHold(cs.shape, cached ? Number.MAX_SAFE_INTEGER : bound.remainingMicros, rate, markup, limited)
     if (cached && (plan.kind === 'refuse' || plan.holdMicros > bound.remainingMicros)) return undefined
+    // Answers that fit the balance (issue 37): a max_tokens the money cannot cover becomes what it can, if that is at least 16 tokens.
+    if (plan.kind === 'refuse' && plan.affordableTokens && caller.fitToBalance) {
+      const tokens = plan.affordableTokens
+      const fitted = planHold({ ...cs.shape, requestedTokens: tokens }, bound.remainingMicros, rate, markup, limited)
+      if (fitted.kind === 'hold') {
+        plan = { ...fitted, maxTokens: tokens }
+        if (caller.answerHeaders) caller.answerHeaders['x-max-tokens-clamped'] = String(tokens)
+      }
+    }
     if (plan.kind === 'refuse') throw plan.uncappable ? uncappable(caller, plan.message) : refuse(caller, bound.level, at, plan.message)
     let holdId: string
     try {

@@ -20,7 +20,8 @@ export const v1Protocol = new Elysia({ name: 'v1-protocol' }).onRequest(({ reque
   const given = request.headers.get('x-request-id')
   set.headers['x-request-id'] = given && SAFE_ID.test(given) ? given : `req_${newId()}`
   set.headers['access-control-allow-origin'] = '*'
-  set.headers['access-control-expose-headers'] = 'x-request-id, x-should-retry, retry-after, x-generation-id, x-token-count-estimated'
+  set.headers['access-control-expose-headers'] =
+    'x-request-id, x-should-retry, retry-after, x-generation-id, x-token-count-estimated, x-max-tokens-clamped, x-ratelimit-limit-requests, x-ratelimit-remaining-requests, x-ratelimit-reset-requests, x-ratelimit-limit-tokens, x-ratelimit-remaining-tokens, x-ratelimit-reset-tokens'
   if (request.method === 'OPTIONS') {
     set.headers['access-control-allow-methods'] = 'GET, POST, DELETE, OPTIONS'
     set.headers['access-control-allow-headers'] = ALLOWED_HEADERS

@@ -185,14 +185,17 @@ describe('the store itself', () => {
       expect(await purgeExpiredResponses(db, new Date(now))).toBe(1)
       const owner = { userId: 'u', teamId: null, all: false }
       const service = storedResponsesService(db, () => Promise.reject(new Error('not called')))
-      const ctx = await service.load({ userId: 'u', teamId: null, team: null, apiKey: null, availableMicros: 0, residency: 'any' as const, modelRules: [] }, 'b')
+      const ctx = await service.load(
+        { userId: 'u', teamId: null, team: null, apiKey: null, availableMicros: 0, residency: 'any' as const, modelRules: [], fitToBalance: false },
+        'b',
+      )
       expect(ctx.items).toEqual([
         { role: 'user', content: 'a' },
         { role: 'user', content: 'b' },
       ])
       // Continuing a chain whose last stored response is days old renews every stored ancestor.
       const p = plan({ input: 'c', model: 'm' }, ctx)
-      await service.remember({ userId: 'u', teamId: null, team: null, apiKey: null, availableMicros: 0, residency: 'any' as const, modelRules: [] }, ctx, p, {
+      await service.remember({ userId: 'u', teamId: null, team: null, apiKey: null, availableMicros: 0, residency: 'any' as const, modelRules: [], fitToBalance: false }, ctx, p, {
         id: 'c',
         model: 'm',
         status: 'completed',
@@ -204,7 +207,7 @@ describe('the store itself', () => {
       // A continuation of nothing stored holds its whole history itself.
       const memory = { ...EMPTY_CONTEXT, items: [{ role: 'user', content: 'x' }], bytes: 30 }
       await service.remember(
-        { userId: 'u', teamId: null, team: null, apiKey: null, availableMicros: 0, residency: 'any' as const, modelRules: [] },
+        { userId: 'u', teamId: null, team: null, apiKey: null, availableMicros: 0, residency: 'any' as const, modelRules: [], fitToBalance: false },
         memory,
         plan({ input: 'y', model: 'm' }, memory),
         {

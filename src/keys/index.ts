@@ -15,7 +15,10 @@ export function keysRoutes(keys: KeysService, guard: AuthGuard) {
     .post(
       '',
       async ({ acting, body, status }) =>
-        status(201, ok(await keys.create(acting, { name: body.name, residency: body.residency, kind: body.kind, policy: body, budget: body.budget }))),
+        status(
+          201,
+          ok(await keys.create(acting, { name: body.name, residency: body.residency, kind: body.kind, policy: body, budget: body.budget, fitToBalance: body.fitToBalance })),
+        ),
       {
         account: 'keys.own',
         body: CreateKeyBody,

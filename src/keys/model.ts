@@ -27,6 +27,9 @@ const PolicyBody = {
   expiresAt: t.Optional(
     nullable(t.String({ error: 'expiresAt — дата и время ISO 8601 или null', description: 'Когда ключ перестаёт работать (401 key_expired); null — бессрочно' })),
   ),
+  fitToBalance: t.Optional(
+    t.Boolean({ error: 'fitToBalance должен быть true или false', description: 'Уменьшать max_tokens до того, что покрывают средства (не меньше 16 токенов), вместо ошибки 402' }),
+  ),
 }
 
 export const ApiKey = t.Object(
@@ -43,6 +46,9 @@ export const ApiKey = t.Object(
     expiresAt: t.Union([t.String({ format: 'date-time' }), t.Null()]),
     expired: t.Boolean({ description: 'Срок действия истёк: запросы получают 401 key_expired' }),
     appOrigin: t.Union([t.String(), t.Null()], { description: 'Приложение, получившее ключ через «Войти через AI Gateway»; null — ключ создан вручную' }),
+    fitToBalance: t.Boolean({
+      description: 'Ответ по средствам: max_tokens, который не покрывают баланс и бюджеты, уменьшается (заголовок x-max-tokens-clamped) вместо ошибки 402',
+    }),
     locked: t.Object(
       {
         isActive: t.Union([t.String(), t.Null()], { description: 'Почему вызывающий не может включить ключ (его отключил администратор или владелец команды); null — может' }),

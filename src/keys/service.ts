@@ -42,6 +42,7 @@ export type CreateKeyInput = {
   policy?: PolicyInput
   budget?: { limitRub?: unknown; period?: unknown }
   appOrigin?: string
+  fitToBalance?: boolean
 }
 
 const DAY_MS = 86_400_000
@@ -102,6 +103,7 @@ export type KeyPatch = PolicyInput & {
   name?: string
   isActive?: boolean
   residency?: ResidencyRule
+  fitToBalance?: boolean
   monthlyLimit?: number | null
   budget?: { limitRub?: unknown; period?: unknown }
 }
@@ -122,6 +124,7 @@ export function keysService(db: Db) {
       ...policyToApi(policy),
       expired: policy.expiresAt !== null && policy.expiresAt <= at,
       appOrigin: k.appOrigin,
+      fitToBalance: k.fitToBalance,
       locked: locksOf(a, k),
       teamId: k.teamId,
       owner: k.teamId ? { id: k.userId, email: ownerEmail ?? '' } : null,
@@ -191,6 +194,7 @@ export function keysService(db: Db) {
         policySetBy: setBy?.userId ?? null,
         policySetByRole: setBy?.role ?? null,
         appOrigin: input.appOrigin ?? null,
+        fitToBalance: input.fitToBalance ?? false,
         budgetSetBy: a.teamId && budget?.limitMicros != null ? a.userId : null,
         budgetSetByRole: a.teamId && budget?.limitMicros != null ? a.role : null,
         // Spend is counted from now, in the current month.
@@ -246,6 +250,7 @@ export function keysService(db: Db) {
           ...(repolicied ? { ...policyColumns(policy), policySetBy: policyBy.userId, policySetByRole: policyBy.role } : {}),
           ...(name === undefined ? {} : { name }),
           ...(patch.residency === undefined ? {} : { residency: patch.residency }),
+          ...(patch.fitToBalance === undefined ? {} : { fitToBalance: patch.fitToBalance }),
           ...(toggled ? { isActive: patch.isActive, disabledBy: patch.isActive ? null : by.userId, disabledByRole: patch.isActive ? null : by.role } : {}),
           ...(rebudgeted ? { budgetSetBy: budget.limitMicros === null ? null : by.userId, budgetSetByRole: budget.limitMicros === null ? null : by.role } : {}),
         }
@@ -255,6 +260,7 @@ export function keysService(db: Db) {
           ...(name === undefined ? {} : { name }),
           ...(patch.isActive === undefined ? {} : { isActive: patch.isActive }),
           ...(patch.residency === undefined || patch.residency === now.residency ? {} : { residency: patch.residency }),
+          ...(patch.fitToBalance === undefined || patch.fitToBalance === now.fitToBalance ? {} : { fitToBalance: patch.fitToBalance }),
         }
         if (a.teamId && repolicied)
           await auditIn(q, {

@@ -77,6 +77,7 @@ export const keysStore = (db: Db) => ({
         | 'budgetSetBy'
         | 'budgetSetByRole'
         | 'residency'
+        | 'fitToBalance'
         | 'rpmLimit'
         | 'tpmLimit'
         | 'allowedModels'

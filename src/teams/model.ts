@@ -51,6 +51,7 @@ export const TeamPolicy = t.Object(
   {
     allowedModels: t.Union([t.Array(t.String()), t.Null()], { description: 'Шаблоны моделей, доступных всей команде (openai/* или точный id); null — все модели' }),
     keyDefaults: t.Union([KeyDefaultsObject, t.Null()], { description: 'Политика новых ключей команды; ключ может её только сузить' }),
+    fitToBalance: t.Boolean({ description: 'Ответ по средствам для всех запросов команды: max_tokens уменьшается до того, что покрывают средства, вместо ошибки 402' }),
   },
   { title: 'TeamPolicy' },
 )
@@ -60,6 +61,7 @@ export const TeamPolicyBody = t.Object(
   {
     allowedModels: t.Optional(t.Any({ description: 'Список шаблонов моделей или null' })),
     keyDefaults: t.Optional(t.Any({ description: '{ rpmLimit, tpmLimit, allowedModels, allowedIps, expiresInDays } или null' })),
+    fitToBalance: t.Optional(t.Boolean({ error: 'fitToBalance должен быть true или false' })),
   },
   { error: 'Некорректная политика команды' },
 )

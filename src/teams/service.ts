@@ -123,10 +123,10 @@ export function teamsService({ db, config, mailer }: TeamsDeps) {
   }
 
   /** The team's policy as the API states it (who set the defaults stays inside). */
-  const policyToApi = (t: { allowedModels: string[] | null; keyDefaults: KeyDefaults | null }) => {
-    if (!t.keyDefaults) return { allowedModels: t.allowedModels, keyDefaults: null }
+  const policyToApi = (t: { allowedModels: string[] | null; keyDefaults: KeyDefaults | null; fitToBalance: boolean }) => {
+    if (!t.keyDefaults) return { allowedModels: t.allowedModels, keyDefaults: null, fitToBalance: t.fitToBalance }
     const { setBy: _, ...defaults } = t.keyDefaults
-    return { allowedModels: t.allowedModels, keyDefaults: defaults }
+    return { allowedModels: t.allowedModels, keyDefaults: defaults, fitToBalance: t.fitToBalance }
   }
 
   const summary = (t: { id: string; name: string; balanceMicros: number; residency: ResidencyRule }, role: TeamRole, memberCount?: number) => ({
@@ -207,7 +207,7 @@ export function teamsService({ db, config, mailer }: TeamsDeps) {
      * The team's key policy (issue 36), owner and admin: the models every request in the team may call
      * and the policy a new team key starts with (a key may narrow it, never widen it). Audited.
      */
-    async setPolicy(user: { id: string; email: string }, teamId: string, patch: { allowedModels?: unknown; keyDefaults?: unknown }, ip: string) {
+    async setPolicy(user: { id: string; email: string }, teamId: string, patch: { allowedModels?: unknown; keyDefaults?: unknown; fitToBalance?: boolean }, ip: string) {
       const a = await inTeam(user, teamId, 'team.manage', ip)
       const before = (await store.team(teamId))!
       const at = clockNow()
@@ -215,8 +215,9 @@ export function teamsService({ db, config, mailer }: TeamsDeps) {
       const keyDefaults = patch.keyDefaults === undefined ? before.keyDefaults : parseDefaults(patch.keyDefaults, at, { userId: a.userId, role: a.role })
       if (keyDefaults && !modelsWithin(keyDefaults.allowedModels ?? allowedModels, allowedModels))
         throw badRequest('Модели по умолчанию для новых ключей должны входить в список моделей команды')
-      await store.update(teamId, { allowedModels, keyDefaults })
-      const after = { allowedModels, keyDefaults }
+      const fitToBalance = patch.fitToBalance ?? before.fitToBalance
+      await store.update(teamId, { allowedModels, keyDefaults, fitToBalance })
+      const after = { allowedModels, keyDefaults, fitToBalance }
       await audit({ teamId, actorId: a.userId, action: 'team.policy_changed', target: a.teamName, ip, details: { from: policyToApi(before), to: policyToApi(after) } })
       return policyToApi(after)
     },

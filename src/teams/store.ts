@@ -180,7 +180,7 @@ export const teamsStore = (db: Db) => ({
     return gone.length === 0 ? null : keys
   },
 
-  async update(teamId: string, set: { name?: string; residency?: ResidencyRule; allowedModels?: string[] | null; keyDefaults?: KeyDefaults | null }) {
+  async update(teamId: string, set: { name?: string; residency?: ResidencyRule; allowedModels?: string[] | null; keyDefaults?: KeyDefaults | null; fitToBalance?: boolean }) {
     await write(db, (q) => q.update(teams).set(set).where(eq(teams.id, teamId)))
   },
 
