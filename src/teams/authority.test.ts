@@ -60,12 +60,12 @@ describe('a team key: what an admin or the owner decided, its member cannot undo
 
     // The managers see no lock; the owner re-enables it.
     const [asAdmin] = (await api('GET', '/api/auth/api-keys', f.admin, undefined, f.team.id)).body.data
-    expect(asAdmin.locked).toEqual({ isActive: null, budget: null })
+    expect(asAdmin.locked).toEqual({ isActive: null, budget: null, policy: null })
     expect((await api('PATCH', path, f.owner, { isActive: true }, f.team.id)).body.data).toMatchObject({ isActive: true, locked: { isActive: null } })
     expect((await call(gw.url, 'POST', '/v1/chat/completions', { token: key.key, body: HI })).status).toBe(200)
 
     // What the member disabled themselves is theirs to re-enable.
-    expect((await api('PATCH', path, f.member, { isActive: false }, f.team.id)).body.data.locked).toEqual({ isActive: null, budget: null })
+    expect((await api('PATCH', path, f.member, { isActive: false }, f.team.id)).body.data.locked).toEqual({ isActive: null, budget: null, policy: null })
     expect((await api('PATCH', path, f.member, { isActive: true }, f.team.id)).body.data.isActive).toBe(true)
 
     // What the owner disabled on an admin's key, that admin cannot re-enable.
