@@ -1,18 +1,20 @@
-import { Fragment, type KeyboardEvent, type ReactNode, useState } from 'react'
+import { type KeyboardEvent, type ReactNode, useState } from 'react'
 import type { KeyedMutator } from 'swr'
 import { formatDate, formatDateTime } from '../../../src/content/format'
 import type { BudgetInput } from '../../../src/wire'
 import { BudgetDialog, BudgetMeter, formatLimit, PERIOD_PHRASES } from '../../components/budget'
 import { Button } from '../../components/button'
 import { ConfirmDialog } from '../../components/dialog'
-import { GaugeIcon, LockIcon, PencilIcon, PowerIcon, ShieldIcon, TrashIcon } from '../../components/icons'
+import { GaugeIcon, LinkIcon, LockIcon, PencilIcon, PowerIcon, ShieldIcon, TrashIcon } from '../../components/icons'
 import { inputClasses } from '../../components/input'
+import { PolicySummary, policyParts, SlidersIcon } from '../../components/key-policy'
 import { type ResidencyRule, RuOnlyBadge } from '../../components/residency'
 import { errorMessage } from '../../lib/api'
 import { cn } from '../../lib/cn'
 import { useMediaQuery } from '../../lib/use-media-query'
 import { toast } from '../../stores/toasts'
 import { type ApiKey, type ApiKeyPatch, keysApi, NAME_MAX_LENGTH, NAME_REQUIRED_MESSAGE } from './keys-api'
+import { KeyPolicyDialog } from './policy-dialog'
 import { KeyResidencyDialog } from './residency-dialog'
 
 /** Wide enough (sidebar included) for the seven-column table; narrower screens get cards. */
@@ -22,7 +24,18 @@ export const deleteQuestion = (name: string) => `Удалить ключ «${nam
 
 // ─── small pieces ────────────────────────────────────────────────────────────
 
-function StatusBadge({ active }: { active: boolean }) {
+function StatusBadge({ active, expired }: { active: boolean; expired: boolean }) {
+  if (expired)
+    return (
+      <span
+        data-testid="key-expired-badge"
+        title="Срок действия ключа закончился: запросы по нему получают ошибку 401 key_expired"
+        className="inline-flex h-6 items-center gap-1.5 rounded-full bg-amber-50 px-2.5 text-xs font-medium whitespace-nowrap text-amber-800 ring-1 ring-amber-200 ring-inset"
+      >
+        <span className="h-1.5 w-1.5 rounded-full bg-amber-500" aria-hidden="true" />
+        Истёк
+      </span>
+    )
   return (
     <span
       className={cn(
@@ -37,19 +50,75 @@ function StatusBadge({ active }: { active: boolean }) {
 }
 
 function Spend({ apiKey, className }: { apiKey: ApiKey; className?: string }) {
+  // a management key makes no requests that cost money: nothing to spend, no budget to set
+  if (apiKey.kind === 'management') return <span className={cn('text-slate-500', className)}>не расходует баланс</span>
   return <BudgetMeter budget={apiKey.budget} label="Израсходовано от бюджета ключа" className={className} />
 }
 
 /** Whose key it is, in a team (owners and admins see every member's keys). */
-function Owner({ apiKey }: { apiKey: ApiKey }) {
-  return apiKey.owner ? <span className="block truncate text-xs text-slate-500">владелец: {apiKey.owner.email}</span> : null
+function Owner({ apiKey, className }: { apiKey: ApiKey; className?: string }) {
+  if (!apiKey.owner) return null
+  return (
+    <span title={`владелец: ${apiKey.owner.email}`} className={cn('block truncate text-xs text-slate-500', className)}>
+      владелец: {apiKey.owner.email}
+    </span>
+  )
 }
 
 /** «Только РФ» under a key bound to upstreams in Russia: by its own setting or by its team's. */
 function Residency({ apiKey, teamRuOnly }: { apiKey: ApiKey; teamRuOnly: boolean }) {
-  if (apiKey.residency === 'ru') return <RuOnlyBadge className="mt-1.5" title="Хранение данных: только в РФ — запросы по ключу идут только к провайдерам в России" />
-  if (teamRuOnly) return <RuOnlyBadge className="mt-1.5" title="Команда разрешает только провайдеров в России — это действует для всех её ключей" />
+  if (apiKey.kind === 'management') return null
+  if (apiKey.residency === 'ru') return <RuOnlyBadge title="Хранение данных: только в РФ — запросы по ключу идут только к провайдерам в России" />
+  if (teamRuOnly) return <RuOnlyBadge title="Команда разрешает только провайдеров в России — это действует для всех её ключей" />
   return null
+}
+
+function KindBadge({ apiKey }: { apiKey: ApiKey }) {
+  if (apiKey.kind !== 'management') return null
+  return (
+    <span
+      data-testid="key-kind-badge"
+      title="Управляющий ключ: управляет ключами, читает баланс и активность; не работает с /v1"
+      className="inline-flex h-6 shrink-0 items-center gap-1 rounded-full bg-violet-50 px-2.5 text-xs font-medium whitespace-nowrap text-violet-800 ring-1 ring-violet-100 ring-inset"
+    >
+      <SlidersIcon size={12} />
+      Управляющий
+    </span>
+  )
+}
+
+/** The marks under a key's name: management, Russia only. */
+function KeyMarks({ apiKey, teamRuOnly }: { apiKey: ApiKey; teamRuOnly: boolean }) {
+  if (apiKey.kind !== 'management' && apiKey.residency !== 'ru' && !teamRuOnly) return null
+  return (
+    <div className="mt-1.5 flex flex-wrap gap-1.5">
+      <KindBadge apiKey={apiKey} />
+      <Residency apiKey={apiKey} teamRuOnly={teamRuOnly} />
+    </div>
+  )
+}
+
+const hasPolicyLine = (key: ApiKey) => policyParts(key).length > 0 || key.appOrigin !== null
+
+/** What the key may do, in one line, and the app it was made for through «Войти через AI Gateway». */
+function PolicyLine({ apiKey, className }: { apiKey: ApiKey; className?: string }) {
+  if (!hasPolicyLine(apiKey)) return null
+  return (
+    <div className={cn('flex min-w-0 flex-wrap gap-x-6 gap-y-0.5', className)}>
+      {policyParts(apiKey).length > 0 && (
+        <div className="flex min-w-0 items-start gap-1.5">
+          <SlidersIcon size={12} className="mt-1 shrink-0 text-slate-400" />
+          <PolicySummary policy={apiKey} className="min-w-0" />
+        </div>
+      )}
+      {apiKey.appOrigin && (
+        <p data-testid="key-app-origin" className="flex min-w-0 items-start gap-1.5 text-xs leading-5 text-slate-600">
+          <LinkIcon size={12} className="mt-1 shrink-0 text-slate-400" />
+          <span className="min-w-0 break-all">Приложение: {apiKey.appOrigin}</span>
+        </p>
+      )}
+    </div>
+  )
 }
 
 /** '29.11.2026, 05:48 МСК', wrapping after the date where the column is narrow («МСК» stays with the time). */
@@ -70,6 +139,9 @@ function LockNote({ id, text, className }: { id: string; text: string; className
     </p>
   )
 }
+
+/** The place of an action a key does not have, so the icons of the rows stay in columns. */
+const ActionGap = () => <span className="h-8 w-8" aria-hidden="true" />
 
 const lockIds = (key: ApiKey) => ({ active: `key-lock-active-${key.id}`, budget: `key-lock-budget-${key.id}` })
 
@@ -182,6 +254,7 @@ export function KeyList({
   const [toggling, setToggling] = useState<string | null>(null)
   const [limitKey, setLimitKey] = useState<ApiKey | null>(null)
   const [residencyKey, setResidencyKey] = useState<ApiKey | null>(null)
+  const [policyKey, setPolicyKey] = useState<ApiKey | null>(null)
   const [deleting, setDeleting] = useState<{ key: ApiKey; pending: boolean } | null>(null)
 
   /** PATCH, put the answer into the cached list, revalidate. Resolves false on failure. */
@@ -232,6 +305,14 @@ export function KeyList({
     const ok = await update(key, { residency }, residency === 'ru' ? 'Ключ работает только с провайдерами в РФ' : 'Ключ работает с любыми провайдерами')
     if (ok) setResidencyKey(null)
     return ok
+  }
+
+  /** Throws on failure: the dialog shows the server's message and stays open. */
+  async function savePolicy(key: ApiKey, patch: ApiKeyPatch): Promise<void> {
+    const updated = await keysApi.update(key.id, patch)
+    setPolicyKey(null)
+    toast.success('Ограничения сохранены')
+    await mutate((list) => list?.map((k) => (k.id === key.id ? { ...k, ...updated } : k)), { revalidate: true })
   }
 
   async function confirmDelete() {
@@ -293,6 +374,7 @@ export function KeyList({
         onClose={() => setLimitKey(null)}
         onSave={(budget) => saveBudget(limitKey!, budget)}
       />
+      <KeyPolicyDialog apiKey={policyKey} onClose={() => setPolicyKey(null)} onSave={(patch) => savePolicy(policyKey!, patch)} />
       <KeyResidencyDialog apiKey={residencyKey} teamRuOnly={teamRuOnly} onClose={() => setResidencyKey(null)} onSave={(residency) => saveResidency(residencyKey!, residency)} />
       <ConfirmDialog
         open={deleting !== null}
@@ -314,64 +396,69 @@ export function KeyList({
           <table className="w-full text-left text-sm">
             <thead className="border-b border-slate-200 bg-slate-50/80 text-xs text-slate-500">
               <tr>
-                <th scope="col" className="py-2.5 pr-2.5 pl-6 font-medium">
+                <th scope="col" className="py-2.5 pr-2 pl-6 font-medium">
                   Название и ключ
                 </th>
-                <th scope="col" className="px-2.5 py-2.5 font-medium">
+                <th scope="col" className="px-2 py-2.5 font-medium">
                   Статус
                 </th>
-                <th scope="col" className="px-2.5 py-2.5 font-medium">
+                <th scope="col" className="px-2 py-2.5 font-medium">
                   Расход и бюджет
                 </th>
-                <th scope="col" className="px-2.5 py-2.5 font-medium">
+                <th scope="col" className="px-2 py-2.5 font-medium">
                   Создан
                 </th>
-                <th scope="col" className="px-2.5 py-2.5 font-medium">
+                <th scope="col" className="px-2 py-2.5 font-medium">
                   Последнее использование
                 </th>
-                <th scope="col" className="py-2.5 pr-5 pl-2.5 text-right font-medium">
+                <th scope="col" className="py-2.5 pr-5 pl-2 text-right font-medium">
                   <span className="sr-only">Действия</span>
                 </th>
               </tr>
             </thead>
-            <tbody className="divide-y divide-slate-100">
-              {keys.map((key) => {
-                const isEditing = editing?.id === key.id
-                const locked = key.locked.isActive !== null || key.locked.budget !== null
-                return (
-                  <Fragment key={key.id}>
-                    <tr data-testid="api-key-row" className={cn('align-middle', locked && 'border-b-0')}>
-                      <td className="min-w-40 py-3.5 pr-2.5 pl-6">
-                        {isEditing ? (
-                          <NameField editing={editing} onChange={nameChange} onSave={() => void saveRename()} onCancel={cancelRename} />
-                        ) : (
-                          <span className={cn('block font-medium break-words', key.isActive ? 'text-slate-900' : 'text-slate-500')}>{key.name}</span>
-                        )}
-                        <code className="mt-0.5 block font-mono text-[13px] whitespace-nowrap text-slate-500">{`${key.keyPrefix}…`}</code>
-                        <Owner apiKey={key} />
-                        <Residency apiKey={key} teamRuOnly={teamRuOnly} />
-                      </td>
-                      <td className="px-2.5 py-3.5">
-                        <StatusBadge active={key.isActive} />
-                      </td>
-                      <td className="px-2.5 py-3.5">
-                        <Spend apiKey={key} />
-                      </td>
-                      <td className="px-2.5 py-3.5 whitespace-nowrap text-slate-600">
-                        <time dateTime={key.createdAt}>{formatDate(key.createdAt)}</time>
-                      </td>
-                      <td className="px-2.5 py-3.5 text-slate-600">
-                        <LastUsed value={key.lastUsedAt} />
-                      </td>
-                      <td className="py-3.5 pr-5 pl-2.5">
-                        {isEditing ? (
-                          <RenameButtons editing={editing} onSave={() => void saveRename()} onCancel={cancelRename} className="justify-end" />
-                        ) : (
-                          <div className="flex items-center justify-end gap-1">
-                            {toggleButton(key, false, 'mr-1 min-w-[6.5rem]')}
-                            <IconAction label="Переименовать" onClick={() => startRename(key)} disabled={busy(key)}>
-                              <PencilIcon />
-                            </IconAction>
+            {keys.map((key) => {
+              const isEditing = editing?.id === key.id
+              const locked = key.locked.isActive !== null || key.locked.budget !== null
+              const below = locked || hasPolicyLine(key)
+              return (
+                // a key is its own <tbody>: its row, and under it the policy and the reasons of its locks
+                <tbody key={key.id} data-testid="api-key-row" className="border-b border-slate-100 last:border-b-0">
+                  <tr className="align-middle">
+                    <td className="min-w-40 py-3.5 pr-2 pl-6">
+                      {isEditing ? (
+                        <NameField editing={editing} onChange={nameChange} onSave={() => void saveRename()} onCancel={cancelRename} />
+                      ) : (
+                        <span className={cn('block font-medium break-words', key.isActive ? 'text-slate-900' : 'text-slate-500')}>{key.name}</span>
+                      )}
+                      <code className="mt-0.5 block font-mono text-[13px] whitespace-nowrap text-slate-500">{`${key.keyPrefix}…`}</code>
+                      {/* a long address is cut (whole in the tooltip) rather than widen the table past the screen */}
+                      <Owner apiKey={key} className="max-w-48" />
+                      <KeyMarks apiKey={key} teamRuOnly={teamRuOnly} />
+                    </td>
+                    <td className="px-2 py-3.5">
+                      <StatusBadge active={key.isActive} expired={key.expired} />
+                    </td>
+                    <td className="px-2 py-3.5">
+                      <Spend apiKey={key} />
+                    </td>
+                    <td className="px-2 py-3.5 whitespace-nowrap text-slate-600">
+                      <time dateTime={key.createdAt}>{formatDate(key.createdAt)}</time>
+                    </td>
+                    <td className="px-2 py-3.5 text-slate-600">
+                      <LastUsed value={key.lastUsedAt} />
+                    </td>
+                    <td className="py-3.5 pr-5 pl-2">
+                      {isEditing ? (
+                        <RenameButtons editing={editing} onSave={() => void saveRename()} onCancel={cancelRename} className="justify-end" />
+                      ) : (
+                        <div className="flex items-center justify-end gap-0.5">
+                          {toggleButton(key, false, 'mr-1 min-w-[6.5rem]')}
+                          <IconAction label="Переименовать" onClick={() => startRename(key)} disabled={busy(key)}>
+                            <PencilIcon />
+                          </IconAction>
+                          {key.kind === 'management' ? (
+                            <ActionGap />
+                          ) : (
                             <IconAction
                               label="Бюджет"
                               onClick={() => setLimitKey(key)}
@@ -380,31 +467,41 @@ export function KeyList({
                             >
                               <GaugeIcon />
                             </IconAction>
+                          )}
+                          <IconAction label="Ограничения" onClick={() => setPolicyKey(key)} disabled={busy(key)}>
+                            <SlidersIcon />
+                          </IconAction>
+                          {key.kind === 'management' ? (
+                            <ActionGap />
+                          ) : (
                             <IconAction label="Хранение данных" onClick={() => setResidencyKey(key)} disabled={busy(key)}>
                               <ShieldIcon />
                             </IconAction>
-                            <IconAction label="Удалить" danger onClick={() => setDeleting({ key, pending: false })} disabled={busy(key)}>
-                              <TrashIcon />
-                            </IconAction>
+                          )}
+                          <IconAction label="Удалить" danger onClick={() => setDeleting({ key, pending: false })} disabled={busy(key)}>
+                            <TrashIcon />
+                          </IconAction>
+                        </div>
+                      )}
+                    </td>
+                  </tr>
+                  {/* The policy and the reasons under their key, the width of the table: the disabled controls point here. */}
+                  {below && (
+                    <tr>
+                      <td colSpan={6} className="pt-0 pr-5 pb-3.5 pl-6">
+                        <PolicyLine apiKey={key} />
+                        {locked && (
+                          <div className={cn('flex flex-wrap gap-x-6', hasPolicyLine(key) && 'mt-1')}>
+                            {key.locked.isActive && <LockNote id={lockIds(key).active} text={key.locked.isActive} className="mt-0 max-w-none" />}
+                            {key.locked.budget && <LockNote id={lockIds(key).budget} text={key.locked.budget} className="mt-0 max-w-none" />}
                           </div>
                         )}
                       </td>
                     </tr>
-                    {/* The reasons under their key, the width of the table: the disabled controls point here. */}
-                    {locked && (
-                      <tr data-testid="api-key-locks">
-                        <td colSpan={6} className="pt-0 pr-5 pb-3.5 pl-6">
-                          <div className="flex flex-wrap gap-x-6">
-                            {key.locked.isActive && <LockNote id={lockIds(key).active} text={key.locked.isActive} className="mt-0 max-w-none" />}
-                            {key.locked.budget && <LockNote id={lockIds(key).budget} text={key.locked.budget} className="mt-0 max-w-none" />}
-                          </div>
-                        </td>
-                      </tr>
-                    )}
-                  </Fragment>
-                )
-              })}
-            </tbody>
+                  )}
+                </tbody>
+              )
+            })}
           </table>
         </div>
         {dialogs}
@@ -428,10 +525,11 @@ export function KeyList({
                   )}
                   <code className="mt-1 block font-mono text-[13px] break-all text-slate-600">{`${key.keyPrefix}…`}</code>
                   <Owner apiKey={key} />
-                  <Residency apiKey={key} teamRuOnly={teamRuOnly} />
+                  <KeyMarks apiKey={key} teamRuOnly={teamRuOnly} />
                 </div>
-                <StatusBadge active={key.isActive} />
+                <StatusBadge active={key.isActive} expired={key.expired} />
               </div>
+              <PolicyLine apiKey={key} className="mt-2" />
               {/* phones: label left, value right; wider cards: three labelled columns */}
               <dl className="mt-3 space-y-2 text-sm sm:grid sm:grid-cols-3 sm:gap-x-6 sm:space-y-0">
                 <div className="flex items-start justify-between gap-3 sm:block">
@@ -464,27 +562,35 @@ export function KeyList({
                     <PencilIcon size={15} className="text-slate-500" />
                     Переименовать
                   </Button>
-                  <Button
-                    size="sm"
-                    variant="secondary"
-                    onClick={() => setLimitKey(key)}
-                    disabled={busy(key) || key.locked.budget !== null}
-                    aria-describedby={key.locked.budget ? lockIds(key).budget : undefined}
-                  >
-                    <GaugeIcon size={15} className="text-slate-500" />
-                    Бюджет
+                  {key.kind !== 'management' && (
+                    <Button
+                      size="sm"
+                      variant="secondary"
+                      onClick={() => setLimitKey(key)}
+                      disabled={busy(key) || key.locked.budget !== null}
+                      aria-describedby={key.locked.budget ? lockIds(key).budget : undefined}
+                    >
+                      <GaugeIcon size={15} className="text-slate-500" />
+                      Бюджет
+                    </Button>
+                  )}
+                  <Button size="sm" variant="secondary" onClick={() => setPolicyKey(key)} disabled={busy(key)}>
+                    <SlidersIcon size={15} className="text-slate-500" />
+                    Ограничения
                   </Button>
-                  {/* phones: a row of its own under the four others (its label is the longest) */}
-                  <Button size="sm" variant="secondary" onClick={() => setResidencyKey(key)} disabled={busy(key)} className="max-sm:order-last max-sm:col-span-2">
-                    <ShieldIcon size={15} className="text-slate-500" />
-                    Хранение данных
-                  </Button>
+                  {/* phones: the longest label and then the deletion each take a row of their own, under the pairs (a management key has neither budget nor residency: its deletion pairs up) */}
+                  {key.kind !== 'management' && (
+                    <Button size="sm" variant="secondary" onClick={() => setResidencyKey(key)} disabled={busy(key)} className="max-sm:col-span-2">
+                      <ShieldIcon size={15} className="text-slate-500" />
+                      Хранение данных
+                    </Button>
+                  )}
                   <Button
                     size="sm"
                     variant="secondary"
                     onClick={() => setDeleting({ key, pending: false })}
                     disabled={busy(key)}
-                    className="text-red-600 hover:border-red-200 hover:bg-red-50"
+                    className={cn('text-red-600 hover:border-red-200 hover:bg-red-50', key.kind !== 'management' && 'max-sm:col-span-2')}
                   >
                     <TrashIcon size={15} />
                     Удалить

@@ -24,6 +24,7 @@ import { useAccountContext } from '../../stores/account'
 import { useSession } from '../../stores/session'
 import { toast } from '../../stores/toasts'
 import { CreateTeamDialog } from './create-team-dialog'
+import { TeamKeyPolicy } from './team-policy'
 import { ASSIGNABLE_ROLES, ROLE_HINTS, type TeamDetails, type TeamMember, type TeamRole, teamsApi, useInvitations, useTeam } from './teams-api'
 
 function TeamsOverview() {
@@ -580,6 +581,7 @@ function TeamSettings({ teamId }: { teamId: string }) {
         <Members team={team} onChanged={() => mutate()} />
         {can('members.manage') && <Invitations team={team} />}
         <Residency team={team} editable={can('team.manage')} onChanged={() => mutate()} />
+        <TeamKeyPolicy team={team} editable={can('team.manage')} onChanged={() => mutate()} />
         {team.role === 'owner' && <OwnerZone team={team} />}
       </div>
     </>

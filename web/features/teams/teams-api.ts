@@ -13,6 +13,7 @@ import type {
   TeamWebhook,
   TeamWebhookSecret,
 } from '../../../src/wire'
+import type { TeamPolicyValues } from '../../components/key-policy'
 import { api } from '../../lib/api'
 
 export type { BudgetInput, InvitationPreview, TeamAuditEntry, TeamDetails, TeamInvitation, TeamMember, TeamRole, TeamSummary, TeamWebhook }
@@ -40,6 +41,7 @@ export const teamsApi = {
   create: (name: string) => api.post<TeamSummary>('/api/teams', { name }, { fallback: 'Не удалось создать команду' }),
   rename: (id: string, name: string) => api.patch<TeamSummary>(team(id), { name }, { fallback: 'Не удалось переименовать команду' }),
   setResidency: (id: string, residency: 'any' | 'ru') => api.patch<TeamSummary>(team(id), { residency }, { fallback: 'Не удалось сохранить хранение данных' }),
+  setPolicy: (id: string, policy: TeamPolicyValues) => api.patch<TeamDetails['policy']>(`${team(id)}/policy`, policy, { fallback: 'Не удалось сохранить политику ключей' }),
   remove: (id: string) => api.delete<{ id: string; deleted: true }>(team(id), { fallback: 'Не удалось удалить команду' }),
   transfer: (id: string, userId: string) => api.post<{ ok: true }>(`${team(id)}/transfer`, { userId }, { fallback: 'Не удалось передать владение' }),
   invite: (id: string, email: string, role: TeamRole) => api.post<TeamInvitation>(invitationsKey(id), { email, role }, { fallback: 'Не удалось отправить приглашение' }),
