@@ -31,7 +31,7 @@ export const KEY_MESSAGES = {
   notFound: 'Ключ не найден',
   widerThanTeam: 'Ключ команды может только сузить её список разрешённых моделей: каждая модель ключа должна быть разрешена команде',
   managementByManagement: 'Управляющим ключом нельзя создать другой управляющий ключ: создайте его на странице API ключей',
-  loosened: (lock: string, what: string) => `${lockDenial(lock)} (ослабляется ${what})`,
+  loosened: (lock: string, what: string) => `${lockDenial(lock)} Это изменение ослабляет ${what}.`,
 } as const
 
 /** What a key is made with (POST /api/auth/api-keys; «Войти через AI Gateway» names the app's origin). */
