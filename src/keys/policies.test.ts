@@ -250,7 +250,11 @@ describe('a team’s policy', () => {
       keyDefaults: { rpmLimit: 10, tpmLimit: null, allowedModels: null, allowedIps: null, expiresInDays: 30 },
     })
     expect(policy.status).toBe(200)
-    expect(policy.body.data).toEqual({ allowedModels: ['openai/*'], keyDefaults: { rpmLimit: 10, tpmLimit: null, allowedModels: null, allowedIps: null, expiresInDays: 30 }, fitToBalance: false })
+    expect(policy.body.data).toEqual({
+      allowedModels: ['openai/*'],
+      keyDefaults: { rpmLimit: 10, tpmLimit: null, allowedModels: null, allowedIps: null, expiresInDays: 30 },
+      fitToBalance: false,
+    })
     expect((await teams.api('PATCH', `/api/teams/${f.team.id}/policy`, f.member.accessToken, { allowedModels: null })).status).toBe(403)
     expect((await teams.api('GET', `/api/teams/${f.team.id}`, f.member.accessToken)).body.data.policy.allowedModels).toEqual(['openai/*'])
 
