@@ -37,9 +37,13 @@ import type { Mailer } from './mail/service'
 import { chargesApplied, setClockFile } from './money'
 import { oauthRoutes } from './oauth'
 import { oauthService } from './oauth/service'
-import { paymentsRoutes, refundAdminRoutes } from './payments'
+import { paymentsRoutes, refundAdminRoutes, savedPaymentRoutes } from './payments'
+import { autoTopupService, methodRemoved } from './payments/auto-topup'
+import { paymentMethodsService } from './payments/methods'
 import { refundsService } from './payments/refunds'
 import { paymentsService } from './payments/service'
+import { promoRoutes } from './promo'
+import { promoService, setReferralBonus } from './promo/service'
 import { spaRoutes } from './spa'
 import { statusAdminRoutes, statusRoutes } from './status'
 import { statusService } from './status/service'
@@ -54,6 +58,8 @@ import { createUpstreams, firstRouterClient } from './upstream/pool'
 export async function createServices(config: Config, db: Db, mailer: Mailer) {
   // Budget periods read "now" here: the real clock, or a test clock outside production.
   setClockFile(config.testClockFile)
+  // Payments and invoices credit the referral bonus inside their own units (promo/service.ts).
+  setReferralBonus(config.referralBonusRub)
   const upstream = firstRouterClient(config)
   // Requests to /v1 go through these: the routers and the other upstreams, in the order they are tried.
   const upstreams = createUpstreams(config, upstream)
@@ -69,6 +75,9 @@ export async function createServices(config: Config, db: Db, mailer: Mailer) {
   const auth = authService({ db, config, mailer, files: { claim: images.claimNamedBy, removeStored } })
   const keys = keysService(db)
   const payments = paymentsService({ db, config })
+  // Saved cards and auto top-up (issue 37): it hears every settlement that charged an account with it on.
+  const paymentMethods = paymentMethodsService(db, { removed: methodRemoved })
+  const autoTopup = autoTopupService({ db, config, mailer, payments })
   const refunds = refundsService(db)
   const teams = teamsService({ db, config, mailer })
   const notify = createNotifier({ db, config, mailer })
@@ -78,7 +87,31 @@ export async function createServices(config: Config, db: Db, mailer: Mailer) {
   const admin = adminService({ db, auth, upstream, rates, blog, teams, keys })
   const chats = chatsService(db, uploads, images)
   const status = statusService({ db, config, upstreams })
-  return { config, db, mailer, upstream, upstreams, rates, catalog, auth, keys, payments, refunds, teams, notify, invoices, blog, autopost, admin, uploads, images, chats, status }
+  return {
+    config,
+    db,
+    mailer,
+    upstream,
+    upstreams,
+    rates,
+    catalog,
+    auth,
+    keys,
+    payments,
+    paymentMethods,
+    autoTopup,
+    refunds,
+    teams,
+    notify,
+    invoices,
+    blog,
+    autopost,
+    admin,
+    uploads,
+    images,
+    chats,
+    status,
+  }
 }
 
 export type Services = Awaited<ReturnType<typeof createServices>>
@@ -168,7 +201,9 @@ export function createApp(s: Services) {
       .use(billingRoutes(s.db, guard))
       .use(activityRoutes(activityService(s.db), guard))
       .use(paymentsRoutes(s.config, s.payments, s.refunds, guard))
+      .use(savedPaymentRoutes(s.paymentMethods, s.autoTopup, guard))
       .use(refundAdminRoutes(s.refunds, guard))
+      .use(promoRoutes(promoService(s), guard))
       .use(invoicesRoutes(s.config, s.invoices, guard))
       .use(invoicesAdminRoutes(s.invoices, guard))
       .use(adminRoutes(s.admin, guard))

@@ -173,6 +173,7 @@ export function loadConfig(env: Env = process.env) {
   const usdRubRate = decimal(env, 'USD_RUB_RATE', null, 0.0001)
   const markup = decimal(env, 'MARKUP', 1 + MARKUP_PERCENT / 100, 1)!
   const welcomeBonusRub = decimal(env, 'WELCOME_BONUS_RUB', WELCOME_BONUS_RUB, 0)!
+  const referralBonusRub = decimal(env, 'REFERRAL_BONUS_RUB', 0, 0)!
 
   if (!!env.YOOKASSA_SHOP_ID?.trim() !== !!env.YOOKASSA_SECRET_KEY?.trim())
     throw new ConfigError('YOOKASSA_SHOP_ID and YOOKASSA_SECRET_KEY must be set together (or neither, for the test payment page)')
@@ -246,6 +247,8 @@ export function loadConfig(env: Env = process.env) {
     }),
     markup,
     welcomeBonusRub,
+    /** Each of the two accounts gets this when a referred account first pays ≥ 500 ₽ for real (src/promo); 0 = the programme is off. */
+    referralBonusRub,
     smtpUrl: url(env, 'SMTP_URL', null),
     mailFrom: env.MAIL_FROM?.trim() || 'AI Gateway <no-reply@localhost>',
     yookassaShopId: env.YOOKASSA_SHOP_ID?.trim() || null,
@@ -263,6 +266,8 @@ export function loadConfig(env: Env = process.env) {
     paymentReconcileAfterSec: int(env, 'PAYMENT_RECONCILE_AFTER_SEC', 600, 1, 7 * 24 * 3600),
     /** How often the reconciliation looks (cron pattern; six fields allow seconds). */
     paymentReconcileCron: env.PAYMENT_RECONCILE_CRON?.trim() || '*/2 * * * *',
+    /** Auto top-up (issue 37): after a charge declined for a temporary reason (insufficient funds, …), the next try waits this long. */
+    autoTopupRetrySec: int(env, 'AUTO_TOPUP_RETRY_SEC', 3600, 1, 24 * 3600),
     /** When the autopost job looks for a due slot (every minute; tests tick every second). */
     autopostCron: env.AUTOPOST_CRON?.trim() || '* * * * *',
     /** The model that writes blog articles (platform spend); another text model is used if the catalogue lacks it. */

@@ -83,6 +83,14 @@ const app = (createApp(services) as unknown as Elysia)
       run: () => void services.autopost.tick().catch((e) => console.error(`[autopost] tick failed: ${(e as Error).message}`)),
     }),
   )
+  // Auto top-up (issue 37): every instance refreshes which accounts have it on; one charges those due.
+  .use(
+    cron({
+      name: 'auto-topup',
+      pattern: config.paymentReconcileCron,
+      run: () => void services.autoTopup.tick().catch((e) => console.error(`[auto-topup] tick failed: ${(e as Error).message}`)),
+    }),
+  )
   .use(
     cron({
       name: 'payments-reconcile',

@@ -50,13 +50,16 @@ import type {
 import type { ApiKey as ApiKeySchema, CreatedApiKey as CreatedApiKeySchema, PatchKeyBody } from './keys/model'
 import type {
   AdminRefundRequest as AdminRefundRequestSchema,
+  AutoTopup as AutoTopupSchema,
   CreatedPayment as CreatedPaymentSchema,
   CreatedRefundRequest,
+  PaymentMethod as PaymentMethodSchema,
   Payment as PaymentSchema,
   RefundStatus,
   TestPaymentResult as TestPaymentResultSchema,
   TestPayment as TestPaymentSchema,
 } from './payments/model'
+import type { PromoCode as PromoCodeSchema, Redeemed as RedeemedSchema, Referral as ReferralSchema } from './promo/model'
 import type { StatusBody, UpstreamsBody } from './status/model'
 import type { Health as HealthSchema } from './system/model'
 import type {
@@ -157,6 +160,20 @@ export type AdminRefundRequest = typeof AdminRefundRequestSchema.static
 /** The built-in test payment page. */
 export type TestPayment = typeof TestPaymentSchema.static
 export type TestPaymentResult = typeof TestPaymentResultSchema.static
+/** GET /api/payments/methods item: a saved card (issue 37). */
+export type PaymentMethod = typeof PaymentMethodSchema.static
+/** GET/PUT /api/billing/auto-topup. */
+export type AutoTopup = typeof AutoTopupSchema.static
+
+// ─── promo codes and referrals (/api/billing/promo, /api/billing/referral, /api/admin/promo-codes) ───
+
+/** An admin's promo code with its uses and state. */
+export type PromoCode = typeof PromoCodeSchema.static
+export type PromoCodeState = PromoCode['state']
+/** POST /api/billing/promo. */
+export type PromoRedeemed = typeof RedeemedSchema.static
+/** GET /api/billing/referral: the account's invitation link and what it brought. */
+export type Referral = typeof ReferralSchema.static
 
 // ─── invoices and documents of teams (/api/teams/{id}/company, …/invoices, …/documents) ───
 

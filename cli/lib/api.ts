@@ -5,7 +5,7 @@ import type { CreatedPayment, UsageStats, User } from '../../src/wire'
 import type { ConfigStore, Session, TeamContext } from './config'
 import { CliError, EXIT, insufficientBalance, notSignedIn, sessionExpired, unreachable } from './errors'
 
-type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE'
+type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE'
 
 /** Turns an error answer (either wire shape) into the one-line error the user sees. */
 export function httpError(status: number, body: unknown): CliError {
@@ -113,6 +113,7 @@ export function createApi(server: string, store: ConfigStore) {
     get: <T>(path: string) => call<T>('GET', path),
     post: <T>(path: string, body?: unknown) => call<T>('POST', path, body ?? {}),
     patch: <T>(path: string, body: unknown) => call<T>('PATCH', path, body),
+    put: <T>(path: string, body: unknown) => call<T>('PUT', path, body),
     delete: <T>(path: string) => call<T>('DELETE', path),
 
     async login(email: string, password: string) {

@@ -2,6 +2,7 @@ import { Elysia, t } from 'elysia'
 import type { Config } from '../config'
 import { unauthorized } from '../lib/errors'
 import { clientIp, envelope, errors, ok } from '../lib/http'
+import { referralCodeFromCookie } from '../promo/service'
 import { type AuthGuard, bearer } from './guard'
 import {
   AuthResult,
@@ -13,6 +14,7 @@ import {
   Message,
   PublicUser,
   RefreshBody,
+  RegisterBody,
   ResetBody,
   Session,
   TokenPair,
@@ -28,11 +30,12 @@ export function authRoutes(config: Config, auth: AuthService, guard: AuthGuard) 
     .post(
       '/register',
       async ({ body, ip, headers, signAccess, status }) => {
-        const { user, refreshToken, sid } = await auth.register(body, ip, headers['user-agent'])
+        const referralCode = body.referralCode ?? referralCodeFromCookie(headers.cookie)
+        const { user, refreshToken, sid } = await auth.register({ ...body, referralCode }, ip, headers['user-agent'])
         return status(201, ok({ user, refreshToken, accessToken: await signAccess(user.id, sid) }))
       },
       {
-        body: Credentials,
+        body: RegisterBody,
         response: { 201: envelope(AuthResult), ...errors(400, 409, 429) },
         detail: {
           summary: 'Регистрация: создаёт аккаунт, открывает сессию и отправляет письмо для подтверждения e-mail',

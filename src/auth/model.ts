@@ -6,6 +6,16 @@ const str = (description: string) => t.String({ error: FILL_ALL, description })
 
 export const Credentials = t.Object({ email: str('E-mail'), password: str('Пароль') }, { error: FILL_ALL })
 
+/** Registration: the credentials and, optionally, the code of the referral link the newcomer came by (issue 37). */
+export const RegisterBody = t.Object(
+  {
+    email: str('E-mail'),
+    password: str('Пароль'),
+    referralCode: t.Optional(t.Any({ description: 'Код приглашения из ссылки /r/{code}; без него — из cookie, которую ставит эта ссылка. Неизвестный код не мешает регистрации' })),
+  },
+  { error: FILL_ALL },
+)
+
 export const RefreshBody = t.Object({ refreshToken: t.String({ error: 'Передайте refreshToken', description: 'Refresh-токен' }) }, { error: 'Передайте refreshToken' })
 
 /** Either credential names the session to end: the refresh token here, the access token in the header. */

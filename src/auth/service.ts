@@ -14,6 +14,7 @@ import { type Backoff, backoffAttempt, backoffClear, backoffUncount, consume, ty
 import type { Mailer } from '../mail/service'
 import { emailVerificationLetter, passwordChangedLetter, passwordResetLetter } from '../mail/templates'
 import { LEDGER, postMovement } from '../money'
+import { referrerFor } from '../promo/service'
 import { deviceName } from './device'
 import { emailVerifications, passwordResets, type UserRow } from './schema'
 import { authStore } from './store'
@@ -191,7 +192,7 @@ export function authService({ db, config, mailer, files }: Deps) {
       return row && toPublic(row)
     },
 
-    async register(input: { email: string; password: string }, ip: string, userAgent?: string) {
+    async register(input: { email: string; password: string; referralCode?: unknown }, ip: string, userAgent?: string) {
       const email = input.email.trim()
       if (!email || !input.password) throw badRequest(MESSAGES.fillAll)
       const normalized = normalizeEmail(email)
@@ -202,6 +203,7 @@ export function authService({ db, config, mailer, files }: Deps) {
       if (await store.userByEmail(normalized)) throw conflict(MESSAGES.emailTaken)
 
       const passwordHash = await hashPassword(input.password)
+      const referredBy = await referrerFor(db, input.referralCode)
       const now = new Date()
       const id = newId()
       try {
@@ -209,7 +211,8 @@ export function authService({ db, config, mailer, files }: Deps) {
         // with it, the bonus waits for the link in the letter (still once per account).
         // The check above is for the common case; two registrations racing (on any instances) meet here.
         const session = await tx(db, async (q) => {
-          if (!(await store.insertUser(q, { id, email, emailNormalized: normalized, passwordHash, createdAt: now, updatedAt: now }))) throw conflict(MESSAGES.emailTaken)
+          if (!(await store.insertUser(q, { id, email, emailNormalized: normalized, passwordHash, referredBy, createdAt: now, updatedAt: now })))
+            throw conflict(MESSAGES.emailTaken)
           if (!config.requireEmailVerification) await creditWelcomeBonus(q, id, now)
           return issueRefreshToken(q, id, undefined, { ip, userAgent })
         })

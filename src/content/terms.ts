@@ -10,6 +10,19 @@ export const TOP_UP = {
   maxMessage: 'Максимальная сумма пополнения: 1,000,000 RUB',
 } as const
 
+/**
+ * SBP (Система быстрых платежей) through YooKassa (providers-and-payments.md §4.1): a QR code on a
+ * computer or the bank's app on a phone, one hour to pay. The limit per payment: 700 000 ₽ on the
+ * older YooKassa page, 1 000 000 ₽ on a newer one — the stricter is taken (raise it once the shop's
+ * manager confirms the higher one).
+ */
+export const SBP = {
+  maxRub: 700_000,
+  payWindowMinutes: 60,
+  maxMessage: 'Максимальная сумма оплаты через СБП: 700 000 ₽',
+  saveMessage: 'Сохранить для следующих платежей можно только банковскую карту',
+} as const
+
 /** Paying by invoice (a team's company, by bank transfer): larger sums than a card, the same ceiling. */
 export const INVOICE = {
   minRub: 1000,

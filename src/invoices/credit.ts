@@ -8,6 +8,7 @@ import type { Db } from '../db/types'
 import { conflict } from '../lib/errors'
 import { microsToRub } from '../lib/money'
 import { LEDGER, postMovement, rearmLowBalance } from '../money'
+import { rewardReferral } from '../promo/service'
 import { auditIn } from '../teams/service'
 import { INVOICE_MESSAGES } from './messages'
 import { invoicesStore } from './store'
@@ -48,6 +49,7 @@ export async function creditInvoice(q: Db, invoiceId: string, f: { amountMicros:
     now,
   })
   await rearmLowBalance(q, account)
+  await rewardReferral(q, { userId: row.issuedBy, amountMicros: f.amountMicros })
   await auditIn(q, {
     teamId: row.teamId,
     actorId: f.adminId,

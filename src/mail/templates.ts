@@ -1,6 +1,6 @@
 // Letters in Russian. HTML is built from escaped values only.
 
-import { formatMicros } from '../lib/money'
+import { formatMicros, formatRubRu } from '../lib/money'
 import type { Letter } from './service'
 
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!)
@@ -209,4 +209,53 @@ ${button(a.billingLink, 'Счета и документы')}`)
     html,
     attachments: [{ filename: a.filename, content: a.pdf, contentType: 'application/pdf' }],
   }
+}
+
+/**
+ * Auto top-up (issue 37) charged the saved card, or could not: to the account's owner (a team's
+ * owners). `account` names it («аккаунта user@x.ru» / «команды «Acme»»); `reason` is why a charge
+ * failed, in Russian; `disabled` when auto top-up turned itself off; `retryAt` the next try
+ * (Moscow time, words) after a temporary refusal.
+ */
+export function autoTopupLetter(
+  to: string,
+  a: {
+    account: string
+    amountMicros: number
+    method: string
+    outcome: 'succeeded' | 'failed'
+    reason: string | null
+    disabled: boolean
+    retryAt: string | null
+    methodForgotten: boolean
+    billingLink: string
+  },
+): Letter {
+  const amount = formatRubRu(a.amountMicros)
+  const lines: string[] = []
+  let subject: string
+  if (a.outcome === 'succeeded') {
+    subject = `Баланс пополнен автоматически на ${amount} — AI Gateway`
+    lines.push(`Баланс ${a.account} опустился ниже порога, и мы пополнили его на ${amount} с сохранённой карты (${a.method}), как вы настроили.`)
+    lines.push('Чек придёт от ЮKassa на e-mail владельца карты.')
+  } else if (a.disabled) {
+    subject = `Автопополнение отключено — AI Gateway`
+    lines.push(`Не удалось пополнить баланс ${a.account} на ${amount} с сохранённой карты (${a.method}): ${a.reason ?? 'платёж отклонён'}.`)
+    lines.push(
+      a.methodForgotten
+        ? 'Эта карта больше не может быть списана, мы удалили её из сохранённых. Автопополнение отключено: пополните баланс с другой картой, сохранив её, и включите автопополнение снова.'
+        : 'Автопополнение отключено, чтобы не повторять отклонённые списания. Проверьте карту или сохраните другую и включите автопополнение снова.',
+    )
+  } else {
+    subject = `Не удалось пополнить баланс автоматически — AI Gateway`
+    lines.push(`Не удалось пополнить баланс ${a.account} на ${amount} с сохранённой карты (${a.method}): ${a.reason ?? 'платёж отклонён'}.`)
+    lines.push(`Автопополнение остаётся включённым: следующая попытка — ${a.retryAt ?? 'позже'} (не больше трёх неудачных попыток в день).`)
+  }
+  lines.push('Настроить или отключить автопополнение и удалить карту можно на странице «Баланс».')
+  const text = ['Здравствуйте!', '', ...lines, '', a.billingLink, '', '— Команда AI Gateway'].join('\n')
+  const html = page(`
+<p>Здравствуйте!</p>
+${lines.map((l) => `<p>${escapeHtml(l)}</p>`).join('\n')}
+${button(a.billingLink, 'Открыть страницу «Баланс»')}`)
+  return { to, subject, text, html }
 }

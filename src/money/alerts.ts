@@ -62,6 +62,28 @@ export async function rearmLowBalance(q: Db, account: AccountRef): Promise<void>
   await s.rearm.run(q, { id: account.teamId ?? account.userId })
 }
 
+/**
+ * Who hears that an account was charged: auto top-up (payments/auto-topup.ts) checks whether the
+ * available balance fell below its threshold. One watcher per database; it must answer at once (it
+ * is called on the request's path, after the settlement) and do its work, if any, in the background.
+ */
+const spendWatchers = new WeakMap<object, (account: AccountRef) => void>()
+
+export function watchSpending(db: Db, watcher: (account: AccountRef) => void): void {
+  spendWatchers.set(db, watcher)
+}
+
+/** After a settlement that charged `account` (money/holds settleHold). */
+export function spent(db: Db, account: AccountRef): void {
+  const watcher = spendWatchers.get(db)
+  if (!watcher) return
+  try {
+    watcher(account)
+  } catch (e) {
+    console.error(`[billing] spend watcher failed: ${(e as Error).message}`)
+  }
+}
+
 /** The usage_daily rows of an account (a team's are all its members'). */
 export const dailyOfAccount = (account: AccountRef) =>
   account.teamId ? eq(usageDaily.teamId, account.teamId) : and(eq(usageDaily.userId, account.userId), eq(usageDaily.teamId, ''))

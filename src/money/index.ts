@@ -14,6 +14,7 @@ export {
   type LowBalance,
   type Notifier,
   rearmLowBalance,
+  watchSpending,
 } from './alerts'
 export {
   BUDGET_MESSAGES,

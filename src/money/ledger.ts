@@ -50,6 +50,8 @@ export const LEDGER = {
   usage: { description: (model: string) => `Запрос к модели ${model}`, reference: (holdId: string) => `usage:${holdId}` },
   welcome: { description: 'Приветственный бонус', reference: (userId: string) => `welcome:${userId}` },
   cardTopUp: { description: 'Пополнение баланса картой', reference: (paymentId: string) => `payment:${paymentId}` },
+  sbpTopUp: { description: 'Пополнение баланса через СБП', reference: (paymentId: string) => `payment:${paymentId}` },
+  autoTopUp: { description: 'Автопополнение с сохранённой карты', reference: (paymentId: string) => `payment:${paymentId}` },
   testTopUp: { description: 'Тестовое пополнение (деньги не списывались)', reference: (paymentId: string) => `payment:${paymentId}` },
   invoice: { description: (number: string) => `Оплата по счёту № ${number}`, reference: (invoiceId: string) => `invoice:${invoiceId}`, referencePrefix: 'invoice:' },
 } as const

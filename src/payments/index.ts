@@ -3,14 +3,21 @@ import type { AuthGuard } from '../auth/guard'
 import type { Config } from '../config'
 import { forbidden, notFound } from '../lib/errors'
 import { clientIp, envelope, errors, ok } from '../lib/http'
+import type { AutoTopupService } from './auto-topup'
+import type { PaymentMethodsService } from './methods'
 import {
   AdminRefundRequest,
+  AutoTopup,
+  AutoTopupBody,
   CreatedPayment,
   CreatedRefundRequest,
   CreatePaymentBody,
+  DeletedPaymentMethod,
   ListQuery,
   Notification,
   Payment,
+  PaymentMethod,
+  PaymentMethodParams,
   PaymentParams,
   RefundRequestBody,
   RefundStatus,
@@ -28,12 +35,22 @@ export function paymentsRoutes(config: Config, payments: PaymentsService, refund
 
   return new Elysia({ name: 'payments', prefix: '/api/payments', detail: { tags: ['Платежи'] } })
     .use(guard)
-    .post('/create', async ({ user, acting, body }) => ok(await payments.create({ ...user, teamId: acting.teamId, teamName: acting.teamName }, body.amount, body.returnUrl)), {
-      account: 'topup',
-      body: CreatePaymentBody,
-      response: { 200: envelope(CreatedPayment), ...errors(400, 401, 502) },
-      detail: { summary: 'Пополнение картой: создаёт платёж и возвращает адрес страницы оплаты', security: [{ bearerAuth: [] }] },
-    })
+    .post(
+      '/create',
+      async ({ user, acting, body }) =>
+        ok(
+          await payments.create({ ...user, teamId: acting.teamId, teamName: acting.teamName }, body.amount, body.returnUrl, {
+            method: body.method,
+            savePaymentMethod: body.savePaymentMethod,
+          }),
+        ),
+      {
+        account: 'topup',
+        body: CreatePaymentBody,
+        response: { 200: envelope(CreatedPayment), ...errors(400, 401, 502) },
+        detail: { summary: 'Пополнение картой или через СБП: создаёт платёж и возвращает адрес страницы оплаты', security: [{ bearerAuth: [] }] },
+      },
+    )
     .get('/list', async ({ acting, query }) => ok(await payments.list(acting, query.limit)), {
       account: 'topup',
       query: ListQuery,
@@ -95,5 +112,39 @@ export function refundAdminRoutes(refunds: RefundsService, guard: AuthGuard) {
       admin: true,
       response: { 200: envelope(t.Array(AdminRefundRequest)), ...errors(401, 403) },
       detail: { summary: 'Заявки на возврат остатка, ожидающие сверху' },
+    })
+}
+
+/**
+ * Saved cards and auto top-up (issue 37): the account's saved methods (and forgetting one) and its
+ * auto top-up settings. Owners, admins and billing members manage a team's (permission topup).
+ */
+export function savedPaymentRoutes(methods: PaymentMethodsService, autoTopup: AutoTopupService, guard: AuthGuard) {
+  return new Elysia({ name: 'saved-payments', detail: { security: [{ bearerAuth: [] }] } })
+    .use(guard)
+    .get('/api/payments/methods', async ({ acting }) => ok(await methods.list(acting)), {
+      account: 'topup',
+      response: { 200: envelope(t.Array(PaymentMethod)), ...errors(401, 403) },
+      detail: { tags: ['Платежи'], summary: 'Сохранённые способы оплаты счёта (карты), новые сверху' },
+    })
+    .delete('/api/payments/methods/:id', async ({ acting, params }) => ok(await methods.remove(acting, params.id)), {
+      account: 'topup',
+      params: PaymentMethodParams,
+      response: { 200: envelope(DeletedPaymentMethod), ...errors(401, 403, 404) },
+      detail: { tags: ['Платежи'], summary: 'Удалить сохранённую карту; автопополнение с неё выключается' },
+    })
+    .get('/api/billing/auto-topup', async ({ acting }) => ok(await autoTopup.get(acting)), {
+      account: 'topup',
+      response: { 200: envelope(AutoTopup), ...errors(401, 403) },
+      detail: { tags: ['Баланс'], summary: 'Автопополнение: настройки и состояние' },
+    })
+    .put('/api/billing/auto-topup', async ({ acting, body }) => ok(await autoTopup.put(acting, body)), {
+      account: 'topup',
+      body: AutoTopupBody,
+      response: { 200: envelope(AutoTopup), ...errors(400, 401, 403) },
+      detail: {
+        tags: ['Баланс'],
+        summary: 'Автопополнение: когда доступный баланс ниже порога — списание суммы с сохранённой карты, не больше дневного лимита',
+      },
     })
 }

@@ -1,17 +1,31 @@
 import { t } from 'elysia'
-import { TOP_UP } from '../content/terms'
-import { PAYMENT_STATUSES, REFUND_STATUSES } from './schema'
+import { SBP, TOP_UP } from '../content/terms'
+import { PAYMENT_METHODS, PAYMENT_STATUSES, REFUND_STATUSES } from './schema'
 
 export const CreatePaymentBody = t.Object({
   // Any JSON value is accepted here so a non-number gets the spec's message, not a schema dump.
-  amount: t.Any({ description: `Сумма в рублях, от ${TOP_UP.minRub} до ${TOP_UP.maxRub}, до копейки`, examples: [500] }),
+  amount: t.Any({ description: `Сумма в рублях, от ${TOP_UP.minRub} до ${TOP_UP.maxRub} (СБП — до ${SBP.maxRub}), до копейки`, examples: [500] }),
   returnUrl: t.Optional(t.String({ maxLength: 2000, description: 'Куда вернуть покупателя: адрес этого сайта или путь' })),
+  method: t.Optional(
+    t.UnionEnum(['card', 'sbp'], {
+      default: 'card',
+      description: `card — банковская карта; sbp — Система быстрых платежей (QR-код или приложение банка, на оплату ${SBP.payWindowMinutes} минут)`,
+      error: 'method — «card» (банковская карта) или «sbp» (СБП)',
+    }),
+  ),
+  savePaymentMethod: t.Optional(
+    t.Boolean({
+      description: 'Сохранить карту в ЮKassa для следующих платежей и автопополнения (только для method card)',
+      error: 'savePaymentMethod — true или false',
+    }),
+  ),
 })
 
 export const CreatedPayment = t.Object({
   id: t.String(),
   status: t.Literal('pending'),
   amount: t.Number(),
+  method: t.UnionEnum(['card', 'sbp']),
   confirmationUrl: t.String({ description: 'Страница оплаты: перенаправьте туда покупателя' }),
 })
 
@@ -25,6 +39,8 @@ export const Payment = t.Object(
     paidAt: t.Union([t.String({ format: 'date-time' }), t.Null()]),
     cancelReason: t.Union([t.String(), t.Null()]),
     test: t.Boolean({ description: 'Тестовый платёж (встроенная тестовая страница оплаты)' }),
+    method: t.UnionEnum([...PAYMENT_METHODS], { description: 'card — карта, sbp — СБП, saved — списание с сохранённой карты (автопополнение)' }),
+    auto: t.Boolean({ description: 'Платёж автопополнения' }),
   },
   { title: 'Payment' },
 )
@@ -78,9 +94,54 @@ export const AdminRefundRequest = t.Object({
 export const TestPayment = t.Object({
   id: t.String(),
   amount: t.Number(),
+  method: t.UnionEnum([...PAYMENT_METHODS]),
+  savePaymentMethod: t.Boolean(),
   description: t.String(),
   status: t.UnionEnum(['pending', 'waiting_for_capture', 'succeeded', 'canceled']),
   returnUrl: t.String(),
 })
 
 export const TestPaymentResult = t.Object({ status: t.UnionEnum([...PAYMENT_STATUSES]), returnUrl: t.String() })
+
+export const PaymentMethod = t.Object(
+  {
+    id: t.String(),
+    type: t.String({ description: 'Тип в ЮKassa: bank_card, sbp, …' }),
+    title: t.String({ description: 'Название от ЮKassa, например «Bank card *4444»' }),
+    label: t.String({ description: 'Как способ показывается покупателю: «MasterCard •••• 4444»' }),
+    last4: t.Union([t.String(), t.Null()], { description: 'Последние 4 цифры карты (номер карты не хранится)' }),
+    expiryMonth: t.Union([t.String(), t.Null()]),
+    expiryYear: t.Union([t.String(), t.Null()]),
+    cardType: t.Union([t.String(), t.Null()], { description: 'Платёжная система: MasterCard, Visa, Mir, …' }),
+    createdAt: t.String({ format: 'date-time' }),
+  },
+  { title: 'PaymentMethod' },
+)
+
+export const PaymentMethodParams = t.Object({ id: t.String({ maxLength: 64 }) })
+export const DeletedPaymentMethod = t.Object({ id: t.String(), deleted: t.Literal(true) })
+
+export const AutoTopup = t.Object(
+  {
+    enabled: t.Boolean(),
+    thresholdRub: t.Number({ description: 'Пополнять, когда доступный баланс (баланс минус резерв выполняющихся запросов) ниже этой суммы' }),
+    amountRub: t.Number({ description: 'Сумма одного автопополнения' }),
+    paymentMethodId: t.Union([t.String(), t.Null()], { description: 'Сохранённая карта (GET /api/payments/methods)' }),
+    dailyLimitRub: t.Number({ description: 'Не больше этой суммы автопополнений за сутки по Москве' }),
+    disabledReason: t.Union([t.String(), t.Null()], { description: 'Почему автопополнение выключилось само (карта отклонена, удалена, …)' }),
+    chargedTodayRub: t.Number({ description: 'Списано автопополнением сегодня (по Москве), включая платёж в процессе' }),
+    failuresToday: t.Integer({ description: 'Отклонённых попыток сегодня (не больше трёх в день)' }),
+    retryAfter: t.Union([t.String({ format: 'date-time' }), t.Null()], { description: 'Следующая попытка после временного отказа банка' }),
+    pendingPaymentId: t.Union([t.String(), t.Null()], { description: 'Платёж автопополнения, который сейчас проводится' }),
+  },
+  { title: 'AutoTopup' },
+)
+
+export const AutoTopupBody = t.Object({
+  enabled: t.Boolean({ error: 'enabled — true или false' }),
+  // Any JSON value is accepted so a wrong one gets a Russian message from the service, not a schema dump.
+  thresholdRub: t.Optional(t.Any({ description: 'Порог, ₽ (1 … 1 000 000)', examples: [200] })),
+  amountRub: t.Optional(t.Any({ description: 'Сумма автопополнения, ₽ (100 … 1 000 000)', examples: [1000] })),
+  paymentMethodId: t.Optional(t.Any({ description: 'id сохранённой карты; обязателен, чтобы включить' })),
+  dailyLimitRub: t.Optional(t.Any({ description: 'Дневной лимит, ₽: не меньше суммы автопополнения', examples: [3000] })),
+})

@@ -34,7 +34,8 @@ export function refundsService(db: Db) {
     else if (+now - +lastPaidAt > REFUND.windowDays * DAY_MS) reasons.push(`Возврат возможен в течение ${REFUND.windowDays} дней после последнего пополнения`)
     if (available <= REFUND.minRemainderRub * MICROS_PER_RUB) reasons.push(`Остаток на балансе должен превышать ${REFUND.minRemainderRub} ₽`)
     if ((await s.activeKeyCount(a)) > 0) reasons.push(a.teamId ? 'Отключите или удалите все активные API-ключи команды' : 'Отключите или удалите все активные API-ключи')
-    // The welcome bonus is not money the customer paid: at most what came in by card goes back.
+    // The welcome bonus, promo codes and referral bonuses are not money the customer paid: at most
+    // what came in by card or invoice goes back (bonus money is spent first).
     const refundable = Math.max(0, Math.min(available, totalMicros ?? 0))
     return { reasons, refundable, lastPaidAt: lastPaidAt ?? null, latest }
   }

@@ -37,12 +37,23 @@ export const paymentsStore = (db: Db) => ({
    * there first). One conditional UPDATE: of concurrent callers, on any number of instances, exactly
    * one sees its row come back (PostgreSQL re-checks `status = 'pending'` after the winner commits).
    */
-  async finish(id: string, status: Exclude<PaymentStatus, 'pending'>, fields: { cancelReason?: string | null; paidAt?: Date } = {}): Promise<boolean> {
+  async finish(
+    id: string,
+    status: Exclude<PaymentStatus, 'pending'>,
+    fields: { cancelReason?: string | null; paidAt?: Date; cancellationReason?: string | null } = {},
+  ): Promise<boolean> {
     const now = new Date()
     const res = await write(db, (q) =>
       q
         .update(payments)
-        .set({ status, cancelReason: fields.cancelReason ?? null, paidAt: fields.paidAt ?? null, updatedAt: now, checkedAt: now })
+        .set({
+          status,
+          cancelReason: fields.cancelReason ?? null,
+          cancellationReason: fields.cancellationReason?.slice(0, 64) ?? null,
+          paidAt: fields.paidAt ?? null,
+          updatedAt: now,
+          checkedAt: now,
+        })
         .where(and(eq(payments.id, id), eq(payments.status, 'pending')))
         .returning({ id: payments.id }),
     )

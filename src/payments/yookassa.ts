@@ -10,26 +10,53 @@ export type YooPayment = {
   status: 'pending' | 'waiting_for_capture' | 'succeeded' | 'canceled'
   paid?: boolean
   amount: Amount
-  confirmation?: { type: string; confirmation_url?: string; return_url?: string }
+  confirmation?: { type: string; confirmation_url?: string; return_url?: string; confirmation_data?: string }
   description?: string
   metadata?: Record<string, string>
   recipient?: { account_id?: string; gateway_id?: string }
   cancellation_details?: { party?: string; reason?: string }
+  /**
+   * How it was paid (providers-and-payments.md §4.2): present once the payer chose a method (at
+   * creation when `payment_method_data` or `payment_method_id` named one). `saved: true` means the
+   * method may be charged again by its `id` (which equals the id of the payment that saved it).
+   */
+  payment_method?: YooPaymentMethod
   created_at?: string
   captured_at?: string
+  /** When a pending payment lapses (an SBP payment: one hour to pay). */
+  expires_at?: string
   test?: boolean
 }
 
+/** The payment method object (the fields we read): never a full card number, only its last four digits. */
+export type YooPaymentMethod = {
+  type: string
+  id: string
+  saved: boolean
+  title?: string
+  card?: { first6?: string; last4?: string; expiry_month?: string; expiry_year?: string; card_type?: string; issuer_country?: string; issuer_name?: string }
+}
+
+export type Receipt = {
+  customer: { email: string }
+  items: Array<{ description: string; quantity: string; amount: Amount; vat_code: number; payment_subject: string; payment_mode: string }>
+}
+
+/**
+ * POST /v3/payments. A payer-confirmed payment has a redirect `confirmation` (and, for SBP,
+ * `payment_method_data: {type: 'sbp'}`); a charge of a saved method has `payment_method_id` and no
+ * confirmation (§4.2).
+ */
 export type CreatePaymentRequest = {
   amount: Amount
   capture: boolean
-  confirmation: { type: 'redirect'; return_url: string; locale?: 'ru_RU' | 'en_US' }
+  confirmation?: { type: 'redirect'; return_url: string; locale?: 'ru_RU' | 'en_US' } | { type: 'qr'; locale?: 'ru_RU' | 'en_US' }
+  payment_method_data?: { type: string }
+  save_payment_method?: boolean
+  payment_method_id?: string
   description: string
   metadata: Record<string, string>
-  receipt: {
-    customer: { email: string }
-    items: Array<{ description: string; quantity: string; amount: Amount; vat_code: number; payment_subject: string; payment_mode: string }>
-  }
+  receipt: Receipt
 }
 
 /** An error answer: `status` 0 means the network failed and the outcome is unknown. */

@@ -5,6 +5,7 @@ import { AccountPage } from '../features/account/account-page'
 import { ActivityPage } from '../features/activity/activity-page'
 import { AdminBlogPage } from '../features/admin/admin-blog-page'
 import { AdminDashboardPage } from '../features/admin/admin-dashboard-page'
+import { AdminPromoPage } from '../features/admin/admin-promo-page'
 import { AdminTeamsPage } from '../features/admin/admin-teams-page'
 import { AdminUserPage } from '../features/admin/admin-user-page'
 import { AdminUsersPage } from '../features/admin/admin-users-page'
@@ -104,6 +105,11 @@ function AppRoutes() {
       <Route path="/app/admin/invoices">
         <RequireAdmin>
           <AdminInvoicesPage />
+        </RequireAdmin>
+      </Route>
+      <Route path="/app/admin/promo-codes">
+        <RequireAdmin>
+          <AdminPromoPage />
         </RequireAdmin>
       </Route>
       <Route path="/app/admin/blog">

@@ -1,5 +1,6 @@
 import type { ReactNode } from 'react'
-import useSWRInfinite from 'swr/infinite'
+import { mutate } from 'swr'
+import useSWRInfinite, { unstable_serialize } from 'swr/infinite'
 import type { GroupedHistoryPage } from '../lib/types'
 import { Button } from './button'
 import { Card } from './card'
@@ -9,11 +10,18 @@ import { groupedKey, HistoryRow } from './money-history'
 /** Lines per page: a day of requests is one line, so 20 lines cover weeks. */
 const PAGE = 20
 
+const pageKey = (index: number, previous: GroupedHistoryPage | null) => (previous && !previous.hasMore ? null : groupedKey(PAGE, index * PAGE))
+
+/**
+ * Asks for the history again from outside the list, after money moved on this screen (a promo code).
+ * A key filter passed to SWR's mutate never reaches a useSWRInfinite list, so lib/queries'
+ * revalidateMoney alone leaves this one as it was.
+ */
+export const revalidateHistory = () => mutate(unstable_serialize(pageKey))
+
 /** The money history: usage charges one line per Moscow day, other movements one by one, newest first. */
 export function TransactionList() {
-  const { data, error, isLoading, isValidating, mutate, size, setSize } = useSWRInfinite<GroupedHistoryPage>((index, previous: GroupedHistoryPage | null) =>
-    previous && !previous.hasMore ? null : groupedKey(PAGE, index * PAGE),
-  )
+  const { data, error, isLoading, isValidating, mutate, size, setSize } = useSWRInfinite<GroupedHistoryPage>(pageKey)
   const items = data?.flatMap((p) => p.items)
   const hasMore = data?.[data.length - 1]?.hasMore ?? false
   const loadingMore = isValidating && data !== undefined && size > data.length

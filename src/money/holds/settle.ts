@@ -14,7 +14,7 @@ import { newId } from '../../lib/crypto'
 import { ceilUnits, dec } from '../../lib/decimal'
 import { isUniqueViolation } from '../../lib/errors'
 import { teams } from '../../teams/schema'
-import { type BudgetCrossing, checkLowBalance } from '../alerts'
+import { type BudgetCrossing, checkLowBalance, spent } from '../alerts'
 import { addBudgetSpent, budgetRoom, crossedThresholds, type Level, releaseBudget, type SpendAfter, settleBudget, spendFromLevel } from '../budgets'
 import { moscowDay } from '../days'
 import { InsufficientFundsError, LEDGER, type Posted, postMovement } from '../ledger'
@@ -116,6 +116,13 @@ async function logUsage(q: Db, hold: OpenHold, facts: UsageFacts, costMicros: nu
  * hold (reserved against that limit); the rest is recorded as uncovered, like what a balance cannot pay.
  */
 export async function settleHold(db: Db, holdId: string, chargeMicros: number, facts: UsageFacts, opts: SettleOptions = {}): Promise<Settled | null> {
+  const settled = await settleOnce(db, holdId, chargeMicros, facts, opts)
+  // The charge may have taken the available balance below an auto top-up threshold: its watcher hears the account.
+  if (settled && settled.chargedMicros > 0 && opts.account?.userId) spent(db, { userId: opts.account.userId, teamId: opts.account.teamId })
+  return settled
+}
+
+async function settleOnce(db: Db, holdId: string, chargeMicros: number, facts: UsageFacts, opts: SettleOptions): Promise<Settled | null> {
   if (onPostgres && !inUnit(db)) {
     const item = settleItem(holdId, chargeMicros, facts, opts)
     // Served from a reserve: the charge is written now and applied right after (its alerts to onApplied).

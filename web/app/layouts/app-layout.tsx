@@ -19,6 +19,7 @@ import {
   LogOutIcon,
   MenuIcon,
   ShieldIcon,
+  SparklesIcon,
   UsersIcon,
   WalletIcon,
   ZapIcon,
@@ -68,6 +69,7 @@ const adminNav: NavItem[] = [
   { href: '/app/admin/users', label: 'Пользователи', icon: UsersIcon },
   { href: '/app/admin/teams', label: 'Команды', icon: BuildingIcon },
   { href: '/app/admin/invoices', label: 'Счета и выписки', icon: WalletIcon },
+  { href: '/app/admin/promo-codes', label: 'Промокоды', icon: SparklesIcon },
   { href: '/app/admin/blog', label: 'Блог', icon: FileTextIcon },
 ]
 

@@ -7,7 +7,9 @@ import { BalanceAlert } from '../../features/billing/balance-alert'
 import { BalanceCard } from '../../features/billing/balance-card'
 import { PaymentList } from '../../features/billing/payment-list'
 import { PaymentOutcome } from '../../features/billing/payment-outcome'
+import { PromoForm } from '../../features/billing/promo-form'
 import { RefundSection } from '../../features/billing/refund-section'
+import { AutoTopupForm, SavedMethods } from '../../features/billing/saved-payments'
 import { TopUpForm } from '../../features/billing/top-up-form'
 import { InvoiceSection } from '../../features/invoices/invoice-section'
 import { useAccount } from '../../lib/account'
@@ -24,7 +26,11 @@ export function BillingPage() {
     <>
       <PageHeading
         title={account.team ? `Баланс команды «${account.team.name}»` : 'Баланс'}
-        description={account.team ? 'Пополнения картой зачисляются на баланс команды; история операций команды и её платежи.' : 'Пополнение картой, история операций и платежей.'}
+        description={
+          account.team
+            ? 'Пополнения картой и через СБП зачисляются на баланс команды; автопополнение, история операций команды и её платежи.'
+            : 'Пополнение картой или через СБП, автопополнение, история операций и платежей.'
+        }
       />
       {paymentId && <PaymentOutcome key={paymentId} paymentId={paymentId} onClose={() => navigate('/app/billing', { replace: true })} />}
       <div className="grid grid-cols-1 gap-6 lg:grid-cols-3">
@@ -33,6 +39,13 @@ export function BillingPage() {
           <TopUpForm />
         </div>
       </div>
+      {account.can('topup') && <PromoForm className="mt-6" />}
+      {account.can('topup') && (
+        <div className="mt-6 grid grid-cols-1 items-start gap-6 lg:grid-cols-5">
+          <AutoTopupForm className="lg:col-span-3" />
+          <SavedMethods className="lg:col-span-2" />
+        </div>
+      )}
       <InvoiceSection className="mt-6" />
       <div className="mt-6 grid grid-cols-1 items-start gap-6 lg:grid-cols-5">
         <div className="lg:col-span-3">

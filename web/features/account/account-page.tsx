@@ -20,6 +20,7 @@ import { useDocumentTitle } from '../../lib/use-document-title'
 import { useResendVerification } from '../../lib/use-resend-verification'
 import { type User, useSession } from '../../stores/session'
 import { toast } from '../../stores/toasts'
+import { ReferralSection } from './referral-section'
 
 const SESSIONS_KEY = '/api/auth/sessions'
 
@@ -262,6 +263,7 @@ export function AccountPage() {
         <EmailSection user={user} />
         <PasswordSection onChanged={() => void mutate()} />
         <SessionsSection />
+        <ReferralSection />
         <DeleteSection user={user} />
       </div>
     </>

@@ -1,5 +1,6 @@
 // Payments, refunds and balance alerts: /api/payments/* and PATCH /api/billing/alerts ({success,data} envelope).
 import useSWR from 'swr'
+import { SBP } from '../../../src/content/terms'
 import type { Alerts, CreatedPayment, Payment, PaymentStatus, RefundEligibility, RefundRequest, RefundRequestStatus } from '../../../src/wire'
 import { api } from '../../lib/api'
 import { parseRubles } from '../../lib/parse-rubles'
@@ -36,12 +37,16 @@ export const CREATE_PAYMENT_FALLBACK = 'Ошибка создания плате
 export const ALERT_MAX = 1_000_000
 export const ALERT_INVALID_MESSAGE = 'Порог должен быть числом от 1 до 1 000 000 ₽'
 
+/** How a top-up is paid: a card typed on YooKassa's page, or SBP (a QR code or the bank's app). */
+export type TopUpMethod = 'card' | 'sbp'
+
 /** The validation message for a top-up amount, or null when it may be sent. */
-export function topUpError(raw: string): string | null {
+export function topUpError(raw: string, method: TopUpMethod = 'card'): string | null {
   const text = raw.replace(/[\s\u00a0]/g, '').replace(',', '.')
   const amount = parseRubles(raw)
   if (!Number.isFinite(amount) || amount < MIN_TOP_UP) return MIN_TOP_UP_MESSAGE
   if (amount > MAX_TOP_UP) return MAX_TOP_UP_MESSAGE
+  if (method === 'sbp' && amount > SBP.maxRub) return SBP.maxMessage
   if (/\.\d{3,}$/.test(text)) return KOPECKS_MESSAGE
   return null
 }
@@ -51,7 +56,8 @@ export function useRefund() {
 }
 
 export const billingApi = {
-  createPayment: (amount: number, returnUrl: string) => api.post<CreatedPayment>('/api/payments/create', { amount, returnUrl }, { fallback: CREATE_PAYMENT_FALLBACK }),
+  createPayment: (amount: number, returnUrl: string, method: TopUpMethod = 'card', savePaymentMethod = false) =>
+    api.post<CreatedPayment>('/api/payments/create', { amount, returnUrl, method, ...(savePaymentMethod ? { savePaymentMethod } : {}) }, { fallback: CREATE_PAYMENT_FALLBACK }),
   requestRefund: (reason: string | undefined) => api.post<RefundRequest>(REFUND_KEY, reason ? { reason } : {}, { fallback: 'Не удалось отправить заявку' }),
   setAlert: (threshold: number | null) => api.patch<Alerts>('/api/billing/alerts', { threshold }, { fallback: 'Не удалось сохранить настройку' }),
 }

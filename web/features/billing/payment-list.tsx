@@ -41,6 +41,8 @@ export function PaymentList() {
                 <time dateTime={p.createdAt} className="whitespace-nowrap">
                   {formatDateTime(p.createdAt)}
                 </time>
+                {p.method === 'sbp' && <span className="whitespace-nowrap"> · СБП</span>}
+                {p.auto && <span className="whitespace-nowrap"> · автопополнение</span>}
                 {p.test && <span className="whitespace-nowrap"> · тестовый платёж</span>}
               </p>
               {p.status === 'canceled' && p.cancelReason && <p className="mt-0.5 text-xs break-words text-slate-500">{p.cancelReason}</p>}

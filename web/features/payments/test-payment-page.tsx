@@ -117,6 +117,13 @@ export function TestPaymentPage({ id }: { id: string }) {
       <p data-testid="test-payment-amount" className="mt-4 text-4xl font-semibold tracking-tight whitespace-nowrap text-slate-900 tabular-nums">
         {formatRubles(data.amount)}
       </p>
+      <p data-testid="test-payment-method" className="mt-2 text-sm text-slate-600">
+        {data.method === 'sbp'
+          ? 'Способ оплаты: СБП. В ЮKassa здесь был бы QR-код (на телефоне — выбор банка); на оплату даётся 1 час.'
+          : data.savePaymentMethod
+            ? 'Способ оплаты: банковская карта. Тестовая карта **** 4444 будет сохранена для следующих платежей и автопополнения.'
+            : 'Способ оплаты: банковская карта.'}
+      </p>
       <div className="mt-5 flex items-start gap-2 rounded-lg border border-amber-200 bg-amber-50 px-3 py-2.5 text-sm text-amber-900">
         <InfoIcon size={16} className="mt-0.5 shrink-0" />
         <p>
