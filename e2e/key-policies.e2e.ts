@@ -4,6 +4,8 @@
 // is refused on /v1; a key made for an app through «Войти через AI Gateway» names the app, a key past
 // its date says «Истёк»; the team owner sets the team's policy and a member's new key takes its
 // defaults; the member's attempt to loosen what the owner set is refused by the server, in the dialog.
+// «Ответ по средствам» (issue 37): switched on for a key in its dialog and for the whole team on its
+// card, kept after a reload, said in the key's summary and to the member.
 import { createHash } from 'node:crypto'
 import { mkdirSync } from 'node:fs'
 import { expect as baseExpect, type Locator, type Page, test } from '@playwright/test'
@@ -29,6 +31,7 @@ type ApiKey = {
   allowedModels: string[] | null
   allowedIps: string[] | null
   expiresAt: string | null
+  fitToBalance: boolean
   locked: { policy: string | null }
 }
 type Team = { id: string; name: string }
@@ -96,6 +99,8 @@ for (const size of SIZES) {
     await expect(form.getByRole('button', { name: 'Убрать 127.0.0.0/8' })).toBeVisible()
     await expect(form.getByRole('button', { name: 'Убрать 10.0.0.0/8' })).toBeVisible()
     await form.getByLabel('Действует до').fill(EXPIRY)
+    // «Ответ по средствам» is there, off
+    await expect(form.getByRole('switch', { name: 'Ответ по средствам' })).not.toBeChecked()
     const summary = `60 запр/мин · 100 000 ток/мин · модели: openai/* · IP: 127.0.0.0/8, 10.0.0.0/8 · до 31.01.${nextYear}`
     await expect.poll(async () => spaced(await form.getByTestId('new-key-limits-summary').textContent())).toBe(summary)
     expect(await overflow(page)).toBeLessThanOrEqual(0)
@@ -114,7 +119,7 @@ for (const size of SIZES) {
     await expect(item.getByTestId('key-kind-badge')).toHaveCount(0)
     await expect(item.getByTestId('key-expired-badge')).toHaveCount(0)
     const made = (await apiGet<ApiKey[]>(page, '/api/auth/api-keys')).find((k) => k.name === name)!
-    expect(made).toMatchObject({ kind: 'inference', rpmLimit: 60, tpmLimit: 100000, allowedModels: ['openai/*'], allowedIps: ['127.0.0.0/8', '10.0.0.0/8'] })
+    expect(made).toMatchObject({ kind: 'inference', rpmLimit: 60, tpmLimit: 100000, allowedModels: ['openai/*'], allowedIps: ['127.0.0.0/8', '10.0.0.0/8'], fitToBalance: false })
     // «до 31.01» is through that Moscow day
     expect(new Date(made.expiresAt!).toISOString()).toBe(new Date(`${EXPIRY}T23:59:59.999+03:00`).toISOString())
 
@@ -155,25 +160,40 @@ for (const size of SIZES) {
     await dialog.getByRole('button', { name: 'Бессрочно' }).click()
     await expect(dialog.getByLabel('Действует до')).toHaveValue('')
     await expect(dialog.getByText('Пусто — ключ действует бессрочно.')).toBeVisible()
+    // «Ответ по средствам»: off, with its hint; switched on
+    const fit = dialog.getByRole('switch', { name: 'Ответ по средствам' })
+    await expect(fit).not.toBeChecked()
+    await expect(dialog.getByText('Если средств не хватает на max_tokens, ответ укорачивается (не меньше 16 токенов) вместо ошибки 402')).toBeVisible()
+    await fit.click()
+    await expect(fit).toBeChecked()
     expect(await overflow(page)).toBeLessThanOrEqual(0)
     await page.screenshot({ path: `${SHOTS}/key-policy-dialog-${size.name}.png` })
+    await dialog.getByRole('button', { name: 'Сохранить' }).scrollIntoViewIfNeeded()
+    await page.screenshot({ path: `${SHOTS}/fit-key-dialog-${size.name}.png` })
     await axeClean(page, 'key policy dialog')
     await dialog.getByRole('button', { name: 'Сохранить' }).click()
     await expect(dialog).toHaveCount(0)
     await expect(page.getByText('Ограничения сохранены')).toBeVisible()
-    const changed = `120 запр/мин · 100 000 ток/мин · модели: openai/*, anthropic/* · IP: 127.0.0.0/8, 10.0.0.0/8`
+    const changed = `120 запр/мин · 100 000 ток/мин · модели: openai/*, anthropic/* · IP: 127.0.0.0/8, 10.0.0.0/8 · по средствам`
     await expect.poll(() => summaryOf(item)).toBe(changed)
 
     await page.reload()
     await expect(row(page, name).getByTestId('key-policy-summary')).toBeVisible()
     expect(await summaryOf(row(page, name))).toBe(changed)
     const saved = (await apiGet<ApiKey[]>(page, '/api/auth/api-keys')).find((k) => k.id === made.id)!
-    expect(saved).toMatchObject({ rpmLimit: 120, tpmLimit: 100000, allowedModels: ['openai/*', 'anthropic/*'], expiresAt: null })
+    expect(saved).toMatchObject({ rpmLimit: 120, tpmLimit: 100000, allowedModels: ['openai/*', 'anthropic/*'], expiresAt: null, fitToBalance: true })
     const relisted = ((await (await page.request.get('/v1/models', { headers: { Authorization: `Bearer ${secret}` } })).json()).data as { id: string }[]).map((m) => m.id)
     expect(relisted.some((id) => id.startsWith('anthropic/'))).toBe(true)
     expect(relisted.every((id) => id.startsWith('openai/') || id.startsWith('anthropic/'))).toBe(true)
     expect(await overflow(page)).toBeLessThanOrEqual(0)
     await row(page, name).screenshot({ path: `${SHOTS}/key-row-edited-${size.name}.png` })
+    await row(page, name).screenshot({ path: `${SHOTS}/fit-key-row-${size.name}.png` })
+    // the dialog, opened again after the reload, holds it on
+    await row(page, name).getByRole('button', { name: 'Ограничения' }).click()
+    const reopened = page.getByRole('dialog', { name: 'Ограничения ключа' })
+    await expect(reopened.getByRole('switch', { name: 'Ответ по средствам' })).toBeChecked()
+    await reopened.getByRole('button', { name: 'Отмена' }).click()
+    await expect(reopened).toHaveCount(0)
     consoleWatch.assertClean([/status of 400/])
   })
 
@@ -192,6 +212,7 @@ for (const size of SIZES) {
     await expect(form.getByLabel('Хранение данных', { exact: true })).toHaveCount(0)
     await openLimits(page)
     await expect(form.getByLabel('Запросов в минуту')).toHaveCount(0)
+    await expect(form.getByRole('switch', { name: 'Ответ по средствам' })).toHaveCount(0)
     await expect(form.getByLabel('Разрешённые IP-адреса и сети')).toBeVisible()
     await form.screenshot({ path: `${SHOTS}/key-create-management-${size.name}.png` })
     await page.getByRole('button', { name: 'Создать ключ' }).click()
@@ -220,6 +241,7 @@ for (const size of SIZES) {
     const dialog = page.getByRole('dialog', { name: 'Ограничения ключа' })
     await expect(dialog.getByLabel('Разрешённые IP-адреса и сети')).toBeVisible()
     await expect(dialog.getByLabel('Токенов в минуту')).toHaveCount(0)
+    await expect(dialog.getByRole('switch', { name: 'Ответ по средствам' })).toHaveCount(0)
     await axeClean(page, 'management key policy dialog')
     await dialog.getByRole('button', { name: 'Отмена' }).click()
     await expect(dialog).toHaveCount(0)
@@ -285,8 +307,13 @@ for (const size of SIZES) {
     await defaults.getByLabel('Запросов в минуту').fill('30')
     await defaults.getByLabel('Разрешённые модели').fill('openai/*')
     await defaults.getByLabel('Срок действия новых ключей, дней').fill('30')
+    const teamFit = card.getByRole('switch', { name: 'Ответ по средствам для всей команды' })
+    await expect(teamFit).not.toBeChecked()
+    await teamFit.click()
+    await expect(teamFit).toBeChecked()
     await card.evaluate((el) => el.scrollIntoView({ block: 'start' }))
     await card.screenshot({ path: `${SHOTS}/team-key-policy-${size.name}.png` })
+    await card.screenshot({ path: `${SHOTS}/fit-team-${size.name}.png` })
     await axeClean(page, 'team key policy')
     await card.getByRole('button', { name: 'Сохранить' }).click()
     await expect(page.getByText('Политика ключей сохранена')).toBeVisible()
@@ -297,8 +324,12 @@ for (const size of SIZES) {
     await expect(card.getByRole('button', { name: 'Убрать anthropic/*' })).toBeVisible()
     await expect(card.getByRole('group', { name: 'Новые ключи по умолчанию' }).getByLabel('Запросов в минуту')).toHaveValue('30')
     await expect(card.getByRole('group', { name: 'Новые ключи по умолчанию' }).getByLabel('Срок действия новых ключей, дней')).toHaveValue('30')
-    const policy = (await apiGet<{ policy: { allowedModels: string[]; keyDefaults: { rpmLimit: number; expiresInDays: number } } }>(page, `/api/teams/${team.id}`)).policy
+    await expect(card.getByRole('switch', { name: 'Ответ по средствам для всей команды' })).toBeChecked()
+    const policy = (
+      await apiGet<{ policy: { allowedModels: string[]; keyDefaults: { rpmLimit: number; expiresInDays: number }; fitToBalance: boolean } }>(page, `/api/teams/${team.id}`)
+    ).policy
     expect(policy.allowedModels).toEqual(['openai/*', 'anthropic/*'])
+    expect(policy.fitToBalance).toBe(true)
     expect(policy.keyDefaults).toMatchObject({ rpmLimit: 30, allowedModels: ['openai/*'], expiresInDays: 30 })
 
     // The member: the defaults are announced on the keys page and a new key takes them.
@@ -311,6 +342,9 @@ for (const size of SIZES) {
     const readOnly = page.getByTestId('team-key-policy')
     await expect(readOnly.getByTestId('team-key-policy-value')).toContainText('openai/*, anthropic/*')
     await expect(readOnly.getByTestId('team-key-policy-value')).toContainText('30 запр/мин · модели: openai/* · срок 30 дней')
+    await expect(readOnly.getByTestId('team-fit-to-balance-value')).toHaveText('включён для всех запросов команды')
+    await expect(readOnly.getByRole('switch')).toHaveCount(0)
+    await readOnly.screenshot({ path: `${SHOTS}/fit-team-readonly-${size.name}.png` })
     await expect(readOnly.getByRole('textbox')).toHaveCount(0)
     await expect(readOnly.getByRole('button')).toHaveCount(0)
     await axeClean(page, 'team key policy, read-only')
@@ -330,6 +364,8 @@ for (const size of SIZES) {
     await mine.getByRole('button', { name: 'Ограничения' }).click()
     const dialog = page.getByRole('dialog', { name: 'Ограничения ключа' })
     await expect(dialog.getByTestId('key-policy-lock')).toBeVisible()
+    // the team's «по средствам» is said beside the key's own switch
+    await expect(dialog.getByTestId('fit-to-balance')).toContainText('Команда уже включила ответ по средствам')
     await dialog.getByLabel('Запросов в минуту').fill('')
     await dialog.getByRole('button', { name: 'Сохранить' }).click()
     await expect(dialog.getByRole('alert')).toContainText('Недостаточно прав')

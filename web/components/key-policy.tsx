@@ -1,5 +1,5 @@
 // Key policies (issue 36): requests and tokens per minute, the models and the addresses a key may be
-// used with, and its expiry. The keys page (a new key, «Ограничения…» of a key) and the team's
+// used with, and its expiry; and «Ответ по средствам» (issue 37) of a key or a whole team. The keys page (a new key, «Ограничения…» of a key) and the team's
 // «Политика ключей» card share these fields, the parsing of what was typed, and the one-line summary.
 import { type ClipboardEvent, type KeyboardEvent, type ReactNode, useId } from 'react'
 import { formatDate, formatInteger, pluralRu } from '../../src/content/format'
@@ -21,18 +21,22 @@ export interface PolicyLimits {
   expiresAt?: string | null
   /** The team's default for new keys: days from a key's creation. */
   expiresInDays?: number | null
+  /** «Ответ по средствам»: max_tokens is cut to what the money covers instead of a 402. */
+  fitToBalance?: boolean
 }
 
 /**
  * A team's key policy (GET /api/teams/{id} → policy, PATCH …/policy): the models every team request
- * may call, and the defaults of new keys (the policy's other settings are not these fields').
+ * may call, the defaults of new keys, and whether every request of the team fits the balance.
  */
-export type TeamPolicyValues = Pick<TeamDetails['policy'], 'allowedModels' | 'keyDefaults'>
+export type TeamPolicyValues = Pick<TeamDetails['policy'], 'allowedModels' | 'keyDefaults' | 'fitToBalance'>
 /** The policy of a new team key as the owner or an admin set it. */
 export type KeyDefaultsValues = NonNullable<TeamPolicyValues['keyDefaults']>
 
 export const MODELS_HINT = 'Шаблон вроде openai/* или точный id модели; несколько — через запятую.'
 export const IPS_HINT = 'Адрес или сеть: 203.0.113.7, 10.0.0.0/8, 2001:db8::/32; несколько — через запятую.'
+export const FIT_LABEL = 'Ответ по средствам'
+export const FIT_HINT = 'Если средств не хватает на max_tokens, ответ укорачивается (не меньше 16 токенов) вместо ошибки 402'
 
 /** The items of a comma- or newline-separated list, trimmed, without blanks. */
 export function splitList(text: string): string[] {
@@ -92,17 +96,19 @@ function policyItems(policy: PolicyLimits): { text: string; list: boolean }[] {
   if (policy.allowedIps?.length) items.push({ text: `IP: ${listPhrase(policy.allowedIps)}`, list: true })
   if (policy.expiresAt) items.push({ text: `до ${formatDate(policy.expiresAt)}`, list: false })
   if (policy.expiresInDays) items.push({ text: `срок ${formatInteger(policy.expiresInDays)} ${pluralRu(policy.expiresInDays, ['день', 'дня', 'дней'])}`, list: false })
+  if (policy.fitToBalance) items.push({ text: 'по средствам', list: false })
   return items
 }
 
-/** The policy's parts as people read them: '60 запр/мин', '100 000 ток/мин', 'модели: openai/*', 'IP: 10.0.0.0/8', 'до 31.01.2027'. */
+/** The policy's parts as people read them: '60 запр/мин', '100 000 ток/мин', 'модели: openai/*', 'IP: 10.0.0.0/8', 'до 31.01.2027', 'по средствам'. */
 export const policyParts = (policy: PolicyLimits): string[] => policyItems(policy).map((item) => item.text)
 
-/** The whole policy, every item listed (a tooltip for the shortened summary). */
+/** The whole policy, every item listed, and what «по средствам» means (a tooltip for the shortened summary). */
 export function policyTitle(policy: PolicyLimits): string {
   const lines: string[] = []
   if (policy.allowedModels?.length) lines.push(`Модели: ${policy.allowedModels.join(', ')}`)
   if (policy.allowedIps?.length) lines.push(`IP-адреса и сети: ${policy.allowedIps.join(', ')}`)
+  if (policy.fitToBalance) lines.push(`${FIT_LABEL}: ${FIT_HINT.charAt(0).toLowerCase()}${FIT_HINT.slice(1)}`)
   return lines.join('\n')
 }
 
@@ -348,6 +354,57 @@ export function ExpiryField({
         )}
       </div>
       <Hint id={`${id}-hint`}>{hint ?? (value ? `Ключ перестанет работать после 23:59 МСК этого дня.` : 'Пусто — ключ действует бессрочно.')}</Hint>
+    </div>
+  )
+}
+
+/**
+ * «Ответ по средствам»: a switch with its label and one-line hint. `note` says more under the hint
+ * (that the team has it on for everyone, say).
+ */
+export function FitToBalanceField({
+  checked,
+  onChange,
+  label = FIT_LABEL,
+  hint = FIT_HINT,
+  note,
+  disabled,
+  className,
+}: {
+  checked: boolean
+  onChange: (checked: boolean) => void
+  label?: string
+  hint?: ReactNode
+  note?: ReactNode
+  disabled?: boolean
+  className?: string
+}) {
+  const id = useId()
+  return (
+    <div data-testid="fit-to-balance" className={cn('flex min-w-0 items-start gap-3', className)}>
+      <div className="min-w-0 flex-1 space-y-0.5">
+        <label htmlFor={id} className="block cursor-pointer text-sm font-medium text-slate-700">
+          {label}
+        </label>
+        <Hint id={`${id}-hint`}>{hint}</Hint>
+        {note && <p className="text-xs leading-5 text-indigo-700">{note}</p>}
+      </div>
+      <span className="relative mt-0.5 inline-flex h-6 w-11 shrink-0">
+        {/* The real checkbox covers the drawn switch (transparent): it is what is clicked, focused and read. */}
+        <input
+          id={id}
+          type="checkbox"
+          role="switch"
+          aria-checked={checked}
+          aria-describedby={`${id}-hint`}
+          checked={checked}
+          disabled={disabled}
+          onChange={(e) => onChange(e.target.checked)}
+          className="peer absolute inset-0 z-10 m-0 h-full w-full cursor-pointer appearance-none rounded-full opacity-0 disabled:cursor-not-allowed"
+        />
+        <span className="h-6 w-11 rounded-full bg-slate-300 transition-colors peer-checked:bg-indigo-600 peer-focus-visible:outline-2 peer-focus-visible:outline-offset-2 peer-focus-visible:outline-indigo-500 peer-disabled:opacity-60" />
+        <span className="pointer-events-none absolute top-0.5 left-0.5 h-5 w-5 rounded-full bg-white shadow transition-transform peer-checked:translate-x-5" />
+      </span>
     </div>
   )
 }

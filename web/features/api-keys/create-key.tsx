@@ -8,6 +8,7 @@ import {
   EMPTY_DRAFT,
   ExpiryField,
   endOfMoscowDay,
+  FitToBalanceField,
   fieldOfMessage,
   moscowDateInput,
   type PolicyDraft,
@@ -118,11 +119,13 @@ export function CreateKeyForm({
   const [limitsOpen, setLimitsOpen] = useState(false)
   const [draft, setDraft] = useState<PolicyDraft>(EMPTY_DRAFT)
   const [expires, setExpires] = useState('')
+  const [fit, setFit] = useState(false)
   const [error, setError] = useState<string | null>(null)
   const [invalid, setInvalid] = useState<PolicyField | 'name' | null>(null)
   const [pending, setPending] = useState(false)
   const atLimit = keyCount !== undefined && keyCount >= MAX_KEYS
   const management = kind === 'management'
+  const teamFits = useTeamKeyPolicy(teamId)?.fitToBalance ?? false
 
   const fail = (message: string, field: PolicyField | 'name' | null) => {
     setError(message)
@@ -152,6 +155,7 @@ export function CreateKeyForm({
       if (limits.rpmLimit !== null) input.rpmLimit = limits.rpmLimit
       if (limits.tpmLimit !== null) input.tpmLimit = limits.tpmLimit
       if (limits.allowedModels) input.allowedModels = limits.allowedModels
+      if (fit) input.fitToBalance = true
     }
     if (limits.allowedIps) input.allowedIps = limits.allowedIps
     if (expires) input.expiresAt = endOfMoscowDay(expires)
@@ -165,6 +169,7 @@ export function CreateKeyForm({
       setKind('inference')
       setDraft(EMPTY_DRAFT)
       setExpires('')
+      setFit(false)
       setLimitsOpen(false)
       await onCreated(created)
     } catch (err) {
@@ -177,7 +182,12 @@ export function CreateKeyForm({
 
   const reading = readDraft(draft)
   const chosen = reading.ok
-    ? policyParts({ ...reading.value, ...(management ? { rpmLimit: null, tpmLimit: null, allowedModels: null } : {}), expiresAt: expires ? endOfMoscowDay(expires) : null })
+    ? policyParts({
+        ...reading.value,
+        ...(management ? { rpmLimit: null, tpmLimit: null, allowedModels: null } : {}),
+        expiresAt: expires ? endOfMoscowDay(expires) : null,
+        fitToBalance: !management && fit,
+      })
     : []
 
   return (
@@ -241,7 +251,7 @@ export function CreateKeyForm({
                   ? chosen.join(' · ')
                   : management
                     ? 'IP-адреса и срок действия — по желанию'
-                    : 'Запросы и токены в минуту, модели, IP-адреса, срок действия — по желанию'}
+                    : 'Запросы и токены в минуту, модели, IP-адреса, срок действия, ответ по средствам — по желанию'}
               </span>
             </span>
             <ChevronDownIcon size={16} className={cn('shrink-0 text-slate-500 transition-transform', limitsOpen && 'rotate-180')} />
@@ -265,6 +275,14 @@ export function CreateKeyForm({
               }}
               invalid={invalid === 'expiry'}
             />
+            {!management && (
+              <FitToBalanceField
+                checked={fit}
+                onChange={setFit}
+                note={teamFits ? 'Команда уже включила ответ по средствам для всех своих запросов.' : undefined}
+                className="border-t border-slate-100 pt-4"
+              />
+            )}
           </div>
         </div>
         {atLimit && <p className="text-sm text-slate-500">{KEYS_LIMIT_MESSAGE}. Удалите ненужный ключ, чтобы создать новый.</p>}

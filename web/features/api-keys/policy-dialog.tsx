@@ -1,7 +1,7 @@
-// «Ограничения» of an existing key: requests and tokens per minute, models, addresses, expiry
-// (PATCH /api/auth/api-keys/{id}; only what changed is sent, null clears a field). A policy an admin
-// or the team's owner set can only be tightened by a member: the server refuses the rest with 403,
-// and its message is shown here, in the dialog.
+// «Ограничения» of an existing key: requests and tokens per minute, models, addresses, expiry and
+// «Ответ по средствам» (PATCH /api/auth/api-keys/{id}; only what changed is sent, null clears a
+// field). A policy an admin or the team's owner set can only be tightened by a member: the server
+// refuses the rest with 403, and its message is shown here, in the dialog.
 import { type FormEvent, useEffect, useId, useRef, useState } from 'react'
 import { Button } from '../../components/button'
 import { Dialog } from '../../components/dialog'
@@ -12,6 +12,7 @@ import {
   EMPTY_DRAFT,
   ExpiryField,
   endOfMoscowDay,
+  FitToBalanceField,
   fieldOfMessage,
   moscowDateInput,
   type PolicyDraft,
@@ -20,13 +21,14 @@ import {
   readDraft,
   sameList,
 } from '../../components/key-policy'
+import { useAccount } from '../../lib/account'
 import { errorMessage } from '../../lib/api'
-import type { ApiKey, ApiKeyPatch } from './keys-api'
+import { type ApiKey, type ApiKeyPatch, useTeamKeyPolicy } from './keys-api'
 
 const MANAGEMENT_FIELDS: readonly PolicyField[] = ['ips']
 
 /** What differs from the key's policy now; an untouched expiry is not re-sent (it may be a moment, not a day's end). */
-export function policyPatch(key: ApiKey, draft: PolicyDraft, expires: string): ApiKeyPatch | { error: string; field: PolicyField } {
+export function policyPatch(key: ApiKey, draft: PolicyDraft, expires: string, fit: boolean): ApiKeyPatch | { error: string; field: PolicyField } {
   const reading = readDraft(draft)
   if (!reading.ok) return { error: reading.message, field: reading.field }
   const next = reading.value
@@ -35,6 +37,7 @@ export function policyPatch(key: ApiKey, draft: PolicyDraft, expires: string): A
     if (next.rpmLimit !== key.rpmLimit) patch.rpmLimit = next.rpmLimit
     if (next.tpmLimit !== key.tpmLimit) patch.tpmLimit = next.tpmLimit
     if (!sameList(next.allowedModels, key.allowedModels)) patch.allowedModels = next.allowedModels
+    if (fit !== key.fitToBalance) patch.fitToBalance = fit
   }
   if (!sameList(next.allowedIps, key.allowedIps)) patch.allowedIps = next.allowedIps
   const was = key.expiresAt ? moscowDateInput(key.expiresAt) : ''
@@ -58,6 +61,7 @@ export function KeyPolicyDialog({
   const id = useId()
   const [draft, setDraft] = useState<PolicyDraft>(EMPTY_DRAFT)
   const [expires, setExpires] = useState('')
+  const [fit, setFit] = useState(false)
   const [error, setError] = useState<string | null>(null)
   const [invalid, setInvalid] = useState<PolicyField | null>(null)
   const [pending, setPending] = useState(false)
@@ -74,6 +78,7 @@ export function KeyPolicyDialog({
     if (!apiKey) return
     setDraft(draftOf(apiKey))
     setExpires(apiKey.expiresAt ? moscowDateInput(apiKey.expiresAt) : '')
+    setFit(apiKey.fitToBalance)
     setError(null)
     setInvalid(null)
     setPending(false)
@@ -89,7 +94,7 @@ export function KeyPolicyDialog({
   async function submit(event?: FormEvent) {
     event?.preventDefault()
     if (pending || !apiKey) return
-    const patch = policyPatch(apiKey, draft, expires)
+    const patch = policyPatch(apiKey, draft, expires, fit)
     if ('error' in patch) {
       setError(patch.error)
       setInvalid(patch.field)
@@ -112,6 +117,8 @@ export function KeyPolicyDialog({
 
   const management = apiKey?.kind === 'management'
   const lock = apiKey?.locked.policy ?? null
+  const { teamId } = useAccount()
+  const teamFits = useTeamKeyPolicy(teamId)?.fitToBalance ?? false
   return (
     <Dialog
       open={apiKey !== null}
@@ -168,6 +175,18 @@ export function KeyPolicyDialog({
           invalid={invalid === 'expiry'}
           disabled={pending}
         />
+        {!management && (
+          <FitToBalanceField
+            checked={fit}
+            onChange={(next) => {
+              setFit(next)
+              edited()
+            }}
+            note={teamFits ? 'Команда уже включила ответ по средствам для всех своих запросов.' : undefined}
+            disabled={pending}
+            className="border-t border-slate-100 pt-4"
+          />
+        )}
         {/* the footer's buttons may be below the fold of a long dialog: bring the message into view */}
         <div ref={alertRef} className="scroll-mb-24">
           <FormAlert message={error} />

@@ -1,5 +1,5 @@
-// «Политика ключей» of a team (issue 36): the models every request of the team may call, and the
-// policy a new team key starts with. The owner and admins edit it (PATCH /api/teams/{id}/policy);
+// «Политика ключей» of a team (issue 36): the models every request of the team may call, the
+// policy a new team key starts with, and «Ответ по средствам» for every request (issue 37). The owner and admins edit it (PATCH /api/teams/{id}/policy);
 // the other roles read it. A key may narrow the team's policy, never widen it (the server checks).
 import { type FormEvent, useId, useState } from 'react'
 import { Button } from '../../components/button'
@@ -7,6 +7,8 @@ import { Card } from '../../components/card'
 import { FormAlert } from '../../components/form-alert'
 import {
   draftOf,
+  FIT_HINT,
+  FitToBalanceField,
   fieldOfMessage,
   type KeyDefaultsValues,
   ListField,
@@ -34,6 +36,7 @@ interface Form {
   teamModelsText: string
   defaults: PolicyDraft
   days: string
+  fit: boolean
 }
 
 const formOf = (policy: TeamPolicyValues): Form => ({
@@ -41,6 +44,7 @@ const formOf = (policy: TeamPolicyValues): Form => ({
   teamModelsText: '',
   defaults: draftOf(policy.keyDefaults ?? {}),
   days: wholeToInput(policy.keyDefaults?.expiresInDays),
+  fit: policy.fitToBalance,
 })
 
 /** The form as the API takes it, or the field that is wrong and why. */
@@ -52,7 +56,7 @@ function readForm(form: Form): { ok: true; value: TeamPolicyValues } | { ok: fal
   const models = mergeList(form.teamModels, form.teamModelsText)
   const keyDefaults: KeyDefaultsValues = { ...defaults.value, expiresInDays: days }
   const empty = Object.values(keyDefaults).every((v) => v === null)
-  return { ok: true, value: { allowedModels: models.length ? models : null, keyDefaults: empty ? null : keyDefaults } }
+  return { ok: true, value: { allowedModels: models.length ? models : null, keyDefaults: empty ? null : keyDefaults, fitToBalance: form.fit } }
 }
 
 function samePolicy(a: TeamPolicyValues, b: TeamPolicyValues): boolean {
@@ -66,7 +70,7 @@ function samePolicy(a: TeamPolicyValues, b: TeamPolicyValues): boolean {
         x.expiresInDays === y.expiresInDays &&
         sameList(x.allowedModels, y.allowedModels) &&
         sameList(x.allowedIps, y.allowedIps)
-  return sameDefaults && sameList(a.allowedModels, b.allowedModels)
+  return sameDefaults && sameList(a.allowedModels, b.allowedModels) && a.fitToBalance === b.fitToBalance
 }
 
 function ReadOnlyPolicy({ policy }: { policy: TeamPolicyValues }) {
@@ -83,6 +87,13 @@ function ReadOnlyPolicy({ policy }: { policy: TeamPolicyValues }) {
         <div>
           <dt className="text-slate-500">Новые ключи по умолчанию</dt>
           <dd className="mt-0.5 break-words text-slate-900">{defaults.length ? defaults.join(' · ') : 'без ограничений'}</dd>
+        </div>
+        <div>
+          <dt className="text-slate-500">Ответ по средствам</dt>
+          <dd data-testid="team-fit-to-balance-value" className="mt-0.5 break-words text-slate-900">
+            {policy.fitToBalance ? 'включён для всех запросов команды' : 'выключен'}
+          </dd>
+          <dd className="mt-0.5 text-xs leading-5 text-slate-500">{FIT_HINT}.</dd>
         </div>
       </dl>
       <p className="text-slate-500">Изменить могут владелец и администраторы.</p>
@@ -169,6 +180,14 @@ function PolicyForm({ team, policy, onChanged }: { team: TeamDetails; policy: Te
           />
         </fieldset>
       </div>
+      <FitToBalanceField
+        label="Ответ по средствам для всей команды"
+        hint={`${FIT_HINT}. Действует для всех ключей команды и для Playground, даже если в ключе не включено.`}
+        checked={form.fit}
+        onChange={(fit) => edit({ fit })}
+        disabled={pending}
+        className="border-t border-slate-100 pt-4"
+      />
       <FormAlert message={error} />
       <div className="flex justify-end">
         <Button type="submit" variant="secondary" loading={pending} disabled={!changed} className="w-full sm:w-auto">
@@ -191,7 +210,7 @@ export function TeamKeyPolicy({ team, editable, onChanged }: { team: TeamDetails
       </p>
       {/* a saved policy re-mounts the form with it */}
       {editable ? (
-        <PolicyForm key={JSON.stringify([policy.allowedModels, policy.keyDefaults])} team={team} policy={policy} onChanged={onChanged} />
+        <PolicyForm key={JSON.stringify([policy.allowedModels, policy.keyDefaults, policy.fitToBalance])} team={team} policy={policy} onChanged={onChanged} />
       ) : (
         <ReadOnlyPolicy policy={policy} />
       )}
