@@ -6,7 +6,8 @@ import { formatDate, formatInteger, pluralRu } from '../../src/content/format'
 import type { TeamDetails } from '../../src/wire'
 import { cn } from '../lib/cn'
 import { Button } from './button'
-import { CloseIcon, Icon, type IconProps } from './icons'
+import { CloseIcon } from './icons'
+
 import { inputClasses } from './input'
 
 // ─── values ──────────────────────────────────────────────────────────────────
@@ -129,20 +130,6 @@ export function PolicySummary({ policy, className, testId = 'key-policy-summary'
 }
 
 // ─── fields ──────────────────────────────────────────────────────────────────
-
-export const SlidersIcon = (p: IconProps) => (
-  <Icon size={16} {...p}>
-    <path d="M4 21v-7" />
-    <path d="M4 10V3" />
-    <path d="M12 21v-9" />
-    <path d="M12 8V3" />
-    <path d="M20 21v-5" />
-    <path d="M20 12V3" />
-    <path d="M2 14h4" />
-    <path d="M10 8h4" />
-    <path d="M18 16h4" />
-  </Icon>
-)
 
 function Hint({ id, children }: { id: string; children: ReactNode }) {
   return (

@@ -50,20 +50,6 @@ export const FileIcon = (p: IconProps) => (
   </Icon>
 )
 
-export const SlidersIcon = (p: IconProps) => (
-  <Icon {...p}>
-    <path d="M4 21v-7" />
-    <path d="M4 10V3" />
-    <path d="M12 21v-9" />
-    <path d="M12 8V3" />
-    <path d="M20 21v-5" />
-    <path d="M20 12V3" />
-    <path d="M2 14h4" />
-    <path d="M10 8h4" />
-    <path d="M18 16h4" />
-  </Icon>
-)
-
 export const RefreshIcon = (p: IconProps) => (
   <Icon {...p}>
     <path d="M3 12a9 9 0 0 1 9-9 9.75 9.75 0 0 1 6.74 2.74L21 8" />

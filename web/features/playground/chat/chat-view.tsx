@@ -2,8 +2,7 @@
 // conversation and the composer. Everything it shows comes from the session and the page.
 import type { ReactNode } from 'react'
 import { Card } from '../../../components/card'
-import { ChatIcon } from '../../../components/icons'
-import { SlidersIcon } from '../icons'
+import { ChatIcon, SlidersIcon } from '../../../components/icons'
 import type { EstimateState } from '../requests/estimate'
 import type { ChatSession } from '../session/use-chat-session'
 import type { Attachment } from '../types'
