@@ -3,60 +3,26 @@
 // the kind, the limits and «истёк». The CLI runs as a real process against the real server and the
 // fake upstream (as cli.test.ts); the server's refusals themselves are tested in src/.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { eventually, startGateway } from '../src/test-support/gateway'
-import { registerUser } from '../src/test-support/server'
 import type { KeyPolicy } from './lib/key-policy'
+import { gwProcesses, type Run } from './test-process'
 
 // Each test runs gw a dozen times or more, up to half a second each on a busy machine.
 setDefaultTimeout(30_000)
-const ENTRY = new URL('./index.ts', import.meta.url).pathname
 let gw: Awaited<ReturnType<typeof startGateway>>
-const dirs: string[] = []
+const gwp = gwProcesses(() => gw.url)
+const { cli, ok, signedIn, freshConfig } = gwp
+const json = <T = Key>(args: string[], config: string) => gwp.json<T>(args, config)
 
 beforeAll(async () => {
   gw = await startGateway()
 })
 afterAll(async () => {
   await gw.stop()
-  for (const d of dirs) rmSync(d, { recursive: true, force: true })
+  gwp.cleanup()
 })
 
-type Run = { code: number; stdout: string; stderr: string }
 type Key = KeyPolicy & { id: string; name: string; key?: string; isActive: boolean }
-
-function freshConfig() {
-  const dir = mkdtempSync(join(tmpdir(), 'gw-keys-'))
-  dirs.push(dir)
-  return dir
-}
-
-async function cli(args: string[], config: string, server = gw.url): Promise<Run> {
-  const proc = Bun.spawn(['bun', ENTRY, ...args], {
-    env: { PATH: process.env.PATH!, HOME: config, XDG_CONFIG_HOME: config, GW_SERVER: server, NO_COLOR: '1' },
-    stdin: 'ignore',
-    stdout: 'pipe',
-    stderr: 'pipe',
-  })
-  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited])
-  return { code, stdout, stderr }
-}
-
-async function ok(args: string[], config: string): Promise<string> {
-  const r = await cli(args, config)
-  if (r.code !== 0) throw new Error(`gw ${args.join(' ')} → ${r.code}\n${r.stderr}`)
-  return r.stdout
-}
-const json = async <T = Key>(args: string[], config: string): Promise<T> => JSON.parse(await ok([...args, '--json'], config))
-
-async function signedIn() {
-  const user = await registerUser(gw.url)
-  const config = freshConfig()
-  await ok(['login', '--email', user.email, '--password', user.password], config)
-  return { ...user, config }
-}
 
 function expectOneLineError(r: Run, code: number, ...parts: string[]) {
   expect(r.code).toBe(code)

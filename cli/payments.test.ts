@@ -2,52 +2,22 @@
 // `gw autotopup` (show, --on with the threshold, the amount, the card and the daily limit, --off).
 // The CLI runs as a real process against the real server with its built-in test payment page.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { startGateway } from '../src/test-support/gateway'
-import { registerUser } from '../src/test-support/server'
+import { gwProcesses, type Run } from './test-process'
 
 setDefaultTimeout(30_000)
-const ENTRY = new URL('./index.ts', import.meta.url).pathname
 let gw: Awaited<ReturnType<typeof startGateway>>
-const dirs: string[] = []
+const gwp = gwProcesses(() => gw.url)
+const { cli, ok, signedIn } = gwp
+const json = <T = any>(args: string[], config: string) => gwp.json<T>(args, config)
 
 beforeAll(async () => {
   gw = await startGateway()
 })
 afterAll(async () => {
   await gw.stop()
-  for (const d of dirs) rmSync(d, { recursive: true, force: true })
+  gwp.cleanup()
 })
-
-type Run = { code: number; stdout: string; stderr: string }
-
-async function cli(args: string[], config: string): Promise<Run> {
-  const proc = Bun.spawn(['bun', ENTRY, ...args], {
-    env: { PATH: process.env.PATH!, HOME: config, XDG_CONFIG_HOME: config, GW_SERVER: gw.url, NO_COLOR: '1' },
-    stdin: 'ignore',
-    stdout: 'pipe',
-    stderr: 'pipe',
-  })
-  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited])
-  return { code, stdout, stderr }
-}
-
-async function ok(args: string[], config: string): Promise<string> {
-  const r = await cli(args, config)
-  if (r.code !== 0) throw new Error(`gw ${args.join(' ')} → ${r.code}\n${r.stderr}`)
-  return r.stdout
-}
-const json = async <T = any>(args: string[], config: string): Promise<T> => JSON.parse(await ok([...args, '--json'], config))
-
-async function signedIn() {
-  const user = await registerUser(gw.url)
-  const config = mkdtempSync(join(tmpdir(), 'gw-pay-'))
-  dirs.push(config)
-  await ok(['login', '--email', user.email, '--password', user.password], config)
-  return { ...user, config }
-}
 
 const oneLine = (r: Run) => r.stderr.trim()
 
