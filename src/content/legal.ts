@@ -24,7 +24,7 @@ import {
   WELCOME_BONUS_RUB,
 } from './terms'
 
-export const LEGAL_REVISION = '25 ноября 2026 г.'
+export const LEGAL_REVISION = '29 ноября 2026 г.'
 
 const rub = (n: number) => `${groupRub(n)} ₽`
 const mail = `[${PROVIDER.email}](mailto:${PROVIDER.email})`
