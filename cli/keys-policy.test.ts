@@ -3,9 +3,9 @@
 // the kind, the limits and «истёк». The CLI runs as a real process against the real server and the
 // fake upstream (as cli.test.ts); the server's refusals themselves are tested in src/.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
+import { gwProcesses, type Run } from '../src/test-support/cli-process'
 import { eventually, startGateway } from '../src/test-support/gateway'
 import type { KeyPolicy } from './lib/key-policy'
-import { gwProcesses, type Run } from './test-process'
 
 // Each test runs gw a dozen times or more, up to half a second each on a busy machine.
 setDefaultTimeout(30_000)

@@ -2,8 +2,8 @@
 // `gw autotopup` (show, --on with the threshold, the amount, the card and the daily limit, --off).
 // The CLI runs as a real process against the real server with its built-in test payment page.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
+import { gwProcesses, type Run } from '../src/test-support/cli-process'
 import { startGateway } from '../src/test-support/gateway'
-import { gwProcesses, type Run } from './test-process'
 
 setDefaultTimeout(30_000)
 let gw: Awaited<ReturnType<typeof startGateway>>

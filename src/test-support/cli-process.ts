@@ -1,12 +1,12 @@
-// The terminal client as a real process for the CLI's tests: `gw …` against a test server, each
+// The terminal client (cli/) as a real process for the CLI's tests: `gw …` against a test server, each
 // account with its own config folder (HOME), signed in through `gw login`. Shared by the suites that
 // run gw end to end (keys-policy.test.ts, payments.test.ts).
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { registerUser } from '../src/test-support/server'
+import { registerUser } from './server'
 
-const ENTRY = new URL('./index.ts', import.meta.url).pathname
+const ENTRY = new URL('../../cli/index.ts', import.meta.url).pathname
 
 export type Run = { code: number; stdout: string; stderr: string }
 
