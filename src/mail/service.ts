@@ -1,7 +1,7 @@
 // Outgoing letters: through SMTP when SMTP_URL is set, otherwise written to DATA_DIR/outbox
 // (an .eml a mail client opens, plus a .json twin that scripts and tests read).
 
-import { mkdirSync } from 'node:fs'
+import { mkdirSync, renameSync } from 'node:fs'
 import { join } from 'node:path'
 import nodemailer from 'nodemailer'
 import type { Config } from '../config'
@@ -40,10 +40,10 @@ export function createMailer(config: Pick<Config, 'smtpUrl' | 'mailFrom' | 'data
       // The twin names the attachments; their bytes are in the .eml.
       const { attachments, ...rest } = letter
       const files = attachments?.map((a) => ({ filename: a.filename, contentType: a.contentType, size: a.content.byteLength }))
-      await Bun.write(
-        join(outbox, `${name}.json`),
-        JSON.stringify({ from: config.mailFrom, ...rest, ...(files ? { attachments: files } : {}), createdAt: new Date().toISOString() }, null, 2),
-      )
+      // Written aside and renamed: whoever reads the outbox never sees half a letter.
+      const twin = join(outbox, `${name}.json`)
+      await Bun.write(`${twin}.part`, JSON.stringify({ from: config.mailFrom, ...rest, ...(files ? { attachments: files } : {}), createdAt: new Date().toISOString() }, null, 2))
+      renameSync(`${twin}.part`, twin)
     },
   }
 }
