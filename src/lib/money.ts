@@ -7,6 +7,18 @@ export function rubToMicros(rub: number): number {
   return micros
 }
 
+/**
+ * Rubles a person typed (a number within [min, max], to the kopeck) → micro-rubles; null when it is
+ * not one (a fraction of a kopeck, out of range, not a number). The form amounts: top-ups, promo
+ * codes, auto top-up.
+ */
+export function kopeckExactMicros(value: unknown, min: number, max: number): number | null {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > max) return null
+  const kopecks = Math.round(value * 100)
+  if (Math.abs(kopecks - value * 100) > 1e-6) return null
+  return kopecks * (MICROS_PER_RUB / 100)
+}
+
 /** Balances go out as numbers of rubles (spec: `data.balance`). */
 export const microsToRub = (micros: number) => micros / MICROS_PER_RUB
 

@@ -20,7 +20,7 @@ import { tx } from '../db/tx'
 import type { Db } from '../db/types'
 import { sha256 } from '../lib/crypto'
 import { badRequest, isUniqueViolation } from '../lib/errors'
-import { formatRubRu, MICROS_PER_RUB, microsToRub } from '../lib/money'
+import { formatRubRu, kopeckExactMicros, microsToRub } from '../lib/money'
 import type { Mailer } from '../mail/service'
 import { autoTopupLetter } from '../mail/templates'
 import { type AccountRef, moscowDateTimeRu, moscowDay, moscowDayStart, watchSpending } from '../money'
@@ -54,12 +54,7 @@ const SWEEP_LEASE_MS = 5 * 60_000
 export const autoPaymentId = (key: string, day: string, attempt: number) => `auto-${day.replaceAll('-', '')}-${attempt}-${sha256(`${key}|${day}|${attempt}`).slice(0, 24)}`
 
 /** Rubles (a number, to the kopeck, within [min, max]) → micro-rubles; null when it is not. */
-function rubles(v: unknown, min: number, max: number): number | null {
-  if (typeof v !== 'number' || !Number.isFinite(v) || v < min || v > max) return null
-  const kopecks = Math.round(v * 100)
-  if (Math.abs(kopecks - v * 100) > 1e-6) return null
-  return kopecks * (MICROS_PER_RUB / 100)
-}
+const rubles = kopeckExactMicros
 
 export type AutoTopupBody = { enabled: boolean; thresholdRub?: unknown; amountRub?: unknown; paymentMethodId?: unknown; dailyLimitRub?: unknown }
 

@@ -9,7 +9,7 @@ import { tx, write } from '../db/tx'
 import type { Db } from '../db/types'
 import { newId } from '../lib/crypto'
 import { type AppError, badRequest, conflict, forbidden, isUniqueViolation, notFound } from '../lib/errors'
-import { formatMicros, formatRubRu, MICROS_PER_RUB, microsToRub, rubToMicros } from '../lib/money'
+import { formatMicros, formatRubRu, kopeckExactMicros, MICROS_PER_RUB, microsToRub, rubToMicros } from '../lib/money'
 import { consume } from '../lib/rate-limit'
 import { now as clockNow, periodStart, postMovement, rearmLowBalance } from '../money'
 import { auditIn } from '../teams/service'
@@ -79,12 +79,7 @@ function refusal(state: Exclude<PromoState, 'active'>): AppError {
 }
 
 /** Rubles as the admin typed them → micro-rubles; null when not a kopeck-exact number in range. */
-function amountMicros(value: unknown): number | null {
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < PROMO_RULES.minAmountRub || value > PROMO_RULES.maxAmountRub) return null
-  const kopecks = Math.round(value * 100)
-  if (Math.abs(kopecks - value * 100) > 1e-6) return null
-  return kopecks * (MICROS_PER_RUB / 100)
-}
+const amountMicros = (value: unknown) => kopeckExactMicros(value, PROMO_RULES.minAmountRub, PROMO_RULES.maxAmountRub)
 
 function expiry(value: unknown, now: Date): Date | null {
   if (value === null || value === undefined) return null
